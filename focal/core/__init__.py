@@ -1,0 +1,26 @@
+"""Core math of focal: priors, the logarithmic scoring rule, PAV and ROCCH.
+
+Pure functions and small result objects on NumPy arrays. Nothing here imports an estimator, a
+plot or a file reader (see DESIGN.md, "Layers").
+"""
+
+from .pav import PAVResult, SortedTrials, pav, pav_from_sorted, sort_trials
+from .priors import (
+    bayes_threshold,
+    beta,
+    effective_log_odds,
+    effective_prior,
+    logit,
+    prior_entropy,
+    sigmoid,
+)
+from .rocch import ROCCH, MinBayesErrors
+from .scoring import cross_entropy_nats, nontarget_cost, target_cost
+
+__all__ = [
+    "PAVResult", "SortedTrials", "pav", "pav_from_sorted", "sort_trials",
+    "bayes_threshold", "beta", "effective_log_odds", "effective_prior", "logit",
+    "prior_entropy", "sigmoid",
+    "ROCCH", "MinBayesErrors",
+    "cross_entropy_nats", "nontarget_cost", "target_cost",
+]

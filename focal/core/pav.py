@@ -1,0 +1,288 @@
+"""PAV: the optimal monotone score -> LLR map, computed once and shared by every binary measure.
+
+Pool-adjacent-violators (thesis sec. 7.7.3, appendix C). Given target and non-target scores,
+PAV partitions the sorted scores into blocks; every trial of block k gets the LLR
+
+    llr_k = log( (n_tar_k / N_tar) / (n_non_k / N_non) )                  (thesis eqs. 7.50-7.51)
+
+which is ``logit`` of the block's target fraction minus ``logit`` of the overall target
+proportion (eq. C.20). This solution is optimal for every proper scoring rule and every prior
+simultaneously (theorem 5), so it is computed once, independently of any prior.
+
+How it is computed (no argsort, no Python loop over trials):
+
+1. sort the targets and the non-targets separately (two ``np.sort``, cheaper than one argsort);
+2. place the tied groups of the smaller class inside the larger one with ``searchsorted``: the
+   merged sequence is then a list of *runs*: runs of one label never violate monotonicity, and
+   tied scores of both labels form one mixed run, so tied scores always get the same LLR;
+3. weighted isotonic regression of the runs' target fractions (scipy's C++ PAVA);
+4. an exact integer certificate of the result (strictly increasing block fractions, and every
+   prefix of a block at least as target-rich as the block: thesis theorem 3), with an exact
+   integer PAV as fallback if floating-point rounding ever broke it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+import numpy as np
+from scipy.optimize import isotonic_regression
+
+from .scoring import cross_entropy_nats
+from .validation import check_binary_trials
+
+__all__ = ["SortedTrials", "PAVResult", "sort_trials", "pav", "pav_from_sorted"]
+
+
+@dataclass(frozen=True, eq=False)
+class SortedTrials:
+    """Target and non-target scores, each sorted ascending (validated, float64 copies)."""
+
+    tar: np.ndarray
+    non: np.ndarray
+
+    @property
+    def n_tar(self) -> int:
+        return int(self.tar.size)
+
+    @property
+    def n_non(self) -> int:
+        return int(self.non.size)
+
+    def error_rates(self, thresholds):
+        """Miss and false-alarm rates when accepting every score ``>= threshold``.
+
+        ``P_miss = #(tar < thr) / N_tar``, ``P_fa = #(non >= thr) / N_non`` (thesis eqs.
+        7.16-7.19), for any number of thresholds at once by binary search in the sorted scores
+        (the joint-sort computation of thesis sec. 7.6.1). Returns two float arrays.
+        """
+        thr = np.asarray(thresholds, dtype=float)
+        misses = np.searchsorted(self.tar, thr, side="left")
+        false_alarms = self.n_non - np.searchsorted(self.non, thr, side="left")
+        return misses / self.n_tar, false_alarms / self.n_non
+
+
+def sort_trials(tar, non) -> SortedTrials:
+    """Validate ``(tar, non)`` and sort each once. NaN, empty sets or wrong shapes -> ValueError."""
+    t, n = check_binary_trials(tar, non)
+    t.sort()
+    n.sort()
+    return SortedTrials(t, n)
+
+
+@dataclass(frozen=True, eq=False)
+class PAVResult:
+    """The PAV solution as blocks of the sorted scores, lowest scores first.
+
+    Attributes
+    ----------
+    score_lo, score_hi : ndarray of float, shape (K,)
+        Lowest and highest score in each block (strictly increasing; a block never splits tied
+        scores and ``score_hi[k] < score_lo[k + 1]``).
+    n_tar, n_non : ndarray of int64, shape (K,)
+        Target and non-target trials in each block.
+    runs_n_tar, runs_n_non, runs_score_lo : ndarray
+        The finer structure PAV started from: maximal runs of one label in the merged sorted
+        scores (tied scores of both labels form one mixed run). Their boundaries are the
+        points of the steppy empirical ROC / DET curve.
+    """
+
+    score_lo: np.ndarray
+    score_hi: np.ndarray
+    n_tar: np.ndarray
+    n_non: np.ndarray
+    runs_n_tar: np.ndarray
+    runs_n_non: np.ndarray
+    runs_score_lo: np.ndarray
+
+    @property
+    def n_targets(self) -> int:
+        """Total number of target trials N_tar."""
+        return int(self.n_tar.sum())
+
+    @property
+    def n_nontargets(self) -> int:
+        """Total number of non-target trials N_non."""
+        return int(self.n_non.sum())
+
+    @cached_property
+    def llr(self) -> np.ndarray:
+        """Natural-log LLR of each block, ``log((n_tar/N_tar) / (n_non/N_non))`` (eqs. 7.50-7.51, C.20).
+
+        Strictly increasing; ``-inf`` for a block of only non-targets, ``+inf`` for only targets.
+        Independent of any prior (theorem 5).
+        """
+        num = self.n_tar.astype(float) * float(self.n_nontargets)
+        den = self.n_non.astype(float) * float(self.n_targets)
+        with np.errstate(divide="ignore"):
+            return np.log(num / den)
+
+    def roc_points(self):
+        """Steppy empirical ROC: ``(pfa, pmiss, thresholds)`` at every run boundary (thesis 7.3.4).
+
+        Point ``j`` is "accept iff score >= thresholds[j]"; the last threshold is +inf. Points
+        strictly inside a run of one label are collinear with its ends and omitted; a run of tied
+        target and non-target scores gives a diagonal step, because no threshold can split it.
+        """
+        n_t, n_n = self.n_targets, self.n_nontargets
+        pmiss = np.concatenate(([0], np.cumsum(self.runs_n_tar))) / n_t
+        pfa = (n_n - np.concatenate(([0], np.cumsum(self.runs_n_non)))) / n_n
+        return pfa, pmiss, np.append(self.runs_score_lo, np.inf)
+
+    def block_index(self, scores) -> np.ndarray:
+        """Index of the block whose score range a score falls into (step map; clipped at the ends).
+
+        For the training scores this is exact; for unseen scores between blocks it returns the
+        block below.
+        """
+        idx = np.searchsorted(self.score_lo, np.asarray(scores, dtype=float), side="right") - 1
+        return np.clip(idx, 0, self.score_lo.size - 1)
+
+    def cross_entropy(self, p_target: float) -> float:
+        """E_log after PAV: the minimum prior-weighted logarithmic cost, in nats (eq. 7.46).
+
+        Each block contributes its LLR weighted by its target / non-target counts.
+        """
+        llr = self.llr
+        return cross_entropy_nats(llr, llr, p_target, tar_weight=self.n_tar, non_weight=self.n_non)
+
+
+def _tie_runs(a: np.ndarray, b: np.ndarray):
+    """Runs of the merged sorted sequence of ``a`` (the smaller class) and ``b``.
+
+    Returns ``(na, nb, lo, hi)`` per run: counts of each class and the score range. A run is
+    either the ``b`` scores strictly between two consecutive distinct ``a`` values, or one
+    distinct ``a`` value together with the ``b`` scores tied to it. Consecutive runs of ``a``
+    only are merged (they never violate monotonicity and add no ROC point).
+    """
+    first = np.empty(a.size, dtype=bool)
+    first[0] = True
+    np.not_equal(a[1:], a[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    u = a[starts]
+    count_a = np.diff(np.append(starts, a.size))
+    left = np.searchsorted(b, u, side="left")
+    right = np.searchsorted(b, u, side="right")
+
+    m = u.size
+    na = np.zeros(2 * m + 1, dtype=np.int64)
+    nb = np.empty(2 * m + 1, dtype=np.int64)
+    lo = np.empty(2 * m + 1)
+    hi = np.empty(2 * m + 1)
+    # even slots: b-runs strictly between a-groups; odd slots: a-group j with its tied b scores
+    run_start = np.concatenate(([0], right))
+    run_end = np.append(left, b.size)
+    nb[0::2] = run_end - run_start
+    lo[0::2] = b[np.minimum(run_start, b.size - 1)]
+    hi[0::2] = b[np.maximum(run_end - 1, 0)]
+    na[1::2] = count_a
+    nb[1::2] = right - left
+    lo[1::2] = u
+    hi[1::2] = u
+
+    keep = (na + nb) > 0
+    na, nb, lo, hi = na[keep], nb[keep], lo[keep], hi[keep]
+
+    pure_a = nb == 0
+    new = np.ones(na.size, dtype=bool)
+    new[1:] = ~(pure_a[1:] & pure_a[:-1])
+    starts = np.flatnonzero(new)
+    ends = np.append(starts[1:], na.size) - 1
+    return np.add.reduceat(na, starts), nb[starts], lo[starts], hi[ends]
+
+
+def _exact_less(a_num, a_den, b_num, b_den):
+    """Exact ``a_num/a_den < b_num/b_den`` for non-negative integer arrays (positive dens)."""
+    if max(int(a_den.max(initial=0)), int(b_den.max(initial=0))) < 2**31:
+        return a_num * b_den < b_num * a_den
+    return np.array([x * w < y * v for x, v, y, w in zip(a_num.tolist(), a_den.tolist(),
+                                                        b_num.tolist(), b_den.tolist())], dtype=bool)
+
+
+def _certified(nt_runs, w_runs, starts) -> bool:
+    """Exact check that the blocks ``starts`` are the PAV solution of the runs.
+
+    PAV blocks are correct iff their target fractions increase strictly from block to block and,
+    within each block, every prefix is at least as target-rich as the whole block (then the
+    block's optimal solution is constant: thesis theorem 3 / Ayer et al. closed form).
+    """
+    nt_b = np.add.reduceat(nt_runs, starts)
+    w_b = np.add.reduceat(w_runs, starts)
+    if nt_b.size > 1 and not _exact_less(nt_b[:-1], w_b[:-1], nt_b[1:], w_b[1:]).all():
+        return False
+    block_of_run = np.repeat(np.arange(starts.size), np.diff(np.append(starts, nt_runs.size)))
+    cnt = np.cumsum(nt_runs)
+    cw = np.cumsum(w_runs)
+    base_t = (cnt - nt_runs)[starts][block_of_run]
+    base_w = (cw - w_runs)[starts][block_of_run]
+    prefix_t = cnt - base_t
+    prefix_w = cw - base_w
+    # prefix fraction >= block fraction  <=>  not (prefix < block)
+    return not _exact_less(prefix_t, prefix_w, nt_b[block_of_run], w_b[block_of_run]).any()
+
+
+def _exact_pav_starts(nt_runs, w_runs) -> np.ndarray:
+    """Reference PAV with exact integer comparisons (fallback; a Python loop over runs).
+
+    Used only if the floating-point isotonic regression fails the exact certificate: its pooled
+    means carry rounding errors, so two neighbouring blocks whose target fractions differ by less
+    than that error (possible only for pools of millions of trials) could be pooled wrongly.
+    """
+    stack_t: list[int] = []
+    stack_w: list[int] = []
+    stack_s: list[int] = []
+    for i, (t, w) in enumerate(zip(nt_runs.tolist(), w_runs.tolist())):
+        stack_t.append(t)
+        stack_w.append(w)
+        stack_s.append(i)
+        # pool while the previous block's fraction >= the last block's fraction
+        while len(stack_t) > 1 and stack_t[-2] * stack_w[-1] >= stack_t[-1] * stack_w[-2]:
+            t_last, w_last = stack_t.pop(), stack_w.pop()
+            stack_s.pop()
+            stack_t[-1] += t_last
+            stack_w[-1] += w_last
+    return np.asarray(stack_s, dtype=np.int64)
+
+
+def pav_from_sorted(trials: SortedTrials) -> PAVResult:
+    """PAV blocks of already sorted and validated trials (see the module docstring)."""
+    tar, non = trials.tar, trials.non
+    if tar.size <= non.size:
+        n_t, n_n, lo, hi = _tie_runs(tar, non)
+    else:
+        n_n, n_t, lo, hi = _tie_runs(non, tar)
+    w = n_t + n_n
+
+    fit = isotonic_regression(n_t / w, weights=w.astype(float), increasing=True)
+    starts = np.asarray(fit.blocks[:-1], dtype=np.int64)
+    # merge neighbouring blocks whose fractions are exactly equal (no collinear ROCCH vertices)
+    if starts.size > 1:
+        nt_b = np.add.reduceat(n_t, starts)
+        w_b = np.add.reduceat(w, starts)
+        equal = ~_exact_less(nt_b[:-1], w_b[:-1], nt_b[1:], w_b[1:]) & ~_exact_less(
+            nt_b[1:], w_b[1:], nt_b[:-1], w_b[:-1])
+        if equal.any():
+            starts = starts[np.concatenate(([True], ~equal))]
+    if not _certified(n_t, w, starts):
+        starts = _exact_pav_starts(n_t, w)
+
+    ends = np.append(starts[1:], n_t.size) - 1
+    return PAVResult(
+        score_lo=lo[starts],
+        score_hi=hi[ends],
+        n_tar=np.add.reduceat(n_t, starts),
+        n_non=np.add.reduceat(n_n, starts),
+        runs_n_tar=n_t,
+        runs_n_non=n_n,
+        runs_score_lo=lo,
+    )
+
+
+def pav(tar, non) -> PAVResult:
+    """PAV solution of target scores ``tar`` and non-target scores ``non`` (thesis 7.7.3, app. C).
+
+    Scores of any kind (raw scores, LLRs, probabilities): only their order matters. Returns a
+    :class:`PAVResult` whose blocks every binary measure reuses.
+    """
+    return pav_from_sorted(sort_trials(tar, non))

@@ -1,0 +1,184 @@
+"""ROCCH: the convex hull of the empirical ROC, read off the PAV blocks (thesis sec. 7.3.6-7.3.8).
+
+The vertices of the ROC convex hull are the boundaries of the PAV blocks and the LLR of each
+hull segment is the PAV LLR of its block (thesis 7.7.3, [69]). Every threshold-optimized measure
+(minDCF, ROCCH-EER, PRBEP, the minimum Bayes error-rate curve) is therefore a cheap computation
+on the few hull vertices; nothing here touches the trials again.
+
+Vertex ``k`` (``k = 0..K``) is the operating point "accept iff score >= thresholds[k]": the
+first ``k`` PAV blocks are rejected. Vertex 0 accepts everything (P_miss = 0, P_fa = 1), vertex K
+rejects everything (P_miss = 1, P_fa = 0). Error rates are fractions in [0, 1].
+"""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import numpy as np
+from scipy.special import expit
+
+from .pav import PAVResult
+from .priors import prior_entropy
+from .validation import check_positive, check_probability
+
+__all__ = ["ROCCH", "MinBayesErrors"]
+
+_INT64_SAFE = 2**31  # counts below this keep every product of two counts inside int64
+
+
+class MinBayesErrors:
+    """Minimum Bayes error-rates at several prior log-odds (thesis eq. 7.42), from hull vertices.
+
+    Attributes
+    ----------
+    error : ndarray
+        ``min_k  p P_miss(k) + (1 - p) P_fa(k)`` with ``p = sigmoid(prior_log_odds)``.
+    pmiss, pfa : ndarray
+        Error rates of the optimal vertex.
+    n_false_alarms, n_misses : ndarray of int
+        Absolute error counts there (for Doddington's rule of 30, thesis appendix B).
+    """
+
+    def __init__(self, error, pmiss, pfa, n_misses, n_false_alarms):
+        self.error = error
+        self.pmiss = pmiss
+        self.pfa = pfa
+        self.n_misses = n_misses
+        self.n_false_alarms = n_false_alarms
+
+
+class ROCCH:
+    """ROC convex hull of one PAV run.
+
+    Parameters
+    ----------
+    pav_result : PAVResult
+        Output of :func:`focal.core.pav.pav`.
+
+    Attributes
+    ----------
+    pmiss, pfa : ndarray, shape (K + 1,)
+        Hull vertices (miss and false-alarm rates), from (0, 1) to (1, 0).
+    thresholds : ndarray, shape (K + 1,)
+        Score threshold of each vertex (accept iff score >= threshold); the last is +inf.
+    llr : ndarray, shape (K,)
+        Natural-log LLR of each hull segment, equal to the PAV block LLR:
+        ``llr[k] = log(delta P_miss / delta P_fa)`` along the segment from vertex k to k + 1, whose
+        slope in the (P_fa, P_miss) plane is ``-exp(llr[k])`` (thesis 7.3.6, 7.7.3).
+    n_misses, n_false_alarms : ndarray of int64, shape (K + 1,)
+        Absolute error counts at each vertex.
+    """
+
+    def __init__(self, pav_result: PAVResult):
+        self.pav = pav_result
+        self.n_targets = pav_result.n_targets
+        self.n_nontargets = pav_result.n_nontargets
+        self.n_misses = np.concatenate(([0], np.cumsum(pav_result.n_tar)))
+        self.n_false_alarms = self.n_nontargets - np.concatenate(([0], np.cumsum(pav_result.n_non)))
+        self.pmiss = self.n_misses / self.n_targets
+        self.pfa = self.n_false_alarms / self.n_nontargets
+        self.thresholds = np.append(pav_result.score_lo, np.inf)
+        self.llr = pav_result.llr
+
+    # -- points where the hull crosses a line through the origin ------------------------
+    def _crossing_misses(self, alpha: int, beta: int) -> Fraction:
+        """Miss count (exact rational) where the hull meets ``alpha * misses == beta * false_alarms``.
+
+        On the segment from vertex (M0, F0) to (M1, F1), with dM = M1 - M0, dF = F0 - F1, the
+        crossing has ``misses = beta (M0 dF + F0 dM) / (alpha dM + beta dF)``.
+        """
+        m, f = self.n_misses, self.n_false_alarms
+        if max(self.n_targets, self.n_nontargets, alpha, beta) < _INT64_SAFE:
+            diff = alpha * m - beta * f
+        else:
+            diff = np.array([alpha * int(a) - beta * int(b) for a, b in zip(m, f)], dtype=object)
+        k = int(np.argmax(diff >= 0))  # diff[0] = -beta * N_non < 0 and diff[K] > 0
+        if diff[k] == 0:
+            return Fraction(int(m[k]))
+        m0, f0, m1, f1 = int(m[k - 1]), int(f[k - 1]), int(m[k]), int(f[k])
+        dm, df = m1 - m0, f0 - f1
+        return Fraction(beta * (m0 * df + f0 * dm), alpha * dm + beta * df)
+
+    @property
+    def eer(self) -> float:
+        """ROCCH-EER: the rate where the hull crosses P_miss = P_fa (thesis sec. 7.3.7).
+
+        Equals the maximum over priors of the minimum Bayes error-rate (eq. 7.32). A fraction
+        in [0, 0.5], exact to the last bit (rational arithmetic on the vertex counts).
+        """
+        return float(self._crossing_misses(self.n_nontargets, self.n_targets) / self.n_targets)
+
+    @property
+    def prbep(self) -> float:
+        """Precision-recall break-even point: the number of misses (= number of false alarms)
+        where the hull crosses misses = false alarms, an absolute error count, usually not an
+        integer (thesis sec. 7.3.8)."""
+        return float(self._crossing_misses(1, 1))
+
+    @property
+    def auc(self) -> float:
+        """Area under the ROC convex hull, P_detect = 1 - P_miss against P_fa (dimensionless).
+
+        The hull AUC is >= the Mann-Whitney AUC of the steppy ROC (it interpolates the optimal
+        way); both are 1 for separated scores and the hull AUC is >= 0.5 always.
+        """
+        m, f = self.n_misses, self.n_false_alarms
+        nt, nn = self.n_targets, self.n_nontargets
+        # sum over segments of  dF * (2 Nt - M_k - M_{k+1}) / (2 Nt Nn)   (trapezoids)
+        if max(nt, nn) < _INT64_SAFE:
+            twice = int(np.sum((f[:-1] - f[1:]) * (2 * nt - m[:-1] - m[1:])))
+        else:
+            twice = sum((int(a) - int(b)) * (2 * nt - int(c) - int(d))
+                        for a, b, c, d in zip(f[:-1], f[1:], m[:-1], m[1:]))
+        return float(Fraction(twice, 2 * nt * nn))
+
+    # -- operating points ----------------------------------------------------------------
+    def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
+        """Minimum detection cost over all thresholds (thesis eq. 7.21, 7.25).
+
+        ``min_k  P_target C_miss P_miss(k) + (1 - P_target) C_fa P_fa(k)`` over the hull
+        vertices; with ``normalize=True`` divided by the default cost
+        ``min(P_target C_miss, (1 - P_target) C_fa)`` (SWS plan eqs. 8-10), so 1 is the cost of the
+        best fixed decision. In units of the costs when not normalized.
+        """
+        p = check_probability(p_target, "p_target")
+        cm = check_positive(c_miss, "c_miss")
+        cf = check_positive(c_fa, "c_fa")
+        a, b = p * cm, (1.0 - p) * cf
+        cost = float(np.min(a * self.pmiss + b * self.pfa))
+        return cost / min(a, b) if normalize else cost
+
+    def min_bayes_errors(self, prior_log_odds) -> MinBayesErrors:
+        """Minimum Bayes error-rate E_err^min at each prior log-odds (thesis eq. 7.42, sec. 7.6.1).
+
+        The optimal vertex for prior log-odds h lies where the segment LLRs cross the Bayes
+        threshold -h, found by binary search in the (increasing) segment LLRs; the neighbouring
+        vertices are checked too, so ties are resolved by exact minimization. Error rates are
+        unnormalized fractions (divide by ``min(p, 1 - p)`` for the normalized plot, eq. 7.20).
+        """
+        h = np.asarray(prior_log_odds, dtype=float)
+        if np.isnan(h).any():
+            raise ValueError("prior_log_odds contains NaN")
+        p, q = expit(h), expit(-h)
+        k = np.searchsorted(self.llr, -h, side="left")
+        last = self.pmiss.size - 1
+        cand = np.stack([np.clip(k + d, 0, last) for d in (-1, 0, 1)])
+        cost = p * self.pmiss[cand] + q * self.pfa[cand]
+        best = np.take_along_axis(cand, np.argmin(cost, axis=0)[None], axis=0)[0]
+        return MinBayesErrors(
+            error=np.min(cost, axis=0),
+            pmiss=self.pmiss[best],
+            pfa=self.pfa[best],
+            n_misses=self.n_misses[best],
+            n_false_alarms=self.n_false_alarms[best],
+        )
+
+    def min_cllr(self, p_target=0.5) -> float:
+        """Cllr after optimal monotone recalibration (PAV), in bits, normalized by the prior
+        entropy like :func:`focal.metrics.cllr` (thesis sec. 7.7.4, eq. 7.46)."""
+        p = check_probability(p_target, "p_target")
+        return self.pav.cross_entropy(p) / np.log(2.0) / prior_entropy(p)
+
+    def det_points(self):
+        """Hull vertices as ``(pfa, pmiss)`` arrays, ready for a (probit-scaled) DET plot."""
+        return self.pfa.copy(), self.pmiss.copy()

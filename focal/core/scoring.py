@@ -1,0 +1,61 @@
+"""Logarithmic proper scoring rule for binary LLRs and its prior-weighted empirical expectation.
+
+A trial's logarithmic cost (thesis eq. 7.39, SWS plan eq. 37), for a natural-log LLR ``w`` at
+prior log-odds ``h = logit(p_target)``, in nats::
+
+    target:      log(1 + exp(-(w + h)))
+    non-target:  log(1 + exp(  w + h ))
+
+and the empirical cross-entropy weights each class by prior / count (thesis eq. 7.40). Both are
+computed with ``logaddexp``, so LLRs of any magnitude (and +/-inf) are exact: a wrong infinite
+LLR costs inf, a right one costs 0.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logit
+
+__all__ = ["target_cost", "nontarget_cost", "cross_entropy_nats"]
+
+
+def target_cost(llr, plo):
+    """Logarithmic cost (nats) of target trials with LLRs ``llr`` at prior log-odds ``plo`` (eq. 7.39)."""
+    return np.logaddexp(0.0, -(np.asarray(llr, dtype=float) + plo))
+
+
+def nontarget_cost(llr, plo):
+    """Logarithmic cost (nats) of non-target trials with LLRs ``llr`` at prior log-odds ``plo`` (eq. 7.39)."""
+    return np.logaddexp(0.0, np.asarray(llr, dtype=float) + plo)
+
+
+def _class_mean(costs: np.ndarray, weights, reference: float) -> float:
+    """Weighted mean of ``costs`` computed as ``reference + mean(costs - reference)``.
+
+    Shifting by the cost of the zero LLR makes an uninformative system exact (every term is 0)
+    and keeps summation error small for well-behaved systems. Trials of zero weight are ignored
+    even when their cost is infinite.
+    """
+    d = costs - reference
+    if weights is None:
+        return float(reference + d.mean())
+    w = np.asarray(weights, dtype=float)
+    keep = w > 0
+    if not keep.all():
+        d, w = d[keep], w[keep]
+    return float(reference + np.dot(w, d) / w.sum()) if d.size else reference
+
+
+def cross_entropy_nats(tar_llr, non_llr, p_target: float, tar_weight=None, non_weight=None) -> float:
+    """Prior-weighted empirical cross-entropy E_log(W | p_target), in nats (thesis eq. 7.40).
+
+    ``p/|T1| sum_t C_log(target) + (1-p)/|T2| sum_t C_log(non-target)``, where optional
+    non-negative weights replace the trial counts (a trial of weight k counts as k trials; used
+    for PAV blocks and for censored trials). ``p_target`` must already be validated.
+    """
+    plo = float(logit(p_target))
+    ref_t = float(np.logaddexp(0.0, -plo))
+    ref_n = float(np.logaddexp(0.0, plo))
+    c_t = _class_mean(target_cost(tar_llr, plo), tar_weight, ref_t)
+    c_n = _class_mean(nontarget_cost(non_llr, plo), non_weight, ref_n)
+    return p_target * c_t + (1.0 - p_target) * c_n

@@ -1,0 +1,143 @@
+"""Input checks shared by every focal function: clear errors before any work starts.
+
+Every check returns a *new* float64 array (or a Python float) and never modifies what the
+caller passed in. Errors are ``ValueError`` (or ``TypeError`` for values that are not numbers
+at all) whose message names the argument and the problem.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+__all__ = [
+    "as_score_array",
+    "as_binary_labels",
+    "check_binary_trials",
+    "check_probability",
+    "check_positive",
+    "split_by_labels",
+]
+
+
+def _describe_bad(values: np.ndarray, limit: int = 5) -> str:
+    shown = ", ".join(repr(v) for v in values[:limit].tolist())
+    return shown + (", ..." if values.size > limit else "")
+
+
+def as_score_array(x, name: str, *, allow_inf: bool = True, allow_empty: bool = False) -> np.ndarray:
+    """Return ``x`` as a new 1-D float64 array, or raise a ``ValueError`` naming ``name``.
+
+    Parameters
+    ----------
+    x : array_like
+        Scores or natural-log likelihood-ratios.
+    name : str
+        Argument name used in error messages.
+    allow_inf : bool
+        Whether +/-inf are legal (they are for LLRs given to Cllr / DCF).
+    allow_empty : bool
+        Whether an empty array is legal.
+    """
+    arr = np.asarray(x)
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got an array of shape {arr.shape}")
+    out = np.array(arr, dtype=np.float64, copy=True)
+    if out.size == 0 and not allow_empty:
+        raise ValueError(f"{name} is empty: need at least one trial")
+    bad = np.isnan(out) if allow_inf else ~np.isfinite(out)
+    if bad.any():
+        idx = np.flatnonzero(bad)
+        kind = "NaN" if allow_inf else "non-finite (NaN or inf)"
+        raise ValueError(
+            f"{name} contains {idx.size} {kind} value(s), first at index {idx[0]}"
+        )
+    return out
+
+
+def check_binary_trials(tar, non, *, tar_name: str = "tar", non_name: str = "non"):
+    """Validate a pair of target / non-target score arrays (BOSARIS calling convention).
+
+    Returns new float64 arrays. Raises ``ValueError`` for NaN, empty sets or wrong shapes;
+    +/-inf are accepted (legal LLRs).
+    """
+    t = as_score_array(tar, tar_name)
+    n = as_score_array(non, non_name)
+    return t, n
+
+
+def as_binary_labels(labels, name: str = "labels") -> np.ndarray:
+    """Return binary labels as a new bool array (True = target).
+
+    Accepts booleans and numbers equal to 0 or 1. Anything else raises ``ValueError`` that
+    lists the offending values.
+    """
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got an array of shape {arr.shape}")
+    if arr.dtype.kind == "b":
+        return arr.astype(bool, copy=True)
+    if arr.dtype.kind not in "iuf":
+        raise ValueError(
+            f"{name} must be 0/1 or False/True (1 = target), got dtype {arr.dtype}"
+        )
+    ok = (arr == 0) | (arr == 1)
+    if not ok.all():
+        bad = np.unique(arr[~ok])
+        raise ValueError(
+            f"{name} must contain only 0/1 or False/True (1 = target); "
+            f"found {_describe_bad(bad)}"
+        )
+    return arr == 1
+
+
+def split_by_labels(scores, labels, *, scores_name: str = "scores", labels_name: str = "labels"):
+    """Split ``(scores, labels)`` into ``(tar, non)`` float64 arrays, in input order.
+
+    Raises ``ValueError`` for mismatched lengths, bad labels, NaN scores or a missing class.
+    """
+    s = as_score_array(scores, scores_name)
+    y = as_binary_labels(labels, labels_name)
+    if s.shape[0] != y.shape[0]:
+        raise ValueError(
+            f"{scores_name} and {labels_name} have different lengths "
+            f"({s.shape[0]} and {y.shape[0]})"
+        )
+    tar, non = s[y], s[~y]
+    if tar.size == 0:
+        raise ValueError(f"{labels_name} contain no target trials (label 1)")
+    if non.size == 0:
+        raise ValueError(f"{labels_name} contain no non-target trials (label 0)")
+    return tar, non
+
+
+def _as_real_scalar(value, name: str) -> float:
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        arr = np.asarray(value)
+        if arr.ndim == 0 and arr.dtype.kind in "iuf":
+            value = arr.item()
+        else:
+            raise TypeError(f"{name} must be a real number, got {value!r}")
+    v = float(value)
+    if np.isnan(v):
+        raise ValueError(f"{name} must be a number, got NaN")
+    return v
+
+
+def check_probability(p, name: str = "p_target") -> float:
+    """Return ``p`` as a float strictly inside (0, 1), else raise ``ValueError``."""
+    v = _as_real_scalar(p, name)
+    if not 0.0 < v < 1.0:
+        raise ValueError(f"{name} must be strictly between 0 and 1, got {v!r}")
+    return v
+
+
+def check_positive(c, name: str) -> float:
+    """Return ``c`` as a finite float > 0 (e.g. a cost), else raise ``ValueError``."""
+    v = _as_real_scalar(c, name)
+    if not (np.isfinite(v) and v > 0.0):
+        raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
+    return v

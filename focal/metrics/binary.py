@@ -1,0 +1,285 @@
+"""Binary evaluation measures: Cllr, minCllr, DCF, minDCF, EER, DET and Bayes error-rate curves.
+
+Every function takes ``(tar, non)``: the scores (or natural-log LLRs) of the target trials and of
+the non-target trials, as in BOSARIS. sklearn users with ``(scores, labels)`` write
+``cllr(*from_labels(scores, labels))``.
+
+Inputs are validated before any work: NaN, an empty class, a wrong shape or a prior outside
+(0, 1) raise ``ValueError``; +/-inf LLRs are legal (infinite cost when wrong, zero when right).
+
+Threshold-optimized measures share one computation: sort each class once, run PAV once, read
+the ROCCH vertices. To get several of them from one run, use :func:`rocch`::
+
+    hull = rocch(tar, non)
+    hull.eer, hull.min_dcf(0.01), hull.min_cllr(), hull.prbep, hull.auc
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.special import expit
+
+from ..core.pav import pav_from_sorted, sort_trials
+from ..core.priors import effective_log_odds, prior_entropy
+from ..core.rocch import ROCCH
+from ..core.scoring import cross_entropy_nats
+from ..core.validation import (
+    as_score_array,
+    check_binary_trials,
+    check_positive,
+    check_probability,
+    split_by_labels,
+)
+
+__all__ = [
+    "from_labels",
+    "cross_entropy",
+    "cllr",
+    "min_cllr",
+    "dcf",
+    "min_dcf",
+    "eer",
+    "rocch",
+    "pav_llr",
+    "det_curve",
+    "DETCurve",
+    "bayes_error_rates",
+    "BayesErrorRates",
+]
+
+_LOG2 = np.log(2.0)
+
+
+def from_labels(scores, labels):
+    """Split ``(scores, labels)`` into the ``(tar, non)`` pair every binary measure takes.
+
+    Parameters
+    ----------
+    scores : array_like, shape (n_trials,)
+        Scores or natural-log LLRs.
+    labels : array_like, shape (n_trials,)
+        1 / True for target trials, 0 / False for non-target trials.
+
+    Returns
+    -------
+    tar, non : ndarray
+        New float64 arrays, each in input order.
+
+    Examples
+    --------
+    >>> from focal.metrics import cllr, from_labels
+    >>> cllr(*from_labels([2.0, -1.0, 0.5], [1, 0, 0]))  # doctest: +ELLIPSIS
+    0.5...
+    """
+    return split_by_labels(scores, labels)
+
+
+def cross_entropy(tar, non, p_target=0.5) -> float:
+    """Empirical cross-entropy C_xe of natural-log LLRs at target prior ``p_target``, in bits.
+
+    ``C_xe = (p/|T_tar| sum C_log(tar) + (1-p)/|T_non| sum C_log(non)) / log 2`` with the
+    logarithmic cost of SWS plan eq. 37 (thesis eqs. 7.39-7.40); SWS plan eq. 38. The all-zero
+    (uninformative) system scores the prior entropy (eq. 39).
+    """
+    t, n = check_binary_trials(tar, non)
+    p = check_probability(p_target)
+    return cross_entropy_nats(t, n, p) / _LOG2
+
+
+def cllr(tar, non, p_target=0.5) -> float:
+    """Normalized cross-entropy: C_xe divided by the prior entropy, in bits per bit.
+
+    An uninformative system (all LLRs 0) scores exactly 1 at every prior; perfect LLRs score
+    0; values above 1 mean the LLRs do harm. At ``p_target=0.5`` this is the classical Cllr
+    (thesis eq. 7.41); at any prior it is the SWS plan's C_nxe (eq. 40).
+    """
+    p = check_probability(p_target)
+    return cross_entropy(tar, non, p) / prior_entropy(p)
+
+
+def min_cllr(tar, non, p_target=0.5) -> float:
+    """Cllr after the optimal monotone recalibration (PAV), in bits per bit like :func:`cllr`.
+
+    The discrimination part of Cllr: the minimum of eq. 7.46 (thesis 7.7.3-7.7.4) normalized by
+    the prior entropy, always ``<= 1``; ``cllr - min_cllr`` is the calibration loss.
+    """
+    p = check_probability(p_target)
+    return rocch(tar, non).min_cllr(p)
+
+
+def dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
+    """Actual detection cost of natural-log LLRs making Bayes decisions.
+
+    Accepts every trial with ``llr >= -logit(P_tar)``, the Bayes threshold of the effective prior
+    (thesis eq. 7.13, SWS plan eqs. 23 and 30), and returns
+    ``P_target C_miss P_miss + (1 - P_target) C_fa P_fa`` (SWS plan eq. 8, thesis eq. 7.11), divided
+    by ``min(P_target C_miss, (1 - P_target) C_fa)`` when ``normalize`` (eqs. 9-10). Normalized
+    cost is dimensionless (1 = the best fixed decision); unnormalized, in units of the costs.
+    """
+    t, n = check_binary_trials(tar, non)
+    p = check_probability(p_target)
+    cm = check_positive(c_miss, "c_miss")
+    cf = check_positive(c_fa, "c_fa")
+    thr = -effective_log_odds(p, cm, cf)
+    p_miss = np.count_nonzero(t < thr) / t.size
+    p_fa = np.count_nonzero(n >= thr) / n.size
+    a, b = p * cm, (1.0 - p) * cf
+    cost = a * p_miss + b * p_fa
+    return cost / min(a, b) if normalize else cost
+
+
+def min_dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
+    """Minimum detection cost over all score thresholds, from the ROCCH vertices.
+
+    Thesis eq. 7.21 (minimum over the discrete ROC, equal to the minimum over the hull, eq. 7.25);
+    normalized as in :func:`dcf` (SWS plan eqs. 8-10). Always ``<= dcf`` and ``<= 1``.
+    """
+    return rocch(tar, non).min_dcf(p_target, c_miss, c_fa, normalize)
+
+
+def eer(tar, non) -> float:
+    """ROCCH equal-error-rate: where the ROC convex hull crosses P_miss = P_fa (thesis 7.3.7).
+
+    A fraction in [0, 0.5]; equals the maximum over priors of the minimum Bayes error-rate
+    (thesis eq. 7.32).
+    """
+    return rocch(tar, non).eer
+
+
+def rocch(tar, non) -> ROCCH:
+    """ROC convex hull of the scores: one sort and one PAV shared by every threshold measure.
+
+    Returns a :class:`focal.core.ROCCH` with the hull vertices (``pmiss``, ``pfa``), their score
+    ``thresholds``, the segment ``llr`` (thesis 7.3.6), ``eer`` (7.3.7), ``prbep`` (7.3.8, an error
+    count), ``auc``, and the methods ``min_dcf``, ``min_cllr`` and ``min_bayes_errors``.
+    """
+    return ROCCH(pav_from_sorted(sort_trials(tar, non)))
+
+
+def pav_llr(scores, labels) -> np.ndarray:
+    """PAV log-likelihood-ratio (natural log) of every trial, in the input order.
+
+    The optimal monotone score -> LLR map on these trials (thesis eqs. 7.47-7.51 and C.20):
+    independent of any prior and of the proper scoring rule; tied scores always get the same
+    value; ``-inf`` / ``+inf`` for the lowest / highest blocks when those hold only one class.
+    ``cllr`` of the result equals :func:`min_cllr`.
+    """
+    s = as_score_array(scores, "scores")
+    t, n = split_by_labels(s, labels)
+    result = pav_from_sorted(sort_trials(t, n))
+    return result.llr[result.block_index(s)]
+
+
+@dataclass(frozen=True)
+class DETCurve:
+    """Points of a DET / ROC curve: false-alarm and miss rates (fractions) and score thresholds.
+
+    Point ``i`` is the operating point "accept iff score >= thresholds[i]"; ``pfa`` decreases and
+    ``pmiss`` increases along the arrays. Plot ``probit(pfa)`` against ``probit(pmiss)`` for a DET.
+    """
+
+    pfa: np.ndarray
+    pmiss: np.ndarray
+    thresholds: np.ndarray
+
+
+def det_curve(tar, non, convex_hull: bool = False) -> DETCurve:
+    """DET curve points: the steppy empirical ROC (thesis 7.3.4-7.3.5), or its convex hull.
+
+    Parameters
+    ----------
+    tar, non : array_like
+        Target and non-target scores.
+    convex_hull : bool, default False
+        False: every distinct operating point of the empirical ROC (points inside a run of one
+        label, which lie on a straight step, are omitted). True: the ROCCH vertices (thesis 7.3.6).
+    """
+    hull = rocch(tar, non)
+    if convex_hull:
+        return DETCurve(hull.pfa, hull.pmiss, hull.thresholds)
+    return DETCurve(*hull.pav.roc_points())
+
+
+@dataclass(frozen=True)
+class BayesErrorRates:
+    """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.3.1, 7.6).
+
+    Attributes
+    ----------
+    prior_log_odds : ndarray
+        h = logit of the effective prior; the Bayes threshold on the LLRs is -h.
+    actual, minimum : ndarray
+        E_err(h) = p P_miss + (1 - p) P_fa with p = sigmoid(h), for Bayes decisions on the LLRs
+        (eq. 7.18) and at the optimal threshold (eq. 7.42). Unnormalized fractions.
+    actual_pmiss, actual_pfa, min_pmiss, min_pfa : ndarray
+        The error rates behind them.
+    min_n_misses, min_n_false_alarms : ndarray of int
+        Absolute error counts at the optimal threshold (Doddington's rule of 30, appendix B).
+    n_targets, n_nontargets : int
+        Trial counts.
+    """
+
+    prior_log_odds: np.ndarray
+    actual: np.ndarray
+    minimum: np.ndarray
+    actual_pmiss: np.ndarray
+    actual_pfa: np.ndarray
+    min_pmiss: np.ndarray
+    min_pfa: np.ndarray
+    min_n_misses: np.ndarray
+    min_n_false_alarms: np.ndarray
+    n_targets: int
+    n_nontargets: int
+
+    @property
+    def default(self) -> np.ndarray:
+        """Bayes error-rate of the default system (all LLRs 0): ``min(p, 1 - p)`` (eq. 7.20)."""
+        h = self.prior_log_odds
+        return np.minimum(expit(h), expit(-h))
+
+    @property
+    def actual_normalized(self) -> np.ndarray:
+        """Actual error-rate divided by the default's: the normalized Bayes error-rate (eq. 7.20)."""
+        return self.actual / self.default
+
+    @property
+    def minimum_normalized(self) -> np.ndarray:
+        """Minimum error-rate divided by the default's (eqs. 7.20, 7.43); never above 1."""
+        return self.minimum / self.default
+
+
+def bayes_error_rates(tar, non, prior_log_odds) -> BayesErrorRates:
+    """Actual and minimum Bayes error-rate at many prior log-odds at once (thesis sec. 7.6.1).
+
+    The fast way: the two classes are sorted once; the actual error-rates at all Bayes thresholds
+    ``-h`` come from binary search of the thresholds in the sorted scores (the joint sort), and the
+    minimum ones from the ROCCH vertices of one PAV run. Data for APE (thesis 7.7.4) and
+    normalized Bayes error-rate plots (7.6). Decisions accept ``llr >= -h``.
+
+    Parameters
+    ----------
+    tar, non : array_like
+        Natural-log LLRs of target and non-target trials.
+    prior_log_odds : array_like
+        Values of h = logit(effective prior), in nats.
+    """
+    trials = sort_trials(tar, non)
+    h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
+    p, q = expit(h), expit(-h)
+    p_miss, p_fa = trials.error_rates(-h)
+    best = ROCCH(pav_from_sorted(trials)).min_bayes_errors(h)
+    return BayesErrorRates(
+        prior_log_odds=h,
+        actual=p * p_miss + q * p_fa,
+        minimum=best.error,
+        actual_pmiss=p_miss,
+        actual_pfa=p_fa,
+        min_pmiss=best.pmiss,
+        min_pfa=best.pfa,
+        min_n_misses=best.n_misses,
+        min_n_false_alarms=best.n_false_alarms,
+        n_targets=trials.n_tar,
+        n_nontargets=trials.n_non,
+    )
