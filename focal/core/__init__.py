@@ -8,6 +8,7 @@ from .pav import PAVResult, SortedTrials, pav, pav_from_sorted, sort_trials
 from .priors import (
     bayes_threshold,
     beta,
+    detection_cost,
     effective_log_odds,
     effective_prior,
     logit,
@@ -15,12 +16,12 @@ from .priors import (
     sigmoid,
 )
 from .rocch import ROCCH, MinBayesErrors
-from .scoring import cross_entropy_nats, nontarget_cost, target_cost
+from .scoring import cross_entropy_nats, nontarget_cost, normalized_cross_entropy, target_cost
 
 __all__ = [
     "PAVResult", "SortedTrials", "pav", "pav_from_sorted", "sort_trials",
     "bayes_threshold", "beta", "effective_log_odds", "effective_prior", "logit",
-    "prior_entropy", "sigmoid",
+    "prior_entropy", "sigmoid", "detection_cost",
     "ROCCH", "MinBayesErrors",
-    "cross_entropy_nats", "nontarget_cost", "target_cost",
+    "cross_entropy_nats", "nontarget_cost", "normalized_cross_entropy", "target_cost",
 ]

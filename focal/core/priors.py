@@ -20,6 +20,7 @@ __all__ = [
     "beta",
     "prior_entropy",
     "bayes_threshold",
+    "detection_cost",
 ]
 
 
@@ -81,3 +82,17 @@ def bayes_threshold(p_target, c_miss=1.0, c_fa=1.0) -> float:
     Thesis sec. 7.3.1 (threshold ``-h`` for prior log-odds ``h``) and SWS plan eqs. 30-31.
     """
     return -effective_log_odds(p_target, c_miss, c_fa)
+
+
+def detection_cost(p_miss, p_fa, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True):
+    """Detection cost ``P_target C_miss P_miss + (1 - P_target) C_fa P_fa`` (SWS plan eq. 8).
+
+    With ``normalize`` divided by the default cost ``min(P_target C_miss, (1 - P_target) C_fa)``
+    (eqs. 9-10), so 1 is the cost of the best decision made without looking at the scores.
+    Works on arrays of rates; parameters must already be validated. Normalized cost is
+    dimensionless; otherwise it is in the units of the costs.
+    """
+    a = p_target * c_miss
+    b = (1.0 - p_target) * c_fa
+    cost = a * np.asarray(p_miss, dtype=float) + b * np.asarray(p_fa, dtype=float)
+    return cost / min(a, b) if normalize else cost

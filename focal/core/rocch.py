@@ -18,7 +18,8 @@ import numpy as np
 from scipy.special import expit
 
 from .pav import PAVResult
-from .priors import prior_entropy
+from .priors import detection_cost
+from .scoring import normalized_cross_entropy
 from .validation import check_positive, check_probability
 
 __all__ = ["ROCCH", "MinBayesErrors"]
@@ -144,9 +145,7 @@ class ROCCH:
         p = check_probability(p_target, "p_target")
         cm = check_positive(c_miss, "c_miss")
         cf = check_positive(c_fa, "c_fa")
-        a, b = p * cm, (1.0 - p) * cf
-        cost = float(np.min(a * self.pmiss + b * self.pfa))
-        return cost / min(a, b) if normalize else cost
+        return float(np.min(detection_cost(self.pmiss, self.pfa, p, cm, cf, normalize)))
 
     def min_bayes_errors(self, prior_log_odds) -> MinBayesErrors:
         """Minimum Bayes error-rate E_err^min at each prior log-odds (thesis eq. 7.42, sec. 7.6.1).
@@ -177,7 +176,7 @@ class ROCCH:
         """Cllr after optimal monotone recalibration (PAV), in bits, normalized by the prior
         entropy like :func:`focal.metrics.cllr` (thesis sec. 7.7.4, eq. 7.46)."""
         p = check_probability(p_target, "p_target")
-        return self.pav.cross_entropy(p) / np.log(2.0) / prior_entropy(p)
+        return normalized_cross_entropy(self.pav.cross_entropy(p), p)
 
     def det_points(self):
         """Hull vertices as ``(pfa, pmiss)`` arrays, ready for a (probit-scaled) DET plot."""

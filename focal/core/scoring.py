@@ -16,7 +16,11 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit
 
-__all__ = ["target_cost", "nontarget_cost", "cross_entropy_nats"]
+from .priors import prior_entropy
+
+__all__ = ["target_cost", "nontarget_cost", "cross_entropy_nats", "normalized_cross_entropy"]
+
+_LOG2 = float(np.log(2.0))
 
 
 def target_cost(llr, plo):
@@ -59,3 +63,12 @@ def cross_entropy_nats(tar_llr, non_llr, p_target: float, tar_weight=None, non_w
     c_t = _class_mean(target_cost(tar_llr, plo), tar_weight, ref_t)
     c_n = _class_mean(nontarget_cost(non_llr, plo), non_weight, ref_n)
     return p_target * c_t + (1.0 - p_target) * c_n
+
+
+def normalized_cross_entropy(xe_nats: float, p_target: float) -> float:
+    """Cross-entropy in nats -> bits, divided by the prior entropy in bits (SWS plan eq. 40).
+
+    The Cllr / C_nxe normalization: 1 for the uninformative system at every prior (exactly, as
+    :func:`focal.core.priors.prior_entropy` uses the same expression), 0 for a perfect one.
+    """
+    return xe_nats / _LOG2 / prior_entropy(p_target)

@@ -19,8 +19,10 @@ from .binary import (
     pav_llr,
     rocch,
 )
+from .report import CalibrationReport, OperatingPointResult, calibration_report
 
 __all__ = [
     "BayesErrorRates", "DETCurve", "bayes_error_rates", "cllr", "cross_entropy", "dcf",
     "det_curve", "eer", "from_labels", "min_cllr", "min_dcf", "pav_llr", "rocch",
+    "CalibrationReport", "OperatingPointResult", "calibration_report",
 ]

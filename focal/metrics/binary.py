@@ -22,9 +22,9 @@ import numpy as np
 from scipy.special import expit
 
 from ..core.pav import pav_from_sorted, sort_trials
-from ..core.priors import effective_log_odds, prior_entropy
+from ..core.priors import detection_cost, effective_log_odds
 from ..core.rocch import ROCCH
-from ..core.scoring import cross_entropy_nats
+from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.validation import (
     as_score_array,
     check_binary_trials,
@@ -95,8 +95,9 @@ def cllr(tar, non, p_target=0.5) -> float:
     0; values above 1 mean the LLRs do harm. At ``p_target=0.5`` this is the classical Cllr
     (thesis eq. 7.41); at any prior it is the SWS plan's C_nxe (eq. 40).
     """
+    t, n = check_binary_trials(tar, non)
     p = check_probability(p_target)
-    return cross_entropy(tar, non, p) / prior_entropy(p)
+    return normalized_cross_entropy(cross_entropy_nats(t, n, p), p)
 
 
 def min_cllr(tar, non, p_target=0.5) -> float:
@@ -125,9 +126,7 @@ def dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> flo
     thr = -effective_log_odds(p, cm, cf)
     p_miss = np.count_nonzero(t < thr) / t.size
     p_fa = np.count_nonzero(n >= thr) / n.size
-    a, b = p * cm, (1.0 - p) * cf
-    cost = a * p_miss + b * p_fa
-    return cost / min(a, b) if normalize else cost
+    return float(detection_cost(p_miss, p_fa, p, cm, cf, normalize))
 
 
 def min_dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
