@@ -1,0 +1,2 @@
+"""scikit-learn estimators: thin layers that validate input, call core math and store fitted
+``name_`` attributes (DESIGN.md, "Layers")."""
