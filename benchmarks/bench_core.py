@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from _common import best_time, optional_import, peak_memory, print_table, skipped
+from _common import best_time, interleaved_best, optional_import, peak_memory, print_table, skipped
 
 from focal.metrics import rocch
 
@@ -47,8 +47,8 @@ def run(quick: bool = False):
     labels = np.concatenate([np.ones(n_tar, dtype=bool), np.zeros(n_non, dtype=bool)])
     print(f"{n_tar + n_non:,} trials ({n_tar:,} target, {n_non:,} non-target), continuous scores")
 
-    t_sort, _ = best_time(np.sort, scores)
-    t_focal, (mc, e, md) = best_time(_focal_shared, tar, non)
+    (t_sort, t_focal), (_, (mc, e, md)) = interleaved_best(
+        [(np.sort, (scores,)), (_focal_shared, (tar, non))], repeat=5)
     rows = [("numpy.sort (floor)", t_sort), ("focal rocch: min_cllr + eer + min_dcf", t_focal)]
 
     if optional_import("sklearn") is not None:

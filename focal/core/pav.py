@@ -152,44 +152,53 @@ def _tie_runs(a: np.ndarray, b: np.ndarray):
     """Runs of the merged sorted sequence of ``a`` (the smaller class) and ``b``.
 
     Returns ``(na, nb, lo, hi)`` per run: counts of each class and the score range. A run is
-    either the ``b`` scores strictly between two consecutive distinct ``a`` values, or one
-    distinct ``a`` value together with the ``b`` scores tied to it. Consecutive runs of ``a``
-    only are merged (they never violate monotonicity and add no ROC point).
+    either the ``b`` scores strictly between two consecutive distinct ``a`` values (a *gap*), or
+    one distinct ``a`` value together with the ``b`` scores tied to it. Consecutive ``a`` values
+    with neither a gap nor ties between them form one run (they never violate monotonicity and
+    add no ROC point). All work is on arrays of the size of ``a``'s distinct values.
     """
     first = np.empty(a.size, dtype=bool)
     first[0] = True
     np.not_equal(a[1:], a[:-1], out=first[1:])
-    starts = np.flatnonzero(first)
-    u = a[starts]
-    count_a = np.diff(np.append(starts, a.size))
+    group_start = np.flatnonzero(first)
+    u = a[group_start]                                   # distinct a values
+    count_a = np.diff(np.append(group_start, a.size))
     left = np.searchsorted(b, u, side="left")
-    right = np.searchsorted(b, u, side="right")
+    right = left.copy()                                  # b scores tied to u: rare, fix up
+    maybe_tied = b[np.minimum(left, b.size - 1)] == u
+    if maybe_tied.any():
+        right[maybe_tied] = np.searchsorted(b, u[maybe_tied], side="right")
+    tied = right - left
+    gap = left - np.concatenate(([0], right[:-1]))       # b scores strictly before group j
+    final_gap = b.size - right[-1]
 
-    m = u.size
-    na = np.zeros(2 * m + 1, dtype=np.int64)
-    nb = np.empty(2 * m + 1, dtype=np.int64)
-    lo = np.empty(2 * m + 1)
-    hi = np.empty(2 * m + 1)
-    # even slots: b-runs strictly between a-groups; odd slots: a-group j with its tied b scores
-    run_start = np.concatenate(([0], right))
-    run_end = np.append(left, b.size)
-    nb[0::2] = run_end - run_start
-    lo[0::2] = b[np.minimum(run_start, b.size - 1)]
-    hi[0::2] = b[np.maximum(run_end - 1, 0)]
-    na[1::2] = count_a
-    nb[1::2] = right - left
-    lo[1::2] = u
-    hi[1::2] = u
+    # group j opens a new a-run unless it follows group j-1 with no gap and no ties on either
+    opens = np.ones(u.size, dtype=bool)
+    opens[1:] = (gap[1:] > 0) | (tied[1:] > 0) | (tied[:-1] > 0)
+    run_first = np.flatnonzero(opens)
+    run_last = np.append(run_first[1:], u.size) - 1
+    has_gap = gap[run_first] > 0
+    pos_run = np.arange(run_first.size) + np.cumsum(has_gap)  # output slot of each a-run
+    pos_gap = pos_run[has_gap] - 1
+    size = run_first.size + int(has_gap.sum()) + int(final_gap > 0)
 
-    keep = (na + nb) > 0
-    na, nb, lo, hi = na[keep], nb[keep], lo[keep], hi[keep]
-
-    pure_a = nb == 0
-    new = np.ones(na.size, dtype=bool)
-    new[1:] = ~(pure_a[1:] & pure_a[:-1])
-    starts = np.flatnonzero(new)
-    ends = np.append(starts[1:], na.size) - 1
-    return np.add.reduceat(na, starts), nb[starts], lo[starts], hi[ends]
+    na = np.zeros(size, dtype=np.int64)
+    nb = np.empty(size, dtype=np.int64)
+    lo = np.empty(size)
+    hi = np.empty(size)
+    na[pos_run] = np.add.reduceat(count_a, run_first)
+    nb[pos_run] = tied[run_first]                        # only single-group runs have ties
+    lo[pos_run] = u[run_first]
+    hi[pos_run] = u[run_last]
+    gap_groups = run_first[has_gap]
+    nb[pos_gap] = gap[gap_groups]
+    lo[pos_gap] = b[left[gap_groups] - gap[gap_groups]]
+    hi[pos_gap] = b[left[gap_groups] - 1]
+    if final_gap > 0:
+        nb[-1] = final_gap
+        lo[-1] = b[right[-1]]
+        hi[-1] = b[-1]
+    return na, nb, lo, hi
 
 
 def _exact_less(a_num, a_den, b_num, b_den):
