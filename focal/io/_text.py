@@ -1,0 +1,274 @@
+"""Vectorized splitting of text score files into records of fields (no Python loop per line).
+
+A file is read in blocks of whole lines. In each block, fields are the maximal runs of bytes
+other than white space (space, tab, CR, VT, FF, LF) and commas; blank lines and lines whose first
+field starts with ``#`` are skipped. A record is a line with exactly the expected number of
+fields; anything else is a ``ValueError`` naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ._numbers import parse_numbers
+
+__all__ = ["Block", "iter_blocks", "split_fields", "gather_ids", "ids_text", "LineMap"]
+
+PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
+BLOCK_BYTES = 1 << 22
+_BOM = b"\xef\xbb\xbf"
+
+
+class Block:
+    """One block of whole lines: ``data`` (uint8, ``size`` bytes then PAD zeros), first line."""
+
+    __slots__ = ("data", "size", "first_line", "n_lines", "path")
+
+    def __init__(self, data, size, first_line, n_lines, path):
+        self.data, self.size, self.first_line, self.n_lines, self.path = (
+            data, size, first_line, n_lines, path)
+
+
+def open_text(path):
+    """Open ``path`` for binary reading, turning OS errors into ValueError."""
+    path = os.fspath(path)
+    try:
+        return open(path, "rb")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot open: {exc.strerror}") from None
+
+
+def iter_blocks(path, block_bytes=BLOCK_BYTES, handle=None):
+    """Yield the file as :class:`Block` objects of whole lines (the last may lack a newline).
+
+    The bytes are checked to be text: no NUL byte, valid UTF-8 (a leading BOM is skipped).
+    """
+    path = os.fspath(path)
+    own = handle is None
+    handle = open_text(path) if own else handle
+    try:
+        carry = b""
+        line = 1
+        first = True
+        while True:
+            chunk = handle.read(block_bytes)
+            if first:
+                if chunk.startswith(_BOM):
+                    chunk = chunk[len(_BOM):]
+                first = False
+            if not chunk:
+                if carry:
+                    yield _make_block(carry, line, path)
+                return
+            text = carry + chunk if carry else chunk
+            cut = text.rfind(b"\n") + 1
+            if cut == 0:  # no newline yet: keep reading (a very long line)
+                carry = text
+                continue
+            carry = text[cut:]
+            block = _make_block(text[:cut] if cut < len(text) else text, line, path)
+            line += block.n_lines
+            yield block
+    finally:
+        if own:
+            handle.close()
+
+
+def _make_block(raw, first_line, path):
+    size = len(raw)
+    data = np.zeros(size + PAD, dtype=np.uint8)
+    data[:size] = np.frombuffer(raw, dtype=np.uint8)
+    body = data[:size]
+    newlines = np.count_nonzero(body == 10)
+    n_lines = newlines + (1 if size and raw[-1:] != b"\n" else 0)
+    block = Block(data, size, first_line, n_lines, path)
+    if (body == 0).any():
+        at = int(np.argmax(body == 0))
+        raise ValueError(f"{path}:{_line_at(block, at)}: NUL byte: not a text file")
+    if (body >= 128).any():
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}:{_line_at(block, exc.start)}: not a UTF-8 text file "
+                             f"({exc.reason})") from None
+    return block
+
+
+def _line_at(block, offset):
+    return block.first_line + int(np.count_nonzero(block.data[:offset] == 10))
+
+
+class Fields:
+    """Records of one block: field ``j`` of record ``i`` is
+    ``data[starts[i, j] : starts[i, j] + lengths[i, j]]``; ``lines[i]`` is its line number."""
+
+    __slots__ = ("data", "starts", "lengths", "lines")
+
+    def __init__(self, data, starts, lengths, lines):
+        self.data, self.starts, self.lengths, self.lines = data, starts, lengths, lines
+
+    def __len__(self):
+        return self.starts.shape[0]
+
+    def numbers(self, columns, path, what="score"):
+        """float64 matrix of the given field columns (exact parsing, errors with the line)."""
+        cols = list(columns)
+        starts = self.starts[:, cols].ravel()
+        lengths = self.lengths[:, cols].ravel()
+
+        def fail(i, message):
+            line = int(self.lines[i // len(cols)])
+            if message == "score is NaN":
+                raise ValueError(f"{path}:{line}: {what} is NaN")
+            raise ValueError(f"{path}:{line}: {what} {message}")
+
+        return parse_numbers(self.data, starts, lengths, fail).reshape(len(self), len(cols))
+
+    def ids(self, column):
+        """Field ``column`` of every record as a fixed-width bytes array."""
+        return gather_ids(self.data, self.starts[:, column], self.lengths[:, column])
+
+
+def split_fields(block, n_fields, layout):
+    """Split a block into records of exactly ``n_fields`` fields.
+
+    ``layout`` describes the expected fields for error messages, e.g. ``"'model test score'"``.
+    Returns :class:`Fields`.
+    """
+    data = block.data
+    size = block.size
+    body = data[:size]
+    sep = np.ones(size + 2, dtype=bool)
+    b = body
+    np.logical_or((b == 32) | (b == 44), (b - np.uint8(9)) <= 4, out=sep[1:-1])
+    edges = np.flatnonzero(sep[1:] != sep[:-1])
+    starts = edges[0::2]
+    ends = edges[1::2]
+    newlines = np.flatnonzero(body == 10)
+    n_lines = block.n_lines
+    if starts.size == 0:
+        return Fields(data, np.empty((0, n_fields), np.int64), np.empty((0, n_fields), np.int64),
+                      np.empty(0, np.int64))
+    token_line = np.searchsorted(newlines, starts)
+    counts = np.bincount(token_line, minlength=n_lines)
+    first_token = np.cumsum(counts) - counts
+    has_tokens = counts > 0
+    comment = np.zeros(n_lines, dtype=bool)
+    comment[has_tokens] = data[starts[first_token[has_tokens]]] == 35
+    record = has_tokens & ~comment
+    wrong = record & (counts != n_fields)
+    if wrong.any():
+        i = int(np.argmax(wrong))
+        raise ValueError(f"{block.path}:{block.first_line + i}: expected {n_fields} fields "
+                         f"{layout}, got {int(counts[i])}")
+    if record.all() or (not comment.any() and starts.size == n_fields * np.count_nonzero(record)):
+        take = None
+        lines = np.flatnonzero(record) + block.first_line
+    else:
+        rows = np.flatnonzero(record)
+        take = (first_token[rows][:, None] + np.arange(n_fields)).ravel()
+        lines = rows + block.first_line
+    if take is not None:
+        starts = starts[take]
+        ends = ends[take]
+    starts = starts.reshape(-1, n_fields)
+    lengths = (ends.reshape(-1, n_fields) - starts)
+    return Fields(data, starts, lengths, lines)
+
+
+def _low_bytes_mask(k):
+    return (np.uint64(1) << (k.astype(np.uint64) << np.uint64(3))) - np.uint64(1)
+
+
+def gather_ids(data, starts, lengths):
+    """Fixed-width bytes array (dtype ``S<8k>``) of the fields ``data[start : start + length]``."""
+    n = starts.size
+    longest = int(lengths.max()) if n else 1
+    width = max(8, -(-longest // 8) * 8)
+    if n and int(starts.max()) + width > data.size:
+        data = np.concatenate([data, np.zeros(width, dtype=np.uint8)])
+    windows = np.lib.stride_tricks.sliding_window_view(data, width)
+    words = np.ascontiguousarray(windows[starts]).view(np.uint64)
+    for i in range(width // 8):
+        words[:, i] &= _low_bytes_mask(np.clip(lengths - 8 * i, 0, 8))
+    return words.view(f"S{width}").ravel()
+
+
+def ids_text(value):
+    """Printable text of one id (bytes or str)."""
+    if isinstance(value, (bytes, np.bytes_)):
+        return bytes(value).decode("utf-8", "replace")
+    return str(value)
+
+
+class LineMap:
+    """Line numbers of records, stored compactly: most blocks have no blank or comment line."""
+
+    def __init__(self):
+        self._starts = []  # first record index of each block
+        self._first_lines = []
+        self._lines = []  # None when the block's records are consecutive lines
+
+    def add(self, record_start, lines):
+        self._starts.append(record_start)
+        consecutive = lines.size == 0 or int(lines[-1]) - int(lines[0]) == lines.size - 1
+        self._first_lines.append(int(lines[0]) if lines.size else 0)
+        self._lines.append(None if consecutive else lines.copy())
+
+    def line(self, record):
+        """Line number of record index ``record``."""
+        b = int(np.searchsorted(self._starts, record, side="right")) - 1
+        offset = record - self._starts[b]
+        lines = self._lines[b]
+        return self._first_lines[b] + offset if lines is None else int(lines[offset])
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
+
+def _as_byte_matrix(column):
+    """An id column (bytes or str array) as an (n, w) uint8 matrix, zero padded."""
+    column = np.asarray(column)
+    if column.dtype.kind == "U":
+        column = np.char.encode(column, "utf-8")
+    if column.dtype.kind != "S":
+        raise ValueError(f"ids must be strings or bytes, got dtype {column.dtype}")
+    width = column.dtype.itemsize
+    return np.ascontiguousarray(column).view(np.uint8).reshape(column.size, width)
+
+
+def check_id_column(column, name):
+    """Ids to be written must be non-empty and hold no separator, NUL or '#' at the start."""
+    m = _as_byte_matrix(column)
+    if m.shape[0] == 0:
+        return m
+    bad = (m == 32) | (m == 44) | ((m - np.uint8(9)) <= 4)
+    empty = m[:, 0] == 0
+    comment = m[:, 0] == 35
+    inner_nul = (m[:, :-1] == 0) & (m[:, 1:] != 0)
+    problem = bad.any(axis=1) | empty | comment | inner_nul.any(axis=1)
+    if problem.any():
+        i = int(np.argmax(problem))
+        raise ValueError(f"{name}[{i}] = {ids_text(np.asarray(column)[i])!r} cannot be written: "
+                         f"ids must be non-empty, without white space, commas or NUL bytes, "
+                         f"and not start with '#'")
+    return m
+
+
+def format_lines(columns, sep=b" "):
+    """Bytes of lines made of the given columns (each an (n, w) uint8 matrix, zero padded).
+
+    Zero bytes are padding and are dropped; columns are joined by ``sep`` and lines end in LF.
+    """
+    n = columns[0].shape[0]
+    parts = []
+    sep_col = np.frombuffer(sep, dtype=np.uint8)
+    for j, col in enumerate(columns):
+        if j:
+            parts.append(np.broadcast_to(sep_col, (n, sep_col.size)))
+        parts.append(col)
+    parts.append(np.full((n, 1), 10, dtype=np.uint8))
+    matrix = np.concatenate(parts, axis=1)
+    return matrix[matrix != 0].tobytes()
