@@ -301,146 +301,162 @@ def _show(row):
 
 _LUT4 = np.frombuffer("".join(f"{i:04d}" for i in range(10_000)).encode(), dtype=np.uint8)
 _LUT4 = _LUT4.reshape(10_000, 4)
-_E_MIN, _E_MAX = -4, 16  # repr's positional range: 1e-4 <= |x| < 1e16
+_ZERO = np.uint8(48)
+_WIDTH = 24  # sign, up to 17 digits, the point, up to 4 leading zeros of 0.000x
+_SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant
+_P10_SPLIT = [(_P10_D * _SPLIT) - ((_P10_D * _SPLIT) - _P10_D)]
+_P10_HI = _P10_SPLIT[0]
+_P10_LO = _P10_D - _P10_HI
+_I = np.int64
+
+
+def _two_product(a, k):
+    """(hi, lo) with hi + lo == a * 10**k exactly (Dekker's product; 0 <= k <= 22, no FMA)."""
+    p, ph, pl = _P10_D[k], _P10_HI[k], _P10_LO[k]
+    c = a * _SPLIT
+    ah = c - (c - a)
+    al = a - ah
+    hi = a * p
+    lo = ((ah * ph - hi) + ah * pl + al * ph) + al * pl
+    return hi, lo
 
 
 def _digits17(d):
     """(n, 17) ASCII digit matrix of integers 0 <= d < 10**17, zero padded on the left."""
+    d = d.astype(np.uint64)
     head = d // np.uint64(10**16)
-    rest = d % np.uint64(10**16)
+    rest = d - head * np.uint64(10**16)
     hi = rest // np.uint64(10**8)
-    lo = rest % np.uint64(10**8)
+    lo = rest - hi * np.uint64(10**8)
     out = np.empty((d.size, 17), dtype=np.uint8)
     out[:, 0] = head.astype(np.uint8) + _ZERO
-    out[:, 1:5] = _LUT4[(hi // np.uint64(10_000)).astype(np.intp)]
-    out[:, 5:9] = _LUT4[(hi % np.uint64(10_000)).astype(np.intp)]
-    out[:, 9:13] = _LUT4[(lo // np.uint64(10_000)).astype(np.intp)]
-    out[:, 13:17] = _LUT4[(lo % np.uint64(10_000)).astype(np.intp)]
+    h4 = hi // np.uint64(10_000)
+    l4 = lo // np.uint64(10_000)
+    out[:, 1:5] = _LUT4[h4.astype(np.intp)]
+    out[:, 5:9] = _LUT4[(hi - h4 * np.uint64(10_000)).astype(np.intp)]
+    out[:, 9:13] = _LUT4[l4.astype(np.intp)]
+    out[:, 13:17] = _LUT4[(lo - l4 * np.uint64(10_000)).astype(np.intp)]
     return out
 
 
-def _round_scaled(a, k):
-    """rint(a * 10**k) in extended precision, for |k| <= the exact-power range."""
-    p = _P10_LD[np.abs(k)]
-    wide = a.astype(_LD)
-    return np.rint(np.where(k >= 0, wide * p, wide / p))
+def _round_candidate(whole, frac, unit):
+    """Round ``whole + frac`` (int64 + [0, 1)) to a multiple of ``unit``, ties to even."""
+    q = whole // unit
+    r = (whole - q * unit) + frac  # in [0, unit)
+    half = unit / 2
+    up = (r > half) | ((r == half) & (q % 2 == 1))
+    return (q + up) * unit
 
 
 def _shortest_digits(a):
-    """Shortest round-tripping 16/17-digit decimal of finite positive float64 values ``a``.
+    """Shortest round-tripping decimal of positive float64 values 1e-6 <= a < 1e17.
 
-    Returns (digits (n, 17) ASCII, decimal exponent of the first digit, n significant digits, ok);
-    rows with ok False must be formatted another way.
+    Returns (d, e, ok): ``d`` a 17-digit integer (trailing zeros past the shortest digits),
+    the decimal exponent ``e`` of its first digit, and ok (False: format another way).
+
+    The exact product P = a * 10**(16 - e) (a two-product: 10**k is exact for k <= 22) gives
+    the correctly rounded 15-, 16- and 17-digit candidates; a candidate reads back as ``a``
+    when it lies inside a's rounding interval, whose half-widths (half the gaps to the
+    neighbouring doubles, times 10**k) are exact in float64. Candidates too close to the
+    interval's ends to decide are skipped for a longer one.
     """
-    e = np.floor(np.log10(a)).astype(np.int64)
-    ok = (e >= 16 - _QMAX_EXT) & (e <= 15 + _QMAX_EXT)
-    e = np.where(ok, e, 0)
-    a = np.where(ok, a, 1.0)
-    # correctly rounded 17-digit significand; log10 may be off by one next to powers of ten
-    d17 = _round_scaled(a, 16 - e)
-    high = d17 >= _LD(1e17)
-    low = d17 < _LD(1e16)
-    if high.any() or low.any():
-        e = e + high - low
-        ok &= (e >= 16 - _QMAX_EXT) & (e <= 15 + _QMAX_EXT)
-        e = np.where(ok, e, 0)
-        d17 = _round_scaled(a, 16 - e)
-    d17 = d17.astype(np.uint64)
-    # 16 digits when they read back exactly (then they are what repr gives)
-    d16 = _round_scaled(a, 15 - e).astype(np.uint64)
-    carry = d16 >= np.uint64(10**16)  # 9.999...5 rounded up to 10**16
-    d16 = np.where(carry, d16 // np.uint64(10), d16)
-    e16 = e + carry
-    back16, exact16 = decimal_to_float(d16, e16 - 15)
-    use16 = exact16 & (back16 == a)
-    back17, exact17 = decimal_to_float(d17, e - 16)
-    ok &= use16 | (exact17 & (back17 == a))
-    digits = _digits17(np.where(use16, d16 * np.uint64(10), d17))
-    exp10 = np.where(use16, e16, e)
-    nonzero = digits != _ZERO
-    n_sig = 17 - np.argmax(nonzero[:, ::-1], axis=1)
-    return digits, exp10, n_sig, ok
+    e = np.floor(np.log10(a)).astype(_I)
+    for _ in range(2):  # log10 may be off by one next to powers of ten
+        k = np.clip(16 - e, 0, 22)
+        hi, lo = _two_product(a, k)
+        e = np.where(hi >= 1e17, e + 1, np.where(hi < 1e16, e - 1, e))
+    ok = (hi >= 1e16) & (hi < 1e17) & (16 - e >= 0) & (16 - e <= 22)
+    whole = hi.astype(_I) + np.floor(lo).astype(_I)  # hi is an integer (>= 2**53)
+    frac = lo - np.floor(lo)
+    gap_up = (np.nextafter(a, np.inf) - a) * 0.5 * _P10_D[k]
+    gap_down = (a - np.nextafter(a, 0)) * 0.5 * _P10_D[k]
+    margin = 1e-9
+    chosen = np.zeros(a.size, dtype=_I)
+    done = np.zeros(a.size, dtype=bool)
+    for unit in (100, 10, 1):
+        c = _round_candidate(whole, frac, unit)
+        diff = (c - whole).astype(np.float64) - frac
+        inside = np.where(diff >= 0, diff < gap_up - margin, -diff < gap_down - margin)
+        take = inside & ~done
+        chosen = np.where(take, c, chosen)
+        done |= take
+    ok &= done
+    carry = chosen >= 10**17  # 9.99...5 rounded up to 10**(e+1)
+    chosen = np.where(carry, chosen // 10, chosen)
+    return chosen, e + carry, ok
 
 
 def format_numbers(x):
-    """Text of float64 values as an (n, w) uint8 matrix, zero padded on the right.
+    """Text of float64 values as an (n, w) uint8 matrix; zero bytes are padding, to be dropped.
 
     The text reads back to the identical float64 (``float(text) == x`` bit for bit, -0.0 and
-    infinities included); it is ``repr(x)`` apart from rare ties between two equally short
-    decimals. NaN is written as ``nan``.
+    infinities included). It is what ``repr`` writes (positional for 1e-4 <= |x| < 1e16,
+    scientific otherwise), apart from ties between two equally short decimals. NaN is written
+    as ``nan``.
     """
     x = np.asarray(x, dtype=np.float64).ravel()
     n = x.size
     a = np.abs(x)
-    regular = np.isfinite(x) & (a != 0)
-    if _EXTENDED and regular.any():
-        digits, exp10, n_sig, ok = _shortest_digits(np.where(regular, a, 1.0))
-        ok &= regular
-    else:
-        digits = np.zeros((n, 17), dtype=np.uint8)
-        exp10 = np.zeros(n, dtype=np.int64)
-        n_sig = np.ones(n, dtype=np.int64)
-        ok = np.zeros(n, dtype=bool)
-    negative = np.signbit(x) & ok
-    positional = (exp10 >= _E_MIN) & (exp10 < _E_MAX)
-    # slots: sign(1) int(17) dot(1) frac(20) e(1) esign(1) edigits(3), unused bytes zero
-    width = 44
-    out = np.zeros((n, width), dtype=np.uint8)
-    out[:, 0] = np.where(negative, 45, 0)
-    src = np.concatenate([digits, np.full((n, 21), _ZERO, dtype=np.uint8)], axis=1)  # zeros past 17
-    rows = np.arange(n)[:, None]
-    # integer part
-    int_len = np.where(positional & (exp10 >= 0), exp10 + 1, 1)
-    c = np.arange(17)
-    take = c[None, :] < int_len[:, None]
-    int_src = np.where(positional[:, None] & (exp10[:, None] < 0), -1, c[None, :])  # "0" for 0.x
-    int_chars = np.where(int_src >= 0, src[rows, np.maximum(int_src, 0)], _ZERO)
-    out[:, 1:18] = np.where(take, int_chars, 0)
-    # fraction part
-    frac_start = np.where(positional & (exp10 < 0), exp10 + 1, int_len)  # digit index of frac col 0
-    frac_len = np.where(positional & (exp10 < 0), n_sig - exp10 - 1, np.maximum(n_sig - int_len, 0))
-    frac_len = np.where(positional, np.maximum(frac_len, 1), frac_len)  # "1.0", not "1."
-    has_frac = frac_len > 0
-    out[:, 18] = np.where(has_frac, 46, 0)
-    f = np.arange(20)
-    idx = frac_start[:, None] + f[None, :]
-    frac_chars = np.where(idx >= 0, src[rows, np.clip(idx, 0, 37)], _ZERO)
-    out[:, 19:39] = np.where(f[None, :] < frac_len[:, None], frac_chars, 0)
-    # exponent (scientific notation only), at least two digits as repr writes them
-    sci = ~positional
-    out[:, 39] = np.where(sci, 101, 0)
-    out[:, 40] = np.where(sci, np.where(exp10 < 0, 45, 43), 0)
-    mag = np.abs(exp10)
-    out[:, 41] = np.where(sci & (mag >= 100), mag // 100 + 48, 0)
-    out[:, 42] = np.where(sci, (mag // 10) % 10 + 48, 0)
-    out[:, 43] = np.where(sci, mag % 10 + 48, 0)
-    # zeros and non-finite values, written as repr writes them
-    special = ~regular
-    if special.any():
-        sign = np.signbit(x) & ~np.isnan(x)
-        word = np.where(np.isnan(x), 0, np.where(a == 0, 1, 2))[special]
-        texts = np.array([[48, 46, 48], [105, 110, 102], [110, 97, 110]], dtype=np.uint8)
-        texts = texts[[2, 0, 1]][word]  # nan, 0.0, inf
-        block = np.zeros((word.size, width), dtype=np.uint8)
-        block[:, 0] = np.where(sign[special], 45, 0)
-        block[:, 1:4] = texts
-        out[special] = block
-        ok |= special
+    out = np.zeros((n, _WIDTH), dtype=np.uint8)
+    fast = (a >= 1e-4) & (a < 1e16)  # repr's positional range, where the fast path works
+    d, e, ok = _shortest_digits(np.where(fast, a, 1.0))
+    ok &= fast
+    digits = _digits17(np.where(ok, d, 10**16))
+    e = np.where(ok, e, 0)
+    # trailing zeros of the fraction become padding
+    trailing = np.zeros(n, dtype=_I)
+    rest = np.where(ok, d, 1)
+    for s in (16, 8, 4, 2, 1):
+        p = 10**s
+        zero = (rest % p == 0) & (trailing + s <= 16)
+        rest = np.where(zero, rest // p, rest)
+        trailing += zero * s
+    n_sig = 17 - trailing
+    keep = np.maximum(n_sig, e + 1).astype(np.uint8)
+    digits *= (np.arange(17, dtype=np.uint8)[None, :] < keep[:, None])
+    out[:, 0] = np.where(np.signbit(x), 45, 0)
+    for v in np.unique(e[ok]):
+        rows = np.flatnonzero(ok & (e == v))
+        if v >= 0:  # ddd.ddd
+            out[rows, 1:v + 2] = digits[rows, :v + 1]
+            out[rows, v + 2] = 46
+            frac = digits[rows, v + 1:]
+            frac[:, 0] = np.where(frac[:, 0] == 0, _ZERO, frac[:, 0])  # "1.0", not "1."
+            out[rows, v + 3:v + 3 + frac.shape[1]] = frac
+        else:  # 0.000ddd
+            lead = -v - 1
+            out[rows, 1] = _ZERO
+            out[rows, 2] = 46
+            out[rows, 3:3 + lead] = _ZERO
+            out[rows, 3 + lead:3 + lead + 17] = digits[rows]
     rest = np.flatnonzero(~ok)
     if rest.size:
         out = _format_slow(out, rest, x)
     return out
 
 
+_SPECIAL = {0: b"0.0", 1: b"inf", 2: b"nan"}
+
+
 def _format_slow(out, rows, x):
-    """repr() of the values the vectorized path could not confirm (zeros, inf, nan, extremes)."""
-    texts = [repr(float(v)).encode() for v in x[rows]]
-    longest = max(len(t) for t in texts)
-    if longest > out.shape[1]:
-        out = np.concatenate([out, np.zeros((out.shape[0], longest - out.shape[1]), np.uint8)],
+    """repr() of the values off the vectorized path (zeros, non-finite, tiny or huge)."""
+    values = x[rows]
+    texts = np.empty(rows.size, dtype=object)
+    zero_or_inf = (values == 0) | np.isinf(values) | np.isnan(values)
+    # the common specials without a Python call each
+    for code, word in _SPECIAL.items():
+        sel = {0: values == 0, 1: np.isinf(values), 2: np.isnan(values)}[code]
+        texts[sel] = word
+    others = np.flatnonzero(~zero_or_inf)
+    for i in others:
+        texts[i] = repr(abs(float(values[i]))).encode()
+    width = max(max(len(t) for t in texts) + 1, out.shape[1])
+    if width > out.shape[1]:
+        out = np.concatenate([out, np.zeros((out.shape[0], width - out.shape[1]), np.uint8)],
                              axis=1)
-    block = np.zeros((rows.size, out.shape[1]), dtype=np.uint8)
-    flat = np.frombuffer(b"".join(t.ljust(out.shape[1], b"\x00") for t in texts), np.uint8)
-    block[:] = flat.reshape(rows.size, out.shape[1])
+    block = np.zeros((rows.size, width), dtype=np.uint8)
+    block[:, 1:] = np.array(list(texts), dtype=f"S{width - 1}").view(np.uint8).reshape(
+        rows.size, width - 1)
+    block[:, 0] = np.where(np.signbit(values) & ~np.isnan(values), 45, 0)
     out[rows] = block
     return out

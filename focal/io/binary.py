@@ -85,21 +85,32 @@ def _where(obj, i):
     return obj.path or f"trial {i}"
 
 
+def _pieces(path, layout, convert, block_bytes):
+    """Yield ((models, tests), values, lines) per block of a ``model test X`` file."""
+    for block in iter_blocks(path, block_bytes):
+        fields = split_fields(block, 3, layout)
+        if len(fields):
+            yield (fields.ids(0), fields.ids(1)), convert(fields, path), fields.lines
+
+
+def score_pieces(path, block_bytes=BLOCK_BYTES):
+    """Yield ((models, tests), scores (n, 1), lines) per block of a score file (for streaming)."""
+    for ids, scores, lines in _pieces(os.fspath(path), _SCORE_LAYOUT, _score_column, block_bytes):
+        yield ids, scores[:, None], lines
+
+
 def _read_table(path, layout, convert, block_bytes):
-    """Read ``model test X`` lines; ``convert(fields, block)`` gives the third column's values."""
+    """Read ``model test X`` lines; ``convert(fields, path)`` gives the third column's values."""
     path = os.fspath(path)
     models, tests, values = [], [], []
     lines = LineMap()
     n = 0
-    for block in iter_blocks(path, block_bytes):
-        fields = split_fields(block, 3, layout)
-        if not len(fields):
-            continue
-        values.append(convert(fields, path))
-        models.append(fields.ids(0))
-        tests.append(fields.ids(1))
-        lines.add(n, fields.lines)
-        n += len(fields)
+    for (m, t), v, where in _pieces(path, layout, convert, block_bytes):
+        values.append(v)
+        models.append(m)
+        tests.append(t)
+        lines.add(n, where)
+        n += len(v)
     if n == 0:
         raise ValueError(f"{path}: no trials found")
     models = _concat(models)
