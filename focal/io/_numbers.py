@@ -278,7 +278,8 @@ def _parse_slow(tokens, rows, on_error):
         on_error(rows[i], f"{_show(tokens[i])!r} is not a number")
     text = np.ascontiguousarray(tokens).view(f"S{tokens.shape[1]}").ravel()
     try:
-        value = text.astype(np.float64)
+        with np.errstate(over="ignore"):  # 1e999 reads as inf, as float() reads it
+            value = text.astype(np.float64)
     except ValueError:  # includes UnicodeDecodeError
         for i, token in enumerate(text):
             try:

@@ -174,7 +174,7 @@ def iter_score_chunks(paths, *, kind: str = "binary", chunk_size: int = 1 << 16,
     first = streams[0]
     total = 0
     while True:
-        head = first.take(min(int(chunk_size), max(first.peek_size(), 1)))
+        head = first.take(int(chunk_size))
         if head is None:
             for stream in streams[1:]:
                 if stream.take(1) is not None:
@@ -273,6 +273,13 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
     -------
     int
         Number of trials written.
+
+    Notes
+    -----
+    The output equals what the whole-file path writes (read, align, transform, write) whenever
+    the transform treats rows independently and deterministically. Matrix products through BLAS
+    may round differently for different chunk shapes (in the last bit), so a fusion that must be
+    bit-identical between the two paths should compute row-wise sums element-wise.
     """
     _check_kind(kind)
     if on_mismatch not in ("error", "align"):
