@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from focal.io._numbers import decimal_to_float, format_numbers, parse_numbers
+from focal.io._numbers import _EXTENDED, _X87, decimal_to_float, format_numbers, parse_numbers
 
 EDGES = [0.0, -0.0, math.inf, -math.inf, 5e-324, -5e-324, 2.2250738585072014e-308,
          2.225073858507201e-308, 1e308, -1e308, 1.7976931348623157e308, 0.1, 0.3, 1 / 3, 1e16,
@@ -134,8 +134,10 @@ def test_decimal_to_float_both_paths_are_exact_where_they_claim(pairs):
     m = np.array([p[0] for p in pairs], dtype=np.uint64)
     q = np.array([p[1] for p in pairs], dtype=np.int64)
     expected = bits([float(f"{a}e{b}") for a, b in pairs])
-    for extended in (True, False):
-        value, ok = decimal_to_float(m, q, extended=extended)
+    for extended, x87 in ((True, True), (True, False), (False, False)):
+        if x87 and not _X87:
+            continue
+        value, ok = decimal_to_float(m, q, extended=extended, x87=x87)
         np.testing.assert_array_equal(bits(value)[ok], expected[ok])
     # the float64 path claims exactly Clinger's range
     _, ok = decimal_to_float(m, q, extended=False)
@@ -146,7 +148,8 @@ def test_extended_path_finds_half_way_cases():
     # 2**53 + 1 is exactly half-way between two doubles: the fast path must not claim it
     m = np.array([2**53 + 1, 9007199254740993, 2**63 + 2**10], dtype=np.uint64)
     q = np.zeros(3, dtype=np.int64)
-    value, ok = decimal_to_float(m, q, extended=True)
-    expected = bits([float(int(v)) for v in m])
-    np.testing.assert_array_equal(bits(value)[ok], expected[ok])
-    assert not ok[0]
+    for x87 in ((True, False) if _X87 else (False,)):
+        value, ok = decimal_to_float(m, q, extended=True, x87=x87)
+        expected = bits([float(int(v)) for v in m])
+        np.testing.assert_array_equal(bits(value)[ok], expected[ok])
+        assert not ok[0]

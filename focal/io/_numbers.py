@@ -27,6 +27,7 @@ import numpy as np
 __all__ = ["parse_numbers", "format_numbers", "decimal_to_float"]
 
 _LD = np.longdouble
+_U = np.uint64
 _EXTENDED = np.finfo(_LD).nmant >= 63
 # largest k with 5**k exactly representable in the wide type (10**k = 5**k * 2**k)
 _QMAX_EXT = 27 if np.finfo(_LD).nmant < 112 else 48
@@ -43,12 +44,17 @@ def _exact_powers_of_ten(qmax, dtype):
     return np.ldexp(five, np.arange(qmax + 1))
 
 
+# x87 80-bit extended (x86 Linux): significand in the first 8 bytes of each element
+_X87 = (_EXTENDED and np.finfo(_LD).nmant == 63 and np.dtype(_LD).itemsize in (12, 16)
+        and np.little_endian)
+_LD_WORDS = np.dtype(_LD).itemsize // 8 if np.dtype(_LD).itemsize % 8 == 0 else 0
+_X87 = _X87 and _LD_WORDS > 0
 _P10_LD = _exact_powers_of_ten(_QMAX_EXT, _LD) if _EXTENDED else None
 _P10_D = _exact_powers_of_ten(_QMAX_DOUBLE, np.float64)
 _TWO53 = np.uint64(2**53)
 
 
-def decimal_to_float(m, q, extended=_EXTENDED):
+def decimal_to_float(m, q, extended=_EXTENDED, x87=_X87):
     """Correctly rounded float64 of ``m * 10**q`` where possible without big-number arithmetic.
 
     Parameters
@@ -60,6 +66,9 @@ def decimal_to_float(m, q, extended=_EXTENDED):
     extended : bool
         Use the extended-precision path (default: when ``np.longdouble`` has a 64-bit or wider
         significand); otherwise Clinger's float64 fast path. Exposed for tests.
+    x87 : bool
+        Detect half-way cases from the bits of an x87 80-bit significand (default on x86);
+        otherwise by comparison with the neighbouring doubles. Exposed for tests.
 
     Returns
     -------
@@ -78,6 +87,10 @@ def decimal_to_float(m, q, extended=_EXTENDED):
         wide = m.astype(_LD)
         wide = np.where(q >= 0, wide * p, wide / p)
         value = wide.astype(np.float64)
+        if x87:
+            # the 64-bit significand: half-way between doubles <=> its low 11 bits are 0x400
+            low = wide.view(np.uint64)[::_LD_WORDS] & _U(0x7FF)
+            return value, ok & (low != _U(0x400))
         back = value.astype(_LD)
         off = wide != back
         if off.any():
@@ -99,7 +112,6 @@ def decimal_to_float(m, q, extended=_EXTENDED):
 # ---------------------------------------------------------------------------------------------
 # parsing: SWAR ("SIMD within a register") on the tokens' bytes viewed as three uint64 words
 
-_U = np.uint64
 _ONES = _U(0x0101010101010101)
 _HIGH = _U(0x8080808080808080)
 _LOW7 = _U(0x7F7F7F7F7F7F7F7F)
@@ -108,15 +120,18 @@ _MOVEMASK = _U(0x0102040810204080)
 _TOKEN_BYTES = 24  # longer tokens take the slow path
 
 
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
+
+
 def _low_bytes_mask(k):
     """uint64 mask of the lowest ``k`` bytes (0 <= k <= 8; k may be an array)."""
-    return (_U(1) << (np.asarray(k).astype(np.uint64) << _U(3))) - _U(1)
+    return _LOW_BYTES[k]
 
 
 def _words_below(k):
     """Masks of bytes 0..k-1 of a 3-word (24-byte) value, as three uint64 arrays."""
     k = np.asarray(k, dtype=np.int64)
-    return [_low_bytes_mask(np.clip(k - 8 * i, 0, 8)) for i in range(3)]
+    return [_LOW_BYTES[np.minimum(np.maximum(k - 8 * i, 0), 8)] for i in range(3)]
 
 
 def _nondigit(w):
@@ -173,28 +188,20 @@ def _scan_decimal(words, lengths):
     """
     lengths = lengths.astype(np.int64)
     valid = (np.int64(1) << lengths) - 1
+    first = words[:, 0] & _U(0xFF)
+    negative = first == 45
+    has_sign = (negative | (first == 43)).astype(np.int64)
     nondigit = _row_bits(_nondigit(words))
     dots = _row_bits(_equal(words, 46))
     e_bits = _row_bits(_equal(words | _U(0x2020202020202020), 101)) & valid
-    minus = _row_bits(_equal(words, 45))
-    signs = _row_bits(_equal(words, 43)) | minus
-    has_sign = signs & 1
-    negative = (minus & 1) == 1
-    e_pos = _lowest_bit(e_bits, lengths)
-    has_e = e_bits != 0
+    any_e = bool(e_bits.any())
+    e_pos = _lowest_bit(e_bits, lengths) if any_e else lengths
     mantissa = ((np.int64(1) << e_pos) - 1) & ~has_sign
     mant_dots = mantissa & dots
     fast = ((mantissa & nondigit & ~dots) == 0) & ((mant_dots & (mant_dots - 1)) == 0)
     has_dot = mant_dots != 0
     n_digits = e_pos - has_sign - has_dot
     fast &= (n_digits >= 1) & (n_digits <= 19)
-    # exponent: optional sign, then 1..3 digits
-    exp_sign = has_e & (((signs >> np.minimum(e_pos + 1, 62)) & 1) == 1)
-    exp_from = e_pos + 1 + exp_sign
-    n_exp = np.where(has_e, lengths - exp_from, 0)
-    exp_region = valid & ~((np.int64(1) << np.minimum(exp_from, 62)) - 1)
-    fast &= ~has_e | ((n_exp >= 1) & (n_exp <= 3) & ((exp_region & nondigit) == 0))
-    exp_negative = exp_sign & (((minus >> np.minimum(e_pos + 1, 62)) & 1) == 1)
     # close the gap of the decimal point: bytes before it move up by one
     w0, w1, w2 = words[:, 0], words[:, 1], words[:, 2]
     dot_pos = _lowest_bit(mant_dots, e_pos)
@@ -206,19 +213,41 @@ def _scan_decimal(words, lengths):
     w1 = (low1 << eight) | (low0 >> top) | (w1 & ~a1)
     w2 = (low2 << eight) | (low1 >> top) | (w2 & ~a2)
     # the digits now end at byte e_pos: move them to end at byte 24, fill the rest with '0'
-    t0, t1, t2 = _shift_up(w0, w1, w2, np.clip(24 - e_pos, 0, 24))
-    k0, k1, k2 = _words_below(24 - np.clip(n_digits, 0, 24))
+    t0, t1, t2 = _shift_up(w0, w1, w2, 24 - e_pos)  # 0 <= e_pos <= length <= 24
+    k0, k1, k2 = _words_below(24 - np.maximum(n_digits, 0))
     d0 = _eight_digits((t0 & ~k0) | (_ZEROS & k0))
     d1 = _eight_digits((t1 & ~k1) | (_ZEROS & k1))
     d2 = _eight_digits((t2 & ~k2) | (_ZEROS & k2))
     significand = (d0 * _U(10**8) + d1) * _U(10**8) + d2
-    # exponent digits: move them to the top bytes of the last word
-    _, _, x2 = _shift_up(words[:, 0], words[:, 1], words[:, 2], np.clip(24 - lengths, 0, 24))
-    keep = ~_low_bytes_mask(8 - np.clip(n_exp, 0, 8))
-    exp_value = _eight_digits((x2 & keep) | (_ZEROS & ~keep)).astype(np.int64)
-    exp_value = np.where(has_e & fast, exp_value, 0)
-    exponent = np.where(exp_negative, -exp_value, exp_value) - np.where(has_dot, e_pos - dot_pos - 1, 0)
+    exponent = -np.where(has_dot, e_pos - dot_pos - 1, 0)
+    if any_e:
+        exp_value, exp_fast = _scan_exponent(words, lengths, valid, nondigit, e_bits, e_pos)
+        fast &= exp_fast
+        exponent += np.where(fast, exp_value, 0)
     return negative, significand, exponent, fast
+
+
+_ROWS = 16384  # rows converted at a time: the kernels' temporaries stay in the CPU cache
+
+
+def _scan_exponent(words, lengths, valid, nondigit, e_bits, e_pos):
+    """Exponent ``(e|E)[+-]d{1,3}`` after the marker at ``e_pos``: (value, valid and short)."""
+    has_e = e_bits != 0
+    minus = _row_bits(_equal(words, 45))
+    signs = _row_bits(_equal(words, 43)) | minus
+    after = np.minimum(e_pos + 1, 62)
+    exp_sign = has_e & (((signs >> after) & 1) == 1)
+    exp_from = e_pos + 1 + exp_sign
+    n_exp = np.where(has_e, lengths - exp_from, 0)
+    exp_region = valid & ~((np.int64(1) << np.minimum(exp_from, 62)) - 1)
+    ok = ~has_e | ((n_exp >= 1) & (n_exp <= 3) & ((exp_region & nondigit) == 0))
+    # the exponent digits end the token: move them to the top bytes of the last word
+    _, _, x2 = _shift_up(words[:, 0], words[:, 1], words[:, 2], 24 - lengths)
+    keep = ~_low_bytes_mask(8 - np.minimum(np.maximum(n_exp, 0), 8))
+    value = _eight_digits((x2 & keep) | (_ZEROS & ~keep)).astype(np.int64)
+    value = np.where(has_e, value, 0)
+    negative = exp_sign & (((minus >> after) & 1) == 1)
+    return np.where(negative, -value, value), ok
 
 
 def parse_numbers(buf, starts, lengths, on_error):
@@ -239,33 +268,29 @@ def parse_numbers(buf, starts, lengths, on_error):
     """
     n = starts.size
     value = np.empty(n, dtype=np.float64)
-    if n == 0:
-        return value
-    short = lengths <= _TOKEN_BYTES
-    rows = np.flatnonzero(short) if not short.all() else None
-    s = starts if rows is None else starts[rows]
-    lens = lengths if rows is None else lengths[rows]
     windows = np.lib.stride_tricks.sliding_window_view(buf, _TOKEN_BYTES)
-    words = np.ascontiguousarray(windows[s]).view(np.uint64)
-    below = _words_below(lens)
-    for i in range(3):
-        words[:, i] &= below[i]
-    negative, significand, exponent, fast = _scan_decimal(words, lens)
-    got, exact = decimal_to_float(np.where(fast, significand, 0), np.where(fast, exponent, 0))
-    got = np.where(negative, -got, got)
-    done = fast & exact
-    if rows is None:
-        value[:] = got
-        slow = np.flatnonzero(~done)
-    else:
-        value[rows] = got
-        slow = np.union1d(rows[~done], np.flatnonzero(~short))
-    if slow.size:
+    slow = []
+    for i in range(0, n, _ROWS):
+        s = starts[i:i + _ROWS]
+        lens = np.minimum(lengths[i:i + _ROWS], _TOKEN_BYTES)
+        words = np.ascontiguousarray(windows[s]).view(np.uint64)
+        below = _words_below(lens)
+        for j in range(3):
+            words[:, j] &= below[j]
+        negative, significand, exponent, fast = _scan_decimal(words, lens)
+        fast &= lengths[i:i + _ROWS] <= _TOKEN_BYTES
+        got, exact = decimal_to_float(significand, np.where(fast, exponent, 0))
+        value[i:i + _ROWS] = np.where(negative, -got, got)
+        done = fast & exact
+        if not done.all():
+            slow.append(np.flatnonzero(~done) + i)
+    if slow:
+        slow = np.concatenate(slow)
         width = int(lengths[slow].max())
-        text = np.zeros((slow.size, width), dtype=np.uint8)
-        col = np.arange(width)
-        full = np.lib.stride_tricks.sliding_window_view(np.concatenate([buf, np.zeros(width, np.uint8)]), width)
-        text[:] = np.where(col[None, :] < lengths[slow][:, None], full[starts[slow]], 0)
+        padded = np.concatenate([buf, np.zeros(width, np.uint8)])
+        full = np.lib.stride_tricks.sliding_window_view(padded, width)
+        text = full[starts[slow]].copy()
+        text[np.arange(width)[None, :] >= lengths[slow][:, None]] = 0
         value[slow] = _parse_slow(text, slow, on_error)
     return value
 
@@ -322,22 +347,18 @@ def _two_product(a, k):
     return hi, lo
 
 
+_LUT4_U32 = np.ascontiguousarray(_LUT4).view(np.uint32).ravel()
+
+
 def _digits17(d):
     """(n, 17) ASCII digit matrix of integers 0 <= d < 10**17, zero padded on the left."""
     d = d.astype(np.uint64)
-    head = d // np.uint64(10**16)
-    rest = d - head * np.uint64(10**16)
-    hi = rest // np.uint64(10**8)
-    lo = rest - hi * np.uint64(10**8)
-    out = np.empty((d.size, 17), dtype=np.uint8)
-    out[:, 0] = head.astype(np.uint8) + _ZERO
-    h4 = hi // np.uint64(10_000)
-    l4 = lo // np.uint64(10_000)
-    out[:, 1:5] = _LUT4[h4.astype(np.intp)]
-    out[:, 5:9] = _LUT4[(hi - h4 * np.uint64(10_000)).astype(np.intp)]
-    out[:, 9:13] = _LUT4[l4.astype(np.intp)]
-    out[:, 13:17] = _LUT4[(lo - l4 * np.uint64(10_000)).astype(np.intp)]
-    return out
+    groups = np.empty((d.size, 5), dtype=np.uint32)  # 20 digits, four at a time
+    for j in range(4, -1, -1):
+        q = d // np.uint64(10_000)
+        groups[:, j] = _LUT4_U32[(d - q * np.uint64(10_000)).astype(np.intp)]
+        d = q
+    return groups.view(np.uint8)[:, 3:]
 
 
 def _round_candidate(whole, frac, unit):
@@ -362,26 +383,32 @@ def _shortest_digits(a):
     interval's ends to decide are skipped for a longer one.
     """
     e = np.floor(np.log10(a)).astype(_I)
-    for _ in range(2):  # log10 may be off by one next to powers of ten
-        k = np.clip(16 - e, 0, 22)
-        hi, lo = _two_product(a, k)
-        e = np.where(hi >= 1e17, e + 1, np.where(hi < 1e16, e - 1, e))
+    k = np.minimum(np.maximum(16 - e, 0), 22)
+    hi, lo = _two_product(a, k)
+    off = (hi >= 1e17) | (hi < 1e16)
+    if off.any():  # log10 may be off by one next to powers of ten
+        rows = np.flatnonzero(off)
+        e[rows] += (hi[rows] >= 1e17).astype(_I) - (hi[rows] < 1e16)
+        k[rows] = np.minimum(np.maximum(16 - e[rows], 0), 22)
+        hi[rows], lo[rows] = _two_product(a[rows], k[rows])
     ok = (hi >= 1e16) & (hi < 1e17) & (16 - e >= 0) & (16 - e <= 22)
-    whole = hi.astype(_I) + np.floor(lo).astype(_I)  # hi is an integer (>= 2**53)
-    frac = lo - np.floor(lo)
-    gap_up = (np.nextafter(a, np.inf) - a) * 0.5 * _P10_D[k]
-    gap_down = (a - np.nextafter(a, 0)) * 0.5 * _P10_D[k]
-    margin = 1e-9
-    chosen = np.zeros(a.size, dtype=_I)
+    floor_lo = np.floor(lo)
+    whole = hi.astype(_I) + floor_lo.astype(_I)  # hi is an integer (>= 2**53)
+    frac = lo - floor_lo  # exact, in [0, 1)
+    half_unit = 0.5 * _P10_D[k]  # exact: a power of two times 10**k, k <= 22
+    margin = 1e-9  # far above the rounding error of `diff`, far below the half-gaps (> 0.25)
+    above = (np.nextafter(a, np.inf) - a) * half_unit - margin
+    below = (a - np.nextafter(a, 0)) * half_unit - margin
+    chosen = whole + ((frac > 0.5) | ((frac == 0.5) & (whole % 2 == 1)))  # 17 digits
     done = np.zeros(a.size, dtype=bool)
-    for unit in (100, 10, 1):
+    for unit in (100, 10):
         c = _round_candidate(whole, frac, unit)
         diff = (c - whole).astype(np.float64) - frac
-        inside = np.where(diff >= 0, diff < gap_up - margin, -diff < gap_down - margin)
-        take = inside & ~done
+        take = (diff < above) & (diff > -below) & ~done
         chosen = np.where(take, c, chosen)
         done |= take
-    ok &= done
+    diff = (chosen - whole).astype(np.float64) - frac
+    ok &= (diff < above) & (diff > -below)
     carry = chosen >= 10**17  # 9.99...5 rounded up to 10**(e+1)
     chosen = np.where(carry, chosen // 10, chosen)
     return chosen, e + carry, ok
@@ -396,44 +423,71 @@ def format_numbers(x):
     as ``nan``.
     """
     x = np.asarray(x, dtype=np.float64).ravel()
+    if x.size <= _ROWS:
+        return _format_rows(x)
+    parts = [_format_rows(x[i:i + _ROWS]) for i in range(0, x.size, _ROWS)]
+    width = max(p.shape[1] for p in parts)
+    out = np.zeros((x.size, width), dtype=np.uint8)
+    for i, p in zip(range(0, x.size, _ROWS), parts):
+        out[i:i + p.shape[0], :p.shape[1]] = p
+    return out
+
+
+_COL18 = np.arange(18, dtype=np.int8)[None, :]
+
+
+def _point_tables():
+    """Byte masks, per exponent e = 0..15, of the positional layout ddd.ddd (18 columns)."""
+    e = np.arange(16)[:, None]
+    col = np.arange(18)[None, :]
+    int_part = np.where(col <= e, 0xFF, 0).astype(np.uint8)
+    fraction = np.where(col >= e + 2, 0xFF, 0).astype(np.uint8)
+    point = np.where(col == e + 1, 46, 0).astype(np.uint8)
+    one_zero = np.where(col == e + 2, 48, 0).astype(np.uint8)  # "1.0", not "1."
+    return int_part, fraction, point, one_zero
+
+
+_INT_PART, _FRACTION, _POINT, _ONE_ZERO = _point_tables()
+
+
+def _format_rows(x):
     n = x.size
     a = np.abs(x)
     out = np.zeros((n, _WIDTH), dtype=np.uint8)
     fast = (a >= 1e-4) & (a < 1e16)  # repr's positional range, where the fast path works
     d, e, ok = _shortest_digits(np.where(fast, a, 1.0))
     ok &= fast
-    digits = _digits17(np.where(ok, d, 10**16))
-    e = np.where(ok, e, 0)
-    # trailing zeros of the fraction become padding
-    trailing = np.zeros(n, dtype=_I)
-    rest = np.where(ok, d, 1)
-    for s in (16, 8, 4, 2, 1):
-        p = 10**s
-        zero = (rest % p == 0) & (trailing + s <= 16)
-        rest = np.where(zero, rest // p, rest)
-        trailing += zero * s
-    n_sig = 17 - trailing
-    keep = np.maximum(n_sig, e + 1).astype(np.uint8)
-    digits *= (np.arange(17, dtype=np.uint8)[None, :] < keep[:, None])
-    out[:, 0] = np.where(np.signbit(x), 45, 0)
-    for v in np.unique(e[ok]):
+    e = np.where(ok, e, 0).astype(np.int8)
+    digits = np.zeros((n, 18), dtype=np.uint8)  # the 17 digits and a zero byte
+    digits[:, :17] = _digits17(np.where(ok, d, 10**16))
+    # significant digits: up to the last non-zero one; the fraction's trailing zeros are dropped
+    n_sig = 17 - np.argmax(digits[:, 16::-1] != _ZERO, axis=1).astype(np.int8)
+    keep = np.maximum(n_sig, e + 1)
+    digits *= _COL18 < keep[:, None]
+    out[:, 0] = np.signbit(x).view(np.uint8) * np.uint8(45)
+    # |x| >= 1: the digits with the point inserted after digit e, and "1.0", not "1."
+    row = np.maximum(e, 0)
+    shifted = np.zeros_like(digits)
+    shifted[:, 1:] = digits[:, :17]
+    text = (digits & _INT_PART[row]) | (shifted & _FRACTION[row]) | _POINT[row]
+    text += (text == 0) * _ONE_ZERO[row]
+    out[:, 1:19] = text
+    # |x| < 1: "0." then -e - 1 zeros, then the digits
+    for v in range(-4, 0):
         rows = np.flatnonzero(ok & (e == v))
-        if v >= 0:  # ddd.ddd
-            out[rows, 1:v + 2] = digits[rows, :v + 1]
-            out[rows, v + 2] = 46
-            frac = digits[rows, v + 1:]
-            frac[:, 0] = np.where(frac[:, 0] == 0, _ZERO, frac[:, 0])  # "1.0", not "1."
-            out[rows, v + 3:v + 3 + frac.shape[1]] = frac
-        else:  # 0.000ddd
+        if rows.size:
             lead = -v - 1
-            out[rows, 1] = _ZERO
-            out[rows, 2] = 46
-            out[rows, 3:3 + lead] = _ZERO
-            out[rows, 3 + lead:3 + lead + 17] = digits[rows]
+            block = np.zeros((rows.size, _WIDTH - 1), dtype=np.uint8)
+            block[:, 0] = _ZERO
+            block[:, 1] = 46
+            block[:, 2:2 + lead] = _ZERO
+            block[:, 2 + lead:2 + lead + 17] = digits[rows, :17]
+            out[rows, 1:] = block
     rest = np.flatnonzero(~ok)
     if rest.size:
         out = _format_slow(out, rest, x)
-    return out
+    used = np.flatnonzero(out.any(axis=0))
+    return out[:, :used[-1] + 1] if used.size else out[:, :1]
 
 
 _SPECIAL = {0: b"0.0", 1: b"inf", 2: b"nan"}

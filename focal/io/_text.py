@@ -17,7 +17,7 @@ from ._numbers import parse_numbers
 __all__ = ["Block", "iter_blocks", "split_fields", "gather_ids", "ids_text", "LineMap"]
 
 PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
-BLOCK_BYTES = 1 << 22
+BLOCK_BYTES = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 
 
@@ -151,6 +151,10 @@ def split_fields(block, n_fields, layout):
     if starts.size == 0:
         return Fields(data, np.empty((0, n_fields), np.int64), np.empty((0, n_fields), np.int64),
                       np.empty(0, np.int64))
+    if _uniform(starts, ends, newlines, n_lines, n_fields, data):
+        lines = np.arange(block.first_line, block.first_line + n_lines)
+        starts = starts.reshape(-1, n_fields)
+        return Fields(data, starts, ends.reshape(-1, n_fields) - starts, lines)
     token_line = np.searchsorted(newlines, starts)
     counts = np.bincount(token_line, minlength=n_lines)
     first_token = np.cumsum(counts) - counts
@@ -163,19 +167,26 @@ def split_fields(block, n_fields, layout):
         i = int(np.argmax(wrong))
         raise ValueError(f"{block.path}:{block.first_line + i}: expected {n_fields} fields "
                          f"{layout}, got {int(counts[i])}")
-    if record.all() or (not comment.any() and starts.size == n_fields * np.count_nonzero(record)):
-        take = None
-        lines = np.flatnonzero(record) + block.first_line
-    else:
-        rows = np.flatnonzero(record)
-        take = (first_token[rows][:, None] + np.arange(n_fields)).ravel()
-        lines = rows + block.first_line
-    if take is not None:
-        starts = starts[take]
-        ends = ends[take]
-    starts = starts.reshape(-1, n_fields)
-    lengths = (ends.reshape(-1, n_fields) - starts)
-    return Fields(data, starts, lengths, lines)
+    rows = np.flatnonzero(record)
+    take = (first_token[rows][:, None] + np.arange(n_fields)).ravel()
+    starts = starts[take].reshape(-1, n_fields)
+    lengths = ends[take].reshape(-1, n_fields) - starts
+    return Fields(data, starts, lengths, rows + block.first_line)
+
+
+def _uniform(starts, ends, newlines, n_lines, n_fields, data):
+    """True when every line holds exactly ``n_fields`` fields and none is a comment: the
+    common case, checked without mapping each field to its line."""
+    if starts.size != n_fields * n_lines:
+        return False
+    first = starts[::n_fields]
+    last_end = ends[n_fields - 1::n_fields]
+    line_end = newlines if newlines.size == n_lines else np.append(newlines, data.size)
+    line_start = np.empty(n_lines, dtype=np.int64)
+    line_start[0] = -1
+    line_start[1:] = newlines[:n_lines - 1]
+    return bool((first > line_start).all() and (last_end <= line_end).all()
+                and not (data[first] == 35).any())
 
 
 def _low_bytes_mask(k):

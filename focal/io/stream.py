@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -61,19 +62,27 @@ class ScoreChunk:
 class _Stream:
     """The records of one file, served in exact counts from its parsed blocks."""
 
-    def __init__(self, path, pieces):
+    def __init__(self, path, pieces, executor=None):
         self.path = path
         self._pieces = pieces
         self._buffer = []  # [ids, values, lines] pieces not yet served
         self._buffered = 0
         self._done = False
+        self._executor = executor
+        # read-ahead: the next block is parsed in a worker thread while this one is used
+        self._future = None if executor is None else executor.submit(next, pieces, None)
 
     def _pull(self):
-        try:
-            ids, values, lines = next(self._pieces)
-        except StopIteration:
+        if self._future is None:
+            piece = next(self._pieces, None)
+        else:
+            piece = self._future.result()
+            self._future = None if piece is None else self._executor.submit(
+                next, self._pieces, None)
+        if piece is None:
             self._done = True
             return
+        ids, values, lines = piece
         self._buffer.append([ids, values, lines])
         self._buffered += values.shape[0]
 
@@ -110,12 +119,13 @@ class _Stream:
         return ids, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
 
 
-def _open_stream(path, kind, block_bytes, info):
+def _open_stream(path, kind, block_bytes, info, executor=None):
     path = os.fspath(path)
     if kind == "binary":
-        return _Stream(path, score_pieces(path, block_bytes))
+        return _Stream(path, score_pieces(path, block_bytes), executor)
     reader = _MulticlassReader(path, block_bytes)
-    stream = _Stream(path, reader.pieces("albayzin" if kind == "albayzin" else "generic"))
+    stream = _Stream(path, reader.pieces("albayzin" if kind == "albayzin" else "generic"),
+                     executor)
     stream.peek_size()  # reads the first block: classes, task and condition are known
     if not hasattr(reader, "classes"):
         raise ValueError(f"{path}: no segments found")
@@ -134,7 +144,7 @@ def _describe(ids, i):
 
 
 def iter_score_chunks(paths, *, kind: str = "binary", chunk_size: int = 1 << 16,
-                      block_bytes: int = BLOCK_BYTES):
+                      block_bytes: int = BLOCK_BYTES, threads: int | None = None):
     """Read several systems' score files side by side, a chunk of trials at a time.
 
     Parameters
@@ -148,6 +158,10 @@ def iter_score_chunks(paths, *, kind: str = "binary", chunk_size: int = 1 << 16,
         Trials per chunk (the last one may be shorter).
     block_bytes : int
         Bytes read from each file at a time.
+    threads : int, optional
+        Worker threads that read and parse the files' next blocks ahead of use (NumPy releases
+        the GIL, so files are parsed in parallel, and while the caller works on a chunk).
+        Default: one per file, at most the number of CPUs; 0 reads in the calling thread.
 
     Yields
     ------
@@ -165,8 +179,21 @@ def iter_score_chunks(paths, *, kind: str = "binary", chunk_size: int = 1 << 16,
         raise ValueError("no score files given")
     if int(chunk_size) < 1:
         raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    if threads is None:
+        threads = min(len(paths), os.cpu_count() or 1)
+    if int(threads) < 0:
+        raise ValueError(f"threads must be a non-negative integer, got {threads!r}")
+    executor = ThreadPoolExecutor(max_workers=int(threads)) if threads else None
+    try:
+        yield from _chunks(paths, kind, int(chunk_size), block_bytes, executor)
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _chunks(paths, kind, chunk_size, block_bytes, executor):
     info = []
-    streams = [_open_stream(p, kind, block_bytes, info) for p in paths]
+    streams = [_open_stream(p, kind, block_bytes, info, executor) for p in paths]
     if info and any(list(r.classes) != list(info[0].classes) for r in info[1:]):
         other = next(r for r in info[1:] if list(r.classes) != list(info[0].classes))
         raise ValueError(f"{other.path}: classes {', '.join(other.classes)} differ from "
@@ -174,7 +201,7 @@ def iter_score_chunks(paths, *, kind: str = "binary", chunk_size: int = 1 << 16,
     first = streams[0]
     total = 0
     while True:
-        head = first.take(int(chunk_size))
+        head = first.take(chunk_size)
         if head is None:
             for stream in streams[1:]:
                 if stream.take(1) is not None:
@@ -242,7 +269,7 @@ def _check_output(Y, chunk, n_out, kind):
 def apply_to_files(transform, inputs, output, *, kind: str = "binary",
                    chunk_size: int = 1 << 16, block_bytes: int = BLOCK_BYTES,
                    on_mismatch: str = "error", missing: str = "error",
-                   condition: str | None = None) -> int:
+                   condition: str | None = None, threads: int | None = None) -> int:
     """Apply ``transform`` to the systems' scores, chunk by chunk, and write the result.
 
     Parameters
@@ -268,6 +295,10 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
         aligns them on the trial ids (memory grows with the files) in the first file's order.
     missing : {"error", "drop"}
         With ``on_mismatch="align"``: a trial missing from some file is an error, or dropped.
+    condition : {"Closed", "Open"}, optional
+        Albayzin output: the condition written (default: the first input's).
+    threads : int, optional
+        Reader threads, see :func:`iter_score_chunks`.
 
     Returns
     -------
@@ -302,7 +333,7 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
                 out.write(header)
             if on_mismatch == "error":
                 chunks = iter_score_chunks(inputs, kind=kind, chunk_size=chunk_size,
-                                           block_bytes=block_bytes)
+                                           block_bytes=block_bytes, threads=threads)
             else:
                 chunks = _aligned_whole(inputs, kind, missing, chunk_size)
             for chunk in chunks:
