@@ -23,12 +23,13 @@ def texts_of(values):
 
 
 def buffer_of(tokens):
-    """A text buffer holding the tokens on separate lines, and their starts and lengths."""
+    """A text buffer holding the tokens on separate lines (padded with zero bytes on both
+    sides, as the file reader pads its blocks), and the tokens' starts and lengths."""
     encoded = [t.encode() for t in tokens]
     data = b"\n".join(encoded) + b"\n"
     lengths = np.array([len(t) for t in encoded], dtype=np.int64)
     starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
-    return np.frombuffer(data + bytes(64), dtype=np.uint8), starts, lengths
+    return np.frombuffer(bytes(32) + data + bytes(64), dtype=np.uint8), starts + 32, lengths
 
 
 def fail(i, message):

@@ -83,7 +83,7 @@ def decimal_to_float(m, q, extended=_EXTENDED, x87=_X87):
     if extended:
         ok = np.abs(q) <= _QMAX_EXT
         k = np.where(ok, np.abs(q), 0)
-        p = _P10_LD[k]
+        p = np.take(_P10_LD, k)
         wide = m.astype(_LD)
         wide = np.where(q >= 0, wide * p, wide / p)
         value = wide.astype(np.float64)
@@ -102,7 +102,7 @@ def decimal_to_float(m, q, extended=_EXTENDED, x87=_X87):
         return value, ok
     ok = (np.abs(q) <= _QMAX_DOUBLE) & (m < _TWO53)
     k = np.where(ok, np.abs(q), 0)
-    p = _P10_D[k]
+    p = np.take(_P10_D, k)
     small = m.astype(np.float64)
     with np.errstate(over="ignore", invalid="ignore"):
         value = np.where(q >= 0, small * p, small / p)
@@ -125,13 +125,13 @@ _LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
 
 def _low_bytes_mask(k):
     """uint64 mask of the lowest ``k`` bytes (0 <= k <= 8; k may be an array)."""
-    return _LOW_BYTES[k]
+    return np.take(_LOW_BYTES, k)
 
 
-def _words_below(k):
-    """Masks of bytes 0..k-1 of a 3-word (24-byte) value, as three uint64 arrays."""
-    k = np.asarray(k, dtype=np.int64)
-    return [_LOW_BYTES[np.minimum(np.maximum(k - 8 * i, 0), 8)] for i in range(3)]
+# row k: masks of the bytes 0..k-1 of a 3-word (24-byte) value (looked up with np.take, which
+# is several times faster than fancy indexing for small tables)
+_BELOW3 = np.array([[(1 << (8 * min(max(k - 8 * i, 0), 8))) - 1 for i in range(3)]
+                    for k in range(25)], dtype=np.uint64)
 
 
 def _nondigit(w):
@@ -167,24 +167,13 @@ def _eight_digits(w):
             + ((x >> _U(16)) & mask) * _U(1 + (10000 << 32))) >> _U(32)
 
 
-def _shift_up(w0, w1, w2, nbytes):
-    """The 24-byte value (w0, w1, w2) moved ``nbytes`` (0..24, per row) to higher bytes."""
-    q = nbytes >> 3
-    r = ((nbytes & 7) << 3).astype(np.uint64)
-    zero = _U(0)
-    u0 = np.where(q == 0, w0, zero)
-    u1 = np.where(q == 0, w1, np.where(q == 1, w0, zero))
-    u2 = np.where(q == 0, w2, np.where(q == 1, w1, np.where(q == 2, w0, zero)))
-    back = _U(64) - r
-    return u0 << r, (u1 << r) | (u0 >> back), (u2 << r) | (u1 >> back)
-
-
-def _scan_decimal(words, lengths):
+def _scan_decimal(words, lengths, windows, starts):
     """Decimal tokens ``[+-]digits[.digits][(e|E)[+-]digits]`` -> (negative, m, q, fast).
 
-    ``words`` is (n, 3) uint64: each token's bytes (at most 24), zero past its length. The value
-    is ``(-1)**negative * m * 10**q``; rows with ``fast`` False (another grammar such as ``inf``,
-    malformed, or too many digits for uint64) must be parsed another way.
+    ``words`` is (n, 3) uint64: each token's bytes (at most 24), zero past its length;
+    ``windows[starts + k]`` are the 24 bytes of the text from ``starts + k`` (``k`` may be as low
+    as -24). The value is ``(-1)**negative * m * 10**q``; rows with ``fast`` False (another
+    grammar such as ``inf``, malformed, or too many digits for uint64) must be parsed another way.
     """
     lengths = lengths.astype(np.int64)
     valid = (np.int64(1) << lengths) - 1
@@ -202,52 +191,54 @@ def _scan_decimal(words, lengths):
     has_dot = mant_dots != 0
     n_digits = e_pos - has_sign - has_dot
     fast &= (n_digits >= 1) & (n_digits <= 19)
-    # close the gap of the decimal point: bytes before it move up by one
-    w0, w1, w2 = words[:, 0], words[:, 1], words[:, 2]
     dot_pos = _lowest_bit(mant_dots, e_pos)
-    b0, b1, b2 = _words_below(np.where(has_dot, dot_pos, 0))
-    a0, a1, a2 = _words_below(np.where(has_dot, dot_pos + 1, 0))
+    # the 24 bytes of text ending where the mantissa ends
+    right = np.ascontiguousarray(windows[starts + e_pos - 24]).view(np.uint64)
+    # close the gap of the decimal point: the bytes before it move up by one
+    shift = 24 - e_pos
+    below = np.take(_BELOW3, np.where(has_dot, dot_pos + shift, 0), axis=0)
+    after = np.take(_BELOW3, np.where(has_dot, dot_pos + shift + 1, 0), axis=0)
+    low = right & below
     eight, top = _U(8), _U(56)
-    low0, low1, low2 = w0 & b0, w1 & b1, w2 & b2
-    w0 = (low0 << eight) | (w0 & ~a0)
-    w1 = (low1 << eight) | (low0 >> top) | (w1 & ~a1)
-    w2 = (low2 << eight) | (low1 >> top) | (w2 & ~a2)
-    # the digits now end at byte e_pos: move them to end at byte 24, fill the rest with '0'
-    t0, t1, t2 = _shift_up(w0, w1, w2, 24 - e_pos)  # 0 <= e_pos <= length <= 24
-    k0, k1, k2 = _words_below(24 - np.maximum(n_digits, 0))
-    d0 = _eight_digits((t0 & ~k0) | (_ZEROS & k0))
-    d1 = _eight_digits((t1 & ~k1) | (_ZEROS & k1))
-    d2 = _eight_digits((t2 & ~k2) | (_ZEROS & k2))
+    w0 = (low[:, 0] << eight) | (right[:, 0] & ~after[:, 0])
+    w1 = (low[:, 1] << eight) | (low[:, 0] >> top) | (right[:, 1] & ~after[:, 1])
+    w2 = (low[:, 2] << eight) | (low[:, 1] >> top) | (right[:, 2] & ~after[:, 2])
+    # the digits now fill the last n_digits bytes: the bytes before them become '0'
+    fill = np.take(_BELOW3, 24 - np.minimum(np.maximum(n_digits, 0), 24), axis=0)
+    d0 = _eight_digits((w0 & ~fill[:, 0]) | (_ZEROS & fill[:, 0]))
+    d1 = _eight_digits((w1 & ~fill[:, 1]) | (_ZEROS & fill[:, 1]))
+    d2 = _eight_digits((w2 & ~fill[:, 2]) | (_ZEROS & fill[:, 2]))
     significand = (d0 * _U(10**8) + d1) * _U(10**8) + d2
     exponent = -np.where(has_dot, e_pos - dot_pos - 1, 0)
     if any_e:
-        exp_value, exp_fast = _scan_exponent(words, lengths, valid, nondigit, e_bits, e_pos)
-        fast &= exp_fast
-        exponent += np.where(fast, exp_value, 0)
+        rows = np.flatnonzero(e_bits)
+        exp_value, exp_fast = _scan_exponent(words[rows], lengths[rows], valid[rows],
+                                             nondigit[rows], e_pos[rows], windows, starts[rows])
+        fast[rows] &= exp_fast
+        exponent[rows] += np.where(exp_fast, exp_value, 0)
     return negative, significand, exponent, fast
 
 
-_ROWS = 16384  # rows converted at a time: the kernels' temporaries stay in the CPU cache
-
-
-def _scan_exponent(words, lengths, valid, nondigit, e_bits, e_pos):
-    """Exponent ``(e|E)[+-]d{1,3}`` after the marker at ``e_pos``: (value, valid and short)."""
-    has_e = e_bits != 0
+def _scan_exponent(words, lengths, valid, nondigit, e_pos, windows, starts):
+    """Exponent ``(e|E)[+-]d{1,3}`` after the marker at ``e_pos`` (rows that have one):
+    (value, valid and short)."""
     minus = _row_bits(_equal(words, 45))
     signs = _row_bits(_equal(words, 43)) | minus
     after = np.minimum(e_pos + 1, 62)
-    exp_sign = has_e & (((signs >> after) & 1) == 1)
+    exp_sign = ((signs >> after) & 1) == 1
     exp_from = e_pos + 1 + exp_sign
-    n_exp = np.where(has_e, lengths - exp_from, 0)
+    n_exp = lengths - exp_from
     exp_region = valid & ~((np.int64(1) << np.minimum(exp_from, 62)) - 1)
-    ok = ~has_e | ((n_exp >= 1) & (n_exp <= 3) & ((exp_region & nondigit) == 0))
-    # the exponent digits end the token: move them to the top bytes of the last word
-    _, _, x2 = _shift_up(words[:, 0], words[:, 1], words[:, 2], 24 - lengths)
+    ok = (n_exp >= 1) & (n_exp <= 3) & ((exp_region & nondigit) == 0)
+    # the last 8 bytes of the token: the exponent digits are its top bytes
+    tail = np.ascontiguousarray(windows[starts + lengths - 24]).view(np.uint64)[:, 2]
     keep = ~_low_bytes_mask(8 - np.minimum(np.maximum(n_exp, 0), 8))
-    value = _eight_digits((x2 & keep) | (_ZEROS & ~keep)).astype(np.int64)
-    value = np.where(has_e, value, 0)
+    value = _eight_digits((tail & keep) | (_ZEROS & ~keep)).astype(np.int64)
     negative = exp_sign & (((minus >> after) & 1) == 1)
     return np.where(negative, -value, value), ok
+
+
+_ROWS = 16384  # rows converted at a time: the kernels' temporaries stay in the CPU cache
 
 
 def parse_numbers(buf, starts, lengths, on_error):
@@ -256,7 +247,7 @@ def parse_numbers(buf, starts, lengths, on_error):
     Parameters
     ----------
     buf : ndarray of uint8
-        Text, with at least 24 readable bytes after every token start.
+        Text, with at least 24 readable bytes before and after every token start.
     starts, lengths : ndarray of int, shape (n,)
     on_error : callable
         ``on_error(i, message)`` is called for the first token ``i`` that is not a number or is
@@ -274,10 +265,8 @@ def parse_numbers(buf, starts, lengths, on_error):
         s = starts[i:i + _ROWS]
         lens = np.minimum(lengths[i:i + _ROWS], _TOKEN_BYTES)
         words = np.ascontiguousarray(windows[s]).view(np.uint64)
-        below = _words_below(lens)
-        for j in range(3):
-            words[:, j] &= below[j]
-        negative, significand, exponent, fast = _scan_decimal(words, lens)
+        words &= np.take(_BELOW3, lens, axis=0)
+        negative, significand, exponent, fast = _scan_decimal(words, lens, windows, s)
         fast &= lengths[i:i + _ROWS] <= _TOKEN_BYTES
         got, exact = decimal_to_float(significand, np.where(fast, exponent, 0))
         value[i:i + _ROWS] = np.where(negative, -got, got)
@@ -338,7 +327,7 @@ _I = np.int64
 
 def _two_product(a, k):
     """(hi, lo) with hi + lo == a * 10**k exactly (Dekker's product; 0 <= k <= 22, no FMA)."""
-    p, ph, pl = _P10_D[k], _P10_HI[k], _P10_LO[k]
+    p, ph, pl = np.take(_P10_D, k), np.take(_P10_HI, k), np.take(_P10_LO, k)
     c = a * _SPLIT
     ah = c - (c - a)
     al = a - ah
@@ -356,7 +345,7 @@ def _digits17(d):
     groups = np.empty((d.size, 5), dtype=np.uint32)  # 20 digits, four at a time
     for j in range(4, -1, -1):
         q = d // np.uint64(10_000)
-        groups[:, j] = _LUT4_U32[(d - q * np.uint64(10_000)).astype(np.intp)]
+        groups[:, j] = np.take(_LUT4_U32, (d - q * np.uint64(10_000)).astype(np.intp))
         d = q
     return groups.view(np.uint8)[:, 3:]
 
@@ -395,7 +384,7 @@ def _shortest_digits(a):
     floor_lo = np.floor(lo)
     whole = hi.astype(_I) + floor_lo.astype(_I)  # hi is an integer (>= 2**53)
     frac = lo - floor_lo  # exact, in [0, 1)
-    half_unit = 0.5 * _P10_D[k]  # exact: a power of two times 10**k, k <= 22
+    half_unit = 0.5 * np.take(_P10_D, k)  # exact: a power of two times 10**k, k <= 22
     margin = 1e-9  # far above the rounding error of `diff`, far below the half-gaps (> 0.25)
     above = (np.nextafter(a, np.inf) - a) * half_unit - margin
     below = (a - np.nextafter(a, 0)) * half_unit - margin
@@ -469,8 +458,10 @@ def _format_rows(x):
     row = np.maximum(e, 0)
     shifted = np.zeros_like(digits)
     shifted[:, 1:] = digits[:, :17]
-    text = (digits & _INT_PART[row]) | (shifted & _FRACTION[row]) | _POINT[row]
-    text += (text == 0) * _ONE_ZERO[row]
+    text = digits & np.take(_INT_PART, row, axis=0)
+    text |= shifted & np.take(_FRACTION, row, axis=0)
+    text |= np.take(_POINT, row, axis=0)
+    text += (text == 0) * np.take(_ONE_ZERO, row, axis=0)
     out[:, 1:19] = text
     # |x| < 1: "0." then -e - 1 zeros, then the digits
     for v in range(-4, 0):

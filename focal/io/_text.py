@@ -16,19 +16,26 @@ from ._numbers import parse_numbers
 
 __all__ = ["Block", "iter_blocks", "split_fields", "gather_ids", "ids_text", "LineMap"]
 
+FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
 PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
 BLOCK_BYTES = 1 << 20
 _BOM = b"\xef\xbb\xbf"
 
 
 class Block:
-    """One block of whole lines: ``data`` (uint8, ``size`` bytes then PAD zeros), first line."""
+    """One block of whole lines: ``data`` is FRONT zero bytes, the ``size`` bytes of text, then
+    PAD zero bytes; ``first_line`` is the line number of its first line."""
 
     __slots__ = ("data", "size", "first_line", "n_lines", "path")
 
     def __init__(self, data, size, first_line, n_lines, path):
         self.data, self.size, self.first_line, self.n_lines, self.path = (
             data, size, first_line, n_lines, path)
+
+    @property
+    def body(self):
+        """The text bytes (a view)."""
+        return self.data[FRONT:FRONT + self.size]
 
 
 def open_text(path):
@@ -78,9 +85,9 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES, handle=None):
 
 def _make_block(raw, first_line, path):
     size = len(raw)
-    data = np.zeros(size + PAD, dtype=np.uint8)
-    data[:size] = np.frombuffer(raw, dtype=np.uint8)
-    body = data[:size]
+    data = np.zeros(FRONT + size + PAD, dtype=np.uint8)
+    data[FRONT:FRONT + size] = np.frombuffer(raw, dtype=np.uint8)
+    body = data[FRONT:FRONT + size]
     newlines = np.count_nonzero(body == 10)
     n_lines = newlines + (1 if size and raw[-1:] != b"\n" else 0)
     block = Block(data, size, first_line, n_lines, path)
@@ -97,7 +104,7 @@ def _make_block(raw, first_line, path):
 
 
 def _line_at(block, offset):
-    return block.first_line + int(np.count_nonzero(block.data[:offset] == 10))
+    return block.first_line + int(np.count_nonzero(block.body[:offset] == 10))
 
 
 class Fields:
@@ -139,14 +146,13 @@ def split_fields(block, n_fields, layout):
     """
     data = block.data
     size = block.size
-    body = data[:size]
+    b = block.body
     sep = np.ones(size + 2, dtype=bool)
-    b = body
     np.logical_or((b == 32) | (b == 44), (b - np.uint8(9)) <= 4, out=sep[1:-1])
-    edges = np.flatnonzero(sep[1:] != sep[:-1])
+    edges = np.flatnonzero(sep[1:] != sep[:-1]) + FRONT  # positions in `data`
     starts = edges[0::2]
     ends = edges[1::2]
-    newlines = np.flatnonzero(body == 10)
+    newlines = np.flatnonzero(b == 10) + FRONT
     n_lines = block.n_lines
     if starts.size == 0:
         return Fields(data, np.empty((0, n_fields), np.int64), np.empty((0, n_fields), np.int64),
@@ -183,7 +189,7 @@ def _uniform(starts, ends, newlines, n_lines, n_fields, data):
     last_end = ends[n_fields - 1::n_fields]
     line_end = newlines if newlines.size == n_lines else np.append(newlines, data.size)
     line_start = np.empty(n_lines, dtype=np.int64)
-    line_start[0] = -1
+    line_start[0] = FRONT - 1
     line_start[1:] = newlines[:n_lines - 1]
     return bool((first > line_start).all() and (last_end <= line_end).all()
                 and not (data[first] == 35).any())
@@ -282,4 +288,4 @@ def format_lines(columns, sep=b" "):
         parts.append(col)
     parts.append(np.full((n, 1), 10, dtype=np.uint8))
     matrix = np.concatenate(parts, axis=1)
-    return matrix[matrix != 0].tobytes()
+    return matrix.tobytes().translate(None, b"\x00")

@@ -99,7 +99,7 @@ class MulticlassKey:
 
 def _first_record(path, block):
     """Line number and fields of the first non-blank, non-comment line of a block."""
-    raw = block.data[:block.size].tobytes()
+    raw = block.body.tobytes()
     start = 0
     offset = 0
     while start < len(raw):
