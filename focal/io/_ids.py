@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_id_array", "hash_ids", "find_duplicate", "match_ids"]
+__all__ = ["as_id_array", "hash_ids", "find_duplicate", "match_ids", "check_matched"]
 
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
@@ -136,3 +136,24 @@ def _match_exact(query, table):
     pos = np.minimum(np.searchsorted(sorted_k, kq), sorted_k.size - 1)
     hit = sorted_k[pos] == kq
     return np.where(hit, order[pos], -1)
+
+
+def check_matched(where, n_table, label, reference_name, noun, what, sample_reference,
+                  sample_table):
+    """Raise ValueError when a reference row has no match, or a table row is matched by none.
+
+    ``where`` is :func:`match_ids`'s answer for the reference rows in a table of ``n_table``
+    rows; the message gives the count and the first ids (``sample_*`` format a few indices).
+    """
+    absent = np.flatnonzero(where < 0)
+    if absent.size:
+        raise ValueError(f"{label}: {absent.size} {noun}(s) of the {reference_name} have no "
+                         f"{what}, e.g. {sample_reference(absent)}; use missing='drop' to skip "
+                         f"them")
+    used = np.zeros(n_table, dtype=bool)
+    used[where] = True
+    if not used.all():
+        extra = np.flatnonzero(~used)
+        raise ValueError(f"{label}: {extra.size} scored {noun}(s) are not in the "
+                         f"{reference_name}, e.g. {sample_table(extra)}; use missing='drop' to "
+                         f"skip them")

@@ -220,6 +220,13 @@ def ids_text(value):
     return str(value)
 
 
+def concat_pieces(pieces):
+    """Concatenate per-block arrays and empty the list (the pieces are freed as we go)."""
+    out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+    pieces.clear()
+    return out
+
+
 class LineMap:
     """Line numbers of records, stored compactly: most blocks have no blank or comment line."""
 

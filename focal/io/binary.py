@@ -18,12 +18,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._ids import as_id_array, find_duplicate, match_ids
+from ._ids import as_id_array, check_matched, find_duplicate, match_ids
 from ._numbers import format_numbers
 from ._text import (
     BLOCK_BYTES,
     LineMap,
     check_id_column,
+    concat_pieces,
     format_lines,
     ids_text,
     iter_blocks,
@@ -78,13 +79,6 @@ class TrialKey:
         return self.labels.shape[0]
 
 
-def _where(obj, i):
-    """'path:line' (or 'path' / 'trial i') of trial ``i`` of a TrialScores / TrialKey."""
-    if obj.lines is not None:
-        return f"{obj.path}:{obj.lines.line(i)}"
-    return obj.path or f"trial {i}"
-
-
 def _pieces(path, layout, convert, block_bytes):
     """Yield ((models, tests), values, lines) per block of a ``model test X`` file."""
     for block in iter_blocks(path, block_bytes):
@@ -113,9 +107,9 @@ def _read_table(path, layout, convert, block_bytes):
         n += len(v)
     if n == 0:
         raise ValueError(f"{path}: no trials found")
-    models = _concat(models)
-    tests = _concat(tests)
-    values = _concat(values)
+    models = concat_pieces(models)
+    tests = concat_pieces(tests)
+    values = concat_pieces(values)
     dup = find_duplicate((models, tests))
     if dup is not None:
         first, second = dup
@@ -123,15 +117,6 @@ def _read_table(path, layout, convert, block_bytes):
                          f"({ids_text(models[second])}, {ids_text(tests[second])}), "
                          f"first seen on line {lines.line(first)}")
     return models, tests, values, lines
-
-
-def _concat(pieces):
-    """Concatenate, releasing the pieces as we go (peak: the result plus one piece)."""
-    if len(pieces) == 1:
-        return pieces.pop()
-    out = np.concatenate(pieces)
-    pieces.clear()
-    return out
 
 
 def _score_column(fields, path):
@@ -202,20 +187,10 @@ def _columns(reference, systems, missing, reference_name):
         ids = _ids_of(system)
         where = match_ids(ref_ids, ids)
         found = where >= 0
-        label = system.path or "scores"
         if missing == "error":
-            if not found.all():
-                absent = np.flatnonzero(~found)
-                raise ValueError(
-                    f"{label}: {absent.size} trial(s) of the {reference_name} have no score, e.g. "
-                    f"{_sample(reference, absent)}; use missing='drop' to skip them")
-            used = np.zeros(len(system), dtype=bool)
-            used[where] = True
-            if not used.all():
-                extra = np.flatnonzero(~used)
-                raise ValueError(
-                    f"{label}: {extra.size} scored trial(s) are not in the {reference_name}, "
-                    f"e.g. {_sample(system, extra)}; use missing='drop' to skip them")
+            check_matched(where, len(system), system.path or "scores", reference_name,
+                          "trial", "score", lambda i: _sample(reference, i),
+                          lambda i: _sample(system, i))
         keep &= found
         columns.append(np.where(found, system.scores[np.maximum(where, 0)], np.nan))
     return np.column_stack(columns), keep

@@ -31,12 +31,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ._ids import as_id_array, find_duplicate, match_ids
+from ._ids import as_id_array, check_matched, find_duplicate, match_ids
 from ._numbers import format_numbers
 from ._text import (
     BLOCK_BYTES,
     LineMap,
     check_id_column,
+    concat_pieces,
     format_lines,
     ids_text,
     iter_blocks,
@@ -118,12 +119,6 @@ def _canonical(word, choices):
     return next((c for c in choices if c.lower() == word.lower()), None)
 
 
-def _concat(pieces):
-    out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
-    pieces.clear()
-    return out
-
-
 def _check_unique(path, segments, lines):
     dup = find_duplicate((segments,))
     if dup is not None:
@@ -170,9 +165,9 @@ class _MulticlassReader:
             n += seg.shape[0]
         if n == 0:
             raise ValueError(f"{self.path}: no segments found")
-        segments = _concat(segments)
+        segments = concat_pieces(segments)
         _check_unique(self.path, segments, lines)
-        return segments, _concat(values), lines
+        return segments, concat_pieces(values), lines
 
     def setup(self, kind, line, fields):
         self.skip_line = None
@@ -268,9 +263,9 @@ def read_multiclass_key(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassKe
         n += len(parsed)
     if n == 0:
         raise ValueError(f"{path}: no segments found")
-    segments = _concat(segments)
+    segments = concat_pieces(segments)
     _check_unique(path, segments, lines)
-    return MulticlassKey(segments, _concat(languages), path, lines)
+    return MulticlassKey(segments, concat_pieces(languages), path, lines)
 
 
 def _class_index(key, classes, other):
@@ -372,20 +367,11 @@ def _blocks(reference, reference_name, systems, classes, missing):
         order = _column_order(system, classes)
         where = match_ids(ref_ids, (as_id_array(system.segments, "segments"),))
         found = where >= 0
-        label = system.path or "scores"
         if missing == "error":
-            if not found.all():
-                absent = np.flatnonzero(~found)
-                sample = ", ".join(ids_text(reference[i]) for i in absent[:3])
-                raise ValueError(f"{label}: {absent.size} segment(s) of the {reference_name} have "
-                                 f"no scores, e.g. {sample}; use missing='drop' to skip them")
-            used = np.zeros(len(system), dtype=bool)
-            used[where] = True
-            if not used.all():
-                extra = np.flatnonzero(~used)
-                sample = ", ".join(ids_text(system.segments[i]) for i in extra[:3])
-                raise ValueError(f"{label}: {extra.size} scored segment(s) are not in the "
-                                 f"{reference_name}, e.g. {sample}; use missing='drop' to skip them")
+            check_matched(where, len(system), system.path or "scores", reference_name,
+                          "segment", "scores",
+                          lambda i: ", ".join(ids_text(reference[k]) for k in i[:3]),
+                          lambda i: ", ".join(ids_text(system.segments[k]) for k in i[:3]))
         keep &= found
         blocks.append(np.asarray(system.llh, dtype=np.float64)[np.maximum(where, 0)][:, order])
     return np.concatenate(blocks, axis=1), keep
