@@ -85,7 +85,12 @@ def decimal_to_float(m, q, extended=_EXTENDED, x87=_X87):
         k = np.where(ok, np.abs(q), 0)
         p = np.take(_P10_LD, k)
         wide = m.astype(_LD)
-        wide = np.where(q >= 0, wide * p, wide / p)
+        if (q <= 0).all():  # the usual case, decimals without exponent: one division
+            wide /= p
+        elif (q >= 0).all():
+            wide *= p
+        else:
+            wide = np.where(q >= 0, wide * p, wide / p)
         value = wide.astype(np.float64)
         if x87:
             # the 64-bit significand: half-way between doubles <=> its low 11 bits are 0x400
@@ -181,17 +186,29 @@ def _scan_decimal(words, lengths, windows, starts):
     negative = first == 45
     has_sign = (negative | (first == 43)).astype(np.int64)
     nondigit = _row_bits(_nondigit(words))
-    dots = _row_bits(_equal(words, 46))
-    e_bits = _row_bits(_equal(words | _U(0x2020202020202020), 101)) & valid
-    any_e = bool(e_bits.any())
-    e_pos = _lowest_bit(e_bits, lengths) if any_e else lengths
-    mantissa = ((np.int64(1) << e_pos) - 1) & ~has_sign
-    mant_dots = mantissa & dots
-    fast = ((mantissa & nondigit & ~dots) == 0) & ((mant_dots & (mant_dots - 1)) == 0)
-    has_dot = mant_dots != 0
+    other = nondigit & valid & ~has_sign  # non-digit bytes besides a leading sign
+    if ((other & (other - 1)) == 0).all():
+        # the usual chunk: every token is [sign] digits [point digits]; no exponent
+        any_e = False
+        e_bits = None
+        e_pos = lengths
+        has_dot = other != 0
+        dot_pos = _lowest_bit(other, lengths)
+        point = np.take(words.view(np.uint8).ravel(),
+                        np.arange(0, 24 * lengths.size, 24) + np.minimum(dot_pos, 23))
+        fast = ~has_dot | (point == 46)
+    else:
+        dots = _row_bits(_equal(words, 46))
+        e_bits = _row_bits(_equal(words | _U(0x2020202020202020), 101)) & valid
+        any_e = bool(e_bits.any())
+        e_pos = _lowest_bit(e_bits, lengths) if any_e else lengths
+        mantissa = ((np.int64(1) << e_pos) - 1) & ~has_sign
+        mant_dots = mantissa & dots
+        fast = ((mantissa & nondigit & ~dots) == 0) & ((mant_dots & (mant_dots - 1)) == 0)
+        has_dot = mant_dots != 0
+        dot_pos = _lowest_bit(mant_dots, e_pos)
     n_digits = e_pos - has_sign - has_dot
     fast &= (n_digits >= 1) & (n_digits <= 19)
-    dot_pos = _lowest_bit(mant_dots, e_pos)
     # the 24 bytes of text ending where the mantissa ends
     right = np.ascontiguousarray(windows[starts + e_pos - 24]).view(np.uint64)
     # close the gap of the decimal point: the bytes before it move up by one

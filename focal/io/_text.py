@@ -91,10 +91,10 @@ def _make_block(raw, first_line, path):
     newlines = np.count_nonzero(body == 10)
     n_lines = newlines + (1 if size and raw[-1:] != b"\n" else 0)
     block = Block(data, size, first_line, n_lines, path)
-    if (body == 0).any():
+    if size and body.min() == 0:
         at = int(np.argmax(body == 0))
         raise ValueError(f"{path}:{_line_at(block, at)}: NUL byte: not a text file")
-    if (body >= 128).any():
+    if size and body.max() >= 128:
         try:
             raw.decode("utf-8")
         except UnicodeDecodeError as exc:

@@ -220,10 +220,10 @@ def _chunks(paths, kind, chunk_size, block_bytes, executor):
                 raise ValueError(f"{stream.path}: ends after {total + have} trials, {first.path} "
                                  f"has more; the files must list the same trials")
             other_ids, other_values, other_lines = other
-            same = np.ones(got, dtype=bool)
-            for a, b in zip(ids, other_ids):
-                same &= a == b
-            if not same.all():
+            if not all(_equal_ids(a, b) for a, b in zip(ids, other_ids)):
+                same = np.ones(got, dtype=bool)
+                for a, b in zip(ids, other_ids):
+                    same &= a == b
                 i = int(np.argmin(same))
                 raise ValueError(
                     f"{stream.path}:{int(other_lines[i])}: trial {_describe(other_ids, i)} is not "
@@ -234,6 +234,14 @@ def _chunks(paths, kind, chunk_size, block_bytes, executor):
         total += got
         X = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
         yield ScoreChunk(ids, X, lines)
+
+
+def _equal_ids(a, b):
+    """Whether two id arrays hold the same ids (as raw words when their widths agree)."""
+    if a.dtype == b.dtype and a.dtype.itemsize % 8 == 0:
+        return np.array_equal(np.ascontiguousarray(a).view(np.uint64),
+                              np.ascontiguousarray(b).view(np.uint64))
+    return bool((a == b).all())
 
 
 def _aligned_whole(paths, kind, missing, chunk_size):
@@ -336,10 +344,17 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
                                            block_bytes=block_bytes, threads=threads)
             else:
                 chunks = _aligned_whole(inputs, kind, missing, chunk_size)
-            for chunk in chunks:
-                Y = _check_output(transform(chunk.X), chunk, n_out, kind)
-                out.write(_format_chunk(chunk, Y, prefix))
-                written += len(chunk)
+            # formatting and writing run in a thread of their own, one chunk behind
+            with ThreadPoolExecutor(max_workers=1) as writer:
+                pending = None
+                for chunk in chunks:
+                    Y = _check_output(transform(chunk.X), chunk, n_out, kind)
+                    if pending is not None:
+                        pending.result()
+                    pending = writer.submit(_write_chunk, out, chunk, Y, prefix)
+                    written += len(chunk)
+                if pending is not None:
+                    pending.result()
         os.replace(tmp, output)
     except BaseException:
         if os.path.exists(tmp):
@@ -363,6 +378,10 @@ def _output_format(inputs, kind, condition):
         return b"", [reader.task.encode(), condition.encode()], len(ALBAYZIN_CLASSES[reader.task])
     header = ("segment " + " ".join(reader.classes) + "\n").encode()
     return header, [], len(reader.classes)
+
+
+def _write_chunk(out, chunk, Y, prefix):
+    out.write(_format_chunk(chunk, Y, prefix))
 
 
 def _format_chunk(chunk, Y, prefix):
