@@ -6,6 +6,16 @@ Log-likelihood-ratios are natural logs; Cllr-family measures are in bits.
 
 from . import metrics
 from ._version import __version__
+from .estimators import (
+    LinearCalibrator,
+    LogisticFusion,
+    PerfectSeparationWarning,
+    cllr_scorer,
+    dcf_scorer,
+    eer_scorer,
+    min_cllr_scorer,
+    min_dcf_scorer,
+)
 from .core.priors import (
     bayes_threshold,
     beta,
@@ -26,4 +36,12 @@ __all__ = [
     "logit",
     "prior_entropy",
     "sigmoid",
+    "LogisticFusion",
+    "LinearCalibrator",
+    "PerfectSeparationWarning",
+    "cllr_scorer",
+    "min_cllr_scorer",
+    "dcf_scorer",
+    "min_dcf_scorer",
+    "eer_scorer",
 ]
