@@ -12,7 +12,9 @@ with trial weights ``v`` (1 by default; W_tar, W_non their class totals) and ``s
 prior-weighted standard deviation of system k's scores, so the penalty is in standardized units:
 it does not depend on the scale or offset of the scores. It keeps perfectly separable data at
 finite LLRs (their size is then set by ``reg``, not by the data) and is small enough (default
-1e-6) to leave real fits unchanged.
+1e-9) to leave real fits unchanged: as the objective is an average over trials, the penalty
+moves the weights by about ``reg`` divided by the smallest curvature of the average cost, a
+relative change of order 1e-8 on real data.
 
 The parameters are few and the trials many, so the optimizer is Newton's method with the exact
 gradient and (K+1)x(K+1) Hessian, each computed in one pass over the data, in standardized
@@ -42,7 +44,7 @@ from .scoring_rules import BetaRule, LOGARITHMIC
 
 __all__ = ["LogisticSolution", "fit_logistic", "fit_scoring_rule", "DEFAULT_REG"]
 
-DEFAULT_REG = 1e-6
+DEFAULT_REG = 1e-9
 _CHUNK = 1 << 13  # rows per block: the block's temporaries stay in the CPU cache
 _SUBSAMPLE = 1 << 16  # trials in the warm-start subsample of large problems
 _MIN_CLASS_IN_SUBSAMPLE = 200
@@ -140,23 +142,32 @@ class _Design:
     def _moments(self):
         """Weighted mean and standard deviation of each system, in one pass.
 
-        Accumulated around the first trial's scores, which keeps the sums exact for a constant
-        system (its standardized scores are then exactly 0) and well conditioned for scores of
-        large magnitude.
+        Each block's mean and sum of squared deviations are computed in cache, then merged
+        (Chan, Golub & LeVeque), which is exact for a constant system (its standardized scores
+        are then exactly 0) and free of cancellation for scores of large magnitude or with
+        outliers.
         """
         self.center = np.array(self.X[0], dtype=float)
         K = self.K
-        s1 = np.zeros(K + 1)
-        s2 = np.zeros(K)
+        total = 0.0
+        mean = np.zeros(K)
+        m2 = np.zeros(K)
         self.n_passes += 1
         for S, cs in self._blocks():
             c = np.abs(cs)
-            s1 += S @ c
-            s2 += np.square(S[:K]) @ c
-        m1 = s1[:K] / s1[K]
-        var = np.maximum(s2 / s1[K] - m1 * m1, 0.0)
-        sd = np.sqrt(var)
-        return self.center + m1, np.where(sd > 0, sd, 1.0)
+            w = c.sum()
+            if w == 0:
+                continue
+            m_b = (S[:K] @ c) / w
+            dev = S[:K] - m_b[:, None]
+            np.square(dev, out=dev)
+            delta = m_b - mean
+            merged = total + w
+            mean += delta * (w / merged)
+            m2 += dev @ c + delta * delta * (total * w / merged)
+            total = merged
+        sd = np.sqrt(m2 / total)
+        return self.center + mean, np.where(sd > 0, sd, 1.0)
 
     def penalty(self, theta):
         a = theta[: self.K]

@@ -64,14 +64,14 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         Effective target prior in (0, 1) at which the training cost is weighted (thesis 8.3.2:
         e.g. the operating point of the evaluation). It is also the default prior of
         ``predict``, ``predict_proba`` and ``score``.
-    reg : float, default 1e-6
+    reg : float, default 1e-9
         L2 penalty on the weights measured in standardized units, ``reg/2 * sum (coef_k sd_k)^2``
         with ``sd_k`` the (prior-weighted) standard deviation of system k, so it does not depend
-        on the scale of the scores. The default changes real fits by far less than their
-        sampling error, but keeps them finite when the training scores separate the classes
-        perfectly (then the LLRs' size is set by ``reg``, and a
-        :class:`PerfectSeparationWarning` is issued). ``reg=0`` is plain (unpenalized) logistic
-        regression.
+        on the scale of the scores. The default moves real fits by a relative 1e-8 or so, far
+        below their sampling error, but keeps them finite when the training scores separate the
+        classes perfectly (then the LLRs' size is set by ``reg``, growing like ``log(1/reg)``,
+        and a :class:`PerfectSeparationWarning` is issued). ``reg=0`` is plain (unpenalized)
+        logistic regression, which has no solution on perfectly separable data.
     tol : float, default 1e-10
         Convergence threshold on the gradient norm of the objective (nats, standardized
         parameters). The objective is then within about ``tol**2`` of its minimum.
