@@ -203,6 +203,12 @@ def test_perfectly_separable_data_converges_to_finite_llrs():
     assert slopes[0] < slopes[1] < slopes[2] < 1e3
     assert sols[0].loss > sols[1].loss > sols[2].loss
     assert fit_logistic(X, y, 0.5).loss < 1e-7
+    assert all(s.separated for s in sols)
+    # one overlapping trial: not separated; the same trial with zero weight: separated again
+    Xo, yo = np.r_[X, [[2.0]]], np.r_[y, False]
+    assert not fit_logistic(Xo, yo, 0.5).separated
+    assert fit_logistic(Xo, yo, 0.5, np.r_[np.ones(120), 0.0]).separated
+    assert not fit_logistic(*_gaussian_fusion_data(300, 2, seed=1), 0.5).separated
     # tiny losses are computed without cancellation: compare with a direct evaluation
     sol = sols[-1]
     z = X[:, 0] * sol.coef[0] + sol.intercept

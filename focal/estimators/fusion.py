@@ -45,6 +45,35 @@ def _check_nonnegative(value, name, *, strict=False):
     return v
 
 
+def _check_finite_llr(X, llr):
+    """Raise ValueError naming the first trial whose input or output is not finite."""
+    bad_rows = np.flatnonzero(~np.isfinite(X).all(axis=1))
+    if bad_rows.size:
+        row = int(bad_rows[0])
+        what = "NaN" if np.isnan(X[row]).any() else "infinity"
+        raise ValueError(f"Input X contains {what} (first in trial {row})")
+    bad = np.flatnonzero(~np.isfinite(llr))
+    if bad.size:
+        raise ValueError(f"the LLR of trial {int(bad[0])} overflows: X holds scores too large "
+                         "for the fitted weights")
+
+
+def _two_values(y):
+    """The sorted distinct labels of boolean or integral y when there are at most two, found
+    without sorting millions of labels; None otherwise (the caller takes the general path)."""
+    if y.dtype.kind not in "biuf" or y.size == 0:
+        return None
+    lo, hi = y.min(), y.max()
+    if y.dtype.kind == "f" and not (np.isfinite(lo) and np.isfinite(hi) and lo == np.floor(lo)
+                                    and hi == np.floor(hi)):
+        return None
+    if lo == hi:
+        return np.array([lo])
+    if np.count_nonzero(y == lo) + np.count_nonzero(y == hi) != y.size:
+        return None
+    return np.array([lo, hi])
+
+
 class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
     """Fuse the scores of several recognizers into one calibrated natural-log LLR.
 
@@ -118,9 +147,11 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
     >>> y = np.r_[np.ones(500), np.zeros(500)]
     >>> X = rng.normal(size=(1000, 2)) + 2.0 * y[:, None]
     >>> fuser = LogisticFusion(p_target=0.5).fit(X, y)
-    >>> llr = fuser.transform(X)          # (1000, 1) natural-log LLRs
-    >>> fuser.predict(X, p_target=0.01)[:3]   # Bayes decisions at another prior
-    array([0., 0., 0.])
+    >>> fuser.transform(X).shape           # natural-log LLRs, a column for pipelines
+    (1000, 1)
+    >>> decisions = fuser.predict(X, p_target=0.01)   # Bayes decisions at another prior
+    >>> bool(decisions.mean() < fuser.predict(X).mean())
+    True
     """
 
     def __init__(self, p_target=0.5, reg=DEFAULT_REG, tol=1e-10, max_iter=100,
@@ -155,7 +186,9 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         """Hook for subclasses that need a given number of systems."""
 
     def _validate_X(self, X):
-        return validate_data(self, self._as_2d(X), reset=False, dtype=np.float64)
+        # finiteness is checked on the (n_features times smaller) output instead
+        return validate_data(self, self._as_2d(X), reset=False, dtype=np.float64,
+                             ensure_all_finite=False)
 
     def fit(self, X, y, sample_weight=None):
         """Train the fusion on development scores.
@@ -176,8 +209,10 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         p, reg, tol, max_iter, rule = self._validate_params()
         X, y = validate_data(self, self._as_2d(X), y, dtype=np.float64)
         self._check_width(X)
-        check_classification_targets(y)
-        classes = np.unique(y)
+        classes = _two_values(y)
+        if classes is None:
+            check_classification_targets(y)
+            classes = np.unique(y)
         if classes.size < 2:
             raise ValueError(f"y contains only one class ({classes[0]!r}): training needs both "
                              "target and non-target trials")
@@ -218,22 +253,18 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     def _report(self, X, is_target, weights, p, rule, sol):
         """Set ``objective_`` and ``rule_objective_``; warn if the classes are separated."""
-        llr = self._llr(X)
-        keep_t = is_target if weights is None else is_target & (weights > 0)
-        keep_n = ~is_target if weights is None else ~is_target & (weights > 0)
-        lowest_target = np.min(llr, where=keep_t, initial=np.inf)
-        highest_nontarget = np.max(llr, where=keep_n, initial=-np.inf)
-        if lowest_target > highest_nontarget:
+        if sol.separated:
             warnings.warn(
-                f"the training scores separate the classes perfectly: the fitted LLRs are finite "
-                f"only because of the penalty reg={self.reg:g}, which sets their size (up to "
-                f"{max(abs(lowest_target), abs(highest_nontarget)):.3g} nats here); they are "
-                "overconfident on new data. Train on more data, or raise reg.",
+                f"the training scores separate the classes perfectly (the fitted LLRs make no "
+                f"error at the training prior): the LLRs are finite only because of the penalty "
+                f"reg={self.reg:g}, which sets their size, and they are overconfident on new "
+                "data. Train on more data, or raise reg.",
                 PerfectSeparationWarning, stacklevel=3)
         self.rule_objective_ = float(sol.loss / default_expected_cost(p, rule))
         if rule.is_logarithmic:
             self.objective_ = float(normalized_cross_entropy(sol.loss, p))
         else:
+            llr = self._llr(X)
             tw = None if weights is None else weights[is_target]
             nw = None if weights is None else weights[~is_target]
             xe = cross_entropy_nats(llr[is_target], llr[~is_target], p, tw, nw)
@@ -253,7 +284,13 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         the Bayes decision only at ``p_target = 0.5``; use :meth:`predict` for decisions.
         """
         check_is_fitted(self)
-        return self._llr(self._validate_X(X))
+        X = self._validate_X(X)
+        with np.errstate(over="ignore", invalid="ignore"):  # non-finite LLRs are checked here
+            llr = self._llr(X)
+            finite = np.isfinite(llr.sum())  # a cheap test first; the sum can overflow by itself
+        if not finite:
+            _check_finite_llr(X, llr)
+        return llr
 
     def transform(self, X):
         """Calibrated natural-log LLRs as a column, shape (n_trials, 1), for pipelines."""
