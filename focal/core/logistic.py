@@ -403,17 +403,21 @@ def fit_logistic(X, y, p_target=0.5, sample_weight=None, reg=DEFAULT_REG, tol=1e
 
 def _fit_logistic(X, y, p_target, sample_weight, reg, tol, max_iter, init):
     design = _Design(X, y, p_target, sample_weight, reg)
-    n_iter = 0
-    if init is not None:
-        theta = design.to_standard(np.asarray(init[0], dtype=float), float(init[1]))
-    else:
-        theta = np.zeros(design.K + 1)
-        warm = _warm_start(design, X, y, sample_weight, tol, max_iter)
-        if warm is not None:
-            theta, n_iter, passes = warm
-            design.n_passes += passes
+    theta, n_iter = _start(design, X, y, sample_weight, tol, max_iter, init)
     theta, loss, pen, gnorm, steps, sep = _newton(design, theta, None, tol, max_iter)
     return _solution(design, theta, loss, pen, gnorm, n_iter + steps, tol, sep)
+
+
+def _start(design, X, y, sample_weight, tol, max_iter, init):
+    """Starting point (standardized) and the Newton steps spent finding it."""
+    if init is not None:
+        return design.to_standard(np.asarray(init[0], dtype=float), float(init[1])), 0
+    warm = _warm_start(design, X, y, sample_weight, tol, max_iter)
+    if warm is None:
+        return np.zeros(design.K + 1), 0
+    theta, n_iter, passes = warm
+    design.n_passes += passes
+    return theta, n_iter
 
 
 def fit_scoring_rule(X, y, rule: BetaRule, p_target=0.5, sample_weight=None, reg=DEFAULT_REG,
@@ -437,17 +441,16 @@ def fit_scoring_rule(X, y, rule: BetaRule, p_target=0.5, sample_weight=None, reg
 
 
 def _fit_scoring_rule(X, y, rule, p_target, sample_weight, reg, tol, max_iter, init):
-    if init is None:
-        start = _fit_logistic(X, y, p_target, sample_weight, reg, tol, max_iter, None)
-        init = (start.coef, start.intercept)
-        extra_passes, extra_iter = start.n_passes, start.n_iter
-    else:
-        extra_passes = extra_iter = 0
     design = _Design(X, y, p_target, sample_weight, reg)
-    theta = design.to_standard(np.asarray(init[0], dtype=float), float(init[1]))
+    n_iter = 0
+    if init is None:  # the logistic solution: the convex problem nearest to this one
+        theta, n_iter = _start(design, X, y, sample_weight, tol, max_iter, None)
+        theta, _, _, _, steps, _ = _newton(design, theta, None, tol, max_iter)
+        n_iter += steps
+    else:
+        theta = design.to_standard(np.asarray(init[0], dtype=float), float(init[1]))
     theta, loss, pen, gnorm, steps, sep = _newton(design, theta, rule, tol, max_iter)
-    design.n_passes += extra_passes
-    return _solution(design, theta, loss, pen, gnorm, steps + extra_iter, tol, sep)
+    return _solution(design, theta, loss, pen, gnorm, n_iter + steps, tol, sep)
 
 
 def _largest_weighted(values, weights, weighted):

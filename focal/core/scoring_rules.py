@@ -331,6 +331,15 @@ def _lower_g(p, s, log_w):
     return np.exp((p + 1.0) * log_w) * acc
 
 
+@functools.lru_cache(maxsize=64)
+def _at_split_point(p: float, s: float):
+    """``log x0``, ``J(p, s; x0)`` and ``G(x0)`` at the split point x0."""
+    x0 = _split_point(s)
+    j0 = _upper_region(p, s, np.array([x0]), np.array([np.log1p(-x0)]))[0]
+    g0 = _lower_g(p, s, np.array([np.log(x0)]))[0]
+    return float(np.log(x0)), float(j0), float(g0)
+
+
 def _upper_beta_integral(p, s, log_x, log_y):
     """``J(p, s; x)`` for p > -1, s > 0, from ``log x`` and ``log(1 - x)`` (exact logs).
 
@@ -348,9 +357,7 @@ def _upper_beta_integral(p, s, log_x, log_y):
         out[up] = _upper_region(p, s, x[up], log_y[up])
     lo = ~up
     if lo.any():
-        log_x0 = np.log(x0)
-        j0 = _upper_region(p, s, np.array([x0]), np.array([np.log1p(-x0)]))[0]
-        g0 = _lower_g(p, s, np.array([log_x0]))[0]
+        log_x0, j0, g0 = _at_split_point(p, s)
         delta = np.maximum(log_x0 - log_x[lo], 0.0)  # log(x0 / x)
         # int_x^x0 t^(p-1) dt = x0^p (1 - (x/x0)^p) / p, without cancellation
         with np.errstate(over="ignore", invalid="ignore"):
