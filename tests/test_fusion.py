@@ -105,6 +105,9 @@ def test_string_labels_and_dataframes():
     assert list(fuser.classes_) == ["nontarget", "target"]
     assert list(fuser.feature_names_in_) == ["plda", "cosine", "ivec"]
     assert list(fuser.get_feature_names_out()) == ["llr"]
+    assert list(fuser.get_feature_names_out(["plda", "cosine", "ivec"])) == ["llr"]
+    with pytest.raises(ValueError, match="input_features"):
+        fuser.get_feature_names_out(["a", "b", "c"])
     ref = LogisticFusion().fit(X, y)
     np.testing.assert_allclose(fuser.coef_, ref.coef_, rtol=1e-14)
     assert set(fuser.predict(frame)) <= {"nontarget", "target"}

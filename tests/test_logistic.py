@@ -286,3 +286,25 @@ def test_init_is_a_starting_point_only():
     assert _focal_objective(far) == pytest.approx(_focal_objective(ref), rel=1e-12)
     again = fit_logistic(X, y, 0.5, init=(ref.coef, ref.intercept))
     assert again.n_iter == 0 and again.converged
+
+
+def test_concurrent_fits_restore_the_blas_thread_setting():
+    """Large fits keep BLAS on one thread; concurrent fits must not leave it that way."""
+    import threading
+
+    from threadpoolctl import threadpool_info
+
+    def blas_threads():
+        return sorted(i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas")
+
+    before = blas_threads()
+    X, y = _gaussian_fusion_data(30_000, 2, seed=30)
+    results = []
+    threads = [threading.Thread(target=lambda: results.append(fit_logistic(X, y, 0.5)))
+               for _ in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert blas_threads() == before
+    assert len(results) == 4 and all(np.array_equal(r.coef, results[0].coef) for r in results)

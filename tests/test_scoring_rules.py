@@ -115,6 +115,15 @@ def test_extreme_llrs():
     assert np.isfinite(BetaRule(0.7, 0.4).target_cost(np.array([-300.0]))[0])
     # boosting grows like exp(|llr| / 2): beyond the float range it is infinite
     assert BOOSTING.target_cost(-big)[0] == np.inf
+    # infinite LLRs: zero cost when right; when wrong, infinite for an unbounded side and
+    # C(0 | target) = B(a - 1, b) / B(a, b) = (a + b - 1) / (a - 1) for a bounded one
+    inf = np.array([np.inf])
+    for rule in (LOGARITHMIC, BRIER, BOOSTING, LOW_FALSE_ALARM, BetaRule(0.7, 0.4),
+                 BetaRule(3.0, 2.0), BetaRule(1.5, 0.5)):
+        assert rule.target_cost(inf)[0] == 0.0 and rule.nontarget_cost(-inf)[0] == 0.0
+        wrong = rule.target_cost(-inf)[0]
+        assert wrong == (np.inf if rule.a <= 1 else pytest.approx((rule.a + rule.b - 1)
+                                                                  / (rule.a - 1), rel=1e-13))
     # an unbounded general rule grows without limit, exactly: rho = 3 (1 - eta)^2 gives
     # 3 (-log q - 2 (1 - q) + (1 - q^2) / 2), here with -log q = 1e4 (q underflows)
     r = BetaRule(1.0, 3.0)
@@ -158,7 +167,7 @@ def test_convexity_is_a_and_b_at_most_one(a, b):
 @pytest.mark.parametrize("rule", [LOGARITHMIC, BRIER, BOOSTING, LOW_FALSE_ALARM])
 def test_weighting_density(rule):
     assert quad(rule.weight, 0, 1, limit=200)[0] == pytest.approx(1.0, rel=1e-8)
-    eta = np.array([0.1, 0.5, 0.8])
+    eta = np.array([0.0, 0.1, 0.5, 0.8, 1.0])
     np.testing.assert_allclose(rule.weight(eta), stats.beta(rule.a, rule.b).pdf(eta), rtol=1e-12)
 
 

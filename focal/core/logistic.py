@@ -34,13 +34,14 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import threading
 from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
 from scipy.special import logit
 
-from .scoring_rules import BetaRule, LOGARITHMIC
+from .scoring_rules import BetaRule
 
 __all__ = ["LogisticSolution", "fit_logistic", "fit_scoring_rule", "DEFAULT_REG"]
 
@@ -357,15 +358,34 @@ def _threadpools():
     return ThreadpoolController()
 
 
+_blas_lock = threading.Lock()
+_blas_state = {"users": 0, "limiter": None}
+
+
+@contextlib.contextmanager
 def _single_threaded_blas(n_trials):
     """Keep BLAS on one thread while passing over many blocks.
 
     A pass makes many small BLAS calls (a few thousand rows each); spreading each one over
-    threads costs more than it gains, and on a busy machine it is many times slower.
+    threads costs more than it gains, and on a busy machine it is many times slower. The limit
+    is process-wide, so concurrent fits share it: the first one in sets it, the last one out
+    restores the original setting.
     """
     if n_trials <= _CHUNK:
-        return contextlib.nullcontext()
-    return _threadpools().limit(limits=1, user_api="blas")
+        yield
+        return
+    with _blas_lock:
+        if _blas_state["users"] == 0:
+            _blas_state["limiter"] = _threadpools().limit(limits=1, user_api="blas")
+        _blas_state["users"] += 1
+    try:
+        yield
+    finally:
+        with _blas_lock:
+            _blas_state["users"] -= 1
+            if _blas_state["users"] == 0:
+                _blas_state["limiter"].restore_original_limits()
+                _blas_state["limiter"] = None
 
 
 def fit_logistic(X, y, p_target=0.5, sample_weight=None, reg=DEFAULT_REG, tol=1e-10,
@@ -442,13 +462,10 @@ def fit_scoring_rule(X, y, rule: BetaRule, p_target=0.5, sample_weight=None, reg
 
 def _fit_scoring_rule(X, y, rule, p_target, sample_weight, reg, tol, max_iter, init):
     design = _Design(X, y, p_target, sample_weight, reg)
-    n_iter = 0
-    if init is None:  # the logistic solution: the convex problem nearest to this one
-        theta, n_iter = _start(design, X, y, sample_weight, tol, max_iter, None)
+    theta, n_iter = _start(design, X, y, sample_weight, tol, max_iter, init)
+    if init is None:  # start from the logistic solution: the nearest convex problem
         theta, _, _, _, steps, _ = _newton(design, theta, None, tol, max_iter)
         n_iter += steps
-    else:
-        theta = design.to_standard(np.asarray(init[0], dtype=float), float(init[1]))
     theta, loss, pen, gnorm, steps, sep = _newton(design, theta, rule, tol, max_iter)
     return _solution(design, theta, loss, pen, gnorm, n_iter + steps, tol, sep)
 

@@ -19,9 +19,9 @@ a, b        name          costs
 10, 1       (keynote)     weight on high thresholds: the low false-alarm region
 ==========  ============  ==========================================================
 
-Costs are in canonical units (rho normalized), so every rule's cost of an uninformative
-decision at eta is 1 on average over rho; the logarithmic one is in nats. The target cost is
-unbounded (infinite at q = 0) iff a <= 1, the non-target cost iff b <= 1 (thesis sec. 7.4.2).
+Costs are in the canonical units of eq. 7.34 (rho integrates to 1 and each C*_eta is the
+normalized Bayes cost of eq. 3.12), in which the logarithmic rule is in nats. The target cost
+is unbounded (infinite at q = 0) iff a <= 1, the non-target cost iff b <= 1 (thesis sec. 7.4.2).
 
 A recognizer's output is a natural-log LLR ``w``; at prior log-odds ``h = logit(p_target)`` the
 posterior is ``q = sigmoid(w + h)`` (Bayes' rule), and everything below is a function of
@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy.linalg import eigh_tridiagonal
-from scipy.special import betainc, betaln, expit
+from scipy.special import betainc, betaln, expit, xlog1py, xlogy
 
 from .priors import logit as _logit
 from .scoring import cross_entropy_nats
@@ -77,7 +77,7 @@ class BetaRule:
     Parameters
     ----------
     a, b : float
-        Positive shape parameters. ``(1, 1)`` is the logarithmic rule; ``a > b`` moves the
+        Shape parameters in (0, 1000]. ``(1, 1)`` is the logarithmic rule; ``a > b`` moves the
         weight to high posterior thresholds (the low false-alarm region), ``a < b`` to low ones.
     """
 
@@ -103,7 +103,7 @@ class BetaRule:
 
     @property
     def name(self) -> str:
-        """``'logarithmic'``, ``'brier'``, ``'boosting'`` or ``'beta(a, b)'``."""
+        """``'logarithmic'``, ``'brier'``, ``'boosting'``, ``'low_false_alarm'`` or ``'beta(a, b)'``."""
         return _NAMED.get((self.a, self.b), f"beta({self.a:g}, {self.b:g})")
 
     @property
@@ -118,8 +118,8 @@ class BetaRule:
     def weight(self, eta):
         """The weighting density ``rho(eta) = Beta(eta | a, b)`` over Bayes thresholds (eq. 7.34)."""
         eta = np.asarray(eta, dtype=float)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            log_rho = ((self.a - 1.0) * np.log(eta) + (self.b - 1.0) * np.log1p(-eta)
+        with np.errstate(divide="ignore"):
+            log_rho = (xlogy(self.a - 1.0, eta) + xlog1py(self.b - 1.0, -eta)
                        - betaln(self.a, self.b))
         return np.exp(log_rho)
 
@@ -187,7 +187,8 @@ LOGARITHMIC = BetaRule(1.0, 1.0)
 BRIER = BetaRule(2.0, 2.0)
 BOOSTING = BetaRule(0.5, 0.5)
 LOW_FALSE_ALARM = BetaRule(10.0, 1.0)
-_NAMED.update({(1.0, 1.0): "logarithmic", (2.0, 2.0): "brier", (0.5, 0.5): "boosting"})
+_NAMED.update({(1.0, 1.0): "logarithmic", (2.0, 2.0): "brier", (0.5, 0.5): "boosting",
+               (10.0, 1.0): "low_false_alarm"})
 _BY_NAME = {"logarithmic": LOGARITHMIC, "log": LOGARITHMIC, "brier": BRIER,
             "boosting": BOOSTING, "low_false_alarm": LOW_FALSE_ALARM}
 

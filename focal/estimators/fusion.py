@@ -20,7 +20,7 @@ from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
-from sklearn.utils.validation import _check_feature_names_in, check_is_fitted, validate_data
+from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
 from ..core.priors import bayes_threshold, logit
@@ -122,7 +122,8 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
     intercept_ : float
         LLR offset (nats), with ``logit(p_target)`` already removed: the output is an LLR.
     n_iter_ : int
-        Newton iterations taken.
+        Newton iterations taken (on large data, including those of the warm start on a
+        subsample; with another scoring rule, including those of the logistic start).
     n_passes_ : int
         Passes over the training data.
     objective_ : float
@@ -280,8 +281,8 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
     def decision_function(self, X):
         """Calibrated natural-log LLRs of the trials, shape (n_trials,).
 
-        Not a log posterior odds: add ``logit(p)`` for the posterior odds at prior p. Its sign is
-        the Bayes decision only at ``p_target = 0.5``; use :meth:`predict` for decisions.
+        Not a log posterior odds: add ``logit(p)`` for the log posterior odds at prior p. Its
+        sign is the Bayes decision only where the effective prior is 0.5; use :meth:`predict`.
         """
         check_is_fitted(self)
         X = self._validate_X(X)
@@ -297,9 +298,18 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         return self.decision_function(X)[:, None]
 
     def get_feature_names_out(self, input_features=None):
-        """The one output feature: ``["llr"]``."""
+        """The one output feature: ``["llr"]``.
+
+        ``input_features``, if given, must be the names of the systems seen in ``fit``.
+        """
         check_is_fitted(self)
-        _check_feature_names_in(self, input_features, generate_names=False)
+        if input_features is not None:
+            names = np.asarray(input_features, dtype=object)
+            seen = getattr(self, "feature_names_in_", None)
+            if names.shape != (self.n_features_in_,) or (
+                    seen is not None and not np.array_equal(names, seen)):
+                raise ValueError(f"input_features must be the {self.n_features_in_} system "
+                                 f"names seen in fit, got {list(names)!r}")
         return np.asarray(["llr"], dtype=object)
 
     def _prior(self, p_target):
