@@ -175,6 +175,13 @@ def test_separable_data_warns_and_stays_finite():
     with warnings.catch_warnings():
         warnings.simplefilter("error", PerfectSeparationWarning)
         LogisticFusion().fit(X2, y2)
+        LogisticFusion(p_target=0.01).fit(*_data(20_000, 2, seed=3))
+    # many trials, separable but with ever smaller margins: the penalized LLRs do not quite
+    # separate them, yet the fit is still held by reg and the warning says so
+    rng = np.random.default_rng(0)
+    Xb = rng.normal(size=(100_000, 2))
+    with pytest.warns(PerfectSeparationWarning, match="held by the penalty"):
+        LogisticFusion().fit(Xb, (Xb @ [1.0, 1.0] > 0).astype(int))
 
 
 def test_convergence_warning():

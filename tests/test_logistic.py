@@ -156,9 +156,10 @@ def test_recovers_closed_form_gaussian_calibration():
 
     X, y = draw(100_000, 300_000)
     sol = fit_logistic(X, y, 0.5)
-    # sampling error of the ML estimates is ~ 1/sqrt(n) in these units: 5 sigma bounds
-    assert sol.coef[0] == pytest.approx(slope, abs=0.03)
-    assert sol.intercept == pytest.approx(offset, abs=0.03)
+    # standard errors of the estimates here are about 0.004 (slope) and 0.003 (offset), from
+    # repeated draws: 5 sigma bounds
+    assert sol.coef[0] == pytest.approx(slope, abs=0.02)
+    assert sol.intercept == pytest.approx(offset, abs=0.015)
     Xe, ye = draw(100_000, 300_000)
     fitted = Xe[:, 0] * sol.coef[0] + sol.intercept
     true = Xe[:, 0] * slope + offset
@@ -203,12 +204,14 @@ def test_perfectly_separable_data_converges_to_finite_llrs():
     assert slopes[0] < slopes[1] < slopes[2] < 1e3
     assert sols[0].loss > sols[1].loss > sols[2].loss
     assert fit_logistic(X, y, 0.5).loss < 1e-7
-    assert all(s.separated for s in sols)
-    # one overlapping trial: not separated; the same trial with zero weight: separated again
+    # the penalty holds the solution: it is comparable to the data term (documented criterion)
+    assert all(s.penalty > 0.1 * s.loss for s in sols)
+    # one overlapping trial: the data hold the solution; the same trial with zero weight: not
     Xo, yo = np.r_[X, [[2.0]]], np.r_[y, False]
-    assert not fit_logistic(Xo, yo, 0.5).separated
-    assert fit_logistic(Xo, yo, 0.5, np.r_[np.ones(120), 0.0]).separated
-    assert not fit_logistic(*_gaussian_fusion_data(300, 2, seed=1), 0.5).separated
+    held = fit_logistic(Xo, yo, 0.5)
+    assert held.penalty < 1e-4 * held.loss
+    free = fit_logistic(Xo, yo, 0.5, np.r_[np.ones(120), 0.0])
+    assert free.penalty > 0.1 * free.loss
     # tiny losses are computed without cancellation: compare with a direct evaluation
     sol = sols[-1]
     z = X[:, 0] * sol.coef[0] + sol.intercept

@@ -75,10 +75,10 @@ class LogisticSolution:
         Euclidean norm of the gradient of the penalized objective in standardized coordinates.
     converged : bool
         Whether ``grad_norm <= tol`` was reached within ``max_iter`` iterations.
-    separated : bool
-        Whether the fitted LLRs make no error on the training trials (of positive weight) at the
-        Bayes threshold of ``p_target``: the classes are perfectly separated, and the size of
-        the LLRs is set by ``reg`` rather than by the data.
+
+    When the training scores separate the classes perfectly (or nearly), the solution is held
+    by the penalty: ``penalty`` is then of the order of ``loss`` (typically 0.5 to 10 times it),
+    while on overlapping classes it is many orders of magnitude smaller.
     """
 
     coef: np.ndarray
@@ -89,7 +89,6 @@ class LogisticSolution:
     n_passes: int
     grad_norm: float
     converged: bool
-    separated: bool = False
 
 
 class _Design:
@@ -208,14 +207,12 @@ class _Design:
         if need_g0:
             g0 = np.zeros(self.K + 1)
         B = np.empty_like(self._buf)
-        worst = -np.inf  # largest c u: negative iff every trial is on its side of z = 0
         for S, cs in self._blocks():
             if need_g0:
                 g0 += S @ cs
             z = w @ S
             c = np.abs(cs)
             cu = cs * z  # c u: the sign of u, and c max(u, 0) = max(c u, 0)
-            worst = max(worst, _largest_weighted(cu, c, self.v is not None))
             e = np.abs(z, out=z)
             np.negative(e, out=e)
             np.exp(e, out=e)
@@ -235,7 +232,7 @@ class _Design:
             hess += Bm @ S.T
         if need_g0:
             self._g0 = 0.5 * g0
-        return float(loss), *self._to_standard(grad + self._g0, hess), worst < 0
+        return float(loss), *self._to_standard(grad + self._g0, hess)
 
     def rule_pass(self, theta, rule):
         """Cost of ``rule`` (data term), its gradient and Hessian: the general, slower pass."""
@@ -244,31 +241,28 @@ class _Design:
         loss = 0.0
         grad = np.zeros(self.K + 1)
         hess = np.zeros((self.K + 1, self.K + 1))
-        worst = -np.inf
         for S, cs in self._blocks():
             c = np.abs(cs)
             keep = c > 0  # zero-weight trials may have infinite cost
             if not keep.all():
                 S, cs, c = S[:, keep], cs[keep], c[keep]
             z = w @ S
-            if z.size:
-                worst = max(worst, float(np.max(cs * z)))
             cost, d1, d2 = rule.cost_and_derivatives(z, cs < 0)
             loss += c @ cost
             grad += S @ (d1 * c)
             hess += (S * (d2 * c)) @ S.T
-        return float(loss), *self._to_standard(grad, hess), worst < 0
+        return float(loss), *self._to_standard(grad, hess)
 
     def objective(self, theta, rule):
         """Penalized objective, its gradient and Hessian in standardized coordinates."""
         if rule is None:
-            loss, grad, hess, separated = self.log_pass(theta)
+            loss, grad, hess = self.log_pass(theta)
         else:
-            loss, grad, hess, separated = self.rule_pass(theta, rule)
+            loss, grad, hess = self.rule_pass(theta, rule)
         K = self.K
         grad[:K] += self.reg * theta[:K]
         hess[np.arange(K), np.arange(K)] += self.reg
-        return loss, self.penalty(theta), grad, hess, separated
+        return loss, self.penalty(theta), grad, hess
 
     def to_standard(self, coef, intercept):
         theta = np.empty(self.K + 1)
@@ -298,7 +292,7 @@ def _descent_direction(grad, hess):
 
 def _newton(design, theta, rule, tol, max_iter):
     """Damped Newton iterations from ``theta`` until the gradient norm is at most ``tol``."""
-    loss, pen, grad, hess, sep = design.objective(theta, rule)
+    loss, pen, grad, hess = design.objective(theta, rule)
     n_iter = 0
     gnorm = float(np.linalg.norm(grad))
     eps = np.finfo(float).eps
@@ -312,7 +306,7 @@ def _newton(design, theta, rule, tol, max_iter):
         step = 1.0
         for _ in range(60):
             cand = theta + step * d
-            c_loss, c_pen, c_grad, c_hess, c_sep = design.objective(cand, rule)
+            c_loss, c_pen, c_grad, c_hess = design.objective(cand, rule)
             f1 = c_loss + c_pen
             # Armijo condition, with a few ulps of slack for round-off at the optimum
             if f1 <= f0 + 1e-4 * step * slope + 16 * eps * abs(f0):
@@ -323,9 +317,9 @@ def _newton(design, theta, rule, tol, max_iter):
         if not np.all(np.isfinite(c_grad)):
             break
         n_iter += 1
-        theta, loss, pen, grad, hess, sep = cand, c_loss, c_pen, c_grad, c_hess, c_sep
+        theta, loss, pen, grad, hess = cand, c_loss, c_pen, c_grad, c_hess
         gnorm = float(np.linalg.norm(grad))
-    return theta, loss, pen, gnorm, n_iter, sep
+    return theta, loss, pen, gnorm, n_iter
 
 
 def _warm_start(design, X, y, sample_weight, tol, max_iter):
@@ -345,8 +339,7 @@ def _warm_start(design, X, y, sample_weight, tol, max_iter):
     if min(n_tar, n_non) < _MIN_CLASS_IN_SUBSAMPLE:
         return None
     sub = _Design(X[idx], ys, design.p_target, vs, design.reg, design.center, design.scale)
-    theta, _, _, _, n_iter, _ = _newton(sub, np.zeros(design.K + 1), None, max(tol, 1e-7),
-                                        max_iter)
+    theta, _, _, _, n_iter = _newton(sub, np.zeros(design.K + 1), None, max(tol, 1e-7), max_iter)
     passes = -(-sub.n_passes * _SUBSAMPLE // n)  # ceil: the subsample work in whole passes
     return theta, n_iter, passes
 
@@ -424,8 +417,8 @@ def fit_logistic(X, y, p_target=0.5, sample_weight=None, reg=DEFAULT_REG, tol=1e
 def _fit_logistic(X, y, p_target, sample_weight, reg, tol, max_iter, init):
     design = _Design(X, y, p_target, sample_weight, reg)
     theta, n_iter = _start(design, X, y, sample_weight, tol, max_iter, init)
-    theta, loss, pen, gnorm, steps, sep = _newton(design, theta, None, tol, max_iter)
-    return _solution(design, theta, loss, pen, gnorm, n_iter + steps, tol, sep)
+    theta, loss, pen, gnorm, steps = _newton(design, theta, None, tol, max_iter)
+    return _solution(design, theta, loss, pen, gnorm, n_iter + steps, tol)
 
 
 def _start(design, X, y, sample_weight, tol, max_iter, init):
@@ -464,20 +457,13 @@ def _fit_scoring_rule(X, y, rule, p_target, sample_weight, reg, tol, max_iter, i
     design = _Design(X, y, p_target, sample_weight, reg)
     theta, n_iter = _start(design, X, y, sample_weight, tol, max_iter, init)
     if init is None:  # start from the logistic solution: the nearest convex problem
-        theta, _, _, _, steps, _ = _newton(design, theta, None, tol, max_iter)
+        theta, _, _, _, steps = _newton(design, theta, None, tol, max_iter)
         n_iter += steps
-    theta, loss, pen, gnorm, steps, sep = _newton(design, theta, rule, tol, max_iter)
-    return _solution(design, theta, loss, pen, gnorm, n_iter + steps, tol, sep)
+    theta, loss, pen, gnorm, steps = _newton(design, theta, rule, tol, max_iter)
+    return _solution(design, theta, loss, pen, gnorm, n_iter + steps, tol)
 
 
-def _largest_weighted(values, weights, weighted):
-    """Largest value among trials of positive weight (-inf if there are none)."""
-    if not weighted:
-        return float(values.max())
-    return float(np.max(values, where=weights > 0, initial=-np.inf))
-
-
-def _solution(design, theta, loss, pen, gnorm, n_iter, tol, separated):
+def _solution(design, theta, loss, pen, gnorm, n_iter, tol):
     coef, intercept = design.to_original(theta)
     return LogisticSolution(
         coef=coef,
@@ -488,5 +474,4 @@ def _solution(design, theta, loss, pen, gnorm, n_iter, tol, separated):
         n_passes=design.n_passes,
         grad_norm=gnorm,
         converged=gnorm <= tol,
-        separated=bool(separated),
     )

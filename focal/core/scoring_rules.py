@@ -103,7 +103,8 @@ class BetaRule:
 
     @property
     def name(self) -> str:
-        """``'logarithmic'``, ``'brier'``, ``'boosting'``, ``'low_false_alarm'`` or ``'beta(a, b)'``."""
+        """``'logarithmic'``, ``'brier'``, ``'boosting'``, ``'low_false_alarm'``, or
+        ``'beta(a, b)'``."""
         return _NAMED.get((self.a, self.b), f"beta({self.a:g}, {self.b:g})")
 
     @property
@@ -116,7 +117,7 @@ class BetaRule:
         return self.a <= 1.0 and self.b <= 1.0
 
     def weight(self, eta):
-        """The weighting density ``rho(eta) = Beta(eta | a, b)`` over Bayes thresholds (eq. 7.34)."""
+        """Weighting density ``rho(eta) = Beta(eta | a, b)`` over Bayes thresholds (eq. 7.34)."""
         eta = np.asarray(eta, dtype=float)
         with np.errstate(divide="ignore"):
             log_rho = (xlogy(self.a - 1.0, eta) + xlog1py(self.b - 1.0, -eta)
@@ -124,7 +125,10 @@ class BetaRule:
         return np.exp(log_rho)
 
     def target_cost(self, llr, plo=0.0):
-        """Cost of target trials with natural-log LLRs ``llr`` at prior log-odds ``plo`` (eq. 7.35)."""
+        """Cost of target trials with natural-log LLRs ``llr`` at prior log-odds ``plo``.
+
+        Eq. 7.35 at the posterior ``q = sigmoid(llr + plo)``.
+        """
         z = np.asarray(llr, dtype=float) + plo
         return self._cost(z, True)
 

@@ -32,8 +32,16 @@ __all__ = ["LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning"]
 
 
 class PerfectSeparationWarning(UserWarning):
-    """The training scores separate the classes perfectly (the fit exists only because of ``reg``)."""
+    """The training scores separate the classes (nearly) perfectly: the fit is held by ``reg``.
 
+    Issued when the penalty is at least a tenth of the data term at the solution. With
+    overlapping classes and the default ``reg`` it is smaller than 1e-4 of it; on (nearly)
+    separable data it is 0.5 to 10 times it, whatever ``reg``, because the data term then keeps
+    falling as the weights grow until the penalty stops them.
+    """
+
+
+_HELD_BY_PENALTY = 0.1
 
 def _check_nonnegative(value, name, *, strict=False):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
@@ -99,8 +107,9 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         on the scale of the scores. The default moves real fits by a relative 1e-8 or so, far
         below their sampling error, but keeps them finite when the training scores separate the
         classes perfectly (then the LLRs' size is set by ``reg``, growing like ``log(1/reg)``,
-        and a :class:`PerfectSeparationWarning` is issued). ``reg=0`` is plain (unpenalized)
-        logistic regression, which has no solution on perfectly separable data.
+        and a :class:`PerfectSeparationWarning` is issued; a ``reg`` large enough to dominate
+        ordinary data triggers it too). ``reg=0`` is plain (unpenalized) logistic regression,
+        which has no solution on perfectly separable data.
     tol : float, default 1e-10
         Convergence threshold on the gradient norm of the objective (nats, standardized
         parameters). The objective is then within about ``tol**2`` of its minimum.
@@ -253,13 +262,14 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         return self
 
     def _report(self, X, is_target, weights, p, rule, sol):
-        """Set ``objective_`` and ``rule_objective_``; warn if the classes are separated."""
-        if sol.separated:
+        """Set ``objective_`` and ``rule_objective_``; warn if the penalty holds the fit."""
+        if sol.penalty >= _HELD_BY_PENALTY * sol.loss:
             warnings.warn(
-                f"the training scores separate the classes perfectly (the fitted LLRs make no "
-                f"error at the training prior): the LLRs are finite only because of the penalty "
-                f"reg={self.reg:g}, which sets their size, and they are overconfident on new "
-                "data. Train on more data, or raise reg.",
+                f"the fit is held by the penalty (reg={self.reg:g} costs "
+                f"{sol.penalty / max(sol.loss, np.finfo(float).tiny):.2g} times the data term): "
+                "the training scores separate the classes perfectly or nearly, so the size of "
+                "the LLRs is set by reg, not by the data, and they will be overconfident on new "
+                "data. Train on more (overlapping) data, or choose reg deliberately.",
                 PerfectSeparationWarning, stacklevel=3)
         self.rule_objective_ = float(sol.loss / default_expected_cost(p, rule))
         if rule.is_logarithmic:
@@ -375,7 +385,7 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
 
 
 class LinearCalibrator(LogisticFusion):
-    """Affine calibration of one system's scores to natural-log LLRs: ``llr = scale_ * s + offset_``.
+    """Affine calibration of one system's scores to natural-log LLRs, ``scale_ * s + offset_``.
 
     :class:`LogisticFusion` with K = 1 (thesis sec. 8.3.1: "just an affine log-likelihood
     calibration"; Brümmer & van Leeuwen eq. 18). Takes the scores as a 1-D array or a single
