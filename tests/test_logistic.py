@@ -280,6 +280,10 @@ def test_deterministic_and_inputs_untouched():
     b = fit_logistic(X, y, 0.3)
     assert np.array_equal(a.coef, b.coef) and a.intercept == b.intercept
     assert np.array_equal(X, Xc) and np.array_equal(y, yc)
+    # 0/1 labels and list weights are read as what they mean
+    w = np.ones(2000)
+    c = fit_logistic(X, y.astype(int), 0.3, list(w))
+    assert np.array_equal(c.coef, fit_logistic(X, y, 0.3, w).coef)
 
 
 def test_init_is_a_starting_point_only():

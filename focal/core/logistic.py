@@ -101,11 +101,13 @@ class _Design:
 
     def __init__(self, X, y, p_target, sample_weight, reg, center=None, scale=None):
         self.X = X
-        self.y = y
+        self.y = y = np.asarray(y, dtype=bool)  # no copy for boolean labels
         self.n, self.K = X.shape
         self.p_target = float(p_target)
         self.plo = float(logit(p_target))
         self.reg = float(reg)
+        if sample_weight is not None:
+            sample_weight = np.asarray(sample_weight, dtype=float)
         self.v = sample_weight
         if sample_weight is None:
             n_tar = int(np.count_nonzero(y))
@@ -322,23 +324,24 @@ def _newton(design, theta, rule, tol, max_iter):
     return theta, loss, pen, gnorm, n_iter
 
 
-def _warm_start(design, X, y, sample_weight, tol, max_iter):
+def _warm_start(design, tol, max_iter):
     """Solve on a fixed pseudo-random subsample; return (theta, n_iter, passes) or None.
 
     Only the start point comes from the subsample: the full-data Newton steps that follow
     decide the solution. Returns None when the problem is small or the subsample misses a class.
     """
-    n = X.shape[0]
+    n = design.n
     if n < 8 * _SUBSAMPLE:
         return None
     idx = np.sort(np.random.default_rng(20100101).integers(0, n, _SUBSAMPLE))
-    ys = y[idx]
-    vs = None if sample_weight is None else sample_weight[idx]
+    ys = design.y[idx]
+    vs = None if design.v is None else design.v[idx]
     n_tar = int(np.count_nonzero(ys if vs is None else ys & (vs > 0)))
     n_non = int(np.count_nonzero(~ys if vs is None else ~ys & (vs > 0)))
     if min(n_tar, n_non) < _MIN_CLASS_IN_SUBSAMPLE:
         return None
-    sub = _Design(X[idx], ys, design.p_target, vs, design.reg, design.center, design.scale)
+    sub = _Design(design.X[idx], ys, design.p_target, vs, design.reg, design.center,
+                  design.scale)
     theta, _, _, _, n_iter = _newton(sub, np.zeros(design.K + 1), None, max(tol, 1e-7), max_iter)
     passes = -(-sub.n_passes * _SUBSAMPLE // n)  # ceil: the subsample work in whole passes
     return theta, n_iter, passes
@@ -389,7 +392,7 @@ def fit_logistic(X, y, p_target=0.5, sample_weight=None, reg=DEFAULT_REG, tol=1e
     ----------
     X : ndarray of float64, shape (n_trials, K)
         Scores of K systems; already validated (finite). Not modified and not copied.
-    y : ndarray of bool, shape (n_trials,)
+    y : ndarray of bool (or 0/1), shape (n_trials,)
         True for target trials; both classes must have positive total weight.
     p_target : float
         Effective target prior in (0, 1) at which the cost is weighted.
@@ -416,16 +419,16 @@ def fit_logistic(X, y, p_target=0.5, sample_weight=None, reg=DEFAULT_REG, tol=1e
 
 def _fit_logistic(X, y, p_target, sample_weight, reg, tol, max_iter, init):
     design = _Design(X, y, p_target, sample_weight, reg)
-    theta, n_iter = _start(design, X, y, sample_weight, tol, max_iter, init)
+    theta, n_iter = _start(design, tol, max_iter, init)
     theta, loss, pen, gnorm, steps = _newton(design, theta, None, tol, max_iter)
     return _solution(design, theta, loss, pen, gnorm, n_iter + steps, tol)
 
 
-def _start(design, X, y, sample_weight, tol, max_iter, init):
+def _start(design, tol, max_iter, init):
     """Starting point (standardized) and the Newton steps spent finding it."""
     if init is not None:
         return design.to_standard(np.asarray(init[0], dtype=float), float(init[1])), 0
-    warm = _warm_start(design, X, y, sample_weight, tol, max_iter)
+    warm = _warm_start(design, tol, max_iter)
     if warm is None:
         return np.zeros(design.K + 1), 0
     theta, n_iter, passes = warm
@@ -455,7 +458,7 @@ def fit_scoring_rule(X, y, rule: BetaRule, p_target=0.5, sample_weight=None, reg
 
 def _fit_scoring_rule(X, y, rule, p_target, sample_weight, reg, tol, max_iter, init):
     design = _Design(X, y, p_target, sample_weight, reg)
-    theta, n_iter = _start(design, X, y, sample_weight, tol, max_iter, init)
+    theta, n_iter = _start(design, tol, max_iter, init)
     if init is None:  # start from the logistic solution: the nearest convex problem
         theta, _, _, _, steps = _newton(design, theta, None, tol, max_iter)
         n_iter += steps
