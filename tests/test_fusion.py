@@ -147,6 +147,15 @@ def test_clear_errors():
         fuser.transform(np.where(np.arange(400).reshape(200, 2) == 7, np.nan, X))
     with pytest.raises(ValueError, match="infinity.*trial 3"):
         fuser.decision_function(np.where(np.arange(400).reshape(200, 2) == 6, -np.inf, X))
+    with pytest.raises(ValueError, match="0 sample"):
+        fuser.decision_function(np.zeros((0, 2)))
+    # every input form gives the same LLRs (float arrays skip sklearn's per-call checks)
+    ref = fuser.decision_function(X)
+    for form in (np.asfortranarray(X), X.tolist(), np.hstack([X, X])[:, :2]):
+        np.testing.assert_allclose(fuser.decision_function(form), ref, rtol=1e-13, atol=1e-14)
+    ints = np.round(X * 100).astype(int)
+    np.testing.assert_array_equal(fuser.decision_function(ints),
+                                  fuser.decision_function(ints.astype(float)))
     steep = LogisticFusion().fit(X / 1e3, y)  # weights of order 1e3
     with pytest.raises(ValueError, match="overflows"):
         steep.predict(np.sign(steep.coef_) * np.full((3, 2), 1e308))

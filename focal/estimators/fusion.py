@@ -196,9 +196,14 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         """Hook for subclasses that need a given number of systems."""
 
     def _validate_X(self, X):
+        X = self._as_2d(X)
+        if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0]
+                and X.shape[1] == self.n_features_in_ and not hasattr(self, "feature_names_in_")):
+            # the production case (a float array, fitted without names): what validate_data
+            # would check is checked here, without its per-call cost on small batches
+            return X
         # finiteness is checked on the (n_features times smaller) output instead
-        return validate_data(self, self._as_2d(X), reset=False, dtype=np.float64,
-                             ensure_all_finite=False)
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
 
     def fit(self, X, y, sample_weight=None):
         """Train the fusion on development scores.
