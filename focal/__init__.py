@@ -6,16 +6,6 @@ Log-likelihood-ratios are natural logs; Cllr-family measures are in bits.
 
 from . import metrics
 from ._version import __version__
-from .estimators import (
-    LinearCalibrator,
-    LogisticFusion,
-    PerfectSeparationWarning,
-    cllr_scorer,
-    dcf_scorer,
-    eer_scorer,
-    min_cllr_scorer,
-    min_dcf_scorer,
-)
 from .core.priors import (
     bayes_threshold,
     beta,
@@ -45,3 +35,26 @@ __all__ = [
     "min_dcf_scorer",
     "eer_scorer",
 ]
+
+# Estimators (and with them scikit-learn) load on first use, so that ``import focal`` stays
+# light for the metrics and the command line: ``focal.LogisticFusion`` and
+# ``from focal import LogisticFusion`` work as usual.
+_LAZY = {
+    name: "focal.estimators"
+    for name in ("LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
+                 "cllr_scorer", "min_cllr_scorer", "dcf_scorer", "min_dcf_scorer", "eer_scorer")
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'focal' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))
