@@ -6,6 +6,7 @@ Log-likelihood-ratios are natural logs; Cllr-family measures are in bits.
 
 from . import metrics
 from ._version import __version__
+from .estimators import PAVCalibrator, ROCCH
 from .core.priors import (
     bayes_threshold,
     beta,
@@ -19,6 +20,8 @@ from .core.priors import (
 __all__ = [
     "__version__",
     "metrics",
+    "PAVCalibrator",
+    "ROCCH",
     "bayes_threshold",
     "beta",
     "effective_log_odds",
