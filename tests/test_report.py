@@ -197,6 +197,15 @@ def test_str_is_a_readable_aligned_table():
     assert all(len(line) <= 100 for line in lines)
 
 
+def test_docstring_example():
+    import doctest
+
+    import focal.metrics.report as module
+
+    result = doctest.testmod(module)
+    assert result.failed == 0 and result.attempted >= 2
+
+
 def test_str_at_another_prior_says_what_the_numbers_are():
     tar, non = llr_set(9)
     text = str(calibration_report(tar, non, p_target=0.01, operating_points=()))

@@ -48,7 +48,8 @@ class CalibrationReport:
     n_targets, n_nontargets : int
         Trial counts.
     cllr, min_cllr : float
-        Bits, normalized by the prior entropy at ``p_target`` (1 = uninformative).
+        Cross-entropy of the LLRs and of their PAV recalibration, divided by the prior entropy
+        at ``p_target`` (1 = uninformative): bits for the classical ``p_target = 0.5``.
     eer : float
         ROCCH-EER, a fraction.
     prbep : float
