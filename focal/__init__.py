@@ -4,7 +4,7 @@ judge them, in the tradition of Niko Brümmer's FoCal and BOSARIS toolkits.
 Log-likelihood-ratios are natural logs; Cllr-family measures are in bits.
 """
 
-from . import metrics
+from . import metrics, std
 from ._version import __version__
 from .estimators import PAVCalibrator, ROCCH
 from .core.priors import (
@@ -22,6 +22,7 @@ __all__ = [
     "metrics",
     "PAVCalibrator",
     "ROCCH",
+    "std",
     "bayes_threshold",
     "beta",
     "effective_log_odds",
