@@ -7,6 +7,8 @@ F4DE STDEval / KWSEval (Perl); it is not a Python package and is not timed here.
 
 from __future__ import annotations
 
+import os
+import tempfile
 import time
 
 import numpy as np
@@ -21,6 +23,8 @@ from focal.std import (
     STDTask,
     affine_recalibration,
     align,
+    read_detection_table,
+    read_stdlist,
     atwv,
     cnxe,
     mtwv,
@@ -50,9 +54,31 @@ def make_task(n_queries, n_files, file_seconds, n_detections, seed=0):
     mid = np.concatenate([near_mid, rng.uniform(0, file_seconds, n_far)])
     score = np.concatenate([rng.normal(5.0, 2.5, n_near), rng.normal(-8.0, 2.5, n_far)])
     decision = score >= bayes_threshold(SWS2013.p_target, SWS2013.c_miss, SWS2013.c_fa)
-    det = Detections(query=q, file=f, tbeg=mid - dur / 2, dur=dur, score=score, decision=decision)
+    det = Detections(query=q, file=f, tbeg=np.round(mid - dur / 2, 3), dur=np.round(dur, 3),
+                     score=np.round(score, 4), decision=decision)
     ref = Reference(query=occ_q, file=occ_f, tbeg=occ_t, dur=occ_dur)
     return STDTask(det, ref, t_audio=float(n_files * file_seconds))
+
+
+def write_system(det, xml_path, table_path):
+    """The detections as an STDLIST and as a plain table (same decimal strings)."""
+    order = np.argsort(det.query, kind="stable")
+    rows = list(zip(det.query[order].tolist(), det.file[order].tolist(), det.tbeg[order].tolist(),
+                    det.dur[order].tolist(), det.score[order].tolist(), det.decision[order].tolist()))
+    with open(xml_path, "w") as xml, open(table_path, "w") as table:
+        xml.write('<?xml version="1.0" encoding="UTF-8"?>\n<stdlist system_id="bench">\n')
+        current = None
+        for q, f, t, d, s, y in rows:
+            if q != current:
+                if current is not None:
+                    xml.write("</detected_termlist>\n")
+                xml.write(f'<detected_termlist termid="q{q}">\n')
+                current = q
+            dec = "YES" if y else "NO"
+            xml.write(f'<term file="f{f}" channel="1" tbeg="{t:.3f}" dur="{d:.3f}" score="{s:.4f}" '
+                      f'decision="{dec}"/>\n')
+            table.write(f"q{q} f{f} {t:.3f} {d:.3f} {s:.4f} {dec}\n")
+        xml.write("</detected_termlist>\n</stdlist>\n")
 
 
 def _timed(fn, *args):
@@ -91,4 +117,16 @@ def run(quick: bool = False):
     in_bytes = sum(a.nbytes for a in (det.query, det.file, det.tbeg, det.dur, det.score, det.decision))
     print(f"  peak memory {peak / 2**20:.0f} MiB = {peak / in_bytes:.2f}x the detection list "
           f"({in_bytes / 2**20:.0f} MiB; {peak / len(det):.0f} bytes per detection)")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        xml_path, table_path = os.path.join(tmp, "sys.stdlist.xml"), os.path.join(tmp, "sys.txt")
+        write_system(det, xml_path, table_path)
+        t_xml, from_xml = _timed(read_stdlist, xml_path)
+        t_table, from_table = _timed(read_detection_table, table_path)
+        size = os.path.getsize(xml_path)
+    assert np.array_equal(from_xml.score, from_table.score)
+    assert np.array_equal(np.sort(from_xml.score), np.sort(det.score))
+    print(f"\n== reading the detections (at the edge; not part of the 20 s target)")
+    print(f"  STDLIST XML ({size / 2**20:.0f} MiB)   {t_xml:8.2f} s")
+    print(f"  plain table              {t_table:8.2f} s")
     skipped("NIST F4DE STDEval/KWSEval", "Perl tool, not a Python peer")

@@ -250,3 +250,38 @@ def test_trial_model_violations():
     with pytest.raises(ValueError, match="unaligned detections"):
         align(STDTask(many, ref, t_audio=6.0))
     assert align(STDTask(many, ref, t_audio=6.0, n_tps=2.0)).n_aligned == 0
+
+
+def test_data_model_validation():
+    ok = dict(query=["q", "q"], file=["a", "a"], tbeg=[0.0, 1.0], dur=[1.0, 1.0], score=[0.0, 1.0])
+    with pytest.raises(ValueError, match=r"detections.tbeg has 1 entries, expected 2"):
+        Detections(**{**ok, "tbeg": [0.0]})
+    with pytest.raises(ValueError, match=r"detections.dur must be >= 0 seconds; entry 1"):
+        Detections(**{**ok, "dur": [1.0, -1.0]})
+    with pytest.raises(ValueError, match=r"detections.score contains 1 NaN"):
+        Detections(**{**ok, "score": [0.0, np.nan]})
+    with pytest.raises(ValueError, match=r"detections.tbeg contains 1 non-finite"):
+        Detections(**{**ok, "tbeg": [0.0, np.inf]})
+    with pytest.raises(ValueError, match=r"detections.query must hold identifiers"):
+        Detections(**{**ok, "query": [1.0, 2.0]})
+    with pytest.raises(ValueError, match=r"detections.file contains None"):
+        Detections(**{**ok, "file": np.array(["a", None], dtype=object)})
+    with pytest.raises(ValueError, match=r"detections.decision"):
+        Detections(**ok, decision=[1, 2])
+    with pytest.raises(ValueError, match=r"reference.channel has 1 entries, expected 2"):
+        Reference(query=["q", "q"], file=["a", "a"], tbeg=[0, 1], dur=[1, 1], channel=["1"])
+    raw = [0.0, 1.0]
+    det = Detections(**{**ok, "tbeg": raw})
+    det.tbeg[0] = 5.0
+    assert raw == [0.0, 1.0]                                        # stored copies
+    ref = Reference(query=["q"], file=["a"], tbeg=[0.0], dur=[1.0])
+    with pytest.raises(ValueError, match="t_audio"):
+        STDTask(det, ref, t_audio=0.0)
+    with pytest.raises(ValueError, match="n_tps"):
+        STDTask(det, ref, t_audio=10.0, n_tps=-1)
+    with pytest.raises(ValueError, match="duplicate"):
+        STDTask(det, ref, t_audio=10.0, queries=["q", "q"])
+    with pytest.raises(ValueError, match=r"reference.query names 1 query id\(s\) not in the term list: 'q'"):
+        STDTask(Detections([], [], [], [], []), ref, t_audio=10.0, queries=["z"])
+    with pytest.raises(ValueError, match="detections must be"):
+        STDTask(ref, ref, t_audio=10.0)

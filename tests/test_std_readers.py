@@ -259,3 +259,30 @@ def test_report_without_decisions_and_with_infinite_scores():
     silent = term_detection_report(STDTask(Detections([], [], [], [], []), ref, 10.0))
     assert silent.cnxe is None and silent.mtwv.twv == 0.0
     assert math.isinf(silent.mtwv.threshold)
+
+
+def test_batched_reading_keeps_line_numbers(tmp_path, monkeypatch):
+    import focal.std.readers as readers
+
+    lines = [f"q f{i % 3} {i}.5 0.25 {i / 10} {'YES' if i % 2 else 'NO'}" for i in range(10)]
+    whole = read_detection_table(write(tmp_path, "ok.txt", "# h\n" + "\n".join(lines) + "\n"))
+    monkeypatch.setattr(readers._Rows, "BATCH", 3)
+    batched = read_detection_table(tmp_path / "ok.txt")
+    for name in ("query", "file", "tbeg", "dur", "score", "decision"):
+        assert getattr(batched, name).tolist() == getattr(whole, name).tolist()
+    lines[7] = "q f1 7.5 0.25 oops NO"
+    with pytest.raises(ValueError, match=r"bad.txt, line 9: score is not a number: 'oops'"):
+        read_detection_table(write(tmp_path, "bad.txt", "# h\n" + "\n".join(lines) + "\n"))
+    xml = "<stdlist>" + "".join(
+        f'<detected_termlist termid="q{j}">' + "".join(
+            f'<term file="f" tbeg="{k}" dur="{-1 if (j, k) == (2, 1) else 1}" score="0" decision="NO"/>'
+            for k in range(3)) + "</detected_termlist>" for j in range(4)) + "</stdlist>"
+    with pytest.raises(ValueError, match=r"<term> #2 of <detected_termlist termid='q2'>: dur must"):
+        read_stdlist(write(tmp_path, "b.xml", xml))
+
+
+def test_text_files_must_be_utf8(tmp_path):
+    p = tmp_path / "latin.txt"
+    p.write_bytes(b"q f 1 1 0 YES\nq f\xe9 1 1 0 YES\n")
+    with pytest.raises(ValueError, match=r"latin.txt, line 2: not UTF-8"):
+        read_detection_table(p)

@@ -43,16 +43,28 @@ def _as_labels(values, name: str, n: int | None) -> np.ndarray:
     return arr.copy()
 
 
-def _times(tbeg, dur, prefix: str, n: int):
-    t = as_score_array(tbeg, f"{prefix}.tbeg", allow_inf=False, allow_empty=True)
-    d = as_score_array(dur, f"{prefix}.dur", allow_inf=False, allow_empty=True)
-    for arr, label in ((t, "tbeg"), (d, "dur")):
+def _set_located(obj, prefix: str) -> int:
+    """Validate and store (as new arrays) the query, file, tbeg, dur and channel of ``obj``.
+
+    Shared by :class:`Detections` and :class:`Reference`; returns the number of rows.
+    """
+    query = _as_labels(obj.query, f"{prefix}.query", None)
+    n = query.shape[0]
+    tbeg = as_score_array(obj.tbeg, f"{prefix}.tbeg", allow_inf=False, allow_empty=True)
+    dur = as_score_array(obj.dur, f"{prefix}.dur", allow_inf=False, allow_empty=True)
+    for arr, label in ((tbeg, "tbeg"), (dur, "dur")):
         if arr.shape[0] != n:
             raise ValueError(f"{prefix}.{label} has {arr.shape[0]} entries, expected {n}")
-    if (d < 0).any():
-        i = int(np.flatnonzero(d < 0)[0])
-        raise ValueError(f"{prefix}.dur must be >= 0 seconds; entry {i} is {d[i]!r}")
-    return t, d
+    if (dur < 0).any():
+        i = int(np.flatnonzero(dur < 0)[0])
+        raise ValueError(f"{prefix}.dur must be >= 0 seconds; entry {i} is {dur[i]!r}")
+    channel = None if obj.channel is None else _as_labels(obj.channel, f"{prefix}.channel", n)
+    object.__setattr__(obj, "query", query)
+    object.__setattr__(obj, "file", _as_labels(obj.file, f"{prefix}.file", n))
+    object.__setattr__(obj, "tbeg", tbeg)
+    object.__setattr__(obj, "dur", dur)
+    object.__setattr__(obj, "channel", channel)
+    return n
 
 
 def factorize(values) -> tuple[np.ndarray, list]:
@@ -101,9 +113,7 @@ class Detections:
     channel: np.ndarray | None = None
 
     def __post_init__(self):
-        query = _as_labels(self.query, "detections.query", None)
-        n = query.shape[0]
-        tbeg, dur = _times(self.tbeg, self.dur, "detections", n)
+        n = _set_located(self, "detections")
         score = as_score_array(self.score, "detections.score", allow_empty=True)
         if score.shape[0] != n:
             raise ValueError(f"detections.score has {score.shape[0]} entries, expected {n}")
@@ -112,14 +122,8 @@ class Detections:
             decision = as_binary_labels(self.decision, "detections.decision")
             if decision.shape[0] != n:
                 raise ValueError(f"detections.decision has {decision.shape[0]} entries, expected {n}")
-        channel = None if self.channel is None else _as_labels(self.channel, "detections.channel", n)
-        object.__setattr__(self, "query", query)
-        object.__setattr__(self, "file", _as_labels(self.file, "detections.file", n))
-        object.__setattr__(self, "tbeg", tbeg)
-        object.__setattr__(self, "dur", dur)
         object.__setattr__(self, "score", score)
         object.__setattr__(self, "decision", decision)
-        object.__setattr__(self, "channel", channel)
 
     def __len__(self) -> int:
         return int(self.query.shape[0])
@@ -150,15 +154,7 @@ class Reference:
     channel: np.ndarray | None = None
 
     def __post_init__(self):
-        query = _as_labels(self.query, "reference.query", None)
-        n = query.shape[0]
-        tbeg, dur = _times(self.tbeg, self.dur, "reference", n)
-        channel = None if self.channel is None else _as_labels(self.channel, "reference.channel", n)
-        object.__setattr__(self, "query", query)
-        object.__setattr__(self, "file", _as_labels(self.file, "reference.file", n))
-        object.__setattr__(self, "tbeg", tbeg)
-        object.__setattr__(self, "dur", dur)
-        object.__setattr__(self, "channel", channel)
+        _set_located(self, "reference")
 
     def __len__(self) -> int:
         return int(self.query.shape[0])

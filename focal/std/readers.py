@@ -40,6 +40,8 @@ from __future__ import annotations
 import math
 import os
 import xml.etree.ElementTree as ET
+from array import array
+from bisect import bisect_right
 from dataclasses import dataclass
 
 import numpy as np
@@ -53,29 +55,138 @@ _AUDIO_EXTENSIONS = (".wav", ".sph")
 _CHUNK = 1 << 20
 
 
-def _number(text, where: str, what: str, *, finite: bool = True) -> float:
+def _place(where) -> str:
+    """Error location: a string, or a callable that builds it (only when an error occurs)."""
+    return where() if callable(where) else where
+
+
+def _number(text, where, what: str, *, finite: bool = True) -> float:
     try:
         v = float(text)
     except (TypeError, ValueError):
-        raise ValueError(f"{where}: {what} is not a number: {text!r}") from None
+        raise ValueError(f"{_place(where)}: {what} is not a number: {text!r}") from None
     if math.isnan(v) or (finite and math.isinf(v)):
-        raise ValueError(f"{where}: {what} must be a {'finite ' if finite else ''}number, "
+        raise ValueError(f"{_place(where)}: {what} must be a {'finite ' if finite else ''}number, "
                          f"got {text!r}")
     return v
 
 
-def _duration(text, where: str, what: str = "dur") -> float:
+def _duration(text, where, what: str = "dur") -> float:
     v = _number(text, where, what)
     if v < 0:
-        raise ValueError(f"{where}: {what} must be >= 0 seconds, got {text!r}")
+        raise ValueError(f"{_place(where)}: {what} must be >= 0 seconds, got {text!r}")
     return v
 
 
-def _decision(text, where: str) -> bool:
-    value = str(text).strip().upper()
-    if value not in ("YES", "NO"):
-        raise ValueError(f"{where}: decision must be YES or NO, got {text!r}")
-    return value == "YES"
+_DECISIONS = {"YES": True, "NO": False}
+
+
+def _decision(text, where) -> bool:
+    value = _DECISIONS.get(text)
+    if value is None:
+        value = _DECISIONS.get(str(text).strip().upper())
+        if value is None:
+            raise ValueError(f"{_place(where)}: decision must be YES or NO, got {text!r}")
+    return value
+
+
+def _floats(texts: list, first: int, locate, what: str, *, finite=True, non_negative=False):
+    """Convert a batch of numeric strings with NumPy; name the first bad one's line / element."""
+    try:
+        values = np.array(texts, dtype=float)
+    except ValueError:  # find the culprit (and accept what Python's float accepts)
+        values = np.array([_number(t, lambda i=i: locate(first + i), what, finite=finite)
+                           for i, t in enumerate(texts)])
+    bad = np.isnan(values)
+    if finite:
+        bad |= np.isinf(values)
+    if non_negative:
+        bad |= values < 0
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        check = _duration if non_negative else _number
+        check(texts[i], locate(first + i), what, **({} if non_negative else {"finite": finite}))
+    return values
+
+
+class _Labels:
+    """A column of identifiers stored compactly: integer codes and one string per distinct id."""
+
+    def __init__(self):
+        self.index: dict = {}
+        self.codes = array("q")
+
+    def values(self) -> np.ndarray:
+        vocab = np.empty(len(self.index), dtype=object)
+        vocab[:] = list(self.index)
+        return vocab[np.frombuffer(self.codes, dtype=np.int64)] if self.codes else vocab
+
+
+class _Rows:
+    """Detections, occurrences or excerpts as a file is read.
+
+    Identifiers are coded through dictionaries; numbers are held as text for a batch of rows and
+    converted by NumPy, so a row costs little Python work and about 40 bytes. ``locate(i)``
+    names row ``i``'s line or element in error messages; ``dur_name`` is the duration's field
+    name in them.
+    """
+
+    BATCH = 1 << 16
+
+    def __init__(self, locate, dur_name: str = "dur"):
+        self.locate = locate
+        self.dur_name = dur_name
+        self.query, self.file, self.channel = _Labels(), _Labels(), _Labels()
+        self.text = {"tbeg": [], "dur": [], "score": []}
+        self.done = {"tbeg": [], "dur": [], "score": []}
+        self.decision = array("b")
+        self.n = 0
+        self.n_done = 0
+
+    def add(self, query, file, channel, tbeg, dur, score=None, decision=None):
+        if decision is not None:
+            value = _DECISIONS.get(decision)
+            self.decision.append(_decision(decision, self.locate(self.n)) if value is None else value)
+        for labels, value in ((self.query, query), (self.file, file), (self.channel, channel)):
+            labels.codes.append(labels.index.setdefault(value, len(labels.index)))
+        text = self.text
+        text["tbeg"].append(tbeg)
+        text["dur"].append(dur)
+        if score is not None:
+            text["score"].append(score)
+        self.n += 1
+        if self.n - self.n_done >= self.BATCH:
+            self._convert()
+
+    def _convert(self):
+        for name, what, options in (("tbeg", "tbeg", {}),
+                                    ("dur", self.dur_name, {"non_negative": True}),
+                                    ("score", "score", {"finite": False})):
+            if self.text[name]:
+                self.done[name].append(_floats(self.text[name], self.n_done, self.locate, what,
+                                               **options))
+                self.text[name] = []
+        self.n_done = self.n
+
+    def column(self, name: str) -> np.ndarray:
+        self._convert()
+        return np.concatenate(self.done[name]) if self.done[name] else np.zeros(0)
+
+    def _located(self):
+        return dict(query=self.query.values(), file=self.file.values(), tbeg=self.column("tbeg"),
+                    dur=self.column("dur"), channel=self.channel.values())
+
+    def detections(self) -> Detections:
+        decision = np.frombuffer(self.decision, dtype=np.int8).astype(bool) \
+            if len(self.decision) == self.n else None
+        return Detections(score=self.column("score"), decision=decision, **self._located())
+
+    def reference(self) -> Reference:
+        return Reference(**self._located())
+
+    def ecf(self, source_signal_duration=None) -> "ECF":
+        return ECF(tuple(self.file.values()), tuple(self.channel.values()), self.column("tbeg"),
+                   self.column("dur"), source_signal_duration)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -87,25 +198,38 @@ def _local(tag: str) -> str:
 
 
 class _Target:
-    """Parser target base: tracks the element path and refuses DTDs."""
+    """Parser target base: tracks the element path, checks the root element, refuses DTDs.
+
+    Subclasses name their allowed root elements in ``ROOTS`` and handle every deeper element in
+    ``open(tag, depth, attrib)``; the root's attributes are kept in ``root``.
+    """
+
+    ROOTS: tuple = ()
 
     def __init__(self, path):
         self.path = os.fspath(path)
         self.stack: list[str] = []
+        self.root: dict | None = None
+        self.root_tag = ""
 
     def doctype(self, name, pubid, system):
         raise ValueError(f"{self.path}: <!DOCTYPE {name}> refused: STD files need no DTD, and a DTD "
                          f"can declare entities (entity-expansion or external-entity attacks)")
 
     def start(self, tag, attrib):
-        self.stack.append(_local(tag))
-        self.open(self.stack[-1], len(self.stack) - 1, attrib)
+        tag = _local(tag)
+        depth = len(self.stack)
+        self.stack.append(tag)
+        if depth:
+            self.open(tag, depth, attrib)
+        elif tag in self.ROOTS:
+            self.root = dict(attrib)
+            self.root_tag = tag
+        else:
+            self.unexpected(tag, depth, self.ROOTS)
 
     def end(self, tag):
         self.stack.pop()
-
-    def data(self, text):
-        pass
 
     def close(self):
         return self
@@ -136,91 +260,74 @@ def _parse_xml(path, target: _Target):
 
 
 class _STDListTarget(_Target):
+    ROOTS = ("stdlist", "kwslist")
     LISTS = {"detected_termlist": "termid", "detected_kwlist": "kwid"}
+    ATTRS = ("file", "tbeg", "dur", "score", "decision")
 
     def __init__(self, path):
         super().__init__(path)
-        self.root = None
-        self.cols = {k: [] for k in ("query", "file", "channel", "tbeg", "dur", "score", "decision")}
+        self.rows = _Rows(lambda i: f"{self.path}: {self.element(i)}")
+        self.list_start = array("q")           # first row of each detected_termlist
+        self.list_name: list[str] = []         # "<detected_termlist termid='q'>" of each
         self.termid = None
-        self.k = 0
+
+    def element(self, i: int) -> str:
+        """Row ``i`` as an element: ``<term> #k of <detected_termlist termid='q'>``."""
+        j = bisect_right(self.list_start, i) - 1
+        tag = "kw" if self.root_tag == "kwslist" else "term"
+        return f"<{tag}> #{i - self.list_start[j] + 1} of {self.list_name[j]}"
 
     def open(self, tag, depth, attrib):
-        if depth == 0:
-            if tag not in ("stdlist", "kwslist"):
-                self.unexpected(tag, depth, ("stdlist", "kwslist"))
-            self.root = dict(attrib)
-        elif depth == 1:
+        if depth == 1:
             if tag not in self.LISTS:
                 self.unexpected(tag, depth, tuple(self.LISTS))
             key = self.LISTS[tag]
             self.require(attrib, (key,), f"<{tag}>")
-            self.termid, self.k = attrib[key], 0
+            self.termid = attrib[key]
+            self.list_start.append(self.rows.n)
+            self.list_name.append(f"<{tag} {key}={self.termid!r}>")
         elif depth == 2 and tag in ("term", "kw"):
-            self.k += 1
-            where = f"<{tag}> #{self.k} of <{self.stack[1]} {self.LISTS[self.stack[1]]}={self.termid!r}>"
-            self.require(attrib, ("file", "tbeg", "dur", "score", "decision"), where)
-            c = self.cols
-            c["query"].append(self.termid)
-            c["file"].append(attrib["file"])
-            c["channel"].append(attrib.get("channel", "1"))
-            c["tbeg"].append(_number(attrib["tbeg"], f"{self.path}: {where}", "tbeg"))
-            c["dur"].append(_duration(attrib["dur"], f"{self.path}: {where}"))
-            c["score"].append(_number(attrib["score"], f"{self.path}: {where}", "score", finite=False))
-            c["decision"].append(_decision(attrib["decision"], f"{self.path}: {where}"))
+            try:
+                self.rows.add(self.termid, attrib["file"], attrib.get("channel", "1"),
+                              attrib["tbeg"], attrib["dur"], attrib["score"], attrib["decision"])
+            except KeyError:
+                self.require(attrib, self.ATTRS, self.element(self.rows.n))
+                raise
         else:
             self.unexpected(tag, depth, ("term", "kw"))
 
-    def detections(self) -> Detections:
-        c = self.cols
-        return Detections(query=np.array(c["query"], dtype=object), file=np.array(c["file"], dtype=object),
-                          tbeg=np.array(c["tbeg"], dtype=float), dur=np.array(c["dur"], dtype=float),
-                          score=np.array(c["score"], dtype=float),
-                          decision=np.array(c["decision"], dtype=bool),
-                          channel=np.array(c["channel"], dtype=object))
-
 
 class _ECFTarget(_Target):
+    ROOTS = ("ecf",)
+
     def __init__(self, path):
         super().__init__(path)
-        self.root = None
-        self.rows = []
+        self.rows = _Rows(lambda i: f"{self.path}: <excerpt> #{i + 1}")
 
     def open(self, tag, depth, attrib):
-        if depth == 0:
-            if tag != "ecf":
-                self.unexpected(tag, depth, ("ecf",))
-            self.root = dict(attrib)
-        elif depth == 1 and tag == "excerpt":
-            where = f"<excerpt> #{len(self.rows) + 1}"
-            self.require(attrib, ("audio_filename", "tbeg", "dur"), where)
+        if depth == 1 and tag == "excerpt":
+            self.require(attrib, ("audio_filename", "tbeg", "dur"), f"<excerpt> #{self.rows.n + 1}")
             name = attrib["audio_filename"]
             base, ext = os.path.splitext(name)
             if ext.lower() in _AUDIO_EXTENSIONS:
                 name = base
-            self.rows.append((name, attrib.get("channel", "1"),
-                              _number(attrib["tbeg"], f"{self.path}: {where}", "tbeg"),
-                              _duration(attrib["dur"], f"{self.path}: {where}")))
+            self.rows.add("", name, attrib.get("channel", "1"), attrib["tbeg"], attrib["dur"])
         else:
             self.unexpected(tag, depth, ("excerpt",))
 
 
 class _TermListTarget(_Target):
+    ROOTS = ("termlist", "kwlist")
     TERMS = {"term": ("termid", "termtext"), "kw": ("kwid", "kwtext")}
 
     def __init__(self, path):
         super().__init__(path)
-        self.root = None
         self.terms: dict = {}
         self.current = None
         self.text: list[str] | None = None
 
     def open(self, tag, depth, attrib):
-        if depth == 0:
-            if tag not in ("termlist", "kwlist"):
-                self.unexpected(tag, depth, ("termlist", "kwlist"))
-            self.root = dict(attrib)
-        elif depth == 1:
+        if depth == 1:
             if tag not in self.TERMS:
                 self.unexpected(tag, depth, tuple(self.TERMS))
             key = self.TERMS[tag][0]
@@ -285,10 +392,9 @@ def read_ecf(path) -> ECF:
     t = _parse_xml(path, _ECFTarget(path))
     ssd = t.root.get("source_signal_duration")
     ssd = None if ssd is None else _number(ssd, f"{t.path}: <ecf>", "source_signal_duration")
-    if not t.rows:
+    if not t.rows.n:
         raise ValueError(f"{t.path}: the ECF lists no <excerpt>")
-    f, c, tb, d = zip(*t.rows)
-    return ECF(tuple(f), tuple(c), np.array(tb), np.array(d), ssd)
+    return t.rows.ecf(ssd)
 
 
 def read_tlist(path) -> dict:
@@ -298,7 +404,7 @@ def read_tlist(path) -> dict:
 
 def _read_stdlist(path):
     t = _parse_xml(path, _STDListTarget(path))
-    return t.detections(), t.root
+    return t.rows.detections(), t.root
 
 
 def read_stdlist(path) -> Detections:
@@ -311,10 +417,14 @@ def read_stdlist(path) -> Detections:
 
 
 def _data_lines(path, comment: str):
-    """(line number, fields) of every non-blank, non-comment line."""
-    with open(path, encoding="utf-8") as f:
-        for lineno, line in enumerate(f, 1):
-            fields = line.split()
+    """(line number, fields) of every non-blank, non-comment line of a UTF-8 text file."""
+    with open(path, "rb") as f:
+        for lineno, raw in enumerate(f, 1):
+            try:
+                fields = raw.decode("utf-8-sig" if lineno == 1 else "utf-8").split()
+            except UnicodeDecodeError as err:
+                raise ValueError(f"{os.fspath(path)}, line {lineno}: not UTF-8 text "
+                                 f"({err.reason})") from None
             if fields and not fields[0].startswith(comment):
                 yield lineno, fields
 
@@ -326,77 +436,68 @@ def read_rttm(path) -> Reference:
     seconds, the 2nd / 3rd fields file and channel.
     """
     p = os.fspath(path)
-    cols = ([], [], [], [], [])
+    lines = array("q")
+    rows = _Rows(lambda i: f"{p}, line {lines[i]}", dur_name="tdur")
     for lineno, fields in _data_lines(path, ";;"):
         if fields[0] != "LEXEME":
             continue
-        where = f"{p}, line {lineno}"
         if len(fields) < 6:
-            raise ValueError(f"{where}: a LEXEME line needs the fields type file channel tbeg tdur "
-                             f"ortho [stype name conf slat]; got {len(fields)} field(s)")
-        cols[0].append(fields[5])
-        cols[1].append(fields[1])
-        cols[2].append(fields[2])
-        cols[3].append(_number(fields[3], where, "tbeg"))
-        cols[4].append(_duration(fields[4], where, "tdur"))
-    return Reference(query=np.array(cols[0], dtype=object), file=np.array(cols[1], dtype=object),
-                     tbeg=np.array(cols[3], dtype=float), dur=np.array(cols[4], dtype=float),
-                     channel=np.array(cols[2], dtype=object))
+            raise ValueError(f"{p}, line {lineno}: a LEXEME line needs the fields type file channel "
+                             f"tbeg tdur ortho [stype name conf slat]; got {len(fields)} field(s)")
+        lines.append(lineno)
+        rows.add(fields[5], fields[1], fields[2], fields[3], fields[4])
+    return rows.reference()
 
 
 def _table(path, what: str, counts: tuple):
+    """Stream a whitespace table whose rows all have one of ``counts`` fields.
+
+    Yields the fields of each row; ``rows`` is a :class:`_Rows` whose ``locate`` reads the line
+    numbers recorded here.
+    """
     p = os.fspath(path)
-    rows = []
+    lines = array("q")
+    rows = _Rows(lambda i: f"{p}, line {lines[i]}")
     width = None
-    for lineno, fields in _data_lines(path, "#"):
-        if len(fields) not in counts or (width is not None and len(fields) != width):
-            allowed = width if width is not None else " or ".join(map(str, counts))
-            raise ValueError(f"{p}, line {lineno}: a {what} line has {allowed} fields, "
-                             f"got {len(fields)}")
-        width = len(fields)
-        rows.append((f"{p}, line {lineno}", fields))
-    return rows
+
+    def fields_of_rows():
+        nonlocal width
+        for lineno, fields in _data_lines(path, "#"):
+            if len(fields) not in counts or (width is not None and len(fields) != width):
+                allowed = width if width is not None else " or ".join(map(str, counts))
+                raise ValueError(f"{p}, line {lineno}: a {what} line has {allowed} fields, "
+                                 f"got {len(fields)}")
+            width = len(fields)
+            lines.append(lineno)
+            yield fields
+
+    return rows, fields_of_rows()
 
 
 def read_detection_table(path) -> Detections:
     """Read detections from a table ``query file tbeg dur score [decision]`` (channel 1)."""
-    rows = _table(path, "detection (query file tbeg dur score [decision])", (6, 5))
-    q, f, tb, d, s, dec = [], [], [], [], [], []
-    for where, x in rows:
-        q.append(x[0])
-        f.append(x[1])
-        tb.append(_number(x[2], where, "tbeg"))
-        d.append(_duration(x[3], where))
-        s.append(_number(x[4], where, "score", finite=False))
-        if len(x) == 6:
-            dec.append(_decision(x[5], where))
-    n = len(q)
-    return Detections(query=np.array(q, dtype=object), file=np.array(f, dtype=object),
-                      tbeg=np.array(tb, dtype=float), dur=np.array(d, dtype=float),
-                      score=np.array(s, dtype=float),
-                      decision=np.array(dec, dtype=bool) if (dec or not n) else None,
-                      channel=np.array(["1"] * n, dtype=object))
+    rows, table = _table(path, "detection (query file tbeg dur score [decision])", (6, 5))
+    for x in table:
+        rows.add(x[0], x[1], "1", x[2], x[3], x[4], x[5] if len(x) == 6 else None)
+    return rows.detections()
 
 
 def read_reference_table(path) -> Reference:
     """Read reference occurrences from a table ``query file tbeg dur`` (channel 1)."""
-    rows = _table(path, "reference (query file tbeg dur)", (4,))
-    n = len(rows)
-    return Reference(query=np.array([x[0] for _, x in rows], dtype=object),
-                     file=np.array([x[1] for _, x in rows], dtype=object),
-                     tbeg=np.array([_number(x[2], w, "tbeg") for w, x in rows], dtype=float),
-                     dur=np.array([_duration(x[3], w) for w, x in rows], dtype=float),
-                     channel=np.array(["1"] * n, dtype=object))
+    rows, table = _table(path, "reference (query file tbeg dur)", (4,))
+    for x in table:
+        rows.add(x[0], x[1], "1", x[2], x[3])
+    return rows.reference()
 
 
 def read_audio_table(path) -> ECF:
     """Read the searched audio from a table ``file tbeg dur`` (channel 1): the ECF's equivalent."""
-    rows = _table(path, "audio (file tbeg dur)", (3,))
-    if not rows:
+    rows, table = _table(path, "audio (file tbeg dur)", (3,))
+    for x in table:
+        rows.add("", x[0], "1", x[1], x[2])
+    if not rows.n:
         raise ValueError(f"{os.fspath(path)}: the audio table lists no file")
-    return ECF(tuple(x[0] for _, x in rows), ("1",) * len(rows),
-               np.array([_number(x[1], w, "tbeg") for w, x in rows]),
-               np.array([_duration(x[2], w) for w, x in rows]))
+    return rows.ecf()
 
 
 def read_query_table(path) -> dict:
