@@ -63,8 +63,8 @@ def make_task(n_queries, n_files, file_seconds, n_detections, seed=0):
 def write_system(det, xml_path, table_path):
     """The detections as an STDLIST and as a plain table (same decimal strings)."""
     order = np.argsort(det.query, kind="stable")
-    rows = list(zip(det.query[order].tolist(), det.file[order].tolist(), det.tbeg[order].tolist(),
-                    det.dur[order].tolist(), det.score[order].tolist(), det.decision[order].tolist()))
+    rows = list(zip(*(getattr(det, name)[order].tolist()
+                      for name in ("query", "file", "tbeg", "dur", "score", "decision"))))
     with open(xml_path, "w") as xml, open(table_path, "w") as table:
         xml.write('<?xml version="1.0" encoding="UTF-8"?>\n<stdlist system_id="bench">\n')
         current = None
@@ -114,7 +114,8 @@ def run(quick: bool = False):
           f"C_nxe^min {rec.min_cnxe:.4f}")
 
     peak, _ = peak_memory(term_detection_report, task)
-    in_bytes = sum(a.nbytes for a in (det.query, det.file, det.tbeg, det.dur, det.score, det.decision))
+    in_bytes = sum(getattr(det, name).nbytes
+                   for name in ("query", "file", "tbeg", "dur", "score", "decision"))
     print(f"  peak memory {peak / 2**20:.0f} MiB = {peak / in_bytes:.2f}x the detection list "
           f"({in_bytes / 2**20:.0f} MiB; {peak / len(det):.0f} bytes per detection)")
 

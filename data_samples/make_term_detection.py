@@ -108,9 +108,11 @@ def main(out_dir: pathlib.Path) -> None:
                           score=f"{s:.4f}", decision="YES" if s >= BAYES_THRESHOLD else "NO")
     _xml(std, out_dir / "sws_sample.stdlist.xml")
 
-    _table(out_dir / "audio.txt", "file tbeg dur", (f"{f} 0.00 {d:.2f}" for f, d in zip(files, durations)))
+    _table(out_dir / "audio.txt", "file tbeg dur",
+           (f"{f} 0.00 {d:.2f}" for f, d in zip(files, durations)))
     _table(out_dir / "queries.txt", "query text", (f"{q} {q}" for q in queries))
-    _table(out_dir / "reference.txt", "query file tbeg dur", (f"{q} {f} {t:.2f} {d:.2f}" for q, f, t, d in occ))
+    _table(out_dir / "reference.txt", "query file tbeg dur",
+           (f"{q} {f} {t:.2f} {d:.2f}" for q, f, t, d in occ))
     _table(out_dir / "detections.txt", "query file tbeg dur score decision",
            (f"{q} {f} {t:.2f} {d:.2f} {s:.4f} {'YES' if s >= BAYES_THRESHOLD else 'NO'}"
             for q, f, t, d, s in det))

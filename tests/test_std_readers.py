@@ -130,6 +130,10 @@ def test_doctype_and_entities_are_refused(tmp_path):
     external = '<?xml version="1.0"?>\n<!DOCTYPE ecf SYSTEM "file:///etc/passwd">\n<ecf/>\n'
     with pytest.raises(ValueError, match="DOCTYPE"):
         read_ecf(write(tmp_path, "ext.xml", external))
+    # the hook fires before the internal subset is read: a broken subset is never parsed
+    broken = '<?xml version="1.0"?>\n<!DOCTYPE ecf [ <!ENTITY % p "x"> %p; <!ENTITY oops\n]>\n<ecf/>\n'
+    with pytest.raises(ValueError, match="DOCTYPE"):
+        read_ecf(write(tmp_path, "broken.xml", broken))
     undefined = '<?xml version="1.0"?>\n<termlist><term termid="a">&x;</term></termlist>\n'
     with pytest.raises(ValueError, match="not well-formed"):
         read_tlist(write(tmp_path, "u.xml", undefined))
@@ -213,7 +217,7 @@ def test_read_task_checks_and_notes(tmp_path):
     report = term_detection_report(task)
     assert report.trials.excluded_queries == ("q2",)
     assert "left out 1 reference line" in str(report)
-    with pytest.raises(ValueError, match=r"d.txt: the detections name 1 query id\(s\).*'q2'"):
+    with pytest.raises(ValueError, match=r"d.txt: the system output names 1 query id\(s\) not in the term list: 'q2'"):
         read_task(det, ref, audio, ["q1"])
     with pytest.raises(ValueError, match=r"d.txt: .*not in the audio list, e.g. file 'f'"):
         read_task(det, ref, write(tmp_path, "a2.txt", "g 0 100\n"))

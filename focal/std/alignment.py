@@ -136,7 +136,8 @@ def _match_component(weight, lo, hi):
     cols = np.repeat(np.arange(n_occ), n_cand)
     graph = csr_array(
         (np.concatenate([weight[rows] + 1.0, np.ones(n_det)]),
-         (np.concatenate([rows, np.arange(n_det)]), np.concatenate([cols, n_occ + np.arange(n_det)]))),
+         (np.concatenate([rows, np.arange(n_det)]),
+          np.concatenate([cols, n_occ + np.arange(n_det)]))),
         shape=(n_det, n_occ + n_det),
     )
     rows, cols = min_weight_full_bipartite_matching(graph, maximize=True)

@@ -56,8 +56,8 @@ def resolve_operating_point(operating_point, trials: AlignedTrials) -> Operating
     try:
         p, cm, cf = operating_point
     except (TypeError, ValueError):
-        raise ValueError(f"operating_point must be an OperatingPoint, a tuple "
-                         f"(P_target, C_miss, C_fa) or 'sws2012'; got {operating_point!r}") from None
+        raise ValueError(f"operating_point must be an OperatingPoint, a tuple (P_target, C_miss, "
+                         f"C_fa) or 'sws2012'; got {operating_point!r}") from None
     return OperatingPoint(p, cm, cf)
 
 

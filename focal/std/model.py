@@ -121,7 +121,8 @@ class Detections:
         if self.decision is not None:
             decision = as_binary_labels(self.decision, "detections.decision")
             if decision.shape[0] != n:
-                raise ValueError(f"detections.decision has {decision.shape[0]} entries, expected {n}")
+                raise ValueError(f"detections.decision has {decision.shape[0]} entries, "
+                                 f"expected {n}")
         object.__setattr__(self, "score", score)
         object.__setattr__(self, "decision", decision)
 
@@ -166,14 +167,13 @@ class Reference:
                          None if self.channel is None else self.channel[keep])
 
 
-def _check_subset(labels: np.ndarray, known: set, name: str):
-    if labels.shape[0] == 0:
-        return
-    unknown = set(labels.tolist()) - known
-    if unknown:
-        shown = ", ".join(repr(v) for v in sorted(unknown, key=str)[:5])
-        raise ValueError(f"{name} names {len(unknown)} query id(s) not in the term list: {shown}"
-                         + (", ..." if len(unknown) > 5 else ""))
+def describe_unknown(labels: np.ndarray, known, what: str) -> str | None:
+    """A sentence naming the ids in ``labels`` that ``known`` lacks, or None if there are none."""
+    unknown = sorted(set(labels.tolist()).difference(known), key=str)
+    if not unknown:
+        return None
+    shown = ", ".join(repr(v) for v in unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+    return f"{what} names {len(unknown)} query id(s) not in the term list: {shown}"
 
 
 @dataclass(frozen=True, eq=False)
@@ -217,12 +217,18 @@ class STDTask:
         object.__setattr__(self, "n_tps", n_tps)
         object.__setattr__(self, "notes", tuple(self.notes))
         if self.queries is not None:
-            queries = tuple(np.asarray(self.queries).tolist())
+            if isinstance(self.queries, (str, bytes)):
+                raise ValueError("queries must be a sequence of query ids, not one string")
+            q = self.queries
+            queries = tuple(q.tolist() if isinstance(q, np.ndarray) else q)
             if len(set(queries)) != len(queries):
                 raise ValueError("queries (the term list) contains duplicate ids")
             known = set(queries)
-            _check_subset(self.detections.query, known, "detections.query")
-            _check_subset(self.reference.query, known, "reference.query")
+            for labels, what in ((self.detections.query, "detections.query"),
+                                 (self.reference.query, "reference.query")):
+                problem = describe_unknown(labels, known, what)
+                if problem:
+                    raise ValueError(problem)
             object.__setattr__(self, "queries", queries)
 
     @property
@@ -285,7 +291,7 @@ class OperatingPoint:
 
 
 SWS2013 = OperatingPoint(0.00015, 100.0, 1.0, "MediaEval SWS 2013")
-"""The operating point proposed for MediaEval 2013 SWS (plan eq. 21): beta = 66.66, P_tar = 0.0148."""
+"""The MediaEval 2013 SWS operating point (plan eq. 21): beta = 66.66, P_tar = 0.0148."""
 
 STD2006 = OperatingPoint(1e-4, 10.0, 1.0, "NIST STD 2006")
 """The NIST STD 2006 operating point (plan sec. 2.5): beta = 999.9."""

@@ -8,7 +8,8 @@ parser *target*, so no element tree is built):
   is the total duration of the union of the excerpts of each file (the channels of one file
   share its time line; overlapping excerpts count once). A ``.wav`` / ``.sph`` extension of
   ``audio_filename`` is dropped, as NIST's tools do, to match the file ids of the other files.
-* **TLIST** (term list): ``<termlist ..>`` holding ``<term termid=..><termtext>..</termtext></term>``.
+* **TLIST** (term list): ``<termlist ..>`` holding
+  ``<term termid=..><termtext>..</termtext></term>``.
 * **STDLIST** (system output): ``<stdlist ..>`` holding ``<detected_termlist termid=..>`` holding
   ``<term file=.. channel=.. tbeg=.. dur=.. score=.. decision="YES|NO"/>``.
 
@@ -17,9 +18,9 @@ The OpenKWS spellings (``kwlist``/``kw kwid``/``kwtext``, ``kwslist``/``detected
 
 **Untrusted XML.** A DTD can declare entities whose expansion explodes (the "billion laughs"
 attack) or reads external resources. These files never need one, so every reader rejects any
-``<!DOCTYPE ...>`` declaration: the parser target's ``doctype`` hook fires at the declaration,
-before any entity is referenced, and aborts the parse. Without a DTD no entity other than the
-five predefined ones can exist, so nothing is ever expanded or fetched.
+``<!DOCTYPE ...>`` declaration: the parser target's ``doctype`` hook fires at the start of the
+declaration, before its internal subset is even read, and aborts the parse. Without a DTD no
+entity other than the five predefined ones can exist, so nothing is ever expanded or fetched.
 
 Text formats:
 
@@ -46,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .model import Detections, Reference, STDTask
+from .model import Detections, Reference, STDTask, describe_unknown
 
 __all__ = ["ECF", "read_ecf", "read_tlist", "read_rttm", "read_stdlist", "read_detection_table",
            "read_reference_table", "read_audio_table", "read_query_table", "read_task"]
@@ -146,7 +147,9 @@ class _Rows:
     def add(self, query, file, channel, tbeg, dur, score=None, decision=None):
         if decision is not None:
             value = _DECISIONS.get(decision)
-            self.decision.append(_decision(decision, self.locate(self.n)) if value is None else value)
+            if value is None:
+                value = _decision(decision, self.locate(self.n))
+            self.decision.append(value)
         for labels, value in ((self.query, query), (self.file, file), (self.channel, channel)):
             labels.codes.append(labels.index.setdefault(value, len(labels.index)))
         text = self.text
@@ -213,8 +216,8 @@ class _Target:
         self.root_tag = ""
 
     def doctype(self, name, pubid, system):
-        raise ValueError(f"{self.path}: <!DOCTYPE {name}> refused: STD files need no DTD, and a DTD "
-                         f"can declare entities (entity-expansion or external-entity attacks)")
+        raise ValueError(f"{self.path}: <!DOCTYPE {name}> refused: STD files need no DTD, and a "
+                         f"DTD can declare entities (entity-expansion or external-entity attacks)")
 
     def start(self, tag, attrib):
         tag = _local(tag)
@@ -442,8 +445,9 @@ def read_rttm(path) -> Reference:
         if fields[0] != "LEXEME":
             continue
         if len(fields) < 6:
-            raise ValueError(f"{p}, line {lineno}: a LEXEME line needs the fields type file channel "
-                             f"tbeg tdur ortho [stype name conf slat]; got {len(fields)} field(s)")
+            raise ValueError(f"{p}, line {lineno}: a LEXEME line needs the fields type file "
+                             f"channel tbeg tdur ortho [stype name conf slat]; "
+                             f"got {len(fields)} field(s)")
         lines.append(lineno)
         rows.add(fields[5], fields[1], fields[2], fields[3], fields[4])
     return rows.reference()
@@ -532,16 +536,8 @@ def _check_sources(labels: Detections | Reference, known: set, what: str, source
     unknown = sorted(pairs - known, key=str)
     if unknown:
         f, c = unknown[0]
-        raise ValueError(f"{os.fspath(source)}: {len(unknown)} (file, channel) pair(s) of the {what} "
-                         f"are not in the audio list, e.g. file {f!r} channel {c!r}")
-
-
-def _check_queries(labels: np.ndarray, known: dict, what: str, source):
-    unknown = sorted(set(labels.tolist()) - set(known), key=str)
-    if unknown:
-        shown = ", ".join(repr(u) for u in unknown[:5])
-        raise ValueError(f"{os.fspath(source)}: the {what} name {len(unknown)} query id(s) that the "
-                         f"term list does not: {shown}{', ...' if len(unknown) > 5 else ''}")
+        raise ValueError(f"{os.fspath(source)}: {len(unknown)} (file, channel) pair(s) of the "
+                         f"{what} are not in the audio list, e.g. file {f!r} channel {c!r}")
 
 
 def read_task(system, reference, audio, queries=None, *, n_tps: float = 1.0) -> STDTask:
@@ -574,7 +570,7 @@ def read_task(system, reference, audio, queries=None, *, n_tps: float = 1.0) -> 
         name = attrs.get("system_id", "")
     else:
         detections = read_detection_table(system)
-    ref = read_reference_table(reference) if _is_reference_table(reference) else read_rttm(reference)
+    ref = (read_reference_table if _is_reference_table(reference) else read_rttm)(reference)
 
     terms = None
     if queries is not None:
@@ -582,11 +578,13 @@ def read_task(system, reference, audio, queries=None, *, n_tps: float = 1.0) -> 
             terms = read_tlist(queries) if _is_xml(queries) else read_query_table(queries)
         else:
             terms = {q: "" for q in queries}
-        _check_queries(detections.query, terms, "detections", system)
+        problem = describe_unknown(detections.query, terms, "the system output")
+        if problem:
+            raise ValueError(f"{os.fspath(system)}: {problem}")
         known = np.array([q in terms for q in ref.query.tolist()], dtype=bool)
         if not known.all():
-            notes.append(f"left out {int((~known).sum())} reference line(s) whose query id is not in "
-                         f"the term list")
+            notes.append(f"left out {int((~known).sum())} reference line(s) whose query id is "
+                         f"not in the term list")
             ref = ref.subset(known)
 
     if isinstance(audio, (str, os.PathLike)):

@@ -148,16 +148,17 @@ class STDReport:
         if t.excluded_queries:
             shown = ", ".join(str(q) for q in t.excluded_queries[:8])
             more = ", ..." if len(t.excluded_queries) > 8 else ""
-            lines.append(f"  excluded          {_count(len(t.excluded_queries), 'query', 'queries')} "
-                         f"with no reference occurrence "
-                         f"({_count(int(t.excluded_detections.sum()), 'detection', 'detections')}): "
+            n_q = _count(len(t.excluded_queries), "query", "queries")
+            n_d = _count(int(t.excluded_detections.sum()), "detection", "detections")
+            lines.append(f"  excluded          {n_q} with no reference occurrence ({n_d}): "
                          f"{shown}{more}")
 
         def twv_line(label, r):
             thr = "decisions not from one threshold" if math.isnan(r.threshold) else \
                 f"threshold {r.threshold:.6g}"
-            return (f"  {label:<18}{r.twv:9.4f}   ({thr}; {r.n_hits:,} hits, {r.n_misses:,} misses, "
-                    f"{r.n_false_alarms:,} false alarms; P_miss {r.p_miss:.4f}, P_fa {r.p_fa:.3g})")
+            return (f"  {label:<18}{r.twv:9.4f}   ({thr}; {r.n_hits:,} hits, {r.n_misses:,} "
+                    f"misses, {r.n_false_alarms:,} false alarms; P_miss {r.p_miss:.4f}, "
+                    f"P_fa {r.p_fa:.3g})")
 
         lines.append(twv_line("ATWV", self.atwv) if self.atwv is not None
                      else "  ATWV                   -   (no decisions)")
@@ -228,8 +229,8 @@ def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_po
         recal = affine_recalibration(trials, op)
         cnxe_value, min_value = recal.cnxe, recal.min_cnxe
     return STDReport(
-        name=name or task.name, operating_point=op, tolerance=trials.tolerance, t_audio=task.t_audio,
-        n_tps=task.n_tps, trials=trials, atwv=act, mtwv=best, cnxe=cnxe_value,
+        name=name or task.name, operating_point=op, tolerance=trials.tolerance,
+        t_audio=task.t_audio, n_tps=task.n_tps, trials=trials, atwv=act, mtwv=best, cnxe=cnxe_value,
         min_cnxe=min_value, recalibration=recal, notes=tuple(notes),
         decision_threshold=None if decision_threshold is None else float(decision_threshold),
     )
