@@ -247,6 +247,16 @@ def test_report_contents():
     text = report.to_text(per_query=True)
     for word in ("ATWV", "MTWV", "C_nxe", "C_nxe^min", "excluded", "sws2013_dev_001"):
         assert word in text
+    assert all(len(line) <= 100 for line in text.splitlines())
+
+
+def test_report_docstring_example():
+    import doctest
+
+    import focal.std.report as module
+
+    result = doctest.testmod(module)
+    assert result.failed == 0 and result.attempted >= 4
 
 
 def test_report_without_decisions_and_with_infinite_scores():
@@ -256,7 +266,7 @@ def test_report_without_decisions_and_with_infinite_scores():
     assert report.atwv is None and report.to_dict()["atwv"] is None
     assert report.cnxe is not None and report.min_cnxe is None
     assert any("+/-inf" in n for n in report.notes)
-    assert "(no decisions)" in str(report)
+    assert "no decisions" in str(report)
     assert report.per_query()[0]["n_hits"] == 1                 # at the MTWV threshold
     with_thr = term_detection_report(STDTask(det, ref, 10.0), decision_threshold=4.0)
     assert with_thr.atwv.twv == 0.0 and with_thr.per_query()[0]["n_hits"] == 0

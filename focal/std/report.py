@@ -137,47 +137,58 @@ class STDReport:
         return out
 
     def to_text(self, per_query: bool = False) -> str:
-        """The report as text; ``per_query`` adds one line per query."""
+        """The report as text (lines of at most 100 columns); ``per_query`` adds a query table."""
         t = self.trials
-        title = "Spoken term detection" + (f": {self.name}" if self.name else "")
-        lines = [title, f"  operating point   {self.operating_point.describe()}",
-                 f"  trials            {t.n_queries:,} queries x {self.t_audio:,.3f} s x "
-                 f"{self.n_tps:g} trials/s; {t.n_true:,} occurrences",
-                 f"  detections        {t.n_detections:,}, {t.n_aligned:,} aligned "
-                 f"(mid point within {self.tolerance:g} s of an occurrence)"]
+        op = self.operating_point
+        lines = ["Spoken term detection" + (f": {self.name}" if self.name else ""),
+                 f"  operating point   {op.name + ': ' if op.name else ''}P_target={op.p_target:g}, "
+                 f"C_miss={op.c_miss:g}, C_fa={op.c_fa:g}",
+                 f"                    beta={op.beta:.4f}, effective prior "
+                 f"P_tar={op.effective_prior:.6g}",
+                 f"  trials            {_count(t.n_queries, 'query', 'queries')} x "
+                 f"{t.n_trials:,.6g} (n_tps {self.n_tps:g}/s x T_audio {self.t_audio:,.2f} s); "
+                 f"{_count(t.n_true, 'occurrence', 'occurrences')}",
+                 f"  detections        {t.n_detections:,}, {t.n_aligned:,} aligned (mid point "
+                 f"within {self.tolerance:g} s of an occurrence)"]
         if t.excluded_queries:
-            shown = ", ".join(str(q) for q in t.excluded_queries[:8])
-            more = ", ..." if len(t.excluded_queries) > 8 else ""
             n_q = _count(len(t.excluded_queries), "query", "queries")
             n_d = _count(int(t.excluded_detections.sum()), "detection", "detections")
-            lines.append(f"  excluded          {n_q} with no reference occurrence ({n_d}): "
-                         f"{shown}{more}")
-
-        def twv_line(label, r):
-            thr = "decisions not from one threshold" if math.isnan(r.threshold) else \
-                f"threshold {r.threshold:.6g}"
-            return (f"  {label:<18}{r.twv:9.4f}   ({thr}; {r.n_hits:,} hits, {r.n_misses:,} "
-                    f"misses, {r.n_false_alarms:,} false alarms; P_miss {r.p_miss:.4f}, "
-                    f"P_fa {r.p_fa:.3g})")
-
-        lines.append(twv_line("ATWV", self.atwv) if self.atwv is not None
-                     else "  ATWV                   -   (no decisions)")
-        lines.append(twv_line("MTWV", self.mtwv))
+            lines.append(f"  excluded          {n_q} with no reference occurrence ({n_d}):")
+            names = [str(q) for q in t.excluded_queries]
+            row = "                   "
+            for k, q in enumerate(names):
+                more = f" ... ({len(names) - k} more)"
+                if len(row) + len(q) + 2 + len(more) > 100 and k < len(names) - 1:
+                    row += more
+                    break
+                row += f" {q}" + ("," if k < len(names) - 1 else "")
+            lines.append(row)
+        lines.append(f"  {'':<16}{'TWV':>8}  {'threshold':>10}  {'hits':>7}  {'misses':>7}  "
+                     f"{'false al.':>9}  {'P_miss':>7}  {'P_fa':>9}")
+        for label, r in (("ATWV", self.atwv), ("MTWV", self.mtwv)):
+            if r is None:
+                lines.append(f"  {label:<16}{'-':>8}  (the detections carry no decisions)")
+                continue
+            thr = "mixed" if math.isnan(r.threshold) else f"{r.threshold:.5g}"
+            lines.append(f"  {label:<16}{r.twv:8.4f}  {thr:>10}  {r.n_hits:7,d}  "
+                         f"{r.n_misses:7,d}  {r.n_false_alarms:9,d}  {r.p_miss:7.4f}  "
+                         f"{r.p_fa:9.3e}")
         if self.cnxe is not None:
-            lines.append(f"  C_nxe             {self.cnxe:9.4f}   bits/bit at P_tar "
-                         f"{self.operating_point.effective_prior:.6g}")
+            lines.append(f"  {'C_nxe':<16}{self.cnxe:8.4f}  bits/bit at P_tar "
+                         f"{op.effective_prior:.6g}")
         if self.min_cnxe is not None:
             r = self.recalibration
-            lines.append(f"  C_nxe^min         {self.min_cnxe:9.4f}   (gamma {r.gamma:.6g}, "
-                         f"delta {r.delta:.6g}); calibration loss {self.calibration_loss:.4f}")
+            lines.append(f"  {'C_nxe^min':<16}{self.min_cnxe:8.4f}  after llr -> {r.gamma:.5g} llr "
+                         f"{'+' if not r.delta < 0 else '-'} {abs(r.delta):.5g}; calibration "
+                         f"loss {self.calibration_loss:.4f}")
         lines += [f"  note: {n}" for n in self.notes]
         if per_query:
-            lines.append("  query                       N_act   hits  misses     FA    P_miss"
-                         "      P_fa      TWV")
+            lines.append(f"  {'query':<24}{'N_act':>7}{'hits':>7}{'misses':>8}{'FA':>7}"
+                         f"{'P_miss':>9}{'P_fa':>11}{'TWV':>9}")
             for row in self.per_query():
-                lines.append(f"    {str(row['query']):<24}{row['n_act']:7d}{row['n_hits']:7d}"
-                             f"{row['n_misses']:8d}{row['n_false_alarms']:7d}  {row['p_miss']:8.4f}"
-                             f"  {row['p_fa']:8.2e}  {row['twv']:7.4f}")
+                lines.append(f"  {str(row['query']):<24}{row['n_act']:7d}{row['n_hits']:7d}"
+                             f"{row['n_misses']:8d}{row['n_false_alarms']:7d}"
+                             f"{row['p_miss']:9.4f}{row['p_fa']:11.3e}{row['twv']:9.4f}")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -206,6 +217,23 @@ def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_po
     Returns
     -------
     STDReport
+
+    Examples
+    --------
+    Query ``a`` occurs at 1 s and is detected there; query ``b`` occurs at 20 s but is detected,
+    with a YES, at 9 s: one hit, one miss and one false alarm in 60 trials per query.
+
+    >>> from focal import std
+    >>> det = std.Detections(query=["a", "a", "b"], file=["f", "f", "f"], tbeg=[1.0, 5.0, 9.0],
+    ...                      dur=[0.5, 0.5, 0.5], score=[3.0, -1.0, 2.0], decision=[1, 0, 1])
+    >>> ref = std.Reference(query=["a", "b"], file=["f", "f"], tbeg=[1.0, 20.0], dur=[0.5, 0.5])
+    >>> report = std.term_detection_report(std.STDTask(det, ref, t_audio=60.0))
+    >>> report.atwv.n_hits, report.atwv.n_misses, report.atwv.n_false_alarms
+    (1, 1, 1)
+    >>> round(report.atwv.twv, 4)       # 1 - (0 + 0 + 1 + beta / 59) / 2, beta = 66.66
+    -0.0649
+    >>> report.mtwv.twv, report.mtwv.threshold     # accept only the hit
+    (0.5, 3.0)
     """
     trials = align(task, tolerance)
     op = resolve_operating_point(operating_point, trials)
