@@ -4,7 +4,7 @@ judge them, in the tradition of Niko Brümmer's FoCal and BOSARIS toolkits.
 Log-likelihood-ratios are natural logs; Cllr-family measures are in bits.
 """
 
-from . import metrics
+from . import metrics, std
 from ._version import __version__
 from .core.priors import (
     bayes_threshold,
@@ -19,6 +19,9 @@ from .core.priors import (
 __all__ = [
     "__version__",
     "metrics",
+    "PAVCalibrator",
+    "ROCCH",
+    "std",
     "bayes_threshold",
     "beta",
     "effective_log_odds",
@@ -41,8 +44,9 @@ __all__ = [
 # ``from focal import LogisticFusion`` work as usual.
 _LAZY = {
     name: "focal.estimators"
-    for name in ("LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
-                 "cllr_scorer", "min_cllr_scorer", "dcf_scorer", "min_dcf_scorer", "eer_scorer")
+    for name in ("PAVCalibrator", "ROCCH", "LogisticFusion", "LinearCalibrator",
+                 "PerfectSeparationWarning", "cllr_scorer", "min_cllr_scorer", "dcf_scorer",
+                 "min_dcf_scorer", "eer_scorer")
 }
 
 

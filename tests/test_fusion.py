@@ -303,6 +303,10 @@ def test_scorers_compute_negated_measures():
     for scorer, value in cases:
         assert scorer(fuser, X, y) == -value
     assert repr(dcf_scorer(0.01, 10, 1)) == "dcf_scorer(p_target=0.01, c_miss=10.0, c_fa=1.0)"
+    # a pipeline ending in a calibrator without decision_function is scored through transform
+    pipe = make_pipeline(LogisticFusion(), focal.PAVCalibrator()).fit(X, y)
+    cal = pipe.transform(X)[:, 0]
+    assert cllr_scorer()(pipe, X, y) == -cllr(cal[y == 1], cal[y == 0])
     # a transformer producing an LLR column is scored through transform
     tr = FunctionTransformer(lambda A: A[:, :1] * 2.0).fit(X)
     assert cllr_scorer()(tr, X, y) == -cllr(2 * X[y == 1, 0], 2 * X[y == 0, 0])

@@ -1,6 +1,7 @@
 """scikit-learn estimators: thin layers that validate input, call core math and store fitted
 ``name_`` attributes (DESIGN.md, "Layers")."""
 
+from .calibration import PAVCalibrator, ROCCH
 from .fusion import LinearCalibrator, LogisticFusion, PerfectSeparationWarning
 from .scorers import (
     LLRScorer,
@@ -12,6 +13,7 @@ from .scorers import (
 )
 
 __all__ = [
+    "PAVCalibrator", "ROCCH",
     "LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
     "LLRScorer", "cllr_scorer", "min_cllr_scorer", "dcf_scorer", "min_dcf_scorer", "eer_scorer",
 ]
