@@ -407,16 +407,10 @@ class LinearCalibrator(LogisticFusion):
     >>> llr = cal.decision_function(scores)
     """
 
-    def __sklearn_tags__(self):
-        # like sklearn's IsotonicRegression: one system's scores, so the generic estimator
-        # checks (which use many features) do not apply; LogisticFusion passes them
-        tags = super().__sklearn_tags__()
-        tags.input_tags.one_d_array = True
-        tags.input_tags.two_d_array = False
-        return tags
-
     def _as_2d(self, X):
-        if np.ndim(X) == 1:
+        if not hasattr(X, "shape"):  # lists and other array-likes (DataFrames keep their names)
+            X = np.asarray(X)
+        if len(X.shape) == 1:
             X = np.asarray(X)
             if X.dtype.kind not in "biuf":
                 raise ValueError(f"scores must be real numbers, got dtype {X.dtype}")
