@@ -6,6 +6,8 @@ Log-likelihood-ratios are natural logs; Cllr-family measures are in bits.
 
 from . import metrics
 from ._version import __version__
+from .estimators.backend import GaussianBackend
+from .estimators.multiclass import MulticlassFusion, stack_systems
 from .core.priors import (
     bayes_threshold,
     beta,
@@ -19,6 +21,9 @@ from .core.priors import (
 __all__ = [
     "__version__",
     "metrics",
+    "GaussianBackend",
+    "MulticlassFusion",
+    "stack_systems",
     "bayes_threshold",
     "beta",
     "effective_log_odds",

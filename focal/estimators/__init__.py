@@ -1,2 +1,7 @@
 """scikit-learn estimators: thin layers that validate input, call core math and store fitted
 ``name_`` attributes (DESIGN.md, "Layers")."""
+
+from .backend import GaussianBackend
+from .multiclass import MulticlassFusion, stack_systems
+
+__all__ = ["GaussianBackend", "MulticlassFusion", "stack_systems"]
