@@ -21,13 +21,15 @@ from focal.core.multiclass_logistic import apply_multiclass, fit_multiclass
 from focal.metrics import subset_analysis
 
 
-def _scores(n, K, N, seed=0, sep=0.4):
-    """K systems whose class means differ per system (so rotation helps), unit noise."""
+def _scores(n, K, N, seed=0, sep=0.4, aligned=False):
+    """K systems of unit-noise scores whose class means are random per system (so rotation
+    helps) or, ``aligned``, favour the true class (a typical bank of language recognizers)."""
     rng = np.random.default_rng(seed)
     y = rng.integers(0, N, n)
     L = np.empty((n, K, N))
     for k in range(K):
-        L[:, k] = (rng.normal(size=(N, N)) * sep)[y] + rng.normal(size=(n, N))
+        means = rng.normal(size=(N, N)) * sep + (2.0 * np.eye(N) if aligned else 0.0)
+        L[:, k] = means[y] + rng.normal(size=(n, N))
     return L, y
 
 
@@ -56,25 +58,40 @@ def _full_mode(quick):
     prior = np.full(N, 1.0 / N)
     print(f"\n'full' mode: {n:,} trials x {K} systems x {N} classes "
           f"({(N - 1) * (K * (N - 1) + 1)} parameters), flat prior, reg = 0")
-    t_focal, sol = best_time(fit_multiclass, L, y, prior, "full", reg=0.0, repeat=1)
+    t_focal, sol = best_time(fit_multiclass, L, y, prior, "full", reg=0.0, repeat=2)
     ours = _objective(L, y, prior, "full", sol.coef, sol.offset)
-    rows = [("focal fit_multiclass(mode='full')", t_focal)]
-    if optional_import("sklearn") is None:
+    rows = [("focal fit_multiclass(mode='full'), tol=1e-10", t_focal)]
+    threadpoolctl = optional_import("threadpoolctl")
+    if optional_import("sklearn") is None or threadpoolctl is None:
         print_table("time", rows)
         skipped("scikit-learn", "not installed")
         return
-    t_sk, theirs = best_time(_sklearn_full, L, y, prior, 1e-6, repeat=1)
-    rows.append(("sklearn LogisticRegression(lbfgs, tol=1e-6)", t_sk))
+    # focal runs its passes with one BLAS thread (see fit_multiclass); time sklearn both ways
+    results = []
+    for tol, threads in ((1e-6, None), (1e-6, 1), (1e-8, 1)):
+        with threadpoolctl.threadpool_limits(limits=threads, user_api="blas"):
+            t_sk, theirs = best_time(_sklearn_full, L, y, prior, tol, repeat=1)
+        label = f"sklearn LogisticRegression(lbfgs, tol={tol:g}), " + (
+            "default BLAS threads" if threads is None else "1 BLAS thread")
+        rows.append((label, t_sk))
+        results.append((label, t_sk, theirs))
     print_table("time, as a multiple of focal", rows)
-    print(f"  objective (eq. 8.17, nats): focal {ours:.12f}  sklearn {theirs:.12f}  "
-          f"difference {theirs - ours:+.2e}")
-    print(f"  focal vs sklearn: {t_sk / t_focal:5.2f}x faster (target >= 3x); "
-          f"{sol.n_iter} Newton steps, {sol.n_evals} objective passes")
+    print(f"  focal: objective (eq. 8.17) {ours:.13f} nats, {sol.n_iter} Newton steps, "
+          f"{sol.n_evals} objective passes")
+    for label, t_sk, theirs in results:
+        print(f"  {label}: objective {theirs:.13f} ({theirs - ours:+.1e}), "
+              f"focal {t_sk / t_focal:5.2f}x faster")
+    same = [t for _, t, theirs in results if theirs - ours <= 1e-10 * abs(ours)]
+    if same:
+        print(f"  against the fastest sklearn run that reaches focal's objective (within "
+              f"1e-10 relative): {min(same) / t_focal:5.2f}x faster (target >= 3x)")
+    else:
+        print("  no sklearn run reached focal's objective within 1e-10 relative")
 
 
 def _scalar_mode(quick):
     n, K, N = (100_000 if quick else 1_000_000), 3, 14
-    L, y = _scores(n, K, N, seed=1)
+    L, y = _scores(n, K, N, seed=1, aligned=True)
     prior = np.full(N, 1.0 / N)
     print(f"\n'scalar' mode: {n:,} trials x {K} systems x {N} classes "
           f"({L.nbytes / 2**20:.0f} MiB of scores)")

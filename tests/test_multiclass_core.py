@@ -286,6 +286,21 @@ def test_scores_of_magnitude_1e6():
     assert b.loss == pytest.approx(a.loss, rel=1e-10)
 
 
+def test_full_mode_without_dense_hessian_reaches_the_same_optimum(monkeypatch):
+    """Many parameters: Jacobi-preconditioned CG instead of a dense Hessian, same optimum."""
+    import focal.core.multiclass_logistic as ml
+
+    rng = np.random.default_rng(12)
+    L, y = _data(3000, 2, 4, rng, sep=0.7)
+    prior = np.array([0.1, 0.2, 0.3, 0.4])
+    dense = fit_multiclass(L, y, prior, "full")
+    monkeypatch.setattr(ml, "_DENSE_PARAMS", 1)
+    sparse = fit_multiclass(L, y, prior, "full")
+    assert sparse.converged
+    assert sparse.loss == pytest.approx(dense.loss, rel=1e-12)
+    np.testing.assert_allclose(sparse.coef, dense.coef, atol=1e-7)
+
+
 def test_nested_levels_are_nested_stratified_and_keep_class_weights():
     rng = np.random.default_rng(8)
     y = rng.integers(0, 3, 5000)

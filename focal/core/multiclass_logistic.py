@@ -35,15 +35,20 @@ penalty and the fitted log-likelihoods unchanged. Offsets are not penalized. Wit
 ``"calibration"`` objective is exactly the binary one of ``fit_logistic`` at the same ``reg``.
 
 Optimization: Newton's method with exact derivatives in standardized coordinates
-(:mod:`focal.core.newton`). ``"scalar"``/``"calibration"`` use the exact (K + N - 1)-square
-Hessian from one chunked pass per iteration. ``"full"`` starts from the scalar solution and
-solves each Newton system by conjugate gradients with exact Hessian-vector products (one pass
-each), preconditioned by the exact Hessian of a class-stratified subsample (the whole data
-when it is small, which makes the step an exact Newton step).
+(:mod:`focal.core.newton`), deterministic. ``"scalar"``/``"calibration"`` use the exact
+(K + N - 1)-square Hessian from one chunked pass per iteration. ``"full"`` has
+``(N-1)(K(N-1)+1)`` parameters (520 for 3 systems of 14 classes): it is solved on nested,
+class-stratified subsets of the trials growing x4 per level, each level started from the
+previous solution and solved to its sampling accuracy, the last (all trials) to ``tol``. The
+smallest level (started from its scalar-mode solution) takes exact Newton steps; the larger
+ones solve each Newton system by conjugate gradients with exact Hessian-vector products (one
+pass each), preconditioned by the smallest level's exact Hessian. Small problems are a single
+level of exact Newton steps.
 """
 
 from __future__ import annotations
 
+from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -58,6 +63,7 @@ __all__ = ["MODES", "MulticlassSolution", "fit_multiclass", "apply_multiclass",
 
 MODES = ("scalar", "calibration", "full")
 _CHUNK = 1 << 15          # rows per chunk: bounds temporaries and keeps them in cache
+_DENSE_PARAMS = 3000      # "full" mode with more parameters never forms a dense Hessian
 
 
 
@@ -100,12 +106,16 @@ class MulticlassSolution:
 
 
 def apply_multiclass(L: np.ndarray, mode: str, coef: np.ndarray, offset: np.ndarray) -> np.ndarray:
-    """Fused log-likelihoods ``(n, N)`` of the stacked inputs ``L`` of shape ``(n, K, N)``."""
-    if mode == "full":
-        out = np.einsum("tkj,kij->ti", L, coef)
-    else:
-        out = np.tensordot(L, coef, axes=([1], [0]))
-    out += offset
+    """Fused log-likelihoods ``(n, N)`` of the stacked inputs ``L`` of shape ``(n, K, N)``:
+    ``sum_k coef[k] L[:, k] + offset`` (scalar weights) or ``sum_k L[:, k] @ coef[k].T + offset``
+    (full mode matrices)."""
+    out = np.empty((L.shape[0], L.shape[2]))
+    out[:] = offset
+    for k in range(L.shape[1]):
+        if mode == "full":
+            out += L[:, k] @ coef[k].T
+        else:
+            out += coef[k] * L[:, k]
     return out
 
 
@@ -266,9 +276,21 @@ class _FullObjective:
             # Yt.T is Fortran-ordered: BLAS reads it without a copy; upper triangle updated
             H = dsyrk(-1.0, Yt.T, beta=1.0, c=H, trans=1, overwrite_c=1)
         H = np.triu(H) + np.triu(H, 1).T
-        H += np.einsum("ji,jk,jab->iakb", V, V, G.reshape(N, D, D)).reshape(C * D, C * D)
+        # sum_j (v_j v_j^T) kron G_j, with G_j = sum_t c_t p_tj z z^T, as one matrix product
+        VV = (V[:, :, None] * V[:, None, :]).reshape(N, C * C)
+        H += (VV.T @ G.reshape(N, D * D)).reshape(C, C, D, D).transpose(0, 2, 1, 3).reshape(
+            C * D, C * D)
         H[np.diag_indices_from(H)] += self.pw
         return H
+
+    def hessian_diagonal(self, posteriors):
+        """Diagonal of the penalized Hessian: ``sum_t c_t M_t[i, i] z_ta^2`` (one pass)."""
+        V2 = self.V * self.V
+        out = np.zeros((self.C, self.D))
+        for blk, P in zip(self.blocks, posteriors):
+            M = V2.T @ P - (self.V.T @ P) ** 2          # diagonal of V^T (diag p - p p^T) V
+            out += (M * blk.c) @ (blk.x * blk.x).T
+        return out.ravel() + self.pw
 
     def hessp(self, posteriors, vec):
         """Exact product of the penalized Hessian (at ``posteriors``) with ``vec``: one pass."""
@@ -365,15 +387,78 @@ def fit_multiclass(L, y, prior, mode="scalar", sample_weight=None, reg=DEFAULT_R
 
     Notes
     -----
-    ``"full"`` mode has ``(N-1)(K(N-1)+1)`` parameters. It is fitted on nested, class-stratified
-    subsets of the trials of growing size (x4 each, :func:`_nested_levels`), each level started
-    from the previous solution and solved only to its sampling accuracy, the last one (all
-    trials) to ``tol``: the expensive full-data passes are few. The smallest level uses exact
-    Newton steps; the larger ones conjugate gradients preconditioned by the exact Hessian of
-    the smallest level's trials at that level's solution.
+    ``"full"`` mode is fitted level by level on nested subsets (:func:`_nested_levels`), see the
+    module docstring; only the last level's few passes touch all trials. BLAS runs with one
+    thread during the fit (:func:`_single_threaded_blas`).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
+    with _single_threaded_blas():
+        return _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter)
+
+
+def _single_threaded_blas():
+    """Context limiting BLAS to one thread while fitting, when threadpoolctl (a scikit-learn
+    dependency) is available. The passes are many small matrix products on chunks of trials,
+    which threads barely speed up on an idle machine and slow down by an order of magnitude
+    on a busy one (measured on a loaded 2-core host: 2.6 s against 52 s for one 'full' fit of
+    200k trials); scikit-learn's KMeans limits them for the same reason."""
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # scikit-learn depends on threadpoolctl; be safe anyway
+        return nullcontext()
+    return threadpool_limits(limits=1, user_api="blas")
+
+
+def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter):
+    """Full mode, level by level (module docstring). Returns (last NewtonResult, n_iter,
+    n_evals); ``result.x`` is B of shape (N-1, K(N-1)+1) flattened, standardized units."""
+    K = La.shape[1]
+    C = V.shape[1]
+    D = K * C + 1
+    dense = C * D <= _DENSE_PARAMS
+    levels = _nested_levels(y, c, C + 1, base=max(2048, 2 * C * D))
+    # start: the scalar solution on the smallest level (alpha_k I blocks, offsets b)
+    rows, w = levels[0]
+    blocks = _scalar_blocks(La, rows, y, w, u_bar, s)
+    res = minimize_newton(_ScalarObjective(blocks, log_prior, V, reg).evaluate,
+                          np.zeros(K + C), tol=tol, max_iter=max_iter)
+    n_iter, n_evals = res.n_iter, res.n_evals
+    theta = np.zeros((C, D))
+    for k in range(K):
+        theta[:, k * C:(k + 1) * C] = res.x[k] * np.eye(C)
+    theta[:, -1] = res.x[K:]
+    theta = theta.ravel()
+    precondition = None
+    for level, (rows, w) in enumerate(levels):
+        if level > 0:
+            blocks = _full_blocks(_scalar_blocks(La, rows, y, w, u_bar, s), V)
+        else:
+            blocks = _full_blocks(blocks, V)
+        if not dense:  # too many parameters for a dense Hessian: Jacobi-preconditioned CG
+            diag_obj = _FullObjective(blocks, log_prior, V, reg, precondition=lambda r: r)
+            diagonal = diag_obj.hessian_diagonal(diag_obj.evaluate(theta)[3][2])
+            precondition = _jacobi(diagonal)
+        obj = _FullObjective(blocks, log_prior, V, reg, precondition)
+        last = level == len(levels) - 1
+        level_tol = tol if last else max(tol, 0.1 / np.sqrt(rows.shape[0]))
+        res = minimize_newton(obj.evaluate, theta, tol=level_tol, max_iter=max_iter)
+        theta = res.x
+        n_iter += res.n_iter
+        n_evals += res.n_evals
+        if precondition is None:
+            # the exact Hessian of the smallest level at its solution preconditions the
+            # larger levels (it stays close: all levels share one optimum up to sampling)
+            precondition = res.info[3]
+    return res, n_iter, n_evals
+
+
+def _jacobi(diagonal):
+    inverse = 1.0 / np.where(diagonal > 0, diagonal, 1.0)
+    return lambda r, rtol=0.0: r * inverse
+
+
+def _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter):
     n, K, N_all = L.shape
     if mode == "calibration" and K != 1:
         raise ValueError(f"mode='calibration' takes one system (K = 1), got K = {K}")
@@ -398,40 +483,10 @@ def fit_multiclass(L, y, prior, mode="scalar", sample_weight=None, reg=DEFAULT_R
         coef = res.x[:K] / s
         offset_a = V @ res.x[K:] - coef @ u_bar
     else:
+        res, n_iter, n_evals = _fit_full(La, ya, c, log_prior, V, u_bar, s, float(reg), tol,
+                                         max_iter)
         C = N - 1
-        D = K * C + 1
-        levels = _nested_levels(ya, c, N, base=max(2048, 2 * C * D))
-        # start: the scalar solution on the smallest level (alpha_k I blocks, offsets b)
-        rows, w = levels[0]
-        base_blocks = _scalar_blocks(La, rows, ya, w, u_bar, s)
-        obj = _ScalarObjective(base_blocks, log_prior, V, float(reg))
-        res = minimize_newton(obj.evaluate, np.zeros(K + N - 1), tol=tol, max_iter=max_iter)
-        n_evals, n_iter = res.n_evals, res.n_iter
-        theta = np.zeros((C, D))
-        for k in range(K):
-            theta[:, k * C:(k + 1) * C] = res.x[k] * np.eye(C)
-        theta[:, -1] = res.x[K:]
-        theta = theta.ravel()
-        base_blocks = _full_blocks(base_blocks, V)
-        precondition = None
-        for rows, w in levels:
-            if precondition is None:
-                lvl = base_blocks  # the smallest level: exact Newton steps
-                del base_blocks
-            else:
-                lvl = _full_blocks(_scalar_blocks(La, rows, ya, w, u_bar, s), V)
-            obj = _FullObjective(lvl, log_prior, V, float(reg), precondition)
-            last = rows.shape[0] == ya.shape[0]
-            level_tol = tol if last else max(tol, 0.1 / np.sqrt(rows.shape[0]))
-            res = minimize_newton(obj.evaluate, theta, tol=level_tol, max_iter=max_iter)
-            theta = res.x
-            n_evals += res.n_evals
-            n_iter += res.n_iter
-            if precondition is None:
-                # the exact Hessian of the smallest level at its solution preconditions the
-                # larger levels (it stays close: all levels share one optimum up to sampling)
-                precondition = res.info[3]
-        B = theta.reshape(C, D)
+        B = res.x.reshape(C, K * C + 1)
         coef = np.zeros((K, N_all, N_all))
         offset_a = V @ B[:, -1]
         for k in range(K):

@@ -53,11 +53,6 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
         self.prior = prior
         self.reg = reg
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
-
     def fit(self, X, y, sample_weight=None):
         """Estimate the class models from score vectors ``X`` (n_trials, d) and labels ``y``
         (class indices; every class needs trials, per-class covariances need more than d)."""
@@ -65,9 +60,7 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
             raise ValueError(
                 f"covariance must be one of {COVARIANCE_TYPES}, got {self.covariance!r}"
             )
-        reg = float(self.reg)
-        if not (np.isfinite(reg) and reg >= 0):
-            raise ValueError(f"reg must be a finite number >= 0, got {self.reg!r}")
+        reg = self._check_reg()
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         labels, prior, w = self._validate_targets(X, y, sample_weight)
         model = fit_gaussian_classes(X, labels, self.n_classes_, self.covariance, w, reg)

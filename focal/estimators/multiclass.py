@@ -105,6 +105,17 @@ class LogLikelihoodOutputMixin:
     indices) and the prior is flat. Output column j belongs to class ``classes_[j]``.
     """
 
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+    def _check_reg(self) -> float:
+        reg = float(self.reg)
+        if not (np.isfinite(reg) and reg >= 0):
+            raise ValueError(f"reg must be a finite number >= 0, got {self.reg!r}")
+        return reg
+
     def _validate_targets(self, X, y, sample_weight):
         """Encode ``y``, validate prior and weights; set ``classes_``, ``n_classes_``, ``prior_``.
 
@@ -245,17 +256,10 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         self.tol = tol
         self.max_iter = max_iter
 
-    def __sklearn_tags__(self):
-        tags = super().__sklearn_tags__()
-        tags.target_tags.required = True
-        return tags
-
     def _check_params(self):
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
-        reg = float(self.reg)
-        if not (np.isfinite(reg) and reg >= 0):
-            raise ValueError(f"reg must be a finite number >= 0, got {self.reg!r}")
+        self._check_reg()
         if not (float(self.tol) > 0):
             raise ValueError(f"tol must be > 0, got {self.tol!r}")
         if int(self.max_iter) < 1:
