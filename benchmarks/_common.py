@@ -19,6 +19,23 @@ def best_time(fn, *args, repeat: int = 3, **kwargs):
     return best, result
 
 
+def interleaved_best(calls, repeat: int = 5):
+    """Best time of each ``(fn, args)`` in ``calls``, running them in turn ``repeat`` times.
+
+    Interleaving makes the ratios fair on a shared machine: a burst of load from elsewhere slows
+    every contender's round, not one contender's whole measurement.
+    """
+    best = [float("inf")] * len(calls)
+    results = [None] * len(calls)
+    for _ in range(repeat):
+        for i, (fn, args) in enumerate(calls):
+            gc.collect()
+            t0 = time.perf_counter()
+            results[i] = fn(*args)
+            best[i] = min(best[i], time.perf_counter() - t0)
+    return best, results
+
+
 def peak_memory(fn, *args, **kwargs):
     """Peak bytes allocated through Python / NumPy while running ``fn`` once, and its result."""
     gc.collect()

@@ -4,10 +4,9 @@ judge them, in the tradition of Niko Brümmer's FoCal and BOSARIS toolkits.
 Log-likelihood-ratios are natural logs; Cllr-family measures are in bits.
 """
 
-from . import metrics
+from . import metrics, std
 from ._version import __version__
-from .estimators.backend import GaussianBackend
-from .estimators.multiclass import MulticlassFusion, stack_systems
+from .estimators import GaussianBackend, MulticlassFusion, PAVCalibrator, ROCCH, stack_systems
 from .core.priors import (
     bayes_threshold,
     beta,
@@ -21,6 +20,9 @@ from .core.priors import (
 __all__ = [
     "__version__",
     "metrics",
+    "PAVCalibrator",
+    "ROCCH",
+    "std",
     "GaussianBackend",
     "MulticlassFusion",
     "stack_systems",

@@ -33,21 +33,23 @@ def nontarget_cost(llr, plo):
     return np.logaddexp(0.0, np.asarray(llr, dtype=float) + plo)
 
 
-def _class_mean(costs: np.ndarray, weights, reference: float) -> float:
-    """Weighted mean of ``costs`` computed as ``reference + mean(costs - reference)``.
+def _class_mean(costs: np.ndarray, weights) -> float:
+    """Weighted mean of ``costs``; exactly the common value when all costs are equal.
 
-    Shifting by the cost of the zero LLR makes an uninformative system exact (every term is 0)
-    and keeps summation error small for well-behaved systems. Trials of zero weight are ignored
+    The exact case makes an uninformative system (every cost that of the zero LLR) score
+    exactly its prior entropy and a perfect one exactly 0. Trials of zero weight are ignored
     even when their cost is infinite.
     """
-    d = costs - reference
+    if weights is not None:
+        w = np.asarray(weights, dtype=float)
+        keep = w > 0
+        if not keep.all():
+            costs, w = costs[keep], w[keep]
+    if costs.size and np.all(costs == costs[0]):
+        return float(costs[0])
     if weights is None:
-        return float(reference + d.mean())
-    w = np.asarray(weights, dtype=float)
-    keep = w > 0
-    if not keep.all():
-        d, w = d[keep], w[keep]
-    return float(reference + np.dot(w, d) / w.sum()) if d.size else reference
+        return float(costs.mean())
+    return float(np.dot(w, costs) / w.sum())
 
 
 def cross_entropy_nats(tar_llr, non_llr, p_target: float, tar_weight=None, non_weight=None) -> float:
@@ -58,10 +60,8 @@ def cross_entropy_nats(tar_llr, non_llr, p_target: float, tar_weight=None, non_w
     for PAV blocks and for censored trials). ``p_target`` must already be validated.
     """
     plo = float(logit(p_target))
-    ref_t = float(np.logaddexp(0.0, -plo))
-    ref_n = float(np.logaddexp(0.0, plo))
-    c_t = _class_mean(target_cost(tar_llr, plo), tar_weight, ref_t)
-    c_n = _class_mean(nontarget_cost(non_llr, plo), non_weight, ref_n)
+    c_t = _class_mean(target_cost(tar_llr, plo), tar_weight)
+    c_n = _class_mean(nontarget_cost(non_llr, plo), non_weight)
     return p_target * c_t + (1.0 - p_target) * c_n
 
 

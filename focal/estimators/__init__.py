@@ -2,6 +2,7 @@
 ``name_`` attributes (DESIGN.md, "Layers")."""
 
 from .backend import GaussianBackend
+from .calibration import PAVCalibrator, ROCCH
 from .multiclass import MulticlassFusion, stack_systems
 
-__all__ = ["GaussianBackend", "MulticlassFusion", "stack_systems"]
+__all__ = ["PAVCalibrator", "ROCCH", "GaussianBackend", "MulticlassFusion", "stack_systems"]

@@ -1,0 +1,7 @@
+"""``python -m focal``: the focal command line."""
+
+import sys
+
+from .cli import main
+
+sys.exit(main())
