@@ -189,6 +189,17 @@ def test_sample_weight_is_repetition():
     np.testing.assert_allclose(a.transform(X), b.transform(X), rtol=1e-9, atol=1e-9)
 
 
+def test_separable_data_without_penalty_warns_and_stays_finite():
+    from sklearn.exceptions import ConvergenceWarning
+
+    y = np.repeat([0, 1, 2], 30)
+    X = np.eye(3)[y] * 4.0
+    with pytest.warns(ConvergenceWarning, match="separable"):
+        est = MulticlassFusion(reg=0.0, max_iter=20).fit(X, y)
+    assert np.isfinite(est.transform(X)).all()
+    assert MulticlassFusion().fit(X, y).converged_      # the default penalty converges
+
+
 def test_string_labels_follow_classes_order():
     X, y = _fusion_data()
     names = np.array(["basque", "catalan", "galician"])
@@ -270,3 +281,30 @@ def test_stack_systems_layouts():
         stack_systems(da)
     with pytest.raises(ValueError, match="empty"):
         stack_systems([])
+
+
+def test_docstring_examples():
+    import doctest
+
+    import focal.estimators.backend
+    import focal.estimators.multiclass
+    import focal.metrics.lre
+    import focal.metrics.multiclass
+
+    attempted = 0
+    for module in (focal.metrics.multiclass, focal.metrics.lre, focal.estimators.multiclass,
+                   focal.estimators.backend):
+        result = doctest.testmod(module)
+        assert result.failed == 0, module.__name__
+        attempted += result.attempted
+    assert attempted >= 20
+
+
+def test_public_names():
+    import focal
+    import focal.metrics as m
+
+    assert focal.MulticlassFusion is MulticlassFusion and focal.GaussianBackend is GaussianBackend
+    for name in ("multiclass_cross_entropy", "multiclass_cllr", "albayzin_measures", "cavg",
+                 "cavg_sweep", "detection_llrs", "pairwise_analysis", "subset_analysis"):
+        assert name in m.__all__ and callable(getattr(m, name))

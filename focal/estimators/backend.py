@@ -46,6 +46,18 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
         Class means (in the input units).
     covariance_ : ndarray, shape (n_features, n_features) or (n_classes, n_features, n_features)
     n_features_in_, feature_names_in_
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from focal import GaussianBackend, MulticlassFusion
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 3, 300)
+    >>> X = rng.normal(size=(300, 5)) + 2.0 * np.eye(3, 5)[y]      # 5-dim score vectors
+    >>> pipe = make_pipeline(GaussianBackend(), MulticlassFusion(mode="calibration")).fit(X, y)
+    >>> pipe.transform(X).shape, bool((pipe.predict(X) == y).mean() > 0.8)
+    ((300, 3), True)
     """
 
     def __init__(self, covariance="shared", prior=None, reg=1e-6):
@@ -62,8 +74,9 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
             )
         reg = self._check_reg()
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
-        labels, prior, w = self._validate_targets(X, y, sample_weight)
-        model = fit_gaussian_classes(X, labels, self.n_classes_, self.covariance, w, reg)
+        classes, labels, prior, w = self._validate_targets(X, y, sample_weight)
+        model = fit_gaussian_classes(X, labels, classes.shape[0], self.covariance, w, reg)
+        self._set_classes(classes, prior)
         self.model_ = model
         self.means_ = model.means + model.center
         L = model.cholesky

@@ -45,6 +45,16 @@ def stack_systems(systems, classes=None) -> np.ndarray:
     -------
     ndarray of float64
         ``X[:, k * N + j]`` = system k, class j.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from focal import stack_systems
+    >>> a = pd.DataFrame({"eng": [0.1, 0.2], "spa": [0.3, 0.4]})
+    >>> b = pd.DataFrame({"spa": [1.0, 2.0], "eng": [3.0, 4.0]})   # other column order
+    >>> stack_systems([a, b])
+    array([[0.1, 0.3, 3. , 1. ],
+           [0.2, 0.4, 4. , 2. ]])
     """
     columns = getattr(systems, "columns", None)
     if columns is not None:
@@ -117,10 +127,11 @@ class LogLikelihoodOutputMixin:
         return reg
 
     def _validate_targets(self, X, y, sample_weight):
-        """Encode ``y``, validate prior and weights; set ``classes_``, ``n_classes_``, ``prior_``.
+        """Encode ``y`` and validate the prior and the weights, before any work.
 
-        Returns ``(labels, prior, weights)``: class indices, the prior and the trial weights
-        (None if not given). Every class with non-zero prior needs trials of positive weight.
+        Returns ``(classes, labels, prior, weights)``: the class values, the labels as class
+        indices, the prior and the trial weights (None if not given). Every class with non-zero
+        prior needs trials of positive weight.
         """
         name = type(self).__name__
         if y is None:
@@ -163,11 +174,13 @@ class LogLikelihoodOutputMixin:
                 f"class(es) {classes[empty].tolist()} have non-zero prior but no trials (of "
                 "positive weight) in y"
             )
+        return classes, labels, prior, w
+
+    def _set_classes(self, classes, prior):
         self.classes_ = classes
-        self.n_classes_ = n_classes
+        self.n_classes_ = classes.shape[0]
         self.prior_ = prior
-        self._n_features_out = n_classes
-        return labels, prior, w
+        self._n_features_out = classes.shape[0]
 
     def _prior_for(self, prior):
         return self.prior_ if prior is None else check_prior(prior, self.n_classes_)
@@ -274,8 +287,8 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         """
         self._check_params()
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
-        labels, prior, w = self._validate_targets(X, y, sample_weight)
-        n_classes = self.n_classes_
+        classes, labels, prior, w = self._validate_targets(X, y, sample_weight)
+        n_classes = classes.shape[0]
         if X.shape[1] % n_classes:
             raise ValueError(
                 f"X has n_features = {X.shape[1]}, not a multiple of n_classes = {n_classes}: X "
@@ -290,11 +303,14 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         sol = fit_multiclass(X.reshape(X.shape[0], K, n_classes), labels, prior, self.mode,
                              sample_weight=w, reg=float(self.reg), tol=float(self.tol),
                              max_iter=int(self.max_iter))
-        if not sol.converged and self.reg > 0:
+        if not sol.converged:
+            hint = ("increase max_iter" if self.reg > 0 else
+                    "the classes may be separable: use reg > 0")
             warnings.warn(
                 f"MulticlassFusion did not converge in {self.max_iter} iterations (gradient norm "
-                f"{sol.grad_norm:.3g}); increase max_iter", ConvergenceWarning, stacklevel=2
+                f"{sol.grad_norm:.3g}); {hint}", ConvergenceWarning, stacklevel=2
             )
+        self._set_classes(classes, prior)
         self.n_systems_ = K
         self.coef_ = sol.coef
         self.intercept_ = sol.offset
@@ -308,4 +324,5 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         L = X.reshape(X.shape[0], self.n_systems_, self.n_classes_)
-        return apply_multiclass(L, self.mode, self.coef_, self.intercept_)
+        mode = "full" if self.coef_.ndim == 3 else "scalar"   # as fitted, whatever set_params did
+        return apply_multiclass(L, mode, self.coef_, self.intercept_)

@@ -21,7 +21,7 @@ from itertools import combinations
 import numpy as np
 from scipy.special import logit
 
-from ..core.multiclass import as_class_labels, as_llh_matrix, check_prior
+from ..core.multiclass import as_class_labels, as_llh_matrix
 from ..core.validation import check_probability
 from .multiclass import _affine_calibration, detection_llrs
 
@@ -110,6 +110,18 @@ def cavg(llh, labels, decisions=None, p_target=0.5) -> float:
     -------
     float
         Fraction in [0, 1] (multiply by 100 for NIST's percent).
+
+    Examples
+    --------
+    Uninformative log-likelihoods accept every target (posterior 1/N >= 1/N): no misses,
+    every false alarm, CAVG = 1/2. Perfect hard decisions cost 0.
+
+    >>> import numpy as np
+    >>> from focal.metrics import cavg
+    >>> cavg(np.zeros((4, 3)), [0, 1, 2, 2])
+    0.5
+    >>> cavg(None, [0, 1, 2, 2], decisions=np.eye(3, dtype=bool)[[0, 1, 2, 2]])
+    0.0
     """
     L, y, D, N, counts = _check_trials(llh, labels, decisions)
     p = check_probability(p_target)
@@ -343,6 +355,14 @@ def subset_analysis(llh, labels, measure="cavg") -> SubsetAnalysis:
     Returns
     -------
     SubsetAnalysis
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from focal.metrics import subset_analysis
+    >>> res = subset_analysis(np.zeros((6, 3)), [0, 1, 2, 0, 1, 2])
+    >>> res.sizes, res.values        # 3 pairs and the triple; useless scores: CAVG 1/2
+    (array([2, 2, 2, 3]), array([0.5, 0.5, 0.5, 0.5]))
     """
     L, y, _, N, counts = _check_trials(llh, labels)
     if N > _MAX_SUBSET_CLASSES:
@@ -363,7 +383,9 @@ def subset_analysis(llh, labels, measure="cavg") -> SubsetAnalysis:
         name = getattr(measure, "__name__", "callable")
         return SubsetAnalysis(masks=masks, sizes=sizes, values=values, measure=name)
     if measure not in _SUBSET_MEASURES:
-        raise ValueError(f"measure must be one of {_SUBSET_MEASURES} or a callable, got {measure!r}")
+        raise ValueError(
+            f"measure must be one of {_SUBSET_MEASURES} or a callable, got {measure!r}"
+        )
     miss, fa, xe = _subset_stats(L, y, counts, want_xe=measure != "cavg")
     miss, fa = miss[g], fa[g]
     m = sizes.astype(float)

@@ -62,6 +62,16 @@ def multiclass_cross_entropy(llh, labels, prior=None) -> float:
         True class ``0..N-1``.
     prior : array_like, shape (N,), optional
         Default flat. Zero entries ignore that class and its trials.
+
+    Examples
+    --------
+    A class-0 trial with likelihoods (3, 1) costs log(4/3), an uninformative class-1 trial
+    log 2; at the flat prior C_mce is their mean:
+
+    >>> import numpy as np
+    >>> from focal.metrics import multiclass_cross_entropy
+    >>> round(multiclass_cross_entropy([[np.log(3.0), 0.0], [0.0, 0.0]], [0, 1]), 6)
+    0.490415
     """
     L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
     return cross_entropy_nats(L, y, p)
@@ -74,6 +84,13 @@ def multiclass_cllr(llh, labels, prior=None, normalize: bool = False) -> float:
     entropy in bits in general). With ``normalize=True`` the result is divided by that
     reference, so an uninformative system scores 1 at every prior, as binary
     :func:`focal.metrics.cllr` does. For N = 2 this equals binary ``cllr`` of ``l_1 - l_2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from focal.metrics import multiclass_cllr
+    >>> float(multiclass_cllr(np.zeros((4, 4)), [0, 1, 2, 3]))   # useless: log2 4 bits
+    2.0
     """
     L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
     xe = cross_entropy_nats(L, y, p)
@@ -169,15 +186,12 @@ def affine_calibration(llh, labels, prior=None):
 def _affine_calibration(L, y, p, active, n_columns):
     N = L.shape[1]
     sol = fit_multiclass(L[:, None, :], y, p, "calibration", reg=0.0)
-    candidates = [(1.0, np.zeros(N)), (0.0, np.zeros(N))]
-    if sol.coef[0] >= 0:
+    candidates = [(1.0, np.zeros(N)), (0.0, np.zeros(N))]   # identity, default system
+    if sol.coef[0] >= 0 and np.isfinite(sol.offset).all():
         candidates.insert(0, (float(sol.coef[0]), sol.offset))
-    best = None
-    for alpha, beta in candidates:
-        value = cross_entropy_nats(alpha * L + beta, y, p)
-        if best is None or value < best[2]:
-            best = (alpha, beta, value)
-    alpha, beta_active, c_min = best
+    values = [cross_entropy_nats(alpha * L + beta, y, p) for alpha, beta in candidates]
+    best = int(np.argmin(values))           # first of equals: the optimizer's solution
+    (alpha, beta_active), c_min = candidates[best], values[best]
     beta = np.zeros(n_columns)
     beta[active] = beta_active
     return alpha, beta, c_min
@@ -204,6 +218,17 @@ def albayzin_measures(llh, labels, open_set: bool = False, prior=None) -> Albayz
     AlbayzinMeasures
         ``C`` values in nats (eqs. 6, 7, 12); ``F`` values dimensionless (eqs. 8-14).
         ``f_cal`` is ``inf`` when ``f_dis`` is 0 (separable data) but ``f_act`` is not.
+
+    Examples
+    --------
+    The default system of a closed-set task with 6 targets (the 7th column is the fake
+    out-of-set score): C_mce = C_def = log 6, relative confusion 1.
+
+    >>> import numpy as np
+    >>> from focal.metrics import albayzin_measures
+    >>> m = albayzin_measures(np.zeros((7, 7)), [0, 1, 2, 3, 4, 5, 6])
+    >>> round(m.c_mce, 6), round(m.f_def, 6), m.f_act, m.f_cal
+    (1.791759, 5.0, 1.0, 0.0)
     """
     L = as_llh_matrix(llh)
     pr = albayzin_prior(L.shape[1], open_set) if prior is None else prior
@@ -239,6 +264,16 @@ def detection_llrs(llh, prior=None) -> np.ndarray:
     Returns
     -------
     ndarray, shape (n_trials, N)
+
+    Examples
+    --------
+    Class 0 twice as likely as each of the others: LLR log 2 against their mean; class 1
+    against the mean of (2, 1): log(1/1.5).
+
+    >>> import numpy as np
+    >>> from focal.metrics import detection_llrs
+    >>> detection_llrs([[np.log(2.0), 0.0, 0.0]]).round(6)
+    array([[ 0.693147, -0.405465, -0.405465]])
     """
     L = as_llh_matrix(llh)
     p = check_prior(prior, L.shape[1])
