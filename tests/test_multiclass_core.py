@@ -314,7 +314,6 @@ def test_nested_levels_are_nested_stratified_and_keep_class_weights():
         np.testing.assert_allclose(np.bincount(y[rows], weights=w), [0.2, 0.3, 0.5])
 
 
-@pytest.mark.slow
 def test_multilevel_full_fit_equals_an_independent_multinomial_fit():
     """Enough trials for the multilevel path; compare with scikit-learn's multinomial logistic
     regression on the centred features with the prior weights pi_i / |T_i| (same objective)."""
