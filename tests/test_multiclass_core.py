@@ -171,6 +171,26 @@ def test_preconditioned_cg_solves_spd_system():
     np.testing.assert_allclose(H @ d, g, atol=1e-9)
 
 
+def test_minimize_newton_converges_and_stops_at_round_off():
+    from focal.core.newton import dense_solver, minimize_newton
+
+    # f(x) = sum exp(x_i) - 2 x_i + (x_0 - x_1)^2: minimum at exp(x) = 2 (x_0 = x_1)
+    def evaluate(x):
+        e = np.exp(x)
+        d = x[0] - x[1]
+        g = e - 2 + 2 * d * np.array([1.0, -1.0])
+        H = np.diag(e) + 2 * np.array([[1.0, -1.0], [-1.0, 1.0]])
+        return float(e.sum() - 2 * x.sum() + d * d), g, dense_solver(H), None
+
+    res = minimize_newton(evaluate, np.array([3.0, -4.0]), tol=1e-12)
+    assert res.converged
+    np.testing.assert_allclose(res.x, np.log(2.0), rtol=1e-12)
+    # an unreachable tolerance: it stops once round-off prevents progress, not at max_iter
+    stuck = minimize_newton(evaluate, np.array([3.0, -4.0]), tol=-1.0, max_iter=1000)
+    assert stuck.n_iter < 30 and not stuck.converged
+    np.testing.assert_allclose(stuck.x, np.log(2.0), rtol=1e-12)
+
+
 # ------------------------------------------------------------------------------ fit_multiclass
 
 @pytest.mark.parametrize("reg", [0.0, 1e-6, 1e-2])

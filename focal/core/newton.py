@@ -102,7 +102,8 @@ def minimize_newton(evaluate: Callable, x0: np.ndarray, *, tol: float = 1e-10,
     Hessian is factorized; the forcing term gives superlinear convergence otherwise), falls back
     to steepest descent if that is not a descent direction, and backtracks (halving, Armijo
     constant 1e-4, a few ulps of slack for round-off at the optimum). Stops at
-    ``||g|| <= tol``, after ``max_iter`` steps, or when no step decreases the objective.
+    ``||g|| <= tol``, after ``max_iter`` steps, or when a step improves neither the objective
+    nor the gradient (round-off level: ``converged`` then tells whether ``tol`` was met).
     """
     x = np.array(x0, dtype=float)
     value, grad, solve, info = evaluate(x)
@@ -127,7 +128,10 @@ def minimize_newton(evaluate: Callable, x0: np.ndarray, *, tol: float = 1e-10,
             step *= 0.5
         else:
             break
+        c_gnorm = float(np.linalg.norm(c_grad))
+        if c_value >= value and c_gnorm >= gnorm:
+            break  # round-off level: neither the objective nor the gradient improves
         x, value, grad, solve, info = cand, c_value, c_grad, c_solve, c_info
-        gnorm = float(np.linalg.norm(grad))
+        gnorm = c_gnorm
     return NewtonResult(x=x, value=float(value), grad_norm=gnorm, n_iter=n_iter,
                         n_evals=n_evals, converged=gnorm <= tol, info=info)
