@@ -11,52 +11,36 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from focal import GaussianBackend, MulticlassFusion, stack_systems
-from focal.core.logistic import fit_logistic
+from _sklearn_contract import refused_by_design
+
+from focal import GaussianBackend, LogisticFusion, MulticlassFusion, stack_systems
 from focal.metrics import multiclass_cross_entropy
 
 # scikit-learn's generic checks generate X with 1-10 columns and 2-4 classes, mostly not a
 # whole number of (n_classes)-column blocks: MulticlassFusion rejects such X by design
-# (issue 5, item 9). These checks fail on that ValueError only; every property they test is
-# tested below on X of the documented layout (test_layout_conformance_*).
+# (issue 5, item 9). Those checks must fail on that ValueError only (tests/_sklearn_contract.py);
+# every property they test is tested below on X of the documented layout
+# (test_layout_conformance_*).
 _LAYOUT_CHECKS = {
-    name: "generated X is not a whole number of n_classes-column blocks (rejected by design)"
-    for name in (
-        "check_estimators_overwrite_params", "check_estimators_fit_returns_self",
-        "check_readonly_memmap_input", "check_n_features_in_after_fitting",
-        "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
-        "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_pickle",
-        "check_transformer_data_not_an_array", "check_transformer_general",
-        "check_transformer_preserve_dtypes", "check_transformer_n_iter",
-    )
+    "check_estimators_overwrite_params", "check_estimators_fit_returns_self",
+    "check_readonly_memmap_input", "check_n_features_in_after_fitting",
+    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
+    "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_pickle",
+    "check_transformer_data_not_an_array", "check_transformer_general",
+    "check_transformer_preserve_dtypes", "check_transformer_n_iter",
 }
 
 
-def _expected_failed(estimator):
-    return _LAYOUT_CHECKS if isinstance(estimator, MulticlassFusion) else {}
-
-
 @parametrize_with_checks(
-    [GaussianBackend(), GaussianBackend(covariance="per_class"), MulticlassFusion()],
-    expected_failed_checks=_expected_failed,
-)
+    [GaussianBackend(), GaussianBackend(covariance="per_class"), MulticlassFusion()])
 def test_sklearn_checks(estimator, check):
-    check(estimator)
-
-
-def test_fusion_fails_generic_checks_only_on_the_layout_error():
-    """Every generic check passes except those whose generated X violates the layout, and
-    those fail on exactly that error (not on something else hidden behind the xfail)."""
-    from sklearn.utils.estimator_checks import check_estimator
-
-    for result in check_estimator(MulticlassFusion(), on_fail=None):
-        if result["status"] != "failed":
-            continue
-        assert result["check_name"] in _LAYOUT_CHECKS
-        exc = result["exception"]
-        while not isinstance(exc, ValueError):   # a check may wrap the ValueError
-            exc = exc.__cause__ or exc.__context__
-        assert "not a multiple of n_classes" in str(exc)
+    name = getattr(check, "func", check).__name__
+    if not (isinstance(estimator, MulticlassFusion) and name in _LAYOUT_CHECKS):
+        check(estimator)
+        return
+    with pytest.raises(Exception) as info:
+        check(estimator)
+    assert refused_by_design(info.value), (name, info.value)
 
 
 def _fusion_data(n=600, K=2, N=3, seed=0):
@@ -136,11 +120,9 @@ def test_dataframe_input_keeps_feature_names():
 # ------------------------------------------------------------------------------- behaviour
 
 def _binary_calibration_reference(s, is_target, p_target, reg):
-    """Binary logistic calibration of one score (issue 3's LogisticFusion with K = 1 fits this
-    same objective; to compare with it once merged, replace the body by
-    ``LogisticFusion(p_target=p_target, reg=reg).fit(s[:, None], is_target).transform(...)``)."""
-    sol = fit_logistic(s[:, None], is_target, p_target=p_target, reg=reg)
-    return sol.coef[0] * s + sol.intercept
+    """Binary affine calibration of one score by focal's LogisticFusion with K = 1 (issue 3)."""
+    fuser = LogisticFusion(p_target=p_target, reg=reg).fit(s[:, None], is_target)
+    return fuser.decision_function(s[:, None])
 
 
 @pytest.mark.parametrize("p0, reg", [(0.5, 0.0), (0.5, 1e-6), (0.2, 1e-6), (0.7, 1e-2)])
