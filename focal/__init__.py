@@ -4,7 +4,7 @@ judge them, in the tradition of Niko Brümmer's FoCal and BOSARIS toolkits.
 Log-likelihood-ratios are natural logs; Cllr-family measures are in bits.
 """
 
-from . import metrics
+from . import metrics, std
 from ._version import __version__
 from .core.priors import (
     bayes_threshold,
@@ -19,6 +19,12 @@ from .core.priors import (
 __all__ = [
     "__version__",
     "metrics",
+    "PAVCalibrator",
+    "ROCCH",
+    "std",
+    "GaussianBackend",
+    "MulticlassFusion",
+    "stack_systems",
     "bayes_threshold",
     "beta",
     "effective_log_odds",
@@ -26,4 +32,37 @@ __all__ = [
     "logit",
     "prior_entropy",
     "sigmoid",
+    "LogisticFusion",
+    "LinearCalibrator",
+    "PerfectSeparationWarning",
+    "cllr_scorer",
+    "min_cllr_scorer",
+    "dcf_scorer",
+    "min_dcf_scorer",
+    "eer_scorer",
 ]
+
+# Estimators (and with them scikit-learn) load on first use, so that ``import focal`` stays
+# light for the metrics and the command line: ``focal.LogisticFusion`` and
+# ``from focal import LogisticFusion`` work as usual.
+_LAZY = {
+    name: "focal.estimators"
+    for name in ("PAVCalibrator", "ROCCH", "LogisticFusion", "LinearCalibrator",
+                 "PerfectSeparationWarning", "cllr_scorer", "min_cllr_scorer", "dcf_scorer",
+                 "min_dcf_scorer", "eer_scorer", "MulticlassFusion", "GaussianBackend",
+                 "stack_systems")
+}
+
+
+def __getattr__(name):
+    if name in _LAZY:
+        import importlib
+
+        value = getattr(importlib.import_module(_LAZY[name]), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module 'focal' has no attribute {name!r}")
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY))

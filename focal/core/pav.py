@@ -32,7 +32,12 @@ from scipy.optimize import isotonic_regression
 from .scoring import cross_entropy_nats
 from .validation import check_binary_trials
 
-__all__ = ["SortedTrials", "PAVResult", "sort_trials", "pav", "pav_from_sorted"]
+__all__ = [
+    "SortedTrials", "PAVResult", "sort_trials", "pav", "pav_from_sorted",
+    "step_index", "block_llr_map", "bounded_pav_blocks", "INTERPOLATIONS",
+]
+
+INTERPOLATIONS = ("step", "linear")
 
 
 @dataclass(frozen=True, eq=False)
@@ -136,8 +141,7 @@ class PAVResult:
         For the training scores this is exact; for unseen scores between blocks it returns the
         block below.
         """
-        idx = np.searchsorted(self.score_lo, np.asarray(scores, dtype=float), side="right") - 1
-        return np.clip(idx, 0, self.score_lo.size - 1)
+        return step_index(self.score_lo, scores)
 
     def cross_entropy(self, p_target: float) -> float:
         """E_log after PAV: the minimum prior-weighted logarithmic cost, in nats (eq. 7.46).
@@ -295,3 +299,121 @@ def pav(tar, non) -> PAVResult:
     :class:`PAVResult` whose blocks every binary measure reuses.
     """
     return pav_from_sorted(sort_trials(tar, non))
+
+
+# -- applying a fitted PAV map to new scores -------------------------------------------------
+
+def step_index(score_lo, scores) -> np.ndarray:
+    """Index of the block each score falls into: the last block with ``score_lo <= score``.
+
+    ``score_lo`` holds the (strictly increasing) lowest score of each block. A score between two
+    blocks goes to the block below, one below the first block to block 0: exactly the grouping
+    that the accept-threshold rule "score >= score_lo[k]" of the ROC makes (thesis 7.3.4), so new
+    scores get the decisions the training thresholds would give them. One binary search per score.
+    """
+    lo = np.asarray(score_lo, dtype=float)
+    return np.searchsorted(lo[1:], np.asarray(scores, dtype=float), side="right")
+
+
+def block_llr_map(score_lo, score_hi, llr, scores, interpolation: str = "step") -> np.ndarray:
+    """Apply a monotone block map (score ranges -> LLRs) to any scores, in natural-log LLRs.
+
+    Parameters
+    ----------
+    score_lo, score_hi : array_like, shape (K,)
+        Lowest and highest training score of each block, ``score_lo[k] <= score_hi[k] <
+        score_lo[k + 1]``.
+    llr : array_like, shape (K,)
+        Non-decreasing LLR of each block (a PAV solution: only ``llr[0]`` may be -inf and only
+        ``llr[-1]`` +inf).
+    scores : array_like
+        Scores to map (any shape); must not contain NaN.
+    interpolation : {"step", "linear"}
+        ``"step"``: every score gets the LLR of its block (:func:`step_index`), so training
+        scores get exactly their PAV-LLR and a score between two blocks gets the lower block's.
+        ``"linear"``: piecewise-linear interpolation between the block centres
+        ``(score_lo + score_hi) / 2``, constant beyond the first and last centre; a continuous,
+        non-decreasing map. Blocks with an infinite LLR (only possible without bounding) keep
+        the step rule, since no line joins a finite and an infinite LLR.
+
+    Returns
+    -------
+    ndarray of float, the shape of ``scores``. Non-decreasing in the score for both rules.
+    """
+    if interpolation not in INTERPOLATIONS:
+        raise ValueError(f"interpolation must be one of {INTERPOLATIONS}, got {interpolation!r}")
+    lo = np.asarray(score_lo, dtype=float)
+    hi = np.asarray(score_hi, dtype=float)
+    values = np.asarray(llr, dtype=float)
+    s = np.asarray(scores, dtype=float)
+    finite = np.isfinite(values)
+    if interpolation == "step" or not finite.any():
+        return values.take(step_index(lo, s))
+    # 0.5 lo + 0.5 hi cannot overflow, and (rounding is monotone) lies in [lo, hi]; the clip only
+    # guards subnormal rounding. Centres therefore increase strictly, like the blocks.
+    centres = np.clip(0.5 * lo + 0.5 * hi, lo, hi)
+    if finite.all():
+        return np.interp(s, centres, values)
+    out = values.take(step_index(lo, s))
+    return np.where(np.isfinite(out), np.interp(s, centres[finite], values[finite]), out)
+
+
+# -- bounded PAV: finite LLRs at the extremes -------------------------------------------------
+
+def bounded_pav_blocks(result: PAVResult, pseudo_count: float):
+    """PAV-LLR of the trials plus ``pseudo_count`` virtual trials of the opposite class at each end.
+
+    The unbounded PAV gives -inf to a lowest block of only non-targets and +inf to a highest block
+    of only targets: it claims no target can ever score that low. Bounding adds ``a =
+    pseudo_count`` virtual *target* trials below every score and ``a`` virtual *non-target* trials
+    above every score (weights may be fractional) and takes the PAV-LLR (eq. C.20) of that
+    augmented set, normalized by the augmented class totals ``N_tar + a`` and ``N_non + a``.
+    The result is still the optimal monotone map of (augmented) data, so it is non-decreasing,
+    and every LLR is finite, with
+
+        -log(1 + N_tar / a)  <  llr  <  log(1 + N_non / a),
+
+    a bound that grows only logarithmically with the amount of training data. Interior blocks
+    move by ``log((N_non + a) N_tar / ((N_tar + a) N_non))`` (tiny); the end blocks absorb their
+    virtual trial and may pool with their neighbours.
+
+    The augmented PAV is computed on the K blocks of ``result`` (two end points added), not on
+    the trials: pooling adjacent violators in any order reaches the same solution (thesis app. C,
+    theorem 4), and the blocks of ``result`` are already pooled, so nothing is sorted or pooled
+    twice. O(K).
+
+    Parameters
+    ----------
+    result : PAVResult
+        The unbounded PAV solution.
+    pseudo_count : float
+        Weight ``a > 0`` of the virtual trial at each end.
+
+    Returns
+    -------
+    starts : ndarray of int64, shape (G,)
+        Index of the first block of ``result`` in each bounded block (``starts[0] == 0``); the
+        bounded blocks are unions of consecutive blocks of ``result``.
+    llr : ndarray of float, shape (G,)
+        Finite, non-decreasing natural-log LLR of each bounded block.
+    """
+    a = float(pseudo_count)
+    if not (np.isfinite(a) and a > 0.0):
+        raise ValueError(f"pseudo_count must be a finite number > 0, got {pseudo_count!r}")
+    k = result.n_tar.size
+    tar = np.concatenate(([a], result.n_tar.astype(float), [0.0]))
+    non = np.concatenate(([0.0], result.n_non.astype(float), [a]))
+    weight = tar + non
+    fit = isotonic_regression(tar / weight, weights=weight, increasing=True)
+    group_starts = np.asarray(fit.blocks[:-1], dtype=np.int64)
+    with np.errstate(divide="ignore"):
+        group_llr = (np.log(np.add.reduceat(tar, group_starts) / (result.n_targets + a))
+                     - np.log(np.add.reduceat(non, group_starts) / (result.n_nontargets + a)))
+    # group of each real block (augmented positions 1..K); the virtual trials always pool with
+    # the end blocks (fraction 1 below a block with non-targets, 0 above one with targets)
+    group = np.repeat(np.arange(group_starts.size), np.diff(np.append(group_starts, k + 2)))[1:-1]
+    new = np.ones(k, dtype=bool)
+    new[1:] = group[1:] != group[:-1]
+    starts = np.flatnonzero(new)
+    # a rounding guard: pooled float fractions are non-decreasing, their logs must be too
+    return starts, np.maximum.accumulate(group_llr[group[starts]])

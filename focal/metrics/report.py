@@ -7,7 +7,7 @@ DCF at chosen operating points (SWS plan eqs. 8-10, thesis eq. 7.21).
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -46,15 +46,19 @@ class CalibrationReport:
     Attributes
     ----------
     n_targets, n_nontargets : int
+        Trial counts.
     cllr, min_cllr : float
-        Bits, normalized by the prior entropy at ``p_target`` (1 = uninformative).
+        Cross-entropy of the LLRs and of their PAV recalibration, divided by the prior entropy
+        at ``p_target`` (1 = uninformative): bits for the classical ``p_target = 0.5``.
     eer : float
         ROCCH-EER, a fraction.
     prbep : float
         Precision-recall break-even point, an absolute error count (thesis 7.3.8).
     p_target : float
         Prior at which Cllr and minCllr are evaluated (0.5: classical Cllr).
-    operating_points : list of OperatingPointResult
+    operating_points : tuple of OperatingPointResult
+        In the order given.
+    name : str
     """
 
     n_targets: int
@@ -64,7 +68,7 @@ class CalibrationReport:
     min_cllr: float
     eer: float
     prbep: float
-    operating_points: list = field(default_factory=list)
+    operating_points: tuple = ()
     name: str = ""
 
     @property
@@ -99,47 +103,99 @@ class CalibrationReport:
         }
 
     def __str__(self) -> str:
-        title = f"Calibration analysis{': ' + self.name if self.name else ''}"
-        prior = "" if self.p_target == 0.5 else f" (at p_target={self.p_target:g})"
-        rows = [
-            ("Cllr", f"{self.cllr:9.4f} bits{prior}"),
-            ("minCllr", f"{self.min_cllr:9.4f} bits"),
-            ("calibration loss", f"{self.calibration_loss:9.4f} bits"),
-            ("EER (ROCCH)", f"{100 * self.eer:9.3f} %"),
-            ("PRBEP", f"{self.prbep:9.1f} errors"),
+        at_half = self.p_target == 0.5
+        unit = " bits" if at_half else ""
+        loss = self.calibration_loss
+        share = (f"  ({100 * loss / self.cllr:.1f} % of Cllr)"
+                 if np.isfinite(self.cllr) and self.cllr > 0 else "")
+        lines = [
+            "Calibration analysis" + (f": {self.name}" if self.name else ""),
+            f"  {self.n_targets:,} target and {self.n_nontargets:,} non-target trials",
+            f"  Cllr              {self.cllr:9.4f}{unit}",
+            f"  minCllr (PAV)     {self.min_cllr:9.4f}{unit}",
+            f"  calibration loss  {loss:9.4f}{unit}{share}",
+            f"  EER (ROCCH)       {100 * self.eer:9.3f} %",
+            f"  PRBEP             {self.prbep:9.1f} errors (misses = false alarms)",
         ]
-        lines = [title, f"  trials            {self.n_targets:,} target, {self.n_nontargets:,} non-target"]
-        lines += [f"  {label:<17}{value}" for label, value in rows]
+        if not at_half:
+            lines.append(f"  (Cllr at p_target={self.p_target:g}: cross-entropy / prior entropy, "
+                         "1 = uninformative)")
         if self.operating_points:
-            lines.append("  operating point                          actDCF   minDCF   loss")
+            lines.append("  normalized DCF")
+            lines.append("    P_target    C_miss    C_fa  eff. prior  actDCF   minDCF     loss")
             for op in self.operating_points:
-                point = f"P_tar={op.p_target:g} C_miss={op.c_miss:g} C_fa={op.c_fa:g}"
-                lines.append(f"    {point:<37}{op.act_dcf:7.4f}  {op.min_dcf:7.4f}  "
-                             f"{op.calibration_loss:6.4f}")
+                lines.append(f"    {op.p_target:<10.4g}{op.c_miss:>8.4g}{op.c_fa:>8.4g}"
+                             f"  {op.effective_prior:<10.4g}{op.act_dcf:>8.4f} "
+                             f"{op.min_dcf:>8.4f} {op.calibration_loss:>8.4f}")
         return "\n".join(lines)
+
+
+def _operating_point(op, i: int):
+    """``op`` (a prior, or ``(P_target, C_miss, C_fa)``) as three validated floats."""
+    where = f"operating_points[{i}]"
+    if np.ndim(op) == 0:
+        pt, cm, cf = op, 1.0, 1.0
+    else:
+        values = tuple(np.ravel(op).tolist()) if isinstance(op, np.ndarray) else tuple(op)
+        if len(values) != 3:
+            raise ValueError(f"{where} must be a target prior or a tuple (P_target, C_miss, "
+                             f"C_fa), got {op!r}")
+        pt, cm, cf = values
+    return (check_probability(pt, f"{where} P_target"), check_positive(cm, f"{where} C_miss"),
+            check_positive(cf, f"{where} C_fa"))
 
 
 def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=0.5,
                        name: str = "") -> CalibrationReport:
     """Analyse the calibration of natural-log LLRs ``(tar, non)``, sorting and pooling once.
 
+    Cllr, minCllr (Cllr after PAV) and the calibration loss Cllr - minCllr (thesis sec. 7.7.4),
+    the ROCCH-EER (7.3.7) and PRBEP (7.3.8), and at each operating point the actual normalized
+    DCF of Bayes decisions on the LLRs and the minimum over all thresholds (SWS plan eqs. 8-10,
+    thesis eqs. 7.11-7.13, 7.21). One sort per class and one PAV serve every number.
+
     Parameters
     ----------
     tar, non : array_like
-        LLRs of target and non-target trials (+/-inf allowed, NaN not).
-    operating_points : sequence
-        Each an effective prior ``p`` or a tuple ``(P_target, C_miss, C_fa)``, at which actual and
-        minimum normalized DCF are reported.
-    p_target : float
-        Prior of Cllr / minCllr (default 0.5, the classical Cllr of thesis eq. 7.41).
+        Natural-log LLRs of target and non-target trials (+/-inf allowed, NaN not). With
+        ``(scores, labels)``, call ``calibration_report(*from_labels(scores, labels))``.
+    operating_points : sequence, default ((0.01, 1, 1),)
+        Each a target prior ``P_target`` (unit costs) or a tuple ``(P_target, C_miss, C_fa)``.
+        For a single point with costs write ``[(P_target, C_miss, C_fa)]``.
+    p_target : float, default 0.5
+        Prior of Cllr / minCllr: 0.5 gives the classical Cllr in bits (thesis eq. 7.41); other
+        values the normalized cross-entropy C_nxe of SWS plan eq. 40.
     name : str
-        Label printed in the report.
+        Label printed in the report's title.
+
+    Returns
+    -------
+    CalibrationReport
+        Every number as an attribute, ``to_dict()`` for programs, ``str()`` for people.
+
+    Examples
+    --------
+    An uninformative system (every LLR 0): Cllr = minCllr = 1 bit, no calibration loss, EER 50 %,
+    and at P_target = 0.01 it rejects everything (actual DCF = 1 = the default's cost).
+
+    >>> from focal.metrics import calibration_report, from_labels
+    >>> print(calibration_report(*from_labels([0.0, 0.0, 0.0, 0.0], [1, 0, 1, 0]), name="flat"))
+    Calibration analysis: flat
+      2 target and 2 non-target trials
+      Cllr                 1.0000 bits
+      minCllr (PAV)        1.0000 bits
+      calibration loss     0.0000 bits  (0.0 % of Cllr)
+      EER (ROCCH)          50.000 %
+      PRBEP                   1.0 errors (misses = false alarms)
+      normalized DCF
+        P_target    C_miss    C_fa  eff. prior  actDCF   minDCF     loss
+        0.01             1       1  0.01        1.0000   1.0000   0.0000
     """
     p = check_probability(p_target)
-    points = []
-    for op in operating_points:
-        pt, cm, cf = (op, 1.0, 1.0) if np.ndim(op) == 0 else tuple(op)
-        points.append((check_probability(pt), check_positive(cm, "c_miss"), check_positive(cf, "c_fa")))
+    if np.isscalar(operating_points) or (isinstance(operating_points, np.ndarray)
+                                         and operating_points.ndim == 0):  # one bare prior
+        operating_points = (operating_points,)
+    points = [_operating_point(op, i) for i, op in enumerate(operating_points)]
     trials = sort_trials(tar, non)
     hull = ROCCH(pav_from_sorted(trials))
     results = []
@@ -159,6 +215,6 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
         min_cllr=hull.min_cllr(p),
         eer=hull.eer,
         prbep=hull.prbep,
-        operating_points=results,
-        name=name,
+        operating_points=tuple(results),
+        name=str(name),
     )

@@ -1,0 +1,303 @@
+"""Non-parametric calibration: the PAV map and the ROC convex hull as scikit-learn estimators.
+
+Both estimators learn, from one column of scores and binary labels (1 / True = target), the
+optimal monotone score -> natural-log LLR map of thesis sec. 7.7.3 and appendix C. Fitting sorts
+each class once and runs PAV once (``focal.core.pav``); the ROCCH vertices are read off those
+blocks (thesis 7.3.6, 7.7.3) by the same core code that ``focal.metrics`` uses, so nothing is
+computed twice.
+
+* :class:`PAVCalibrator`: a production calibrator. Finite output by default (bounded extreme
+  blocks), step or linear map for unseen scores, constant beyond the training range.
+* :class:`ROCCH`: the hull as a fitted object: vertices, ROCCH-EER, PRBEP, AUC, minDCF at any
+  operating point, and ``transform`` giving the LLR of the hull segment a score falls on.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+from scipy import sparse
+from sklearn.base import BaseEstimator, TransformerMixin
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..core.pav import (
+    INTERPOLATIONS,
+    block_llr_map,
+    bounded_pav_blocks,
+    pav_from_sorted,
+    sort_trials,
+)
+from ..core.rocch import ROCCH as _Hull
+from ..core.validation import as_binary_labels, split_by_labels
+
+__all__ = ["PAVCalibrator", "ROCCH"]
+
+
+class _ScoreToLLR(TransformerMixin, BaseEstimator):
+    """Shared input handling of the one-column score -> LLR estimators.
+
+    ``fit`` validates, sorts each class once and runs PAV once; subclasses validate their
+    parameters in ``_check_params``, store what they need of the PAV result in
+    ``_set_fitted(result)`` (at least the block map ``score_lo_``, ``score_hi_``, ``llr_``) and
+    apply it to validated 1-D scores in ``_map(scores)``.
+    """
+
+    def _scores(self, X, *, reset: bool, y=None):
+        """Validate X (shape (n,) or (n, 1), finite) and, when fitting, y; return 1-D scores."""
+        if y is None and reset:
+            raise ValueError(
+                f"{type(self).__name__} requires y to be passed, but the target y is None "
+                "(give binary labels: 1 / True for target trials, 0 / False for non-targets)"
+            )
+        if not sparse.issparse(X):
+            if not hasattr(X, "shape"):  # lists and other array-likes; DataFrames keep names
+                X = np.asarray(X)
+            if len(X.shape) == 1:
+                X = np.asarray(X).reshape(-1, 1)
+            elif len(X.shape) == 2 and X.shape[1] != 1:
+                raise ValueError(
+                    f"X must hold one column of scores, shape (n,) or (n, 1); got {X.shape[1]} "
+                    "columns. Fuse several systems first (e.g. LogisticFusion) and calibrate its "
+                    "output."
+                )
+        if reset:
+            X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=False)
+            return X[:, 0], as_binary_labels(y, "y")
+        X = validate_data(self, X, reset=False, dtype=np.float64)
+        return X[:, 0]
+
+    def fit(self, X, y):
+        """Fit on scores ``X`` (shape (n,) or (n, 1)) and labels ``y`` (1 / True = target).
+
+        Sorts each class once and runs PAV once over the trials (``focal.core.pav``). If
+        anything is wrong with the parameters or the data, raises ``ValueError`` and leaves the
+        estimator unfitted (never half-fitted, never with a previous fit's state).
+
+        Returns
+        -------
+        self
+        """
+        try:
+            self._check_params()
+            scores, labels = self._scores(X, reset=True, y=y)
+            tar, non = split_by_labels(scores, labels, scores_name="X", labels_name="y")
+            self._set_fitted(pav_from_sorted(sort_trials(tar, non)))
+        except BaseException:
+            for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
+                delattr(self, name)
+            raise
+        return self
+
+    def _check_params(self):
+        """Validate the constructor parameters (none by default)."""
+
+    def transform(self, X):
+        """Natural-log LLRs of the scores ``X`` (shape (n,) or (n, 1)), as an (n, 1) array."""
+        return self.decision_function(X).reshape(-1, 1)
+
+    def decision_function(self, X):
+        """Natural-log LLRs of the scores ``X`` (shape (n,) or (n, 1)), as a 1-D array."""
+        check_is_fitted(self, "llr_")
+        return self._map(self._scores(X, reset=False))
+
+    def get_feature_names_out(self, input_features=None):
+        """The single output column: ``["llr"]``."""
+        check_is_fitted(self, "llr_")
+        return np.asarray(["llr"], dtype=object)
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+
+class PAVCalibrator(_ScoreToLLR):
+    """Optimal monotone score -> LLR calibration by pool-adjacent-violators (PAV).
+
+    ``fit`` finds the non-decreasing map from scores to natural-log LLRs that minimizes every
+    proper scoring rule at every prior simultaneously on the training trials (thesis sec. 7.7.3,
+    eqs. 7.46-7.51; appendix C, theorem 5 and eq. C.20): the trials are sorted and partitioned
+    into blocks, and each block gets ``log((n_tar/N_tar) / (n_non/N_non))``. Tied scores always
+    share a block. The map is independent of the target prior, so there is no prior parameter.
+
+    Parameters
+    ----------
+    pseudo_count : float, default=1.0
+        Bounding of the extreme blocks. Without it, a lowest block of only non-targets gets LLR
+        -inf and a highest block of only targets +inf: one unlucky evaluation trial then costs an
+        infinite Cllr. With ``pseudo_count = a > 0`` the map is the PAV solution of the training
+        trials plus ``a`` virtual target trials below every score and ``a`` virtual non-target
+        trials above every score (:func:`focal.core.pav.bounded_pav_blocks`), which keeps every
+        LLR finite and bounded by the data size:
+        ``-log(1 + N_tar/a) < llr < log(1 + N_non/a)``. Larger ``a`` bounds harder. ``0`` turns
+        bounding off: on the training scores the output is then exactly
+        :func:`focal.metrics.pav_llr` and its Cllr equals :func:`focal.metrics.min_cllr`.
+    interpolation : {"step", "linear"}, default="step"
+        Map for scores not seen in training. ``"step"``: the LLR of the block the score falls
+        into, a score between two blocks getting the lower one (the grouping the ROC thresholds
+        make). ``"linear"``: piecewise-linear between the block centres (midpoints of each
+        block's score range), a continuous map. Both are non-decreasing and constant beyond the
+        first and last block (centre); only ``"step"`` reproduces the PAV-LLR on the training
+        scores.
+
+    Attributes
+    ----------
+    score_lo_, score_hi_ : ndarray of shape (n_blocks,)
+        Lowest and highest training score of each block, increasing; ``score_lo_`` are the
+        block thresholds of the step map.
+    llr_ : ndarray of shape (n_blocks,)
+        Natural-log LLR of each block, non-decreasing (strictly increasing when unbounded).
+    block_n_tar_, block_n_non_ : ndarray of int64, shape (n_blocks,)
+        Training target and non-target trials in each block (virtual trials not included).
+    n_targets_, n_nontargets_ : int
+        Training trials of each class.
+    n_features_in_ : int
+        Always 1.
+    feature_names_in_ : ndarray of str
+        The column name, when fitted on a DataFrame.
+
+    See Also
+    --------
+    ROCCH : the same blocks read as the ROC convex hull, with EER, minDCF and hull slopes.
+    focal.metrics.pav_llr, focal.metrics.min_cllr
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from focal import PAVCalibrator
+    >>> scores = np.array([-2.0, -1.0, 0.5, 0.0, 1.0, 3.0])
+    >>> labels = np.array([0, 0, 0, 1, 1, 1])
+    >>> cal = PAVCalibrator(pseudo_count=0).fit(scores, labels)
+    >>> cal.decision_function([-5.0, 0.2, 0.7, 9.0])
+    array([-inf,   0.,   0.,  inf])
+    >>> PAVCalibrator().fit(scores, labels).decision_function([-5.0, 9.0])  # log(1/2), log(2)
+    array([-0.69314718,  0.69314718])
+    """
+
+    def __init__(self, pseudo_count=1.0, interpolation="step"):
+        self.pseudo_count = pseudo_count
+        self.interpolation = interpolation
+
+    def _check_params(self):
+        a = self.pseudo_count
+        if isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Real) or not (
+                np.isfinite(a) and a >= 0):
+            raise ValueError(
+                f"pseudo_count must be a finite number >= 0 (0 turns bounding off), got {a!r}")
+        if self.interpolation not in INTERPOLATIONS:
+            raise ValueError(
+                f"interpolation must be one of {INTERPOLATIONS}, got {self.interpolation!r}")
+
+    def _set_fitted(self, result):
+        """Store the (bounded) blocks of the PAV solution ``result``."""
+        if self.pseudo_count > 0:
+            starts, llr = bounded_pav_blocks(result, self.pseudo_count)
+        else:
+            starts, llr = np.arange(result.n_tar.size), result.llr
+        ends = np.append(starts[1:], result.n_tar.size) - 1
+        self.score_lo_ = result.score_lo[starts]
+        self.score_hi_ = result.score_hi[ends]
+        self.llr_ = np.array(llr, dtype=float)
+        self.block_n_tar_ = np.add.reduceat(result.n_tar, starts)
+        self.block_n_non_ = np.add.reduceat(result.n_non, starts)
+        self.n_targets_ = result.n_targets
+        self.n_nontargets_ = result.n_nontargets
+
+    def _map(self, scores):
+        return block_llr_map(self.score_lo_, self.score_hi_, self.llr_, scores,
+                             self.interpolation)
+
+
+class ROCCH(_ScoreToLLR):
+    """The ROC convex hull of binary scores as a fitted estimator (thesis sec. 7.3.6-7.3.8).
+
+    ``fit`` sorts each class once and runs PAV once; the hull vertices are the PAV block
+    boundaries and the LLR of each hull segment is its block's PAV-LLR (thesis 7.7.3). All
+    threshold-optimized measures are then read off the few vertices, exactly as
+    :func:`focal.metrics.rocch` does (the same core code).
+
+    ``transform`` maps a score to the LLR given by the slope of the hull segment it falls on:
+    the segment of its PAV block, ``log(delta P_miss / delta P_fa)``, a score between two blocks
+    getting the lower one. These are the unbounded PAV-LLRs: the end segments of a hull that
+    runs along an axis have slope 0 or infinity, i.e. LLR -inf / +inf. Use
+    :class:`PAVCalibrator` (bounded by default) for a calibrator to deploy.
+
+    Attributes
+    ----------
+    pmiss_, pfa_ : ndarray of shape (n_blocks + 1,)
+        Hull vertices (fractions), from (P_miss, P_fa) = (0, 1) to (1, 0).
+    thresholds_ : ndarray of shape (n_blocks + 1,)
+        Vertex k is "accept iff score >= thresholds_[k]"; the last is +inf.
+    n_misses_, n_false_alarms_ : ndarray of int64, shape (n_blocks + 1,)
+        Absolute error counts at each vertex.
+    llr_ : ndarray of shape (n_blocks,)
+        Natural-log LLR of each hull segment (= PAV block LLR), strictly increasing.
+    score_lo_, score_hi_ : ndarray of shape (n_blocks,)
+        Training score range of each segment's block.
+    eer_ : float
+        ROCCH-EER (fraction), where the hull crosses P_miss = P_fa (7.3.7).
+    prbep_ : float
+        Precision-recall break-even point: misses = false alarms on the hull, an absolute
+        (usually fractional) error count (7.3.8).
+    auc_ : float
+        Area under the hull, P_detect against P_fa.
+    n_targets_, n_nontargets_ : int
+        Training trials of each class.
+    hull_ : focal.core.ROCCH
+        The core hull object these attributes come from.
+    n_features_in_ : int
+        Always 1.
+    feature_names_in_ : ndarray of str
+        The column name, when fitted on a DataFrame.
+
+    Examples
+    --------
+    >>> from focal import ROCCH
+    >>> hull = ROCCH().fit([0.0, 1.0, 2.0, 3.0], [0, 1, 0, 1])
+    >>> hull.pmiss_, hull.pfa_
+    (array([0. , 0. , 0.5, 1. ]), array([1. , 0.5, 0. , 0. ]))
+    >>> hull.llr_, hull.eer_
+    (array([-inf,   0.,  inf]), 0.25)
+    >>> hull.min_dcf(0.5)
+    0.5
+    """
+
+    def _set_fitted(self, result):
+        """Build the hull of the PAV solution ``result`` and read its measures once."""
+        hull = _Hull(result)
+        self.hull_ = hull
+        self.pmiss_, self.pfa_, self.thresholds_ = hull.pmiss, hull.pfa, hull.thresholds
+        self.n_misses_, self.n_false_alarms_ = hull.n_misses, hull.n_false_alarms
+        self.llr_ = hull.llr
+        self.score_lo_, self.score_hi_ = hull.pav.score_lo, hull.pav.score_hi
+        self.eer_, self.prbep_, self.auc_ = hull.eer, hull.prbep, hull.auc
+        self.n_targets_, self.n_nontargets_ = hull.n_targets, hull.n_nontargets
+
+    def _map(self, scores):
+        return block_llr_map(self.score_lo_, self.score_hi_, self.llr_, scores, "step")
+
+    def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
+        """Minimum detection cost over all thresholds, from the hull vertices (thesis eqs.
+        7.21, 7.25), divided by ``min(P_target C_miss, (1 - P_target) C_fa)`` when ``normalize``
+        (dimensionless; in units of the costs otherwise). Same as :func:`focal.metrics.min_dcf`.
+        """
+        check_is_fitted(self, "hull_")
+        return self.hull_.min_dcf(p_target, c_miss, c_fa, normalize)
+
+    def min_cllr(self, p_target=0.5) -> float:
+        """Cllr after PAV, in bits normalized by the prior entropy (thesis 7.7.4); as
+        :func:`focal.metrics.min_cllr`."""
+        check_is_fitted(self, "hull_")
+        return self.hull_.min_cllr(p_target)
+
+    def min_bayes_errors(self, prior_log_odds):
+        """Minimum Bayes error-rates at prior log-odds ``prior_log_odds`` (thesis eq. 7.42): a
+        :class:`focal.core.MinBayesErrors` with the error, the optimal vertex's rates and counts."""
+        check_is_fitted(self, "hull_")
+        return self.hull_.min_bayes_errors(prior_log_odds)
+
+    def det_points(self):
+        """Hull vertices as ``(pfa, pmiss)`` arrays (fractions), for a probit-scaled DET plot."""
+        check_is_fitted(self, "hull_")
+        return self.hull_.det_points()

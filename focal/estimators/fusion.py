@@ -1,0 +1,436 @@
+"""Binary fusion and affine calibration by prior-weighted logistic regression (thesis sec. 8.3.1).
+
+:class:`LogisticFusion` learns ``llr = intercept_ + X @ coef_`` from the scores of K recognizers
+(thesis eq. 8.16) by minimizing the prior-weighted logarithmic cost at ``p_target`` (eq. 8.17),
+so its output is a calibrated natural-log likelihood-ratio. :class:`LinearCalibrator` is the
+K = 1 case: affine calibration of one system's scores (Brümmer & van Leeuwen eq. 18).
+
+Both are scikit-learn classifiers and transformers: ``decision_function`` and ``transform`` give
+the LLRs (1-D and (n, 1)), ``predict_proba`` / ``predict`` the Bayes posteriors and decisions at a
+chosen prior, ``score`` minus Cllr, so they compose in pipelines and model selection.
+"""
+
+from __future__ import annotations
+
+import numbers
+import warnings
+
+import numpy as np
+from scipy.special import expit
+from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
+from ..core.priors import bayes_threshold, logit
+from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
+from ..core.scoring_rules import default_expected_cost, scoring_rule
+from ..core.validation import as_score_array, check_probability
+
+__all__ = ["LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning"]
+
+
+class PerfectSeparationWarning(UserWarning):
+    """The training scores separate the classes (nearly) perfectly: the fit is held by ``reg``.
+
+    Issued when the penalty is at least a tenth of the data term at the solution. With
+    overlapping classes and the default ``reg`` it is smaller than 1e-4 of it; on (nearly)
+    separable data it is 0.5 to 10 times it, whatever ``reg``, because the data term then keeps
+    falling as the weights grow until the penalty stops them.
+    """
+
+
+_HELD_BY_PENALTY = 0.1
+
+def _check_nonnegative(value, name, *, strict=False):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    v = float(value)
+    if not np.isfinite(v) or v < 0 or (strict and v == 0):
+        bound = "> 0" if strict else ">= 0"
+        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
+    return v
+
+
+def _check_finite_llr(X, llr):
+    """Raise ValueError naming the first trial whose input or output is not finite."""
+    bad_rows = np.flatnonzero(~np.isfinite(X).all(axis=1))
+    if bad_rows.size:
+        row = int(bad_rows[0])
+        what = "NaN" if np.isnan(X[row]).any() else "infinity"
+        raise ValueError(f"Input X contains {what} (first in trial {row})")
+    bad = np.flatnonzero(~np.isfinite(llr))
+    if bad.size:
+        raise ValueError(f"the LLR of trial {int(bad[0])} overflows: X holds scores too large "
+                         "for the fitted weights")
+
+
+def _two_values(y):
+    """The sorted distinct labels of boolean or integral y when there are at most two, found
+    without sorting millions of labels; None otherwise (the caller takes the general path)."""
+    if y.dtype.kind not in "biuf" or y.size == 0:
+        return None
+    lo, hi = y.min(), y.max()
+    if y.dtype.kind == "f" and not (np.isfinite(lo) and np.isfinite(hi) and lo == np.floor(lo)
+                                    and hi == np.floor(hi)):
+        return None
+    if lo == hi:
+        return np.array([lo])
+    if np.count_nonzero(y == lo) + np.count_nonzero(y == hi) != y.size:
+        return None
+    return np.array([lo, hi])
+
+
+class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
+    """Fuse the scores of several recognizers into one calibrated natural-log LLR.
+
+    Learns ``llr = intercept_ + sum_k coef_[k] * X[:, k]`` (thesis eq. 8.16) by minimizing the
+    prior-weighted logarithmic cost at ``p_target`` (eq. 8.17), i.e. Cllr at that prior: a
+    logistic regression whose classes are weighted by prior / count, so class proportions in the
+    training data do not matter and the output is a log-likelihood-ratio, not a log posterior
+    odds. Newton's method with the exact gradient and Hessian, one pass over the data per
+    iteration (:func:`focal.core.logistic.fit_logistic`).
+
+    The target class is ``classes_[1]``: label 1 / True for 0/1 or boolean labels (the larger of
+    two labels in general).
+
+    Parameters
+    ----------
+    p_target : float, default 0.5
+        Effective target prior in (0, 1) at which the training cost is weighted (thesis 8.3.2:
+        e.g. the operating point of the evaluation). It is also the default prior of
+        ``predict``, ``predict_proba`` and ``score``.
+    reg : float, default 1e-9
+        L2 penalty on the weights measured in standardized units, ``reg/2 * sum (coef_k sd_k)^2``
+        with ``sd_k`` the (prior-weighted) standard deviation of system k, so it does not depend
+        on the scale of the scores. The default moves real fits by a relative 1e-8 or so, far
+        below their sampling error, but keeps them finite when the training scores separate the
+        classes perfectly (then the LLRs' size is set by ``reg``, growing like ``log(1/reg)``,
+        and a :class:`PerfectSeparationWarning` is issued; a ``reg`` large enough to dominate
+        ordinary data triggers it too). ``reg=0`` is plain (unpenalized) logistic regression,
+        which has no solution on perfectly separable data.
+    tol : float, default 1e-10
+        Convergence threshold on the gradient norm of the objective (nats, standardized
+        parameters). The objective is then within about ``tol**2`` of its minimum.
+    max_iter : int, default 100
+        Maximum number of Newton iterations; a :class:`~sklearn.exceptions.ConvergenceWarning`
+        is issued if they do not reach ``tol``.
+    scoring_rule : str or (a, b), default "logarithmic"
+        Proper scoring rule of the training objective (thesis eq. 8.15 and sec. 7.4):
+        ``"logarithmic"`` (logistic regression), ``"brier"``, ``"boosting"``,
+        ``"low_false_alarm"`` (the keynote's Beta(10, 1)), or a pair ``(a, b)`` of beta-family
+        parameters (:mod:`focal.core.scoring_rules`). The other rules give non-convex objectives
+        in general (convex only when a, b <= 1): the fit starts from the logistic solution and
+        refines it to the nearest minimum of the chosen rule.
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features_in_,)
+        Weight of each system (LLR per unit of score).
+    intercept_ : float
+        LLR offset (nats), with ``logit(p_target)`` already removed: the output is an LLR.
+    n_iter_ : int
+        Newton iterations taken (on large data, including those of the warm start on a
+        subsample; with another scoring rule, including those of the logistic start).
+    n_passes_ : int
+        Passes over the training data.
+    objective_ : float
+        Cllr at ``p_target`` of the fitted LLRs on the training data, in bits per bit,
+        normalized as :func:`focal.metrics.cllr` (without the penalty).
+    rule_objective_ : float
+        The training rule's expected cost normalized by that of the uninformative system
+        (:func:`focal.core.scoring_rules.normalized_expected_cost`); equals ``objective_`` for
+        the logarithmic rule.
+    classes_ : ndarray of shape (2,)
+        The two labels; ``classes_[1]`` is the target class.
+    n_features_in_ : int
+        Number of systems seen in ``fit``.
+    feature_names_in_ : ndarray of str
+        System names, when ``X`` is a DataFrame with string column names.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from focal import LogisticFusion
+    >>> rng = np.random.default_rng(0)
+    >>> y = np.r_[np.ones(500), np.zeros(500)]
+    >>> X = rng.normal(size=(1000, 2)) + 2.0 * y[:, None]
+    >>> fuser = LogisticFusion(p_target=0.5).fit(X, y)
+    >>> fuser.transform(X).shape           # natural-log LLRs, a column for pipelines
+    (1000, 1)
+    >>> decisions = fuser.predict(X, p_target=0.01)   # Bayes decisions at another prior
+    >>> bool(decisions.mean() < fuser.predict(X).mean())
+    True
+    """
+
+    def __init__(self, p_target=0.5, reg=DEFAULT_REG, tol=1e-10, max_iter=100,
+                 scoring_rule="logarithmic"):
+        self.p_target = p_target
+        self.reg = reg
+        self.tol = tol
+        self.max_iter = max_iter
+        self.scoring_rule = scoring_rule
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.classifier_tags.multi_class = False
+        return tags
+
+    # -- fitting --------------------------------------------------------------------------------
+
+    def _validate_params(self):
+        p = check_probability(self.p_target, "p_target")
+        reg = _check_nonnegative(self.reg, "reg")
+        tol = _check_nonnegative(self.tol, "tol", strict=True)
+        if isinstance(self.max_iter, (bool, np.bool_)) or not isinstance(
+                self.max_iter, numbers.Integral) or self.max_iter < 1:
+            raise ValueError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
+        return p, reg, tol, int(self.max_iter), scoring_rule(self.scoring_rule)
+
+    def _as_2d(self, X):
+        """Hook for subclasses that also take 1-D input."""
+        return X
+
+    def _check_width(self, X):
+        """Hook for subclasses that need a given number of systems."""
+
+    def _validate_X(self, X):
+        X = self._as_2d(X)
+        if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0]
+                and X.shape[1] == self.n_features_in_ and not hasattr(self, "feature_names_in_")):
+            # the production case (a float array, fitted without names): what validate_data
+            # would check is checked here, without its per-call cost on small batches
+            return X
+        # finiteness is checked on the (n_features times smaller) output instead
+        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
+
+    def fit(self, X, y, sample_weight=None):
+        """Train the fusion on development scores.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems)
+            Scores of each system for each trial (finite).
+        y : array-like of shape (n_trials,)
+            Two class labels; ``classes_[1]`` (1 / True) marks target trials.
+        sample_weight : array-like of shape (n_trials,), optional
+            Non-negative trial weights: a trial of weight k counts as k trials.
+
+        Returns
+        -------
+        self
+        """
+        p, reg, tol, max_iter, rule = self._validate_params()
+        X, y = validate_data(self, self._as_2d(X), y, dtype=np.float64)
+        self._check_width(X)
+        classes = _two_values(y)
+        if classes is None:
+            check_classification_targets(y)
+            classes = np.unique(y)
+        if classes.size < 2:
+            raise ValueError(f"y contains only one class ({classes[0]!r}): training needs both "
+                             "target and non-target trials")
+        if classes.size > 2:
+            raise ValueError(f"Only binary classification is supported. y contains "
+                             f"{classes.size} classes; {type(self).__name__} fuses target / "
+                             "non-target scores: use a multiclass fusion")
+        is_target = y == classes[1]
+        weights = None
+        if sample_weight is not None:
+            weights = as_score_array(sample_weight, "sample_weight", allow_inf=False,
+                                     allow_empty=True)
+            if weights.shape[0] != X.shape[0]:
+                raise ValueError(f"sample_weight has {weights.shape[0]} entries for "
+                                 f"{X.shape[0]} trials")
+            if (weights < 0).any():
+                raise ValueError("sample_weight contains negative values; weights must be >= 0")
+            for mask, label in ((is_target, classes[1]), (~is_target, classes[0])):
+                if not weights[mask].sum() > 0:
+                    raise ValueError(f"sample_weight gives class {label!r} zero total weight: "
+                                     "training needs both classes")
+        if rule.is_logarithmic:
+            sol = fit_logistic(X, is_target, p, weights, reg, tol, max_iter)
+        else:
+            sol = fit_scoring_rule(X, is_target, rule, p, weights, reg, tol, max_iter)
+        self.classes_ = classes
+        self.coef_ = sol.coef
+        self.intercept_ = float(sol.intercept)
+        self.n_iter_ = int(sol.n_iter)
+        self.n_passes_ = int(sol.n_passes)
+        self._report(X, is_target, weights, p, rule, sol)
+        if not sol.converged:
+            warnings.warn(
+                f"{type(self).__name__} did not converge in {max_iter} iterations (gradient "
+                f"norm {sol.grad_norm:.3g} > tol={tol:g}); increase max_iter or tol",
+                ConvergenceWarning, stacklevel=2)
+        return self
+
+    def _report(self, X, is_target, weights, p, rule, sol):
+        """Set ``objective_`` and ``rule_objective_``; warn if the penalty holds the fit."""
+        if sol.penalty >= _HELD_BY_PENALTY * sol.loss:
+            warnings.warn(
+                f"the fit is held by the penalty (reg={self.reg:g} costs "
+                f"{sol.penalty / max(sol.loss, np.finfo(float).tiny):.2g} times the data term): "
+                "the training scores separate the classes perfectly or nearly, so the size of "
+                "the LLRs is set by reg, not by the data, and they will be overconfident on new "
+                "data. Train on more (overlapping) data, or choose reg deliberately.",
+                PerfectSeparationWarning, stacklevel=3)
+        self.rule_objective_ = float(sol.loss / default_expected_cost(p, rule))
+        if rule.is_logarithmic:
+            self.objective_ = float(normalized_cross_entropy(sol.loss, p))
+        else:
+            llr = self._llr(X)
+            tw = None if weights is None else weights[is_target]
+            nw = None if weights is None else weights[~is_target]
+            xe = cross_entropy_nats(llr[is_target], llr[~is_target], p, tw, nw)
+            self.objective_ = float(normalized_cross_entropy(xe, p))
+
+    # -- outputs --------------------------------------------------------------------------------
+
+    def _llr(self, X):
+        llr = X @ self.coef_
+        llr += self.intercept_
+        return llr
+
+    def decision_function(self, X):
+        """Calibrated natural-log LLRs of the trials, shape (n_trials,).
+
+        Not a log posterior odds: add ``logit(p)`` for the log posterior odds at prior p. Its
+        sign is the Bayes decision only where the effective prior is 0.5; use :meth:`predict`.
+        """
+        check_is_fitted(self)
+        X = self._validate_X(X)
+        with np.errstate(over="ignore", invalid="ignore"):  # non-finite LLRs are checked here
+            llr = self._llr(X)
+            finite = np.isfinite(llr.sum())  # a cheap test first; the sum can overflow by itself
+        if not finite:
+            _check_finite_llr(X, llr)
+        return llr
+
+    def transform(self, X):
+        """Calibrated natural-log LLRs as a column, shape (n_trials, 1), for pipelines."""
+        return self.decision_function(X)[:, None]
+
+    def get_feature_names_out(self, input_features=None):
+        """The one output feature: ``["llr"]``.
+
+        ``input_features``, if given, must be the names of the systems seen in ``fit``.
+        """
+        check_is_fitted(self)
+        if input_features is not None:
+            names = np.asarray(input_features, dtype=object)
+            seen = getattr(self, "feature_names_in_", None)
+            if names.shape != (self.n_features_in_,) or (
+                    seen is not None and not np.array_equal(names, seen)):
+                raise ValueError(f"input_features must be the {self.n_features_in_} system "
+                                 f"names seen in fit, got {list(names)!r}")
+        return np.asarray(["llr"], dtype=object)
+
+    def _prior(self, p_target):
+        return check_probability(self.p_target if p_target is None else p_target, "p_target")
+
+    def predict_log_proba(self, X, p_target=None):
+        """Log posterior probabilities (nats) of ``classes_`` at prior ``p_target``.
+
+        Bayes' rule on the LLRs: ``log P(target) = -softplus(-(llr + logit p))``; exact for
+        LLRs of any magnitude. ``p_target`` defaults to the training prior.
+        """
+        p = self._prior(p_target)
+        z = self.decision_function(X) + logit(p)
+        return -np.logaddexp(0.0, np.column_stack([z, -z]))
+
+    def predict_proba(self, X, p_target=None):
+        """Posterior probabilities of ``classes_`` at prior ``p_target`` (default: training prior).
+
+        ``P(target | x) = sigmoid(llr + logit p)`` (Bayes' rule, thesis eq. 8.17).
+        """
+        p = self._prior(p_target)
+        z = self.decision_function(X) + logit(p)
+        return np.column_stack([expit(-z), expit(z)])
+
+    def predict(self, X, p_target=None, c_miss=1.0, c_fa=1.0):
+        """Bayes decisions for the application (p_target, c_miss, c_fa).
+
+        Accepts (returns ``classes_[1]``) every trial with ``llr >= -logit(P_eff)``, the Bayes
+        threshold of the effective prior (thesis eq. 7.13, :func:`focal.bayes_threshold`).
+        ``p_target`` defaults to the training prior; with unit costs the decision is the class
+        of larger posterior.
+        """
+        p = self._prior(p_target)
+        threshold = bayes_threshold(p, c_miss, c_fa)
+        accept = self.decision_function(X) >= threshold
+        return self.classes_[accept.astype(np.intp)]
+
+    def score(self, X, y, sample_weight=None):
+        """Minus Cllr at the training prior ``p_target`` (bits per bit): greater is better.
+
+        ``-cllr(tar_llr, non_llr, p_target)`` (:func:`focal.metrics.cllr`); 0 for perfect LLRs,
+        -1 for uninformative ones. ``y`` must contain both classes of ``classes_``.
+        """
+        llr = self.decision_function(X)
+        y = np.asarray(y)
+        if y.shape != llr.shape:
+            raise ValueError(f"y must have shape {llr.shape}, got {y.shape}")
+        unknown = ~np.isin(y, self.classes_)
+        if unknown.any():
+            raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
+        is_target = y == self.classes_[1]
+        if is_target.all() or not is_target.any():
+            raise ValueError("y must contain both target and non-target trials to compute Cllr")
+        tw = nw = None
+        if sample_weight is not None:
+            w = as_score_array(sample_weight, "sample_weight", allow_inf=False)
+            if w.shape != llr.shape or (w < 0).any():
+                raise ValueError("sample_weight must be non-negative, one per trial")
+            tw, nw = w[is_target], w[~is_target]
+        p = self._prior(None)
+        xe = cross_entropy_nats(llr[is_target], llr[~is_target], p, tw, nw)
+        return -float(normalized_cross_entropy(xe, p))
+
+
+class LinearCalibrator(LogisticFusion):
+    """Affine calibration of one system's scores to natural-log LLRs, ``scale_ * s + offset_``.
+
+    :class:`LogisticFusion` with K = 1 (thesis sec. 8.3.1: "just an affine log-likelihood
+    calibration"; Brümmer & van Leeuwen eq. 18). Takes the scores as a 1-D array or a single
+    column. Parameters, attributes and methods are those of :class:`LogisticFusion`, plus
+    ``scale_`` and ``offset_`` (``coef_[0]`` and ``intercept_``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from focal import LinearCalibrator
+    >>> scores = np.r_[np.linspace(1, 5, 50), np.linspace(-3, 2, 50)]
+    >>> labels = np.r_[np.ones(50), np.zeros(50)]
+    >>> cal = LinearCalibrator().fit(scores, labels)
+    >>> llr = cal.decision_function(scores)
+    """
+
+    def _as_2d(self, X):
+        if not hasattr(X, "shape"):  # lists and other array-likes (DataFrames keep their names)
+            X = np.asarray(X)
+        if len(X.shape) == 1:
+            X = np.asarray(X)
+            if X.dtype.kind not in "biuf":
+                raise ValueError(f"scores must be real numbers, got dtype {X.dtype}")
+            return X.reshape(-1, 1)
+        return X
+
+    def _check_width(self, X):
+        if X.shape[1] != 1:
+            raise ValueError(
+                f"{type(self).__name__} calibrates the scores of one system: X must be 1-D or "
+                f"have one column, got {X.shape[1]} columns (use LogisticFusion to fuse systems)")
+
+    @property
+    def scale_(self) -> float:
+        """LLR per unit of score (the calibration's slope)."""
+        check_is_fitted(self)
+        return float(self.coef_[0])
+
+    @property
+    def offset_(self) -> float:
+        """LLR of a zero score (nats): ``intercept_``."""
+        check_is_fitted(self)
+        return self.intercept_

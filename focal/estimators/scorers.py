@@ -1,0 +1,121 @@
+"""Ready-made scikit-learn scorers for LLR-producing estimators: Cllr, minCllr, DCF, minDCF, EER.
+
+Each factory returns a callable ``scorer(estimator, X, y) -> float`` for the ``scoring=``
+argument of :class:`~sklearn.model_selection.GridSearchCV`, :func:`cross_validate` and friends.
+The estimator's output is read as natural-log LLRs from ``decision_function`` (focal's
+classifiers, or a pipeline ending in one) or else from a one-column ``transform`` (calibrators).
+Scorers follow sklearn's "greater is better" convention: they return the *negated* measure,
+like sklearn's ``neg_log_loss``.
+
+Labels: for an estimator with ``classes_``, ``classes_[1]`` is the target class; otherwise ``y``
+must be 0/1 or boolean (1 = target). Every measure needs both classes in the scored fold.
+
+>>> from sklearn.model_selection import GridSearchCV
+>>> from focal import LogisticFusion, cllr_scorer
+>>> search = GridSearchCV(LogisticFusion(), {"p_target": [0.01, 0.1, 0.5]},
+...                       scoring=cllr_scorer(p_target=0.01))
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.validation import as_binary_labels, check_positive, check_probability
+from ..metrics.binary import cllr, dcf, eer, min_cllr, min_dcf
+
+__all__ = [
+    "LLRScorer",
+    "cllr_scorer",
+    "min_cllr_scorer",
+    "dcf_scorer",
+    "min_dcf_scorer",
+    "eer_scorer",
+]
+
+
+class LLRScorer:
+    """Scorer returning ``-measure(tar_llr, non_llr, **kwargs)`` of an estimator's LLRs.
+
+    Parameters
+    ----------
+    measure : callable
+        A binary measure of :mod:`focal.metrics` taking ``(tar, non, **kwargs)``; lower is better.
+    name : str
+        Name shown in the repr.
+    **kwargs
+        Operating-point arguments passed to ``measure`` (``p_target``, ``c_miss``, ``c_fa``).
+    """
+
+    def __init__(self, measure, name, **kwargs):
+        self.measure = measure
+        self.name = name
+        self.kwargs = kwargs
+
+    def __repr__(self):
+        args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items())
+        return f"{self.name}({args})"
+
+    def __call__(self, estimator, X, y):
+        llr = _llr_output(estimator, X)
+        is_target = _target_mask(estimator, y, llr.shape[0])
+        return -float(self.measure(llr[is_target], llr[~is_target], **self.kwargs))
+
+
+def _llr_output(estimator, X) -> np.ndarray:
+    if hasattr(estimator, "decision_function"):
+        out = np.asarray(estimator.decision_function(X), dtype=float)
+    elif hasattr(estimator, "transform"):
+        out = np.asarray(estimator.transform(X), dtype=float)
+    else:
+        raise ValueError(f"{type(estimator).__name__} has neither decision_function nor "
+                         "transform: a focal scorer needs an estimator that outputs LLRs")
+    if out.ndim == 2 and out.shape[1] == 1:
+        out = out[:, 0]
+    if out.ndim != 1:
+        raise ValueError(f"a focal scorer needs one LLR per trial; {type(estimator).__name__} "
+                         f"gave an output of shape {out.shape}")
+    return out
+
+
+def _target_mask(estimator, y, n) -> np.ndarray:
+    y = np.asarray(y)
+    if y.shape != (n,):
+        raise ValueError(f"y must have shape ({n},) to match the estimator's output, "
+                         f"got {y.shape}")
+    classes = getattr(estimator, "classes_", None)
+    if classes is not None and len(classes) == 2:
+        unknown = ~np.isin(y, classes)
+        if unknown.any():
+            raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
+        return y == classes[1]
+    return as_binary_labels(y, "y")
+
+
+def _operating_point(p_target, c_miss, c_fa):
+    return {"p_target": check_probability(p_target), "c_miss": check_positive(c_miss, "c_miss"),
+            "c_fa": check_positive(c_fa, "c_fa")}
+
+
+def cllr_scorer(p_target=0.5) -> LLRScorer:
+    """Minus Cllr (bits per bit) at ``p_target``: :func:`focal.metrics.cllr`."""
+    return LLRScorer(cllr, "cllr_scorer", p_target=check_probability(p_target))
+
+
+def min_cllr_scorer(p_target=0.5) -> LLRScorer:
+    """Minus minCllr (the discrimination part of Cllr): :func:`focal.metrics.min_cllr`."""
+    return LLRScorer(min_cllr, "min_cllr_scorer", p_target=check_probability(p_target))
+
+
+def dcf_scorer(p_target, c_miss=1.0, c_fa=1.0) -> LLRScorer:
+    """Minus the normalized actual DCF of Bayes decisions on the LLRs: :func:`focal.metrics.dcf`."""
+    return LLRScorer(dcf, "dcf_scorer", **_operating_point(p_target, c_miss, c_fa))
+
+
+def min_dcf_scorer(p_target, c_miss=1.0, c_fa=1.0) -> LLRScorer:
+    """Minus the normalized minimum DCF: :func:`focal.metrics.min_dcf`."""
+    return LLRScorer(min_dcf, "min_dcf_scorer", **_operating_point(p_target, c_miss, c_fa))
+
+
+def eer_scorer() -> LLRScorer:
+    """Minus the ROCCH equal-error-rate (a fraction): :func:`focal.metrics.eer`."""
+    return LLRScorer(eer, "eer_scorer")

@@ -1,0 +1,59 @@
+"""Spoken term detection scoring: the MediaEval 2013 Spoken Web Search measures (seed 002).
+
+Read a system's output and the reference, align them, and compute ATWV, MTWV, the DET points,
+C_nxe and C_nxe^min::
+
+    from focal import std
+    task = std.read_task("sys.stdlist.xml", "ref.rttm", "audio.ecf.xml", "terms.tlist.xml")
+    report = std.term_detection_report(task)          # SWS 2013 operating point
+    print(report); report.to_dict()
+
+or from arrays with :class:`Detections`, :class:`Reference` and :class:`STDTask`. The pieces are
+also available one by one: :func:`align` gives the aligned trial set that :func:`atwv`,
+:func:`mtwv`, :func:`det_curve`, :func:`cnxe` and :func:`min_cnxe` take.
+
+Modules: ``model`` (data model), ``alignment`` and ``measures`` (pure math), ``readers`` (file
+formats), ``report``.
+"""
+
+from .alignment import TIME_SLACK, AlignedTrials, QueryCounts, Sweep, align
+from .measures import (
+    AffineRecalibration,
+    TWVResult,
+    affine_recalibration,
+    atwv,
+    cnxe,
+    cxe,
+    det_curve,
+    indexing_speed_factor,
+    min_cnxe,
+    mtwv,
+    processing_load,
+    searching_speed_factor,
+    twv,
+)
+from .model import STD2006, SWS2013, Detections, OperatingPoint, Reference, STDTask
+from .readers import (
+    ECF,
+    read_audio_table,
+    read_detection_table,
+    read_ecf,
+    read_query_table,
+    read_reference_table,
+    read_rttm,
+    read_stdlist,
+    read_task,
+    read_tlist,
+)
+from .report import STDReport, term_detection_report
+
+__all__ = [
+    "Detections", "Reference", "STDTask", "OperatingPoint", "SWS2013", "STD2006",
+    "TIME_SLACK", "AlignedTrials", "QueryCounts", "Sweep", "align",
+    "TWVResult", "AffineRecalibration", "twv", "atwv", "mtwv", "det_curve", "cxe", "cnxe",
+    "min_cnxe", "affine_recalibration", "indexing_speed_factor", "searching_speed_factor",
+    "processing_load",
+    "ECF", "read_ecf", "read_tlist", "read_rttm", "read_stdlist", "read_detection_table",
+    "read_reference_table", "read_audio_table", "read_query_table", "read_task",
+    "STDReport", "term_detection_report",
+]

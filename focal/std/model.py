@@ -1,0 +1,297 @@
+"""Data model of a spoken term detection (STD / query-by-example search) evaluation.
+
+A *task* is what the MediaEval SWS 2013 measures (seed 002) are computed from:
+
+* the system's **detections**: query id, audio file (and channel), start time ``tbeg`` and duration
+  ``dur`` in seconds, a score (more positive = more likely; a natural-log LLR when C_nxe is
+  wanted) and the hard YES/NO decision;
+* the **reference** occurrences of each query: query id, file (and channel), ``tbeg``, ``dur``;
+* the total audio duration ``t_audio`` (seconds) and the number of trials per second ``n_tps``
+  (default 1), which define ``N = n_tps * T_audio`` trials per query (plan eq. 2);
+* optionally the **term list**: the set of queries Q that were searched.
+
+Everything here validates its input once (clear ``ValueError`` naming the argument) and stores new
+NumPy arrays; it never modifies the caller's data.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from ..core.priors import beta as _beta
+from ..core.priors import effective_prior as _effective_prior
+from ..core.validation import as_binary_labels, as_score_array, check_positive, check_probability
+
+__all__ = ["Detections", "Reference", "STDTask", "OperatingPoint", "SWS2013", "STD2006",
+           "factorize"]
+
+
+def _as_labels(values, name: str, n: int | None) -> np.ndarray:
+    arr = np.asarray(values)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got an array of shape {arr.shape}")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{name} has {arr.shape[0]} entries, expected {n}")
+    if arr.size == 0:
+        return np.zeros(0, dtype=object)
+    if arr.dtype.kind == "f":
+        raise ValueError(f"{name} must hold identifiers (strings or integers), got floats")
+    if arr.dtype.kind == "O" and any(v is None for v in arr.tolist()):
+        raise ValueError(f"{name} contains None")
+    return arr.copy()
+
+
+def _set_located(obj, prefix: str) -> int:
+    """Validate and store (as new arrays) the query, file, tbeg, dur and channel of ``obj``.
+
+    Shared by :class:`Detections` and :class:`Reference`; returns the number of rows.
+    """
+    query = _as_labels(obj.query, f"{prefix}.query", None)
+    n = query.shape[0]
+    tbeg = as_score_array(obj.tbeg, f"{prefix}.tbeg", allow_inf=False, allow_empty=True)
+    dur = as_score_array(obj.dur, f"{prefix}.dur", allow_inf=False, allow_empty=True)
+    for arr, label in ((tbeg, "tbeg"), (dur, "dur")):
+        if arr.shape[0] != n:
+            raise ValueError(f"{prefix}.{label} has {arr.shape[0]} entries, expected {n}")
+    if (dur < 0).any():
+        i = int(np.flatnonzero(dur < 0)[0])
+        raise ValueError(f"{prefix}.dur must be >= 0 seconds; entry {i} is {dur[i]!r}")
+    channel = None if obj.channel is None else _as_labels(obj.channel, f"{prefix}.channel", n)
+    object.__setattr__(obj, "query", query)
+    object.__setattr__(obj, "file", _as_labels(obj.file, f"{prefix}.file", n))
+    object.__setattr__(obj, "tbeg", tbeg)
+    object.__setattr__(obj, "dur", dur)
+    object.__setattr__(obj, "channel", channel)
+    return n
+
+
+def factorize(values) -> tuple[np.ndarray, list]:
+    """Integer codes of the labels in ``values`` and the list of distinct labels.
+
+    Integer and boolean labels are coded in sorted order (``np.unique``); other labels (strings,
+    objects) in order of first appearance, with one dictionary pass (several times faster than
+    sorting strings). ``uniques[codes[i]] == values[i]``.
+    """
+    arr = np.asarray(values)
+    if arr.dtype.kind in "iub":
+        uniques, codes = np.unique(arr, return_inverse=True)
+        return codes.astype(np.int64, copy=False), uniques.tolist()
+    table: dict = {}
+    codes = np.fromiter((table.setdefault(v, len(table)) for v in arr.tolist()),
+                        dtype=np.int64, count=arr.shape[0])
+    return codes, list(table)
+
+
+@dataclass(frozen=True, eq=False)
+class Detections:
+    """The system output: one row per detection (STDLIST ``term`` element).
+
+    Attributes
+    ----------
+    query, file : ndarray of identifiers
+        Query (term) id and audio file id of each detection.
+    tbeg, dur : ndarray of float
+        Start time and duration in seconds (finite; ``dur >= 0``).
+    score : ndarray of float
+        Detection score; higher means more likely. A natural-log LLR for C_nxe (plan eq. 37).
+        +/-inf are legal, NaN is not.
+    decision : ndarray of bool or None
+        Hard decision (True = YES), used by ATWV. None when the system gave none.
+    channel : ndarray of identifiers or None
+        Audio channel; None means one channel per file. A detection and an occurrence can only
+        be aligned when file and channel agree.
+    """
+
+    query: np.ndarray
+    file: np.ndarray
+    tbeg: np.ndarray
+    dur: np.ndarray
+    score: np.ndarray
+    decision: np.ndarray | None = None
+    channel: np.ndarray | None = None
+
+    def __post_init__(self):
+        n = _set_located(self, "detections")
+        score = as_score_array(self.score, "detections.score", allow_empty=True)
+        if score.shape[0] != n:
+            raise ValueError(f"detections.score has {score.shape[0]} entries, expected {n}")
+        decision = None
+        if self.decision is not None:
+            decision = as_binary_labels(self.decision, "detections.decision")
+            if decision.shape[0] != n:
+                raise ValueError(f"detections.decision has {decision.shape[0]} entries, "
+                                 f"expected {n}")
+        object.__setattr__(self, "score", score)
+        object.__setattr__(self, "decision", decision)
+
+    def __len__(self) -> int:
+        return int(self.query.shape[0])
+
+    @property
+    def mid(self) -> np.ndarray:
+        """Mid point ``tbeg + dur / 2`` of each detection, seconds (used by the alignment)."""
+        return self.tbeg + 0.5 * self.dur
+
+
+@dataclass(frozen=True, eq=False)
+class Reference:
+    """The actual occurrences of the queries (RTTM ``LEXEME`` lines): target trials.
+
+    Attributes
+    ----------
+    query, file : ndarray of identifiers
+    tbeg, dur : ndarray of float
+        Time span of each occurrence, seconds.
+    channel : ndarray of identifiers or None
+        As in :class:`Detections`.
+    """
+
+    query: np.ndarray
+    file: np.ndarray
+    tbeg: np.ndarray
+    dur: np.ndarray
+    channel: np.ndarray | None = None
+
+    def __post_init__(self):
+        _set_located(self, "reference")
+
+    def __len__(self) -> int:
+        return int(self.query.shape[0])
+
+    def subset(self, keep) -> "Reference":
+        """The occurrences where the boolean mask ``keep`` is True (new arrays)."""
+        keep = np.asarray(keep, dtype=bool)
+        return Reference(self.query[keep], self.file[keep], self.tbeg[keep], self.dur[keep],
+                         None if self.channel is None else self.channel[keep])
+
+
+def describe_unknown(labels: np.ndarray, known, what: str) -> str | None:
+    """A sentence naming the ids in ``labels`` that ``known`` lacks, or None if there are none."""
+    unknown = sorted(set(labels.tolist()).difference(known), key=str)
+    if not unknown:
+        return None
+    shown = ", ".join(repr(v) for v in unknown[:5]) + (", ..." if len(unknown) > 5 else "")
+    return f"{what} names {len(unknown)} query id(s) not in the term list: {shown}"
+
+
+@dataclass(frozen=True, eq=False)
+class STDTask:
+    """Everything needed to score one system: detections, reference, audio duration, term list.
+
+    Attributes
+    ----------
+    detections : Detections
+    reference : Reference
+    t_audio : float
+        Total duration of the searched audio T_audio, seconds (plan eq. 2).
+    queries : tuple or None
+        The term list Q. None: every query id found in the reference or the detections.
+        Queries without a reference occurrence are excluded from every measure (plan footnote
+        1 assumes N_act(q) > 0) and the exclusion is reported.
+    n_tps : float
+        Trials per second n_tps (default 1), so each query has ``N = n_tps * t_audio`` trials.
+    notes : tuple of str
+        What the readers assumed or left out (shown in the report).
+    name : str
+        The system's name (e.g. the STDLIST ``system_id``).
+    """
+
+    detections: Detections
+    reference: Reference
+    t_audio: float
+    queries: tuple | None = None
+    n_tps: float = 1.0
+    notes: tuple = field(default=())
+    name: str = ""
+
+    def __post_init__(self):
+        if not isinstance(self.detections, Detections):
+            raise ValueError("detections must be a focal.std.Detections")
+        if not isinstance(self.reference, Reference):
+            raise ValueError("reference must be a focal.std.Reference")
+        t_audio = check_positive(self.t_audio, "t_audio")
+        n_tps = check_positive(self.n_tps, "n_tps")
+        object.__setattr__(self, "t_audio", t_audio)
+        object.__setattr__(self, "n_tps", n_tps)
+        object.__setattr__(self, "notes", tuple(self.notes))
+        if self.queries is not None:
+            if isinstance(self.queries, (str, bytes)):
+                raise ValueError("queries must be a sequence of query ids, not one string")
+            q = self.queries
+            queries = tuple(q.tolist() if isinstance(q, np.ndarray) else q)
+            if len(set(queries)) != len(queries):
+                raise ValueError("queries (the term list) contains duplicate ids")
+            known = set(queries)
+            for labels, what in ((self.detections.query, "detections.query"),
+                                 (self.reference.query, "reference.query")):
+                problem = describe_unknown(labels, known, what)
+                if problem:
+                    raise ValueError(problem)
+            object.__setattr__(self, "queries", queries)
+
+    @property
+    def n_trials(self) -> float:
+        """Trials per query ``N = n_tps * T_audio`` (plan eq. 2)."""
+        return self.n_tps * self.t_audio
+
+
+@dataclass(frozen=True)
+class OperatingPoint:
+    """An application (P_target, C_miss, C_fa) of the term-weighted value (plan sec. 2.5).
+
+    ``beta = C_fa (1 - P_target) / (C_miss P_target)`` weights false alarms in TWV (eq. 7); the
+    equivalent *effective prior* ``P_tar`` (eqs. 22-23) sets the Bayes threshold ``-logit(P_tar)``
+    (eq. 31) and the prior of C_nxe (eqs. 37-40).
+    """
+
+    p_target: float
+    c_miss: float = 1.0
+    c_fa: float = 1.0
+    name: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "p_target", check_probability(self.p_target, "p_target"))
+        object.__setattr__(self, "c_miss", check_positive(self.c_miss, "c_miss"))
+        object.__setattr__(self, "c_fa", check_positive(self.c_fa, "c_fa"))
+
+    @property
+    def beta(self) -> float:
+        """``C_fa (1 - P_target) / (C_miss P_target)`` (plan eq. 7); 66.66 for SWS 2013."""
+        return _beta(self.p_target, self.c_miss, self.c_fa)
+
+    @property
+    def effective_prior(self) -> float:
+        """``P_tar = C_miss P_target / (C_miss P_target + C_fa (1 - P_target))`` (plan eq. 23)."""
+        return _effective_prior(self.p_target, self.c_miss, self.c_fa)
+
+    @classmethod
+    def from_effective_prior(cls, p_tar: float, name: str = "") -> "OperatingPoint":
+        """The equivalent application ``(P_tar, 1, 1)`` with flat costs (plan eqs. 22-24)."""
+        return cls(p_tar, 1.0, 1.0, name)
+
+    @classmethod
+    def sws2012(cls, n_true: int, n_trials: float) -> "OperatingPoint":
+        """The SWS 2012 operating point: ``C_miss = C_fa = 1`` and ``P_target = N_true / N``.
+
+        ``N = n_tps T_audio`` trials per query and ``N_true`` reference occurrences of all the
+        evaluated queries (plan eq. 17), so ``beta = (N - N_true) / N_true`` (eq. 18).
+        """
+        if not 0 < n_true < n_trials:
+            raise ValueError(f"the SWS 2012 operating point needs 0 < N_true < n_tps*T_audio; "
+                             f"got N_true={n_true} and n_tps*T_audio={n_trials:g}")
+        return cls(n_true / n_trials, 1.0, 1.0, "SWS 2012 (P_target = N_true / (n_tps T_audio))")
+
+    def describe(self) -> str:
+        """One line: the costs, the prior, beta and the effective prior."""
+        head = f"{self.name}: " if self.name else ""
+        return (f"{head}P_target={self.p_target:g} C_miss={self.c_miss:g} C_fa={self.c_fa:g} "
+                f"(beta={self.beta:.4f}, effective prior {self.effective_prior:.6g})")
+
+
+SWS2013 = OperatingPoint(0.00015, 100.0, 1.0, "MediaEval SWS 2013")
+"""The MediaEval 2013 SWS operating point (plan eq. 21): beta = 66.66, P_tar = 0.0148."""
+
+STD2006 = OperatingPoint(1e-4, 10.0, 1.0, "NIST STD 2006")
+"""The NIST STD 2006 operating point (plan sec. 2.5): beta = 999.9."""
