@@ -2,22 +2,30 @@
 
 Score files hold millions of numbers; formatting or parsing them one Python object at a time costs
 a few hundred nanoseconds each, which is the whole time budget of a streaming back-end. Here
-numbers travel as byte matrices: one row per number, zero padded on the right.
+numbers travel as byte matrices, a few thousand rows at a time (so that temporaries stay in the
+CPU cache).
 
-Exactness
----------
-A decimal ``m * 10**q`` (integer ``m < 2**64``) is converted by one correctly rounded operation in
-extended precision (``np.longdouble``; x87 80-bit on x86-64 Linux), ``m * 10**q`` or ``m / 10**-q``
-with ``10**|q|`` exact (``|q| <= 27``), then rounded to float64. Rounding twice can only go wrong
-when the first result is exactly half-way between two float64 values; those cases, and everything
-outside the fast range (more than 19 digits, large exponents, ``inf``, subnormals), are converted
-by NumPy's correctly rounded string conversion instead. On platforms whose ``longdouble`` is plain
-float64 the fast path is Clinger's (``m < 2**53``, ``|q| <= 22``: a single rounding).
+Parsing
+-------
+Each token's bytes are read as three 64-bit words, classified byte by byte with SWAR ("SIMD within
+a register") arithmetic, and its digits turned into an integer significand ``m < 2**64`` and a
+decimal exponent ``q``. ``m * 10**q`` is then converted by one correctly rounded operation in
+extended precision (``np.longdouble``; x87 80-bit on x86-64 Linux), ``m * 10**q`` or
+``m / 10**-q`` with ``10**|q|`` exact (``|q| <= 27``), and rounded to float64. Rounding twice can
+only go wrong when the first result is exactly half-way between two float64 values; those cases,
+and everything outside the fast range (more than 19 digits, large exponents, ``inf``,
+subnormals), are converted by NumPy's correctly rounded string conversion instead. On platforms
+whose ``longdouble`` is plain float64 the fast path is Clinger's (``m < 2**53``, ``|q| <= 22``: a
+single rounding). The result is always what Python's ``float`` reads.
 
-Formatting writes the shortest of the correctly rounded 16- or 17-significant-digit decimals that
-reads back bit-identically (what ``repr`` gives, apart from rare ties), checked by the exact parser
-above; any number the check does not confirm is formatted with ``repr``. So every written number
-reads back to the same float64, including -0.0, subnormals, 1e308 and +-inf.
+Formatting
+----------
+For ``1e-4 <= |x| < 1e16`` (where ``repr`` writes positional notation), the exact product
+``|x| * 10**k`` (a float64 two-product, ``10**k`` exact for ``k <= 22``) gives the correctly
+rounded 15-, 16- and 17-digit decimals; the shortest one inside the rounding interval of ``x``
+(whose half-widths are exact in float64) is written. That is ``repr``'s text, and it reads back
+bit-identically. Zeros, infinities and NaN are written as ``repr`` writes them, and the few other
+values (tiny, huge, subnormal) by ``repr`` itself.
 """
 
 from __future__ import annotations
@@ -117,7 +125,6 @@ def decimal_to_float(m, q, extended=_EXTENDED, x87=_X87):
 # ---------------------------------------------------------------------------------------------
 # parsing: SWAR ("SIMD within a register") on the tokens' bytes viewed as three uint64 words
 
-_ONES = _U(0x0101010101010101)
 _HIGH = _U(0x8080808080808080)
 _LOW7 = _U(0x7F7F7F7F7F7F7F7F)
 _ZEROS = _U(0x3030303030303030)  # eight ASCII '0'
@@ -336,8 +343,7 @@ _LUT4 = _LUT4.reshape(10_000, 4)
 _ZERO = np.uint8(48)
 _WIDTH = 24  # sign, up to 17 digits, the point, up to 4 leading zeros of 0.000x
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant
-_P10_SPLIT = [(_P10_D * _SPLIT) - ((_P10_D * _SPLIT) - _P10_D)]
-_P10_HI = _P10_SPLIT[0]
+_P10_HI = (_P10_D * _SPLIT) - ((_P10_D * _SPLIT) - _P10_D)  # Veltkamp split of 10**k
 _P10_LO = _P10_D - _P10_HI
 _I = np.int64
 

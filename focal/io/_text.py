@@ -47,15 +47,14 @@ def open_text(path):
         raise ValueError(f"{path}: cannot open: {exc.strerror}") from None
 
 
-def iter_blocks(path, block_bytes=BLOCK_BYTES, handle=None):
+def iter_blocks(path, block_bytes=BLOCK_BYTES):
     """Yield the file as :class:`Block` objects of whole lines (the last may lack a newline).
 
     The bytes are checked to be text: no NUL byte, valid UTF-8 (a leading BOM is skipped).
     """
     path = os.fspath(path)
-    own = handle is None
-    handle = open_text(path) if own else handle
-    try:
+    handle = open_text(path)
+    with handle:
         carry = b""
         line = 1
         first = True
@@ -78,9 +77,6 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES, handle=None):
             block = _make_block(text[:cut] if cut < len(text) else text, line, path)
             line += block.n_lines
             yield block
-    finally:
-        if own:
-            handle.close()
 
 
 def _make_block(raw, first_line, path):
