@@ -266,6 +266,11 @@ def test_write_then_read_is_bit_identical(tmp_path_factory, rows):
     np.testing.assert_array_equal(back.scores.view(np.uint64), scores.view(np.uint64))
 
 
+def test_unwritable_path(tmp_path):
+    with pytest.raises(ValueError, match="cannot write"):
+        write_scores(tmp_path / "absent" / "s", np.array(["a"]), np.array(["b"]), [1.0])
+
+
 def test_written_text_is_plain(tmp_path):
     path = tmp_path / "s"
     write_scores(path, np.array(["m1", "m2"]), np.array([b"t1", b"t2"]), [0.1, -3.0])

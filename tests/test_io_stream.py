@@ -150,6 +150,8 @@ def test_bad_arguments(tmp_path):
         apply_to_files(fuse, paths, tmp_path / "o", on_mismatch="guess")
     with pytest.raises(ValueError, match="cannot open"):
         apply_to_files(fuse, [tmp_path / "absent"], tmp_path / "o")
+    with pytest.raises(ValueError, match="no-such-folder/o: cannot write"):
+        apply_to_files(fuse, paths, tmp_path / "no-such-folder" / "o")
     (tmp_path / "empty").write_text("# nothing\n")
     with pytest.raises(ValueError, match="empty: no trials found"):
         apply_to_files(fuse, [tmp_path / "empty"], tmp_path / "o")

@@ -47,6 +47,15 @@ def open_text(path):
         raise ValueError(f"{path}: cannot open: {exc.strerror}") from None
 
 
+def create_text(path):
+    """Open ``path`` for binary writing, turning OS errors into ValueError."""
+    path = os.fspath(path)
+    try:
+        return open(path, "wb")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot write: {exc.strerror}") from None
+
+
 def iter_blocks(path, block_bytes=BLOCK_BYTES):
     """Yield the file as :class:`Block` objects of whole lines (the last may lack a newline).
 

@@ -25,6 +25,7 @@ from ._text import (
     LineMap,
     check_id_column,
     concat_pieces,
+    create_text,
     format_lines,
     ids_text,
     iter_blocks,
@@ -264,7 +265,7 @@ def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> N
         raise ValueError(f"scores[{int(np.argmax(np.isnan(scores)))}] is NaN")
     m = check_id_column(models, "models")
     t = check_id_column(tests, "tests")
-    with open(os.fspath(path), "wb") as out:
+    with create_text(path) as out:
         for i in range(0, scores.size, chunk_size):
             j = i + chunk_size
             out.write(format_lines([m[i:j], t[i:j], format_numbers(scores[i:j])]))

@@ -38,6 +38,7 @@ from ._text import (
     LineMap,
     check_id_column,
     concat_pieces,
+    create_text,
     format_lines,
     ids_text,
     iter_blocks,
@@ -399,7 +400,7 @@ def _check_llh(segments, llh):
 
 
 def _write_rows(path, prefix_columns, llh, header, chunk_size):
-    with open(os.fspath(path), "wb") as out:
+    with create_text(path) as out:
         if header is not None:
             out.write(header)
         for i in range(0, llh.shape[0], chunk_size):

@@ -3,8 +3,9 @@
 A production back-end scores one trial list with every system, so the systems' files list the
 same trials in the same order. :func:`iter_score_chunks` reads them side by side, a chunk of
 trials at a time, checks chunk by chunk that every file has the same trial ids on the same
-record, and yields ``(ids, X)`` with ``X`` of shape ``(chunk, n_systems)`` (binary) or
-``(chunk, n_systems * n_classes)`` (multiclass: the systems' blocks side by side).
+record, and yields :class:`ScoreChunk` objects: the trial ids and ``X`` of shape
+``(chunk, n_systems)`` (binary) or ``(chunk, n_systems * n_classes)`` (multiclass: the systems'
+blocks side by side).
 :func:`apply_to_files` runs a transform (e.g. a fitted fusion's ``transform``) on each chunk and
 writes the result; memory is bounded by the chunk and block sizes, not by the files.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+from contextlib import closing
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -46,8 +48,9 @@ class ScoreChunk:
     ids : tuple of ndarray of bytes
         ``(models, tests)`` for binary files, ``(segments,)`` for multiclass ones.
     X : ndarray of float64, shape (n, n_columns)
-    lines : ndarray of int
-        Line numbers of the rows in the first file.
+    lines : ndarray of int or None
+        Line numbers of the rows in the first file (None when the files were read whole and
+        aligned, ``on_mismatch="align"``).
     """
 
     __slots__ = ("ids", "X", "lines")
@@ -255,7 +258,7 @@ def _aligned_whole(paths, kind, missing, chunk_size):
         ids = (segments,)
     for i in range(0, X.shape[0], chunk_size):
         j = i + chunk_size
-        yield ScoreChunk(tuple(c[i:j] for c in ids), X[i:j], np.arange(i, min(j, X.shape[0])))
+        yield ScoreChunk(tuple(c[i:j] for c in ids), X[i:j], None)
 
 
 def _check_output(Y, chunk, n_out, kind):
@@ -333,7 +336,10 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
         raise ValueError(f"{output}: the output would overwrite an input file")
     header, prefix, n_out = _output_format(inputs, kind, condition)
     directory = os.path.dirname(os.path.abspath(output))
-    fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=directory)
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise ValueError(f"{output}: cannot write: {exc.strerror}") from None
     written = 0
     try:
         with os.fdopen(fd, "wb") as out:
@@ -368,8 +374,9 @@ def _output_format(inputs, kind, condition):
     if kind == "binary":
         return b"", [], 1
     reader = _MulticlassReader(inputs[0], BLOCK_BYTES)
-    if next(reader.pieces("albayzin" if kind == "albayzin" else "generic"), None) is None:
-        raise ValueError(f"{inputs[0]}: no segments found")
+    with closing(reader.pieces("albayzin" if kind == "albayzin" else "generic")) as pieces:
+        if next(pieces, None) is None:
+            raise ValueError(f"{inputs[0]}: no segments found")
     if kind == "albayzin":
         if condition is None:
             condition = reader.condition
