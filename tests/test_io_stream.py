@@ -130,6 +130,16 @@ def test_bad_transforms(tmp_path, transform, message):
     assert not (tmp_path / "out").exists()
 
 
+def test_output_has_the_permissions_of_a_new_file(tmp_path):
+    paths, _, _, _ = make_systems(tmp_path, n=10)
+    (tmp_path / "plain").write_text("x")
+    apply_to_files(fuse, paths, tmp_path / "out")
+    assert (tmp_path / "out").stat().st_mode == (tmp_path / "plain").stat().st_mode
+    os.chmod(tmp_path / "out", 0o640)
+    apply_to_files(fuse, paths, tmp_path / "out")  # overwriting keeps the file's mode
+    assert (tmp_path / "out").stat().st_mode & 0o777 == 0o640
+
+
 def test_transform_may_return_a_column(tmp_path):
     paths, _, _, X = make_systems(tmp_path, n=10)
     apply_to_files(lambda X: fuse(X)[:, None], paths, tmp_path / "out")

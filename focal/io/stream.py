@@ -361,12 +361,24 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
                     written += len(chunk)
                 if pending is not None:
                     pending.result()
+        os.chmod(tmp, _new_file_mode(output))  # mkstemp made it private (0600)
         os.replace(tmp, output)
     except BaseException:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
     return written
+
+
+def _new_file_mode(path):
+    """The mode of an existing ``path``, else what ``open`` would give a new file (0666 less
+    the umask)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def _output_format(inputs, kind, condition):
