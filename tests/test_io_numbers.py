@@ -154,3 +154,12 @@ def test_extended_path_finds_half_way_cases():
         expected = bits([float(int(v)) for v in m])
         np.testing.assert_array_equal(bits(value)[ok], expected[ok])
         assert not ok[0]
+
+
+@pytest.mark.parametrize("longest", [8, 16, 24])
+@given(data=st.data())
+def test_parsing_short_tokens_uses_fewer_words_exactly(longest, data):
+    """Chunks whose tokens fit in one or two 8-byte words take narrower kernels."""
+    tokens = data.draw(st.lists(decimal_tokens().filter(lambda t: len(t) <= longest),
+                                min_size=1, max_size=40))
+    np.testing.assert_array_equal(bits(parse(tokens)), bits([float(t) for t in tokens]))

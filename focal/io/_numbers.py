@@ -140,10 +140,14 @@ def _low_bytes_mask(k):
     return np.take(_LOW_BYTES, k)
 
 
-# row k: masks of the bytes 0..k-1 of a 3-word (24-byte) value (looked up with np.take, which
-# is several times faster than fancy indexing for small tables)
-_BELOW3 = np.array([[(1 << (8 * min(max(k - 8 * i, 0), 8))) - 1 for i in range(3)]
-                    for k in range(25)], dtype=np.uint64)
+def _below_table(n_words):
+    """Row k: masks of the bytes 0..k-1 of an ``n_words``-word value (looked up with np.take,
+    which is several times faster than fancy indexing for small tables)."""
+    return np.array([[(1 << (8 * min(max(k - 8 * i, 0), 8))) - 1 for i in range(n_words)]
+                     for k in range(8 * n_words + 1)], dtype=np.uint64)
+
+
+_BELOW = {w: _below_table(w) for w in (1, 2, 3)}
 
 
 def _nondigit(w):
@@ -159,9 +163,12 @@ def _equal(w, c):
 
 
 def _row_bits(high):
-    """(n, 3) words of per-byte high bits -> one 24-bit mask per row (bit j = byte j)."""
+    """(n, w) words of per-byte high bits -> one (8 w)-bit mask per row (bit j = byte j)."""
     packed = ((high >> _U(7)) * _MOVEMASK) >> _U(56)
-    return (packed[:, 0] | (packed[:, 1] << _U(8)) | (packed[:, 2] << _U(16))).astype(np.int64)
+    bits = packed[:, 0].copy()
+    for i in range(1, packed.shape[1]):
+        bits |= packed[:, i] << _U(8 * i)
+    return bits.astype(np.int64)
 
 
 def _lowest_bit(bits, default):
@@ -182,11 +189,14 @@ def _eight_digits(w):
 def _scan_decimal(words, lengths, windows, starts):
     """Decimal tokens ``[+-]digits[.digits][(e|E)[+-]digits]`` -> (negative, m, q, fast).
 
-    ``words`` is (n, 3) uint64: each token's bytes (at most 24), zero past its length;
-    ``windows[starts + k]`` are the 24 bytes of the text from ``starts + k`` (``k`` may be as low
-    as -24). The value is ``(-1)**negative * m * 10**q``; rows with ``fast`` False (another
-    grammar such as ``inf``, malformed, or too many digits for uint64) must be parsed another way.
+    ``words`` is (n, w) uint64, 1 <= w <= 3: each token's bytes (at most 8 w), zero past its
+    length; ``windows[starts + k]`` are the 8 w bytes of the text from ``starts + k`` (``k`` may
+    be as low as -8 w). The value is ``(-1)**negative * m * 10**q``; rows with ``fast`` False
+    (another grammar such as ``inf``, malformed, or too many digits for uint64) must be parsed
+    another way.
     """
+    n, n_words = words.shape
+    width = 8 * n_words
     lengths = lengths.astype(np.int64)
     valid = (np.int64(1) << lengths) - 1
     first = words[:, 0] & _U(0xFF)
@@ -197,12 +207,11 @@ def _scan_decimal(words, lengths, windows, starts):
     if ((other & (other - 1)) == 0).all():
         # the usual chunk: every token is [sign] digits [point digits]; no exponent
         any_e = False
-        e_bits = None
         e_pos = lengths
         has_dot = other != 0
         dot_pos = _lowest_bit(other, lengths)
         point = np.take(words.view(np.uint8).ravel(),
-                        np.arange(0, 24 * lengths.size, 24) + np.minimum(dot_pos, 23))
+                        np.arange(0, width * n, width) + np.minimum(dot_pos, width - 1))
         fast = ~has_dot | (point == 46)
     else:
         dots = _row_bits(_equal(words, 46))
@@ -216,23 +225,24 @@ def _scan_decimal(words, lengths, windows, starts):
         dot_pos = _lowest_bit(mant_dots, e_pos)
     n_digits = e_pos - has_sign - has_dot
     fast &= (n_digits >= 1) & (n_digits <= 19)
-    # the 24 bytes of text ending where the mantissa ends
-    right = np.ascontiguousarray(windows[starts + e_pos - 24]).view(np.uint64)
+    # the `width` bytes of text ending where the mantissa ends
+    right = np.ascontiguousarray(windows[starts + e_pos - width]).view(np.uint64)
     # close the gap of the decimal point: the bytes before it move up by one
-    shift = 24 - e_pos
-    below = np.take(_BELOW3, np.where(has_dot, dot_pos + shift, 0), axis=0)
-    after = np.take(_BELOW3, np.where(has_dot, dot_pos + shift + 1, 0), axis=0)
+    table = _BELOW[n_words]
+    shift = width - e_pos
+    below = np.take(table, np.where(has_dot, dot_pos + shift, 0), axis=0)
+    after = np.take(table, np.where(has_dot, dot_pos + shift + 1, 0), axis=0)
     low = right & below
-    eight, top = _U(8), _U(56)
-    w0 = (low[:, 0] << eight) | (right[:, 0] & ~after[:, 0])
-    w1 = (low[:, 1] << eight) | (low[:, 0] >> top) | (right[:, 1] & ~after[:, 1])
-    w2 = (low[:, 2] << eight) | (low[:, 1] >> top) | (right[:, 2] & ~after[:, 2])
+    merged = (low << _U(8)) | (right & ~after)
+    if n_words > 1:
+        merged[:, 1:] |= low[:, :-1] >> _U(56)
     # the digits now fill the last n_digits bytes: the bytes before them become '0'
-    fill = np.take(_BELOW3, 24 - np.minimum(np.maximum(n_digits, 0), 24), axis=0)
-    d0 = _eight_digits((w0 & ~fill[:, 0]) | (_ZEROS & fill[:, 0]))
-    d1 = _eight_digits((w1 & ~fill[:, 1]) | (_ZEROS & fill[:, 1]))
-    d2 = _eight_digits((w2 & ~fill[:, 2]) | (_ZEROS & fill[:, 2]))
-    significand = (d0 * _U(10**8) + d1) * _U(10**8) + d2
+    fill = np.take(table, width - np.minimum(np.maximum(n_digits, 0), width), axis=0)
+    digits = _eight_digits((merged & ~fill) | (_ZEROS & fill))
+    significand = digits[:, 0].copy()
+    for i in range(1, n_words):
+        significand *= _U(10**8)
+        significand += digits[:, i]
     exponent = -np.where(has_dot, e_pos - dot_pos - 1, 0)
     if any_e:
         rows = np.flatnonzero(e_bits)
@@ -255,7 +265,8 @@ def _scan_exponent(words, lengths, valid, nondigit, e_pos, windows, starts):
     exp_region = valid & ~((np.int64(1) << np.minimum(exp_from, 62)) - 1)
     ok = (n_exp >= 1) & (n_exp <= 3) & ((exp_region & nondigit) == 0)
     # the last 8 bytes of the token: the exponent digits are its top bytes
-    tail = np.ascontiguousarray(windows[starts + lengths - 24]).view(np.uint64)[:, 2]
+    width = windows.shape[1]
+    tail = np.ascontiguousarray(windows[starts + lengths - width]).view(np.uint64)[:, -1]
     keep = ~_low_bytes_mask(8 - np.minimum(np.maximum(n_exp, 0), 8))
     value = _eight_digits((tail & keep) | (_ZEROS & ~keep)).astype(np.int64)
     negative = exp_sign & (((minus >> after) & 1) == 1)
@@ -283,14 +294,15 @@ def parse_numbers(buf, starts, lengths, on_error):
     """
     n = starts.size
     value = np.empty(n, dtype=np.float64)
-    windows = np.lib.stride_tricks.sliding_window_view(buf, _TOKEN_BYTES)
+    windows = {w: np.lib.stride_tricks.sliding_window_view(buf, 8 * w) for w in (1, 2, 3)}
     slow = []
     for i in range(0, n, _ROWS):
         s = starts[i:i + _ROWS]
         lens = np.minimum(lengths[i:i + _ROWS], _TOKEN_BYTES)
-        words = np.ascontiguousarray(windows[s]).view(np.uint64)
-        words &= np.take(_BELOW3, lens, axis=0)
-        negative, significand, exponent, fast = _scan_decimal(words, lens, windows, s)
+        n_words = max(1, min(3, (int(lens.max()) + 7) // 8)) if lens.size else 1
+        words = np.ascontiguousarray(windows[n_words][s]).view(np.uint64)
+        words &= np.take(_BELOW[n_words], lens, axis=0)
+        negative, significand, exponent, fast = _scan_decimal(words, lens, windows[n_words], s)
         fast &= lengths[i:i + _ROWS] <= _TOKEN_BYTES
         got, exact = decimal_to_float(significand, np.where(fast, exponent, 0))
         value[i:i + _ROWS] = np.where(negative, -got, got)

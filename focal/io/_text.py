@@ -1,8 +1,8 @@
 """Vectorized splitting of text score files into records of fields (no Python loop per line).
 
 A file is read in blocks of whole lines. In each block, fields are the maximal runs of bytes
-other than white space (space, tab, CR, VT, FF, LF) and commas; blank lines and lines whose first
-field starts with ``#`` are skipped. A record is a line with exactly the expected number of
+other than white space (space, tab, CR, VT, FF, LF; other control characters count as white
+space too) and commas; blank lines and lines whose first field starts with ``#`` are skipped. A record is a line with exactly the expected number of
 fields; anything else is a ``ValueError`` naming the file and the line.
 """
 
@@ -24,13 +24,15 @@ _BOM = b"\xef\xbb\xbf"
 
 class Block:
     """One block of whole lines: ``data`` is FRONT zero bytes, the ``size`` bytes of text, then
-    PAD zero bytes; ``first_line`` is the line number of its first line."""
+    PAD zero bytes; ``first_line`` is the line number of its first line; ``newlines`` the
+    positions of its line feeds in ``data``."""
 
-    __slots__ = ("data", "size", "first_line", "n_lines", "path")
+    __slots__ = ("data", "size", "first_line", "n_lines", "path", "newlines")
 
-    def __init__(self, data, size, first_line, n_lines, path):
+    def __init__(self, data, size, first_line, n_lines, path, newlines):
         self.data, self.size, self.first_line, self.n_lines, self.path = (
             data, size, first_line, n_lines, path)
+        self.newlines = newlines
 
     @property
     def body(self):
@@ -93,9 +95,9 @@ def _make_block(raw, first_line, path):
     data = np.zeros(FRONT + size + PAD, dtype=np.uint8)
     data[FRONT:FRONT + size] = np.frombuffer(raw, dtype=np.uint8)
     body = data[FRONT:FRONT + size]
-    newlines = np.count_nonzero(body == 10)
-    n_lines = newlines + (1 if size and raw[-1:] != b"\n" else 0)
-    block = Block(data, size, first_line, n_lines, path)
+    newlines = np.flatnonzero(body == 10) + FRONT
+    n_lines = newlines.size + (1 if size and raw[-1:] != b"\n" else 0)
+    block = Block(data, size, first_line, n_lines, path, newlines)
     if size and body.min() == 0:
         at = int(np.argmax(body == 0))
         raise ValueError(f"{path}:{_line_at(block, at)}: NUL byte: not a text file")
@@ -153,11 +155,12 @@ def split_fields(block, n_fields, layout):
     size = block.size
     b = block.body
     sep = np.ones(size + 2, dtype=bool)
-    np.logical_or((b == 32) | (b == 44), (b - np.uint8(9)) <= 4, out=sep[1:-1])
+    # separators: white space (and any other control character) and commas
+    np.logical_or(b <= 32, b == 44, out=sep[1:-1])
     edges = np.flatnonzero(sep[1:] != sep[:-1]) + FRONT  # positions in `data`
     starts = edges[0::2]
     ends = edges[1::2]
-    newlines = np.flatnonzero(b == 10) + FRONT
+    newlines = block.newlines
     n_lines = block.n_lines
     if starts.size == 0:
         return Fields(data, np.empty((0, n_fields), np.int64), np.empty((0, n_fields), np.int64),
@@ -273,7 +276,7 @@ def check_id_column(column, name):
     m = _as_byte_matrix(column)
     if m.shape[0] == 0:
         return m
-    bad = (m == 32) | (m == 44) | ((m - np.uint8(9)) <= 4)
+    bad = ((m <= 32) & (m != 0)) | (m == 44)
     empty = m[:, 0] == 0
     comment = m[:, 0] == 35
     inner_nul = (m[:, :-1] == 0) & (m[:, 1:] != 0)
