@@ -294,12 +294,14 @@ def parse_numbers(buf, starts, lengths, on_error):
     """
     n = starts.size
     value = np.empty(n, dtype=np.float64)
-    windows = {w: np.lib.stride_tricks.sliding_window_view(buf, 8 * w) for w in (1, 2, 3)}
+    windows = {}
     slow = []
     for i in range(0, n, _ROWS):
         s = starts[i:i + _ROWS]
         lens = np.minimum(lengths[i:i + _ROWS], _TOKEN_BYTES)
         n_words = max(1, min(3, (int(lens.max()) + 7) // 8)) if lens.size else 1
+        if n_words not in windows:
+            windows[n_words] = np.lib.stride_tricks.sliding_window_view(buf, 8 * n_words)
         words = np.ascontiguousarray(windows[n_words][s]).view(np.uint64)
         words &= np.take(_BELOW[n_words], lens, axis=0)
         negative, significand, exponent, fast = _scan_decimal(words, lens, windows[n_words], s)
