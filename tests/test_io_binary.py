@@ -45,6 +45,12 @@ def test_layout_variants(tmp_path):
     assert [s.lines.line(i) for i in range(3)] == [2, 4, 6]
 
 
+@pytest.mark.parametrize("block_bytes", [1, 2, 3, 1 << 20])
+def test_byte_order_mark_is_skipped_whatever_the_block_size(tmp_path, block_bytes):
+    s = read_scores(write(tmp_path, "s", "\ufeffa b 1\nc d 2\n"), block_bytes=block_bytes)
+    assert as_str(s.models) == ["a", "c"]
+
+
 def test_unicode_ids(tmp_path):
     s = read_scores(write(tmp_path, "s", "señor ü 1\n説話者 テスト 2\n"))
     assert [v.decode("utf-8") for v in s.models] == ["señor", "説話者"]

@@ -70,7 +70,7 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
         line = 1
         first = True
         while True:
-            chunk = handle.read(block_bytes)
+            chunk = handle.read(max(block_bytes, len(_BOM)) if first else block_bytes)
             if first:
                 if chunk.startswith(_BOM):
                     chunk = chunk[len(_BOM):]
