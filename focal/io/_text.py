@@ -72,9 +72,11 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
         while True:
             chunk = handle.read(max(block_bytes, len(_BOM)) if first else block_bytes)
             if first:
+                first = False
                 if chunk.startswith(_BOM):
                     chunk = chunk[len(_BOM):]
-                first = False
+                    if not chunk:
+                        continue
             if not chunk:
                 if carry:
                     yield _make_block(carry, line, path)
