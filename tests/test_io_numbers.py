@@ -125,7 +125,7 @@ def test_invalid_tokens(token):
 
 @pytest.mark.parametrize("token", ["nan", "NaN", "-nan", "+NAN"])
 def test_nan_is_refused(token):
-    with pytest.raises(ValueError, match="token 0: score is NaN"):
+    with pytest.raises(ValueError, match="token 0: is NaN"):
         parse([token, "2"])
 
 

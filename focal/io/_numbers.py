@@ -285,8 +285,8 @@ def parse_numbers(buf, starts, lengths, on_error):
         Text, with at least 24 readable bytes before and after every token start.
     starts, lengths : ndarray of int, shape (n,)
     on_error : callable
-        ``on_error(i, message)`` is called for the first token ``i`` that is not a number or is
-        NaN; it must raise.
+        ``on_error(i, message)`` is called for the first token ``i`` that is not a number
+        (message ``"'text' is not a number"``) or is NaN (``"is NaN"``); it must raise.
 
     Values are exactly what Python's ``float`` reads, except that underscores (which ``float``
     accepts) are rejected and NaN is an error; ``inf`` and ``infinity`` (any case, signed) are
@@ -341,7 +341,7 @@ def _parse_slow(tokens, rows, on_error):
         raise  # pragma: no cover - the loop above finds the culprit
     nan = np.isnan(value)
     if nan.any():
-        on_error(rows[int(np.argmax(nan))], "score is NaN")
+        on_error(rows[int(np.argmax(nan))], "is NaN")
     return value
 
 

@@ -2,8 +2,9 @@
 
 A file is read in blocks of whole lines. In each block, fields are the maximal runs of bytes
 other than white space (space, tab, CR, VT, FF, LF; other control characters count as white
-space too) and commas; blank lines and lines whose first field starts with ``#`` are skipped. A record is a line with exactly the expected number of
-fields; anything else is a ``ValueError`` naming the file and the line.
+space too) and commas; blank lines and lines whose first field starts with ``#`` are skipped. A
+record is a line with exactly the expected number of fields; anything else is a ``ValueError``
+naming the file and the line.
 """
 
 from __future__ import annotations
@@ -14,7 +15,8 @@ import numpy as np
 
 from ._numbers import parse_numbers
 
-__all__ = ["Block", "iter_blocks", "split_fields", "gather_ids", "ids_text", "LineMap"]
+__all__ = ["Block", "Fields", "LineMap", "iter_blocks", "split_fields", "gather_ids", "ids_text",
+           "open_text", "create_text", "concat_pieces", "check_id_column", "format_lines"]
 
 FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
 PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
@@ -135,10 +137,7 @@ class Fields:
         lengths = self.lengths[:, cols].ravel()
 
         def fail(i, message):
-            line = int(self.lines[i // len(cols)])
-            if message == "score is NaN":
-                raise ValueError(f"{path}:{line}: {what} is NaN")
-            raise ValueError(f"{path}:{line}: {what} {message}")
+            raise ValueError(f"{path}:{int(self.lines[i // len(cols)])}: {what} {message}")
 
         return parse_numbers(self.data, starts, lengths, fail).reshape(len(self), len(cols))
 
