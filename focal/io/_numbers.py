@@ -30,9 +30,11 @@ values (tiny, huge, subnormal) by ``repr`` itself.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
-__all__ = ["parse_numbers", "format_numbers", "decimal_to_float"]
+__all__ = ["parse_numbers", "format_numbers", "decimal_to_float", "byte_masks"]
 
 _LD = np.longdouble
 _U = np.uint64
@@ -140,14 +142,17 @@ def _low_bytes_mask(k):
     return np.take(_LOW_BYTES, k)
 
 
-def _below_table(n_words):
+@functools.lru_cache(maxsize=None)
+def byte_masks(n_words):
     """Row k: masks of the bytes 0..k-1 of an ``n_words``-word value (looked up with np.take,
     which is several times faster than fancy indexing for small tables)."""
-    return np.array([[(1 << (8 * min(max(k - 8 * i, 0), 8))) - 1 for i in range(n_words)]
-                     for k in range(8 * n_words + 1)], dtype=np.uint64)
+    table = np.array([[(1 << (8 * min(max(k - 8 * i, 0), 8))) - 1 for i in range(n_words)]
+                      for k in range(8 * n_words + 1)], dtype=np.uint64)
+    table.setflags(write=False)
+    return table
 
 
-_BELOW = {w: _below_table(w) for w in (1, 2, 3)}
+_BELOW = {w: byte_masks(w) for w in (1, 2, 3)}
 
 
 def _nondigit(w):

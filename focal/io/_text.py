@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from ._numbers import parse_numbers
+from ._numbers import byte_masks, parse_numbers
 
 __all__ = ["Block", "Fields", "LineMap", "iter_blocks", "split_fields", "gather_ids", "ids_text",
            "open_text", "create_text", "concat_pieces", "check_id_column", "format_lines"]
@@ -204,10 +204,6 @@ def _uniform(starts, ends, newlines, n_lines, n_fields, data):
                 and not (data[first] == 35).any())
 
 
-def _low_bytes_mask(k):
-    return (np.uint64(1) << (k.astype(np.uint64) << np.uint64(3))) - np.uint64(1)
-
-
 def gather_ids(data, starts, lengths):
     """Fixed-width bytes array (dtype ``S<8k>``) of the fields ``data[start : start + length]``."""
     n = starts.size
@@ -217,8 +213,7 @@ def gather_ids(data, starts, lengths):
         data = np.concatenate([data, np.zeros(width, dtype=np.uint8)])
     windows = np.lib.stride_tricks.sliding_window_view(data, width)
     words = np.ascontiguousarray(windows[starts]).view(np.uint64)
-    for i in range(width // 8):
-        words[:, i] &= _low_bytes_mask(np.clip(lengths - 8 * i, 0, 8))
+    words &= np.take(byte_masks(width // 8), lengths, axis=0)  # zero the bytes past the field
     return words.view(f"S{width}").ravel()
 
 
