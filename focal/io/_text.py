@@ -42,22 +42,22 @@ class Block:
         return self.data[FRONT:FRONT + self.size]
 
 
-def open_text(path):
-    """Open ``path`` for binary reading, turning OS errors into ValueError."""
+def _open(path, mode, failure):
     path = os.fspath(path)
     try:
-        return open(path, "rb")
+        return open(path, mode)
     except OSError as exc:
-        raise ValueError(f"{path}: cannot open: {exc.strerror}") from None
+        raise ValueError(f"{path}: {failure}: {exc.strerror}") from None
+
+
+def open_text(path):
+    """Open ``path`` for binary reading, turning OS errors into ValueError."""
+    return _open(path, "rb", "cannot open")
 
 
 def create_text(path):
     """Open ``path`` for binary writing, turning OS errors into ValueError."""
-    path = os.fspath(path)
-    try:
-        return open(path, "wb")
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot write: {exc.strerror}") from None
+    return _open(path, "wb", "cannot write")
 
 
 def iter_blocks(path, block_bytes=BLOCK_BYTES):
