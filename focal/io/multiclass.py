@@ -64,6 +64,8 @@ ALBAYZIN_CLASSES = {
     "Empty": ("French", "German", "Greek", "Italian", "OOS"),
 }
 _CONDITIONS = ("Closed", "Open")
+# the field separators of the block reader (control characters, space, comma) as spaces
+_TO_SPACE = bytes(32 if b <= 32 or b == 44 else b for b in range(256))
 _OOS_NAMES = ("oos", "out-of-set")
 
 
@@ -107,7 +109,8 @@ def _first_record(path, block):
     while start < len(raw):
         end = raw.find(b"\n", start)
         end = len(raw) if end < 0 else end
-        fields = raw[start:end].decode("utf-8").replace(",", " ").split()
+        fields = [f.decode("utf-8") for f in raw[start:end].translate(_TO_SPACE).split(b" ")
+                  if f]
         if fields and not fields[0].startswith("#"):
             return block.first_line + offset, fields
         start = end + 1
