@@ -291,12 +291,15 @@ def format_lines(columns, sep=b" "):
     Zero bytes are padding and are dropped; columns are joined by ``sep`` and lines end in LF.
     """
     n = columns[0].shape[0]
-    parts = []
-    sep_col = np.frombuffer(sep, dtype=np.uint8)
+    k = len(sep)
+    width = sum(c.shape[1] for c in columns) + k * (len(columns) - 1) + 1
+    matrix = np.empty((n, width), dtype=np.uint8)
+    at = 0
     for j, col in enumerate(columns):
         if j:
-            parts.append(np.broadcast_to(sep_col, (n, sep_col.size)))
-        parts.append(col)
-    parts.append(np.full((n, 1), 10, dtype=np.uint8))
-    matrix = np.concatenate(parts, axis=1)
+            matrix[:, at:at + k] = np.frombuffer(sep, dtype=np.uint8)
+            at += k
+        matrix[:, at:at + col.shape[1]] = col
+        at += col.shape[1]
+    matrix[:, at] = 10
     return matrix.tobytes().translate(None, b"\x00")
