@@ -105,15 +105,16 @@ def decimal_to_float(m, q, extended=_EXTENDED, x87=_X87):
         if x87:
             # the 64-bit significand: half-way between doubles <=> its low 11 bits are 0x400
             low = wide.view(np.uint64)[::_LD_WORDS] & _U(0x7FF)
-            return value, ok & (low != _U(0x400))
-        back = value.astype(_LD)
-        off = wide != back
-        if off.any():
-            # a double rounding can only err when `wide` is exactly half-way between two doubles
+            half_way = low == _U(0x400)
+        else:
+            back = value.astype(_LD)
             toward = np.where(wide > back, np.inf, -np.inf)
             neighbour = np.nextafter(value, toward).astype(_LD)
-            half_way = off & ((back + neighbour) * _LD(0.5) == wide)
-            ok &= ~half_way
+            half_way = (wide != back) & ((back + neighbour) * _LD(0.5) == wide)
+        if half_way.any():
+            # a double rounding can only err there; Clinger's single rounding settles most
+            rows = np.flatnonzero(half_way & ok)
+            value[rows], ok[rows] = decimal_to_float(m[rows], q[rows], extended=False)
         return value, ok
     ok = (np.abs(q) <= _QMAX_DOUBLE) & (m < _TWO53)
     k = np.where(ok, np.abs(q), 0)
@@ -319,8 +320,9 @@ def parse_numbers(buf, starts, lengths, on_error):
     if slow:
         slow = np.concatenate(slow)
         width = int(lengths[slow].max())
-        padded = np.concatenate([buf, np.zeros(width, np.uint8)])
-        full = np.lib.stride_tricks.sliding_window_view(padded, width)
+        if int(starts[slow].max()) + width > buf.size:
+            buf = np.concatenate([buf, np.zeros(width, np.uint8)])
+        full = np.lib.stride_tricks.sliding_window_view(buf, width)
         text = full[starts[slow]].copy()
         text[np.arange(width)[None, :] >= lengths[slow][:, None]] = 0
         value[slow] = _parse_slow(text, slow, on_error)
