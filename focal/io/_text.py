@@ -63,51 +63,55 @@ def create_text(path):
 def iter_blocks(path, block_bytes=BLOCK_BYTES):
     """Yield the file as :class:`Block` objects of whole lines (the last may lack a newline).
 
-    The bytes are checked to be text: no NUL byte, valid UTF-8 (a leading BOM is skipped).
+    The bytes are checked to be text: no NUL byte, valid UTF-8 (a leading BOM is skipped). Each
+    block is read straight into its padded array; only the partial line at its end is copied.
     """
     path = os.fspath(path)
-    handle = open_text(path)
-    with handle:
-        carry = b""
+    block_bytes = max(int(block_bytes), len(_BOM))
+    with open_text(path) as handle:
+        carry = np.empty(0, dtype=np.uint8)  # the unfinished last line of the previous read
         line = 1
         first = True
         while True:
-            chunk = handle.read(max(block_bytes, len(_BOM)) if first else block_bytes)
+            data = np.empty(FRONT + carry.size + block_bytes + PAD, dtype=np.uint8)
+            data[:FRONT] = 0
+            data[FRONT:FRONT + carry.size] = carry
+            got = handle.readinto(memoryview(data)[FRONT + carry.size:-PAD])
+            end_of_file = got == 0
             if first:
                 first = False
-                if chunk.startswith(_BOM):
-                    chunk = chunk[len(_BOM):]
-                    if not chunk:
-                        continue
-            if not chunk:
-                if carry:
-                    yield _make_block(carry, line, path)
+                if got >= len(_BOM) and data[FRONT:FRONT + len(_BOM)].tobytes() == _BOM:
+                    data[FRONT:FRONT + got - len(_BOM)] = data[FRONT + len(_BOM):FRONT + got]
+                    got -= len(_BOM)
+            size = carry.size + got
+            body = data[FRONT:FRONT + size]
+            newlines = np.flatnonzero(body == 10)
+            if end_of_file:  # what is left is a last line without newline
+                if size:
+                    data[FRONT + size:FRONT + size + PAD] = 0
+                    yield _make_block(data, size, newlines + FRONT, size, line, path)
                 return
-            text = carry + chunk if carry else chunk
-            cut = text.rfind(b"\n") + 1
-            if cut == 0:  # no newline yet: keep reading (a very long line)
-                carry = text
+            if newlines.size == 0:  # no newline yet: keep reading (a very long line)
+                carry = body.copy()
                 continue
-            carry = text[cut:]
-            block = _make_block(text[:cut] if cut < len(text) else text, line, path)
+            cut = int(newlines[-1]) + 1
+            carry = body[cut:].copy()
+            data[FRONT + cut:FRONT + cut + PAD] = 0
+            block = _make_block(data, cut, newlines + FRONT, newlines.size, line, path)
             line += block.n_lines
             yield block
 
 
-def _make_block(raw, first_line, path):
-    size = len(raw)
-    data = np.zeros(FRONT + size + PAD, dtype=np.uint8)
-    data[FRONT:FRONT + size] = np.frombuffer(raw, dtype=np.uint8)
-    body = data[FRONT:FRONT + size]
-    newlines = np.flatnonzero(body == 10) + FRONT
-    n_lines = newlines.size + (1 if size and raw[-1:] != b"\n" else 0)
+def _make_block(data, size, newlines, n_lines, first_line, path):
+    """Check the text of a block (no NUL, UTF-8) and wrap it."""
     block = Block(data, size, first_line, n_lines, path, newlines)
+    body = block.body
     if size and body.min() == 0:
         at = int(np.argmax(body == 0))
         raise ValueError(f"{path}:{_line_at(block, at)}: NUL byte: not a text file")
     if size and body.max() >= 128:
         try:
-            raw.decode("utf-8")
+            body.tobytes().decode("utf-8")
         except UnicodeDecodeError as exc:
             raise ValueError(f"{path}:{_line_at(block, exc.start)}: not a UTF-8 text file "
                              f"({exc.reason})") from None
