@@ -40,6 +40,8 @@ __all__ = [
     "dcf_scorer",
     "min_dcf_scorer",
     "eer_scorer",
+    "save",
+    "load",
 ]
 
 # Estimators (and with them scikit-learn) load on first use, so that ``import focal`` stays
@@ -52,6 +54,7 @@ _LAZY = {
                  "min_dcf_scorer", "eer_scorer", "MulticlassFusion", "GaussianBackend",
                  "stack_systems")
 }
+_LAZY.update(save="focal.persistence", load="focal.persistence")
 
 
 def __getattr__(name):

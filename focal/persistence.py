@@ -1,0 +1,1021 @@
+"""Save and load fitted focal estimators: versioned, human-readable JSON holding numbers only.
+
+    focal.save(fuser, "fuser.json")       # a fitted estimator, or a Pipeline of them
+    fuser = focal.load("fuser.json")      # the same model: bit-identical outputs
+
+A model file holds the constructor parameters and the fitted numbers of the estimator, nothing
+else: no pickled objects, no code, no class paths. Loading instantiates only the classes of a
+fixed list (:data:`LOADABLE`), through their constructors, and accepts a file only if every part
+of it checks out:
+
+- the file is UTF-8 JSON (duplicate keys, ``NaN`` / ``Infinity`` literals and numbers that
+  overflow are refused), with exactly the fields below and nothing more;
+- ``format`` is ``"focal-model"`` and ``version`` the schema version this focal reads
+  (:data:`SCHEMA_VERSION`);
+- ``sha256`` is the SHA-256 of the canonical form of the other fields (``json.dumps`` with
+  sorted keys, no spaces, ASCII), so an edited, truncated or corrupted file is refused even
+  where the edit would still parse and look plausible;
+- every value has its type and shape (``coef_`` has ``n_features_in_`` entries, a covariance is
+  ``d x d``, ...), the parameters pass the estimator's own checks, and the fitted numbers
+  satisfy the estimator's invariants (finite weights; PAV block scores increasing, block LLRs
+  non-decreasing and equal to the PAV-LLRs of the block counts when unbounded, finite when
+  bounded; ROCCH block target fractions strictly increasing; lower-triangular Cholesky factors
+  with a positive diagonal; ...).
+
+Anything else raises a ``ValueError`` naming the file, the place in it (e.g.
+``model.steps[1].estimator.fitted.llr_``) and the problem, before any estimator is returned.
+:func:`save` runs the same checks on what it is about to write, so it never writes a file that
+:func:`load` would refuse; it writes to a temporary file and renames it, so an interrupted save
+leaves no truncated model behind.
+
+Numbers are written so that they read back exactly: floats as the shortest decimal that
+round-trips (``repr``), integers as integers, +/-inf inside arrays as the strings ``"inf"`` and
+``"-inf"`` (NaN never occurs in a fitted focal model and is refused). A loaded model therefore
+has the same numbers, bit for bit, as the saved one, and derived state (the ROCCH estimator's
+``hull_`` and every measure read off it, a Gaussian back-end's ``means_`` and ``covariance_``,
+a multiclass ``prior_``) is rebuilt from them by the estimators' own code. One note: a ROCCH
+model keeps the PAV blocks (the hull), not the finer steps of the empirical ROC inside them, so
+``hull_.pav.roc_points()`` of a loaded ROCCH gives the hull's vertices.
+
+File layout (schema version 1)::
+
+    {
+      "format": "focal-model",
+      "version": 1,
+      "focal_version": "0.1.0",
+      "model": NODE,
+      "sha256": "..."
+    }
+
+    NODE of an estimator:  {"class": "LogisticFusion", "params": {...}, "fitted": {...}}
+    NODE of a Pipeline:    {"class": "Pipeline",
+                            "params": {"memory": null, "transform_input": null, "verbose": false},
+                            "steps": [{"name": "logisticfusion", "estimator": NODE}, ...]}
+
+``params`` holds every constructor parameter (``get_params(deep=False)``): JSON values, with a
+tuple written ``{"tuple": [...]}`` and a NumPy array ``{"ndarray": {"dtype": ..., "values":
+[...]}}``. ``fitted`` holds the fitted attributes of each class (see ``_CODECS``); arrays are
+nested lists whose shape the schema fixes; class labels are ``{"dtype": ..., "values": [...]}``;
+``feature_names_in_`` is a list of strings or null. A pipeline step's ``estimator`` may also be
+``"passthrough"`` or null.
+
+JSON or pickle / joblib? Both work for every focal estimator. Use :func:`save` / :func:`load`
+for models that are shipped, stored or shared: loading is safe on files from untrusted sources
+(no code runs), the file is version-checked and tamper-evident, diffable and readable, and it
+does not depend on the versions of scikit-learn or NumPy that wrote it. Use pickle / joblib for
+anything else (arbitrary scikit-learn objects, your own subclasses, scratch work within one
+environment), and never load a pickle from a source you do not trust: unpickling runs code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+import os
+import tempfile
+
+import numpy as np
+
+from ._version import __version__
+
+__all__ = ["save", "load", "LOADABLE", "SCHEMA_VERSION", "FORMAT"]
+
+FORMAT = "focal-model"
+SCHEMA_VERSION = 1
+
+#: Classes that a model file may name (nothing else is ever instantiated).
+LOADABLE = ("LogisticFusion", "LinearCalibrator", "PAVCalibrator", "ROCCH", "MulticlassFusion",
+            "GaussianBackend", "Pipeline")
+
+_TOP_FIELDS = ("format", "version", "focal_version", "model", "sha256")
+_MAX_DEPTH = 8           # pipelines nested in pipelines
+_MAX_PARAM_DEPTH = 8     # lists nested in parameter values
+_INT64_MAX = 2 ** 63 - 1
+_MAX_COUNT = 2 ** 53
+_INF_TEXT = {"inf": np.inf, "-inf": -np.inf}
+_LABEL_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+                 "uint64", "float32", "float64", "str", "object")
+_WIDTH = 100             # the writer's line width
+
+
+# ---------------------------------------------------------------------------------------------
+# reading typed values (every reader raises ValueError naming the place in the file)
+
+
+def _kind(value) -> str:
+    """JSON type name of a decoded value, for messages."""
+    if value is None:
+        return "null"
+    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+
+
+def _invalid(where: str, problem: str) -> ValueError:
+    return ValueError(f"{where}: {problem}")
+
+
+def _check_int(value, where, minimum=0, maximum=_INT64_MAX) -> int:
+    if type(value) is not int:
+        raise _invalid(where, f"must be an integer, got {_kind(value)}")
+    if not minimum <= value <= maximum:
+        raise _invalid(where, f"must be an integer in [{minimum}, {maximum}], got {value}")
+    return value
+
+
+def _check_float(value, where) -> float:
+    if type(value) is not float:  # the writer writes every float with a point or an exponent
+        raise _invalid(where, f"must be a finite number written as a float, got {_kind(value)}")
+    if not np.isfinite(value):
+        raise _invalid(where, f"must be finite, got {value!r}")
+    return value
+
+
+class _Object:
+    """The fields of one JSON object, each read once; a missing or unread field is an error."""
+
+    def __init__(self, value, where: str):
+        if type(value) is not dict:
+            raise _invalid(where, f"must be an object, got {_kind(value)}")
+        self.value = value
+        self.where = where
+        self.unread = set(value)
+
+    def take(self, name: str):
+        if name not in self.value:
+            raise _invalid(self.where, f"missing field {name!r}")
+        self.unread.discard(name)
+        return self.value[name], f"{self.where}.{name}"
+
+    def done(self):
+        if self.unread:
+            extra = ", ".join(repr(k) for k in sorted(self.unread))
+            raise _invalid(self.where, f"unexpected field(s) {extra}")
+
+    # -- scalars --------------------------------------------------------------------------------
+    def int(self, name, minimum=0, maximum=_INT64_MAX) -> int:
+        return _check_int(*self.take(name), minimum, maximum)
+
+    def float(self, name, minimum=None) -> float:
+        value, where = self.take(name)
+        value = _check_float(value, where)
+        if minimum is not None and not value >= minimum:
+            raise _invalid(where, f"must be >= {minimum}, got {value!r}")
+        return value
+
+    def bool(self, name) -> bool:
+        value, where = self.take(name)
+        if type(value) is not bool:
+            raise _invalid(where, f"must be true or false, got {_kind(value)}")
+        return value
+
+    def str(self, name, choices=None) -> str:
+        value, where = self.take(name)
+        if type(value) is not str:
+            raise _invalid(where, f"must be a string, got {_kind(value)}")
+        if choices is not None and value not in choices:
+            raise _invalid(where, f"must be one of {', '.join(map(repr, choices))}, got "
+                                  f"{value[:80]!r}")
+        return value
+
+    def object(self, name) -> "_Object":
+        return _Object(*self.take(name))
+
+    # -- arrays ---------------------------------------------------------------------------------
+    def floats(self, name, shape, allow_inf=False) -> np.ndarray:
+        """A float64 array of ``shape`` (None: any length >= 1); finite unless ``allow_inf``
+        (then +/-inf, written "inf" / "-inf", are accepted too; NaN never)."""
+        value, where = self.take(name)
+        flat, shape = _nested(value, where, shape)
+        for i, x in enumerate(flat):
+            if type(x) is not float and not (allow_inf and type(x) is str and x in _INF_TEXT):
+                allowed = 'a finite number, "inf" or "-inf"' if allow_inf else "a finite number"
+                raise _invalid(f"{where} (item {i})", f"must be {allowed}, got {_kind(x)}")
+        out = np.array([_INF_TEXT[x] if type(x) is str else x for x in flat],
+                       dtype=np.float64).reshape(shape)
+        if np.isnan(out).any() or not (allow_inf or np.isfinite(out).all()):
+            raise _invalid(where, "must not contain NaN" + ("" if allow_inf else " or inf"))
+        return out
+
+    def counts(self, name, shape) -> np.ndarray:
+        """An int64 array of trial counts of ``shape`` (None: any length >= 1); the counts and
+        their sum are at most 2**53 (exact in float64)."""
+        value, where = self.take(name)
+        flat, shape = _nested(value, where, shape)
+        for i, x in enumerate(flat):
+            _check_int(x, f"{where} (item {i})", 0, _MAX_COUNT)
+        if sum(flat) > _MAX_COUNT:
+            raise _invalid(where, f"the counts add up to more than {_MAX_COUNT}")
+        return np.array(flat, dtype=np.int64).reshape(shape)
+
+    def labels(self, name, n=None) -> np.ndarray:
+        """Class labels ``{"dtype": ..., "values": [...]}``: distinct and sorted (np.unique's
+        order), ``n`` of them (None: at least 2)."""
+        obj = self.object(name)
+        dtype = obj.str("dtype", _LABEL_DTYPES)
+        values, where = obj.take("values")
+        obj.done()
+        if type(values) is not list or (n is not None and len(values) != n) or len(values) < 2:
+            want = f"{n} labels" if n is not None else "at least 2 labels"
+            raise _invalid(where, f"must be a list of {want}")
+        labels = _label_array(values, dtype, where)
+        if len(set(values)) != len(values) or any(values[i] >= values[i + 1]
+                                                   for i in range(len(values) - 1)):
+            raise _invalid(where, "class labels must be distinct and sorted")
+        return labels
+
+    def names(self, name, n) -> np.ndarray | None:
+        """``feature_names_in_``: null, or a list of ``n`` strings (an object array)."""
+        value, where = self.take(name)
+        if value is None:
+            return None
+        if type(value) is not list or len(value) != n or any(type(v) is not str for v in value):
+            raise _invalid(where, f"must be null or a list of {n} strings")
+        return np.array(value, dtype=object)
+
+
+def _nested(value, where, shape):
+    """The leaves of nested lists of ``shape`` (``None`` entries: any length >= 1), row-major,
+    and the actual shape."""
+    shape = list(shape)
+    flat = []
+
+    def walk(v, depth, loc):
+        want = shape[depth]
+        if type(v) is not list or (want is not None and len(v) != want) or not v:
+            size = "a non-empty list" if want is None else f"a list of {want} items"
+            raise _invalid(loc, f"must be {size}, got {_kind(v)}"
+                                + (f" of {len(v)} items" if type(v) is list else ""))
+        if want is None:
+            shape[depth] = len(v)
+        if depth == len(shape) - 1:
+            flat.extend(v)
+        else:
+            for i, item in enumerate(v):
+                walk(item, depth + 1, f"{loc}[{i}]")
+
+    walk(value, 0, where)
+    return flat, tuple(shape)
+
+
+def _label_array(values, dtype, where) -> np.ndarray:
+    """``values`` (JSON scalars) as an array of ``dtype``, each checked to be of that kind."""
+    if dtype == "bool":
+        ok = all(type(v) is bool for v in values)
+    elif dtype in ("str", "object"):
+        ok = all(type(v) is str for v in values)
+    elif dtype.startswith(("int", "uint")):
+        info = np.iinfo(dtype)
+        ok = all(type(v) is int and info.min <= v <= info.max for v in values)
+    else:
+        ok = all(type(v) is float for v in values)
+        ok = ok and all(float(np.array(v, dtype=dtype)) == v for v in values)
+    if not ok:
+        raise _invalid(where, f"every label must be a value of dtype {dtype}")
+    if dtype == "str":
+        return np.array(values, dtype=str)
+    return np.array(values, dtype=object if dtype == "object" else dtype)
+
+
+def _estimator_check(where, check, *args):
+    """Run one of an estimator's own validators; its complaint becomes a ValueError here."""
+    try:
+        return check(*args)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise _invalid(where, str(exc)) from None
+
+
+# ---------------------------------------------------------------------------------------------
+# writing typed values
+
+
+def _floats_out(a) -> list:
+    """A float array as nested lists, +/-inf as "inf" / "-inf" (NaN refused)."""
+    a = np.asarray(a, dtype=np.float64)
+    if np.isnan(a).any():
+        raise ValueError("a fitted array contains NaN: this model cannot be saved")
+    out = a.tolist()
+    if not np.isfinite(a).all():
+        def text(v):
+            return [text(x) for x in v] if type(v) is list else (
+                v if np.isfinite(v) else ("inf" if v > 0 else "-inf"))
+        out = text(out)
+    return out
+
+
+def _ints_out(a) -> list:
+    return np.asarray(a, dtype=np.int64).tolist()
+
+
+def _labels_out(classes) -> dict:
+    a = np.asarray(classes)
+    if a.dtype.kind == "U":
+        dtype = "str"
+    elif a.dtype.kind == "O" and all(type(v) is str for v in a.tolist()):
+        dtype = "object"
+    elif a.dtype.name in _LABEL_DTYPES:
+        dtype = a.dtype.name
+    else:
+        raise ValueError(f"class labels of dtype {a.dtype} cannot be saved (use integers, "
+                         f"booleans, floats or strings)")
+    return {"dtype": dtype, "values": a.tolist()}
+
+
+def _names_out(est):
+    names = getattr(est, "feature_names_in_", None)
+    return None if names is None else [str(n) for n in names]
+
+
+def _param_out(value, name, depth=0):
+    """A constructor parameter as a JSON value (see the module docstring)."""
+    if depth > _MAX_PARAM_DEPTH:
+        raise ValueError(f"parameter {name!r} is nested too deeply to be saved")
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if type(value) is float:
+        if not np.isfinite(value):
+            raise ValueError(f"parameter {name!r} = {value!r} cannot be saved (not finite)")
+        return value
+    if type(value) in (list, tuple):
+        items = [_param_out(v, name, depth + 1) for v in value]
+        return items if type(value) is list else {"tuple": items}
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        if not np.isfinite(value).all():
+            raise ValueError(f"parameter {name!r} contains non-finite values: cannot be saved")
+        return {"ndarray": {"dtype": value.dtype.name, "values": value.tolist()}}
+    raise ValueError(f"parameter {name!r} of type {type(value).__name__} cannot be saved "
+                     f"(numbers, strings, booleans, None, lists, tuples and numeric arrays can)")
+
+
+def _param_in(value, where, depth=0):
+    """Inverse of :func:`_param_out`."""
+    if depth > _MAX_PARAM_DEPTH:
+        raise _invalid(where, "nested too deeply")
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if type(value) is list:
+        return [_param_in(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+    obj = _Object(value, where)
+    if set(value) not in ({"tuple"}, {"ndarray"}):
+        raise _invalid(where, 'must be a JSON value, {"tuple": [...]} or {"ndarray": {...}}')
+    if "tuple" in value:
+        items, at = obj.take("tuple")
+        obj.done()
+        if type(items) is not list:
+            raise _invalid(at, f"must be a list, got {_kind(items)}")
+        return tuple(_param_in(v, f"{at}[{i}]", depth + 1) for i, v in enumerate(items))
+    arr = obj.object("ndarray")
+    obj.done()
+    dtype = arr.str("dtype", [d for d in _LABEL_DTYPES if d not in ("str", "object")])
+    values, at = arr.take("values")
+    arr.done()
+    try:
+        out = np.array(values, dtype=dtype)
+    except (TypeError, ValueError, OverflowError):
+        raise _invalid(at, f"must be (nested lists of) values of dtype {dtype}") from None
+    if out.tolist() != values or not np.isfinite(out).all():
+        raise _invalid(at, f"must be (nested lists of) finite values of dtype {dtype}")
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# one codec per estimator class: ``encode(est) -> dict`` of fitted numbers, and
+# ``decode(est, fields) -> dict`` of validated attributes (those named ``_...`` are not set but
+# passed on), after which ``rebuild(est, attributes)`` derives the rest; ``check_params(est)``
+# runs the estimator's own parameter validation.
+
+
+def _check_monotone(values, where, strict, what):
+    d = np.diff(values)
+    bad = ~(d > 0) if strict else ~(d >= 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise _invalid(where, f"{what} must be {'increasing' if strict else 'non-decreasing'} "
+                              f"(items {i} and {i + 1}: {values[i]!r}, {values[i + 1]!r})")
+
+
+def _check_blocks(lo, hi, n_tar, n_non, where):
+    """Score ranges of PAV blocks: ``lo[k] <= hi[k] < lo[k + 1]``, finite; blocks not empty."""
+    if (hi < lo).any():
+        i = int(np.argmax(hi < lo))
+        raise _invalid(where, f"block {i} ends (score_hi_) below its start (score_lo_)")
+    if lo.size > 1 and not (hi[:-1] < lo[1:]).all():
+        i = int(np.argmax(~(hi[:-1] < lo[1:])))
+        raise _invalid(where, f"blocks {i} and {i + 1} overlap (score_hi_ >= next score_lo_)")
+    empty = (n_tar + n_non) == 0
+    if empty.any():
+        raise _invalid(where, f"block {int(np.argmax(empty))} holds no trials")
+
+
+def _fractions_increase(n_tar, n_non) -> bool:
+    """Exact test that the blocks' target fractions n_tar / (n_tar + n_non) strictly increase."""
+    t = n_tar.astype(object)
+    w = (n_tar + n_non).astype(object)
+    return bool((t[:-1] * w[1:] < t[1:] * w[:-1]).all())
+
+
+class _LogisticCodec:
+    """LogisticFusion and LinearCalibrator: ``llr = intercept_ + X @ coef_``."""
+
+    @staticmethod
+    def check_params(est):
+        est._validate_params()
+
+    @staticmethod
+    def encode(est):
+        return {
+            "n_features_in_": int(est.n_features_in_),
+            "feature_names_in_": _names_out(est),
+            "classes_": _labels_out(est.classes_),
+            "coef_": _floats_out(est.coef_),
+            "intercept_": float(est.intercept_),
+            "n_iter_": int(est.n_iter_),
+            "n_passes_": int(est.n_passes_),
+            "objective_": float(est.objective_),
+            "rule_objective_": float(est.rule_objective_),
+        }
+
+    @staticmethod
+    def decode(est, f):
+        n = f.int("n_features_in_", 1)
+        if type(est).__name__ == "LinearCalibrator" and n != 1:
+            raise _invalid(f.where, f"a LinearCalibrator has one input column, got {n}")
+        return {
+            "n_features_in_": n,
+            "feature_names_in_": f.names("feature_names_in_", n),
+            "classes_": f.labels("classes_", 2),
+            "coef_": f.floats("coef_", (n,)),
+            "intercept_": f.float("intercept_"),
+            "n_iter_": f.int("n_iter_"),
+            "n_passes_": f.int("n_passes_"),
+            "objective_": f.float("objective_", minimum=0.0),
+            "rule_objective_": f.float("rule_objective_", minimum=0.0),
+        }
+
+    @staticmethod
+    def rebuild(est, extra):
+        pass
+
+
+class _PAVCodec:
+    """PAVCalibrator: the (bounded) PAV blocks, their LLRs and training counts."""
+
+    @staticmethod
+    def check_params(est):
+        est._check_params()
+
+    @staticmethod
+    def encode(est):
+        return {
+            "n_features_in_": int(est.n_features_in_),
+            "feature_names_in_": _names_out(est),
+            "score_lo_": _floats_out(est.score_lo_),
+            "score_hi_": _floats_out(est.score_hi_),
+            "llr_": _floats_out(est.llr_),
+            "block_n_tar_": _ints_out(est.block_n_tar_),
+            "block_n_non_": _ints_out(est.block_n_non_),
+            "n_targets_": int(est.n_targets_),
+            "n_nontargets_": int(est.n_nontargets_),
+        }
+
+    @staticmethod
+    def decode(est, f):
+        from .core.pav import PAVResult
+
+        n_features = f.int("n_features_in_", 1, 1)
+        names = f.names("feature_names_in_", n_features)
+        lo = f.floats("score_lo_", (None,))
+        k = lo.size
+        hi = f.floats("score_hi_", (k,))
+        llr = f.floats("llr_", (k,), allow_inf=True)
+        n_tar = f.counts("block_n_tar_", (k,))
+        n_non = f.counts("block_n_non_", (k,))
+        total_tar = f.int("n_targets_", 1, _MAX_COUNT)
+        total_non = f.int("n_nontargets_", 1, _MAX_COUNT)
+        where = f.where
+        _check_blocks(lo, hi, n_tar, n_non, where)
+        if int(n_tar.sum()) != total_tar or int(n_non.sum()) != total_non:
+            raise _invalid(where, "the block counts do not add up to n_targets_ and "
+                                  "n_nontargets_")
+        a = est.pseudo_count
+        if a > 0:
+            # bounded PAV (focal.core.pav.bounded_pav_blocks): finite, non-decreasing, within
+            # -log(1 + N_tar / a) < llr < log(1 + N_non / a)
+            if not np.isfinite(llr).all():
+                raise _invalid(where, "llr_ must be finite when pseudo_count > 0")
+            _check_monotone(llr, f"{where}.llr_", False, "block LLRs")
+            if not (-np.log1p(total_tar / a) < llr[0] and llr[-1] < np.log1p(total_non / a)):
+                raise _invalid(where, "llr_ exceeds the bounds set by pseudo_count and the "
+                                      "training counts")
+        else:
+            # unbounded: the PAV-LLRs of the blocks themselves (thesis eq. C.20), exactly
+            expected = PAVResult(lo, hi, n_tar, n_non, n_tar, n_non, lo).llr
+            if not np.array_equal(llr, expected):
+                raise _invalid(where, "llr_ is not the PAV-LLR of the block counts")
+            if k > 1 and not _fractions_increase(n_tar, n_non):
+                raise _invalid(where, "the blocks' target fractions must increase strictly")
+        return {"n_features_in_": n_features, "feature_names_in_": names, "score_lo_": lo,
+                "score_hi_": hi, "llr_": llr, "block_n_tar_": n_tar, "block_n_non_": n_non,
+                "n_targets_": total_tar, "n_nontargets_": total_non}
+
+    @staticmethod
+    def rebuild(est, extra):
+        pass
+
+
+class _ROCCHCodec:
+    """ROCCH: the PAV blocks; the hull and every measure are rebuilt by ``ROCCH._set_fitted``."""
+
+    @staticmethod
+    def check_params(est):
+        pass
+
+    @staticmethod
+    def encode(est):
+        pav = est.hull_.pav
+        return {
+            "n_features_in_": int(est.n_features_in_),
+            "feature_names_in_": _names_out(est),
+            "score_lo_": _floats_out(pav.score_lo),
+            "score_hi_": _floats_out(pav.score_hi),
+            "block_n_tar_": _ints_out(pav.n_tar),
+            "block_n_non_": _ints_out(pav.n_non),
+        }
+
+    @staticmethod
+    def decode(est, f):
+        from .core.pav import PAVResult
+
+        n_features = f.int("n_features_in_", 1, 1)
+        names = f.names("feature_names_in_", n_features)
+        lo = f.floats("score_lo_", (None,))
+        hi = f.floats("score_hi_", lo.shape)
+        n_tar = f.counts("block_n_tar_", lo.shape)
+        n_non = f.counts("block_n_non_", lo.shape)
+        _check_blocks(lo, hi, n_tar, n_non, f.where)
+        if n_tar.sum() == 0 or n_non.sum() == 0:
+            raise _invalid(f.where, "the blocks must hold target and non-target trials")
+        if lo.size > 1 and not _fractions_increase(n_tar, n_non):
+            raise _invalid(f.where, "the blocks' target fractions must increase strictly "
+                                    "(a convex hull)")
+        # the steps of the empirical ROC inside the blocks are not kept: runs = blocks
+        return {"n_features_in_": n_features, "feature_names_in_": names,
+                "_pav": PAVResult(lo, hi, n_tar, n_non, n_tar, n_non, lo)}
+
+    @staticmethod
+    def rebuild(est, extra):
+        est._set_fitted(extra["_pav"])
+
+
+def _set_classes(est, classes):
+    """The multiclass estimators' classes and prior, by their own code (prior_ from params)."""
+    from .core.multiclass import check_prior
+
+    est._set_classes(classes, check_prior(est.prior, classes.shape[0]))
+
+
+def _multiclass_labels(est, f):
+    """``classes_`` of a multiclass estimator: ``0..N-1`` when a prior fixes N."""
+    from .core.multiclass import check_prior
+
+    classes = f.labels("classes_")
+    if est.prior is not None:
+        n = classes.shape[0]
+        _estimator_check(f"{f.where}.classes_", check_prior, est.prior, n)
+        if classes.dtype.kind not in "iu" or not np.array_equal(classes, np.arange(n)):
+            raise _invalid(f"{f.where}.classes_", "with a prior parameter, the classes must be "
+                                                  "0 .. len(prior) - 1")
+    return classes
+
+
+class _MulticlassCodec:
+    """MulticlassFusion: weights (per system, or a matrix per system) and the offset vector."""
+
+    @staticmethod
+    def check_params(est):
+        est._check_params()
+
+    @staticmethod
+    def encode(est):
+        return {
+            "n_features_in_": int(est.n_features_in_),
+            "feature_names_in_": _names_out(est),
+            "classes_": _labels_out(est.classes_),
+            "n_systems_": int(est.n_systems_),
+            "coef_": _floats_out(est.coef_),
+            "intercept_": _floats_out(est.intercept_),
+            "loss_": float(est.loss_),
+            "n_iter_": int(est.n_iter_),
+            "converged_": bool(est.converged_),
+        }
+
+    @staticmethod
+    def decode(est, f):
+        n_features = f.int("n_features_in_", 2)
+        names = f.names("feature_names_in_", n_features)
+        classes = _multiclass_labels(est, f)
+        n = classes.shape[0]
+        k = f.int("n_systems_", 1)
+        if k * n != n_features:
+            raise _invalid(f.where, f"n_features_in_ = {n_features} is not n_systems_ x "
+                                    f"n_classes ({k} x {n})")
+        coef_value = f.value.get("coef_")
+        full = type(coef_value) is list and bool(coef_value) and type(coef_value[0]) is list
+        coef = f.floats("coef_", (k, n, n) if full else (k,))
+        return {"n_features_in_": n_features, "feature_names_in_": names, "_classes": classes,
+                "n_systems_": k, "coef_": coef, "intercept_": f.floats("intercept_", (n,)),
+                "loss_": f.float("loss_", minimum=0.0), "n_iter_": f.int("n_iter_"),
+                "converged_": f.bool("converged_")}
+
+    @staticmethod
+    def rebuild(est, extra):
+        _set_classes(est, extra["_classes"])
+
+
+class _GaussianCodec:
+    """GaussianBackend: the centred Gaussian class models (``model_``); ``means_`` and
+    ``covariance_`` are derived from them."""
+
+    @staticmethod
+    def check_params(est):
+        from .core.gaussian import COVARIANCE_TYPES
+
+        if est.covariance not in COVARIANCE_TYPES:
+            raise ValueError(f"covariance must be one of {COVARIANCE_TYPES}, "
+                             f"got {est.covariance!r}")
+        est._check_reg()
+
+    @staticmethod
+    def encode(est):
+        m = est.model_
+        return {
+            "n_features_in_": int(est.n_features_in_),
+            "feature_names_in_": _names_out(est),
+            "classes_": _labels_out(est.classes_),
+            "model_": {"covariance": m.covariance, "center": _floats_out(m.center),
+                       "means": _floats_out(m.means), "cholesky": _floats_out(m.cholesky)},
+        }
+
+    @staticmethod
+    def decode(est, f):
+        from .core.gaussian import COVARIANCE_TYPES, GaussianClasses
+
+        d = f.int("n_features_in_", 1)
+        names = f.names("feature_names_in_", d)
+        classes = _multiclass_labels(est, f)
+        n = classes.shape[0]
+        m = f.object("model_")
+        covariance = m.str("covariance", COVARIANCE_TYPES)
+        center = m.floats("center", (d,))
+        means = m.floats("means", (n, d))
+        chol = m.floats("cholesky", (d, d) if covariance == "shared" else (n, d, d))
+        m.done()
+        if np.triu(chol, 1).any():
+            raise _invalid(f"{m.where}.cholesky", "must be lower triangular")
+        if not (np.diagonal(chol, axis1=-2, axis2=-1) > 0).all():
+            raise _invalid(f"{m.where}.cholesky", "must have a positive diagonal")
+        return {"n_features_in_": d, "feature_names_in_": names, "_classes": classes,
+                "model_": GaussianClasses(center=center, means=means, cholesky=chol,
+                                          covariance=covariance)}
+
+    @staticmethod
+    def rebuild(est, extra):
+        _set_classes(est, extra["_classes"])
+        model = est.model_
+        with np.errstate(over="ignore", invalid="ignore"):
+            est.means_ = model.means + model.center
+            L = model.cholesky
+            est.covariance_ = L @ np.swapaxes(L, -1, -2)
+        if not (np.isfinite(est.means_).all() and np.isfinite(est.covariance_).all()):
+            raise ValueError("the class means or covariances overflow")
+
+
+_CODECS = {"LogisticFusion": _LogisticCodec, "LinearCalibrator": _LogisticCodec,
+           "PAVCalibrator": _PAVCodec, "ROCCH": _ROCCHCodec,
+           "MulticlassFusion": _MulticlassCodec, "GaussianBackend": _GaussianCodec}
+
+
+def _classes():
+    """The loadable classes by name (imported on first use: ``import focal`` stays light)."""
+    from sklearn.pipeline import Pipeline
+
+    from . import estimators
+
+    found = {name: getattr(estimators, name) for name in _CODECS}
+    found["Pipeline"] = Pipeline
+    return found
+
+
+# ---------------------------------------------------------------------------------------------
+# nodes
+
+
+def _node_out(est, classes, where, depth=0):
+    from sklearn.exceptions import NotFittedError
+    from sklearn.utils.validation import check_is_fitted
+
+    if depth > _MAX_DEPTH:
+        raise ValueError(f"{where}: pipelines nested too deeply to be saved")
+    name = type(est).__name__
+    if classes.get(name) is not type(est):
+        raise ValueError(f"{where}: cannot save a {type(est).__module__}.{name}: only focal's "
+                         f"estimators ({', '.join(LOADABLE[:-1])}) and scikit-learn Pipelines "
+                         f"of them can be saved as JSON (use joblib for anything else)")
+    if name == "Pipeline":
+        return _pipeline_out(est, classes, where, depth)
+    try:
+        check_is_fitted(est)
+    except NotFittedError:
+        raise NotFittedError(f"{where}: cannot save an unfitted {name}: fit it first") from None
+    params = {k: _param_out(v, k) for k, v in est.get_params(deep=False).items()}
+    return {"class": name, "params": params, "fitted": _CODECS[name].encode(est)}
+
+
+_PIPELINE_PARAMS = ("memory", "transform_input", "verbose")
+
+
+def _pipeline_out(pipe, classes, where, depth):
+    params = pipe.get_params(deep=False)
+    for key, value in params.items():
+        if key == "verbose" or key == "steps" or value is None:
+            continue
+        raise ValueError(f"{where}: a Pipeline with {key}={value!r} cannot be saved (only "
+                         f"memory=None and transform_input=None)")
+    steps = []
+    for i, (name, step) in enumerate(pipe.steps):
+        at = f"{where}.steps[{i}].estimator"
+        if step is None or (isinstance(step, str) and step == "passthrough"):
+            steps.append({"name": name, "estimator": step})
+        else:
+            steps.append({"name": name, "estimator": _node_out(step, classes, at, depth + 1)})
+    if not any(isinstance(s["estimator"], dict) for s in steps):
+        raise ValueError(f"{where}: a Pipeline without estimators cannot be saved")
+    return {"class": "Pipeline",
+            "params": {"memory": None, "transform_input": None, "verbose": bool(pipe.verbose)},
+            "steps": steps}
+
+
+def _node_in(value, classes, where, depth=0):
+    if depth > _MAX_DEPTH:
+        raise _invalid(where, "pipelines nested too deeply")
+    obj = _Object(value, where)
+    name = obj.str("class", LOADABLE)
+    if name == "Pipeline":
+        return _pipeline_in(obj, classes, depth)
+    cls = classes[name]
+    params_obj = obj.object("params")
+    params = {p: _param_in(*params_obj.take(p)) for p in cls().get_params(deep=False)}
+    params_obj.done()
+    est = cls(**params)
+    codec = _CODECS[name]
+    _estimator_check(params_obj.where, codec.check_params, est)
+    fitted = obj.object("fitted")
+    attrs = codec.decode(est, fitted)
+    fitted.done()
+    obj.done()
+    for key, val in attrs.items():
+        if not key.startswith("_") and (val is not None or key != "feature_names_in_"):
+            setattr(est, key, val)
+    _estimator_check(fitted.where, codec.rebuild, est, attrs)
+    return est
+
+
+def _pipeline_in(obj, classes, depth):
+    params = obj.object("params")
+    memory, at = params.take("memory")
+    transform_input, at2 = params.take("transform_input")
+    verbose = params.bool("verbose")
+    params.done()
+    for v, where in ((memory, at), (transform_input, at2)):
+        if v is not None:
+            raise _invalid(where, "must be null")
+    value, where = obj.take("steps")
+    obj.done()
+    if type(value) is not list or not value:
+        raise _invalid(where, "must be a non-empty list of steps")
+    steps = []
+    for i, item in enumerate(value):
+        step = _Object(item, f"{where}[{i}]")
+        name = step.str("name")
+        if not name or "__" in name or name in _PIPELINE_PARAMS + ("steps",):
+            raise _invalid(step.where, f"invalid step name {name[:80]!r}")
+        est, at = step.take("estimator")
+        step.done()
+        if est is not None and est != "passthrough":
+            est = _node_in(est, classes, at, depth + 1)
+        steps.append((name, est))
+    if len({n for n, _ in steps}) != len(steps):
+        raise _invalid(where, "step names must be distinct")
+    if all(e is None or isinstance(e, str) for _, e in steps):
+        raise _invalid(where, "a pipeline needs at least one estimator")
+    return classes["Pipeline"](steps, verbose=verbose)
+
+
+# ---------------------------------------------------------------------------------------------
+# documents
+
+
+def _canonical(payload) -> bytes:
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False).encode("ascii")
+
+
+def _digest(payload) -> str:
+    return hashlib.sha256(_canonical(payload)).hexdigest()
+
+
+def _pretty(value, indent=0) -> str:
+    """JSON text for people: short values on one line, long number lists wrapped at _WIDTH."""
+    pad = "  " * indent
+    compact = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    if len(compact) + len(pad) <= _WIDTH - 20 or not isinstance(value, (dict, list)):
+        return compact
+    inner = "  " * (indent + 1)
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {_pretty(v, indent + 1)}"
+                 for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if any(isinstance(v, (dict, list)) for v in value):
+        return "[\n" + ",\n".join(inner + _pretty(v, indent + 1) for v in value) + "\n" + pad + "]"
+    lines, line = [], ""
+    for v in value:
+        text = json.dumps(v, ensure_ascii=False, allow_nan=False)
+        if line and len(inner) + len(line) + len(text) + 2 > _WIDTH:
+            lines.append(line + ",")
+            line = text
+        else:
+            line = f"{line}, {text}" if line else text
+    lines.append(line)
+    return "[\n" + "\n".join(inner + ln for ln in lines) + "\n" + pad + "]"
+
+
+def _document(estimator) -> dict:
+    """The model document of ``estimator``, checked by the loader's own decoding."""
+    classes = _classes()
+    payload = {"format": FORMAT, "version": SCHEMA_VERSION, "focal_version": __version__,
+               "model": _node_out(estimator, classes, "model")}
+    # what load would refuse is refused now (e.g. a parameter changed to an invalid value)
+    _node_in(json.loads(json.dumps(payload["model"])), classes, "model")
+    return {**payload, "sha256": _digest(payload)}
+
+
+def save(estimator, file) -> None:
+    """Save a fitted focal estimator, or a scikit-learn Pipeline of them, as a JSON model file.
+
+    Parameters
+    ----------
+    estimator : LogisticFusion, LinearCalibrator, PAVCalibrator, ROCCH, MulticlassFusion,
+        GaussianBackend, or a ``sklearn.pipeline.Pipeline`` of these (steps may also be
+        ``"passthrough"``; pipelines may be nested). Must be fitted.
+    file : str, path-like, or a file object opened for writing
+        A path is written atomically (a temporary file in the same folder, then renamed; an
+        existing file keeps its permissions). The text is UTF-8.
+
+    Raises
+    ------
+    ValueError
+        The estimator is not fitted (``sklearn.exceptions.NotFittedError``, a ValueError), is of
+        another class (subclasses included: their behaviour may differ), has a parameter that
+        is not a plain value or fails its own checks, or ``file`` cannot be written.
+
+    Examples
+    --------
+    >>> import numpy as np, focal, tempfile, os
+    >>> cal = focal.LinearCalibrator().fit([-2.0, -1.0, 0.5, 1.0, 2.0], [0, 0, 1, 0, 1])
+    >>> path = os.path.join(tempfile.mkdtemp(), "cal.json")
+    >>> focal.save(cal, path)
+    >>> loaded = focal.load(path)
+    >>> bool((loaded.decision_function([0.3, 7.0]) == cal.decision_function([0.3, 7.0])).all())
+    True
+    """
+    text = _pretty(_document(estimator)) + "\n"
+    if hasattr(file, "write"):
+        try:
+            file.write(text)
+        except TypeError:  # a binary file object
+            file.write(text.encode("utf-8"))
+        return
+    _write_atomically(os.fspath(file), text.encode("utf-8"))
+
+
+def _write_atomically(path: str, data: bytes) -> None:
+    from .io.stream import _new_file_mode
+
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot write: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as out:
+            out.write(data)
+        os.chmod(tmp, _new_file_mode(path))
+        os.replace(tmp, path)
+    except BaseException as exc:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        if isinstance(exc, OSError):
+            raise ValueError(f"{path}: cannot write: {exc.strerror}") from None
+        raise
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text):
+    value = float(text)
+    if not np.isfinite(value):
+        raise ValueError(f"the number {text[:40]} overflows")
+    return value
+
+
+def _unique_keys(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        repeated = next(k for k in keys if keys.count(k) > 1)
+        raise ValueError(f"duplicate key {repeated[:80]!r}")
+    return dict(pairs)
+
+
+def _parse(data) -> dict:
+    if isinstance(data, str):
+        text = data
+    else:
+        try:
+            text = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"not UTF-8 text (byte {exc.start})") from None
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant,
+                          parse_float=_finite_float)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not a valid JSON document ({exc.msg} at line {exc.lineno} column "
+                         f"{exc.colno}); a truncated or damaged file?") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None
+
+
+def _decode_document(doc):
+    top = _Object(doc, "the file")
+    fmt, where = top.take("format")
+    if fmt != FORMAT:
+        raise _invalid(where, f"not a focal model file (format {str(fmt)[:80]!r}, expected "
+                              f"{FORMAT!r})")
+    version, where = top.take("version")
+    if type(version) is not int or version != SCHEMA_VERSION:
+        newer = type(version) is int and version > SCHEMA_VERSION
+        raise _invalid(where, f"schema version {str(version)[:40]} is not supported: this focal "
+                              f"({__version__}) reads version {SCHEMA_VERSION}"
+                              + ("; upgrade focal to load it" if newer else ""))
+    top.str("focal_version")
+    checksum = top.str("sha256")
+    if len(checksum) != 64 or not set(checksum) <= set("0123456789abcdef"):
+        raise _invalid("sha256", "must be 64 lowercase hexadecimal digits")
+    model, _ = top.take("model")
+    top.done()
+    payload = {k: v for k, v in doc.items() if k != "sha256"}
+    if not hmac.compare_digest(checksum, _digest(payload)):
+        raise _invalid("sha256", "the checksum does not match the content: the file was "
+                                 "modified or damaged after it was saved")
+    return _node_in(model, _classes(), "model")
+
+
+def load(file):
+    """Load a model saved by :func:`save`.
+
+    Parameters
+    ----------
+    file : str, path-like, or a file object opened for reading (text or binary)
+
+    Returns
+    -------
+    estimator
+        A fitted focal estimator or Pipeline, equal in every parameter and fitted number to the
+        one saved: its outputs are bit-identical.
+
+    Raises
+    ------
+    ValueError
+        Naming the file, the place in it and the problem: not JSON, not a focal model, another
+        schema version, a checksum mismatch (edited, truncated or damaged), a class that is not
+        in :data:`LOADABLE`, a missing or unexpected field, a value of the wrong type or shape,
+        a parameter or fitted number that breaks the estimator's invariants. Nothing in the
+        file is ever executed.
+    """
+    if hasattr(file, "read"):
+        name = str(getattr(file, "name", "<stream>"))
+        data = file.read()
+    else:
+        name = os.fspath(file)
+        try:
+            with open(name, "rb") as handle:
+                data = handle.read()
+        except OSError as exc:
+            raise ValueError(f"{name}: cannot open: {exc.strerror}") from None
+    try:
+        return _decode_document(_parse(data))
+    except ValueError as exc:
+        raise ValueError(f"{name}: {exc}") from None
