@@ -26,18 +26,44 @@ def _operating_points(values):
     return [float(v) for v in values] if values else [0.01]
 
 
+def _plot_size(text: str):
+    """``WIDTHxHEIGHT`` in pixels, e.g. ``800x600``."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels, got {text!r}") from None
+    if min(w, h) < 100 or max(w, h) > 20000:
+        raise argparse.ArgumentTypeError(f"each side must be 100 to 20000 pixels, got {text!r}")
+    return w, h
+
+
 def _cmd_evaluate(args) -> int:
     from .io import align_trials, read_key, read_scores
     from .metrics import calibration_report, from_labels
 
+    plot_dir = getattr(args, "plot", None)
+    if plot_dir is not None:
+        try:
+            from .plots import write_report
+        except ImportError as exc:
+            raise ValueError(str(exc)) from None
     key = read_key(args.key)
+    systems = {}
     for path in args.scores:
         X, y, _, _ = align_trials(key, read_scores(path), missing=args.missing)
-        report = calibration_report(*from_labels(X[:, 0], y),
+        systems[str(path)] = from_labels(X[:, 0], y)
+        report = calibration_report(*systems[str(path)],
                                     operating_points=_operating_points(args.p_target),
                                     name=str(path))
         print(report)
         print()
+    if plot_dir is not None:
+        names = [pathlib.Path(p).name for p in systems]
+        if len(set(names)) == len(names):  # short legends when the file names tell them apart
+            systems = dict(zip(names, systems.values()))
+        page = write_report(systems, plot_dir, operating_points=_operating_points(args.p_target),
+                            size=args.plot_size, formats=args.plot_format)
+        print(f"report: {page}")
     return 0
 
 
@@ -72,6 +98,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="effective target priors of the DCF operating points (default 0.01)")
     ev.add_argument("--missing", choices=["error", "drop"], default="error",
                     help="what to do with trials missing from a score file or the key")
+    ev.add_argument("--plot", metavar="DIR",
+                    help="also write DET, normalized Bayes error, APE, ECE and Tippett figures "
+                         "and an HTML page (index.html) into DIR (needs matplotlib)")
+    ev.add_argument("--plot-size", type=_plot_size, default=(800, 600), metavar="WxH",
+                    help="size of each figure in pixels (default 800x600)")
+    ev.add_argument("--plot-format", nargs="+", choices=["png", "pdf", "svg"], default=["png"],
+                    help="figure formats besides PNG, which is always written")
     ev.set_defaults(func=_cmd_evaluate)
 
     demo = sub.add_parser("demo", help="run the main job on the sample data in data_samples/",
