@@ -95,6 +95,11 @@ percent_formatter = ticker.FuncFormatter(_percent)
 """Tick labels of probability axes, in percent (0.01 -> ``"1"``; the axis label says ``(%)``)."""
 
 
+# matplotlib >= 3.11 constructs scales without the axis argument (and warns about scales
+# registered with it); older versions always pass it.
+_SCALES_TAKE_AXIS = not hasattr(mscale, "_scale_has_axis_parameter")
+
+
 class ProbitScale(mscale.ScaleBase):
     """Probit-scaled axis for DET plots: data are probabilities, ticks are percentages.
 
@@ -105,9 +110,14 @@ class ProbitScale(mscale.ScaleBase):
 
     name = "probit"
 
-    def __init__(self, axis, *, max_ticks: int = 11):
-        super().__init__(axis)
-        self.max_ticks = max_ticks
+    if _SCALES_TAKE_AXIS:
+        def __init__(self, axis, *, max_ticks: int = 11):
+            super().__init__(axis)
+            self.max_ticks = max_ticks
+    else:
+        def __init__(self, *, max_ticks: int = 11):
+            super().__init__(None)
+            self.max_ticks = max_ticks
 
     def get_transform(self):
         return _ProbitTransform()
