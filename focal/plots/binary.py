@@ -182,7 +182,7 @@ def finish_det(ax):
     ax.set_xlabel("False-alarm rate (%)")
     ax.set_ylabel("Miss rate (%)")
     ax.grid(True, which="major", linewidth=0.5, alpha=0.6)
-    refresh_legend(ax, loc="upper right", fontsize="small")
+    refresh_legend(ax, loc="lower left", fontsize="small")
 
 
 # ---------------------------------------------------------------------------------------------
