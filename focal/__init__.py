@@ -22,6 +22,9 @@ __all__ = [
     "PAVCalibrator",
     "ROCCH",
     "std",
+    "GaussianBackend",
+    "MulticlassFusion",
+    "stack_systems",
     "bayes_threshold",
     "beta",
     "effective_log_odds",
@@ -46,7 +49,8 @@ _LAZY = {
     name: "focal.estimators"
     for name in ("PAVCalibrator", "ROCCH", "LogisticFusion", "LinearCalibrator",
                  "PerfectSeparationWarning", "cllr_scorer", "min_cllr_scorer", "dcf_scorer",
-                 "min_dcf_scorer", "eer_scorer")
+                 "min_dcf_scorer", "eer_scorer", "MulticlassFusion", "GaussianBackend",
+                 "stack_systems")
 }
 
 

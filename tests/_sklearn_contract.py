@@ -1,7 +1,8 @@
 """sklearn's generic estimator checks for estimators that take exactly one column of scores.
 
 Calibrators of one system's scores (PAVCalibrator, ROCCH, LinearCalibrator) must refuse X with
-several columns and labels other than 0/1 with a ValueError (issues 3 and 4), and most of
+several columns and labels other than 0/1 with a ValueError (issues 3 and 4), MulticlassFusion
+must refuse X that is not a whole number of class blocks (issue 5), and most of
 sklearn's generic checks build exactly such data. For those checks the tests assert that the
 check fails *only* because of that documented refusal (our ValueError is in the exception's
 chain); every other check must pass. The properties the refused checks cover are re-tested on
@@ -13,6 +14,7 @@ REFUSALS = (
     "X must hold one column of scores",          # PAVCalibrator, ROCCH
     "calibrates the scores of one system",       # LinearCalibrator
     "y must contain only 0/1",
+    "not a multiple of n_classes",               # MulticlassFusion's (n, systems x classes) layout
 )
 
 

@@ -1,8 +1,10 @@
 """scikit-learn estimators: thin layers that validate input, call core math and store fitted
 ``name_`` attributes (DESIGN.md, "Layers")."""
 
+from .backend import GaussianBackend
 from .calibration import PAVCalibrator, ROCCH
 from .fusion import LinearCalibrator, LogisticFusion, PerfectSeparationWarning
+from .multiclass import MulticlassFusion, stack_systems
 from .scorers import (
     LLRScorer,
     cllr_scorer,
@@ -16,4 +18,5 @@ __all__ = [
     "PAVCalibrator", "ROCCH",
     "LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
     "LLRScorer", "cllr_scorer", "min_cllr_scorer", "dcf_scorer", "min_dcf_scorer", "eer_scorer",
+    "GaussianBackend", "MulticlassFusion", "stack_systems",
 ]

@@ -19,10 +19,28 @@ from .binary import (
     pav_llr,
     rocch,
 )
+from .lre import CavgSweep, SubsetAnalysis, cavg, cavg_sweep, subset_analysis
+from .multiclass import (
+    AlbayzinMeasures,
+    DetectionAnalysis,
+    PairwiseAnalysis,
+    affine_calibration,
+    albayzin_measures,
+    albayzin_prior,
+    detection_analysis,
+    detection_llrs,
+    multiclass_cllr,
+    multiclass_cross_entropy,
+    pairwise_analysis,
+)
 from .report import CalibrationReport, OperatingPointResult, calibration_report
 
 __all__ = [
     "BayesErrorRates", "DETCurve", "bayes_error_rates", "cllr", "cross_entropy", "dcf",
     "det_curve", "eer", "from_labels", "min_cllr", "min_dcf", "pav_llr", "rocch",
     "CalibrationReport", "OperatingPointResult", "calibration_report",
+    "multiclass_cross_entropy", "multiclass_cllr", "albayzin_prior", "albayzin_measures",
+    "AlbayzinMeasures", "affine_calibration", "detection_llrs", "detection_analysis",
+    "DetectionAnalysis", "pairwise_analysis", "PairwiseAnalysis", "cavg", "cavg_sweep",
+    "CavgSweep", "subset_analysis", "SubsetAnalysis",
 ]

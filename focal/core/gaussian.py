@@ -1,0 +1,139 @@
+"""Gaussian class models of score vectors: the Gaussian back-end of language recognition.
+
+A recognizer's raw score vectors ``x`` (d-dimensional, e.g. 149 in Brümmer & van Leeuwen
+sec. 5) are modelled per class by a Gaussian ``N(x; mu_i, Sigma_i)``, whose log-density is the
+class log-likelihood (natural log). With one covariance shared by all classes (``"shared"``,
+linear back-end) the log-likelihoods are, up to a per-trial constant that Bayes' rule ignores
+(Albayzin plan eq. 1),
+
+    l_i(x) = mu_i^T Sigma^-1 x - mu_i^T Sigma^-1 mu_i / 2,
+
+computed in this linear form (no large quadratic terms that cancel). With one covariance per
+class (``"per_class"``, quadratic back-end) they are the full log-densities
+``-||L_i^-1 (x - mu_i)||^2 / 2 - log|L_i| - d log(2 pi) / 2`` (``Sigma_i = L_i L_i^T``).
+
+Estimates are maximum likelihood with optional trial weights: class means, and the pooled
+within-class (shared) or per-class covariance. The data are centred by their weighted mean
+first, so offsets of any size do not cost precision. An optional scale-free ridge adds
+``reg`` times the average variance of the data (``trace`` of their total covariance / d) to
+every covariance diagonal.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.linalg import LinAlgError, cholesky, solve_triangular
+
+__all__ = ["COVARIANCE_TYPES", "GaussianClasses", "fit_gaussian_classes", "gaussian_loglikelihoods"]
+
+COVARIANCE_TYPES = ("shared", "per_class")
+
+
+@dataclass(frozen=True)
+class GaussianClasses:
+    """Fitted Gaussian class models (see :func:`fit_gaussian_classes`).
+
+    Attributes
+    ----------
+    center : ndarray, shape (d,)
+        Weighted mean of the training vectors (subtracted before everything else).
+    means : ndarray, shape (N, d)
+        Class means, centred.
+    cholesky : ndarray, shape (d, d) or (N, d, d)
+        Lower Cholesky factor(s) of the covariance(s).
+    covariance : str
+    """
+
+    center: np.ndarray
+    means: np.ndarray
+    cholesky: np.ndarray
+    covariance: str
+
+
+def _cholesky(S: np.ndarray, ridge: float, scale: float, what: str) -> np.ndarray:
+    """Lower Cholesky factor of ``S + ridge I``; ValueError when a pivot is negligible relative
+    to ``scale`` (the average variance of the data)."""
+    d = S.shape[0]
+    if ridge > 0:
+        S = S + ridge * np.eye(d)
+    try:
+        Lc = cholesky(S, lower=True)
+    except LinAlgError:
+        Lc = None
+    if Lc is None or not np.all(np.diag(Lc) ** 2 > 1e3 * np.finfo(float).eps * scale):
+        raise ValueError(
+            f"the {what} covariance is singular (too few trials for the dimension, or constant / "
+            f"collinear score columns); use covariance='shared' or a ridge reg > 0"
+        )
+    return Lc
+
+
+def fit_gaussian_classes(X, y, n_classes, covariance="shared", sample_weight=None,
+                         reg=0.0) -> GaussianClasses:
+    """Maximum-likelihood Gaussian class models.
+
+    Parameters
+    ----------
+    X : ndarray of float64, shape (n_trials, d)
+        Score vectors (validated, finite).
+    y : ndarray of int, shape (n_trials,)
+        Class indices ``0..n_classes-1``; every class needs trials of positive weight.
+    covariance : {"shared", "per_class"}
+    sample_weight : ndarray, shape (n_trials,), optional
+        Non-negative trial weights (a trial of weight k counts as k trials).
+    reg : float
+        Ridge: ``reg`` times the average variance of ``X`` is added to every covariance
+        diagonal (scale-free), >= 0.
+
+    Raises ``ValueError`` when a covariance is singular.
+    """
+    if covariance not in COVARIANCE_TYPES:
+        raise ValueError(f"covariance must be one of {COVARIANCE_TYPES}, got {covariance!r}")
+    v = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    center = (v @ X) / v.sum()
+    Xc = X - center
+    totals = np.bincount(y, weights=v, minlength=n_classes)
+    means = np.zeros((n_classes, X.shape[1]))
+    np.add.at(means, y, Xc * v[:, None])
+    means /= totals[:, None]
+    R = Xc - means[y]
+    scale = float(v @ np.einsum("ij,ij->i", Xc, Xc)) / (v.sum() * X.shape[1])
+    if not scale > 0:
+        raise ValueError("the score vectors are all equal: nothing to model")
+    ridge = reg * scale
+    if covariance == "shared":
+        S = (R * v[:, None]).T @ R / v.sum()
+        chol = _cholesky(S, ridge, scale, "shared within-class")
+    else:
+        chol = np.empty((n_classes, X.shape[1], X.shape[1]))
+        for i in range(n_classes):
+            sel = y == i
+            Ri = R[sel]
+            S = (Ri * v[sel, None]).T @ Ri / totals[i]
+            chol[i] = _cholesky(S, ridge, scale, f"class {i}")
+    return GaussianClasses(center=center, means=means, cholesky=chol, covariance=covariance)
+
+
+def gaussian_loglikelihoods(X, model: GaussianClasses) -> np.ndarray:
+    """Class log-likelihoods ``(n_trials, N)`` of score vectors under ``model`` (natural log).
+
+    ``"shared"``: the linear form (exact up to a per-trial constant); ``"per_class"``: full
+    log-densities. See the module docstring.
+    """
+    Xc = X - model.center
+    if model.covariance == "shared":
+        Lc = model.cholesky
+        W = solve_triangular(Lc, model.means.T, lower=True)        # L^-1 mu_i
+        Xw = solve_triangular(Lc, Xc.T, lower=True)                 # L^-1 x
+        return (Xw.T @ W) - 0.5 * np.einsum("ji,ji->i", W, W)
+    n, d = Xc.shape
+    N = model.means.shape[0]
+    out = np.empty((n, N))
+    for i in range(N):
+        Lc = model.cholesky[i]
+        Z = solve_triangular(Lc, (Xc - model.means[i]).T, lower=True)
+        out[:, i] = (-0.5 * np.einsum("ji,ji->i", Z, Z) - np.log(np.diag(Lc)).sum()
+                     - 0.5 * d * np.log(2.0 * np.pi))
+    return out

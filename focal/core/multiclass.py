@@ -1,0 +1,294 @@
+"""Multiclass log-likelihoods, priors with zeros, Bayes' rule and the logarithmic cost.
+
+A recognizer of N classes outputs, per trial, a vector of natural-log likelihoods
+``llh[t] = (l_1, ..., l_N)`` defined up to a per-trial constant (Albayzin plan eq. 1; Brümmer &
+van Leeuwen eq. 3). Given a prior ``pi`` over the classes, Bayes' rule gives the posterior
+``P(i | l, pi) = pi_i exp(l_i) / sum_j pi_j exp(l_j)`` (Albayzin eq. 3), which the logarithmic
+cost ``-log P(true class | l, pi)`` evaluates (eq. 5); the prior-weighted average over trials is
+the multiclass cross-entropy (Albayzin eq. 6, thesis eqs. 8.14 and 8.17), in nats.
+
+A prior may contain zeros: such a class is ignored, and so are its trials and its likelihood
+column (Albayzin footnote 8, using ``lim pi log pi = 0``). Every function here therefore works on
+the *active* classes (non-zero prior) only.
+
+Log-likelihoods must be finite (Albayzin sec. 4.1). Labels are class indices ``0..N-1``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import log_softmax
+
+from .validation import _describe_bad
+
+__all__ = [
+    "as_llh_matrix",
+    "as_class_labels",
+    "check_prior",
+    "check_multiclass_trials",
+    "class_trial_weights",
+    "log_posteriors",
+    "log_costs",
+    "cross_entropy_nats",
+    "prior_entropy_nats",
+    "contrast_basis",
+]
+
+PRIOR_SUM_TOL = 1e-6  # a prior may sum to 1 within this tolerance (then it is renormalized)
+
+
+def as_llh_matrix(llh, name: str = "llh", n_classes: int | None = None) -> np.ndarray:
+    """Return ``llh`` as a new finite float64 array of shape ``(n_trials, n_classes)``.
+
+    Raises ``ValueError`` (naming ``name``) for a wrong shape, fewer than 2 classes, no trials,
+    a non-numeric dtype or a NaN / infinite value (Albayzin sec. 4.1 requires finite
+    log-likelihoods).
+    """
+    arr = np.asarray(llh)
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be an array of real numbers, got dtype {arr.dtype}")
+    if arr.ndim != 2:
+        raise ValueError(
+            f"{name} must be 2-D (n_trials, n_classes), got an array of shape {arr.shape}"
+        )
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} has no trials (0 rows)")
+    if arr.shape[1] < 2:
+        raise ValueError(f"{name} must have at least 2 class columns, got {arr.shape[1]}")
+    if n_classes is not None and arr.shape[1] != n_classes:
+        raise ValueError(f"{name} must have {n_classes} columns, got {arr.shape[1]}")
+    out = np.array(arr, dtype=np.float64, copy=True)
+    bad = ~np.isfinite(out)
+    if bad.any():
+        r, c = np.argwhere(bad)[0]
+        raise ValueError(
+            f"{name} contains {int(bad.sum())} non-finite (NaN or inf) value(s), first at "
+            f"row {r}, column {c}; log-likelihoods must be finite"
+        )
+    return out
+
+
+def as_class_labels(labels, n_classes: int, name: str = "labels") -> np.ndarray:
+    """Return class labels as a new int64 array with values in ``0..n_classes-1``.
+
+    Accepts integer (or integer-valued float, or boolean) arrays; anything else, or a value out of
+    range, raises ``ValueError`` listing the offending values.
+    """
+    arr = np.asarray(labels)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-D, got an array of shape {arr.shape}")
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(
+            f"{name} must be class indices 0..{n_classes - 1}, got dtype {arr.dtype}"
+        )
+    if arr.dtype.kind == "f":
+        ok = np.isfinite(arr) & (arr == np.round(arr))
+        if not ok.all():
+            raise ValueError(
+                f"{name} must be whole numbers (class indices 0..{n_classes - 1}); "
+                f"found {_describe_bad(np.unique(arr[~ok]))}"
+            )
+    out = arr.astype(np.int64)
+    bad = (out < 0) | (out >= n_classes)
+    if bad.any():
+        raise ValueError(
+            f"{name} must be class indices 0..{n_classes - 1}; found "
+            f"{_describe_bad(np.unique(arr[bad]))}"
+        )
+    return out
+
+
+def check_prior(prior, n_classes: int, name: str = "prior") -> np.ndarray:
+    """Return a validated prior over ``n_classes`` classes as a new float64 array.
+
+    ``None`` means the flat prior ``1/N`` (Brümmer & van Leeuwen sec. 3.2). Otherwise the prior
+    must be 1-D of length ``n_classes``, finite, non-negative, sum to 1 (within 1e-6, then it is
+    renormalized) and give non-zero probability to at least two classes. Zeros are allowed:
+    that class is ignored (Albayzin footnote 8).
+    """
+    if prior is None:
+        return np.full(n_classes, 1.0 / n_classes)
+    arr = np.asarray(prior)
+    if arr.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be an array of probabilities, got dtype {arr.dtype}")
+    if arr.ndim != 1 or arr.shape[0] != n_classes:
+        raise ValueError(
+            f"{name} must be a 1-D array of {n_classes} probabilities (one per class), "
+            f"got shape {arr.shape}"
+        )
+    p = arr.astype(np.float64)
+    if not np.isfinite(p).all():
+        raise ValueError(f"{name} contains NaN or inf")
+    if (p < 0).any():
+        raise ValueError(f"{name} contains negative values: {_describe_bad(p[p < 0])}")
+    total = float(p.sum())
+    if abs(total - 1.0) > PRIOR_SUM_TOL:
+        raise ValueError(f"{name} must sum to 1, sums to {total!r}")
+    if np.count_nonzero(p) < 2:
+        raise ValueError(
+            f"{name} must give non-zero probability to at least two classes, got {p.tolist()}"
+        )
+    return p / total
+
+
+def check_multiclass_trials(llh, labels, prior=None, sample_weight=None, *, llh_name="llh",
+                            labels_name="labels"):
+    """Validate a supervised multiclass trial set and drop what the prior ignores.
+
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite).
+    labels : array_like, shape (n_trials,)
+        True class of each trial, ``0..N-1``.
+    prior : array_like of shape (N,), optional
+        Default flat. Classes with zero prior, and their trials, are dropped.
+    sample_weight : array_like of shape (n_trials,), optional
+        Non-negative trial weights (a trial of weight k counts as k trials).
+
+    Returns
+    -------
+    llh_active : ndarray, shape (n_kept, N_active)
+        Columns of the active classes, rows of the trials whose class is active.
+    labels_active : ndarray of int64, shape (n_kept,)
+        Labels renumbered ``0..N_active-1``.
+    prior_active : ndarray, shape (N_active,)
+        The non-zero prior entries (sum to 1).
+    weight_active : ndarray or None
+        Sample weights of the kept trials.
+    active : ndarray of int64
+        Original indices of the active classes.
+
+    Raises ``ValueError`` for mismatched lengths, bad labels / prior / weights, and for an active
+    class without trials (or with zero total weight).
+    """
+    L = as_llh_matrix(llh, llh_name)
+    N = L.shape[1]
+    y = as_class_labels(labels, N, labels_name)
+    if y.shape[0] != L.shape[0]:
+        raise ValueError(
+            f"{llh_name} and {labels_name} have different numbers of trials "
+            f"({L.shape[0]} and {y.shape[0]})"
+        )
+    p = check_prior(prior, N)
+    w = None
+    if sample_weight is not None:
+        w = np.asarray(sample_weight)
+        if w.dtype.kind not in "biuf" or w.ndim != 1 or w.shape[0] != L.shape[0]:
+            raise ValueError(
+                f"sample_weight must be a 1-D array of {L.shape[0]} non-negative numbers, got "
+                f"dtype {w.dtype} and shape {w.shape}"
+            )
+        w = w.astype(np.float64)
+        if not np.isfinite(w).all() or (w < 0).any():
+            raise ValueError("sample_weight must be finite and non-negative")
+    active = np.flatnonzero(p > 0)
+    totals = np.bincount(y, weights=w, minlength=N)
+    empty = active[totals[active] <= 0]
+    if empty.size:
+        what = "trials" if w is None else "trials of positive weight"
+        raise ValueError(
+            f"class(es) {empty.tolist()} have non-zero prior but no {what} in {labels_name}"
+        )
+    keep = p[y] > 0
+    remap = np.full(N, -1, dtype=np.int64)
+    remap[active] = np.arange(active.size)
+    L_act = L[keep][:, active] if active.size < N else L[keep]
+    y_act = remap[y[keep]]
+    w_act = None if w is None else w[keep]
+    return L_act, y_act, p[active], w_act, active
+
+
+def class_trial_weights(labels, prior, sample_weight=None) -> np.ndarray:
+    """Per-trial weight ``pi_i / |T_i|`` of the prior-weighted averages (thesis eq. 8.17).
+
+    With ``sample_weight`` v, ``pi_i v_t / sum_{s in T_i} v_s``. The weights sum to 1. ``labels``
+    must index ``prior`` and every class must have positive total weight (already checked).
+    """
+    v = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    totals = np.bincount(labels, weights=v, minlength=prior.shape[0])
+    per_class = np.divide(prior, totals, out=np.zeros_like(prior), where=totals > 0)
+    c = per_class[labels]
+    return c if v is None else c * v
+
+
+def log_posteriors(llh: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Log posteriors ``log P(i | l_t, pi)`` by Bayes' rule (Albayzin eq. 3), shape ``(n, N)``.
+
+    ``llh`` and ``prior`` must be validated. Zero-prior classes get ``-inf`` (posterior 0); the
+    per-trial constant of ``llh`` cancels. Computed by ``log_softmax``, exact for any magnitude.
+    """
+    out = np.full(llh.shape, -np.inf)
+    act = prior > 0
+    out[:, act] = log_softmax(llh[:, act] + np.log(prior[act]), axis=1)
+    return out
+
+
+def log_costs(llh: np.ndarray, labels: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """Logarithmic cost ``-log P(true class | l_t, pi)`` of every trial, nats (Albayzin eq. 5).
+
+    All classes must have non-zero prior (call on the active classes). Computed as
+    ``-log pi_i + log sum_j pi_j exp(l_j - l_i)``: with ``log1p`` of ``sum_j pi_j expm1(d_j)``
+    where every difference ``d_j = l_j - l_i`` is small, so an uninformative trial (constant row)
+    costs exactly ``-log pi_i``, and by the max-shifted log-sum-exp otherwise, so differences of
+    any magnitude are exact (no overflow).
+    """
+    n = llh.shape[0]
+    d = llh - llh[np.arange(n), labels][:, None]
+    small = np.abs(d).max(axis=1) <= 1.0
+    out = np.empty(n)
+    if small.any():
+        out[small] = np.log1p(np.expm1(d[small]) @ prior)
+    big = ~small
+    if big.any():
+        db = d[big]
+        m = db.max(axis=1)
+        out[big] = m + np.log(np.exp(db - m[:, None]) @ prior)
+    return out - np.log(prior)[labels]
+
+
+def cross_entropy_nats(llh, labels, prior, sample_weight=None) -> float:
+    """Prior-weighted multiclass cross-entropy in nats (Albayzin eq. 6; thesis eqs. 8.14, 8.17).
+
+    ``sum_i pi_i / |T_i| sum_{t in T_i} -log P(i | l_t, pi)`` on validated active-class inputs
+    (every class has non-zero prior and trials). The default system (constant rows) scores
+    exactly the prior entropy of :func:`prior_entropy_nats` (Albayzin eq. 7).
+    """
+    N = prior.shape[0]
+    ref = -np.log(prior)
+    # deviations from the default cost -log pi_i: exactly 0 for constant rows
+    dev = log_costs(llh, labels, prior) - ref[labels]
+    v = None if sample_weight is None else np.asarray(sample_weight, dtype=float)
+    if v is not None:
+        keep = v > 0  # a zero-weight trial is absent, even when its cost is large
+        dev, v, labels = dev[keep] * v[keep], v[keep], labels[keep]
+    sums = np.bincount(labels, weights=dev, minlength=N)
+    totals = np.bincount(labels, weights=v, minlength=N)
+    return float(prior @ (ref + sums / totals))
+
+
+def prior_entropy_nats(prior) -> float:
+    """Shannon entropy of the prior in nats, ``-sum pi_i log pi_i`` (Albayzin eq. 7).
+
+    The cross-entropy of the default system; zero entries contribute 0 (footnote 9).
+    """
+    p = np.asarray(prior, dtype=float)
+    p = p[p > 0]
+    return float(p @ -np.log(p))
+
+
+def contrast_basis(n_classes: int) -> np.ndarray:
+    """Orthonormal basis ``V`` (N x (N-1)) of the vectors that sum to zero (Helmert contrasts).
+
+    ``V.T @ V = I`` and ``V.T @ 1 = 0``: the coordinates ``V.T @ l`` of a log-likelihood vector
+    do not depend on its per-trial constant (the log-likelihood *line* of thesis sec. 4.2.1),
+    and ``V @ u`` is a log-likelihood vector with zero mean. Used to parametrize offsets and
+    fusion matrices without the redundant direction, isotropically in the classes.
+    """
+    N = int(n_classes)
+    V = np.zeros((N, N - 1))
+    for k in range(1, N):
+        V[:k, k - 1] = 1.0
+        V[k, k - 1] = -float(k)
+        V[:, k - 1] /= np.sqrt(k * (k + 1.0))
+    return V

@@ -1,0 +1,328 @@
+"""Multiclass fusion and calibration of log-likelihood vectors, as a scikit-learn transformer.
+
+Input layout. ``X`` has shape ``(n_trials, n_systems * n_classes)``: the log-likelihood blocks of
+the systems side by side, system-major::
+
+    X[:, k * n_classes + j] = log-likelihood of class j from system k
+
+(each block may carry its own per-trial constant: Albayzin plan eq. 1). Use
+:func:`stack_systems` to build it from a list (or dict) of per-system ``(n, n_classes)`` arrays or
+DataFrames, or from a DataFrame with ``(system, class)`` MultiIndex columns. Labels are class
+indices ``0..n_classes-1``. Output: ``(n_trials, n_classes)`` natural-log likelihoods.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..core.logistic import DEFAULT_REG
+from ..core.multiclass import as_class_labels, check_prior, log_posteriors
+from ..core.multiclass_logistic import MODES, apply_multiclass, fit_multiclass
+
+__all__ = ["MulticlassFusion", "stack_systems"]
+
+
+def stack_systems(systems, classes=None) -> np.ndarray:
+    """Build the ``(n_trials, n_systems * n_classes)`` input of :class:`MulticlassFusion`.
+
+    Parameters
+    ----------
+    systems : list / tuple / dict of array_like, or DataFrame
+        One ``(n_trials, n_classes)`` log-likelihood matrix per system (arrays or DataFrames; a
+        dict's values in insertion order), or a single DataFrame whose columns are a 2-level
+        MultiIndex ``(system, class)``.
+    classes : sequence, optional
+        Column order of the classes when the systems are DataFrames (or for the MultiIndex
+        frame). Default: the column order of the first system. Every system must have exactly
+        these class columns; they are reordered to match.
+
+    Returns
+    -------
+    ndarray of float64
+        ``X[:, k * N + j]`` = system k, class j.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> from focal import stack_systems
+    >>> a = pd.DataFrame({"eng": [0.1, 0.2], "spa": [0.3, 0.4]})
+    >>> b = pd.DataFrame({"spa": [1.0, 2.0], "eng": [3.0, 4.0]})   # other column order
+    >>> stack_systems([a, b])
+    array([[0.1, 0.3, 3. , 1. ],
+           [0.2, 0.4, 4. , 2. ]])
+    """
+    columns = getattr(systems, "columns", None)
+    if columns is not None:
+        if getattr(columns, "nlevels", 1) != 2:
+            raise ValueError(
+                "a DataFrame given as systems must have 2-level (system, class) MultiIndex "
+                "columns; pass a list of per-system frames otherwise"
+            )
+        names = list(dict.fromkeys(columns.get_level_values(0)))
+        systems = [systems[name] for name in names]
+    elif isinstance(systems, dict):
+        systems = list(systems.values())
+    elif not isinstance(systems, (list, tuple)):
+        raise ValueError(
+            "systems must be a list, tuple or dict of (n_trials, n_classes) arrays, or a "
+            f"DataFrame with (system, class) columns; got {type(systems).__name__}"
+        )
+    if len(systems) == 0:
+        raise ValueError("systems is empty: need at least one system")
+    blocks = []
+    order = None if classes is None else list(classes)
+    for k, sysk in enumerate(systems):
+        cols = getattr(sysk, "columns", None)
+        if cols is not None:
+            cols = list(cols)
+            if order is None:
+                order = cols
+            if sorted(map(str, cols)) != sorted(map(str, order)) or len(cols) != len(order):
+                raise ValueError(
+                    f"system {k} has class columns {cols}, expected the classes {order}"
+                )
+            sysk = sysk[order]
+        arr = np.asarray(sysk)
+        if arr.ndim != 2 or arr.dtype.kind not in "biuf":
+            raise ValueError(
+                f"system {k} must be a 2-D numeric (n_trials, n_classes) array, got dtype "
+                f"{arr.dtype} and shape {arr.shape}"
+            )
+        blocks.append(arr.astype(np.float64))
+    n, N = blocks[0].shape
+    for k, b in enumerate(blocks):
+        if b.shape != (n, N):
+            raise ValueError(
+                f"system {k} has shape {b.shape}, system 0 has {(n, N)}: all systems need the "
+                "same trials and classes"
+            )
+    return np.concatenate(blocks, axis=1)
+
+
+class LogLikelihoodOutputMixin:
+    """Shared by estimators whose ``transform`` gives class log-likelihoods: target validation
+    and ``predict_proba`` / ``predict`` by Bayes' rule at a prior (Albayzin eq. 3), by default
+    the fitted ``prior_``.
+
+    Labels. With a ``prior`` parameter, labels are the class indices ``0..len(prior)-1`` (a
+    class may then have zero prior and no trials). Without one, the classes are the sorted
+    distinct labels (``classes_``, as in scikit-learn; labels ``0..N-1`` are their own
+    indices) and the prior is flat. Output column j belongs to class ``classes_[j]``.
+    """
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        return tags
+
+    def _check_reg(self) -> float:
+        reg = float(self.reg)
+        if not (np.isfinite(reg) and reg >= 0):
+            raise ValueError(f"reg must be a finite number >= 0, got {self.reg!r}")
+        return reg
+
+    def _validate_targets(self, X, y, sample_weight):
+        """Encode ``y`` and validate the prior and the weights, before any work.
+
+        Returns ``(classes, labels, prior, weights)``: the class values, the labels as class
+        indices, the prior and the trial weights (None if not given). Every class with non-zero
+        prior needs trials of positive weight.
+        """
+        name = type(self).__name__
+        if y is None:
+            raise ValueError(f"{name} requires y to be passed, but the target y is None")
+        y_arr = np.asarray(y)
+        if y_arr.ndim != 1 or y_arr.shape[0] != X.shape[0]:
+            raise ValueError(
+                f"y must be 1-D with one label per trial ({X.shape[0]}), got shape {y_arr.shape}"
+            )
+        if self.prior is not None:
+            n_classes = np.asarray(self.prior).shape[0]
+            if y_arr.dtype == object:
+                y_arr = np.asarray(y_arr.tolist())
+            labels = as_class_labels(y_arr, n_classes, "y")
+            classes = np.arange(n_classes)
+        else:
+            try:
+                classes, labels = np.unique(y_arr, return_inverse=True)
+            except TypeError as err:
+                raise ValueError(f"Unknown label type: y mixes incomparable values ({err})")
+            n_classes = classes.shape[0]
+        if n_classes < 2:
+            raise ValueError(f"{name} needs at least 2 classes, got {n_classes} class")
+        prior = check_prior(self.prior, n_classes)
+        w = None
+        if sample_weight is not None:
+            w = np.asarray(sample_weight, dtype=np.float64)
+            if w.ndim != 1 or w.shape[0] != X.shape[0]:
+                raise ValueError(
+                    f"sample_weight must be 1-D with {X.shape[0]} entries, got shape {w.shape}"
+                )
+            if not (np.isfinite(w).all() and (w >= 0).all()):
+                raise ValueError("sample_weight must be finite and non-negative")
+            if not w.any():
+                raise ValueError("sample_weight is zero for every trial")
+        totals = np.bincount(labels, weights=w, minlength=n_classes)
+        empty = np.flatnonzero((prior > 0) & (totals <= 0))
+        if empty.size:
+            raise ValueError(
+                f"class(es) {classes[empty].tolist()} have non-zero prior but no trials (of "
+                "positive weight) in y"
+            )
+        return classes, labels, prior, w
+
+    def _set_classes(self, classes, prior):
+        self.classes_ = classes
+        self.n_classes_ = classes.shape[0]
+        self.prior_ = prior
+        self._n_features_out = classes.shape[0]
+
+    def _prior_for(self, prior):
+        return self.prior_ if prior is None else check_prior(prior, self.n_classes_)
+
+    def predict_log_proba(self, X, prior=None):
+        """Log posteriors ``(n_trials, n_classes)`` at ``prior`` (default ``prior_``); ``-inf``
+        for zero-prior classes."""
+        check_is_fitted(self)
+        return log_posteriors(self.transform(X), self._prior_for(prior))
+
+    def predict_proba(self, X, prior=None):
+        """Posterior probabilities ``(n_trials, n_classes)`` at ``prior`` (default ``prior_``)."""
+        return np.exp(self.predict_log_proba(X, prior))
+
+    def predict(self, X, prior=None):
+        """Bayes decisions under 0-1 cost: the class (from ``classes_``) of largest posterior
+        at ``prior`` (MAP)."""
+        best = np.argmax(self.predict_log_proba(X, prior), axis=1)
+        return self.classes_[best]
+
+
+class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
+                       TransformerMixin, BaseEstimator):
+    """Fusion and calibration of multiclass log-likelihoods by prior-weighted logistic regression.
+
+    Minimizes the prior-weighted multiclass logarithmic cost (thesis eq. 8.17, in nats) of an
+    affine function of the systems' log-likelihood vectors (thesis eq. 8.16) by Newton's method
+    with exact derivatives (:func:`focal.core.multiclass_logistic.fit_multiclass`). The prior
+    is an application parameter, not learned: classes are weighted by prior / count, so class
+    proportions in the training data do not matter.
+
+    Parameters
+    ----------
+    prior : array_like of shape (n_classes,), optional
+        Prior at which the cost is weighted and the default of ``predict_proba``; flat if None
+        (thesis sec. 8.3.3). Zero entries drop that class and its trials from training (its
+        output is then not calibrated: offset 0; in ``"full"`` mode its output is 0).
+    mode : {"scalar", "calibration", "full"}
+        ``"scalar"``: ``sum_k alpha_k l_k + beta``, one weight per system and an offset vector
+        (FoCal Multiclass, eq. 8.16). ``"calibration"``: one system, ``alpha l + beta`` (Albayzin
+        eq. 11; Brümmer & van Leeuwen eq. 18). ``"full"``: ``sum_k A_k l_k + b``, a matrix per
+        system (fusion with rotation, thesis 8.4.1); ``A_k`` ignores per-trial constants.
+    reg : float, default 1e-6
+        L2 penalty on the weights, in standardized units: each system is scaled by its
+        prior-weighted spread of pairwise log-likelihood differences, so the penalty does not
+        depend on the scale or offset of the scores (see :mod:`focal.core.multiclass_logistic`).
+        Offsets are not penalized. It keeps perfectly separable data finite.
+    tol : float, default 1e-10
+        Gradient-norm tolerance (standardized coordinates, nats).
+    max_iter : int, default 100
+        Newton iterations.
+
+    Attributes
+    ----------
+    n_classes_, n_systems_ : int
+    prior_ : ndarray, shape (n_classes,)
+    coef_ : ndarray
+        ``(n_systems,)`` weights, or ``(n_systems, n_classes, n_classes)`` matrices in ``"full"``
+        mode: output ``sum_k coef_[k] * l_k + intercept_`` resp. ``sum_k l_k @ coef_[k].T +
+        intercept_``.
+    intercept_ : ndarray, shape (n_classes,)
+        Offset vector (zero mean over the trained classes).
+    loss_ : float
+        Training cost (eq. 8.17) at the solution, nats, without the penalty.
+    n_iter_ : int
+    converged_ : bool
+    n_features_in_, feature_names_in_
+        As in scikit-learn.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from focal import MulticlassFusion
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 3, 600)
+    >>> llh = 3.0 * (np.eye(3)[y] + rng.normal(size=(600, 3)))   # overconfident scores
+    >>> cal = MulticlassFusion(mode="calibration").fit(llh, y)
+    >>> bool(0 < cal.coef_[0] < 1)
+    True
+    """
+
+    def __init__(self, prior=None, mode="scalar", reg=DEFAULT_REG, tol=1e-10, max_iter=100):
+        self.prior = prior
+        self.mode = mode
+        self.reg = reg
+        self.tol = tol
+        self.max_iter = max_iter
+
+    def _check_params(self):
+        if self.mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
+        self._check_reg()
+        if not (float(self.tol) > 0):
+            raise ValueError(f"tol must be > 0, got {self.tol!r}")
+        if int(self.max_iter) < 1:
+            raise ValueError(f"max_iter must be >= 1, got {self.max_iter!r}")
+
+    def fit(self, X, y, sample_weight=None):
+        """Fit on training log-likelihoods ``X`` (layout in the module docstring) and labels.
+
+        ``y``: class labels (indices ``0..N-1``; see :class:`LogLikelihoodOutputMixin`).
+        ``sample_weight``: optional non-negative trial weights (a trial of weight k counts as k
+        trials; class totals replace counts in the prior weighting).
+        """
+        self._check_params()
+        X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
+        classes, labels, prior, w = self._validate_targets(X, y, sample_weight)
+        n_classes = classes.shape[0]
+        if X.shape[1] % n_classes:
+            raise ValueError(
+                f"X has n_features = {X.shape[1]}, not a multiple of n_classes = {n_classes}: X "
+                "must hold the systems' log-likelihood blocks side by side (see stack_systems)"
+            )
+        K = X.shape[1] // n_classes
+        if self.mode == "calibration" and K != 1:
+            raise ValueError(
+                f"mode='calibration' takes one system: X must have n_classes = {n_classes} "
+                f"columns, got {X.shape[1]} ({K} systems)"
+            )
+        sol = fit_multiclass(X.reshape(X.shape[0], K, n_classes), labels, prior, self.mode,
+                             sample_weight=w, reg=float(self.reg), tol=float(self.tol),
+                             max_iter=int(self.max_iter))
+        if not sol.converged:
+            hint = ("increase max_iter" if self.reg > 0 else
+                    "the classes may be separable: use reg > 0")
+            warnings.warn(
+                f"MulticlassFusion did not converge in {self.max_iter} iterations (gradient norm "
+                f"{sol.grad_norm:.3g}); {hint}", ConvergenceWarning, stacklevel=2
+            )
+        self._set_classes(classes, prior)
+        self.n_systems_ = K
+        self.coef_ = sol.coef
+        self.intercept_ = sol.offset
+        self.loss_ = sol.loss
+        self.n_iter_ = sol.n_iter
+        self.converged_ = sol.converged
+        return self
+
+    def transform(self, X):
+        """Fused, calibrated log-likelihoods ``(n_trials, n_classes)``, natural log."""
+        check_is_fitted(self)
+        X = validate_data(self, X, dtype=np.float64, reset=False)
+        L = X.reshape(X.shape[0], self.n_systems_, self.n_classes_)
+        mode = "full" if self.coef_.ndim == 3 else "scalar"   # as fitted, whatever set_params did
+        return apply_multiclass(L, mode, self.coef_, self.intercept_)

@@ -1,0 +1,436 @@
+"""Multiclass (language-recognition) measures of log-likelihood vectors.
+
+Inputs: ``llh`` of shape ``(n_trials, n_classes)``, natural-log likelihoods defined up to a
+per-trial constant (Albayzin plan eq. 1), finite; ``labels`` the true class index ``0..N-1`` of
+every trial; ``prior`` a probability vector over the classes that may contain zeros (a class
+with zero prior is ignored, and so are its trials: Albayzin footnote 8). Bad input raises
+``ValueError`` before any work.
+
+Units: cross-entropies ``C_mce`` are in nats (Albayzin eq. 6); ``multiclass_cllr`` is in bits
+(Brümmer & van Leeuwen eq. 17); binary measures follow :mod:`focal.metrics.binary`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from ..core.multiclass import (
+    as_class_labels,
+    as_llh_matrix,
+    check_multiclass_trials,
+    check_prior,
+    cross_entropy_nats,
+    prior_entropy_nats,
+)
+from ..core.multiclass_logistic import fit_multiclass
+from ..core.validation import check_probability
+from .binary import cllr as _binary_cllr
+from .binary import rocch
+
+__all__ = [
+    "multiclass_cross_entropy",
+    "multiclass_cllr",
+    "albayzin_prior",
+    "albayzin_measures",
+    "AlbayzinMeasures",
+    "affine_calibration",
+    "detection_llrs",
+    "detection_analysis",
+    "DetectionAnalysis",
+    "pairwise_analysis",
+    "PairwiseAnalysis",
+]
+
+_LOG2 = float(np.log(2.0))
+
+
+def multiclass_cross_entropy(llh, labels, prior=None) -> float:
+    """Multiclass cross-entropy C_mce in nats (Albayzin eq. 6; thesis eq. 8.14).
+
+    ``C_mce = sum_i pi_i / |T_i| sum_{t in T_i} -log P(i | l_t, pi)`` with the posterior of
+    Bayes' rule (eq. 3). The default system (every row constant) scores exactly the prior
+    entropy ``C_def`` (eq. 7); a perfect one scores 0; values above ``C_def`` mean the
+    log-likelihoods do harm.
+
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite).
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1``.
+    prior : array_like, shape (N,), optional
+        Default flat. Zero entries ignore that class and its trials.
+
+    Examples
+    --------
+    A class-0 trial with likelihoods (3, 1) costs log(4/3), an uninformative class-1 trial
+    log 2; at the flat prior C_mce is their mean:
+
+    >>> import numpy as np
+    >>> from focal.metrics import multiclass_cross_entropy
+    >>> round(multiclass_cross_entropy([[np.log(3.0), 0.0], [0.0, 0.0]], [0, 1]), 6)
+    0.490415
+    """
+    L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
+    return cross_entropy_nats(L, y, p)
+
+
+def multiclass_cllr(llh, labels, prior=None, normalize: bool = False) -> float:
+    """Multiclass Cllr in bits: C_mce / log 2 (Brümmer & van Leeuwen eq. 17, flat prior).
+
+    The reference value of an uninformative system is ``log2 N`` at the flat prior (the prior
+    entropy in bits in general). With ``normalize=True`` the result is divided by that
+    reference, so an uninformative system scores 1 at every prior, as binary
+    :func:`focal.metrics.cllr` does. For N = 2 this equals binary ``cllr`` of ``l_1 - l_2``.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from focal.metrics import multiclass_cllr
+    >>> float(multiclass_cllr(np.zeros((4, 4)), [0, 1, 2, 3]))   # useless: log2 4 bits
+    2.0
+    """
+    L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
+    xe = cross_entropy_nats(L, y, p)
+    return xe / prior_entropy_nats(p) if normalize else xe / _LOG2
+
+
+def albayzin_prior(n_columns: int, open_set: bool = False) -> np.ndarray:
+    """The evaluation prior of Albayzin eq. 2 over ``m = n + 1`` columns (n targets + OOS).
+
+    Closed set: ``pi_m = 0`` (the last column, out-of-set, and its trials are ignored), the n
+    targets share 1 equally. Open set: ``pi_m = 1/m``, which makes the prior flat over all m.
+    """
+    m = int(n_columns)
+    if m < 3:
+        raise ValueError(
+            f"Albayzin log-likelihoods have n + 1 >= 3 columns (n >= 2 targets plus the "
+            f"out-of-set class), got {m}"
+        )
+    if open_set:
+        return np.full(m, 1.0 / m)
+    return np.append(np.full(m - 1, 1.0 / (m - 1)), 0.0)
+
+
+@dataclass(frozen=True)
+class AlbayzinMeasures:
+    """The criteria of the Albayzin 2012 plan (sec. 4), all from one set of log-likelihoods.
+
+    Attributes
+    ----------
+    prior : ndarray
+        The evaluation prior (eq. 2, or the one given).
+    c_mce, c_def, c_min : float
+        Cross-entropy of the submission (eq. 6), of the default system (prior entropy, eq. 7)
+        and after the optimal affine recalibration (eq. 12), nats. ``c_min <= min(c_mce,
+        c_def)``.
+    f_mce, f_def, f_min : float
+        Confusions ``exp(C) - 1`` (eqs. 8, 9 and sec. 4.3.1).
+    f_act, f_dis, f_cal : float
+        Actual and discrimination relative confusions (eqs. 10, 13) and the calibration loss
+        (eq. 14); ``f_act = (1 + f_cal) f_dis`` (eq. 15). Dimensionless (x 100 for %).
+    alpha : float
+        Scale of the optimal recalibration ``alpha * l + beta`` (eq. 11), ``>= 0``.
+    beta : ndarray
+        Its offset vector (zero mean over the classes with non-zero prior, 0 elsewhere).
+    """
+
+    prior: np.ndarray
+    c_mce: float
+    c_def: float
+    c_min: float
+    f_mce: float
+    f_def: float
+    f_min: float
+    f_act: float
+    f_dis: float
+    f_cal: float
+    alpha: float
+    beta: np.ndarray
+
+    def to_dict(self) -> dict:
+        """Plain-Python dictionary of every number (for JSON or programs)."""
+        d = asdict(self)
+        d["prior"] = self.prior.tolist()
+        d["beta"] = self.beta.tolist()
+        return d
+
+
+def affine_calibration(llh, labels, prior=None):
+    """The best affine recalibration ``alpha * l + beta`` with ``alpha >= 0`` (Albayzin eqs.
+    11-12; Brümmer & van Leeuwen eq. 18; thesis eqs. 8.21-8.23).
+
+    Minimizes the multiclass cross-entropy at ``prior`` exactly (multiclass logistic regression
+    by Newton's method, no regularization). When the unconstrained optimum has ``alpha < 0``
+    the constrained one is the default system (``alpha = 0``, ``beta = 0``): the objective is
+    convex, so its minimum over ``alpha >= 0`` lies on the face ``alpha = 0``, where the best
+    offset reproduces the prior. The returned parameters are never worse than the identity
+    (``alpha = 1, beta = 0``) or the default system: the best of the three is returned, so
+    ``c_min <= min(C_mce, C_def)`` holds exactly even when the data are separable (then the
+    infimum 0 is approached, not reached).
+
+    Returns
+    -------
+    alpha : float
+    beta : ndarray, shape (N,)
+        Zero mean over the classes with non-zero prior, 0 for the others.
+    c_min : float
+        Cross-entropy after recalibration, nats.
+    """
+    L, y, p, _, active = check_multiclass_trials(llh, labels, prior)
+    return _affine_calibration(L, y, p, active, np.asarray(llh).shape[1])
+
+
+def _affine_calibration(L, y, p, active, n_columns):
+    N = L.shape[1]
+    sol = fit_multiclass(L[:, None, :], y, p, "calibration", reg=0.0)
+    candidates = [(1.0, np.zeros(N)), (0.0, np.zeros(N))]   # identity, default system
+    if sol.coef[0] >= 0 and np.isfinite(sol.offset).all():
+        candidates.insert(0, (float(sol.coef[0]), sol.offset))
+    values = [cross_entropy_nats(alpha * L + beta, y, p) for alpha, beta in candidates]
+    best = int(np.argmin(values))           # first of equals: the optimizer's solution
+    (alpha, beta_active), c_min = candidates[best], values[best]
+    beta = np.zeros(n_columns)
+    beta[active] = beta_active
+    return alpha, beta, c_min
+
+
+def albayzin_measures(llh, labels, open_set: bool = False, prior=None) -> AlbayzinMeasures:
+    """C_mce, C_def, C_min, F_act, F_dis and F_cal of the Albayzin 2012 plan (sec. 4).
+
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, m)
+        Log-likelihoods of the n = m - 1 target languages and, in the last column, the
+        out-of-set class (a fake column in closed-set submissions).
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..m-1`` (``m - 1`` = out-of-set).
+    open_set : bool
+        The prior of eq. 2: closed set (``pi_m = 0``: out-of-set trials and column ignored) or
+        open set (``pi_m = 1/m``).
+    prior : array_like, shape (m,), optional
+        Any other evaluation prior (overrides eq. 2), e.g. the flat prior of thesis sec. 8.4.
+
+    Returns
+    -------
+    AlbayzinMeasures
+        ``C`` values in nats (eqs. 6, 7, 12); ``F`` values dimensionless (eqs. 8-14).
+        ``f_cal`` is ``inf`` when ``f_dis`` is 0 (separable data) but ``f_act`` is not.
+
+    Examples
+    --------
+    The default system of a closed-set task with 6 targets (the 7th column is the fake
+    out-of-set score): C_mce = C_def = log 6, relative confusion 1.
+
+    >>> import numpy as np
+    >>> from focal.metrics import albayzin_measures
+    >>> m = albayzin_measures(np.zeros((7, 7)), [0, 1, 2, 3, 4, 5, 6])
+    >>> round(m.c_mce, 6), round(m.f_def, 6), m.f_act, m.f_cal
+    (1.791759, 5.0, 1.0, 0.0)
+    """
+    L = as_llh_matrix(llh)
+    pr = albayzin_prior(L.shape[1], open_set) if prior is None else prior
+    La, y, p, _, active = check_multiclass_trials(L, labels, pr)
+    c_mce = cross_entropy_nats(La, y, p)
+    c_def = prior_entropy_nats(p)
+    alpha, beta, c_min = _affine_calibration(La, y, p, active, L.shape[1])
+    f_mce, f_def, f_min = np.expm1(c_mce), np.expm1(c_def), np.expm1(c_min)
+    f_act = f_mce / f_def
+    f_dis = f_min / f_def
+    if f_dis > 0:
+        f_cal = (f_act - f_dis) / f_dis
+    else:
+        f_cal = 0.0 if f_act == 0 else np.inf
+    return AlbayzinMeasures(
+        prior=check_prior(pr, L.shape[1]), c_mce=c_mce, c_def=c_def, c_min=c_min,
+        f_mce=float(f_mce), f_def=float(f_def), f_min=float(f_min), f_act=float(f_act),
+        f_dis=float(f_dis), f_cal=float(f_cal), alpha=alpha, beta=beta,
+    )
+
+
+def detection_llrs(llh, prior=None) -> np.ndarray:
+    """Detection LLR of every class against the rest (Brümmer & van Leeuwen eq. 9), natural log.
+
+    Column t is ``lambda_t = -log sum_{i != t} pi_i / (1 - pi_t) exp(-(l_t - l_i))``: the LLR of
+    "class t" against "not t" when the non-targets are weighted by their share of the prior
+    (flat by default: NIST LRE's non-target prior). Any binary measure then applies per target,
+    with the target prior of the application (Bayes threshold ``-logit(pi_t)``, eq. 10).
+    Zero-prior classes are left out of every non-target mixture (their own column is still
+    computed). Exact for log-likelihoods of any magnitude: the sum is shifted by the largest
+    non-target log-likelihood, and an uninformative (constant) row gives exactly 0. O(n N).
+
+    Returns
+    -------
+    ndarray, shape (n_trials, N)
+
+    Examples
+    --------
+    Class 0 twice as likely as each of the others: LLR log 2 against their mean; class 1
+    against the mean of (2, 1): log(1/1.5).
+
+    >>> import numpy as np
+    >>> from focal.metrics import detection_llrs
+    >>> detection_llrs([[np.log(2.0), 0.0, 0.0]]).round(6)
+    array([[ 0.693147, -0.405465, -0.405465]])
+    """
+    L = as_llh_matrix(llh)
+    p = check_prior(prior, L.shape[1])
+    n, N = L.shape
+    act = np.flatnonzero(p > 0)
+    La, pa = L[:, act], p[act]
+    rows = np.arange(n)
+    # lambda_t = (l_t - M) - log1p(sum_{i != t} w_i expm1(l_i - M)), w = normalized non-target
+    # prior, M the largest non-target log-likelihood: the top active one, or for the column
+    # holding it, the second. All expm1 arguments are <= 0 (no overflow) and a constant row
+    # gives exactly 0.
+    order = np.argsort(-La, axis=1, kind="stable")[:, :2]
+    top, second = La[rows, order[:, 0]], La[rows, order[:, 1]]
+    D1 = np.expm1(La - top[:, None])
+    A1 = D1 @ pa
+    D2 = La - second[:, None]
+    D2[rows, order[:, 0]] = 0.0
+    A2 = np.expm1(D2) @ pa
+    p_total = float(pa.sum())
+    out = np.empty((n, N))
+    for t in range(N):
+        j = int(np.searchsorted(act, t))
+        if j < act.size and act[j] == t:
+            rest = p_total - pa[j]
+            hold = order[:, 0] == j
+            free = ~hold
+            x = (A1[free] - pa[j] * D1[free, j]) / rest
+            out[free, t] = (L[free, t] - top[free]) - np.log1p(x)
+            out[hold, t] = (L[hold, t] - second[hold]) - np.log1p(A2[hold] / rest)
+        else:
+            out[:, t] = (L[:, t] - top) - np.log1p(A1 / p_total)
+    return out
+
+
+@dataclass(frozen=True)
+class DetectionAnalysis:
+    """Binary analysis of every one-vs-rest detection LLR (Brümmer & van Leeuwen sec. 4.3).
+
+    Attributes
+    ----------
+    classes : ndarray of int
+        The target classes analysed.
+    cllr, min_cllr : ndarray
+        Binary Cllr and minCllr (PAV) of each target's detection LLRs at ``p_target``, bits
+        normalized by the prior entropy (:func:`focal.metrics.cllr`).
+    eer : ndarray
+        ROCCH-EER of each target (fraction).
+    p_target : float
+    """
+
+    classes: np.ndarray
+    cllr: np.ndarray
+    min_cllr: np.ndarray
+    eer: np.ndarray
+    p_target: float
+
+
+def detection_analysis(llh, labels, prior=None, p_target=0.5) -> DetectionAnalysis:
+    """Cllr, minCllr and EER of the detection LLRs of every active class (2006 paper sec. 4.3).
+
+    Target trials of class t are those labelled t; non-targets are the trials of the other
+    classes with non-zero prior. The detection LLRs use ``prior`` for the non-target mixture
+    (eq. 9); the binary measures are evaluated at ``p_target`` (0.5: classical Cllr).
+    """
+    L = as_llh_matrix(llh)
+    p = check_prior(prior, L.shape[1])
+    check_multiclass_trials(L, labels, p)
+    y = as_class_labels(labels, L.shape[1])
+    pt = check_probability(p_target)
+    lam = detection_llrs(L, p)
+    act = np.flatnonzero(p > 0)
+    counted = p[y] > 0
+    c, mc, e = [], [], []
+    for t in act:
+        tar = lam[y == t, t]
+        non = lam[counted & (y != t), t]
+        hull = rocch(tar, non)
+        c.append(_binary_cllr(tar, non, pt))
+        mc.append(hull.min_cllr(pt))
+        e.append(hull.eer)
+    return DetectionAnalysis(classes=act, cllr=np.array(c), min_cllr=np.array(mc),
+                             eer=np.array(e), p_target=pt)
+
+
+@dataclass(frozen=True)
+class PairwiseAnalysis:
+    """Pairwise calibration analysis (Brümmer & van Leeuwen sec. 4.2; Albayzin sec. 4.4).
+
+    Attributes
+    ----------
+    pairs : ndarray of int, shape (P, 2)
+        Class pairs ``(i, j)``, ``i < j``.
+    cllr, min_cllr : ndarray, shape (P,)
+        Binary Cllr and minCllr (PAV) of the pairwise LLR ``l_i - l_j`` on the trials of
+        classes i and j, at the flat pair prior (1/2, 1/2), bits (1 = uninformative). Symmetric
+        in i and j. ``cllr - min_cllr`` is the pair's calibration loss.
+    n_trials : ndarray of int, shape (P,)
+        Trials of the two classes.
+    n_classes : int
+    """
+
+    pairs: np.ndarray
+    cllr: np.ndarray
+    min_cllr: np.ndarray
+    n_trials: np.ndarray
+    n_classes: int
+
+    def matrix(self, measure: str = "cllr") -> np.ndarray:
+        """``(N, N)`` symmetric matrix of ``measure`` (``"cllr"`` or ``"min_cllr"``); NaN on
+        the diagonal and for pairs not analysed."""
+        if measure not in ("cllr", "min_cllr"):
+            raise ValueError(f"measure must be 'cllr' or 'min_cllr', got {measure!r}")
+        out = np.full((self.n_classes, self.n_classes), np.nan)
+        vals = getattr(self, measure)
+        out[self.pairs[:, 0], self.pairs[:, 1]] = vals
+        out[self.pairs[:, 1], self.pairs[:, 0]] = vals
+        return out
+
+
+def pairwise_analysis(llh, labels, classes=None) -> PairwiseAnalysis:
+    """Cllr and minCllr of every pair of classes (2006 paper sec. 4.2, Albayzin sec. 4.4).
+
+    For each pair ``i < j`` the pairwise LLR ``l_i - l_j`` is evaluated as a binary detector
+    (targets: trials of class i; non-targets: trials of class j) with the binary Cllr and the
+    PAV minCllr at the flat prior. An affine recalibration ``alpha l + beta`` with ``alpha > 0``
+    leaves every minCllr unchanged (it maps each pairwise LLR monotonically).
+
+    Parameters
+    ----------
+    classes : sequence of int, optional
+        The classes to pair (default all); each needs trials.
+    """
+    L = as_llh_matrix(llh)
+    N = L.shape[1]
+    y = as_class_labels(labels, N)
+    if y.shape[0] != L.shape[0]:
+        raise ValueError(
+            f"llh and labels have different numbers of trials ({L.shape[0]} and {y.shape[0]})"
+        )
+    cls = np.arange(N) if classes is None else np.unique(as_class_labels(classes, N, "classes"))
+    if cls.size < 2:
+        raise ValueError(f"classes must name at least two classes, got {cls.tolist()}")
+    counts = np.bincount(y, minlength=N)
+    empty = cls[counts[cls] == 0]
+    if empty.size:
+        raise ValueError(f"class(es) {empty.tolist()} have no trials in labels")
+    by_class = {int(i): np.flatnonzero(y == i) for i in cls}
+    pairs, c, mc, nt = [], [], [], []
+    for a in range(cls.size):
+        for b in range(a + 1, cls.size):
+            i, j = int(cls[a]), int(cls[b])
+            tar = L[by_class[i], i] - L[by_class[i], j]
+            non = L[by_class[j], i] - L[by_class[j], j]
+            pairs.append((i, j))
+            c.append(_binary_cllr(tar, non))
+            mc.append(rocch(tar, non).min_cllr(0.5))
+            nt.append(tar.size + non.size)
+    return PairwiseAnalysis(pairs=np.array(pairs, dtype=np.int64), cllr=np.array(c),
+                            min_cllr=np.array(mc), n_trials=np.array(nt, dtype=np.int64),
+                            n_classes=N)
