@@ -91,13 +91,15 @@ def test_cli_plot_without_matplotlib_fails_with_the_install_hint(tmp_path):
 
 
 def test_plot_tests_are_skipped_not_errored_without_matplotlib():
+    modules = ["tests/test_plots.py", "tests/test_plots_multiclass.py"]
     result = run_python("""
         import sys
         import pytest
-        sys.exit(pytest.main(["-q", "-rs", "-p", "no:cacheprovider", "tests/test_plots.py"]))
-    """)
+        sys.exit(pytest.main(["-q", "-rs", "-p", "no:cacheprovider", *sys.argv[1:]]))
+    """, *modules)
     out = result.stdout
-    # a module skipped as a whole leaves no test collected: pytest's exit status 5, not 1 or 2
+    # modules skipped as a whole leave no test collected: pytest's exit status 5, not 1 or 2
     assert result.returncode == 5, out + result.stderr
-    assert "1 skipped" in out and "error" not in out.lower() and "passed" not in out
-    assert "matplotlib is not installed" in out
+    assert f"{len(modules)} skipped" in out and "error" not in out.lower()
+    assert "passed" not in out and "failed" not in out
+    assert out.count('matplotlib is not installed: pip install "focal-calibration[plot]"') == 2

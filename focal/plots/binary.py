@@ -197,7 +197,7 @@ def ape_bar_axes(ax):
     return _APE_BARS.get(ax)
 
 
-def _ape_axes(ax, bar_ax, bar: bool):
+def _ape_axes(ax, bar_ax, bar: bool, compact: bool = False):
     """(curve axes, bar axes or None): a new figure with both, or a bar axes beside ``ax``."""
     if ax is None:
         import matplotlib.pyplot as plt
@@ -213,7 +213,8 @@ def _ape_axes(ax, bar_ax, bar: bool):
     if bar_ax is None:
         from mpl_toolkits.axes_grid1 import make_axes_locatable
 
-        bar_ax = make_axes_locatable(ax).append_axes("right", size="20%", pad=0.9)
+        bar_ax = make_axes_locatable(ax).append_axes("right", size="20%",
+                                                     pad=0.3 if compact else 0.9)
     _APE_BARS[ax] = bar_ax
     return ax, bar_ax
 
@@ -247,7 +248,7 @@ def _ape_view(h, actual, visible: float = 1e-3):
     return np.array([max(lo, float(h[0])), min(hi, float(h[-1]))])
 
 
-def _draw_ape_bar(bar_ax, report, label, color):
+def _draw_ape_bar(bar_ax, report, label, color, compact: bool = False):
     """Stacked bar: minCllr (discrimination loss) below, Cllr - minCllr (calibration) above."""
     x = sum(1 for p in bar_ax.patches if p.get_gid() == "ape-discrimination-loss")
     dis = report.min_cllr
@@ -265,17 +266,21 @@ def _draw_ape_bar(bar_ax, report, label, color):
     names = [t.get_text() for t in bar_ax.get_xticklabels()][:x] if x else []
     name = str(label) if label else f"system {x + 1}"
     names.append(name if len(name) <= 12 else "\u2026" + name[-11:])
-    bar_ax.set_xticks(range(x + 1), names, rotation=30, ha="right")
+    if compact:
+        bar_ax.set_xticks([])
+    else:
+        bar_ax.set_xticks(range(x + 1), names, rotation=30, ha="right")
     bar_ax.set_xlim(-0.6, x + 0.6)
     heights = [p.get_y() + p.get_height() for p in bar_ax.patches]
     bar_ax.set_ylim(0, 1.15 * max(max(heights), 1e-3))
-    bar_ax.set_ylabel("Cllr (bits)")
+    if not compact:
+        bar_ax.set_ylabel("Cllr (bits)")
     bar_ax.yaxis.set_label_position("right")
     bar_ax.yaxis.tick_right()
 
 
 def ape_plot(tar, non, *, label=None, ax=None, bar_ax=None, bar: bool = True,
-             prior_log_odds=None, n_points: int = 2001, **line_kwargs):
+             prior_log_odds=None, n_points: int = 2001, compact: bool = False, **line_kwargs):
     """Applied-probability-of-error (APE) plot of natural-log LLRs (thesis sec. 7.7.4).
 
     Against the prior log-odds h = logit(P_tar): the actual Bayes error-rate of the LLRs'
@@ -306,6 +311,9 @@ def ape_plot(tar, non, *, label=None, ax=None, bar_ax=None, bar: bool = True,
         (at least [-10, 10], widened to the LLRs: the plotted area then equals Cllr to within
         a small fraction; the bar always shows the exact value).
     n_points : int, default 2001
+    compact : bool, default False
+        For grids of small plots: no legend (the curves keep their labels), no axis labels and
+        no right-hand error-rate axis.
     **line_kwargs
         Passed to ``ax.plot`` for the actual curve.
 
@@ -317,7 +325,7 @@ def ape_plot(tar, non, *, label=None, ax=None, bar_ax=None, bar: bool = True,
     h = prior_log_odds_grid(prior_log_odds, _ape_window(tar, non), n_points)
     rates = bayes_error_rates(tar, non, h)
     report = calibration_report(tar, non, operating_points=())
-    ax, bar_ax = _ape_axes(ax, bar_ax, bar)
+    ax, bar_ax = _ape_axes(ax, bar_ax, bar, compact)
     first = not has_gid(ax, "ape-actual")
     line, color = _first_line(ax, h, APE_SCALE * rates.actual,
                               _label(label, f"actual (Cllr = {report.cllr:.3f} bits)"),
@@ -329,17 +337,20 @@ def ape_plot(tar, non, *, label=None, ax=None, bar_ax=None, bar: bool = True,
     if not has_gid(ax, "ape-default"):
         ax.plot(h, APE_SCALE * rates.default, color="black", linestyle=":", linewidth=1.0,
                 label="default (LLR = 0, 1 bit)", gid="ape-default")
-        secondary = ax.secondary_yaxis("right", functions=(lambda y: y / APE_SCALE,
-                                                           lambda e: e * APE_SCALE))
-        secondary.set_ylabel("Bayes error-rate")
-    ax.set_xlabel("prior log-odds  logit P_tar")
-    ax.set_ylabel("error-rate / (2 ln 2)   [area = bits]")
+        if not compact:
+            secondary = ax.secondary_yaxis("right", functions=(lambda y: y / APE_SCALE,
+                                                               lambda e: e * APE_SCALE))
+            secondary.set_ylabel("Bayes error-rate")
+    if not compact:
+        ax.set_xlabel("prior log-odds  logit P_tar")
+        ax.set_ylabel("error-rate / (2 ln 2)   [area = bits]")
     _widen_xlim(ax, first, _ape_view(h, APE_SCALE * rates.actual))
     ax.set_ylim(bottom=0)
     ax.grid(True, linewidth=0.5, alpha=0.6)
-    refresh_legend(ax, loc="upper left", fontsize="small")
+    if not compact:
+        refresh_legend(ax, loc="upper left", fontsize="small")
     if bar_ax is not None:
-        _draw_ape_bar(bar_ax, report, label, color)
+        _draw_ape_bar(bar_ax, report, label, color, compact)
     return ax
 
 
