@@ -470,7 +470,7 @@ def nbe_plot(tar, non, *, label=None, ax=None, prior_log_odds=None, n_points: in
 # ECE
 
 
-def ece_plot(tar, non, *, label=None, ax=None, prior_log_odds=None, n_points: int = 201,
+def ece_plot(tar, non, *, label=None, ax=None, prior_log_odds=None, n_points: int = 101,
              log10_odds: bool = False, **line_kwargs):
     """Empirical cross-entropy (ECE) plot of natural-log LLRs (Ramos; thesis sec. 7.7.4).
 
@@ -488,7 +488,7 @@ def ece_plot(tar, non, *, label=None, ax=None, prior_log_odds=None, n_points: in
     ax : matplotlib Axes, optional
     prior_log_odds : array_like, optional
         Natural-log prior odds h; default ``n_points`` over [-7, 7].
-    n_points : int, default 201
+    n_points : int, default 101 (the curves are smooth; each point is one pass over the trials)
     log10_odds : bool, default False
         Label the horizontal axis in log10 prior odds (forensic practice); the curves are the
         same, drawn at ``h / ln 10``.
