@@ -15,9 +15,9 @@ lines ``model test target|nontarget``, any number of systems, the same order for
    and its weights;
 3. writes figures into ``--out`` (default: a new temporary directory, printed at the end):
    ``det.png`` (eval DET of every system and the fusion, with the minDCF and actual-DCF points),
-   ``nbe_fusion.png`` (normalized Bayes error-rate of the fusion on dev and eval, as thesis
-   fig. 7.8, with DR30 and the operating point), ``nbe_systems.png`` (every calibrated system on
-   eval) and ``ape.png`` (APE curves and Cllr bars on eval).
+   ``nbe_fusion.png`` (normalized Bayes error-rate of the fusion on eval and dev, as thesis
+   fig. 7.8, with the DR30 points and the operating point), ``nbe_systems.png`` (every system
+   on eval) and ``ape.png`` (APE curves and Cllr bars on eval).
 
 Figures need matplotlib (``pip install "focal-calibration[plot]"``); without it the numbers are
 printed and the figures skipped.
@@ -28,7 +28,6 @@ from __future__ import annotations
 import argparse
 import pathlib
 import sys
-import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -36,6 +35,13 @@ sys.path.insert(0, str(ROOT))
 from focal import LinearCalibrator, LogisticFusion  # noqa: E402
 from focal.io import align_trials, read_key, read_scores  # noqa: E402
 from focal.metrics import calibration_report, from_labels  # noqa: E402
+
+try:                                   # figures need the optional matplotlib
+    from matplotlib.figure import Figure
+
+    from focal import plots
+except ImportError as exc:
+    plots, NO_FIGURES = None, f"figures skipped: {exc}"
 
 SAMPLES = ROOT / "data_samples" / "speaker_detection"
 
@@ -90,45 +96,34 @@ def main(argv=None):
     weights = ", ".join(f"{n} {w:.4g}" for n, w in zip(names, fusion.coef_))
     print(f"  fusion weights: {weights}; offset {fusion.intercept_:.4g} nats\n")
 
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        from focal import plots
-    except ImportError as exc:
-        print(f"figures skipped: {exc}")
+    if plots is None:
+        print(NO_FIGURES)
         return 0
-    out = pathlib.Path(args.out) if args.out else pathlib.Path(
-        tempfile.mkdtemp(prefix="focal_speaker_fusion_"))
-    out.mkdir(parents=True, exist_ok=True)
+    out = plots.output_folder(args.out, "focal_speaker_fusion_")
 
-    fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
-    for name, llr in llr_eval.items():
-        plots.det_plot(*from_labels(llr, y_eval), label=name, ax=ax, operating_point=p)
-    ax.set_title("Evaluation set: each system calibrated alone, and the fusion")
-    fig.savefig(out / "det.png")
+    evaluation = {name: from_labels(llr, y_eval) for name, llr in llr_eval.items()}
 
-    fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
-    plots.nbe_plot(*from_labels(llr_eval["fusion"], y_eval), label="eval", ax=ax,
-                   operating_point=p, components=True)
-    plots.nbe_plot(*from_labels(llr_dev["fusion"], y_dev), label="dev", ax=ax, operating_point=p)
-    ax.set_title("Fusion: normalized Bayes error-rate (thesis fig. 7.8)")
-    fig.savefig(out / "nbe_fusion.png")
+    def figure(filename, title, plot, systems, **kwargs):
+        fig = Figure(figsize=(8, 6), layout="constrained")
+        ax = fig.subplots()
+        for name, (tar, non) in systems.items():
+            plot(tar, non, label=name, ax=ax, **kwargs)
+        ax.set_title(title)
+        fig.savefig(out / filename)
 
-    fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
-    for name, llr in llr_eval.items():
-        plots.nbe_plot(*from_labels(llr, y_eval), label=name, ax=ax, operating_point=p)
-    ax.set_title("Evaluation set: normalized Bayes error-rate")
-    fig.savefig(out / "nbe_systems.png")
+    figure("det.png", "Evaluation set: each system calibrated alone, and the fusion",
+           plots.det_plot, evaluation, operating_point=p)
+    figure("nbe_fusion.png", "Fusion: normalized Bayes error-rate (thesis fig. 7.8)",
+           plots.nbe_plot, {"eval": evaluation["fusion"],
+                            "dev": from_labels(llr_dev["fusion"], y_dev)}, operating_point=p)
+    figure("nbe_systems.png", "Evaluation set: normalized Bayes error-rate", plots.nbe_plot,
+           evaluation, operating_point=p)
 
-    fig, (ax, bars) = plt.subplots(1, 2, width_ratios=[5, 1], figsize=(9, 5),
-                                   layout="constrained")
-    for name, llr in llr_eval.items():
-        plots.ape_plot(*from_labels(llr, y_eval), label=name, ax=ax, bar_ax=bars)
+    fig = Figure(figsize=(9, 5), layout="constrained")
+    ax, bars = fig.subplots(1, 2, width_ratios=[5, 1])
+    for name, (tar, non) in evaluation.items():
+        plots.ape_plot(tar, non, label=name, ax=ax, bar_ax=bars)
     fig.savefig(out / "ape.png")
-    plt.close("all")
     print(f"figures: {out}")
     return 0
 

@@ -30,12 +30,18 @@ import dataclasses
 import math
 import pathlib
 import sys
-import tempfile
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from focal import bayes_threshold, std  # noqa: E402
+
+try:                                   # the figure needs the optional matplotlib
+    from matplotlib.figure import Figure
+
+    from focal import plots
+except ImportError as exc:
+    plots, NO_FIGURES = None, f"figure skipped: {exc}"
 
 SAMPLES = ROOT / "data_samples" / "term_detection"
 
@@ -86,24 +92,14 @@ def main(argv=None):
               f"{report.mtwv.twv:.4f}), C_nxe {fixed.cnxe:.4f} (= C_nxe^min {report.min_cnxe:.4f})"
               if report.atwv is not None else f"  ATWV {fixed.atwv.twv:.4f}")
 
-    try:
-        import matplotlib
-
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
-
-        from focal import plots
-    except ImportError as exc:
-        print(f"\nfigure skipped: {exc}")
+    if plots is None:
+        print("\n" + NO_FIGURES)
         return 0
-    out = pathlib.Path(args.out) if args.out else pathlib.Path(
-        tempfile.mkdtemp(prefix="focal_term_detection_"))
-    out.mkdir(parents=True, exist_ok=True)
-    fig, ax = plt.subplots(figsize=(8, 6), layout="constrained")
-    plots.std_det_plot(report, label=report.name or "system", ax=ax)
+    fig = Figure(figsize=(8, 6), layout="constrained")
+    ax = plots.std_det_plot(report, label=report.name or "system", ax=fig.subplots())
     ax.set_title(f"Term detection DET ({op.name or 'operating point'}: beta = {op.beta:.4g})")
+    out = plots.output_folder(args.out, "focal_term_detection_")
     fig.savefig(out / "det.png")
-    plt.close(fig)
     print(f"\nfigure: {out / 'det.png'}")
     return 0
 

@@ -547,3 +547,15 @@ def test_cli_bad_plot_size_is_a_usage_error(tmp_path):
     result = run_focal("evaluate", str(SPEAKER / "eval_sys1.scores"), "--key",
                        str(SPEAKER / "eval.key"), "--plot", str(tmp_path), "--plot-size", "big")
     assert result.returncode == 2 and "WIDTHxHEIGHT" in result.stderr
+
+
+def test_output_folder_is_the_given_one_or_a_new_temporary_one(tmp_path, monkeypatch):
+    given = plots.output_folder(tmp_path / "a" / "b")
+    assert given == tmp_path / "a" / "b" and given.is_dir()
+    monkeypatch.setenv("TMPDIR", str(tmp_path))
+    import tempfile
+
+    monkeypatch.setattr(tempfile, "tempdir", None)      # re-read TMPDIR
+    first, second = plots.output_folder(prefix="x_"), plots.output_folder(prefix="x_")
+    assert first != second and first.parent == second.parent == tmp_path
+    assert first.name.startswith("x_") and first.is_dir()

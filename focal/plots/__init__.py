@@ -27,12 +27,12 @@ from .multiclass import (
     pairwise_bar_matrix,
     subset_scatter,
 )
-from .report import write_report
+from .report import output_folder, write_report
 from .scales import ProbitScale
 from .std import std_det_plot
 
 __all__ = [
     "APE_SCALE", "ProbitScale", "ape_bar_axes", "ape_plot", "det_plot", "ece_plot", "nbe_plot",
-    "std_det_plot", "tippett_plot", "write_report", "pairwise_bar_matrix", "detection_ape_plots",
+    "std_det_plot", "tippett_plot", "write_report", "output_folder", "pairwise_bar_matrix", "detection_ape_plots",
     "detection_llr_scatter", "subset_scatter",
 ]

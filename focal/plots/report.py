@@ -5,6 +5,7 @@ from __future__ import annotations
 import html
 import os
 import pathlib
+import tempfile
 from dataclasses import dataclass
 
 import numpy as np
@@ -13,7 +14,7 @@ from matplotlib.figure import Figure
 from ..metrics import calibration_report
 from .binary import ape_plot, det_plot, ece_plot, nbe_plot, tippett_plot
 
-__all__ = ["write_report", "ReportFigure", "FORMATS"]
+__all__ = ["write_report", "output_folder", "ReportFigure", "FORMATS"]
 
 FORMATS = ("png", "pdf", "svg")
 
@@ -25,6 +26,19 @@ class ReportFigure:
     title: str
     caption: str
     files: dict
+
+
+def output_folder(path=None, prefix: str = "focal_") -> pathlib.Path:
+    """The folder ``path`` (created if needed), or a new temporary folder when ``path`` is None.
+
+    Recipes write their figures here: by default a fresh folder under the system's temporary
+    directory (named ``prefix`` + random letters), never the current directory.
+    """
+    if path is None:
+        return pathlib.Path(tempfile.mkdtemp(prefix=prefix))
+    folder = pathlib.Path(os.fspath(path))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 def _pixels(size):
@@ -170,49 +184,42 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     reports = [calibration_report(tar, non, operating_points=ops, name=name)
                for name, tar, non in entries]
     first_op = ops[0] if ops else None
-    folder = pathlib.Path(os.fspath(out_dir))
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = output_folder(out_dir)
 
-    def figure():
-        return Figure(figsize=(w / dpi, h / dpi), dpi=dpi, layout="constrained")
+    def every_system(plot, **kwargs):
+        def draw(fig):
+            ax = fig.subplots()
+            for name, tar, non in entries:
+                plot(tar, non, label=name, ax=ax, **kwargs)
+        return draw
 
-    figures = []
-    fig = figure()
-    ax = fig.subplots()
-    for name, tar, non in entries:
-        det_plot(tar, non, label=name, ax=ax, operating_point=first_op)
-    figures.append(ReportFigure("DET", "Steppy DET curves with the ROCCH-EER (circle) and the "
-                                "minimum / actual DCF points (square / cross).",
-                                _save(fig, folder, "det", fmts, dpi)))
-    fig = figure()
-    ax = fig.subplots()
-    for name, tar, non in entries:
-        nbe_plot(tar, non, label=name, ax=ax, operating_point=first_op)
-    figures.append(ReportFigure(
-        "Normalized Bayes error-rate", "Actual (solid) and minimum (dashed) DCF normalized by "
-        "the default system's, against the prior log-odds; DR30: fewer than 30 false alarms "
-        "to the left.", _save(fig, folder, "nbe", fmts, dpi)))
-    fig = figure()
-    ax, bar_ax = fig.subplots(1, 2, width_ratios=[5, 1])
-    for name, tar, non in entries:
-        ape_plot(tar, non, label=name, ax=ax, bar_ax=bar_ax)
-    figures.append(ReportFigure(
-        "APE", "Applied probability of error: the area under the actual curve is Cllr, under "
-        "the minimum curve minCllr; the bar splits Cllr into discrimination and calibration "
-        "loss.", _save(fig, folder, "ape", fmts, dpi)))
-    fig = figure()
-    ax = fig.subplots()
-    for name, tar, non in entries:
-        ece_plot(tar, non, label=name, ax=ax)
-    figures.append(ReportFigure("ECE", "Empirical cross-entropy of the LLRs (solid), after PAV "
-                                "(dashed) and of the default system (dotted), in bits.",
-                                _save(fig, folder, "ece", fmts, dpi)))
+    def ape(fig):
+        ax, bar_ax = fig.subplots(1, 2, width_ratios=[5, 1])
+        for name, tar, non in entries:
+            ape_plot(tar, non, label=name, ax=ax, bar_ax=bar_ax)
+
+    specs = [
+        ("det", "DET", "Steppy DET curves with the ROCCH-EER (circle) and the minimum / actual "
+         "DCF points (square / cross).", every_system(det_plot, operating_point=first_op)),
+        ("nbe", "Normalized Bayes error-rate", "Actual (solid) and minimum (dashed) DCF "
+         "normalized by the default system's, against the prior log-odds; DR30: fewer than 30 "
+         "false alarms to the left.", every_system(nbe_plot, operating_point=first_op)),
+        ("ape", "APE", "Applied probability of error: the area under the actual curve is Cllr, "
+         "under the minimum curve minCllr; the bar splits Cllr into discrimination and "
+         "calibration loss.", ape),
+        ("ece", "ECE", "Empirical cross-entropy of the LLRs (solid), after PAV (dashed) and of "
+         "the default system (dotted), in bits.", every_system(ece_plot)),
+    ]
     for i, (name, tar, non) in enumerate(entries, start=1):
-        fig = figure()
-        tippett_plot(tar, non, label=name, ax=fig.subplots())
-        figures.append(ReportFigure(f"Tippett: {name}", "Proportion of target (solid) and "
-                                    "non-target (dashed) LLRs at or above each value.",
-                                    _save(fig, folder, f"tippett_{i}", fmts, dpi)))
+        specs.append((f"tippett_{i}", f"Tippett: {name}", "Proportion of target (solid) and "
+                      "non-target (dashed) LLRs at or above each value.",
+                      lambda fig, t=tar, n=non, name=name: tippett_plot(t, n, label=name,
+                                                                        ax=fig.subplots())))
+    figures = []
+    for stem, title_, caption, draw in specs:
+        fig = Figure(figsize=(w / dpi, h / dpi), dpi=dpi, layout="constrained")
+        draw(fig)
+        figures.append(ReportFigure(title_, caption, _save(fig, folder, stem, fmts, dpi)))
     page = folder / "index.html"
     page.write_text(_page(title, reports, figures, (w, h)), encoding="utf-8")
     return page
