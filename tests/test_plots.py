@@ -409,7 +409,7 @@ def test_tippett_property(tar, non):
     plt.close("all")
 
 
-# -- spoken term detection --------------------------------------------------------------------------
+# -- spoken term detection ----------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def std_report():
     task = std.read_task(STD_SAMPLES / "sws_sample.stdlist.xml", STD_SAMPLES / "sws_sample.rttm",

@@ -3,13 +3,18 @@
 ``pip install "focal-calibration[plot]"`` installs matplotlib; ``import focal`` never imports it.
 Every function takes data (scores, LLRs, or the results of :mod:`focal.metrics` and
 :mod:`focal.std`), draws on the given ``ax`` or a new figure's, returns the Axes and never calls
-``show()``. Curve data come from :mod:`focal.metrics` / :mod:`focal.std`; nothing is recomputed
-here.
+``show()``. Curve data come from :mod:`focal.metrics` / :mod:`focal.std` (and the core functions
+behind them); nothing is recomputed here.
 
-Binary: :func:`det_plot`, :func:`ape_plot`, :func:`nbe_plot`, :func:`ece_plot`,
-:func:`tippett_plot`. Multiclass: :func:`pairwise_bar_matrix`, :func:`detection_ape_plots`,
-:func:`detection_llr_scatter`, :func:`subset_scatter`. Spoken term detection: :func:`std_det_plot`. A report of score files:
-:func:`write_report`. Importing this package registers the ``"probit"`` axis scale.
+- binary: :func:`det_plot`, :func:`ape_plot`, :func:`nbe_plot`, :func:`ece_plot`,
+  :func:`tippett_plot`;
+- multiclass: :func:`pairwise_bar_matrix`, :func:`detection_ape_plots`,
+  :func:`detection_llr_scatter`, :func:`subset_scatter`;
+- spoken term detection: :func:`std_det_plot`;
+- a report of binary LLR sets: :func:`write_report` (figures and an HTML page), and
+  :func:`output_folder` for scripts.
+
+Importing this package registers the ``"probit"`` axis scale (:class:`ProbitScale`).
 """
 
 try:
@@ -33,6 +38,6 @@ from .std import std_det_plot
 
 __all__ = [
     "APE_SCALE", "ProbitScale", "ape_bar_axes", "ape_plot", "det_plot", "ece_plot", "nbe_plot",
-    "std_det_plot", "tippett_plot", "write_report", "output_folder", "pairwise_bar_matrix", "detection_ape_plots",
-    "detection_llr_scatter", "subset_scatter",
+    "tippett_plot", "pairwise_bar_matrix", "detection_ape_plots", "detection_llr_scatter",
+    "subset_scatter", "std_det_plot", "write_report", "output_folder",
 ]

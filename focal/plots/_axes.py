@@ -44,11 +44,6 @@ def has_gid(ax, gid: str) -> bool:
     return any(a.get_gid() == gid for a in ax.get_children())
 
 
-def line_color(line) -> str:
-    """The colour matplotlib gave ``line`` (from the property cycle unless the caller chose one)."""
-    return line.get_color()
-
-
 def refresh_legend(ax, **kwargs):
     """Redraw the legend from every labelled artist (so repeated calls add systems to it)."""
     handles, labels = ax.get_legend_handles_labels()

@@ -6,7 +6,10 @@ never calls ``show()``. Calling a function again with the same ``ax`` adds anoth
 property cycle gives it a new colour; the legend lists every system).
 
 All curve data come from :mod:`focal.metrics` (one sort per class and one PAV per call, the
-joint-sort computation of thesis sec. 7.6.1); this module only draws them. Each artist carries a
+joint-sort computation of thesis sec. 7.6.1), or from the core functions behind it where a plot
+needs them many times: the ECE curve evaluates the cross-entropy of
+:func:`focal.metrics.cross_entropy` at each prior after validating the LLRs once, the Tippett
+curves read the error rates of the joint sort at every score. This module only draws them. Each artist carries a
 ``gid`` (``"det"``, ``"ape-actual"``, ...) so that programs and tests can find it.
 """
 
@@ -327,7 +330,7 @@ def ape_plot(tar, non, *, label=None, ax=None, bar_ax=None, bar: bool = True,
     report = calibration_report(tar, non, operating_points=())
     ax, bar_ax = _ape_axes(ax, bar_ax, bar, compact)
     first = not has_gid(ax, "ape-actual")
-    line, color = _first_line(ax, h, APE_SCALE * rates.actual,
+    _, color = _first_line(ax, h, APE_SCALE * rates.actual,
                               _label(label, f"actual (Cllr = {report.cllr:.3f} bits)"),
                               "ape-actual", line_kwargs)
     ax.plot(h, APE_SCALE * rates.minimum, color=color, linestyle="--",
@@ -424,7 +427,7 @@ def nbe_plot(tar, non, *, label=None, ax=None, prior_log_odds=None, n_points: in
     ax = new_axes(ax)
     first = not has_gid(ax, "nbe-actual")
     act = rates.actual_normalized
-    line, color = _first_line(ax, h, act, _label(label, "actDCF"), "nbe-actual", line_kwargs)
+    _, color = _first_line(ax, h, act, _label(label, "actDCF"), "nbe-actual", line_kwargs)
     mn = rates.minimum_normalized
     ax.plot(h, mn, color=color, linestyle="--", label=_label(label, "minDCF"), gid="nbe-minimum")
     if components:
@@ -509,7 +512,7 @@ def ece_plot(tar, non, *, label=None, ax=None, prior_log_odds=None, n_points: in
     after_pav = np.array([pav.cross_entropy(p) for p in priors]) / LOG2
     x = h / np.log(10.0) if log10_odds else h
     ax = new_axes(ax)
-    line, color = _first_line(ax, x, actual, _label(label, "LLRs"), "ece-actual", line_kwargs)
+    _, color = _first_line(ax, x, actual, _label(label, "LLRs"), "ece-actual", line_kwargs)
     ax.plot(x, after_pav, color=color, linestyle="--", label=_label(label, "after PAV"),
             gid="ece-pav")
     if not has_gid(ax, "ece-default"):
@@ -577,7 +580,7 @@ def tippett_plot(tar, non, *, label=None, ax=None, log10_lr: bool = False, **lin
     misleading_n = trials.error_rates([np.nextafter(0.0, 1.0)])[1][0]
     scale = 1.0 / np.log(10.0) if log10_lr else 1.0
     ax = new_axes(ax)
-    line, color = _first_line(
+    _, color = _first_line(
         ax, scale * x_t, 1.0 - miss_t,
         _label(label, f"target LLRs ({100 * misleading_t:.1f} % < 0)"), "tippett-target",
         dict(line_kwargs, drawstyle="steps-pre"))

@@ -1,4 +1,4 @@
-"""The probit axis scale of DET plots (thesis sec. 7.3.5), registered with matplotlib as ``"probit"``.
+"""The probit axis scale of DET plots (thesis sec. 7.3.5), registered with matplotlib as "probit".
 
 ``ax.set_xscale("probit")`` keeps the data in probabilities (fractions in [0, 1]) and places them
 at ``probit(p) = sqrt(2) erfinv(2p - 1)`` (``scipy.special.ndtri``), so a DET plot is a plot of the
