@@ -9,8 +9,9 @@ All curve data come from :mod:`focal.metrics` (one sort per class and one PAV pe
 joint-sort computation of thesis sec. 7.6.1), or from the core functions behind it where a plot
 needs them many times: the ECE curve evaluates the cross-entropy of
 :func:`focal.metrics.cross_entropy` at each prior after validating the LLRs once, the Tippett
-curves read the error rates of the joint sort at every score. This module only draws them. Each artist carries a
-``gid`` (``"det"``, ``"ape-actual"``, ...) so that programs and tests can find it.
+curves read the error rates of the joint sort at every score. This module only draws them.
+Each artist carries a ``gid`` (``"det"``, ``"ape-actual"``, ...) so that programs and tests can
+find it.
 """
 
 from __future__ import annotations
