@@ -132,3 +132,14 @@ def test_subset_scatter_shows_every_subset(trials):
     for k, m in zip(means.get_xdata(), means.get_ydata()):
         assert m == pytest.approx(analysis.values[analysis.sizes == k].mean())
     assert ax.get_ylabel() == "CAVG"
+
+
+def test_subset_scatter_compares_two_systems_on_one_axes(trials):
+    llh, y, recal = trials
+    ax = plots.subset_scatter(subset_analysis(llh, y), label="as given")
+    plots.subset_scatter(subset_analysis(recal, y), ax=ax, label="calibrated", color="C3")
+    stars = [ln for ln in ax.lines if ln.get_gid() == "subset-all"]
+    assert len(stars) == 2
+    texts = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert len(texts) == len(set(texts)) == 6
+    assert any(t.startswith("calibrated: all 5 classes") for t in texts)

@@ -232,7 +232,8 @@ def subset_scatter(analysis, *, ax=None, jitter: float = 0.3, label=None, **scat
     an LRE of its own (flat prior over its classes, only their trials). Dots are spread
     horizontally by up to ``jitter`` around their subset size (a fixed pseudo-random spread, the
     same at every call) so the thousands of subsets of one size stay visible; a bar marks the
-    mean of each size and a star the set of all classes.
+    mean of each size and a star the set of all classes. Call again with the same ``ax`` (and a
+    ``label``) to compare systems, e.g. before and after a calibration.
 
     Returns
     -------
@@ -243,15 +244,18 @@ def subset_scatter(analysis, *, ax=None, jitter: float = 0.3, label=None, **scat
     offset = np.random.default_rng(0).uniform(-jitter, jitter, sizes.size)
     ax = new_axes(ax)
     kwargs = dict(s=4, alpha=0.5) | scatter_kwargs
-    ax.scatter(sizes + offset, values, label=label or f"{sizes.size:,} subsets", gid="subsets",
-               **kwargs)
+    dots = ax.scatter(sizes + offset, values, label=label or f"{sizes.size:,} subsets",
+                      gid="subsets", **kwargs)
+    color = dots.get_facecolor()[0][:3]
+    prefix = f"{label}: " if label else ""
     levels = np.unique(sizes)
     means = np.array([values[sizes == k].mean() for k in levels])
-    ax.plot(levels, means, linestyle="none", marker="_", markersize=18, color="black",
-            label="mean per size", gid="subset-means")
+    ax.plot(levels, means, linestyle="none", marker="_", markersize=18, markeredgewidth=2,
+            color=color, label=f"{prefix}mean per size", gid="subset-means")
     full = sizes == sizes.max()
-    ax.plot(sizes[full], values[full], linestyle="none", marker="*", markersize=12, color="red",
-            label=f"all {int(sizes.max())} classes: {values[full][0]:.4g}", gid="subset-all")
+    ax.plot(sizes[full], values[full], linestyle="none", marker="*", markersize=12, color=color,
+            markeredgecolor="black", label=f"{prefix}all {int(sizes.max())} classes: "
+            f"{values[full][0]:.4g}", gid="subset-all")
     ax.set_xticks(levels)
     ax.set_xlabel("number of classes in the subset")
     ax.set_ylabel(_SUBSET_LABELS.get(analysis.measure, str(analysis.measure)))
