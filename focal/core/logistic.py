@@ -32,9 +32,6 @@ logistic solution) with Newton steps on a modified Hessian.
 
 from __future__ import annotations
 
-import contextlib
-import functools
-import threading
 from dataclasses import dataclass
 
 import numpy as np
@@ -42,6 +39,7 @@ from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
 from scipy.special import logit
 
 from .scoring_rules import BetaRule
+from .threads import single_threaded_blas
 
 __all__ = ["LogisticSolution", "fit_logistic", "fit_scoring_rule", "DEFAULT_REG"]
 
@@ -347,43 +345,6 @@ def _warm_start(design, tol, max_iter):
     return theta, n_iter, passes
 
 
-@functools.lru_cache(maxsize=1)
-def _threadpools():
-    from threadpoolctl import ThreadpoolController  # a dependency of scikit-learn
-
-    return ThreadpoolController()
-
-
-_blas_lock = threading.Lock()
-_blas_state = {"users": 0, "limiter": None}
-
-
-@contextlib.contextmanager
-def _single_threaded_blas(n_trials):
-    """Keep BLAS on one thread while passing over many blocks.
-
-    A pass makes many small BLAS calls (a few thousand rows each); spreading each one over
-    threads costs more than it gains, and on a busy machine it is many times slower. The limit
-    is process-wide, so concurrent fits share it: the first one in sets it, the last one out
-    restores the original setting.
-    """
-    if n_trials <= _CHUNK:
-        yield
-        return
-    with _blas_lock:
-        if _blas_state["users"] == 0:
-            _blas_state["limiter"] = _threadpools().limit(limits=1, user_api="blas")
-        _blas_state["users"] += 1
-    try:
-        yield
-    finally:
-        with _blas_lock:
-            _blas_state["users"] -= 1
-            if _blas_state["users"] == 0:
-                _blas_state["limiter"].restore_original_limits()
-                _blas_state["limiter"] = None
-
-
 def fit_logistic(X, y, p_target=0.5, sample_weight=None, reg=DEFAULT_REG, tol=1e-10,
                  max_iter=100, init=None) -> LogisticSolution:
     """Minimize the prior-weighted logarithmic cost over an affine fusion (thesis eq. 8.17).
@@ -413,7 +374,7 @@ def fit_logistic(X, y, p_target=0.5, sample_weight=None, reg=DEFAULT_REG, tol=1e
     -------
     LogisticSolution
     """
-    with _single_threaded_blas(X.shape[0]):
+    with single_threaded_blas(X.shape[0] > _CHUNK):
         return _fit_logistic(X, y, p_target, sample_weight, reg, tol, max_iter, init)
 
 
@@ -452,7 +413,7 @@ def fit_scoring_rule(X, y, rule: BetaRule, p_target=0.5, sample_weight=None, reg
     """
     if rule.is_logarithmic:
         return fit_logistic(X, y, p_target, sample_weight, reg, tol, max_iter, init)
-    with _single_threaded_blas(X.shape[0]):
+    with single_threaded_blas(X.shape[0] > _CHUNK):
         return _fit_scoring_rule(X, y, rule, p_target, sample_weight, reg, tol, max_iter, init)
 
 

@@ -48,7 +48,6 @@ level of exact Newton steps.
 
 from __future__ import annotations
 
-from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -57,6 +56,7 @@ from scipy.linalg.blas import dsyrk
 from .logistic import DEFAULT_REG
 from .multiclass import class_trial_weights, contrast_basis
 from .newton import dense_solver, minimize_newton, preconditioned_cg
+from .threads import single_threaded_blas
 
 __all__ = ["MODES", "MulticlassSolution", "fit_multiclass", "apply_multiclass",
            "system_scales"]
@@ -406,25 +406,12 @@ def fit_multiclass(L, y, prior, mode="scalar", sample_weight=None, reg=DEFAULT_R
     -----
     ``"full"`` mode is fitted level by level on nested subsets (:func:`_nested_levels`), see the
     module docstring; only the last level's few passes touch all trials. BLAS runs with one
-    thread during the fit (:func:`_single_threaded_blas`).
+    thread during the fit (:func:`focal.core.threads.single_threaded_blas`).
     """
     if mode not in MODES:
         raise ValueError(f"mode must be one of {MODES}, got {mode!r}")
-    with _single_threaded_blas():
+    with single_threaded_blas():
         return _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter)
-
-
-def _single_threaded_blas():
-    """Context limiting BLAS to one thread while fitting, when threadpoolctl (a scikit-learn
-    dependency) is available. The passes are many small matrix products on chunks of trials,
-    which threads barely speed up on an idle machine and slow down by an order of magnitude
-    on a busy one (measured on a loaded 2-core host: 2.6 s against 52 s for one 'full' fit of
-    200k trials); scikit-learn's KMeans limits them for the same reason."""
-    try:
-        from threadpoolctl import threadpool_limits
-    except ImportError:  # scikit-learn depends on threadpoolctl; be safe anyway
-        return nullcontext()
-    return threadpool_limits(limits=1, user_api="blas")
 
 
 def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter):
