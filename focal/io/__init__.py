@@ -1,5 +1,58 @@
-"""Score and key files (I/O at the edge: nothing below imports this package)."""
+"""Score and key files (I/O at the edge: nothing below imports this package).
 
-from .binary import TrialKey, TrialScores, align_trials, read_key, read_scores
+- :mod:`focal.io.binary`: BOSARIS-style ``model test score`` files and ``model test label`` keys.
+- :mod:`focal.io.multiclass`: Albayzin 2012 system outputs, a generic multiclass format with a
+  header of class names, and ``segment language`` keys.
+- :mod:`focal.io.stream`: chunked reading of several systems' files side by side, and
+  :func:`apply_to_files`, which applies a transform to files larger than memory.
 
-__all__ = ["TrialKey", "TrialScores", "align_trials", "read_key", "read_scores"]
+Readers parse blocks of bytes with NumPy (no Python object per line), keep ids as fixed-width
+UTF-8 bytes and read numbers exactly; writers write numbers that read back bit-identically.
+Every reader error is a ``ValueError`` naming the file and the line.
+"""
+
+from .binary import (
+    TrialKey,
+    TrialScores,
+    align_scores,
+    align_trials,
+    read_key,
+    read_scores,
+    write_scores,
+)
+from .multiclass import (
+    ALBAYZIN_CLASSES,
+    MulticlassKey,
+    MulticlassScores,
+    align_multiclass,
+    align_multiclass_scores,
+    read_albayzin_scores,
+    read_multiclass_key,
+    read_multiclass_scores,
+    write_albayzin_scores,
+    write_multiclass_scores,
+)
+from .stream import ScoreChunk, apply_to_files, iter_score_chunks
+
+__all__ = [
+    "ALBAYZIN_CLASSES",
+    "MulticlassKey",
+    "MulticlassScores",
+    "ScoreChunk",
+    "TrialKey",
+    "TrialScores",
+    "align_multiclass",
+    "align_multiclass_scores",
+    "align_scores",
+    "align_trials",
+    "apply_to_files",
+    "iter_score_chunks",
+    "read_albayzin_scores",
+    "read_key",
+    "read_multiclass_key",
+    "read_multiclass_scores",
+    "read_scores",
+    "write_albayzin_scores",
+    "write_multiclass_scores",
+    "write_scores",
+]

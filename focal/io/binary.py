@@ -1,36 +1,72 @@
 """BOSARIS-style binary trial files: ``model test score`` score lists and ``model test label`` keys.
 
-Fields are separated by white space or commas; blank lines and lines starting with ``#`` are
-skipped. Key labels: ``target`` / ``nontarget``, ``tar`` / ``non``, ``1`` / ``0`` (any case). Every
-error is a ``ValueError`` naming the file and the line.
+Fields are separated by white space or commas; blank lines and lines whose first field starts
+with ``#`` are skipped. Key labels: ``target`` / ``nontarget`` (also ``non-target``), ``tar`` /
+``non``, ``1`` / ``0``, ``true`` / ``false``, ``impostor`` (any case). Every error is a
+``ValueError`` naming the file and the line.
+
+Trial ids (model, test) are kept as UTF-8 bytes in fixed-width NumPy arrays (dtype ``S``): 10M
+trials take their bytes once, not 10M Python strings. ``np.char.decode(ids, "utf-8")`` gives
+``str`` when needed. Scores are read exactly: each number is the float64 that Python's
+``float`` reads from the same text.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["TrialScores", "TrialKey", "read_scores", "read_key", "align_trials"]
+from ._ids import as_id_array, check_matched, find_duplicate, match_ids
+from ._numbers import format_numbers
+from ._text import (
+    BLOCK_BYTES,
+    LineMap,
+    check_id_column,
+    concat_pieces,
+    create_text,
+    format_lines,
+    ids_text,
+    iter_blocks,
+    split_fields,
+)
 
-_SPLIT = re.compile(r"[\s,]+")
-_TARGET = {"target", "tar", "1", "true"}
-_NONTARGET = {"nontarget", "non", "0", "false", "non-target", "impostor"}
+__all__ = [
+    "TrialScores",
+    "TrialKey",
+    "read_scores",
+    "read_key",
+    "align_trials",
+    "align_scores",
+    "write_scores",
+]
+
+_SCORE_LAYOUT = "'model test score'"
+_KEY_LAYOUT = "'model test label'"
+_TARGET = (b"target", b"tar", b"1", b"true")
+_NONTARGET = (b"nontarget", b"non-target", b"non", b"0", b"false", b"impostor")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TrialScores:
-    """Scores of one system: ``models[i]``, ``tests[i]``, ``scores[i]`` for trial i (file order)."""
+    """Scores of one system: ``models[i]``, ``tests[i]``, ``scores[i]`` for trial i (file order).
+
+    ``models`` and ``tests`` are bytes arrays (UTF-8), ``scores`` float64; ``lines`` maps a
+    trial index to its line in ``path`` (for error messages), when read from a file.
+    """
 
     models: np.ndarray
     tests: np.ndarray
     scores: np.ndarray
     path: str = ""
+    lines: LineMap | None = None
+
+    def __len__(self):
+        return self.scores.shape[0]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class TrialKey:
     """Supervision: ``labels[i]`` is True when trial (``models[i]``, ``tests[i]``) is a target trial."""
 
@@ -38,143 +74,198 @@ class TrialKey:
     tests: np.ndarray
     labels: np.ndarray
     path: str = ""
+    lines: LineMap | None = None
+
+    def __len__(self):
+        return self.labels.shape[0]
 
 
-def _records(path):
-    """Yield (line_number, fields) of the non-blank, non-comment lines of a text file."""
+def _pieces(path, layout, convert, block_bytes):
+    """Yield ((models, tests), values, lines) per block of a ``model test X`` file."""
+    for block in iter_blocks(path, block_bytes):
+        fields = split_fields(block, 3, layout)
+        if len(fields):
+            yield (fields.ids(0), fields.ids(1)), convert(fields, path), fields.lines
+
+
+def score_pieces(path, block_bytes=BLOCK_BYTES):
+    """Yield ((models, tests), scores (n, 1), lines) per block of a score file (for streaming)."""
+    for ids, scores, lines in _pieces(os.fspath(path), _SCORE_LAYOUT, _score_column, block_bytes):
+        yield ids, scores[:, None], lines
+
+
+def _read_table(path, layout, convert, block_bytes):
+    """Read ``model test X`` lines; ``convert(fields, path)`` gives the third column's values."""
     path = os.fspath(path)
-    try:
-        handle = open(path, encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot open: {exc.strerror}") from None
-    with handle:
-        try:
-            for number, line in enumerate(handle, start=1):
-                text = line.strip()
-                if text and not text.startswith("#"):
-                    yield number, _SPLIT.split(text)
-        except UnicodeDecodeError as exc:
-            raise ValueError(f"{path}: not a UTF-8 text file ({exc.reason})") from None
-
-
-def _check_duplicates(path, models, tests, lines):
-    pairs = np.char.add(np.char.add(models.astype(str), "\x00"), tests.astype(str))
-    _, first, counts = np.unique(pairs, return_index=True, return_counts=True)
-    if np.any(counts > 1):
-        dup = np.flatnonzero(counts > 1)[0]
-        idx = np.flatnonzero(pairs == pairs[first[dup]])
-        raise ValueError(
-            f"{path}:{lines[idx[1]]}: duplicate trial ({models[idx[0]]}, {tests[idx[0]]}), "
-            f"first seen on line {lines[idx[0]]}"
-        )
-
-
-def read_scores(path) -> TrialScores:
-    """Read a ``model test score`` file. Raises ``ValueError`` with file and line on bad input."""
-    models, tests, values, lines = [], [], [], []
-    for number, fields in _records(path):
-        if len(fields) != 3:
-            raise ValueError(f"{path}:{number}: expected 3 fields 'model test score', got {len(fields)}")
-        try:
-            value = float(fields[2])
-        except ValueError:
-            raise ValueError(f"{path}:{number}: score {fields[2]!r} is not a number") from None
-        if value != value:
-            raise ValueError(f"{path}:{number}: score is NaN")
-        models.append(fields[0])
-        tests.append(fields[1])
-        values.append(value)
-        lines.append(number)
-    if not values:
+    models, tests, values = [], [], []
+    lines = LineMap()
+    n = 0
+    for (m, t), v, where in _pieces(path, layout, convert, block_bytes):
+        values.append(v)
+        models.append(m)
+        tests.append(t)
+        lines.add(n, where)
+        n += len(v)
+    if n == 0:
         raise ValueError(f"{path}: no trials found")
-    m, t = np.array(models), np.array(tests)
-    _check_duplicates(path, m, t, lines)
-    return TrialScores(m, t, np.array(values, dtype=float), os.fspath(path))
+    models = concat_pieces(models)
+    tests = concat_pieces(tests)
+    values = concat_pieces(values)
+    dup = find_duplicate((models, tests))
+    if dup is not None:
+        first, second = dup
+        raise ValueError(f"{path}:{lines.line(second)}: duplicate trial "
+                         f"({ids_text(models[second])}, {ids_text(tests[second])}), "
+                         f"first seen on line {lines.line(first)}")
+    return models, tests, values, lines
 
 
-def read_key(path) -> TrialKey:
+def _score_column(fields, path):
+    return fields.numbers([2], path)[:, 0]
+
+
+def _label_column(fields, path):
+    words = np.char.lower(fields.ids(2))
+    target = np.isin(words, _TARGET)
+    known = target | np.isin(words, _NONTARGET)
+    if not known.all():
+        i = int(np.argmin(known))
+        raise ValueError(f"{path}:{int(fields.lines[i])}: unknown label "
+                         f"{ids_text(fields.ids(2)[i])!r} (use target/nontarget, tar/non or 1/0)")
+    return target
+
+
+def read_scores(path, *, block_bytes: int = BLOCK_BYTES) -> TrialScores:
+    """Read a ``model test score`` file (white space or comma separated).
+
+    Parameters
+    ----------
+    path : str or path-like
+    block_bytes : int
+        Bytes read and parsed at a time (memory of the parsing work, not of the result).
+
+    Returns
+    -------
+    TrialScores
+
+    Raises
+    ------
+    ValueError
+        With file and line: a line without exactly three fields, a score that is not a number
+        or is NaN, a repeated (model, test) trial, a file that is not UTF-8 text, or no trials.
+    """
+    models, tests, scores, lines = _read_table(path, _SCORE_LAYOUT, _score_column, block_bytes)
+    return TrialScores(models, tests, scores, os.fspath(path), lines)
+
+
+def read_key(path, *, block_bytes: int = BLOCK_BYTES) -> TrialKey:
     """Read a ``model test target|nontarget`` key file (also tar/non, 1/0, true/false)."""
-    models, tests, labels, lines = [], [], [], []
-    for number, fields in _records(path):
-        if len(fields) != 3:
-            raise ValueError(f"{path}:{number}: expected 3 fields 'model test label', got {len(fields)}")
-        word = fields[2].lower()
-        if word in _TARGET:
-            labels.append(True)
-        elif word in _NONTARGET:
-            labels.append(False)
-        else:
-            raise ValueError(
-                f"{path}:{number}: unknown label {fields[2]!r} (use target/nontarget, tar/non or 1/0)"
-            )
-        models.append(fields[0])
-        tests.append(fields[1])
-        lines.append(number)
-    if not labels:
-        raise ValueError(f"{path}: no trials found")
-    m, t = np.array(models), np.array(tests)
-    _check_duplicates(path, m, t, lines)
-    return TrialKey(m, t, np.array(labels, dtype=bool), os.fspath(path))
+    models, tests, labels, lines = _read_table(path, _KEY_LAYOUT, _label_column, block_bytes)
+    return TrialKey(models, tests, labels, os.fspath(path), lines)
 
 
-def _trial_ids(models, tests):
-    return np.char.add(np.char.add(models.astype(str), "\x00"), tests.astype(str))
+def _ids_of(obj):
+    return as_id_array(obj.models, "models"), as_id_array(obj.tests, "tests")
+
+
+def _sample(obj, index, k=3):
+    return ", ".join(f"({ids_text(obj.models[i])}, {ids_text(obj.tests[i])})" for i in index[:k])
+
+
+def _check_missing(missing):
+    if missing not in ("error", "drop"):
+        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
+
+
+def _columns(reference, systems, missing, reference_name):
+    """Scores of each system at the reference's trials; a mask of the trials found everywhere."""
+    ref_ids = _ids_of(reference)
+    keep = np.ones(len(reference), dtype=bool)
+    columns = []
+    for system in systems:
+        if not isinstance(system, TrialScores):
+            raise ValueError(f"expected TrialScores, got {type(system).__name__}")
+        ids = _ids_of(system)
+        where = match_ids(ref_ids, ids)
+        found = where >= 0
+        if missing == "error":
+            check_matched(where, len(system), system.path or "scores", reference_name,
+                          "trial", "score", lambda i: _sample(reference, i),
+                          lambda i: _sample(system, i))
+        keep &= found
+        columns.append(np.where(found, system.scores[np.maximum(where, 0)], np.nan))
+    return np.column_stack(columns), keep
 
 
 def align_trials(key: TrialKey, *systems: TrialScores, missing: str = "error"):
-    """Align several systems' scores with the key on the (model, test) pair.
+    """Align several systems' scores with the key on the (model, test) pair, exactly.
 
     Parameters
     ----------
     key : TrialKey
     *systems : TrialScores
-        One per system.
+        One per system, trials in any order.
     missing : {"error", "drop"}
         A key trial without a score in some system, or a scored trial absent from the key: with
         ``"error"`` raise ``ValueError`` giving the count and the first trial ids; with ``"drop"``
-        evaluate only the trials present everywhere.
+        keep only the key trials present in every system.
 
     Returns
     -------
     X : ndarray, shape (n_trials, n_systems)
         Scores, one column per system, trials in key order.
     y : ndarray of bool, shape (n_trials,)
-    models, tests : ndarray of str
+    models, tests : ndarray of bytes
         The trial ids of the rows.
     """
-    if missing not in ("error", "drop"):
-        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
+    _check_missing(missing)
     if not systems:
         raise ValueError("align_trials needs at least one system's scores")
-    key_ids = _trial_ids(key.models, key.tests)
-    keep = np.ones(key_ids.size, dtype=bool)
-    columns = []
-    for system in systems:
-        ids = _trial_ids(system.models, system.tests)
-        order = np.argsort(ids, kind="stable")
-        sorted_ids = ids[order]
-        pos = np.searchsorted(sorted_ids, key_ids)
-        pos_c = np.minimum(pos, sorted_ids.size - 1)
-        found = sorted_ids[pos_c] == key_ids
-        extra = ~np.isin(ids, key_ids)
-        if missing == "error":
-            if not found.all():
-                absent = np.flatnonzero(~found)
-                sample = ", ".join(f"({key.models[i]}, {key.tests[i]})" for i in absent[:3])
-                raise ValueError(
-                    f"{system.path or 'scores'}: {absent.size} trial(s) of the key "
-                    f"{key.path or ''} have no score, e.g. {sample}; use missing='drop' to skip them"
-                )
-            if extra.any():
-                where = np.flatnonzero(extra)
-                sample = ", ".join(f"({system.models[i]}, {system.tests[i]})" for i in where[:3])
-                raise ValueError(
-                    f"{system.path or 'scores'}: {where.size} scored trial(s) are not in the key "
-                    f"{key.path or ''}, e.g. {sample}; use missing='drop' to skip them"
-                )
-        keep &= found
-        columns.append(np.where(found, system.scores[order][pos_c], np.nan))
-    X = np.column_stack(columns)[keep]
-    if X.shape[0] == 0:
+    if not isinstance(key, TrialKey):
+        raise ValueError(f"key must be a TrialKey, got {type(key).__name__}")
+    X, keep = _columns(key, systems, missing, f"key {key.path}".rstrip())
+    if not keep.any():
         raise ValueError("no trial is present in the key and in every score file")
-    return X, key.labels[keep], key.models[keep], key.tests[keep]
+    if keep.all():
+        return X, np.asarray(key.labels, dtype=bool), key.models, key.tests
+    return X[keep], np.asarray(key.labels, dtype=bool)[keep], key.models[keep], key.tests[keep]
+
+
+def align_scores(*systems: TrialScores, missing: str = "error"):
+    """Align several systems' scores on the (model, test) pair, in the first system's order.
+
+    The key-less counterpart of :func:`align_trials`, for applying a fitted fusion to eval
+    files. Returns ``X (n_trials, n_systems), models, tests``.
+    """
+    _check_missing(missing)
+    if not systems:
+        raise ValueError("align_scores needs at least one system's scores")
+    first = systems[0]
+    X, keep = _columns(first, systems, missing, f"first score file {first.path}".rstrip())
+    if not keep.any():
+        raise ValueError("no trial is present in every score file")
+    if keep.all():
+        return X, first.models, first.tests
+    return X[keep], first.models[keep], first.tests[keep]
+
+
+def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> None:
+    """Write ``model test score`` lines (one space between fields, LF line ends).
+
+    Scores are written with the shortest decimal that reads back to the identical float64
+    (``-0.0``, subnormals, ``inf`` included). NaN scores are refused.
+    """
+    models = np.asarray(models)
+    tests = np.asarray(tests)
+    scores = np.asarray(scores, dtype=np.float64)
+    if scores.ndim != 1 or models.shape != scores.shape or tests.shape != scores.shape:
+        raise ValueError(f"models, tests and scores must be 1-D of one length, got shapes "
+                         f"{models.shape}, {tests.shape}, {scores.shape}")
+    if np.isnan(scores).any():
+        raise ValueError(f"scores[{int(np.argmax(np.isnan(scores)))}] is NaN")
+    m = check_id_column(models, "models")
+    t = check_id_column(tests, "tests")
+    with create_text(path) as out:
+        for i in range(0, scores.size, chunk_size):
+            j = i + chunk_size
+            out.write(format_lines([m[i:j], t[i:j], format_numbers(scores[i:j])]))

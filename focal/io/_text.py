@@ -1,0 +1,309 @@
+"""Vectorized splitting of text score files into records of fields (no Python loop per line).
+
+A file is read in blocks of whole lines. In each block, fields are the maximal runs of bytes
+other than white space (space, tab, CR, VT, FF, LF; other control characters count as white
+space too) and commas; blank lines and lines whose first field starts with ``#`` are skipped. A
+record is a line with exactly the expected number of fields; anything else is a ``ValueError``
+naming the file and the line.
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ._numbers import byte_masks, parse_numbers
+
+__all__ = ["Block", "Fields", "LineMap", "iter_blocks", "split_fields", "gather_ids", "ids_text",
+           "open_text", "create_text", "concat_pieces", "check_id_column", "format_lines"]
+
+FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
+PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
+BLOCK_BYTES = 1 << 20
+_BOM = b"\xef\xbb\xbf"
+
+
+class Block:
+    """One block of whole lines: ``data`` is FRONT zero bytes, the ``size`` bytes of text, then
+    PAD zero bytes; ``first_line`` is the line number of its first line; ``newlines`` the
+    positions of its line feeds in ``data``."""
+
+    __slots__ = ("data", "size", "first_line", "n_lines", "path", "newlines")
+
+    def __init__(self, data, size, first_line, n_lines, path, newlines):
+        self.data, self.size, self.first_line, self.n_lines, self.path = (
+            data, size, first_line, n_lines, path)
+        self.newlines = newlines
+
+    @property
+    def body(self):
+        """The text bytes (a view)."""
+        return self.data[FRONT:FRONT + self.size]
+
+
+def _open(path, mode, failure):
+    path = os.fspath(path)
+    try:
+        return open(path, mode)
+    except OSError as exc:
+        raise ValueError(f"{path}: {failure}: {exc.strerror}") from None
+
+
+def open_text(path):
+    """Open ``path`` for binary reading, turning OS errors into ValueError."""
+    return _open(path, "rb", "cannot open")
+
+
+def create_text(path):
+    """Open ``path`` for binary writing, turning OS errors into ValueError."""
+    return _open(path, "wb", "cannot write")
+
+
+def iter_blocks(path, block_bytes=BLOCK_BYTES):
+    """Yield the file as :class:`Block` objects of whole lines (the last may lack a newline).
+
+    The bytes are checked to be text: no NUL byte, valid UTF-8 (a leading BOM is skipped). Each
+    block is read straight into its padded array; only the partial line at its end is copied.
+    """
+    path = os.fspath(path)
+    block_bytes = max(int(block_bytes), len(_BOM))
+    with open_text(path) as handle:
+        carry = np.empty(0, dtype=np.uint8)  # the unfinished last line of the previous read
+        line = 1
+        first = True
+        while True:
+            data = np.empty(FRONT + carry.size + block_bytes + PAD, dtype=np.uint8)
+            data[:FRONT] = 0
+            data[FRONT:FRONT + carry.size] = carry
+            got = handle.readinto(memoryview(data)[FRONT + carry.size:-PAD])
+            end_of_file = got == 0
+            if first:
+                first = False
+                if got >= len(_BOM) and data[FRONT:FRONT + len(_BOM)].tobytes() == _BOM:
+                    data[FRONT:FRONT + got - len(_BOM)] = data[FRONT + len(_BOM):FRONT + got]
+                    got -= len(_BOM)
+            size = carry.size + got
+            body = data[FRONT:FRONT + size]
+            newlines = np.flatnonzero(body == 10)
+            if end_of_file:  # what is left is a last line without newline
+                if size:
+                    data[FRONT + size:FRONT + size + PAD] = 0
+                    yield _make_block(data, size, newlines + FRONT, size, line, path)
+                return
+            if newlines.size == 0:  # no newline yet: keep reading (a very long line)
+                carry = body.copy()
+                continue
+            cut = int(newlines[-1]) + 1
+            carry = body[cut:].copy()
+            data[FRONT + cut:FRONT + cut + PAD] = 0
+            block = _make_block(data, cut, newlines + FRONT, newlines.size, line, path)
+            line += block.n_lines
+            yield block
+
+
+def _make_block(data, size, newlines, n_lines, first_line, path):
+    """Check the text of a block (no NUL, UTF-8) and wrap it."""
+    block = Block(data, size, first_line, n_lines, path, newlines)
+    body = block.body
+    if size and body.min() == 0:
+        at = int(np.argmax(body == 0))
+        raise ValueError(f"{path}:{_line_at(block, at)}: NUL byte: not a text file")
+    if size and body.max() >= 128:
+        try:
+            body.tobytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"{path}:{_line_at(block, exc.start)}: not a UTF-8 text file "
+                             f"({exc.reason})") from None
+    return block
+
+
+def _line_at(block, offset):
+    return block.first_line + int(np.count_nonzero(block.body[:offset] == 10))
+
+
+class Fields:
+    """Records of one block: field ``j`` of record ``i`` is
+    ``data[starts[i, j] : starts[i, j] + lengths[i, j]]``; ``lines[i]`` is its line number."""
+
+    __slots__ = ("data", "starts", "lengths", "lines")
+
+    def __init__(self, data, starts, lengths, lines):
+        self.data, self.starts, self.lengths, self.lines = data, starts, lengths, lines
+
+    def __len__(self):
+        return self.starts.shape[0]
+
+    def numbers(self, columns, path, what="score"):
+        """float64 matrix of the given field columns (exact parsing, errors with the line)."""
+        cols = list(columns)
+        starts = self.starts[:, cols].ravel()
+        lengths = self.lengths[:, cols].ravel()
+
+        def fail(i, message):
+            raise ValueError(f"{path}:{int(self.lines[i // len(cols)])}: {what} {message}")
+
+        return parse_numbers(self.data, starts, lengths, fail).reshape(len(self), len(cols))
+
+    def ids(self, column):
+        """Field ``column`` of every record as a fixed-width bytes array."""
+        return gather_ids(self.data, self.starts[:, column], self.lengths[:, column])
+
+
+def split_fields(block, n_fields, layout):
+    """Split a block into records of exactly ``n_fields`` fields.
+
+    ``layout`` describes the expected fields for error messages, e.g. ``"'model test score'"``.
+    Returns :class:`Fields`.
+    """
+    data = block.data
+    size = block.size
+    b = block.body
+    sep = np.ones(size + 2, dtype=bool)
+    # separators: white space (and any other control character) and commas
+    np.logical_or(b <= 32, b == 44, out=sep[1:-1])
+    edges = np.flatnonzero(sep[1:] != sep[:-1]) + FRONT  # positions in `data`
+    starts = edges[0::2]
+    ends = edges[1::2]
+    newlines = block.newlines
+    n_lines = block.n_lines
+    if starts.size == 0:
+        return Fields(data, np.empty((0, n_fields), np.int64), np.empty((0, n_fields), np.int64),
+                      np.empty(0, np.int64))
+    if _uniform(starts, ends, newlines, n_lines, n_fields, data):
+        lines = np.arange(block.first_line, block.first_line + n_lines)
+        starts = starts.reshape(-1, n_fields)
+        return Fields(data, starts, ends.reshape(-1, n_fields) - starts, lines)
+    token_line = np.searchsorted(newlines, starts)
+    counts = np.bincount(token_line, minlength=n_lines)
+    first_token = np.cumsum(counts) - counts
+    has_tokens = counts > 0
+    comment = np.zeros(n_lines, dtype=bool)
+    comment[has_tokens] = data[starts[first_token[has_tokens]]] == 35
+    record = has_tokens & ~comment
+    wrong = record & (counts != n_fields)
+    if wrong.any():
+        i = int(np.argmax(wrong))
+        raise ValueError(f"{block.path}:{block.first_line + i}: expected {n_fields} fields "
+                         f"{layout}, got {int(counts[i])}")
+    rows = np.flatnonzero(record)
+    take = (first_token[rows][:, None] + np.arange(n_fields)).ravel()
+    starts = starts[take].reshape(-1, n_fields)
+    lengths = ends[take].reshape(-1, n_fields) - starts
+    return Fields(data, starts, lengths, rows + block.first_line)
+
+
+def _uniform(starts, ends, newlines, n_lines, n_fields, data):
+    """True when every line holds exactly ``n_fields`` fields and none is a comment: the
+    common case, checked without mapping each field to its line."""
+    if starts.size != n_fields * n_lines:
+        return False
+    first = starts[::n_fields]
+    last_end = ends[n_fields - 1::n_fields]
+    line_end = newlines if newlines.size == n_lines else np.append(newlines, data.size)
+    line_start = np.empty(n_lines, dtype=np.int64)
+    line_start[0] = FRONT - 1
+    line_start[1:] = newlines[:n_lines - 1]
+    return bool((first > line_start).all() and (last_end <= line_end).all()
+                and not (data[first] == 35).any())
+
+
+def gather_ids(data, starts, lengths):
+    """Fixed-width bytes array (dtype ``S<8k>``) of the fields ``data[start : start + length]``."""
+    n = starts.size
+    longest = int(lengths.max()) if n else 1
+    width = max(8, -(-longest // 8) * 8)
+    if n and int(starts.max()) + width > data.size:
+        data = np.concatenate([data, np.zeros(width, dtype=np.uint8)])
+    windows = np.lib.stride_tricks.sliding_window_view(data, width)
+    words = np.ascontiguousarray(windows[starts]).view(np.uint64)
+    words &= np.take(byte_masks(width // 8), lengths, axis=0)  # zero the bytes past the field
+    return words.view(f"S{width}").ravel()
+
+
+def ids_text(value):
+    """Printable text of one id (bytes or str)."""
+    if isinstance(value, (bytes, np.bytes_)):
+        return bytes(value).decode("utf-8", "replace")
+    return str(value)
+
+
+def concat_pieces(pieces):
+    """Concatenate per-block arrays and empty the list (the pieces are freed as we go)."""
+    out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
+    pieces.clear()
+    return out
+
+
+class LineMap:
+    """Line numbers of records, stored compactly: most blocks have no blank or comment line."""
+
+    def __init__(self):
+        self._starts = []  # first record index of each block
+        self._first_lines = []
+        self._lines = []  # None when the block's records are consecutive lines
+
+    def add(self, record_start, lines):
+        self._starts.append(record_start)
+        consecutive = lines.size == 0 or int(lines[-1]) - int(lines[0]) == lines.size - 1
+        self._first_lines.append(int(lines[0]) if lines.size else 0)
+        self._lines.append(None if consecutive else lines.copy())
+
+    def line(self, record):
+        """Line number of record index ``record``."""
+        b = int(np.searchsorted(self._starts, record, side="right")) - 1
+        offset = record - self._starts[b]
+        lines = self._lines[b]
+        return self._first_lines[b] + offset if lines is None else int(lines[offset])
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
+
+def _as_byte_matrix(column):
+    """An id column (bytes or str array) as an (n, w) uint8 matrix, zero padded."""
+    column = np.asarray(column)
+    if column.dtype.kind == "U":
+        column = np.char.encode(column, "utf-8")
+    if column.dtype.kind != "S":
+        raise ValueError(f"ids must be strings or bytes, got dtype {column.dtype}")
+    width = column.dtype.itemsize
+    return np.ascontiguousarray(column).view(np.uint8).reshape(column.size, width)
+
+
+def check_id_column(column, name):
+    """Ids to be written must be non-empty and hold no separator, NUL or '#' at the start."""
+    m = _as_byte_matrix(column)
+    if m.shape[0] == 0:
+        return m
+    bad = ((m <= 32) & (m != 0)) | (m == 44)
+    empty = m[:, 0] == 0
+    comment = m[:, 0] == 35
+    inner_nul = (m[:, :-1] == 0) & (m[:, 1:] != 0)
+    problem = bad.any(axis=1) | empty | comment | inner_nul.any(axis=1)
+    if problem.any():
+        i = int(np.argmax(problem))
+        raise ValueError(f"{name}[{i}] = {ids_text(np.asarray(column)[i])!r} cannot be written: "
+                         f"ids must be non-empty, without white space, commas or NUL bytes, "
+                         f"and not start with '#'")
+    return m
+
+
+def format_lines(columns, sep=b" "):
+    """Bytes of lines made of the given columns (each an (n, w) uint8 matrix, zero padded).
+
+    Zero bytes are padding and are dropped; columns are joined by ``sep`` and lines end in LF.
+    """
+    n = columns[0].shape[0]
+    k = len(sep)
+    width = sum(c.shape[1] for c in columns) + k * (len(columns) - 1) + 1
+    matrix = np.empty((n, width), dtype=np.uint8)
+    at = 0
+    for j, col in enumerate(columns):
+        if j:
+            matrix[:, at:at + k] = np.frombuffer(sep, dtype=np.uint8)
+            at += k
+        matrix[:, at:at + col.shape[1]] = col
+        at += col.shape[1]
+    matrix[:, at] = 10
+    return matrix.tobytes().translate(None, b"\x00")

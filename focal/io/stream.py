@@ -1,0 +1,415 @@
+"""Streaming: apply a per-trial transform to score files larger than memory.
+
+A production back-end scores one trial list with every system, so the systems' files list the
+same trials in the same order. :func:`iter_score_chunks` reads them side by side, a chunk of
+trials at a time, checks chunk by chunk that every file has the same trial ids on the same
+record, and yields :class:`ScoreChunk` objects: the trial ids and ``X`` of shape
+``(chunk, n_systems)`` (binary) or ``(chunk, n_systems * n_classes)`` (multiclass: the systems'
+blocks side by side).
+:func:`apply_to_files` runs a transform (e.g. a fitted fusion's ``transform``) on each chunk and
+writes the result; memory is bounded by the chunk and block sizes, not by the files.
+
+When the files do not list the same trials in the same order, the default is a ``ValueError``
+naming both files, the lines and the trial ids. ``on_mismatch="align"`` is the documented
+fallback: the files are read whole and aligned on the trial ids (memory then grows with the
+files; trials missing from some file follow the ``missing`` policy).
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from contextlib import closing
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+
+from ._numbers import format_numbers
+from ._text import BLOCK_BYTES, format_lines, ids_text
+from .binary import align_scores, read_scores, score_pieces
+from .multiclass import (
+    ALBAYZIN_CLASSES,
+    _MulticlassReader,
+    align_multiclass_scores,
+    read_albayzin_scores,
+    read_multiclass_scores,
+)
+
+__all__ = ["iter_score_chunks", "apply_to_files", "ScoreChunk"]
+
+_KINDS = ("binary", "albayzin", "multiclass")
+
+
+class ScoreChunk:
+    """One chunk of aligned trials.
+
+    Attributes
+    ----------
+    ids : tuple of ndarray of bytes
+        ``(models, tests)`` for binary files, ``(segments,)`` for multiclass ones.
+    X : ndarray of float64, shape (n, n_columns)
+    lines : ndarray of int or None
+        Line numbers of the rows in the first file (None when the files were read whole and
+        aligned, ``on_mismatch="align"``).
+    """
+
+    __slots__ = ("ids", "X", "lines")
+
+    def __init__(self, ids, X, lines):
+        self.ids, self.X, self.lines = ids, X, lines
+
+    def __len__(self):
+        return self.X.shape[0]
+
+
+class _Stream:
+    """The records of one file, served in exact counts from its parsed blocks."""
+
+    def __init__(self, path, pieces, executor=None):
+        self.path = path
+        self._pieces = pieces
+        self._buffer = []  # [ids, values, lines] pieces not yet served
+        self._buffered = 0
+        self._done = False
+        self._executor = executor
+        # read-ahead: the next block is parsed in a worker thread while this one is used
+        self._future = None if executor is None else executor.submit(next, pieces, None)
+
+    def _pull(self):
+        if self._future is None:
+            piece = next(self._pieces, None)
+        else:
+            piece = self._future.result()
+            self._future = None if piece is None else self._executor.submit(
+                next, self._pieces, None)
+        if piece is None:
+            self._done = True
+            return
+        ids, values, lines = piece
+        self._buffer.append([ids, values, lines])
+        self._buffered += values.shape[0]
+
+    def peek_size(self):
+        """Records available without reading further, reading one block if none is."""
+        while not self._buffered and not self._done:
+            self._pull()
+        return self._buffered
+
+    def take(self, n):
+        """The next ``n`` records (fewer at the end of the file) as (ids, values, lines), or None
+        at the end of the file."""
+        while self._buffered < n and not self._done:
+            self._pull()
+        n = min(n, self._buffered)
+        if n == 0:
+            return None
+        parts = []
+        while n:
+            ids, values, lines = self._buffer[0]
+            k = values.shape[0]
+            if k <= n:
+                parts.append(self._buffer.pop(0))
+                n -= k
+                self._buffered -= k
+            else:
+                parts.append([tuple(c[:n] for c in ids), values[:n], lines[:n]])
+                self._buffer[0] = [tuple(c[n:] for c in ids), values[n:], lines[n:]]
+                self._buffered -= n
+                n = 0
+        if len(parts) == 1:
+            return parts[0]
+        ids = tuple(np.concatenate([p[0][j] for p in parts]) for j in range(len(parts[0][0])))
+        return ids, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+
+
+def _open_stream(path, kind, block_bytes, info, executor=None):
+    path = os.fspath(path)
+    if kind == "binary":
+        return _Stream(path, score_pieces(path, block_bytes), executor)
+    reader = _MulticlassReader(path, block_bytes)
+    stream = _Stream(path, reader.pieces("albayzin" if kind == "albayzin" else "generic"),
+                     executor)
+    stream.peek_size()  # reads the first block: classes, task and condition are known
+    if not hasattr(reader, "classes"):
+        raise ValueError(f"{path}: no segments found")
+    info.append(reader)
+    return stream
+
+
+def _check_kind(kind):
+    if kind not in _KINDS:
+        raise ValueError(f"kind must be one of {', '.join(_KINDS)}, got {kind!r}")
+
+
+def _describe(ids, i):
+    return "(" + ", ".join(ids_text(c[i]) for c in ids) + ")" if len(ids) > 1 else \
+        repr(ids_text(ids[0][i]))
+
+
+def iter_score_chunks(paths, *, kind: str = "binary", chunk_size: int = 1 << 16,
+                      block_bytes: int = BLOCK_BYTES, threads: int | None = None):
+    """Read several systems' score files side by side, a chunk of trials at a time.
+
+    Parameters
+    ----------
+    paths : sequence of path-like
+        One file per system, listing the same trials in the same order.
+    kind : {"binary", "albayzin", "multiclass"}
+        ``model test score`` files, Albayzin 2012 system outputs, or the generic multiclass
+        format with a header (see :mod:`focal.io.multiclass`).
+    chunk_size : int
+        Trials per chunk (the last one may be shorter).
+    block_bytes : int
+        Bytes read from each file at a time.
+    threads : int, optional
+        Worker threads that read and parse the files' next blocks ahead of use (NumPy releases
+        the GIL, so files are parsed in parallel, and while the caller works on a chunk).
+        Default: one per file, at most the number of CPUs; 0 reads in the calling thread.
+
+    Yields
+    ------
+    ScoreChunk
+
+    Raises
+    ------
+    ValueError
+        Any reader error (file and line), or files that do not list the same trials in the
+        same order (both files, lines and trial ids), or files of different lengths.
+    """
+    _check_kind(kind)
+    paths = [os.fspath(p) for p in paths]
+    if not paths:
+        raise ValueError("no score files given")
+    if int(chunk_size) < 1:
+        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+    if threads is None:
+        threads = min(len(paths), os.cpu_count() or 1)
+    if int(threads) < 0:
+        raise ValueError(f"threads must be a non-negative integer, got {threads!r}")
+    executor = ThreadPoolExecutor(max_workers=int(threads)) if threads else None
+    try:
+        yield from _chunks(paths, kind, int(chunk_size), block_bytes, executor)
+    finally:
+        if executor is not None:
+            executor.shutdown(wait=True, cancel_futures=True)
+
+
+def _chunks(paths, kind, chunk_size, block_bytes, executor):
+    info = []
+    streams = [_open_stream(p, kind, block_bytes, info, executor) for p in paths]
+    if info and any(list(r.classes) != list(info[0].classes) for r in info[1:]):
+        other = next(r for r in info[1:] if list(r.classes) != list(info[0].classes))
+        raise ValueError(f"{other.path}: classes {', '.join(other.classes)} differ from "
+                         f"{info[0].path}'s {', '.join(info[0].classes)}")
+    first = streams[0]
+    total = 0
+    while True:
+        head = first.take(chunk_size)
+        if head is None:
+            for stream in streams[1:]:
+                if stream.take(1) is not None:
+                    raise ValueError(f"{stream.path}: has more trials than {first.path} "
+                                     f"({total}); the files must list the same trials")
+            if total == 0:
+                raise ValueError(f"{first.path}: no trials found")
+            return
+        ids, values, lines = head
+        got = values.shape[0]
+        blocks = [values]
+        for stream in streams[1:]:
+            other = stream.take(got)
+            have = 0 if other is None else other[1].shape[0]
+            if have != got:
+                raise ValueError(f"{stream.path}: ends after {total + have} trials, {first.path} "
+                                 f"has more; the files must list the same trials")
+            other_ids, other_values, other_lines = other
+            if not all(_equal_ids(a, b) for a, b in zip(ids, other_ids)):
+                same = np.ones(got, dtype=bool)
+                for a, b in zip(ids, other_ids):
+                    same &= a == b
+                i = int(np.argmin(same))
+                raise ValueError(
+                    f"{stream.path}:{int(other_lines[i])}: trial {_describe(other_ids, i)} is not "
+                    f"the trial {_describe(ids, i)} of {first.path}:{int(lines[i])}; the files "
+                    f"must list the same trials in the same order (or use on_mismatch='align', "
+                    f"which reads them whole)")
+            blocks.append(other_values)
+        total += got
+        X = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
+        yield ScoreChunk(ids, X, lines)
+
+
+def _equal_ids(a, b):
+    """Whether two id arrays hold the same ids (as raw words when their widths agree)."""
+    if a.dtype == b.dtype and a.dtype.itemsize % 8 == 0:
+        return np.array_equal(np.ascontiguousarray(a).view(np.uint64),
+                              np.ascontiguousarray(b).view(np.uint64))
+    return bool((a == b).all())
+
+
+def _aligned_whole(paths, kind, missing, chunk_size):
+    """The on_mismatch='align' fallback: read whole files, align, serve in chunks."""
+    if kind == "binary":
+        X, models, tests = align_scores(*(read_scores(p) for p in paths), missing=missing)
+        ids = (models, tests)
+    else:
+        read = read_albayzin_scores if kind == "albayzin" else read_multiclass_scores
+        X, segments, _ = align_multiclass_scores(*(read(p) for p in paths), missing=missing)
+        ids = (segments,)
+    for i in range(0, X.shape[0], chunk_size):
+        j = i + chunk_size
+        yield ScoreChunk(tuple(c[i:j] for c in ids), X[i:j], None)
+
+
+def _check_output(Y, chunk, n_out, kind):
+    Y = np.asarray(Y, dtype=np.float64)
+    n = len(chunk)
+    if kind == "binary" and Y.ndim == 2 and Y.shape[1] == 1:
+        Y = Y[:, 0]
+    expected = (n,) if kind == "binary" else (n, n_out)
+    if Y.shape != expected:
+        raise ValueError(f"transform returned shape {Y.shape} for a chunk of shape "
+                         f"{chunk.X.shape}; expected {expected}")
+    nan = np.isnan(Y)
+    if nan.any():
+        i = int(np.flatnonzero(nan.reshape(n, -1).any(axis=1))[0])
+        raise ValueError(f"transform returned NaN for trial {_describe(chunk.ids, i)}")
+    return Y
+
+
+def apply_to_files(transform, inputs, output, *, kind: str = "binary",
+                   chunk_size: int = 1 << 16, block_bytes: int = BLOCK_BYTES,
+                   on_mismatch: str = "error", missing: str = "error",
+                   condition: str | None = None, threads: int | None = None) -> int:
+    """Apply ``transform`` to the systems' scores, chunk by chunk, and write the result.
+
+    Parameters
+    ----------
+    transform : callable
+        ``transform(X)`` with ``X`` of shape (n, n_systems) (binary) or
+        (n, n_systems * n_classes) (multiclass, blocks side by side) returns the calibrated
+        output: (n,) natural-log LLRs, or (n, n_classes) log-likelihoods. For a fitted fusion,
+        pass its ``transform`` method.
+    inputs : sequence of path-like
+        One score file per system.
+    output : path-like
+        Written in the input format (``model test llr``; Albayzin lines with the first input's
+        task and condition, or ``condition`` if given; the generic format with the first
+        input's class names). Written to a temporary file next to it and renamed on success,
+        so a failure never leaves a truncated output behind.
+    kind : {"binary", "albayzin", "multiclass"}
+    chunk_size, block_bytes : int
+        Trials per chunk and bytes read per block: the memory bound.
+    on_mismatch : {"error", "align"}
+        Files not listing the same trials in the same order: ``"error"`` (default) raises a
+        ``ValueError`` naming the files, lines and trials; ``"align"`` reads the files whole and
+        aligns them on the trial ids (memory grows with the files) in the first file's order.
+    missing : {"error", "drop"}
+        With ``on_mismatch="align"``: a trial missing from some file is an error, or dropped.
+    condition : {"Closed", "Open"}, optional
+        Albayzin output: the condition written (default: the first input's).
+    threads : int, optional
+        Reader threads, see :func:`iter_score_chunks`.
+
+    Returns
+    -------
+    int
+        Number of trials written.
+
+    Notes
+    -----
+    The output equals what the whole-file path writes (read, align, transform, write) whenever
+    the transform treats rows independently and deterministically. Matrix products through BLAS
+    may round differently for different chunk shapes (in the last bit), so a fusion that must be
+    bit-identical between the two paths should compute row-wise sums element-wise.
+    """
+    _check_kind(kind)
+    if on_mismatch not in ("error", "align"):
+        raise ValueError(f"on_mismatch must be 'error' or 'align', got {on_mismatch!r}")
+    if missing not in ("error", "drop"):
+        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
+    if not callable(transform):
+        raise ValueError("transform must be callable, e.g. a fitted fusion's transform method")
+    inputs = [os.fspath(p) for p in inputs]
+    output = os.fspath(output)
+    if output in inputs:
+        raise ValueError(f"{output}: the output would overwrite an input file")
+    header, prefix, n_out = _output_format(inputs, kind, condition)
+    directory = os.path.dirname(os.path.abspath(output))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise ValueError(f"{output}: cannot write: {exc.strerror}") from None
+    written = 0
+    try:
+        with os.fdopen(fd, "wb") as out:
+            if header:
+                out.write(header)
+            if on_mismatch == "error":
+                chunks = iter_score_chunks(inputs, kind=kind, chunk_size=chunk_size,
+                                           block_bytes=block_bytes, threads=threads)
+            else:
+                chunks = _aligned_whole(inputs, kind, missing, chunk_size)
+            # formatting and writing run in a thread of their own, one chunk behind
+            with ThreadPoolExecutor(max_workers=1) as writer:
+                pending = None
+                for chunk in chunks:
+                    Y = _check_output(transform(chunk.X), chunk, n_out, kind)
+                    if pending is not None:
+                        pending.result()
+                    pending = writer.submit(_write_chunk, out, chunk, Y, prefix)
+                    written += len(chunk)
+                if pending is not None:
+                    pending.result()
+        os.chmod(tmp, _new_file_mode(output))  # mkstemp made it private (0600)
+        os.replace(tmp, output)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+    return written
+
+
+def _new_file_mode(path):
+    """The mode of an existing ``path``, else what ``open`` would give a new file (0666 less
+    the umask)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
+
+
+def _output_format(inputs, kind, condition):
+    """(header bytes, constant prefix fields, number of output columns) of the output file."""
+    if kind == "binary":
+        return b"", [], 1
+    reader = _MulticlassReader(inputs[0], BLOCK_BYTES)
+    with closing(reader.pieces("albayzin" if kind == "albayzin" else "generic")) as pieces:
+        if next(pieces, None) is None:
+            raise ValueError(f"{inputs[0]}: no segments found")
+    if kind == "albayzin":
+        if condition is None:
+            condition = reader.condition
+        elif condition not in ("Closed", "Open"):
+            raise ValueError(f"condition must be 'Closed' or 'Open', got {condition!r}")
+        return b"", [reader.task.encode(), condition.encode()], len(ALBAYZIN_CLASSES[reader.task])
+    header = ("segment " + " ".join(reader.classes) + "\n").encode()
+    return header, [], len(reader.classes)
+
+
+def _write_chunk(out, chunk, Y, prefix):
+    out.write(_format_chunk(chunk, Y, prefix))
+
+
+def _format_chunk(chunk, Y, prefix):
+    n = len(chunk)
+    cols = [np.broadcast_to(np.frombuffer(p, dtype=np.uint8), (n, len(p))) for p in prefix]
+    for c in chunk.ids:
+        cols.append(np.ascontiguousarray(c).view(np.uint8).reshape(n, c.dtype.itemsize))
+    if Y.ndim == 1:
+        cols.append(format_numbers(Y))
+    else:
+        cols.extend(format_numbers(Y[:, k]) for k in range(Y.shape[1]))
+    return format_lines(cols)

@@ -1,0 +1,165 @@
+"""Exact, vectorized number text: parsing equals Python's float(), formatting equals repr()."""
+
+import math
+import struct
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from focal.io._numbers import _EXTENDED, _X87, decimal_to_float, format_numbers, parse_numbers
+
+EDGES = [0.0, -0.0, math.inf, -math.inf, 5e-324, -5e-324, 2.2250738585072014e-308,
+         2.225073858507201e-308, 1e308, -1e308, 1.7976931348623157e308, 0.1, 0.3, 1 / 3, 1e16,
+         1e15, 9999999999999998.0, 1e-4, 9.999999999999999e-05, 1e-5, 123.0, 1.5, 100.0,
+         9.999999999999999e22, 2.0**-1074, 2.0**53, 2.0**53 + 2, 0.5, 1e-6, 1e17, 1e22, 1e23]
+
+
+def texts_of(values):
+    """Formatted text of each value (zero bytes are padding)."""
+    matrix = format_numbers(np.asarray(values, dtype=np.float64))
+    return [bytes(row).replace(b"\x00", b"").decode() for row in matrix]
+
+
+def buffer_of(tokens):
+    """A text buffer holding the tokens on separate lines (padded with zero bytes on both
+    sides, as the file reader pads its blocks), and the tokens' starts and lengths."""
+    encoded = [t.encode() for t in tokens]
+    data = b"\n".join(encoded) + b"\n"
+    lengths = np.array([len(t) for t in encoded], dtype=np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths + 1)[:-1]]).astype(np.int64)
+    return np.frombuffer(bytes(32) + data + bytes(64), dtype=np.uint8), starts + 32, lengths
+
+
+def fail(i, message):
+    raise ValueError(f"token {i}: {message}")
+
+
+def parse(tokens):
+    return parse_numbers(*buffer_of(tokens), fail)
+
+
+def bits(values):
+    return np.asarray(values, dtype=np.float64).view(np.uint64)
+
+
+finite_or_not = st.floats(allow_nan=False, allow_infinity=True, allow_subnormal=True, width=64)
+
+
+@given(st.lists(finite_or_not, min_size=1, max_size=60))
+def test_formatted_numbers_read_back_bit_identically_and_equal_repr(values):
+    texts = texts_of(values)
+    for v, t in zip(values, texts):
+        assert t == repr(float(v))
+        assert struct.pack("<d", float(t)) == struct.pack("<d", v)
+    np.testing.assert_array_equal(bits(parse(texts)), bits(values))
+
+
+def test_edge_values_round_trip():
+    rng = np.random.default_rng(3)
+    values = np.concatenate([EDGES, rng.normal(size=20_000) * 3,
+                             rng.standard_cauchy(5_000) * 1e6,
+                             10.0 ** rng.uniform(-320, 308, 5_000) * rng.choice([-1, 1], 5_000),
+                             rng.integers(-4000, 4000, 2_000) / 16])
+    texts = texts_of(values)
+    assert texts == [repr(float(v)) for v in values]
+    np.testing.assert_array_equal(bits(parse(texts)), bits(values))
+
+
+def test_nan_is_written_as_nan():
+    assert texts_of([math.nan, -math.nan]) == ["nan", "nan"]
+
+
+digits = st.text(alphabet="0123456789", min_size=0, max_size=22)
+
+
+@st.composite
+def decimal_tokens(draw):
+    sign = draw(st.sampled_from(["", "-", "+"]))
+    whole = draw(digits)
+    frac = draw(st.one_of(st.none(), digits))
+    if not whole and not frac:
+        whole = "0"
+    exp = draw(st.one_of(st.none(), st.integers(-400, 400)))
+    token = sign + whole + ("" if frac is None else "." + frac)
+    if exp is not None:
+        token += draw(st.sampled_from(["e", "E"])) + draw(st.sampled_from(["", "+"])) * (
+            exp >= 0) + str(exp)
+    return token
+
+
+@given(st.lists(decimal_tokens(), min_size=1, max_size=40))
+def test_parsing_equals_python_float(tokens):
+    np.testing.assert_array_equal(bits(parse(tokens)), bits([float(t) for t in tokens]))
+
+
+@given(st.lists(st.floats(allow_nan=False, width=64), min_size=1, max_size=30),
+       st.sampled_from(["%.6f", "%.17g", "%.3e", "%g", "%.20f", "%.15g", "%a"]))
+def test_parsing_common_formats(values, fmt):
+    if fmt == "%a":  # hexadecimal floats are not score-file syntax
+        tokens = [fmt % v for v in values]
+        with pytest.raises(ValueError, match="is not a number"):
+            parse([t for t in tokens if "x" in t] or ["0x1p0"])
+        return
+    tokens = [fmt % v for v in values]
+    np.testing.assert_array_equal(bits(parse(tokens)), bits([float(t) for t in tokens]))
+
+
+@pytest.mark.parametrize("token", ["inf", "-inf", "+Infinity", "INF", "1e999", "-1e999",
+                                   "1e-999", "0000000000000000000000001.5", ".5", "5.", "-.5e-3",
+                                   "00.00e-00", "9007199254740993", "1" * 40,
+                                   "123456789012345678901234567890e-10"])
+def test_unusual_valid_tokens(token):
+    assert parse([token])[0] == float(token) or (math.isnan(float(token)))
+    assert math.copysign(1, parse([token])[0]) == math.copysign(1, float(token))
+
+
+@pytest.mark.parametrize("token", ["abc", "1.2.3", "1e", "e5", "1e+", "--1", "1_0", "1..",
+                                   ".", "+", "-", "0x10", "1,5", "1e5.0", "١", "1d5", "inf5",
+                                   "1e1_0", "\x01"])
+def test_invalid_tokens(token):
+    with pytest.raises(ValueError, match="token 1: .* is not a number"):
+        parse(["1.0", token])
+
+
+@pytest.mark.parametrize("token", ["nan", "NaN", "-nan", "+NAN"])
+def test_nan_is_refused(token):
+    with pytest.raises(ValueError, match="token 0: is NaN"):
+        parse([token, "2"])
+
+
+@given(st.lists(st.tuples(st.integers(0, 2**64 - 1), st.integers(-40, 40)), min_size=1,
+                max_size=50))
+def test_decimal_to_float_both_paths_are_exact_where_they_claim(pairs):
+    m = np.array([p[0] for p in pairs], dtype=np.uint64)
+    q = np.array([p[1] for p in pairs], dtype=np.int64)
+    expected = bits([float(f"{a}e{b}") for a, b in pairs])
+    for extended, x87 in ((True, True), (True, False), (False, False)):
+        if x87 and not _X87:
+            continue
+        value, ok = decimal_to_float(m, q, extended=extended, x87=x87)
+        np.testing.assert_array_equal(bits(value)[ok], expected[ok])
+    # the float64 path claims exactly Clinger's range
+    _, ok = decimal_to_float(m, q, extended=False)
+    np.testing.assert_array_equal(ok, (m < 2**53) & (np.abs(q) <= 22))
+
+
+def test_extended_path_finds_half_way_cases():
+    # 2**53 + 1 is exactly half-way between two doubles: the fast path must not claim it
+    m = np.array([2**53 + 1, 9007199254740993, 2**63 + 2**10], dtype=np.uint64)
+    q = np.zeros(3, dtype=np.int64)
+    for x87 in ((True, False) if _X87 else (False,)):
+        value, ok = decimal_to_float(m, q, extended=True, x87=x87)
+        expected = bits([float(int(v)) for v in m])
+        np.testing.assert_array_equal(bits(value)[ok], expected[ok])
+        assert not ok[0]
+
+
+@pytest.mark.parametrize("longest", [8, 16, 24])
+@given(data=st.data())
+def test_parsing_short_tokens_uses_fewer_words_exactly(longest, data):
+    """Chunks whose tokens fit in one or two 8-byte words take narrower kernels."""
+    tokens = data.draw(st.lists(decimal_tokens().filter(lambda t: len(t) <= longest),
+                                min_size=1, max_size=40))
+    np.testing.assert_array_equal(bits(parse(tokens)), bits([float(t) for t in tokens]))
