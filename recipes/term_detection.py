@@ -105,4 +105,7 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    try:
+        sys.exit(main())
+    except ValueError as exc:              # a bad file or value: one line, no traceback
+        sys.exit(f"term_detection: error: {exc}")
