@@ -75,6 +75,17 @@ def _finite(text: str) -> float:
     return value
 
 
+def _plot_size(text: str):
+    """``WIDTHxHEIGHT`` in pixels, e.g. ``800x600``."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels, got {text!r}") from None
+    if min(w, h) < 100 or max(w, h) > 20000:
+        raise argparse.ArgumentTypeError(f"each side must be 100 to 20000 pixels, got {text!r}")
+    return w, h
+
+
 def _positive_int(text: str) -> int:
     try:
         value = int(text)
@@ -268,15 +279,36 @@ def _reports(systems, p_targets):
             for name, (tar, non) in systems.items()]
 
 
+def _report_writer():
+    """:func:`focal.plots.write_report`, or a ValueError saying how to install matplotlib."""
+    try:
+        from .plots import write_report
+    except ImportError as exc:
+        raise ValueError(str(exc)) from None
+    return write_report
+
+
+def _short_names(systems):
+    """File names as labels when they tell the systems apart (short legends), else paths."""
+    names = [_name(p) for p in systems]
+    return dict(zip(names, systems.values())) if len(set(names)) == len(names) else systems
+
+
 def _cmd_evaluate(args) -> int:
+    write_report = _report_writer() if args.plot is not None else None  # before any work
     p_targets = args.p_target or [_DEFAULT_P_TARGET]
-    reports = _reports(_binary_systems(args.scores, args.key, args.missing), p_targets)
+    systems = _binary_systems(args.scores, args.key, args.missing)
+    reports = _reports(systems, p_targets)
     if args.json:
         _print_json([r.to_dict() for r in reports])
-        return 0
-    for report in reports:
-        print(report)
-        print()
+    else:
+        for report in reports:
+            print(report)
+            print()
+    if write_report is not None:
+        page = write_report(_short_names(systems), args.plot, operating_points=p_targets,
+                            size=args.plot_size, formats=args.plot_format)
+        print(f"report: {page}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -503,15 +535,15 @@ def _summary_table(reports, p_target) -> str:
 
 
 def _demo_plots(systems, folder, p_target):
-    """Write the report figures when matplotlib (and focal.plots) are available."""
+    """Write the report figures when matplotlib is installed; say so when it is not."""
     try:
-        from .plots import write_report
-    except ImportError as exc:
-        print(f"plots: not written ({exc})")
+        write_report = _report_writer()
+    except ValueError as exc:
+        print(f"plots: not written: {exc}")
         return
     page = write_report(systems, folder, operating_points=[p_target],
                         title="focal demo: speaker-detection fusion")
-    print(f"plots: {page}")
+    print(f"plots: {page} (DET, normalized Bayes error, APE, ECE and Tippett figures)")
 
 
 def _cmd_demo(args) -> int:
@@ -565,7 +597,7 @@ def _cmd_demo(args) -> int:
         print()
     print(_summary_table(reports, p))
     print()
-    _demo_plots({_name(k): v for k, v in systems.items()}, out / "plots", p)
+    _demo_plots(_short_names(systems), out / "plots", p)
     return 0
 
 
@@ -660,6 +692,13 @@ def build_parser() -> argparse.ArgumentParser:
                          f"{_DEFAULT_P_TARGET})")
     _add_missing(ev)
     ev.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    ev.add_argument("--plot", metavar="DIR",
+                    help="also write DET, normalized Bayes error, APE, ECE and Tippett figures "
+                         "and an HTML page (index.html) into DIR (needs matplotlib)")
+    ev.add_argument("--plot-size", type=_plot_size, default=(800, 600), metavar="WxH",
+                    help="size of each figure in pixels (default 800x600)")
+    ev.add_argument("--plot-format", nargs="+", choices=["png", "pdf", "svg"], default=["png"],
+                    help="figure formats besides PNG, which is always written")
     ev.set_defaults(func=_cmd_evaluate)
 
     tm = sub.add_parser(

@@ -1,5 +1,6 @@
-"""Slow, obviously correct reference implementations used as sources of truth by the tests of
-the PAV / ROCCH estimators and the calibration report. Nothing here imports focal.
+"""Slow, obviously correct reference implementations: the sources of truth of the tests of PAV,
+the ROCCH, the binary measures, the calibration estimators and the report. Nothing here imports
+focal.
 
 Each follows the seed formula directly, on tiny inputs, with Python loops and exact fractions
 where it helps; none shares code (or an algorithm) with focal's fast path.

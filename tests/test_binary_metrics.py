@@ -5,12 +5,13 @@ implementations written here (every threshold between distinct scores).
 """
 
 import math
-from fractions import Fraction
 
 import numpy as np
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
+
+from _calibration_reference import brute_min_dcf, roc_counts, rocch_eer
 
 from focal.metrics import (
     bayes_error_rates,
@@ -33,38 +34,15 @@ continuous_sets = st.lists(st.floats(-50, 50), min_size=1, max_size=40)
 
 # -- slow, obviously correct references -------------------------------------------------------
 def brute_roc(tar, non):
-    """(pmiss, pfa) of every threshold: below all scores, between distinct scores, above all."""
-    values = np.unique(np.concatenate([tar, non]))
-    thresholds = np.concatenate([values, [np.inf]])
-    pmiss = np.array([np.mean(tar < t) for t in thresholds])
-    pfa = np.array([np.mean(non >= t) for t in thresholds])
-    return pmiss, pfa, thresholds
-
-
-def brute_min_dcf(tar, non, p, cm=1.0, cf=1.0):
-    pmiss, pfa, _ = brute_roc(tar, non)
-    return np.min(p * cm * pmiss + (1 - p) * cf * pfa) / min(p * cm, (1 - p) * cf)
+    """(pmiss, pfa, thresholds) of every threshold: at each distinct score and at +inf."""
+    thresholds = np.concatenate([np.unique(np.concatenate([tar, non])), [np.inf]])
+    counts = np.array(roc_counts(tar, non), dtype=float).reshape(-1, 2)
+    return counts[:, 0] / len(tar), counts[:, 1] / len(non), thresholds
 
 
 def max_over_priors_of_min_error(tar, non):
-    """max_pi min_i pi*Pmiss_i + (1-pi)*Pfa_i (thesis eq. 7.32), exactly.
-
-    The inner minimum is concave and piecewise linear in pi; its maximum is at pi = 0, 1 or where
-    two ROC points cost the same, so it suffices to evaluate those candidate priors.
-    """
-    pmiss, pfa, _ = brute_roc(tar, non)
-    pts = [(Fraction(m).limit_denominator(10**6), Fraction(f).limit_denominator(10**6))
-           for m, f in zip(pmiss, pfa)]
-    candidates = {Fraction(0), Fraction(1)}
-    for i in range(len(pts)):
-        for j in range(i + 1, len(pts)):
-            (mi, fi), (mj, fj) = pts[i], pts[j]
-            den = (mi - mj) - (fi - fj)
-            if den != 0:
-                pi = (fj - fi) / den
-                if 0 <= pi <= 1:
-                    candidates.add(pi)
-    return max(min(pi * m + (1 - pi) * f for m, f in pts) for pi in candidates)
+    """max_pi min_i pi*Pmiss_i + (1-pi)*Pfa_i (thesis eq. 7.32), exactly."""
+    return rocch_eer(list(tar), list(non))
 
 
 def direct_cross_entropy_bits(tar, non, p):

@@ -1,12 +1,13 @@
 """PAV (thesis 7.7.3, appendix C) against its closed form, on data with heavy ties."""
 
-import math
 from fractions import Fraction
 
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
+from _calibration_reference import closed_form_pav_llr as reference_pav_llr
 
 from focal.core import pav
 from focal.core.pav import _exact_pav_starts, _tie_runs
@@ -27,46 +28,18 @@ def both_classes(flags, n):
 
 
 def closed_form_pav_llr(scores, labels, prior=None):
-    """O(G^2) closed form of eqs. 7.47-7.51 (Ayer et al., eq. C.6) over the groups of tied scores.
+    """The O(G^2) closed form of eqs. 7.47-7.51 (tests/_calibration_reference.py).
 
-    With ``prior`` the posterior solution is computed with the prior weights of eq. C.7
-    (v1 = prior / N_tar, v2 = (1 - prior) / N_non) and the prior log-odds removed afterwards
-    (eq. C.21); theorem 5 says the result does not depend on the prior.
+    With ``prior`` the trials carry the prior weights of eq. C.7 (v1 = prior / N_tar,
+    v2 = (1 - prior) / N_non), so the posterior solution is that of the prior and the prior
+    log-odds are removed afterwards (eq. C.21); theorem 5 says the result does not depend on it.
     """
-    scores = np.asarray(scores, dtype=float)
     labels = np.asarray(labels, dtype=bool)
-    values = np.unique(scores)
-    a = [int(np.sum(labels & (scores == v))) for v in values]
-    b = [int(np.sum(~labels & (scores == v))) for v in values]
-    n_t, n_n = sum(a), sum(b)
-    v1 = Fraction(1) if prior is None else prior / n_t
-    v2 = Fraction(1) if prior is None else (1 - prior) / n_n
-    G = len(values)
-
-    def r(i, j):  # eq. 7.48 / C.7
-        m, n = sum(a[i:j + 1]), sum(b[i:j + 1])
-        return Fraction(m) * v1 / (Fraction(m) * v1 + Fraction(n) * v2)
-
-    best = [None] * G
-    for i in range(G):
-        running = None
-        suffix_min = [None] * G
-        for j in range(G - 1, i - 1, -1):
-            running = r(i, j) if running is None else min(running, r(i, j))
-            suffix_min[j] = running
-        for g in range(i, G):
-            cand = suffix_min[g]  # min over j >= g of r(i, j)
-            best[g] = cand if best[g] is None else max(best[g], cand)
-    prior_odds = Fraction(n_t, n_n) if prior is None else prior / (1 - prior)
-    llr_of_value = {}
-    for v, p in zip(values, best):
-        if p == 0:
-            llr_of_value[v] = -math.inf
-        elif p == 1:
-            llr_of_value[v] = math.inf
-        else:  # eq. 7.50: logit(p*) - logit(prior)
-            llr_of_value[v] = math.log(p / (1 - p) / prior_odds)
-    return np.array([llr_of_value[s] for s in scores])
+    weights = None
+    if prior is not None:
+        n_t, n_n = int(labels.sum()), int((~labels).sum())
+        weights = [prior / n_t if y else (1 - prior) / n_n for y in labels]
+    return np.array(reference_pav_llr(np.asarray(scores, dtype=float), labels, weights))
 
 
 @given(tied_scores, st.lists(st.booleans(), min_size=2, max_size=40))

@@ -1,0 +1,43 @@
+"""Figures of scores and LLRs (matplotlib, the optional ``plot`` extra).
+
+``pip install "focal-calibration[plot]"`` installs matplotlib; ``import focal`` never imports it.
+Every function takes data (scores, LLRs, or the results of :mod:`focal.metrics` and
+:mod:`focal.std`), draws on the given ``ax`` or a new figure's, returns the Axes and never calls
+``show()``. Curve data come from :mod:`focal.metrics` / :mod:`focal.std` (and the core functions
+behind them); nothing is recomputed here.
+
+- binary: :func:`det_plot`, :func:`ape_plot`, :func:`nbe_plot`, :func:`ece_plot`,
+  :func:`tippett_plot`;
+- multiclass: :func:`pairwise_bar_matrix`, :func:`detection_ape_plots`,
+  :func:`detection_llr_scatter`, :func:`subset_scatter`;
+- spoken term detection: :func:`std_det_plot`;
+- a report of binary LLR sets: :func:`write_report` (figures and an HTML page), and
+  :func:`output_folder` for scripts.
+
+Importing this package registers the ``"probit"`` axis scale (:class:`ProbitScale`).
+"""
+
+try:
+    import matplotlib  # noqa: F401
+except ImportError as exc:  # pragma: no cover - exercised by a subprocess test
+    raise ImportError(
+        'focal.plots needs matplotlib, an optional dependency of focal: '
+        'pip install "focal-calibration[plot]"'
+    ) from exc
+
+from .binary import APE_SCALE, ape_bar_axes, ape_plot, det_plot, ece_plot, nbe_plot, tippett_plot
+from .multiclass import (
+    detection_ape_plots,
+    detection_llr_scatter,
+    pairwise_bar_matrix,
+    subset_scatter,
+)
+from .report import output_folder, write_report
+from .scales import ProbitScale
+from .std import std_det_plot
+
+__all__ = [
+    "APE_SCALE", "ProbitScale", "ape_bar_axes", "ape_plot", "det_plot", "ece_plot", "nbe_plot",
+    "tippett_plot", "pairwise_bar_matrix", "detection_ape_plots", "detection_llr_scatter",
+    "subset_scatter", "std_det_plot", "write_report", "output_folder",
+]

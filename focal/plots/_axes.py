@@ -1,0 +1,71 @@
+"""Small helpers shared by the plotting modules: new axes, colours, operating points, legends."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.priors import effective_log_odds
+from ..metrics.report import _operating_point
+
+LOG2 = float(np.log(2.0))
+
+
+def new_axes(ax=None):
+    """``ax`` itself, or the Axes of a new pyplot figure (shown by notebooks, never by us)."""
+    if ax is not None:
+        return ax
+    import matplotlib.pyplot as plt
+
+    _, ax = plt.subplots(layout="constrained")
+    return ax
+
+
+def operating_point(op, name: str = "operating_point"):
+    """``(P_target, C_miss, C_fa, h)`` of a prior or a ``(P_target, C_miss, C_fa)`` tuple.
+
+    ``h`` is the effective prior log-odds (thesis eq. 7.13); validation errors name ``name``.
+    """
+    try:
+        pt, cm, cf = _operating_point(op, 0)
+    except ValueError as exc:
+        raise ValueError(str(exc).replace("operating_points[0]", name)) from None
+    return pt, cm, cf, effective_log_odds(pt, cm, cf)
+
+
+def describe_operating_point(pt: float, cm: float, cf: float) -> str:
+    """``'P_tar=0.01'`` or ``'P_tar=0.01, C_miss=10, C_fa=1'`` for legends."""
+    if cm == 1.0 and cf == 1.0:
+        return f"P_tar={pt:g}"
+    return f"P_tar={pt:g}, C_miss={cm:g}, C_fa={cf:g}"
+
+
+def has_gid(ax, gid: str) -> bool:
+    """True when ``ax`` already holds an artist with this gid (drawn by an earlier call)."""
+    return any(a.get_gid() == gid for a in ax.get_children())
+
+
+def refresh_legend(ax, **kwargs):
+    """Redraw the legend from every labelled artist (so repeated calls add systems to it)."""
+    handles, labels = ax.get_legend_handles_labels()
+    if handles:
+        ax.legend(handles, labels, **kwargs)
+
+
+def prior_log_odds_grid(prior_log_odds, default_range, n_points: int, extra=()):
+    """The h values of a Bayes error-rate plot.
+
+    ``prior_log_odds`` given: those values (validated, sorted). Otherwise ``n_points`` evenly
+    spaced values over ``default_range``, widened to include every value of ``extra`` with a
+    margin of 1 (operating points the caller wants on the plot).
+    """
+    if prior_log_odds is not None:
+        h = np.sort(np.asarray(prior_log_odds, dtype=float).ravel())
+        if h.size < 2 or not np.isfinite(h).all():
+            raise ValueError("prior_log_odds must hold at least 2 finite values")
+        return h
+    lo, hi = default_range
+    for x in extra:
+        lo, hi = min(lo, x - 1.0), max(hi, x + 1.0)
+    if int(n_points) < 2:
+        raise ValueError(f"n_points must be at least 2, got {n_points!r}")
+    return np.linspace(lo, hi, int(n_points))

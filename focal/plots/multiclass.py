@@ -1,0 +1,265 @@
+"""Plots of multiclass (language recognition) log-likelihoods: the analyses of the seeds.
+
+* :func:`pairwise_bar_matrix`: Cllr of every pair of classes before and after a calibration,
+  and minCllr, as a matrix of small bar graphs (Brümmer & van Leeuwen 2006, fig. 3);
+* :func:`detection_ape_plots`: an APE plot of the one-vs-rest detection LLRs of every target
+  class, before and after a calibration (2006 paper, fig. 2);
+* :func:`detection_llr_scatter`: detection LLRs after calibration against before (fig. 1);
+* :func:`subset_scatter`: a measure over every subset of the classes (thesis fig. 8.3).
+
+The numbers come from :mod:`focal.metrics` (:func:`~focal.metrics.pairwise_analysis`,
+:func:`~focal.metrics.detection_llrs`, :func:`~focal.metrics.subset_analysis`); these functions
+draw them. Grids are drawn on a given or new figure and returned as arrays of Axes.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.multiclass import as_class_labels, as_llh_matrix, check_multiclass_trials, check_prior
+from ..metrics import detection_llrs
+from ._axes import new_axes, refresh_legend
+from .binary import ape_plot
+
+__all__ = ["pairwise_bar_matrix", "detection_ape_plots", "detection_llr_scatter",
+           "subset_scatter"]
+
+_SUBSET_LABELS = {"cavg": "CAVG", "multiclass_cross_entropy": "C_mce (nats)",
+                  "multiclass_cllr": "multiclass Cllr (bits)"}
+
+
+def _figure(fig, figsize):
+    if fig is not None:
+        return fig
+    import matplotlib.pyplot as plt
+
+    return plt.figure(figsize=figsize)
+
+
+def _names(class_names, n_classes: int):
+    if class_names is None:
+        return [str(i) for i in range(n_classes)]
+    names = [str(c) for c in class_names]
+    if len(names) != n_classes:
+        raise ValueError(f"class_names has {len(names)} names for {n_classes} classes")
+    return names
+
+
+def pairwise_bar_matrix(analysis, recalibrated=None, *, class_names=None, fig=None):
+    """Bar-graph matrix of the pairwise calibration analysis (2006 paper sec. 5.2, fig. 3).
+
+    One small bar graph per pair of classes (i, j), in the upper triangle of a grid whose rows
+    are the first class and columns the second: Cllr of the pairwise LLR ``l_i - l_j`` as given
+    (left bar), after the calibration (middle, when ``recalibrated`` is given) and minCllr, the
+    PAV minimum (right; the same before and after an ``alpha l + beta`` calibration). Bits at
+    the flat pair prior; the dotted line at 1 bit is the uninformative system.
+
+    Parameters
+    ----------
+    analysis : focal.metrics.PairwiseAnalysis
+        :func:`focal.metrics.pairwise_analysis` of the log-likelihoods as given.
+    recalibrated : focal.metrics.PairwiseAnalysis, optional
+        The same analysis after a calibration (same pairs).
+    class_names : sequence of str, optional
+        Names of the ``analysis.n_classes`` classes.
+    fig : matplotlib Figure, optional
+
+    Returns
+    -------
+    ndarray of Axes, shape (m - 1, m - 1)
+        For the m classes analysed; cells below the diagonal are switched off.
+    """
+    pairs = np.asarray(analysis.pairs)
+    if recalibrated is not None and not np.array_equal(pairs, recalibrated.pairs):
+        raise ValueError("analysis and recalibrated must be analyses of the same class pairs")
+    names = _names(class_names, analysis.n_classes)
+    classes = np.unique(pairs)
+    m = classes.size
+    fig = _figure(fig, (1.5 * (m - 1) + 1.5, 1.25 * (m - 1) + 1.2))
+    axes = fig.subplots(m - 1, m - 1, sharey=True, squeeze=False)
+    columns = [("Cllr", analysis.cllr, "pairwise-cllr")]
+    if recalibrated is not None:
+        columns.append(("Cllr after calibration", recalibrated.cllr, "pairwise-cllr-recalibrated"))
+    columns.append(("minCllr (PAV)", analysis.min_cllr, "pairwise-min-cllr"))
+    values = np.concatenate([c[1] for c in columns])
+    finite = values[np.isfinite(values)]
+    top = max(1.05, 1.1 * float(finite.max()) if finite.size else 1.05)
+    used = np.zeros((m - 1, m - 1), dtype=bool)
+    for k, (i, j) in enumerate(pairs):
+        r, c = int(np.searchsorted(classes, i)), int(np.searchsorted(classes, j)) - 1
+        ax = axes[r, c]
+        used[r, c] = True
+        for x, (text, vals, gid) in enumerate(columns):
+            v = float(vals[k])
+            ax.bar(x, v if np.isfinite(v) else top, width=0.8, color=f"C{x}", gid=gid,
+                   hatch=None if np.isfinite(v) else "xx", label=text)
+        ax.axhline(1.0, color="gray", linestyle=":", linewidth=0.8)
+        ax.set_xticks([])
+        ax.set_xlim(-0.6, len(columns) - 0.4)
+    axes[0, 0].set_ylim(0, top)
+    for r in range(m - 1):
+        for c in range(m - 1):
+            if not used[r, c]:
+                axes[r, c].set_axis_off()
+        axes[r, r].set_ylabel(names[classes[r]], rotation=0, ha="right", va="center")
+        axes[0, r].set_title(names[classes[r + 1]], fontsize="medium")
+        axes[r, r].tick_params(labelleft=True)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="lower left", fontsize="small", frameon=False)
+    return axes
+
+
+def _validated(llh, labels, prior, recalibrated=None):
+    """``(L, y, p, R)``: full log-likelihood matrix, labels, prior and the recalibrated matrix
+    (or None), after the checks of :func:`focal.core.multiclass.check_multiclass_trials`."""
+    check_multiclass_trials(llh, labels, prior)
+    L = as_llh_matrix(llh)
+    R = None
+    if recalibrated is not None:
+        R = as_llh_matrix(recalibrated, "recalibrated")
+        if R.shape != L.shape:
+            raise ValueError(f"recalibrated has shape {R.shape}, llh {L.shape}")
+        check_multiclass_trials(R, labels, prior, llh_name="recalibrated")
+    N = L.shape[1]
+    return L, as_class_labels(labels, N), check_prior(prior, N), R
+
+
+def _detection_trials(lam, y, p, t):
+    """Target and non-target detection LLRs of class t (as in focal.metrics.detection_analysis)."""
+    counted = p[y] > 0
+    return lam[y == t, t], lam[counted & (y != t), t]
+
+
+def detection_ape_plots(llh, labels, *, prior=None, recalibrated=None, class_names=None,
+                        classes=None, fig=None, n_points: int = 1001):
+    """APE plots of the detection LLRs of every target class (2006 paper sec. 5.3, fig. 2).
+
+    For each target class t, the one-vs-rest detection LLRs of :func:`focal.metrics.detection_llrs`
+    (eq. 9; non-targets weighted by ``prior``) are a binary detector: targets are the trials of
+    class t, non-targets those of the other classes with non-zero prior. Each gets an
+    :func:`ape_plot` (curves and Cllr bar); with ``recalibrated`` a second column shows the same
+    after the calibration (the paper's "En (opt)").
+
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Log-likelihoods as given.
+    labels : array_like of int
+        True class of every trial.
+    prior : array_like, shape (N,), optional
+        Prior of the non-target mixture (flat by default); zero-prior classes are left out.
+    recalibrated : array_like, shape (n_trials, N), optional
+        The log-likelihoods after a calibration (e.g. ``MulticlassFusion(mode="calibration")``).
+    class_names : sequence of str, optional
+    classes : sequence of int, optional
+        Target classes to plot (default every class with non-zero prior).
+    fig : matplotlib Figure, optional
+    n_points : int, default 1001
+        Points per APE curve.
+
+    Returns
+    -------
+    ndarray of Axes, shape (n_targets, 1 or 2)
+        The curve axes (each with its bar beside it, :func:`focal.plots.ape_bar_axes`).
+    """
+    L, y, p, R = _validated(llh, labels, prior, recalibrated)
+    N = L.shape[1]
+    lam = detection_llrs(L, p)
+    lam_cal = None if R is None else detection_llrs(R, p)
+    names = _names(class_names, N)
+    targets = (np.flatnonzero(p > 0) if classes is None
+               else np.unique(as_class_labels(classes, N, "classes")))
+    ncols = 1 if lam_cal is None else 2
+    fig = _figure(fig, (4.8 * ncols, 2.4 * targets.size + 0.6))
+    axes = fig.subplots(targets.size, ncols, squeeze=False)
+    for r, t in enumerate(targets):
+        for c, (values, suffix) in enumerate([(lam, "")] + ([] if lam_cal is None
+                                                               else [(lam_cal, " (opt)")])):
+            tar, non = _detection_trials(values, y, p, t)
+            ax = ape_plot(tar, non, ax=axes[r, c], label=names[t] + suffix, compact=True,
+                          n_points=n_points)
+            ax.set_title(names[t] + suffix, fontsize="medium")
+    for ax in axes[-1]:
+        ax.set_xlabel("prior log-odds")
+    fig.subplots_adjust(hspace=0.5, wspace=0.4, left=0.08, right=0.94,
+                        top=1 - 0.4 / fig.get_figheight(), bottom=0.5 / fig.get_figheight())
+    return axes
+
+
+def detection_llr_scatter(llh, recalibrated, labels, target: int, *, prior=None,
+                          class_names=None, ax=None):
+    """Detection LLRs of one target after calibration against before (2006 paper, fig. 1).
+
+    x: the detection LLR of class ``target`` (:func:`focal.metrics.detection_llrs`) computed from
+    ``llh``; y: from ``recalibrated``. Target trials and non-target trials are drawn in two
+    colours; the dotted diagonal is "no change". An ``alpha l + beta`` calibration gives points
+    close to a line of slope about alpha, though not exactly a function of x (the paper's
+    eq. 19).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    L, y, p, R = _validated(llh, labels, prior, recalibrated)
+    N = L.shape[1]
+    t = int(as_class_labels([target], N, "target")[0])
+    if p[t] == 0:
+        raise ValueError(f"target class {t} has zero prior")
+    names = _names(class_names, N)
+    before, after = detection_llrs(L, p)[:, t], detection_llrs(R, p)[:, t]
+    counted = p[y] > 0
+    ax = new_axes(ax)
+    is_tar = y == t
+    is_non = counted & ~is_tar
+    ax.scatter(before[is_non], after[is_non], s=6, alpha=0.5, color="C1",
+               label=f"non-target trials ({is_non.sum():,})", gid="scatter-nontarget")
+    ax.scatter(before[is_tar], after[is_tar], s=6, alpha=0.6, color="C0",
+               label=f"target trials ({is_tar.sum():,})", gid="scatter-target")
+    lo = float(min(before[counted].min(), after[counted].min()))
+    hi = float(max(before[counted].max(), after[counted].max()))
+    ax.plot([lo, hi], [lo, hi], color="gray", linestyle=":", linewidth=1.0, gid="scatter-diagonal")
+    ax.set_xlabel(f"detection LLR of {names[t]}, as given")
+    ax.set_ylabel(f"detection LLR of {names[t]}, calibrated")
+    ax.grid(True, linewidth=0.5, alpha=0.6)
+    refresh_legend(ax, loc="upper left", fontsize="small")
+    return ax
+
+
+def subset_scatter(analysis, *, ax=None, jitter: float = 0.3, label=None, **scatter_kwargs):
+    """Every subset of the classes as a dot: its measure against its size (thesis fig. 8.3).
+
+    ``analysis`` is :func:`focal.metrics.subset_analysis`: each subset of two or more classes is
+    an LRE of its own (flat prior over its classes, only their trials). Dots are spread
+    horizontally by up to ``jitter`` around their subset size (a fixed pseudo-random spread, the
+    same at every call) so the thousands of subsets of one size stay visible; a bar marks the
+    mean of each size and a star the set of all classes. Call again with the same ``ax`` (and a
+    ``label``) to compare systems, e.g. before and after a calibration.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    sizes = np.asarray(analysis.sizes)
+    values = np.asarray(analysis.values, dtype=float)
+    offset = np.random.default_rng(0).uniform(-jitter, jitter, sizes.size)
+    ax = new_axes(ax)
+    kwargs = dict(s=4, alpha=0.5) | scatter_kwargs
+    dots = ax.scatter(sizes + offset, values, label=label or f"{sizes.size:,} subsets",
+                      gid="subsets", **kwargs)
+    color = dots.get_facecolor()[0][:3]
+    prefix = f"{label}: " if label else ""
+    levels = np.unique(sizes)
+    means = np.array([values[sizes == k].mean() for k in levels])
+    ax.plot(levels, means, linestyle="none", marker="_", markersize=18, markeredgewidth=2,
+            color=color, label=f"{prefix}mean per size", gid="subset-means")
+    full = sizes == sizes.max()
+    ax.plot(sizes[full], values[full], linestyle="none", marker="*", markersize=12, color=color,
+            markeredgecolor="black", label=f"{prefix}all {int(sizes.max())} classes: "
+            f"{values[full][0]:.4g}", gid="subset-all")
+    ax.set_xticks(levels)
+    ax.set_xlabel("number of classes in the subset")
+    ax.set_ylabel(_SUBSET_LABELS.get(analysis.measure, str(analysis.measure)))
+    ax.set_ylim(bottom=0)
+    ax.grid(True, axis="y", linewidth=0.5, alpha=0.6)
+    refresh_legend(ax, loc="best", fontsize="small")
+    return ax

@@ -1,0 +1,225 @@
+"""A report of binary LLR sets: figures (PNG, optionally PDF) and an HTML page with the numbers."""
+
+from __future__ import annotations
+
+import html
+import os
+import pathlib
+import tempfile
+from dataclasses import dataclass
+
+import numpy as np
+from matplotlib.figure import Figure
+
+from ..metrics import calibration_report
+from .binary import ape_plot, det_plot, ece_plot, nbe_plot, tippett_plot
+
+__all__ = ["write_report", "output_folder", "ReportFigure", "FORMATS"]
+
+FORMATS = ("png", "pdf", "svg")
+
+
+@dataclass(frozen=True)
+class ReportFigure:
+    """One figure of a report: its title, a caption, and the files written (by format)."""
+
+    title: str
+    caption: str
+    files: dict
+
+
+def output_folder(path=None, prefix: str = "focal_") -> pathlib.Path:
+    """The folder ``path`` (created if needed), or a new temporary folder when ``path`` is None.
+
+    Recipes write their figures here: by default a fresh folder under the system's temporary
+    directory (named ``prefix`` + random letters), never the current directory.
+    """
+    if path is None:
+        return pathlib.Path(tempfile.mkdtemp(prefix=prefix))
+    folder = pathlib.Path(os.fspath(path))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def _pixels(size):
+    try:
+        w, h = (int(v) for v in size)
+    except (TypeError, ValueError):
+        raise ValueError(f"size must be (width, height) in pixels, got {size!r}") from None
+    if w < 100 or h < 100 or w > 20000 or h > 20000:
+        raise ValueError(f"size must be between 100 and 20000 pixels per side, got {size!r}")
+    return w, h
+
+
+def _systems(systems):
+    """``[(name, tar, non)]`` from a mapping ``name -> (tar, non)`` or a sequence of triples."""
+    items = systems.items() if hasattr(systems, "items") else systems
+    out = []
+    for i, item in enumerate(items):
+        try:
+            name, (tar, non) = item if hasattr(systems, "items") else (item[0], item[1:])
+        except (TypeError, ValueError):
+            raise ValueError("systems must map names to (tar, non) pairs, or be a sequence of "
+                             f"(name, tar, non) triples; item {i} is {item!r:.80}") from None
+        out.append((str(name), tar, non))
+    if not out:
+        raise ValueError("systems is empty: nothing to report")
+    return out
+
+
+def _save(fig, folder: pathlib.Path, stem: str, formats, dpi: float) -> dict:
+    files = {}
+    for fmt in formats:
+        path = folder / f"{stem}.{fmt}"
+        fig.savefig(path, format=fmt, dpi=dpi)
+        files[fmt] = path.name
+    return files
+
+
+def _number(x: float, fmt: str) -> str:
+    return format(x, fmt) if np.isfinite(x) else "inf"
+
+
+def _table(reports) -> str:
+    ops = reports[0].operating_points
+    head = ["system", "targets", "non-targets", "Cllr (bits)", "minCllr (bits)",
+            "calibration loss", "EER (%)"]
+    for op in ops:
+        where = f"P_tar={op.p_target:g}" + ("" if op.c_miss == op.c_fa == 1.0
+                                            else f", C_miss={op.c_miss:g}, C_fa={op.c_fa:g}")
+        head += [f"actDCF ({where})", f"minDCF ({where})"]
+    rows = []
+    for r in reports:
+        cells = [html.escape(r.name), f"{r.n_targets:,}", f"{r.n_nontargets:,}",
+                 _number(r.cllr, ".4f"), _number(r.min_cllr, ".4f"),
+                 _number(r.calibration_loss, ".4f"), _number(100 * r.eer, ".3f")]
+        for op in r.operating_points:
+            cells += [_number(op.act_dcf, ".4f"), _number(op.min_dcf, ".4f")]
+        rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
+    header = "<tr>" + "".join(f"<th>{html.escape(h)}</th>" for h in head) + "</tr>"
+    return "<table>\n" + header + "\n" + "\n".join(rows) + "\n</table>"
+
+
+def _page(title, reports, figures, size) -> str:
+    w, h = size
+    parts = [
+        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title>",
+        "<style>body{font-family:sans-serif;max-width:%dpx;margin:1em auto}"
+        "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 8px;"
+        "text-align:right}td:first-child,th:first-child{text-align:left}"
+        "img{max-width:100%%;height:auto}pre{background:#f4f4f4;padding:.5em}</style>"
+        % max(w + 40, 900),
+        "</head>", "<body>", f"<h1>{html.escape(title)}</h1>",
+        "<p>Scores are read as natural-log likelihood-ratios. Cllr and minCllr in bits "
+        "(thesis eq. 7.41, sec. 7.7.4); EER is the ROCCH-EER (sec. 7.3.7); DCFs are normalized "
+        "(SWS plan eqs. 8-10).</p>",
+        _table(reports),
+    ]
+    for fig in figures:
+        png = fig.files.get("png")
+        others = " ".join(f'<a href="{html.escape(name)}">{fmt.upper()}</a>'
+                          for fmt, name in fig.files.items() if fmt != "png")
+        parts += [f"<h2>{html.escape(fig.title)}</h2>", f"<p>{html.escape(fig.caption)}"
+                  + (f" ({others})" if others else "") + "</p>"]
+        if png:
+            parts.append(f'<img src="{html.escape(png)}" width="{w}" height="{h}" '
+                         f'alt="{html.escape(fig.title)}">')
+    parts.append("<h2>Calibration reports</h2>")
+    parts += [f"<pre>{html.escape(str(r))}</pre>" for r in reports]
+    parts += ["</body>", "</html>", ""]
+    return "\n".join(parts)
+
+
+def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600), dpi=None,
+                 formats=("png",), title: str = "focal evaluation report") -> pathlib.Path:
+    """Write the figures of a calibration analysis and an HTML page showing them with the numbers.
+
+    For binary LLR sets (one or several systems on the same trials or not) it writes, into
+    ``out_dir`` (created if needed):
+
+    * ``det``: DET curves of every system with the ROCCH-EER and, at the first operating point,
+      the minDCF and actual-DCF points (:func:`det_plot`);
+    * ``nbe``: normalized Bayes error-rate plot with DR30 points (:func:`nbe_plot`);
+    * ``ape``: APE curves and the Cllr bars (:func:`ape_plot`);
+    * ``ece``: empirical cross-entropy curves (:func:`ece_plot`);
+    * ``tippett_<i>``: a Tippett plot per system (:func:`tippett_plot`);
+    * ``index.html``: the table of :func:`focal.metrics.calibration_report` numbers, the figures
+      and the text reports.
+
+    Parameters
+    ----------
+    systems : mapping or sequence
+        ``{name: (tar, non)}`` or ``[(name, tar, non), ...]``: natural-log LLRs of the target
+        and non-target trials of each system.
+    out_dir : str or path
+    operating_points : sequence, default (0.01,)
+        Priors or ``(P_target, C_miss, C_fa)`` tuples of the DCF columns (as for
+        :func:`focal.metrics.calibration_report`); the first is marked on the DET and NBE plots.
+    size : (int, int), default (800, 600)
+        Width and height of every raster figure, in pixels.
+    dpi : float, optional
+        Dots per inch: sets the text size relative to the figure (larger dpi, larger text).
+        Default ``min(width / 8, height / 6)``: the layout of an 8 x 6 inch figure at any
+        pixel size.
+    formats : sequence of str, default ("png",)
+        Among ``"png"``, ``"pdf"``, ``"svg"``; PNG is always written (the page shows it).
+    title : str
+
+    Returns
+    -------
+    pathlib.Path
+        The HTML page.
+    """
+    entries = _systems(systems)
+    w, h = _pixels(size)
+    dpi = min(w / 8.0, h / 6.0) if dpi is None else float(dpi)
+    if not 10 <= dpi <= 2000:
+        raise ValueError(f"dpi must be between 10 and 2000, got {dpi!r}")
+    fmts = ["png"] + [f for f in dict.fromkeys(str(f).lower() for f in formats) if f != "png"]
+    bad = [f for f in fmts if f not in FORMATS]
+    if bad:
+        raise ValueError(f"formats must be among {FORMATS}, got {bad}")
+    ops = [operating_points] if np.ndim(operating_points) == 0 else list(operating_points)
+    reports = [calibration_report(tar, non, operating_points=ops, name=name)
+               for name, tar, non in entries]
+    first_op = ops[0] if ops else None
+    folder = output_folder(out_dir)
+
+    def every_system(plot, **kwargs):
+        def draw(fig):
+            ax = fig.subplots()
+            for name, tar, non in entries:
+                plot(tar, non, label=name, ax=ax, **kwargs)
+        return draw
+
+    def ape(fig):
+        ax, bar_ax = fig.subplots(1, 2, width_ratios=[5, 1])
+        for name, tar, non in entries:
+            ape_plot(tar, non, label=name, ax=ax, bar_ax=bar_ax)
+
+    specs = [
+        ("det", "DET", "Steppy DET curves with the ROCCH-EER (circle) and the minimum / actual "
+         "DCF points (square / cross).", every_system(det_plot, operating_point=first_op)),
+        ("nbe", "Normalized Bayes error-rate", "Actual (solid) and minimum (dashed) DCF "
+         "normalized by the default system's, against the prior log-odds; DR30: fewer than 30 "
+         "false alarms to the left.", every_system(nbe_plot, operating_point=first_op)),
+        ("ape", "APE", "Applied probability of error: the area under the actual curve is Cllr, "
+         "under the minimum curve minCllr; the bar splits Cllr into discrimination and "
+         "calibration loss.", ape),
+        ("ece", "ECE", "Empirical cross-entropy of the LLRs (solid), after PAV (dashed) and of "
+         "the default system (dotted), in bits.", every_system(ece_plot)),
+    ]
+    for i, (name, tar, non) in enumerate(entries, start=1):
+        specs.append((f"tippett_{i}", f"Tippett: {name}", "Proportion of target (solid) and "
+                      "non-target (dashed) LLRs at or above each value.",
+                      lambda fig, t=tar, n=non, name=name: tippett_plot(t, n, label=name,
+                                                                        ax=fig.subplots())))
+    figures = []
+    for stem, title_, caption, draw in specs:
+        fig = Figure(figsize=(w / dpi, h / dpi), dpi=dpi, layout="constrained")
+        draw(fig)
+        figures.append(ReportFigure(title_, caption, _save(fig, folder, stem, fmts, dpi)))
+    page = folder / "index.html"
+    page.write_text(_page(title, reports, figures, (w, h)), encoding="utf-8")
+    return page

@@ -1,0 +1,158 @@
+"""The probit axis scale of DET plots (thesis sec. 7.3.5), registered with matplotlib as "probit".
+
+``ax.set_xscale("probit")`` keeps the data in probabilities (fractions in [0, 1]) and places them
+at ``probit(p) = sqrt(2) erfinv(2p - 1)`` (``scipy.special.ndtri``), so a DET plot is a plot of the
+plain error rates on probit-scaled axes and ``line.get_xdata()`` are the rates themselves. Ticks
+are the customary 1-2-5 series, labelled in percent. Rates of exactly 0 or 1 lie at minus / plus
+infinity; they are clipped to a far-away finite position (as matplotlib's log scale clips 0), so a
+curve that reaches 0 runs off the edge of the plot instead of stopping short.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from matplotlib import scale as mscale
+from matplotlib import ticker
+from matplotlib.transforms import Transform
+from scipy.special import ndtr, ndtri
+
+__all__ = ["ProbitScale", "ProbitLocator", "percent_formatter", "probit_limits", "DET_TICKS"]
+
+# smallest / largest rate given a finite position: ndtri(1e-300) = -37.0; 1 - 1e-16 -> +8.2
+_TINY = 1e-300
+_ALMOST_ONE = 1.0 - 1e-16
+
+
+def _tick_series():
+    low = [m * 10.0 ** e for e in range(-9, 0) for m in (1, 2, 5)]  # 1e-9 ... 0.5
+    low = [v for v in low if v < 0.3] + [0.2, 0.4]
+    low = sorted(set(round(v, 12) for v in low))
+    high = [round(1.0 - v, 12) for v in reversed(low)]
+    return np.array(low + [0.5] + high)
+
+
+DET_TICKS = _tick_series()
+"""Candidate tick positions of a probit axis: 1-2-5 steps up to 20 %, then 40, 50, 60, 80 % and
+the mirror images 1 - p of the small values (99 %, 99.9 %, ...)."""
+
+
+class _ProbitTransform(Transform):
+    input_dims = output_dims = 1
+
+    def transform_non_affine(self, values):
+        p = np.clip(np.asarray(values, dtype=float), _TINY, _ALMOST_ONE)
+        return ndtri(p)
+
+    def inverted(self):
+        return _InverseProbitTransform()
+
+
+class _InverseProbitTransform(Transform):
+    input_dims = output_dims = 1
+
+    def transform_non_affine(self, values):
+        return ndtr(np.asarray(values, dtype=float))
+
+    def inverted(self):
+        return _ProbitTransform()
+
+
+class ProbitLocator(ticker.Locator):
+    """Ticks from :data:`DET_TICKS` inside the view, thinned to about ``max_ticks``.
+
+    When too many fit, the 2-steps go first, then the 5-steps (leaving decades).
+    """
+
+    def __init__(self, max_ticks: int = 11):
+        self.max_ticks = max_ticks
+
+    def __call__(self):
+        vmin, vmax = self.axis.get_view_interval()
+        return self.tick_values(vmin, vmax)
+
+    def tick_values(self, vmin, vmax):
+        lo, hi = sorted((vmin, vmax))
+        ticks = DET_TICKS[(DET_TICKS >= lo * (1 - 1e-9)) & (DET_TICKS <= hi * (1 + 1e-9))]
+        if ticks.size <= self.max_ticks:
+            return ticks
+        # distance from the nearer end of [0, 1] decides the mantissa of a tick
+        tail = np.minimum(ticks, 1.0 - ticks)
+        mantissa = np.round(tail / 10.0 ** np.floor(np.log10(tail) + 1e-9), 6)
+        for keep in ((1.0, 5.0), (1.0,)):
+            kept = ticks[np.isin(mantissa, keep) | (ticks == 0.5)]
+            if kept.size <= self.max_ticks:
+                return kept
+        return kept
+
+
+def _percent(value, _pos=None) -> str:
+    """A probability as a percentage without trailing zeros: 0.001 -> '0.1', 0.4 -> '40'."""
+    text = f"{100.0 * value:.10f}".rstrip("0").rstrip(".")
+    return text if text else "0"
+
+
+percent_formatter = ticker.FuncFormatter(_percent)
+"""Tick labels of probability axes, in percent (0.01 -> ``"1"``; the axis label says ``(%)``)."""
+
+
+# matplotlib >= 3.11 constructs scales without the axis argument (and warns about scales
+# registered with it); older versions always pass it.
+_SCALES_TAKE_AXIS = not hasattr(mscale, "_scale_has_axis_parameter")
+
+
+class ProbitScale(mscale.ScaleBase):
+    """Probit-scaled axis for DET plots: data are probabilities, ticks are percentages.
+
+    Registered as ``"probit"`` when :mod:`focal.plots` is imported::
+
+        ax.set_xscale("probit"); ax.set_yscale("probit")
+    """
+
+    name = "probit"
+
+    if _SCALES_TAKE_AXIS:
+        def __init__(self, axis, *, max_ticks: int = 11):
+            super().__init__(axis)
+            self.max_ticks = max_ticks
+    else:
+        def __init__(self, *, max_ticks: int = 11):
+            super().__init__(None)
+            self.max_ticks = max_ticks
+
+    def get_transform(self):
+        return _ProbitTransform()
+
+    def set_default_locators_and_formatters(self, axis):
+        axis.set_major_locator(ProbitLocator(self.max_ticks))
+        axis.set_major_formatter(percent_formatter)
+        axis.set_minor_locator(ticker.NullLocator())
+        axis.set_minor_formatter(ticker.NullFormatter())
+
+    def limit_range_for_scale(self, vmin, vmax, minpos):
+        if not np.isfinite(minpos) or minpos <= 0:
+            minpos = 1e-7
+        return (minpos if vmin <= 0 else vmin, 1.0 - minpos if vmax >= 1 else vmax)
+
+
+mscale.register_scale(ProbitScale)
+
+
+def probit_limits(rates, ceiling: float = 0.5, floor: float = 1e-7):
+    """Default view interval of a probit axis that shows the positive ``rates``.
+
+    From the largest tick at or below the smallest positive rate (not below ``floor``) to the
+    smallest tick at or above the largest rate below ``ceiling`` (at most ``ceiling``).
+    """
+    r = np.asarray(rates, dtype=float)
+    r = r[np.isfinite(r)]
+    positive = r[r > 0]
+    lo_rate = max(float(positive.min()) if positive.size else floor, floor)
+    below = DET_TICKS[DET_TICKS <= lo_rate * (1 + 1e-9)]
+    lo = float(below[-1]) if below.size else float(DET_TICKS[0])
+    under = r[r < ceiling]
+    hi_rate = float(under.max()) if under.size else ceiling
+    above = DET_TICKS[DET_TICKS >= hi_rate * (1 - 1e-9)]
+    hi = min(float(above[0]) if above.size else ceiling, ceiling)
+    if hi <= lo:
+        hi = ceiling if ceiling > lo else float(DET_TICKS[DET_TICKS > lo][0])
+    return lo, hi
