@@ -38,41 +38,25 @@ _SNIFF_BYTES = 1 << 16
 # argument types (a bad value is a usage error: exit status 2)
 
 
-def _probability(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a probability, got {text!r}") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text}")
-    return value
+def _argument(convert, valid, requirement, kind="a number"):
+    """An argparse ``type``: ``convert(text)``, refused (a usage error) unless ``valid``."""
+    def parse(text: str):
+        try:
+            value = convert(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
+        if not valid(value):
+            raise argparse.ArgumentTypeError(f"must be {requirement}, got {text}")
+        return value
+    return parse
 
 
-def _non_negative(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not (math.isfinite(value) and value >= 0):
-        raise argparse.ArgumentTypeError(f"must be a finite number >= 0, got {text}")
-    return value
-
-
-def _positive(text: str) -> float:
-    value = _non_negative(text)
-    if value == 0:
-        raise argparse.ArgumentTypeError("must be > 0")
-    return value
-
-
-def _finite(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
-    if not math.isfinite(value):
-        raise argparse.ArgumentTypeError(f"must be finite, got {text}")
-    return value
+_probability = _argument(float, lambda v: 0.0 < v < 1.0, "strictly between 0 and 1",
+                         "a probability")
+_non_negative = _argument(float, lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0")
+_positive = _argument(float, lambda v: math.isfinite(v) and v > 0, "a finite number > 0")
+_finite = _argument(float, math.isfinite, "finite")
+_positive_int = _argument(int, lambda v: v >= 1, ">= 1", "an integer")
 
 
 def _plot_size(text: str):
@@ -84,16 +68,6 @@ def _plot_size(text: str):
     if min(w, h) < 100 or max(w, h) > 20000:
         raise argparse.ArgumentTypeError(f"each side must be 100 to 20000 pixels, got {text!r}")
     return w, h
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be >= 1, got {text}")
-    return value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -168,16 +142,17 @@ def _multiclass_format(path) -> str:
 
 
 def _read_multiclass(paths):
+    """Each file's log-likelihoods (Albayzin or generic format); one task and condition."""
     from .io import read_albayzin_scores, read_multiclass_scores
+
+    def what(s):
+        return f"{s.task} {s.condition}" if s.task else "generic format"
 
     systems = []
     for path in paths:
         kind = _multiclass_format(path)
         read = read_albayzin_scores if kind == "albayzin" else read_multiclass_scores
         systems.append(read(path))
-    def what(s):
-        return f"{s.task} {s.condition}" if s.task else "generic format"
-
     first = systems[0]
     for other in systems[1:]:
         if (other.task, other.condition) != (first.task, first.condition):

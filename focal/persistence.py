@@ -326,6 +326,12 @@ def _names_out(est):
     return None if names is None else [str(n) for n in names]
 
 
+def _classifier_out(est) -> dict:
+    """The input width, feature names and class labels of an estimator."""
+    return {"n_features_in_": int(est.n_features_in_), "feature_names_in_": _names_out(est),
+            "classes_": _labels_out(est.classes_)}
+
+
 def _param_out(value, name, depth=0):
     """A constructor parameter as a JSON value (see the module docstring)."""
     if depth > _MAX_PARAM_DEPTH:
@@ -387,13 +393,12 @@ def _param_in(value, where, depth=0):
 # runs the estimator's own parameter validation.
 
 
-def _check_monotone(values, where, strict, what):
-    d = np.diff(values)
-    bad = ~(d > 0) if strict else ~(d >= 0)
+def _check_non_decreasing(values, where, what):
+    bad = ~(np.diff(values) >= 0)
     if bad.any():
         i = int(np.argmax(bad))
-        raise _invalid(where, f"{what} must be {'increasing' if strict else 'non-decreasing'} "
-                              f"(items {i} and {i + 1}: {values[i]!r}, {values[i + 1]!r})")
+        raise _invalid(where, f"{what} must be non-decreasing (items {i} and {i + 1}: "
+                              f"{values[i]!r}, {values[i + 1]!r})")
 
 
 def _check_blocks(lo, hi, n_tar, n_non, where):
@@ -416,6 +421,30 @@ def _fractions_increase(n_tar, n_non) -> bool:
     return bool((t[:-1] * w[1:] < t[1:] * w[:-1]).all())
 
 
+def _blocks_out(est, lo, hi, n_tar, n_non) -> dict:
+    """The fields that the PAV-block estimators share."""
+    return {
+        "n_features_in_": int(est.n_features_in_),
+        "feature_names_in_": _names_out(est),
+        "score_lo_": _floats_out(lo),
+        "score_hi_": _floats_out(hi),
+        "block_n_tar_": _ints_out(n_tar),
+        "block_n_non_": _ints_out(n_non),
+    }
+
+
+def _blocks_in(f):
+    """The fields of :func:`_blocks_out`, checked: (n_features, names, lo, hi, n_tar, n_non)."""
+    n_features = f.int("n_features_in_", 1, 1)
+    names = f.names("feature_names_in_", n_features)
+    lo = f.floats("score_lo_", (None,))
+    hi = f.floats("score_hi_", lo.shape)
+    n_tar = f.counts("block_n_tar_", lo.shape)
+    n_non = f.counts("block_n_non_", lo.shape)
+    _check_blocks(lo, hi, n_tar, n_non, f.where)
+    return n_features, names, lo, hi, n_tar, n_non
+
+
 class _LogisticCodec:
     """LogisticFusion and LinearCalibrator: ``llr = intercept_ + X @ coef_``."""
 
@@ -426,9 +455,7 @@ class _LogisticCodec:
     @staticmethod
     def encode(est):
         return {
-            "n_features_in_": int(est.n_features_in_),
-            "feature_names_in_": _names_out(est),
-            "classes_": _labels_out(est.classes_),
+            **_classifier_out(est),
             "coef_": _floats_out(est.coef_),
             "intercept_": float(est.intercept_),
             "n_iter_": int(est.n_iter_),
@@ -468,34 +495,22 @@ class _PAVCodec:
 
     @staticmethod
     def encode(est):
-        return {
-            "n_features_in_": int(est.n_features_in_),
-            "feature_names_in_": _names_out(est),
-            "score_lo_": _floats_out(est.score_lo_),
-            "score_hi_": _floats_out(est.score_hi_),
-            "llr_": _floats_out(est.llr_),
-            "block_n_tar_": _ints_out(est.block_n_tar_),
-            "block_n_non_": _ints_out(est.block_n_non_),
-            "n_targets_": int(est.n_targets_),
-            "n_nontargets_": int(est.n_nontargets_),
-        }
+        return {**_blocks_out(est, est.score_lo_, est.score_hi_, est.block_n_tar_,
+                              est.block_n_non_),
+                "llr_": _floats_out(est.llr_),
+                "n_targets_": int(est.n_targets_),
+                "n_nontargets_": int(est.n_nontargets_)}
 
     @staticmethod
     def decode(est, f):
         from .core.pav import PAVResult
 
-        n_features = f.int("n_features_in_", 1, 1)
-        names = f.names("feature_names_in_", n_features)
-        lo = f.floats("score_lo_", (None,))
+        n_features, names, lo, hi, n_tar, n_non = _blocks_in(f)
         k = lo.size
-        hi = f.floats("score_hi_", (k,))
         llr = f.floats("llr_", (k,), allow_inf=True)
-        n_tar = f.counts("block_n_tar_", (k,))
-        n_non = f.counts("block_n_non_", (k,))
         total_tar = f.int("n_targets_", 1, _MAX_COUNT)
         total_non = f.int("n_nontargets_", 1, _MAX_COUNT)
         where = f.where
-        _check_blocks(lo, hi, n_tar, n_non, where)
         if int(n_tar.sum()) != total_tar or int(n_non.sum()) != total_non:
             raise _invalid(where, "the block counts do not add up to n_targets_ and "
                                   "n_nontargets_")
@@ -505,7 +520,7 @@ class _PAVCodec:
             # -log(1 + N_tar / a) < llr < log(1 + N_non / a)
             if not np.isfinite(llr).all():
                 raise _invalid(where, "llr_ must be finite when pseudo_count > 0")
-            _check_monotone(llr, f"{where}.llr_", False, "block LLRs")
+            _check_non_decreasing(llr, f"{where}.llr_", "block LLRs")
             if not (-np.log1p(total_tar / a) < llr[0] and llr[-1] < np.log1p(total_non / a)):
                 raise _invalid(where, "llr_ exceeds the bounds set by pseudo_count and the "
                                       "training counts")
@@ -535,26 +550,13 @@ class _ROCCHCodec:
     @staticmethod
     def encode(est):
         pav = est.hull_.pav
-        return {
-            "n_features_in_": int(est.n_features_in_),
-            "feature_names_in_": _names_out(est),
-            "score_lo_": _floats_out(pav.score_lo),
-            "score_hi_": _floats_out(pav.score_hi),
-            "block_n_tar_": _ints_out(pav.n_tar),
-            "block_n_non_": _ints_out(pav.n_non),
-        }
+        return _blocks_out(est, pav.score_lo, pav.score_hi, pav.n_tar, pav.n_non)
 
     @staticmethod
     def decode(est, f):
         from .core.pav import PAVResult
 
-        n_features = f.int("n_features_in_", 1, 1)
-        names = f.names("feature_names_in_", n_features)
-        lo = f.floats("score_lo_", (None,))
-        hi = f.floats("score_hi_", lo.shape)
-        n_tar = f.counts("block_n_tar_", lo.shape)
-        n_non = f.counts("block_n_non_", lo.shape)
-        _check_blocks(lo, hi, n_tar, n_non, f.where)
+        n_features, names, lo, hi, n_tar, n_non = _blocks_in(f)
         if n_tar.sum() == 0 or n_non.sum() == 0:
             raise _invalid(f.where, "the blocks must hold target and non-target trials")
         if lo.size > 1 and not _fractions_increase(n_tar, n_non):
@@ -600,9 +602,7 @@ class _MulticlassCodec:
     @staticmethod
     def encode(est):
         return {
-            "n_features_in_": int(est.n_features_in_),
-            "feature_names_in_": _names_out(est),
-            "classes_": _labels_out(est.classes_),
+            **_classifier_out(est),
             "n_systems_": int(est.n_systems_),
             "coef_": _floats_out(est.coef_),
             "intercept_": _floats_out(est.intercept_),
@@ -651,9 +651,7 @@ class _GaussianCodec:
     def encode(est):
         m = est.model_
         return {
-            "n_features_in_": int(est.n_features_in_),
-            "feature_names_in_": _names_out(est),
-            "classes_": _labels_out(est.classes_),
+            **_classifier_out(est),
             "model_": {"covariance": m.covariance, "center": _floats_out(m.center),
                        "means": _floats_out(m.means), "cholesky": _floats_out(m.cholesky)},
         }
