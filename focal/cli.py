@@ -789,6 +789,10 @@ def main(argv=None) -> int:
     except ValueError as exc:
         print(f"focal: error: {_one_line(exc)}", file=sys.stderr)
         return 1
+    except OSError as exc:  # e.g. an output folder that cannot be created
+        where = f"{exc.filename}: " if exc.filename else ""
+        print(f"focal: error: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("focal: interrupted", file=sys.stderr)
         return 130

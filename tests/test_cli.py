@@ -336,6 +336,16 @@ def test_bad_model_file_and_wrong_number_of_systems_exit_1(tmp_path, capsys):
     assert status == 1 and "none.json: cannot open" in err
 
 
+def test_unwritable_outputs_exit_1(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    status, _, err = run_main(capsys, "demo", "--out", blocker / "sub")
+    assert status == 1 and err.count("\n") == 1 and str(blocker) in err
+    status, _, err = run_main(capsys, "train", "--scores", DEV[0], "--key", SPK / "dev.key",
+                              "-o", blocker / "m.json")
+    assert status == 1 and err.count("\n") == 1 and "m.json: cannot write" in err
+
+
 def test_bad_input_through_the_console_exits_1(tmp_path):
     bad = tmp_path / "bad.scores"
     bad.write_text("m1 t1 1.0\nm1 t2 oops\n")

@@ -636,3 +636,12 @@ def test_resigned_documents_raise_only_value_error(text):
         return
     # whatever load accepts is a consistent model: save accepts it too
     focal.save(loaded, io.StringIO())
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    import focal.persistence
+
+    result = doctest.testmod(focal.persistence)
+    assert result.attempted > 0 and result.failed == 0
