@@ -400,7 +400,12 @@ def test_demo_runs_from_an_installed_copy_on_the_checkout_samples(tmp_path):
     shutil.copytree(ROOT / "focal", site / "focal",
                     ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path / "demo"
-    code = BLOCK_MATPLOTLIB + "import runpy; runpy.run_module('focal', run_name='__main__')"
+    code = BLOCK_MATPLOTLIB + (
+        "import os, runpy\n"
+        "sys.path[:] = [p for p in sys.path if p not in ('', os.getcwd())]  # not the checkout's\n"
+        "import focal\n"
+        f"assert focal.__file__.startswith({str(site)!r}), focal.__file__\n"
+        "runpy.run_module('focal', run_name='__main__')\n")
     result = subprocess.run([sys.executable, "-c", code, "demo", "--out", str(out)],
                             capture_output=True, text=True, cwd=ROOT, timeout=300,
                             env=dict(os.environ, PYTHONPATH=str(site)))
