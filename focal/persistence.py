@@ -47,14 +47,16 @@ File layout (schema version 1)::
       "sha256": "..."
     }
 
-    NODE of an estimator:  {"class": "LogisticFusion", "params": {...}, "fitted": {...}}
+    NODE of an estimator:  {"class": "LogisticFusion", "params": {...}, "set_output": null,
+                            "fitted": {...}}
     NODE of a Pipeline:    {"class": "Pipeline",
                             "params": {"memory": null, "transform_input": null, "verbose": false},
                             "steps": [{"name": "logisticfusion", "estimator": NODE}, ...]}
 
 ``params`` holds every constructor parameter (``get_params(deep=False)``): JSON values, with a
 tuple written ``{"tuple": [...]}`` and a NumPy array ``{"ndarray": {"dtype": ..., "values":
-[...]}}``. ``fitted`` holds the fitted attributes of each class (see ``_CODECS``); arrays are
+[...]}}``. ``set_output`` is the container chosen with ``set_output(transform=...)`` (null:
+never set). ``fitted`` holds the fitted attributes of each class (see ``_CODECS``); arrays are
 nested lists whose shape the schema fixes; class labels are ``{"dtype": ..., "values": [...]}``;
 ``feature_names_in_`` is a list of strings or null. A pipeline step's ``estimator`` may also be
 ``"passthrough"`` or null.
@@ -728,10 +730,16 @@ def _node_out(est, classes, where, depth=0):
     except NotFittedError:
         raise NotFittedError(f"{where}: cannot save an unfitted {name}: fit it first") from None
     params = {k: _param_out(v, k) for k, v in est.get_params(deep=False).items()}
-    return {"class": name, "params": params, "fitted": _CODECS[name].encode(est)}
+    output = getattr(est, "_sklearn_output_config", {}).get("transform")  # set by set_output
+    if output not in _OUTPUTS:
+        raise ValueError(f"{where}: a {name} with set_output(transform={output!r}) cannot be "
+                         f"saved")
+    return {"class": name, "params": params, "set_output": output,
+            "fitted": _CODECS[name].encode(est)}
 
 
 _PIPELINE_PARAMS = ("memory", "transform_input", "verbose")
+_OUTPUTS = (None, "default", "pandas", "polars")
 
 
 def _pipeline_out(pipe, classes, where, depth):
@@ -769,6 +777,14 @@ def _node_in(value, classes, where, depth=0):
     est = cls(**params)
     codec = _CODECS[name]
     _estimator_check(params_obj.where, codec.check_params, est)
+    output, where = obj.take("set_output")
+    if type(output) not in (str, type(None)) or output not in _OUTPUTS:
+        raise _invalid(where, "must be null or one of 'default', 'pandas', 'polars'")
+    if output is not None:
+        try:
+            est.set_output(transform=output)
+        except (ImportError, ValueError) as exc:
+            raise _invalid(where, str(exc)) from None
     fitted = obj.object("fitted")
     attrs = codec.decode(est, fitted)
     fitted.done()

@@ -209,6 +209,19 @@ def test_pickle_and_joblib_keep_working():
             assert_same(outputs(est, INPUTS[name]), outputs(copy_, INPUTS[name]))
 
 
+def test_the_output_container_is_kept():
+    est = copy.deepcopy(FITTED["fusion-dataframe"]).set_output(transform="pandas")
+    loaded = load_text(saved_text(est))
+    assert_same(est, loaded)
+    frame = INPUTS["fusion-dataframe"]
+    out, again = est.transform(frame), loaded.transform(frame)
+    assert isinstance(again, pd.DataFrame) and list(again.columns) == list(out.columns)
+    assert again.to_numpy().tobytes() == out.to_numpy().tobytes()
+    doc = document("fusion-default")
+    doc["model"]["set_output"] = "excel"
+    refused(signed(doc), "set_output: must be null or one of")
+
+
 def test_awkward_floats_round_trip_exactly():
     est = copy.deepcopy(FITTED["fusion-default"])
     est.coef_ = np.array([5e-324, -0.0, 0.1 + 0.2])
