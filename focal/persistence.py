@@ -90,7 +90,6 @@ SCHEMA_VERSION = 1
 LOADABLE = ("LogisticFusion", "LinearCalibrator", "PAVCalibrator", "ROCCH", "MulticlassFusion",
             "GaussianBackend", "Pipeline")
 
-_TOP_FIELDS = ("format", "version", "focal_version", "model", "sha256")
 _MAX_DEPTH = 8           # pipelines nested in pipelines
 _MAX_PARAM_DEPTH = 8     # lists nested in parameter values
 _INT64_MAX = 2 ** 63 - 1

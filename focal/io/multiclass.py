@@ -101,7 +101,7 @@ class MulticlassKey:
         return self.segments.shape[0]
 
 
-def _first_record(path, block):
+def _first_record(block):
     """Line number and fields of the first non-blank, non-comment line of a block."""
     raw = block.body.tobytes()
     start = 0
@@ -143,7 +143,7 @@ class _MulticlassReader:
         configured = False
         for block in iter_blocks(self.path, self.block_bytes):
             if not configured:
-                line, fields = _first_record(self.path, block)
+                line, fields = _first_record(block)
                 if line is None:
                     continue
                 self.setup(kind, line, fields)

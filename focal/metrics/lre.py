@@ -169,6 +169,7 @@ class CavgSweep:
 
     @property
     def recalibrated_normalized(self) -> np.ndarray | None:
+        """``recalibrated / default`` (dimensionless), or None without a recalibration."""
         return None if self.recalibrated is None else self.recalibrated / self.default
 
 
@@ -258,7 +259,7 @@ def _count_rows(flags: np.ndarray) -> np.ndarray:
     return np.add.reduce(flags.view(np.uint8), axis=0, dtype=np.int32)
 
 
-def _subset_stats(L, y, counts, want_xe):
+def _subset_stats(L, y, want_xe):
     """Sufficient statistics of every subset (bitmask ``g`` over the N classes) and class i:
     ``miss[g, i]`` trials of i rejecting i, ``fa[g, i]`` false accepts of other classes of g by
     trials of i, ``xe[g, i]`` sum of -log posterior of i (flat prior over g), nats."""
@@ -386,7 +387,7 @@ def subset_analysis(llh, labels, measure="cavg") -> SubsetAnalysis:
         raise ValueError(
             f"measure must be one of {_SUBSET_MEASURES} or a callable, got {measure!r}"
         )
-    miss, fa, xe = _subset_stats(L, y, counts, want_xe=measure != "cavg")
+    miss, fa, xe = _subset_stats(L, y, want_xe=measure != "cavg")
     miss, fa = miss[g], fa[g]
     m = sizes.astype(float)
     if measure == "cavg":
