@@ -75,7 +75,6 @@ import hashlib
 import hmac
 import json
 import os
-import tempfile
 
 import numpy as np
 
@@ -914,24 +913,13 @@ def save(estimator, file) -> None:
 
 
 def _write_atomically(path: str, data: bytes) -> None:
-    from .io.stream import _new_file_mode
+    from .io._text import replace_atomically
 
-    directory = os.path.dirname(os.path.abspath(path))
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=directory)
+        with replace_atomically(path) as out:
+            out.write(data)
     except OSError as exc:
         raise ValueError(f"{path}: cannot write: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as out:
-            out.write(data)
-        os.chmod(tmp, _new_file_mode(path))
-        os.replace(tmp, path)
-    except BaseException as exc:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        if isinstance(exc, OSError):
-            raise ValueError(f"{path}: cannot write: {exc.strerror}") from None
-        raise
 
 
 def _reject_constant(name):

@@ -9,14 +9,16 @@ naming the file and the line.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import tempfile
 
 import numpy as np
 
 from ._numbers import byte_masks, parse_numbers
 
 __all__ = ["Block", "Fields", "LineMap", "iter_blocks", "split_fields", "gather_ids", "ids_text",
-           "open_text", "create_text", "concat_pieces", "check_id_column", "format_lines"]
+           "open_text", "create_text", "replace_atomically", "concat_pieces", "check_id_column", "format_lines"]
 
 FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
 PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
@@ -58,6 +60,43 @@ def open_text(path):
 def create_text(path):
     """Open ``path`` for binary writing, turning OS errors into ValueError."""
     return _open(path, "wb", "cannot write")
+
+
+@contextlib.contextmanager
+def replace_atomically(path):
+    """Write ``path`` through a temporary file in its folder, renamed over ``path`` at the end.
+
+    Yields a binary file object. Readers of ``path`` never see a partial file: on success the
+    temporary file gets the mode ``path`` had (or a new file's, 0666 less the umask) and replaces
+    it; on any error, including KeyboardInterrupt, it is removed and ``path`` is left untouched.
+    Failing to create the temporary file raises ``ValueError`` naming ``path``; errors while
+    writing propagate unchanged.
+    """
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot write: {exc.strerror}") from None
+    try:
+        with os.fdopen(fd, "wb") as out:
+            yield out
+        os.chmod(tmp, _new_file_mode(path))  # mkstemp made it private (0600)
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def _new_file_mode(path):
+    """The mode of an existing ``path``, else what ``open`` would give a new file (0666 less
+    the umask)."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 def iter_blocks(path, block_bytes=BLOCK_BYTES):

@@ -18,14 +18,13 @@ files; trials missing from some file follow the ``missing`` policy).
 from __future__ import annotations
 
 import os
-import tempfile
 from contextlib import closing
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from ._numbers import format_numbers
-from ._text import BLOCK_BYTES, format_lines, ids_text
+from ._text import BLOCK_BYTES, format_lines, ids_text, replace_atomically
 from .binary import align_scores, read_scores, score_pieces
 from .multiclass import (
     ALBAYZIN_CLASSES,
@@ -335,50 +334,27 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
     if output in inputs:
         raise ValueError(f"{output}: the output would overwrite an input file")
     header, prefix, n_out = _output_format(inputs, kind, condition)
-    directory = os.path.dirname(os.path.abspath(output))
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise ValueError(f"{output}: cannot write: {exc.strerror}") from None
     written = 0
-    try:
-        with os.fdopen(fd, "wb") as out:
-            if header:
-                out.write(header)
-            if on_mismatch == "error":
-                chunks = iter_score_chunks(inputs, kind=kind, chunk_size=chunk_size,
-                                           block_bytes=block_bytes, threads=threads)
-            else:
-                chunks = _aligned_whole(inputs, kind, missing, chunk_size)
-            # formatting and writing run in a thread of their own, one chunk behind
-            with ThreadPoolExecutor(max_workers=1) as writer:
-                pending = None
-                for chunk in chunks:
-                    Y = _check_output(transform(chunk.X), chunk, n_out, kind)
-                    if pending is not None:
-                        pending.result()
-                    pending = writer.submit(_write_chunk, out, chunk, Y, prefix)
-                    written += len(chunk)
+    with replace_atomically(output) as out:
+        if header:
+            out.write(header)
+        if on_mismatch == "error":
+            chunks = iter_score_chunks(inputs, kind=kind, chunk_size=chunk_size,
+                                       block_bytes=block_bytes, threads=threads)
+        else:
+            chunks = _aligned_whole(inputs, kind, missing, chunk_size)
+        # formatting and writing run in a thread of their own, one chunk behind
+        with ThreadPoolExecutor(max_workers=1) as writer:
+            pending = None
+            for chunk in chunks:
+                Y = _check_output(transform(chunk.X), chunk, n_out, kind)
                 if pending is not None:
                     pending.result()
-        os.chmod(tmp, _new_file_mode(output))  # mkstemp made it private (0600)
-        os.replace(tmp, output)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+                pending = writer.submit(_write_chunk, out, chunk, Y, prefix)
+                written += len(chunk)
+            if pending is not None:
+                pending.result()
     return written
-
-
-def _new_file_mode(path):
-    """The mode of an existing ``path``, else what ``open`` would give a new file (0666 less
-    the umask)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
 
 
 def _output_format(inputs, kind, condition):
