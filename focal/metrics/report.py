@@ -130,9 +130,11 @@ class CalibrationReport:
         return "\n".join(lines)
 
 
-def _operating_point(op, i: int):
-    """``op`` (a prior, or ``(P_target, C_miss, C_fa)``) as three validated floats."""
-    where = f"operating_points[{i}]"
+def check_operating_point(op, where: str):
+    """``op`` (a prior, or ``(P_target, C_miss, C_fa)``) as three validated floats.
+
+    Errors are ``ValueError`` naming ``where`` (the argument, e.g. ``"operating_points[2]"``).
+    """
     if np.ndim(op) == 0:
         pt, cm, cf = op, 1.0, 1.0
     else:
@@ -195,7 +197,8 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
     if np.isscalar(operating_points) or (isinstance(operating_points, np.ndarray)
                                          and operating_points.ndim == 0):  # one bare prior
         operating_points = (operating_points,)
-    points = [_operating_point(op, i) for i, op in enumerate(operating_points)]
+    points = [check_operating_point(op, f"operating_points[{i}]")
+              for i, op in enumerate(operating_points)]
     trials = sort_trials(tar, non)
     hull = ROCCH(pav_from_sorted(trials))
     results = []

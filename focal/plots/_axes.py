@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.priors import effective_log_odds
-from ..metrics.report import _operating_point
+from ..metrics.report import check_operating_point
 
 LOG2 = float(np.log(2.0))
 
@@ -25,10 +25,7 @@ def operating_point(op, name: str = "operating_point"):
 
     ``h`` is the effective prior log-odds (thesis eq. 7.13); validation errors name ``name``.
     """
-    try:
-        pt, cm, cf = _operating_point(op, 0)
-    except ValueError as exc:
-        raise ValueError(str(exc).replace("operating_points[0]", name)) from None
+    pt, cm, cf = check_operating_point(op, name)
     return pt, cm, cf, effective_log_odds(pt, cm, cf)
 
 
