@@ -18,7 +18,8 @@ import numpy as np
 from ._numbers import byte_masks, parse_numbers
 
 __all__ = ["Block", "Fields", "LineMap", "iter_blocks", "split_fields", "gather_ids", "ids_text",
-           "open_text", "create_text", "replace_atomically", "concat_pieces", "check_id_column", "format_lines"]
+           "open_text", "create_text", "replace_atomically", "concat_pieces", "check_id_column",
+           "format_lines"]
 
 FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
 PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
