@@ -389,8 +389,8 @@ def _param_in(value, where, depth=0):
 # ---------------------------------------------------------------------------------------------
 # one codec per estimator class: ``encode(est) -> dict`` of fitted numbers, and
 # ``decode(est, fields) -> dict`` of validated attributes (those named ``_...`` are not set but
-# passed on), after which ``rebuild(est, attributes)`` derives the rest; ``check_params(est)``
-# runs the estimator's own parameter validation.
+# passed on), after which ``rebuild(est, attributes)`` derives the rest. Parameters are checked
+# by the estimator's own ``_check_params``, the validation its ``fit`` runs.
 
 
 def _check_non_decreasing(values, where, what):
@@ -449,10 +449,6 @@ class _LogisticCodec:
     """LogisticFusion and LinearCalibrator: ``llr = intercept_ + X @ coef_``."""
 
     @staticmethod
-    def check_params(est):
-        est._validate_params()
-
-    @staticmethod
     def encode(est):
         return {
             **_classifier_out(est),
@@ -488,10 +484,6 @@ class _LogisticCodec:
 
 class _PAVCodec:
     """PAVCalibrator: the (bounded) PAV blocks, their LLRs and training counts."""
-
-    @staticmethod
-    def check_params(est):
-        est._check_params()
 
     @staticmethod
     def encode(est):
@@ -544,10 +536,6 @@ class _ROCCHCodec:
     """ROCCH: the PAV blocks; the hull and every measure are rebuilt by ``ROCCH._set_fitted``."""
 
     @staticmethod
-    def check_params(est):
-        pass
-
-    @staticmethod
     def encode(est):
         pav = est.hull_.pav
         return _blocks_out(est, pav.score_lo, pav.score_hi, pav.n_tar, pav.n_non)
@@ -596,10 +584,6 @@ class _MulticlassCodec:
     """MulticlassFusion: weights (per system, or a matrix per system) and the offset vector."""
 
     @staticmethod
-    def check_params(est):
-        est._check_params()
-
-    @staticmethod
     def encode(est):
         return {
             **_classifier_out(est),
@@ -637,15 +621,6 @@ class _MulticlassCodec:
 class _GaussianCodec:
     """GaussianBackend: the centred Gaussian class models (``model_``); ``means_`` and
     ``covariance_`` are derived from them."""
-
-    @staticmethod
-    def check_params(est):
-        from .core.gaussian import COVARIANCE_TYPES
-
-        if est.covariance not in COVARIANCE_TYPES:
-            raise ValueError(f"covariance must be one of {COVARIANCE_TYPES}, "
-                             f"got {est.covariance!r}")
-        est._check_reg()
 
     @staticmethod
     def encode(est):
@@ -774,7 +749,7 @@ def _node_in(value, classes, where, depth=0):
     params_obj.done()
     est = cls(**params)
     codec = _CODECS[name]
-    _estimator_check(params_obj.where, codec.check_params, est)
+    _estimator_check(params_obj.where, est._check_params)
     output, where = obj.take("set_output")
     if type(output) not in (str, type(None)) or output not in _OUTPUTS:
         raise _invalid(where, "must be null or one of 'default', 'pandas', 'polars'")

@@ -65,14 +65,18 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
         self.prior = prior
         self.reg = reg
 
-    def fit(self, X, y, sample_weight=None):
-        """Estimate the class models from score vectors ``X`` (n_trials, d) and labels ``y``
-        (class indices; every class needs trials, per-class covariances need more than d)."""
+    def _check_params(self) -> float:
+        """Validate ``covariance`` and ``reg``; returns ``reg`` as a float."""
         if self.covariance not in COVARIANCE_TYPES:
             raise ValueError(
                 f"covariance must be one of {COVARIANCE_TYPES}, got {self.covariance!r}"
             )
-        reg = self._check_reg()
+        return self._check_reg()
+
+    def fit(self, X, y, sample_weight=None):
+        """Estimate the class models from score vectors ``X`` (n_trials, d) and labels ``y``
+        (class indices; every class needs trials, per-class covariances need more than d)."""
+        reg = self._check_params()
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         classes, labels, prior, w = self._validate_targets(X, y, sample_weight)
         model = fit_gaussian_classes(X, labels, classes.shape[0], self.covariance, w, reg)

@@ -179,7 +179,8 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
 
     # -- fitting --------------------------------------------------------------------------------
 
-    def _validate_params(self):
+    def _check_params(self):
+        """Validated (p_target, reg, tol, max_iter, rule); a ValueError names a bad one."""
         p = check_probability(self.p_target, "p_target")
         reg = _check_nonnegative(self.reg, "reg")
         tol = _check_nonnegative(self.tol, "tol", strict=True)
@@ -221,7 +222,7 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         -------
         self
         """
-        p, reg, tol, max_iter, rule = self._validate_params()
+        p, reg, tol, max_iter, rule = self._check_params()
         X, y = validate_data(self, self._as_2d(X), y, dtype=np.float64)
         self._check_width(X)
         classes = _two_values(y)
