@@ -126,13 +126,11 @@ def _is_multiclass(model) -> bool:
 def _multiclass_format(path) -> str:
     """``"albayzin"`` when the first record starts with an Albayzin task, else ``"multiclass"``
     (the generic format, whose first record is its header)."""
+    from .io._text import open_text
     from .io.multiclass import ALBAYZIN_CLASSES
 
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(_SNIFF_BYTES)
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot open: {exc.strerror}") from None
+    with open_text(path) as handle:
+        head = handle.read(_SNIFF_BYTES)
     for line in head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines():
         fields = line.replace(",", " ").split()
         if fields and not fields[0].startswith("#"):

@@ -985,12 +985,11 @@ def load(file):
         name = str(getattr(file, "name", "<stream>"))
         data = file.read()
     else:
+        from .io._text import open_text
+
         name = os.fspath(file)
-        try:
-            with open(name, "rb") as handle:
-                data = handle.read()
-        except OSError as exc:
-            raise ValueError(f"{name}: cannot open: {exc.strerror}") from None
+        with open_text(name) as handle:
+            data = handle.read()
     try:
         return _decode_document(_parse(data))
     except ValueError as exc:
