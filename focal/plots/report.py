@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..metrics import calibration_report
+from ._axes import describe_operating_point
 from .binary import ape_plot, det_plot, ece_plot, nbe_plot, tippett_plot
 
 __all__ = ["write_report", "output_folder", "ReportFigure", "FORMATS"]
@@ -85,8 +86,7 @@ def _table(reports) -> str:
     head = ["system", "targets", "non-targets", "Cllr (bits)", "minCllr (bits)",
             "calibration loss", "EER (%)"]
     for op in ops:
-        where = f"P_tar={op.p_target:g}" + ("" if op.c_miss == op.c_fa == 1.0
-                                            else f", C_miss={op.c_miss:g}, C_fa={op.c_fa:g}")
+        where = describe_operating_point(op.p_target, op.c_miss, op.c_fa)
         head += [f"actDCF ({where})", f"minDCF ({where})"]
     rows = []
     for r in reports:
