@@ -68,7 +68,7 @@ def prior_entropy(p_target) -> float:
     """Binary entropy of the prior in bits: the cross-entropy of the all-zero-LLR system.
 
     ``H(p) = (p log(1/p) + (1 - p) log(1/(1 - p))) / log 2`` (SWS plan eq. 39). Computed with the
-    same logarithmic-cost expression as :func:`focal.core.scoring.cross_entropy`, so an
+    same logarithmic-cost expression as :func:`focal.core.scoring.cross_entropy_nats`, so an
     uninformative system normalizes to exactly 1.
     """
     p = check_probability(p_target, "p_target")

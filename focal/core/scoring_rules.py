@@ -127,13 +127,18 @@ class BetaRule:
     def target_cost(self, llr, plo=0.0):
         """Cost of target trials with natural-log LLRs ``llr`` at prior log-odds ``plo``.
 
-        Eq. 7.35 at the posterior ``q = sigmoid(llr + plo)``.
+        Eq. 7.35 at the posterior ``q = sigmoid(llr + plo)``, in the rule's canonical units
+        (nats for the logarithmic rule).
         """
         z = np.asarray(llr, dtype=float) + plo
         return self._cost(z, True)
 
     def nontarget_cost(self, llr, plo=0.0):
-        """Cost of non-target trials with natural-log LLRs ``llr`` at prior log-odds ``plo``."""
+        """Cost of non-target trials with natural-log LLRs ``llr`` at prior log-odds ``plo``.
+
+        Eq. 7.35 (the non-target integral) at ``q = sigmoid(llr + plo)``, in the rule's
+        canonical units (nats for the logarithmic rule).
+        """
         z = np.asarray(llr, dtype=float) + plo
         return self._cost(z, False)
 
