@@ -17,6 +17,8 @@ __all__ = [
     "check_binary_trials",
     "check_probability",
     "check_positive",
+    "check_non_negative",
+    "check_int",
     "split_by_labels",
 ]
 
@@ -141,3 +143,26 @@ def check_positive(c, name: str) -> float:
     if not (np.isfinite(v) and v > 0.0):
         raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
     return v
+
+
+def check_non_negative(value, name: str, *, strict: bool = False) -> float:
+    """Return an estimator parameter as a finite float >= 0 (> 0 if ``strict``).
+
+    Booleans, strings and other non-numbers raise ``ValueError`` (scikit-learn reports bad
+    parameters as ValueError), so ``reg="0.5"`` is refused rather than silently converted.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    v = float(value)
+    if not np.isfinite(v) or v < 0 or (strict and v == 0):
+        bound = "> 0" if strict else ">= 0"
+        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
+    return v
+
+
+def check_int(value, name: str, minimum: int = 1) -> int:
+    """Return an estimator parameter as an int >= ``minimum``; floats and booleans are refused."""
+    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral)
+            or value < minimum):
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)

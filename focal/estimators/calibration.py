@@ -14,7 +14,6 @@ computed twice.
 
 from __future__ import annotations
 
-import numbers
 
 import numpy as np
 from scipy import sparse
@@ -29,7 +28,7 @@ from ..core.pav import (
     sort_trials,
 )
 from ..core.rocch import ROCCH as _Hull
-from ..core.validation import as_binary_labels, split_by_labels
+from ..core.validation import as_binary_labels, check_non_negative, split_by_labels
 
 __all__ = ["PAVCalibrator", "ROCCH"]
 
@@ -180,11 +179,7 @@ class PAVCalibrator(_ScoreToLLR):
         self.interpolation = interpolation
 
     def _check_params(self):
-        a = self.pseudo_count
-        if isinstance(a, (bool, np.bool_)) or not isinstance(a, numbers.Real) or not (
-                np.isfinite(a) and a >= 0):
-            raise ValueError(
-                f"pseudo_count must be a finite number >= 0 (0 turns bounding off), got {a!r}")
+        check_non_negative(self.pseudo_count, "pseudo_count (0 turns bounding off)")
         if self.interpolation not in INTERPOLATIONS:
             raise ValueError(
                 f"interpolation must be one of {INTERPOLATIONS}, got {self.interpolation!r}")

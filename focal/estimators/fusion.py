@@ -12,7 +12,6 @@ chosen prior, ``score`` minus Cllr, so they compose in pipelines and model selec
 
 from __future__ import annotations
 
-import numbers
 import warnings
 
 import numpy as np
@@ -26,7 +25,7 @@ from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
 from ..core.priors import bayes_threshold, logit
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.scoring_rules import default_expected_cost, scoring_rule
-from ..core.validation import as_score_array, check_probability
+from ..core.validation import as_score_array, check_int, check_non_negative, check_probability
 
 __all__ = ["LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning"]
 
@@ -42,16 +41,6 @@ class PerfectSeparationWarning(UserWarning):
 
 
 _HELD_BY_PENALTY = 0.1
-
-def _check_nonnegative(value, name, *, strict=False):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
-    v = float(value)
-    if not np.isfinite(v) or v < 0 or (strict and v == 0):
-        bound = "> 0" if strict else ">= 0"
-        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
-    return v
-
 
 def _check_finite_llr(X, llr):
     """Raise ValueError naming the first trial whose input or output is not finite."""
@@ -182,12 +171,10 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
     def _check_params(self):
         """Validated (p_target, reg, tol, max_iter, rule); a ValueError names a bad one."""
         p = check_probability(self.p_target, "p_target")
-        reg = _check_nonnegative(self.reg, "reg")
-        tol = _check_nonnegative(self.tol, "tol", strict=True)
-        if isinstance(self.max_iter, (bool, np.bool_)) or not isinstance(
-                self.max_iter, numbers.Integral) or self.max_iter < 1:
-            raise ValueError(f"max_iter must be an integer >= 1, got {self.max_iter!r}")
-        return p, reg, tol, int(self.max_iter), scoring_rule(self.scoring_rule)
+        reg = check_non_negative(self.reg, "reg")
+        tol = check_non_negative(self.tol, "tol", strict=True)
+        max_iter = check_int(self.max_iter, "max_iter")
+        return p, reg, tol, max_iter, scoring_rule(self.scoring_rule)
 
     def _as_2d(self, X):
         """Hook for subclasses that also take 1-D input."""

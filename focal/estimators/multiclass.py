@@ -23,6 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..core.logistic import DEFAULT_REG
 from ..core.multiclass import as_class_labels, check_prior, log_posteriors
 from ..core.multiclass_logistic import MODES, apply_multiclass, fit_multiclass
+from ..core.validation import check_int, check_non_negative
 
 __all__ = ["MulticlassFusion", "stack_systems"]
 
@@ -121,10 +122,7 @@ class LogLikelihoodOutputMixin:
         return tags
 
     def _check_reg(self) -> float:
-        reg = float(self.reg)
-        if not (np.isfinite(reg) and reg >= 0):
-            raise ValueError(f"reg must be a finite number >= 0, got {self.reg!r}")
-        return reg
+        return check_non_negative(self.reg, "reg")
 
     def _validate_targets(self, X, y, sample_weight):
         """Encode ``y`` and validate the prior and the weights, before any work.
@@ -273,10 +271,8 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
         self._check_reg()
-        if not (float(self.tol) > 0):
-            raise ValueError(f"tol must be > 0, got {self.tol!r}")
-        if int(self.max_iter) < 1:
-            raise ValueError(f"max_iter must be >= 1, got {self.max_iter!r}")
+        check_non_negative(self.tol, "tol", strict=True)
+        check_int(self.max_iter, "max_iter")
 
     def fit(self, X, y, sample_weight=None):
         """Fit on training log-likelihoods ``X`` (layout in the module docstring) and labels.

@@ -24,7 +24,7 @@ import numpy as np
 
 from ..core.logistic import fit_logistic
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
-from ..core.validation import as_score_array, check_positive
+from ..core.validation import as_score_array, check_non_negative, check_positive
 from ..metrics.binary import DETCurve
 from .alignment import AlignedTrials
 from .model import SWS2013, OperatingPoint
@@ -334,20 +334,13 @@ def min_cnxe(trials: AlignedTrials, operating_point=SWS2013) -> float:
 # processing resources (plan sec. 4.3)
 
 
-def _non_negative(x, name: str) -> float:
-    v = float(x)
-    if not (math.isfinite(v) and v >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {x!r}")
-    return v
-
-
 def indexing_speed_factor(t_indexing: float, t_audio: float) -> float:
     """ISF = indexing CPU time / audio duration (plan sec. 4.3), a real-time factor.
 
     Both in the same unit; CPU time summed over all cores (14 h on 16 cores = 224 h: with 300 h
     of audio, ISF = 0.7467).
     """
-    return _non_negative(t_indexing, "t_indexing") / check_positive(t_audio, "t_audio")
+    return check_non_negative(t_indexing, "t_indexing") / check_positive(t_audio, "t_audio")
 
 
 def searching_speed_factor(t_searching: float, t_queries, t_audio: float) -> float:
@@ -364,7 +357,8 @@ def searching_speed_factor(t_searching: float, t_queries, t_audio: float) -> flo
     t_q = float(durations.sum())
     if t_q <= 0:
         raise ValueError("t_queries must sum to a duration > 0")
-    return _non_negative(t_searching, "t_searching") / (t_q * check_positive(t_audio, "t_audio"))
+    t_audio = check_positive(t_audio, "t_audio")
+    return check_non_negative(t_searching, "t_searching") / (t_q * t_audio)
 
 
 def processing_load(isf: float, pmu_i: float, ssf: float, pmu_s: float, lam: float = 0.1) -> float:
@@ -375,6 +369,6 @@ def processing_load(isf: float, pmu_i: float, ssf: float, pmu_s: float, lam: flo
     lam_v = float(lam)
     if not 0.0 <= lam_v <= 1.0:
         raise ValueError(f"lam must be in [0, 1], got {lam!r}")
-    return (lam_v * _non_negative(isf, "isf") * _non_negative(pmu_i, "pmu_i")
-            + (1.0 - lam_v) * _non_negative(ssf, "ssf") * _non_negative(pmu_s, "pmu_s"))
+    return (lam_v * check_non_negative(isf, "isf") * check_non_negative(pmu_i, "pmu_i")
+            + (1.0 - lam_v) * check_non_negative(ssf, "ssf") * check_non_negative(pmu_s, "pmu_s"))
 
