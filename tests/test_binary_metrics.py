@@ -365,3 +365,24 @@ def test_inputs_are_not_modified():
     rocch(tar, non), cllr(tar, non), dcf(tar, non, 0.1), bayes_error_rates(tar, non, [0.0])
     np.testing.assert_array_equal(tar, before[0])
     np.testing.assert_array_equal(non, before[1])
+
+
+# -- one sort shared by several measures ------------------------------------------------------
+@given(continuous_sets, continuous_sets, probabilities)
+def test_binary_scores_equal_the_functions(tar, non, p):
+    from focal.metrics import BinaryScores, calibration_report, calibration_report_of
+
+    scores = BinaryScores(tar, non)
+    assert scores.cllr(p) == pytest.approx(cllr(tar, non, p), rel=1e-12, abs=1e-15)
+    assert scores.cross_entropy(p) == pytest.approx(cross_entropy(tar, non, p), rel=1e-12,
+                                                    abs=1e-15)
+    assert scores.min_cllr(p) == min_cllr(tar, non, p)
+    assert scores.eer == eer(tar, non)
+    assert scores.dcf(p, 2.0, 0.5) == dcf(tar, non, p, 2.0, 0.5)
+    assert scores.min_dcf(p, 2.0, 0.5) == min_dcf(tar, non, p, 2.0, 0.5)
+    np.testing.assert_array_equal(scores.det_curve().pmiss, det_curve(tar, non).pmiss)
+    h = np.linspace(-5, 5, 7)
+    np.testing.assert_array_equal(scores.bayes_error_rates(h).minimum,
+                                  bayes_error_rates(tar, non, h).minimum)
+    assert calibration_report_of(scores, [p]).to_dict() == calibration_report(
+        tar, non, [p]).to_dict()

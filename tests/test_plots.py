@@ -559,3 +559,22 @@ def test_output_folder_is_the_given_one_or_a_new_temporary_one(tmp_path, monkeyp
     first, second = plots.output_folder(prefix="x_"), plots.output_folder(prefix="x_")
     assert first != second and first.parent == second.parent == tmp_path
     assert first.name.startswith("x_") and first.is_dir()
+
+
+def test_plots_of_one_binary_scores_object_equal_those_of_the_arrays(llrs):
+    """A BinaryScores given as ``tar`` (one sort shared by several plots) draws the same data."""
+    from focal.metrics import BinaryScores
+
+    tar, non = llrs
+    scores = BinaryScores(tar, non)
+    for plot, gid in ((plots.det_plot, "det"), (plots.nbe_plot, "nbe-actual"),
+                      (plots.ape_plot, "ape-actual"), (plots.ece_plot, "ece-actual"),
+                      (plots.tippett_plot, "tippett-target")):
+        a = xy(line(plot(tar, non), gid))
+        b = xy(line(plot(scores), gid))
+        np.testing.assert_array_equal(a[0], b[0])
+        np.testing.assert_array_equal(a[1], b[1])
+    with pytest.raises(ValueError, match="not both"):
+        plots.det_plot(scores, non)
+    with pytest.raises(ValueError, match="non-target scores are missing"):
+        plots.det_plot(tar)

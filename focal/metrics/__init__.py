@@ -6,6 +6,7 @@ Binary measures take ``(tar, non)`` score arrays (BOSARIS convention); use
 
 from .binary import (
     BayesErrorRates,
+    BinaryScores,
     DETCurve,
     bayes_error_rates,
     cllr,
@@ -33,12 +34,17 @@ from .multiclass import (
     multiclass_cross_entropy,
     pairwise_analysis,
 )
-from .report import CalibrationReport, OperatingPointResult, calibration_report
+from .report import (
+    CalibrationReport,
+    OperatingPointResult,
+    calibration_report,
+    calibration_report_of,
+)
 
 __all__ = [
-    "BayesErrorRates", "DETCurve", "bayes_error_rates", "cllr", "cross_entropy", "dcf",
+    "BayesErrorRates", "BinaryScores", "DETCurve", "bayes_error_rates", "cllr", "cross_entropy", "dcf",
     "det_curve", "eer", "from_labels", "min_cllr", "min_dcf", "pav_llr", "rocch",
-    "CalibrationReport", "OperatingPointResult", "calibration_report",
+    "CalibrationReport", "OperatingPointResult", "calibration_report", "calibration_report_of",
     "multiclass_cross_entropy", "multiclass_cllr", "albayzin_prior", "albayzin_measures",
     "AlbayzinMeasures", "affine_calibration", "detection_llrs", "detection_analysis",
     "DetectionAnalysis", "pairwise_analysis", "PairwiseAnalysis", "cavg", "cavg_sweep",

@@ -17,11 +17,12 @@ the ROCCH vertices. To get several of them from one run, use :func:`rocch`::
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from scipy.special import expit
 
-from ..core.pav import pav_from_sorted, sort_trials
+from ..core.pav import SortedTrials, pav_from_sorted, sort_trials
 from ..core.priors import detection_cost, effective_log_odds
 from ..core.rocch import ROCCH
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
@@ -34,6 +35,7 @@ from ..core.validation import (
 )
 
 __all__ = [
+    "BinaryScores",
     "from_labels",
     "cross_entropy",
     "cllr",
@@ -129,6 +131,101 @@ def dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> flo
     return float(detection_cost(p_miss, p_fa, p, cm, cf, normalize))
 
 
+class BinaryScores:
+    """Target and non-target scores validated and sorted once, for several measures.
+
+    The module's functions each validate and sort their input; when several measures (or a
+    measure and its curve) are wanted from the same scores, build one ``BinaryScores`` and ask
+    it: every threshold measure then comes from the same sort and the same PAV / ROCCH
+    (computed on first use), as DESIGN.md asks. Values equal those of the functions.
+
+    Parameters
+    ----------
+    tar, non : array_like
+        Scores or natural-log LLRs of the target and non-target trials (NaN -> ValueError).
+
+    Attributes
+    ----------
+    trials : focal.core.SortedTrials
+        The two classes' scores, sorted ascending.
+    """
+
+    def __init__(self, tar, non):
+        self.trials = sort_trials(tar, non)
+
+    @cached_property
+    def hull(self) -> ROCCH:
+        """The ROC convex hull of one PAV run (thesis 7.3.6); see :func:`rocch`."""
+        return ROCCH(pav_from_sorted(self.trials))
+
+    @property
+    def n_targets(self) -> int:
+        return self.trials.n_tar
+
+    @property
+    def n_nontargets(self) -> int:
+        return self.trials.n_non
+
+    def cross_entropy(self, p_target=0.5) -> float:
+        """C_xe in bits (SWS plan eq. 38), as :func:`cross_entropy`."""
+        p = check_probability(p_target)
+        return cross_entropy_nats(self.trials.tar, self.trials.non, p) / _LOG2
+
+    def cllr(self, p_target=0.5) -> float:
+        """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS eq. 40), as :func:`cllr`."""
+        p = check_probability(p_target)
+        return normalized_cross_entropy(cross_entropy_nats(self.trials.tar, self.trials.non, p),
+                                        p)
+
+    def min_cllr(self, p_target=0.5) -> float:
+        """Cllr after PAV, bits per bit (thesis 7.7.4), as :func:`min_cllr`."""
+        return self.hull.min_cllr(p_target)
+
+    @property
+    def eer(self) -> float:
+        """ROCCH-EER, a fraction (thesis 7.3.7), as :func:`eer`."""
+        return self.hull.eer
+
+    def dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
+        """Actual DCF of Bayes decisions on the scores read as LLRs, as :func:`dcf`."""
+        p = check_probability(p_target)
+        cm = check_positive(c_miss, "c_miss")
+        cf = check_positive(c_fa, "c_fa")
+        p_miss, p_fa = self.trials.error_rates(np.array([-effective_log_odds(p, cm, cf)]))
+        return float(detection_cost(p_miss[0], p_fa[0], p, cm, cf, normalize))
+
+    def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
+        """Minimum DCF over all thresholds, from the hull (thesis 7.21), as :func:`min_dcf`."""
+        return self.hull.min_dcf(p_target, c_miss, c_fa, normalize)
+
+    def det_curve(self, convex_hull: bool = False) -> "DETCurve":
+        """DET points, steppy or of the hull, as :func:`det_curve`."""
+        if convex_hull:
+            return DETCurve(self.hull.pfa, self.hull.pmiss, self.hull.thresholds)
+        return DETCurve(*self.hull.pav.roc_points())
+
+    def bayes_error_rates(self, prior_log_odds) -> "BayesErrorRates":
+        """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.6.1), as
+        :func:`bayes_error_rates`."""
+        h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
+        p, q = expit(h), expit(-h)
+        p_miss, p_fa = self.trials.error_rates(-h)
+        best = self.hull.min_bayes_errors(h)
+        return BayesErrorRates(
+            prior_log_odds=h,
+            actual=p * p_miss + q * p_fa,
+            minimum=best.error,
+            actual_pmiss=p_miss,
+            actual_pfa=p_fa,
+            min_pmiss=best.pmiss,
+            min_pfa=best.pfa,
+            min_n_misses=best.n_misses,
+            min_n_false_alarms=best.n_false_alarms,
+            n_targets=self.trials.n_tar,
+            n_nontargets=self.trials.n_non,
+        )
+
+
 def min_dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
     """Minimum detection cost over all score thresholds, from the ROCCH vertices.
 
@@ -166,8 +263,10 @@ def pav_llr(scores, labels) -> np.ndarray:
     ``cllr`` of the result equals :func:`min_cllr`.
     """
     s = as_score_array(scores, "scores")
-    t, n = split_by_labels(s, labels)
-    result = pav_from_sorted(sort_trials(t, n))
+    t, n = split_by_labels(s, labels)   # fresh arrays: sort them in place, no third copy
+    t.sort()
+    n.sort()
+    result = pav_from_sorted(SortedTrials(t, n))
     return result.llr[result.block_index(s)]
 
 
@@ -195,10 +294,7 @@ def det_curve(tar, non, convex_hull: bool = False) -> DETCurve:
         False: every distinct operating point of the empirical ROC (points inside a run of one
         label, which lie on a straight step, are omitted). True: the ROCCH vertices (thesis 7.3.6).
     """
-    hull = rocch(tar, non)
-    if convex_hull:
-        return DETCurve(hull.pfa, hull.pmiss, hull.thresholds)
-    return DETCurve(*hull.pav.roc_points())
+    return BinaryScores(tar, non).det_curve(convex_hull)
 
 
 @dataclass(frozen=True)
@@ -264,21 +360,4 @@ def bayes_error_rates(tar, non, prior_log_odds) -> BayesErrorRates:
     prior_log_odds : array_like
         Values of h = logit(effective prior), in nats.
     """
-    trials = sort_trials(tar, non)
-    h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
-    p, q = expit(h), expit(-h)
-    p_miss, p_fa = trials.error_rates(-h)
-    best = ROCCH(pav_from_sorted(trials)).min_bayes_errors(h)
-    return BayesErrorRates(
-        prior_log_odds=h,
-        actual=p * p_miss + q * p_fa,
-        minimum=best.error,
-        actual_pmiss=p_miss,
-        actual_pfa=p_fa,
-        min_pmiss=best.pmiss,
-        min_pfa=best.pfa,
-        min_n_misses=best.n_misses,
-        min_n_false_alarms=best.n_false_alarms,
-        n_targets=trials.n_tar,
-        n_nontargets=trials.n_non,
-    )
+    return BinaryScores(tar, non).bayes_error_rates(prior_log_odds)

@@ -13,13 +13,12 @@ import numpy as np
 
 from scipy.special import expit
 
-from ..core.pav import pav_from_sorted, sort_trials
-from ..core.priors import detection_cost, effective_log_odds
-from ..core.rocch import ROCCH
-from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
+from ..core.priors import effective_log_odds
 from ..core.validation import check_positive, check_probability
+from .binary import BinaryScores
 
-__all__ = ["OperatingPointResult", "CalibrationReport", "calibration_report"]
+__all__ = ["OperatingPointResult", "CalibrationReport", "calibration_report",
+           "calibration_report_of"]
 
 
 @dataclass(frozen=True)
@@ -194,27 +193,43 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
         0.01             1       1  0.01        1.0000   1.0000   0.0000
     """
     p = check_probability(p_target)
+    points = _operating_points(operating_points)
+    return _report(BinaryScores(tar, non), points, p, name)
+
+
+def calibration_report_of(scores: BinaryScores, operating_points=((0.01, 1.0, 1.0),),
+                          p_target=0.5, name: str = "") -> CalibrationReport:
+    """:func:`calibration_report` of scores already sorted in a :class:`BinaryScores`, so that a
+    caller drawing curves of the same scores (``scores.bayes_error_rates``) sorts and runs PAV
+    only once."""
+    p = check_probability(p_target)
+    return _report(scores, _operating_points(operating_points), p, name)
+
+
+def _operating_points(operating_points):
     if np.isscalar(operating_points) or (isinstance(operating_points, np.ndarray)
                                          and operating_points.ndim == 0):  # one bare prior
         operating_points = (operating_points,)
-    points = [check_operating_point(op, f"operating_points[{i}]")
-              for i, op in enumerate(operating_points)]
-    trials = sort_trials(tar, non)
-    hull = ROCCH(pav_from_sorted(trials))
-    results = []
-    for pt, cm, cf in points:
-        plo = effective_log_odds(pt, cm, cf)
-        p_miss, p_fa = trials.error_rates(np.array([-plo]))
-        results.append(OperatingPointResult(
-            p_target=pt, c_miss=cm, c_fa=cf, effective_prior=float(expit(plo)),
-            act_dcf=float(detection_cost(p_miss[0], p_fa[0], pt, cm, cf)),
-            min_dcf=hull.min_dcf(pt, cm, cf),
-        ))
+    return [check_operating_point(op, f"operating_points[{i}]")
+            for i, op in enumerate(operating_points)]
+
+
+def _report(scores: BinaryScores, points, p, name) -> CalibrationReport:
+    results = [
+        OperatingPointResult(
+            p_target=pt, c_miss=cm, c_fa=cf,
+            effective_prior=float(expit(effective_log_odds(pt, cm, cf))),
+            act_dcf=scores.dcf(pt, cm, cf),
+            min_dcf=scores.min_dcf(pt, cm, cf),
+        )
+        for pt, cm, cf in points
+    ]
+    hull = scores.hull
     return CalibrationReport(
-        n_targets=trials.n_tar,
-        n_nontargets=trials.n_non,
+        n_targets=scores.n_targets,
+        n_nontargets=scores.n_nontargets,
         p_target=p,
-        cllr=normalized_cross_entropy(cross_entropy_nats(trials.tar, trials.non, p), p),
+        cllr=scores.cllr(p),
         min_cllr=hull.min_cllr(p),
         eer=hull.eer,
         prbep=hull.prbep,

@@ -1,15 +1,17 @@
 """Plots of binary scores and LLRs: DET, APE, normalized Bayes error-rate, ECE and Tippett.
 
 Every function takes target and non-target scores ``(tar, non)`` (natural-log LLRs where the plot
-is about calibration), draws on the given ``ax`` or on a new figure's axes, returns the Axes and
-never calls ``show()``. Calling a function again with the same ``ax`` adds another system (the
-property cycle gives it a new colour; the legend lists every system).
+is about calibration), or a :class:`focal.metrics.BinaryScores` as ``tar`` (``non`` omitted) so
+that several plots of one system share one sort and one PAV; it draws on the given ``ax`` or on a
+new figure's axes, returns the Axes and never calls ``show()``. Calling a function again with the
+same ``ax`` adds another system (the property cycle gives it a new colour; the legend lists every
+system).
 
-All curve data come from :mod:`focal.metrics` (one sort per class and one PAV per call, the
-joint-sort computation of thesis sec. 7.6.1), or from the core functions behind it where a plot
-needs them many times: the ECE curve evaluates the cross-entropy of
-:func:`focal.metrics.cross_entropy` at each prior after validating the LLRs once, the Tippett
-curves read the error rates of the joint sort at every score. This module only draws them.
+All curve data come from :mod:`focal.metrics` (one sort per class and one PAV, the joint-sort
+computation of thesis sec. 7.6.1), or from the core functions behind it where a plot needs them
+many times: the ECE curve evaluates the cross-entropy of :func:`focal.metrics.cross_entropy` at
+each prior on the once-validated LLRs, the Tippett curves read the error rates of the joint sort
+at every score. This module only draws them.
 Each artist carries a ``gid`` (``"det"``, ``"ape-actual"``, ...) so that programs and tests can
 find it.
 """
@@ -20,11 +22,9 @@ import weakref
 
 import numpy as np
 
-from ..core.pav import sort_trials
 from ..core.priors import prior_entropy, sigmoid
 from ..core.scoring import cross_entropy_nats
-from ..core.validation import check_binary_trials
-from ..metrics import bayes_error_rates, calibration_report, rocch
+from ..metrics import BinaryScores, calibration_report_of
 from ._axes import (
     LOG2,
     describe_operating_point,
@@ -49,6 +49,17 @@ area under the plotted actual curve *is* Cllr in bits and the area under the min
 minCllr, as in Brümmer's APE plots (Brümmer and van Leeuwen 2006, sec. 5.3)."""
 
 _FEW_ERRORS = 30  # Doddington's rule of 30 (thesis appendix B)
+
+
+def binary_scores(tar, non=None) -> BinaryScores:
+    """The plots' input: ``(tar, non)`` arrays, or an existing BinaryScores given as ``tar``."""
+    if isinstance(tar, BinaryScores):
+        if non is not None:
+            raise ValueError("give either a BinaryScores or the (tar, non) arrays, not both")
+        return tar
+    if non is None:
+        raise ValueError("non-target scores are missing: give (tar, non) or a BinaryScores")
+    return BinaryScores(tar, non)
 
 
 def _label(prefix, text):
@@ -109,7 +120,7 @@ def set_probit_limits(ax, first: bool, xlim, ylim, curve, marks, ceiling=(0.5, 0
         setter(lo, hi)
 
 
-def det_plot(tar, non, *, label=None, ax=None, rocch_curve: bool = False, eer: bool = True,
+def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, eer: bool = True,
              operating_point=None, xlim=None, ylim=None, **line_kwargs):
     """DET plot: miss rate against false-alarm rate on probit axes (thesis sec. 7.3.4-7.3.7).
 
@@ -145,9 +156,10 @@ def det_plot(tar, non, *, label=None, ax=None, rocch_curve: bool = False, eer: b
     -------
     matplotlib.axes.Axes
     """
-    hull = rocch(tar, non)
+    scores = binary_scores(tar, non)
+    hull = scores.hull
     op = None if operating_point is None else _parse_operating_point(operating_point)
-    rates = None if op is None else bayes_error_rates(tar, non, [op[3]])
+    rates = None if op is None else scores.bayes_error_rates([op[3]])
     pfa, pmiss, _ = hull.pav.roc_points()
     ax = new_axes(ax)
     first = not has_gid(ax, "det")
@@ -223,7 +235,7 @@ def _ape_axes(ax, bar_ax, bar: bool, compact: bool = False):
     return ax, bar_ax
 
 
-def _ape_window(tar, non, margin: float = 10.0, limit: float = 60.0):
+def _ape_window(scores: BinaryScores, margin: float = 10.0, limit: float = 60.0):
     """Default h range of an APE plot: where the area under the actual curve lies.
 
     A target trial with LLR w adds p = sigmoid(h) to the curve's miss part for h < -w, a
@@ -231,7 +243,7 @@ def _ape_window(tar, non, margin: float = 10.0, limit: float = 60.0):
     only exponential tails remain (at most ``2 exp(-margin)`` nats of area). Infinite LLRs are
     ignored and the window is kept within ``+/-limit``.
     """
-    t, n = check_binary_trials(tar, non)
+    t, n = scores.trials.tar, scores.trials.non
     t, n = t[np.isfinite(t)], n[np.isfinite(n)]
     lo = -margin - max(float(n.max()) if n.size else 0.0, 0.0)
     hi = margin + max(-float(t.min()) if t.size else 0.0, 0.0)
@@ -283,7 +295,7 @@ def _draw_ape_bar(bar_ax, report, label, color, compact: bool = False):
     bar_ax.yaxis.tick_right()
 
 
-def ape_plot(tar, non, *, label=None, ax=None, bar_ax=None, bar: bool = True,
+def ape_plot(tar, non=None, *, label=None, ax=None, bar_ax=None, bar: bool = True,
              prior_log_odds=None, n_points: int = 2001, compact: bool = False, **line_kwargs):
     """Applied-probability-of-error (APE) plot of natural-log LLRs (thesis sec. 7.7.4).
 
@@ -326,9 +338,10 @@ def ape_plot(tar, non, *, label=None, ax=None, bar_ax=None, bar: bool = True,
     matplotlib.axes.Axes
         The curve axes.
     """
-    h = prior_log_odds_grid(prior_log_odds, _ape_window(tar, non), n_points)
-    rates = bayes_error_rates(tar, non, h)
-    report = calibration_report(tar, non, operating_points=())
+    scores = binary_scores(tar, non)
+    h = prior_log_odds_grid(prior_log_odds, _ape_window(scores), n_points)
+    rates = scores.bayes_error_rates(h)
+    report = calibration_report_of(scores, operating_points=())
     ax, bar_ax = _ape_axes(ax, bar_ax, bar, compact)
     first = not has_gid(ax, "ape-actual")
     _, color = _first_line(ax, h, APE_SCALE * rates.actual,
@@ -381,7 +394,7 @@ def _dr30_points(h, rates):
     return fa, miss
 
 
-def nbe_plot(tar, non, *, label=None, ax=None, prior_log_odds=None, n_points: int = 401,
+def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_points: int = 401,
              components: bool = False, dr30: bool = True, operating_point=None, ylim=None,
              **line_kwargs):
     """Normalized Bayes error-rate plot of natural-log LLRs (thesis sec. 7.6, figs. 7.8-7.9).
@@ -424,7 +437,7 @@ def nbe_plot(tar, non, *, label=None, ax=None, prior_log_odds=None, n_points: in
     op = None if operating_point is None else _parse_operating_point(operating_point)
     h = prior_log_odds_grid(prior_log_odds, (-7.0, 2.0), n_points,
                             extra=() if op is None else (op[3],))
-    rates = bayes_error_rates(tar, non, h)
+    rates = binary_scores(tar, non).bayes_error_rates(h)
     ax = new_axes(ax)
     first = not has_gid(ax, "nbe-actual")
     act = rates.actual_normalized
@@ -474,7 +487,7 @@ def nbe_plot(tar, non, *, label=None, ax=None, prior_log_odds=None, n_points: in
 # ECE
 
 
-def ece_plot(tar, non, *, label=None, ax=None, prior_log_odds=None, n_points: int = 101,
+def ece_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_points: int = 101,
              log10_odds: bool = False, **line_kwargs):
     """Empirical cross-entropy (ECE) plot of natural-log LLRs (Ramos; thesis sec. 7.7.4).
 
@@ -506,8 +519,9 @@ def ece_plot(tar, non, *, label=None, ax=None, prior_log_odds=None, n_points: in
     h = prior_log_odds_grid(prior_log_odds, (-7.0, 7.0), n_points)
     if np.abs(h).max() > 700:
         raise ValueError("prior_log_odds must lie within +/-700 (priors strictly inside (0, 1))")
-    t, n = check_binary_trials(tar, non)
-    pav = rocch(t, n).pav
+    scores = binary_scores(tar, non)
+    t, n = scores.trials.tar, scores.trials.non
+    pav = scores.hull.pav
     priors = sigmoid(h)
     actual = np.array([cross_entropy_nats(t, n, p) for p in priors]) / LOG2
     after_pav = np.array([pav.cross_entropy(p) for p in priors]) / LOG2
@@ -541,7 +555,7 @@ def _distinct_finite(sorted_values):
     return v[keep]
 
 
-def tippett_plot(tar, non, *, label=None, ax=None, log10_lr: bool = False, **line_kwargs):
+def tippett_plot(tar, non=None, *, label=None, ax=None, log10_lr: bool = False, **line_kwargs):
     """Tippett plot: proportion of target and of non-target LLRs at or above each value.
 
     The forensic view of LLRs: the solid curve is the fraction of target (same-source) trials
@@ -564,7 +578,7 @@ def tippett_plot(tar, non, *, label=None, ax=None, log10_lr: bool = False, **lin
     -------
     matplotlib.axes.Axes
     """
-    trials = sort_trials(tar, non)
+    trials = binary_scores(tar, non).trials
     values = np.concatenate([_distinct_finite(trials.tar), _distinct_finite(trials.non)])
     lo, hi = (float(values.min()), float(values.max())) if values.size else (-1.0, 1.0)
     pad = max(0.05 * (hi - lo), 1.0)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..metrics import calibration_report
+from ..metrics import BinaryScores, calibration_report_of
 from ._axes import describe_operating_point
 from .binary import ape_plot, det_plot, ece_plot, nbe_plot, tippett_plot
 
@@ -181,22 +181,24 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     if bad:
         raise ValueError(f"formats must be among {FORMATS}, got {bad}")
     ops = [operating_points] if np.ndim(operating_points) == 0 else list(operating_points)
-    reports = [calibration_report(tar, non, operating_points=ops, name=name)
-               for name, tar, non in entries]
+    # one sort and one PAV per system, shared by its report and every figure
+    entries = [(name, BinaryScores(tar, non)) for name, tar, non in entries]
+    reports = [calibration_report_of(scores, operating_points=ops, name=name)
+               for name, scores in entries]
     first_op = ops[0] if ops else None
     folder = output_folder(out_dir)
 
     def every_system(plot, **kwargs):
         def draw(fig):
             ax = fig.subplots()
-            for name, tar, non in entries:
-                plot(tar, non, label=name, ax=ax, **kwargs)
+            for name, scores in entries:
+                plot(scores, label=name, ax=ax, **kwargs)
         return draw
 
     def ape(fig):
         ax, bar_ax = fig.subplots(1, 2, width_ratios=[5, 1])
-        for name, tar, non in entries:
-            ape_plot(tar, non, label=name, ax=ax, bar_ax=bar_ax)
+        for name, scores in entries:
+            ape_plot(scores, label=name, ax=ax, bar_ax=bar_ax)
 
     specs = [
         ("det", "DET", "Steppy DET curves with the ROCCH-EER (circle) and the minimum / actual "
@@ -210,11 +212,11 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
         ("ece", "ECE", "Empirical cross-entropy of the LLRs (solid), after PAV (dashed) and of "
          "the default system (dotted), in bits.", every_system(ece_plot)),
     ]
-    for i, (name, tar, non) in enumerate(entries, start=1):
+    for i, (name, scores) in enumerate(entries, start=1):
         specs.append((f"tippett_{i}", f"Tippett: {name}", "Proportion of target (solid) and "
                       "non-target (dashed) LLRs at or above each value.",
-                      lambda fig, t=tar, n=non, name=name: tippett_plot(t, n, label=name,
-                                                                        ax=fig.subplots())))
+                      lambda fig, sc=scores, name=name: tippett_plot(sc, label=name,
+                                                                     ax=fig.subplots())))
     figures = []
     for stem, title_, caption, draw in specs:
         fig = Figure(figsize=(w / dpi, h / dpi), dpi=dpi, layout="constrained")
