@@ -300,3 +300,12 @@ def test_text_files_must_be_utf8(tmp_path):
     p.write_bytes(b"q f 1 1 0 YES\nq f\xe9 1 1 0 YES\n")
     with pytest.raises(ValueError, match=r"latin.txt, line 2: not UTF-8"):
         read_detection_table(p)
+
+
+def test_missing_files_are_value_errors_naming_the_file(tmp_path):
+    from focal.std import read_ecf, read_rttm, read_stdlist
+
+    for reader in (read_ecf, read_rttm, read_stdlist):
+        path = tmp_path / f"absent_{reader.__name__}"
+        with pytest.raises(ValueError, match=f"absent_{reader.__name__}.*cannot open"):
+            reader(path)

@@ -47,6 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..io._text import open_text
 from .model import Detections, Reference, STDTask, describe_unknown
 
 __all__ = ["ECF", "read_ecf", "read_tlist", "read_rttm", "read_stdlist", "read_detection_table",
@@ -253,7 +254,7 @@ class _Target:
 def _parse_xml(path, target: _Target):
     parser = ET.XMLParser(target=target)
     try:
-        with open(path, "rb") as f:
+        with open_text(path) as f:
             while chunk := f.read(_CHUNK):
                 parser.feed(chunk)
         parser.close()
@@ -421,7 +422,7 @@ def read_stdlist(path) -> Detections:
 
 def _data_lines(path, comment: str):
     """(line number, fields) of every non-blank, non-comment line of a UTF-8 text file."""
-    with open(path, "rb") as f:
+    with open_text(path) as f:
         for lineno, raw in enumerate(f, 1):
             try:
                 fields = raw.decode("utf-8-sig" if lineno == 1 else "utf-8").split()
@@ -520,7 +521,7 @@ def read_query_table(path) -> dict:
 
 
 def _is_xml(path) -> bool:
-    with open(path, "rb") as f:
+    with open_text(path) as f:
         head = f.read(512)
     return head.lstrip(b"\xef\xbb\xbf \t\r\n").startswith(b"<")
 
