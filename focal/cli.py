@@ -31,7 +31,6 @@ import warnings
 from ._version import __version__
 
 _DEFAULT_P_TARGET = 0.01
-_SNIFF_BYTES = 1 << 16
 
 
 # ---------------------------------------------------------------------------------------------
@@ -123,32 +122,16 @@ def _is_multiclass(model) -> bool:
     return isinstance(_final_step(model), (MulticlassFusion, GaussianBackend))
 
 
-def _multiclass_format(path) -> str:
-    """``"albayzin"`` when the first record starts with an Albayzin task, else ``"multiclass"``
-    (the generic format, whose first record is its header)."""
-    from .io._text import open_text
-    from .io.multiclass import ALBAYZIN_CLASSES
-
-    with open_text(path) as handle:
-        head = handle.read(_SNIFF_BYTES)
-    for line in head.decode("utf-8", errors="replace").lstrip("\ufeff").splitlines():
-        fields = line.replace(",", " ").split()
-        if fields and not fields[0].startswith("#"):
-            tasks = {t.lower() for t in ALBAYZIN_CLASSES}
-            return "albayzin" if fields[0].lower() in tasks else "multiclass"
-    return "multiclass"
-
-
 def _read_multiclass(paths):
     """Each file's log-likelihoods (Albayzin or generic format); one task and condition."""
-    from .io import read_albayzin_scores, read_multiclass_scores
+    from .io import multiclass_format, read_albayzin_scores, read_multiclass_scores
 
     def what(s):
         return f"{s.task} {s.condition}" if s.task else "generic format"
 
     systems = []
     for path in paths:
-        kind = _multiclass_format(path)
+        kind = multiclass_format(path)
         read = read_albayzin_scores if kind == "albayzin" else read_multiclass_scores
         systems.append(read(path))
     first = systems[0]
@@ -415,11 +398,11 @@ def _cmd_evaluate_multiclass(args) -> int:
 def _apply_model(model, inputs, output, *, align=False, missing="error", condition=None,
                  chunk_size=1 << 16):
     """Stream ``inputs`` through ``model.transform`` into ``output``; returns the trial count."""
-    from .io import apply_to_files, iter_score_chunks
+    from .io import apply_to_files, iter_score_chunks, multiclass_format
 
     n_inputs = getattr(_first_step(model), "n_features_in_", None)
     if _is_multiclass(model):
-        kind = _multiclass_format(inputs[0])
+        kind = multiclass_format(inputs[0])
         head = iter_score_chunks(inputs[:1], kind=kind, chunk_size=1, threads=0)
         n_classes = next(head).X.shape[1]
         head.close()

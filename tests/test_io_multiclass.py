@@ -219,3 +219,17 @@ def test_plan_example_written_back(tmp_path):
     lines = (tmp_path / "o").read_text().splitlines()
     assert lines[3] == "Plenty Closed qqtzzii 0.1799 -5.5911 -0.0795 0.1005 0.1871 -6.998 0.0"
     assert isinstance(s, MulticlassScores)
+
+
+def test_multiclass_format_is_sniffed_like_the_readers_split(tmp_path):
+    from focal.io import multiclass_format
+
+    albayzin = tmp_path / "a.txt"
+    albayzin.write_bytes(b"\xef\xbb\xbf# comment\n\n\tplenty,Closed seg1 1 2 3 4 5 6 0\n")
+    generic = tmp_path / "g.txt"
+    generic.write_text("segment en fr\ns1 0.1 0.2\n")
+    empty = tmp_path / "e.txt"
+    empty.write_text("")
+    assert multiclass_format(albayzin) == "albayzin"
+    assert multiclass_format(generic) == "multiclass"
+    assert multiclass_format(empty) == "multiclass"

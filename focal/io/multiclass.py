@@ -47,6 +47,7 @@ from ._text import (
 
 __all__ = [
     "ALBAYZIN_CLASSES",
+    "multiclass_format",
     "MulticlassScores",
     "MulticlassKey",
     "read_albayzin_scores",
@@ -116,6 +117,18 @@ def _first_record(block):
         start = end + 1
         offset += 1
     return None, None
+
+
+def multiclass_format(path, block_bytes=BLOCK_BYTES) -> str:
+    """Which multiclass score format ``path`` holds: ``"albayzin"`` when its first record starts
+    with an Albayzin task (``Plenty`` / ``Empty``, any case), else ``"multiclass"`` (the generic
+    format, whose first record is its header). Records are split exactly as the readers split
+    them; an empty file counts as generic (its reader then reports it)."""
+    for block in iter_blocks(path, block_bytes):
+        _, fields = _first_record(block)
+        if fields is not None:
+            return "albayzin" if _canonical(fields[0], ALBAYZIN_CLASSES) else "multiclass"
+    return "multiclass"
 
 
 def _canonical(word, choices):
