@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_softmax
 
-from .validation import _describe_bad
+from .validation import _describe_bad, as_sample_weight
 
 __all__ = [
     "as_llh_matrix",
@@ -173,15 +173,7 @@ def check_multiclass_trials(llh, labels, prior=None, sample_weight=None, *, llh_
     p = check_prior(prior, N)
     w = None
     if sample_weight is not None:
-        w = np.asarray(sample_weight)
-        if w.dtype.kind not in "biuf" or w.ndim != 1 or w.shape[0] != L.shape[0]:
-            raise ValueError(
-                f"sample_weight must be a 1-D array of {L.shape[0]} non-negative numbers, got "
-                f"dtype {w.dtype} and shape {w.shape}"
-            )
-        w = w.astype(np.float64)
-        if not np.isfinite(w).all() or (w < 0).any():
-            raise ValueError("sample_weight must be finite and non-negative")
+        w = as_sample_weight(sample_weight, L.shape[0])
     active = np.flatnonzero(p > 0)
     totals = np.bincount(y, weights=w, minlength=N)
     empty = active[totals[active] <= 0]

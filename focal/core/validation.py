@@ -19,6 +19,7 @@ __all__ = [
     "check_positive",
     "check_non_negative",
     "check_int",
+    "as_sample_weight",
     "split_by_labels",
 ]
 
@@ -166,3 +167,17 @@ def check_int(value, name: str, minimum: int = 1) -> int:
             or value < minimum):
         raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
+
+
+def as_sample_weight(sample_weight, n_trials: int, name: str = "sample_weight") -> np.ndarray:
+    """Return trial weights as a new 1-D float64 array of ``n_trials`` finite values >= 0.
+
+    A trial of weight k counts as k trials (a zero weight drops it). Whether every class keeps
+    a positive total is the caller's check, since it depends on the classes in play.
+    """
+    w = as_score_array(sample_weight, name, allow_inf=False, allow_empty=True)
+    if w.shape[0] != n_trials:
+        raise ValueError(f"{name} has {w.shape[0]} entries for {n_trials} trials")
+    if (w < 0).any():
+        raise ValueError(f"{name} contains negative values; weights must be >= 0")
+    return w

@@ -25,7 +25,13 @@ from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
 from ..core.priors import bayes_threshold, logit
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.scoring_rules import default_expected_cost, scoring_rule
-from ..core.validation import as_score_array, check_int, check_non_negative, check_probability
+from ..core.validation import (
+    as_sample_weight,
+    as_score_array,
+    check_int,
+    check_non_negative,
+    check_probability,
+)
 
 __all__ = ["LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning"]
 
@@ -226,13 +232,7 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         is_target = y == classes[1]
         weights = None
         if sample_weight is not None:
-            weights = as_score_array(sample_weight, "sample_weight", allow_inf=False,
-                                     allow_empty=True)
-            if weights.shape[0] != X.shape[0]:
-                raise ValueError(f"sample_weight has {weights.shape[0]} entries for "
-                                 f"{X.shape[0]} trials")
-            if (weights < 0).any():
-                raise ValueError("sample_weight contains negative values; weights must be >= 0")
+            weights = as_sample_weight(sample_weight, X.shape[0])
             for mask, label in ((is_target, classes[1]), (~is_target, classes[0])):
                 if not weights[mask].sum() > 0:
                     raise ValueError(f"sample_weight gives class {label!r} zero total weight: "
@@ -368,9 +368,7 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
             raise ValueError("y must contain both target and non-target trials to compute Cllr")
         tw = nw = None
         if sample_weight is not None:
-            w = as_score_array(sample_weight, "sample_weight", allow_inf=False)
-            if w.shape != llr.shape or (w < 0).any():
-                raise ValueError("sample_weight must be non-negative, one per trial")
+            w = as_sample_weight(sample_weight, llr.shape[0])
             tw, nw = w[is_target], w[~is_target]
         p = self._prior(None)
         xe = cross_entropy_nats(llr[is_target], llr[~is_target], p, tw, nw)

@@ -23,7 +23,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..core.logistic import DEFAULT_REG
 from ..core.multiclass import as_class_labels, check_prior, log_posteriors
 from ..core.multiclass_logistic import MODES, apply_multiclass, fit_multiclass
-from ..core.validation import check_int, check_non_negative
+from ..core.validation import as_sample_weight, check_int, check_non_negative
 
 __all__ = ["MulticlassFusion", "stack_systems"]
 
@@ -156,13 +156,7 @@ class LogLikelihoodOutputMixin:
         prior = check_prior(self.prior, n_classes)
         w = None
         if sample_weight is not None:
-            w = np.asarray(sample_weight, dtype=np.float64)
-            if w.ndim != 1 or w.shape[0] != X.shape[0]:
-                raise ValueError(
-                    f"sample_weight must be 1-D with {X.shape[0]} entries, got shape {w.shape}"
-                )
-            if not (np.isfinite(w).all() and (w >= 0).all()):
-                raise ValueError("sample_weight must be finite and non-negative")
+            w = as_sample_weight(sample_weight, X.shape[0])
             if not w.any():
                 raise ValueError("sample_weight is zero for every trial")
         totals = np.bincount(labels, weights=w, minlength=n_classes)
