@@ -51,6 +51,9 @@ class MinBayesErrors:
 class ROCCH:
     """ROC convex hull of one PAV run.
 
+    The computation behind :func:`focal.metrics.rocch`; the scikit-learn estimator of the same
+    name, :class:`focal.ROCCH`, fits one from ``(scores, labels)`` and keeps it as ``hull_``.
+
     Parameters
     ----------
     pav_result : PAVResult

@@ -212,6 +212,9 @@ class ROCCH(_ScoreToLLR):
     threshold-optimized measures are then read off the few vertices, exactly as
     :func:`focal.metrics.rocch` does (the same core code).
 
+    Not to be confused with :class:`focal.core.ROCCH`, the hull computation itself (what
+    :func:`focal.metrics.rocch` returns), which this estimator wraps as ``hull_``.
+
     ``transform`` maps a score to the LLR given by the slope of the hull segment it falls on:
     the segment of its PAV block, ``log(delta P_miss / delta P_fa)``, a score between two blocks
     getting the lower one. These are the unbounded PAV-LLRs: the end segments of a hull that

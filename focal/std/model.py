@@ -283,12 +283,6 @@ class OperatingPoint:
                              f"got N_true={n_true} and n_tps*T_audio={n_trials:g}")
         return cls(n_true / n_trials, 1.0, 1.0, "SWS 2012 (P_target = N_true / (n_tps T_audio))")
 
-    def describe(self) -> str:
-        """One line: the costs, the prior, beta and the effective prior."""
-        head = f"{self.name}: " if self.name else ""
-        return (f"{head}P_target={self.p_target:g} C_miss={self.c_miss:g} C_fa={self.c_fa:g} "
-                f"(beta={self.beta:.4f}, effective prior {self.effective_prior:.6g})")
-
 
 SWS2013 = OperatingPoint(0.00015, 100.0, 1.0, "MediaEval SWS 2013")
 """The MediaEval 2013 SWS operating point (plan eq. 21): beta = 66.66, P_tar = 0.0148."""
