@@ -23,7 +23,7 @@ from scipy.special import logit
 
 from ..core.multiclass import as_class_labels, as_llh_matrix
 from ..core.validation import check_probability
-from .multiclass import _affine_calibration, detection_llrs
+from .multiclass import affine_calibration_of_trials, detection_llrs
 
 __all__ = ["cavg", "cavg_sweep", "CavgSweep", "subset_analysis", "SubsetAnalysis"]
 
@@ -221,7 +221,7 @@ def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True) -> CavgSw
     rec = alpha = beta = None
     if recalibrated:
         flat = np.full(N, 1.0 / N)
-        alpha, beta, _ = _affine_calibration(L, y, flat, np.arange(N), N)
+        alpha, beta, _ = affine_calibration_of_trials(L, y, flat, np.arange(N), N)
         r_miss, r_fa = _sweep_rates(detection_llrs(alpha * L + beta), y, counts, thr)
         rec = (pt[:, None] * r_miss + (1 - pt[:, None]) * r_fa).mean(axis=1)
     return CavgSweep(p_target=pt, actual=actual, p_miss=p_miss.mean(axis=1),

@@ -180,10 +180,14 @@ def affine_calibration(llh, labels, prior=None):
         Cross-entropy after recalibration, nats.
     """
     L, y, p, _, active = check_multiclass_trials(llh, labels, prior)
-    return _affine_calibration(L, y, p, active, np.asarray(llh).shape[1])
+    return affine_calibration_of_trials(L, y, p, active, np.asarray(llh).shape[1])
 
 
-def _affine_calibration(L, y, p, active, n_columns):
+def affine_calibration_of_trials(L, y, p, active, n_columns):
+    """alpha, beta and C_min (nats) of the affine recalibration alpha*l + beta (Albayzin eqs.
+    11-12, alpha >= 0) of validated log-likelihoods ``L`` restricted to the ``active`` classes;
+    shared by :func:`affine_calibration`, :func:`albayzin_measures` and the CAVG sweep (not in
+    ``__all__``: its inputs are not validated)."""
     N = L.shape[1]
     sol = fit_multiclass(L[:, None, :], y, p, "calibration", reg=0.0)
     candidates = [(1.0, np.zeros(N)), (0.0, np.zeros(N))]   # identity, default system
@@ -235,7 +239,7 @@ def albayzin_measures(llh, labels, open_set: bool = False, prior=None) -> Albayz
     La, y, p, _, active = check_multiclass_trials(L, labels, pr)
     c_mce = cross_entropy_nats(La, y, p)
     c_def = prior_entropy_nats(p)
-    alpha, beta, c_min = _affine_calibration(La, y, p, active, L.shape[1])
+    alpha, beta, c_min = affine_calibration_of_trials(La, y, p, active, L.shape[1])
     f_mce, f_def, f_min = np.expm1(c_mce), np.expm1(c_def), np.expm1(c_min)
     f_act = f_mce / f_def
     f_dis = f_min / f_def
