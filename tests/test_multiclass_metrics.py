@@ -141,9 +141,12 @@ def test_albayzin_identities(seed, scale, open_set):
     rng = np.random.default_rng(seed)
     llh, y = _trials(60, 4, rng, sep=rng.uniform(0, 3), scale=scale)
     m = albayzin_measures(llh, y, open_set=open_set)
+    c = albayzin_measures(llh, y, open_set=open_set, nonnegative_alpha=True)
     assert m.c_min <= m.c_def and m.c_min <= m.c_mce
     assert m.f_cal >= 0 and 0 <= m.f_dis <= 1
-    assert m.alpha >= 0
+    assert c.alpha >= 0 and m.c_min <= c.c_min <= c.c_def
+    if m.alpha >= 0:                   # the constraint is inactive: the same numbers
+        assert c.c_min == m.c_min and c.alpha == m.alpha
     assert m.f_act == pytest.approx((1 + m.f_cal) * m.f_dis, rel=1e-10, abs=1e-12)
     assert m.f_act == pytest.approx(np.expm1(m.c_mce) / np.expm1(m.c_def), rel=1e-12)
 
@@ -160,10 +163,16 @@ def test_affine_calibration_undoes_a_scaling():
     assert c_min < multiclass_cross_entropy(2.6 * llh, y)
 
 
-def test_anti_informative_system_is_clamped_to_alpha_zero():
+def test_anti_informative_system_is_clamped_to_alpha_zero_when_asked():
+    """Thesis 8.4.2: alpha >= 0 makes a sign-inverted system the default one; the plan's
+    unconstrained alpha (the default) flips it back: the same C_min as the system itself."""
     rng = np.random.default_rng(5)
     llh, y = _trials(300, 3, rng, sep=3.0)
-    alpha, beta, c_min = affine_calibration(-llh, y)
+    a_free, b_free, c_free = affine_calibration(-llh, y)
+    a_own, b_own, c_own = affine_calibration(llh, y)
+    assert a_own > 0 and a_free == pytest.approx(-a_own, rel=1e-9)
+    assert c_free == pytest.approx(c_own, rel=1e-12)
+    alpha, beta, c_min = affine_calibration(-llh, y, nonnegative_alpha=True)
     assert alpha == 0.0 and np.all(beta == 0)
     assert c_min == pytest.approx(np.log(3), rel=1e-15)
 

@@ -34,6 +34,24 @@ from .multiclass import (
     multiclass_cross_entropy,
     pairwise_analysis,
 )
+from .bayes import (
+    BayesRisk,
+    bayes_decisions,
+    bayes_risk,
+    bayes_risk_analysis,
+    default_bayes_risk,
+    detection_cost_matrix,
+    lre_cost_matrix,
+    misclassification_cost_matrix,
+)
+from .multiclass_rules import (
+    BrierAnalysis,
+    brier_analysis,
+    e_lre,
+    e_lre_default,
+    eta_risk,
+    multiclass_brier,
+)
 from .report import (
     CalibrationReport,
     OperatingPointResult,
@@ -49,4 +67,7 @@ __all__ = [
     "AlbayzinMeasures", "affine_calibration", "detection_llrs", "detection_analysis",
     "DetectionAnalysis", "pairwise_analysis", "PairwiseAnalysis", "cavg", "cavg_sweep",
     "CavgSweep", "subset_analysis", "SubsetAnalysis",
+    "BayesRisk", "bayes_decisions", "bayes_risk", "bayes_risk_analysis", "default_bayes_risk",
+    "detection_cost_matrix", "lre_cost_matrix", "misclassification_cost_matrix",
+    "BrierAnalysis", "brier_analysis", "e_lre", "e_lre_default", "eta_risk", "multiclass_brier",
 ]

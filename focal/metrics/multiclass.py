@@ -132,7 +132,8 @@ class AlbayzinMeasures:
         Actual and discrimination relative confusions (eqs. 10, 13) and the calibration loss
         (eq. 14); ``f_act = (1 + f_cal) f_dis`` (eq. 15). Dimensionless (x 100 for %).
     alpha : float
-        Scale of the optimal recalibration ``alpha * l + beta`` (eq. 11), ``>= 0``.
+        Scale of the optimal recalibration ``alpha * l + beta`` (eq. 11); negative for a
+        sign-inverted submission unless ``alpha >= 0`` was asked for.
     beta : ndarray
         Its offset vector (zero mean over the classes with non-zero prior, 0 elsewhere).
     """
@@ -158,16 +159,21 @@ class AlbayzinMeasures:
         return d
 
 
-def affine_calibration(llh, labels, prior=None):
-    """The best affine recalibration ``alpha * l + beta`` with ``alpha >= 0`` (Albayzin eqs.
-    11-12; Brümmer & van Leeuwen eq. 18; thesis eqs. 8.21-8.23).
+def affine_calibration(llh, labels, prior=None, nonnegative_alpha: bool = False):
+    """The best affine recalibration ``alpha * l + beta`` (Albayzin eqs. 11-12; Brümmer & van
+    Leeuwen eq. 18; thesis eqs. 8.21-8.23).
 
     Minimizes the multiclass cross-entropy at ``prior`` exactly (multiclass logistic regression
-    by Newton's method, no regularization). When the unconstrained optimum has ``alpha < 0``
-    the constrained one is the default system (``alpha = 0``, ``beta = 0``): the objective is
-    convex, so its minimum over ``alpha >= 0`` lies on the face ``alpha = 0``, where the best
-    offset reproduces the prior. The returned parameters are never worse than the identity
-    (``alpha = 1, beta = 0``) or the default system: the best of the three is returned, so
+    by Newton's method, no regularization). By default ``alpha`` is free, as in the Albayzin
+    plan's eqs. 11-12 ("an unconstrained, convex minimization problem"): a system whose
+    log-likelihoods point the wrong way (a sign-inverted submission) gets ``alpha < 0`` and a
+    ``C_min`` that credits the information it carries. With ``nonnegative_alpha=True``,
+    ``alpha >= 0`` as in the thesis (sec. 8.4.2, where a recalibration must not reverse the
+    recognizer's opinions): when the unconstrained optimum has ``alpha < 0`` the constrained one
+    is the default system (``alpha = 0``, ``beta = 0``): the objective is convex, so its minimum
+    over ``alpha >= 0`` lies on the face ``alpha = 0``, where the best offset reproduces the
+    prior. The returned parameters are never worse than the identity (``alpha = 1, beta = 0``)
+    or the default system: the best of the candidates is returned, so
     ``c_min <= min(C_mce, C_def)`` holds exactly even when the data are separable (then the
     infimum 0 is approached, not reached).
 
@@ -180,18 +186,21 @@ def affine_calibration(llh, labels, prior=None):
         Cross-entropy after recalibration, nats.
     """
     L, y, p, _, active = check_multiclass_trials(llh, labels, prior)
-    return affine_calibration_of_trials(L, y, p, active, np.asarray(llh).shape[1])
+    return affine_calibration_of_trials(L, y, p, active, np.asarray(llh).shape[1],
+                                        nonnegative_alpha)
 
 
-def affine_calibration_of_trials(L, y, p, active, n_columns):
+def affine_calibration_of_trials(L, y, p, active, n_columns, nonnegative_alpha: bool = False):
     """alpha, beta and C_min (nats) of the affine recalibration alpha*l + beta (Albayzin eqs.
-    11-12, alpha >= 0) of validated log-likelihoods ``L`` restricted to the ``active`` classes;
-    shared by :func:`affine_calibration`, :func:`albayzin_measures` and the CAVG sweep (not in
+    11-12; ``alpha >= 0`` only with ``nonnegative_alpha``, thesis 8.4.2) of validated
+    log-likelihoods ``L`` restricted to the ``active`` classes; shared by
+    :func:`affine_calibration`, :func:`albayzin_measures` and the CAVG sweep (not in
     ``__all__``: its inputs are not validated)."""
     N = L.shape[1]
     sol = fit_multiclass(L[:, None, :], y, p, "calibration", reg=0.0)
     candidates = [(1.0, np.zeros(N)), (0.0, np.zeros(N))]   # identity, default system
-    if sol.coef[0] >= 0 and np.isfinite(sol.offset).all():
+    usable = np.isfinite(sol.coef[0]) and np.isfinite(sol.offset).all()
+    if usable and (sol.coef[0] >= 0 or not nonnegative_alpha):
         candidates.insert(0, (float(sol.coef[0]), sol.offset))
     values = [cross_entropy_nats(alpha * L + beta, y, p) for alpha, beta in candidates]
     best = int(np.argmin(values))           # first of equals: the optimizer's solution
@@ -201,7 +210,8 @@ def affine_calibration_of_trials(L, y, p, active, n_columns):
     return alpha, beta, c_min
 
 
-def albayzin_measures(llh, labels, open_set: bool = False, prior=None) -> AlbayzinMeasures:
+def albayzin_measures(llh, labels, open_set: bool = False, prior=None,
+                      nonnegative_alpha: bool = False) -> AlbayzinMeasures:
     """C_mce, C_def, C_min, F_act, F_dis and F_cal of the Albayzin 2012 plan (sec. 4).
 
     Parameters
@@ -216,6 +226,13 @@ def albayzin_measures(llh, labels, open_set: bool = False, prior=None) -> Albayz
         open set (``pi_m = 1/m``).
     prior : array_like, shape (m,), optional
         Any other evaluation prior (overrides eq. 2), e.g. the flat prior of thesis sec. 8.4.
+    nonnegative_alpha : bool
+        False (default): C_min minimizes over an unconstrained ``alpha`` (the plan's eqs. 11-12,
+        the official criterion), so a sign-inverted submission keeps the discrimination it
+        has (F_dis < 1) and shows it all as calibration loss. True: ``alpha >= 0`` as in the
+        thesis (sec. 8.4.2): a recalibration may not reverse the recognizer, so such a
+        submission gets C_min = C_def and F_dis = 1. The two agree whenever the best
+        unconstrained ``alpha`` is positive. See :func:`affine_calibration`.
 
     Returns
     -------
@@ -239,7 +256,8 @@ def albayzin_measures(llh, labels, open_set: bool = False, prior=None) -> Albayz
     La, y, p, _, active = check_multiclass_trials(L, labels, pr)
     c_mce = cross_entropy_nats(La, y, p)
     c_def = prior_entropy_nats(p)
-    alpha, beta, c_min = affine_calibration_of_trials(La, y, p, active, L.shape[1])
+    alpha, beta, c_min = affine_calibration_of_trials(La, y, p, active, L.shape[1],
+                                                      nonnegative_alpha)
     f_mce, f_def, f_min = np.expm1(c_mce), np.expm1(c_def), np.expm1(c_min)
     f_act = f_mce / f_def
     f_dis = f_min / f_def

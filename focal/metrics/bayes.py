@@ -1,0 +1,532 @@
+"""Bayes decisions and empirical Bayes risk for any cost function (thesis ch. 2-3, 5.4, 6.1).
+
+An *application* is a prior ``pi`` over the N classes and a cost matrix ``C[d, i]``: the cost of
+decision ``d`` when class ``i`` is true (Brümmer, "Measuring, refining and calibrating speaker
+and language information extracted from speech", 2010, sec. 2.1 and eq. 6.1). Decisions need not
+be classes: a detector has (reject, accept); an LRE evaluation has one accept/reject per target
+(compound decisions, 2^N of them, thesis sec. 3.5.1 and 8.1); a forensic examiner may *refer* a
+trial to a human at a fixed cost. Costs are non-negative and finite, in any unit.
+
+Given log-likelihoods ``l_t`` (natural log, any per-trial constant), the Bayes decision minimizes
+the posterior expected cost (thesis eqs. 2.7-2.9)::
+
+    d*(l_t) = argmin_d  sum_i C[d, i] P(i | l_t, pi),    P(i | l, pi) ~ pi_i exp(l_i)
+
+and the *empirical Bayes risk* of a recognizer is the prior-weighted average cost of its Bayes
+decisions on supervised trials (thesis eq. 6.1, the form of eqs. 7.11 and 8.11)::
+
+    E(C, pi) = sum_i pi_i / |T_i| sum_{t in T_i} C[d*(l_t), i]
+
+Normalized, it is divided by the risk of the best decision made without the recognizer,
+``min_d sum_i pi_i C[d, i]`` (thesis eq. 7.20; SWS plan eqs. 9-10), so 1 means "no better than
+ignoring the scores". Binary detection cost (P_target, C_miss, C_fa) is the case
+``C = [[0, C_miss], [C_fa, 0]]`` over the classes (non-target, target): :func:`bayes_risk` then
+equals :func:`focal.metrics.dcf`; NIST's CAVG is the compound application of
+:func:`lre_cost_matrix` at the flat prior (thesis eqs. 8.6-8.10).
+
+Binary inputs are 1-D natural-log LLRs ``log p(x|target) - log p(x|non-target)`` with labels 1 =
+target, 0 = non-target (class order (non-target, target), so ``C`` has two columns); the prior
+is then ``p_target`` or the pair ``(1 - p_target, p_target)``. Multiclass inputs are
+``(n_trials, N)`` log-likelihoods with labels ``0..N-1`` and a prior vector (zeros allowed: that
+class and its trials are ignored, Albayzin plan footnote 8).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import product
+
+import numpy as np
+from scipy.special import logit, logsumexp
+
+from ..core.multiclass import as_class_labels, as_llh_matrix, check_prior
+from ..core.multiclass_logistic import fit_multiclass
+from ..core.validation import as_binary_labels, as_score_array, check_probability
+
+__all__ = [
+    "bayes_decisions",
+    "bayes_risk",
+    "bayes_risk_analysis",
+    "BayesRisk",
+    "default_bayes_risk",
+    "detection_cost_matrix",
+    "lre_cost_matrix",
+    "misclassification_cost_matrix",
+]
+
+_CHUNK = 1 << 22     # elements of one (rows, decisions, classes) block
+
+
+# ---------------------------------------------------------------------------------------------
+# cost matrices of the standard applications
+
+
+def detection_cost_matrix(c_miss=1.0, c_fa=1.0, c_refer=None) -> np.ndarray:
+    """Cost matrix ``C[d, i]`` of binary detection over the classes (non-target, target).
+
+    Rows are the decisions (reject, accept) and, with ``c_refer``, a third decision *refer*
+    (abstain) that costs ``c_refer`` whatever the truth. Without it this is the application of
+    NIST's DCF (SWS plan eq. 8; thesis eq. 7.11).
+
+    Examples
+    --------
+    >>> from focal.metrics import detection_cost_matrix
+    >>> detection_cost_matrix(10.0, 1.0, c_refer=0.5)
+    array([[ 0. , 10. ],
+           [ 1. ,  0. ],
+           [ 0.5,  0.5]])
+    """
+    rows = [[0.0, c_miss], [c_fa, 0.0]]
+    if c_refer is not None:
+        rows.append([c_refer, c_refer])
+    return as_cost_matrix(rows, 2)
+
+
+def lre_cost_matrix(n_classes: int, p_target=0.5):
+    """Compound accept/reject decisions of NIST LRE's CAVG and their costs (thesis eqs. 8.6-8.10).
+
+    Decision ``a`` is a subset of the classes (``a_k`` = accept target k). Averaging the N
+    detection applications of CAVG (target prior ``p_target``, the non-targets sharing the
+    rest, unit costs) over the flat prior gives the single cost function::
+
+        C(a | i) = p_target (1 - a_i) + (1 - p_target) / (N - 1) sum_{k != i} a_k
+
+    (eq. 8.10 at ``p_target = 1/2``, ``N`` times the per-class cost of eq. 8.7; with ``p_target``
+    the swept criterion of thesis eq. 8.28). ``bayes_risk(llh, labels, None, C)`` is then CAVG.
+
+    Returns
+    -------
+    subsets : ndarray of bool, shape (2**N, N)
+        Row d is decision d: ``subsets[d, k]`` accepts target k.
+    cost : ndarray, shape (2**N, N)
+    """
+    N = int(n_classes)
+    if N < 2 or N > 16:
+        raise ValueError(f"n_classes must be between 2 and 16 (2**N decisions), got {n_classes}")
+    p = check_probability(p_target)
+    subsets = np.array(list(product((False, True), repeat=N)), dtype=bool)
+    a = subsets.astype(float)
+    cost = p * (1.0 - a) + (1.0 - p) / (N - 1) * (a.sum(axis=1, keepdims=True) - a)
+    return subsets, cost
+
+
+def misclassification_cost_matrix(eta) -> np.ndarray:
+    """The weighted misclassification cost ``C_eta`` (thesis eq. 8.12; Albayzin eq. 17).
+
+    ``C[j, i] = 0`` if ``j = i`` else ``1 / ((N - 1) eta_i)``: missing class i costs
+    ``1/((N-1) eta_i)`` whatever was recognized instead. ``eta`` lies in the interior of the
+    simplex (``0 < eta_i < 1``, sums to 1); ``eta_i = 1/N`` is the zero-one cost times
+    ``N/(N-1)``. Its Bayes decision is ``argmax_j P(j | l, pi) / eta_j`` (Albayzin eq. 19), and
+    the average of the induced scoring rule over ``eta`` uniform on the simplex is the
+    logarithmic rule (thesis eq. 8.13, Albayzin eq. 21).
+    """
+    e = np.asarray(eta, dtype=float)
+    if e.ndim != 1 or e.size < 2:
+        raise ValueError(f"eta must be a 1-D probability vector of >= 2 classes, got shape {e.shape}")
+    if not (np.isfinite(e).all() and (e > 0).all() and (e < 1).all()):
+        raise ValueError(f"eta must lie strictly inside the simplex (0 < eta_i < 1), got {e.tolist()}")
+    if abs(e.sum() - 1.0) > 1e-9:
+        raise ValueError(f"eta must sum to 1, sums to {e.sum()!r}")
+    N = e.size
+    C = np.broadcast_to(1.0 / ((N - 1) * e), (N, N)).copy()
+    np.fill_diagonal(C, 0.0)
+    return C
+
+
+def as_cost_matrix(cost, n_classes: int, name: str = "cost") -> np.ndarray:
+    """A validated ``(n_decisions, n_classes)`` float64 cost matrix: finite, non-negative."""
+    C = np.asarray(cost)
+    if C.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be a matrix of real numbers, got dtype {C.dtype}")
+    C = np.array(C, dtype=np.float64)
+    if C.ndim != 2 or C.shape[1] != n_classes or C.shape[0] < 1:
+        raise ValueError(
+            f"{name} must be a 2-D matrix C[decision, class] with {n_classes} columns (one per "
+            f"class) and at least one row, got shape {C.shape}"
+        )
+    if not np.isfinite(C).all() or (C < 0).any():
+        raise ValueError(f"{name} must contain finite, non-negative costs")
+    return C
+
+
+# ---------------------------------------------------------------------------------------------
+# inputs
+
+
+@dataclass(frozen=True)
+class _Problem:
+    """Validated inputs: binary (``llr`` 1-D, ``log_odds``) or multiclass (``llh``)."""
+
+    cost: np.ndarray
+    prior: np.ndarray
+    llr: np.ndarray | None = None
+    log_odds: float | None = None
+    llh: np.ndarray | None = None
+
+    @property
+    def n_trials(self) -> int:
+        return (self.llr if self.llr is not None else self.llh).shape[0]
+
+
+def _binary_prior(prior):
+    """``(prior vector (non, tar), prior log-odds)`` of a binary prior given either way."""
+    arr = np.asarray(prior) if prior is not None else None
+    if arr is None or arr.ndim == 0:
+        p = 0.5 if prior is None else check_probability(prior, "prior")
+        return np.array([1.0 - p, p]), float(logit(p))
+    pv = check_prior(arr, 2)
+    if (pv == 0).any():
+        raise ValueError(f"a binary prior must be strictly between 0 and 1, got {pv.tolist()}")
+    return pv, float(np.log(pv[1]) - np.log(pv[0]))
+
+
+def _problem(llh, prior, cost) -> _Problem:
+    arr = np.asarray(llh)
+    if arr.ndim == 1:
+        llr = as_score_array(arr, "llh", allow_inf=True)
+        pv, h = _binary_prior(prior)
+        return _Problem(cost=as_cost_matrix(cost, 2), prior=pv, llr=llr, log_odds=h)
+    L = as_llh_matrix(arr, "llh")
+    pv = check_prior(prior, L.shape[1])
+    return _Problem(cost=as_cost_matrix(cost, L.shape[1]), prior=pv, llh=L)
+
+
+def _labels(problem: _Problem, labels) -> np.ndarray:
+    if problem.llr is not None:
+        y = as_binary_labels(labels).astype(np.int64)
+    else:
+        y = as_class_labels(labels, problem.llh.shape[1])
+    if y.shape[0] != problem.n_trials:
+        raise ValueError(
+            f"llh and labels have different numbers of trials ({problem.n_trials} and {y.shape[0]})"
+        )
+    counts = np.bincount(y, minlength=problem.prior.size)
+    empty = np.flatnonzero((problem.prior > 0) & (counts == 0))
+    if empty.size:
+        raise ValueError(f"class(es) {empty.tolist()} have non-zero prior but no trials in labels")
+    return y
+
+
+# ---------------------------------------------------------------------------------------------
+# decisions
+
+
+def binary_envelope(cost: np.ndarray, log_odds: float):
+    """Decisions on the lower envelope of the binary expected costs and their LLR thresholds.
+
+    The expected cost of decision d at target posterior q is the line
+    ``C[d, 0] (1 - q) + C[d, 1] q``; as q (equivalently the LLR) grows the Bayes decision walks
+    along the lower envelope of these lines. Returns ``(decisions, thresholds)``: decision
+    ``decisions[k]`` is taken for LLRs in ``[thresholds[k-1], thresholds[k])`` (ties go to the
+    decision of the larger LLR, as "accept iff llr >= threshold" in :func:`focal.metrics.dcf`).
+    The threshold between d and its successor e is ``-(h + log(b / a))`` with
+    ``a = C[e, 0] - C[d, 0]``, ``b = C[d, 1] - C[e, 1]`` and prior log-odds ``h``: for DCF that is
+    ``-(logit(P_target) + log(C_miss / C_fa))`` (thesis eq. 7.13).
+    """
+    c0, c1 = cost[:, 0], cost[:, 1]
+    slope = c1 - c0
+    # at q -> 0 the best decision: least non-target cost, then least slope (best just above 0)
+    cands = np.flatnonzero(c0 == c0.min())
+    d = int(cands[np.argmin(slope[cands])])
+    decisions, thresholds = [d], []
+    while True:
+        later = np.flatnonzero((slope < slope[d]) & (c1 < c1[d]))
+        if later.size == 0:                    # (c1 >= c1[d]: the crossing is at q >= 1)
+            break
+        a = c0[later] - c0[d]                  # >= 0: extra non-target cost
+        b = c1[d] - c1[later]                  # > 0: saved target cost
+        with np.errstate(divide="ignore"):
+            cross = np.log(a) - np.log(b)      # log-odds of the crossing posterior
+        first = cross == cross.min()
+        pick = later[first][np.argmin(slope[later[first]])]
+        e = int(pick)
+        ai, bi = float(c0[e] - c0[d]), float(c1[d] - c1[e])
+        thresholds.append(-(log_odds + (np.log(bi) - np.log(ai))) if ai > 0 else -np.inf)
+        decisions.append(e)
+        d = e
+    return np.array(decisions, dtype=np.int64), np.array(thresholds, dtype=float)
+
+
+def _decide(problem: _Problem) -> np.ndarray:
+    if problem.llr is not None:
+        dec, thr = binary_envelope(problem.cost, problem.log_odds)
+        return dec[np.searchsorted(thr, problem.llr, side="right")]
+    L, p, C = problem.llh, problem.prior, problem.cost
+    act = p > 0
+    with np.errstate(divide="ignore"):
+        logw = np.log(C[:, act]) + np.log(p[act])          # (D, N_active), -inf for zero cost
+    out = np.empty(L.shape[0], dtype=np.int64)
+    rows = max(1, _CHUNK // (C.shape[0] * int(act.sum())))     # bounded (rows, D, N) block
+    for lo in range(0, L.shape[0], rows):
+        La = L[lo:lo + rows, act]
+        La = La - La.max(axis=1, keepdims=True)
+        # log expected cost (up to the per-trial normalizer) of every decision, exact for any
+        # magnitude; a decision costing 0 on every class gets -inf and always wins
+        r = logsumexp(La[:, None, :] + logw[None, :, :], axis=2)
+        out[lo:lo + rows] = np.argmin(r, axis=1)
+    return out
+
+
+def bayes_decisions(llh, prior, cost) -> np.ndarray:
+    """Bayes decisions of log-likelihoods for an application (prior, cost) (thesis eq. 2.9).
+
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials,) or (n_trials, N)
+        Binary natural-log LLRs (1-D; ``±inf`` allowed) or multiclass natural-log likelihoods.
+    prior : float, array_like of shape (N,), or None
+        Binary: ``p_target`` or ``(1 - p_target, p_target)``. Multiclass: prior vector (zeros
+        allowed). None: flat.
+    cost : array_like, shape (n_decisions, N)
+        ``cost[d, i]``: cost of decision d when class i is true (binary: classes (non-target,
+        target)). Finite and non-negative.
+
+    Returns
+    -------
+    ndarray of int, shape (n_trials,)
+        Row index of the decision that minimizes the posterior expected cost. Binary: the
+        decision is read off the lower envelope of the expected-cost lines (ties at a threshold
+        go to the larger-LLR side, so reject/accept reproduces :func:`focal.metrics.dcf`
+        exactly). Multiclass: expected costs compared in the log domain (exact for any
+        magnitude); ties go to the first decision.
+
+    Examples
+    --------
+    Detection with a refer option: refer costs 0.3, a miss 1, a false alarm 1, flat prior. A
+    trial is referred when both errors are likely enough: between LLRs ``log(0.3/0.7)`` and
+    ``log(0.7/0.3)``.
+
+    >>> from focal.metrics import bayes_decisions, detection_cost_matrix
+    >>> bayes_decisions([-2.0, 0.0, 2.0], 0.5, detection_cost_matrix(1, 1, c_refer=0.3))
+    array([0, 2, 1])
+    """
+    return _decide(_problem(llh, prior, cost))
+
+
+# ---------------------------------------------------------------------------------------------
+# risk
+
+
+def _trial_weights(prior: np.ndarray, y: np.ndarray) -> np.ndarray:
+    counts = np.bincount(y, minlength=prior.size)
+    per = np.divide(prior, counts, out=np.zeros_like(prior), where=counts > 0)
+    return per[y]
+
+
+def _risk_of(decisions, y, prior, cost) -> float:
+    """``sum_i pi_i / |T_i| sum_t C[d_t, i]`` from a confusion count matrix (no trial loop)."""
+    D, N = cost.shape
+    counts = np.bincount(decisions * N + y, minlength=D * N).reshape(D, N)
+    per_class = np.bincount(y, minlength=N)
+    rates = np.divide(counts, per_class, out=np.zeros(counts.shape), where=per_class > 0)
+    # summed as (pi_i C[d, i]) * rate[d, i], the order of focal.core.priors.detection_cost
+    return float(np.sum((cost * prior) * rates))
+
+
+def default_bayes_risk(prior, cost) -> float:
+    """Risk of the best decision made without the recognizer: ``min_d sum_i pi_i C[d, i]``.
+
+    The normalizer of :func:`bayes_risk` (thesis eq. 7.20 for detection; the default system of
+    Albayzin eq. 7 for the logarithmic cost). ``prior`` as in :func:`bayes_decisions` (a scalar
+    is a binary ``p_target``).
+    """
+    C = np.asarray(cost)
+    C = as_cost_matrix(C, C.shape[1] if C.ndim == 2 else -1)
+    if np.ndim(prior) == 0 and C.shape[1] == 2:
+        pv, _ = _binary_prior(prior)
+    else:
+        pv = check_prior(prior, C.shape[1])
+    return float(np.min(C @ pv))
+
+
+def _normalized(risk: float, default: float) -> float:
+    if default <= 0:
+        raise ValueError(
+            "the best decision without the recognizer costs 0 for this (prior, cost): the "
+            "normalized risk is undefined; use normalize=False"
+        )
+    return risk / default
+
+
+def bayes_risk(llh, labels, prior, cost, normalize: bool = True) -> float:
+    """Empirical Bayes risk of the Bayes decisions of ``llh`` (thesis eq. 6.1; eqs. 7.11, 8.11).
+
+    ``E = sum_i pi_i / |T_i| sum_{t in T_i} C[d*(l_t), i]``: trials are weighted by prior over
+    class count, so class proportions in the data do not matter. With ``normalize`` divided by
+    :func:`default_bayes_risk` (1 = no better than ignoring the scores; thesis eq. 7.20).
+
+    Special cases: ``cost = detection_cost_matrix(C_miss, C_fa)`` on binary LLRs at prior
+    ``P_target`` is :func:`focal.metrics.dcf` (normalized like it); ``cost = lre_cost_matrix(N)[1]``
+    at the flat prior is :func:`focal.metrics.cavg` (use ``normalize=False``: CAVG is not
+    normalized); ``misclassification_cost_matrix(eta)`` gives the C_eta criterion of thesis eq.
+    8.12 (:func:`focal.metrics.eta_risk`).
+
+    Parameters
+    ----------
+    llh, prior, cost
+        As in :func:`bayes_decisions`.
+    labels : array_like, shape (n_trials,)
+        Binary: 1 = target, 0 = non-target. Multiclass: class indices ``0..N-1``; every class of
+        non-zero prior needs trials; trials of zero-prior classes are ignored.
+    normalize : bool
+
+    Returns
+    -------
+    float
+        In the units of ``cost`` (dimensionless when normalized).
+
+    Examples
+    --------
+    Refer at cost 0.3 (flat prior, unit error costs): of two targets (LLRs 2, 0) and two
+    non-targets (-2, 1), one target is accepted, one target referred, one non-target rejected
+    and one falsely accepted: ``1/2 (0 + 0.3)/2... `` by hand ``0.5 * 0.3/2 + 0.5 * 1/2 = 0.325``;
+    the best decision without scores (refer everything) costs 0.3.
+
+    >>> from focal.metrics import bayes_risk, detection_cost_matrix
+    >>> C = detection_cost_matrix(1.0, 1.0, c_refer=0.3)
+    >>> round(bayes_risk([2.0, 0.0, -2.0, 1.0], [1, 1, 0, 0], 0.5, C, normalize=False), 12)
+    0.325
+    """
+    problem = _problem(llh, prior, cost)
+    y = _labels(problem, labels)
+    risk = _risk_of(_decide(problem), y, problem.prior, problem.cost)
+    if normalize:
+        return _normalized(risk, float(np.min(problem.cost @ problem.prior)))
+    return risk
+
+
+@dataclass(frozen=True)
+class BayesRisk:
+    """Actual, default, minimum and recalibrated Bayes risk of one application.
+
+    Attributes
+    ----------
+    actual : float
+        Empirical Bayes risk of the recognizer's Bayes decisions (:func:`bayes_risk`).
+    default : float
+        Risk of the best decision without the recognizer.
+    minimum : float or None
+        Binary inputs: the least risk of any decision rule that is monotone in the LLR (the
+        envelope decisions in their order, thresholds anywhere), exact. That is what
+        :func:`focal.metrics.min_dcf` minimizes for reject/accept (every threshold on the
+        ROC, thesis eq. 7.21), and what PAV or any increasing recalibration can reach. With at
+        most three decisions on the envelope (reject / refer / accept) it is also the infimum
+        over affine recalibrations ``alpha * llr + beta`` with ``alpha > 0``: two thresholds
+        are two free parameters. With more decisions it can be lower than the affine
+        minimum. Also computed for two-class (n, 2) log-likelihoods (the same problem on
+        ``l_1 - l_0``). None for N > 2 classes, where the risk is a step function of the N
+        calibration parameters and its exact minimum is a combinatorial problem.
+    recalibrated : float
+        Risk after the affine calibration ``alpha * l + beta`` that minimizes the logarithmic
+        cost (multiclass cross-entropy) at the same prior: the thesis' E^opt (eqs. 8.22-8.24),
+        a calibration-insensitive contrast that is an upper bound of the affine minimum.
+    alpha, beta : float, ndarray
+        That calibration (``beta`` per class; binary: ``beta[1] - beta[0]`` is the LLR offset).
+    unit : str
+        ``"normalized"`` (divided by ``default``) or ``"cost"``.
+    """
+
+    actual: float
+    default: float
+    minimum: float | None
+    recalibrated: float
+    alpha: float
+    beta: np.ndarray
+    unit: str
+
+    @property
+    def calibration_loss(self) -> float:
+        """``actual - minimum`` (binary) or ``actual - recalibrated`` (multiclass)."""
+        ref = self.minimum if self.minimum is not None else self.recalibrated
+        return self.actual - ref
+
+
+def _monotone_minimum(llr, y, prior, cost, log_odds) -> float:
+    """Least risk over decision rules monotone in the LLR (envelope order, free thresholds).
+
+    Tied LLRs get one decision. With block costs ``S_k(b)`` (decision k on block b), the
+    optimum over thresholds ``t_1 <= ... <= t_{m-1}`` is a running-minimum recursion over the
+    m envelope decisions, vectorized over the blocks (O(m n) after one sort).
+    """
+    dec, _ = binary_envelope(cost, log_odds)
+    values, inverse = np.unique(llr, return_inverse=True)
+    nb, N = values.size, prior.size
+    # exact integer running counts of each class over the sorted blocks, then per decision
+    # P[k, j] = cost of giving envelope decision k to blocks 0..j-1
+    cum = np.zeros((N, nb + 1))
+    for i in range(N):
+        cum[i, 1:] = np.cumsum(np.bincount(inverse[y == i], minlength=nb))
+    per_class = cum[:, -1]
+    scale = np.divide(prior, per_class, out=np.zeros(N), where=per_class > 0)
+    P = (cost[dec] * scale) @ cum
+    # g_k(j) = least cost of blocks 0..j-1 using decisions 0..k monotonically
+    g = P[0].copy()
+    for k in range(1, dec.size):
+        g = np.minimum.accumulate(g - P[k]) + P[k]
+    return float(g[-1])
+
+
+def _affine_log_optimal(problem: _Problem, y):
+    """The affine calibration minimizing the logarithmic cost at the problem's prior
+    (thesis eqs. 8.21-8.23), on the active classes: ``(alpha, beta (N,), calibrated input)``."""
+    if problem.llr is not None:
+        finite = np.isfinite(problem.llr)
+        L = np.column_stack([np.zeros(problem.llr.size), problem.llr])
+        p, yy, Lf = problem.prior, y, L
+        if not finite.all():            # infinite LLRs cannot be fitted: fit on the finite ones
+            Lf, yy = L[finite], y[finite]
+            if np.unique(yy).size < 2:
+                return 1.0, np.zeros(2), problem.llr
+        sol = fit_multiclass(Lf[:, None, :], yy, p, "calibration", reg=0.0)
+        alpha, beta = float(sol.coef[0]), sol.offset
+        if not (np.isfinite(alpha) and np.isfinite(beta).all()):
+            return 1.0, np.zeros(2), problem.llr
+        with np.errstate(invalid="ignore"):
+            W = alpha * problem.llr + (beta[1] - beta[0])
+        return alpha, beta, np.where(np.isnan(W), beta[1] - beta[0], W)   # 0 * inf
+    L, p = problem.llh, problem.prior
+    act = np.flatnonzero(p > 0)
+    keep = p[y] > 0
+    remap = np.full(p.size, -1)
+    remap[act] = np.arange(act.size)
+    sol = fit_multiclass(L[keep][:, act][:, None, :], remap[y[keep]], p[act], "calibration",
+                         reg=0.0)
+    beta = np.zeros(p.size)
+    beta[act] = sol.offset
+    alpha = float(sol.coef[0])
+    if not (np.isfinite(alpha) and np.isfinite(beta).all()):
+        return 1.0, np.zeros(p.size), L
+    return alpha, beta, alpha * L + beta
+
+
+def bayes_risk_analysis(llh, labels, prior, cost, normalize: bool = True) -> BayesRisk:
+    """Actual, default, minimum and recalibrated empirical Bayes risk (thesis 6.1, 7.3, 8.4).
+
+    See :class:`BayesRisk` for what each number means, in particular how the binary
+    ``minimum`` (every monotone decision rule, like :func:`focal.metrics.min_dcf`) relates to
+    the minimum over affine recalibrations. Parameters as in :func:`bayes_risk`.
+    """
+    problem = _problem(llh, prior, cost)
+    y = _labels(problem, labels)
+    p, C = problem.prior, problem.cost
+    default = float(np.min(C @ p))
+    actual = _risk_of(_decide(problem), y, p, C)
+    minimum = None
+    if problem.llr is not None:
+        minimum = min(_monotone_minimum(problem.llr, y, p, C, problem.log_odds), actual)
+    elif problem.llh.shape[1] == 2 and (p > 0).all():     # two classes: the binary problem
+        llr = problem.llh[:, 1] - problem.llh[:, 0]
+        minimum = min(_monotone_minimum(llr, y, p, C, float(np.log(p[1]) - np.log(p[0]))),
+                      actual)
+    alpha, beta, W = _affine_log_optimal(problem, y)
+    rec_problem = _Problem(cost=C, prior=p, llr=W if problem.llr is not None else None,
+                           log_odds=problem.log_odds,
+                           llh=W if problem.llr is None else None)
+    recalibrated = _risk_of(_decide(rec_problem), y, p, C)
+    unit = "cost"
+    if normalize:
+        actual, recalibrated = _normalized(actual, default), recalibrated / default
+        minimum = None if minimum is None else minimum / default
+        default, unit = 1.0, "normalized"
+    return BayesRisk(actual=actual, default=default, minimum=minimum, recalibrated=recalibrated,
+                     alpha=alpha, beta=beta, unit=unit)

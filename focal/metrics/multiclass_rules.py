@@ -1,0 +1,245 @@
+"""Multiclass proper scoring rules other than the logarithmic one, as evaluation measures.
+
+* the quadratic (multiclass Brier) rule ``R_B(P, H_t) = 1 - 2 P_t + sum_i P_i^2`` (Brümmer &
+  van Leeuwen, "On calibration of language recognition scores", Odyssey 2006, eq. 13);
+* the weighted misclassification rules ``C*_eta`` (Brümmer, "Measuring, refining and calibrating
+  speaker and language information extracted from speech", 2010, eqs. 8.12-8.13; Albayzin 2012
+  LRE plan, appendix A, eqs. 17-21), whose average over ``eta`` uniform on the simplex is the
+  logarithmic rule;
+* the LRE criterion E_lre of CAVG's compound decisions at any prior (thesis eq. 8.11).
+
+Each is averaged over supervised trials like C_mce (Albayzin eq. 6; thesis eq. 8.17): the
+posterior ``P(i | l_t, pi)`` of Bayes' rule at the evaluation prior, and the weights
+``pi_i / |T_i|``. Inputs as in :mod:`focal.metrics.multiclass` (log-likelihoods ``(n, N)``,
+labels ``0..N-1``, a prior with possible zeros).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.optimize import minimize
+from scipy.special import softmax
+
+from ..core.multiclass import check_multiclass_trials, class_trial_weights, contrast_basis
+from ..core.validation import check_probability
+from .bayes import bayes_risk, misclassification_cost_matrix
+from .multiclass import affine_calibration_of_trials
+
+__all__ = [
+    "multiclass_brier",
+    "brier_analysis",
+    "BrierAnalysis",
+    "eta_risk",
+    "e_lre",
+    "e_lre_default",
+]
+
+
+def _posteriors(L, p):
+    """Posteriors (n, N) at the prior ``p`` of validated active-class log-likelihoods."""
+    return softmax(L + np.log(p), axis=1)
+
+
+def _brier_costs(Q, y):
+    """``1 - 2 q_y + sum_i q_i^2`` per trial (2006 paper eq. 13)."""
+    n = y.shape[0]
+    return 1.0 - 2.0 * Q[np.arange(n), y] + np.einsum("ij,ij->i", Q, Q)
+
+
+def multiclass_brier(llh, labels, prior=None, normalize: bool = False) -> float:
+    """Prior-weighted multiclass Brier (quadratic) cost of log-likelihoods.
+
+    ``E_B = sum_i pi_i / |T_i| sum_{t in T_i} (1 - 2 P(i | l_t) + sum_j P(j | l_t)^2)`` with the
+    quadratic rule of Brümmer & van Leeuwen (2006) eq. 13 and posteriors at ``prior`` (default
+    flat). Values in [0, 2]; the default system (posterior = prior) scores ``1 - sum_i pi_i^2``
+    (``1 - 1/N`` at the flat prior), which ``normalize=True`` divides by. For N = 2 it is 2/3
+    of the binary Brier rule in the canonical units of thesis eq. 7.36 (``3 (1 - q)^2``).
+    Dimensionless.
+
+    Examples
+    --------
+    A class-0 trial with posterior (3/4, 1/4) costs ``1 - 3/2 + 10/16 = 1/8``; an
+    uninformative class-1 trial ``1 - 1 + 1/2 = 1/2``; flat prior: their mean 5/16.
+
+    >>> import numpy as np
+    >>> from focal.metrics import multiclass_brier
+    >>> multiclass_brier([[np.log(3.0), 0.0], [0.0, 0.0]], [0, 1])
+    0.3125
+    """
+    L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
+    value = float(class_trial_weights(y, p) @ _brier_costs(_posteriors(L, p), y))
+    return value / (1.0 - float(p @ p)) if normalize else value
+
+
+@dataclass(frozen=True)
+class BrierAnalysis:
+    """Multiclass Brier cost before and after the optimal affine calibration.
+
+    Attributes
+    ----------
+    actual, default, minimum : float
+        Prior-weighted Brier cost of the log-likelihoods, of the default system, and after the
+        affine recalibration ``alpha * l + beta`` that minimizes it (the analogue of Albayzin
+        eq. 12 for the quadratic rule). ``minimum <= min(actual, default)``. Dimensionless.
+    alpha, beta : float, ndarray
+        That recalibration (``beta`` zero mean over the classes with non-zero prior).
+    """
+
+    actual: float
+    default: float
+    minimum: float
+    alpha: float
+    beta: np.ndarray
+
+    @property
+    def calibration_loss(self) -> float:
+        """``actual - minimum``: what the affine recalibration removes."""
+        return self.actual - self.minimum
+
+
+class _BrierObjective:
+    """Brier cost of ``a * l~ + V b`` (``l~`` standardized) and its gradient."""
+
+    def __init__(self, L, y, p):
+        self.y, self.logp = y, np.log(p)
+        self.c = class_trial_weights(y, p)
+        self.V = contrast_basis(p.size)
+        U = L - L.mean(axis=1, keepdims=True)
+        s = float(np.sqrt(self.c @ (U * U).sum(axis=1)))
+        self.scale = s if s > 0 else 1.0
+        self.U = U / self.scale
+
+    def __call__(self, theta):
+        a, b = theta[0], theta[1:]
+        Q = _posteriors(a * self.U + self.V @ b, np.exp(self.logp))
+        n = self.y.shape[0]
+        G = Q.copy()
+        G[np.arange(n), self.y] -= 1.0                        # q - e_y
+        value = float(self.c @ _brier_costs(Q, self.y))
+        # dR/dz = 2 (q * g - q (q . g)) with g = q - e_y
+        qg = np.einsum("ij,ij->i", Q, G)
+        dz = 2.0 * (Q * G - Q * qg[:, None]) * self.c[:, None]
+        grad = np.concatenate([[np.einsum("ij,ij->", dz, self.U)], self.V.T @ dz.sum(axis=0)])
+        return value, grad
+
+
+def brier_analysis(llh, labels, prior=None) -> BrierAnalysis:
+    """:func:`multiclass_brier` before and after the best affine calibration ``alpha l + beta``.
+
+    The quadratic rule is smooth but, unlike the logarithmic one, not convex in the
+    calibration parameters (thesis sec. 7.4.2 and 8.3; the keynote's remark that Brier gives a
+    non-convex objective). The minimum is found by BFGS with the exact gradient, started from
+    the identity and from the logarithmic-cost optimal calibration (Albayzin eq. 12), each
+    polished once more; the best of those and of the identity and default systems is
+    returned, so ``minimum <= min(actual, default)`` always. ``alpha`` is not constrained.
+    """
+    L, y, p, _, active = check_multiclass_trials(llh, labels, prior)
+    N = np.asarray(llh).shape[1]
+    obj = _BrierObjective(L, y, p)
+    value = lambda th: obj(th)[0]                                       # noqa: E731
+    Vt = obj.V.T
+    starts = [np.concatenate([[obj.scale], np.zeros(p.size - 1)])]      # identity
+    alpha0, beta0, _ = affine_calibration_of_trials(L, y, p, np.arange(p.size), p.size)
+    if np.isfinite(alpha0) and np.isfinite(beta0).all():
+        starts.append(np.concatenate([[alpha0 * obj.scale], Vt @ beta0]))
+    best = min(((value(th), th) for th in starts + [np.zeros(p.size)]), key=lambda t: t[0])
+    for th in starts:
+        for _ in range(2):
+            res = minimize(obj, th, jac=True, method="BFGS",
+                           options={"gtol": 1e-12, "maxiter": 2000})
+            th = res.x
+        if res.fun < best[0]:
+            best = (float(res.fun), res.x)
+    val, th = best
+    beta = np.zeros(N)
+    beta[active] = obj.V @ th[1:]
+    default = 1.0 - float(p @ p)
+    actual = float(obj.c @ _brier_costs(_posteriors(L, p), y))
+    return BrierAnalysis(actual=actual, default=default, minimum=float(min(val, actual, default)),
+                         alpha=float(th[0] / obj.scale), beta=beta)
+
+
+def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> float:
+    """Empirical risk of the weighted misclassification cost C_eta (thesis eqs. 8.12, 8.11).
+
+    Bayes decisions ``argmax_j P(j | l_t, pi) / eta_j`` (Albayzin eq. 19) evaluated with
+    ``C_eta(j | i) = 1/((N - 1) eta_i)`` for ``j != i`` (eq. 17) and averaged with weights
+    ``pi_i / |T_i|``: the proper scoring rule ``C*_eta`` of Albayzin eq. 18 as a criterion.
+    ``eta`` defaults to flat (then ``(N-1)/N`` times the cost is the prior-weighted error rate).
+    Averaged over ``eta`` uniform on the simplex it is C_mce (thesis eq. 8.13). In units of the
+    cost; with ``normalize`` divided by the default system's risk. Its analysis (minimum over
+    recalibrations, calibration loss) is :func:`focal.metrics.bayes_risk_analysis` with
+    ``misclassification_cost_matrix(eta)``.
+
+    Examples
+    --------
+    Flat eta over 3 classes: a miss costs ``1/((N - 1) eta_i) = 3/2``; one of the two class-0
+    trials is misrecognized, nothing else: ``E = 1/3 * 1/2 * 3/2 = 1/4``.
+
+    >>> from focal.metrics import eta_risk
+    >>> eta_risk([[1, 0, 0], [0, 0, 1], [0, 1, 0], [0, 2, 0], [0, 0, 1], [0, 0, 2]],
+    ...          [0, 0, 1, 1, 2, 2])
+    0.25
+    """
+    N = np.asarray(llh).shape[1] if np.ndim(llh) == 2 else 0
+    e = np.full(N, 1.0 / N) if eta is None else eta
+    return bayes_risk(llh, labels, prior, misclassification_cost_matrix(e), normalize=normalize)
+
+
+def _lre_threshold(p_target: float, n_classes: int) -> float:
+    """Posterior threshold of CAVG's compound Bayes decision: accept k iff
+    ``P(k | l, pi) >= (1 - a) / ((N - 1) a + 1 - a)`` (``1/N`` at ``a = 1/2``)."""
+    a = p_target
+    return (1.0 - a) / ((n_classes - 1) * a + 1.0 - a)
+
+
+def e_lre(llh, labels, prior=None, p_target=0.5, normalize: bool = False) -> float:
+    """E_lre: CAVG's criterion at any evaluation prior (thesis eq. 8.11, swept by eq. 8.28).
+
+    The cost of the compound accept/reject decision ``a`` when class i is true is
+    ``p_target (1 - a_i) + (1 - p_target)/(N - 1) sum_{k != i} a_k`` (thesis eq. 8.10 at
+    ``p_target = 1/2``; :func:`focal.metrics.lre_cost_matrix`). Its Bayes decision accepts target k
+    iff the posterior ``P(k | l_t, pi)`` at the evaluation prior reaches
+    ``(1 - p_target) / ((N - 1) p_target + 1 - p_target)`` (``1/N`` at 1/2), and
+    ``E_lre = sum_i pi_i / |T_i| sum_{t in T_i} C(a_t | i)``. At the flat prior this is
+    :func:`focal.metrics.cavg` (thesis sec. 8.1.1); a non-flat ``prior`` weighs the classes'
+    trials and moves the posteriors (the thesis' prior-space evaluation, sec. 8.3.3); classes
+    of zero prior are ignored with their trials, so N counts the others. Per
+    target separable, so computed without enumerating the 2^N decisions. A fraction in [0, 1];
+    ``normalize`` divides by :func:`e_lre_default`.
+
+    Examples
+    --------
+    Uninformative log-likelihoods at prior (1/2, 1/4, 1/4): the posterior is the prior; only
+    class 0 reaches 1/3, so every trial accepts class 0 alone: class-0 trials cost 0, the
+    others a miss (1/2) and one false alarm ``1/(2 * 2)``: ``E = 2 * 0.25 * 0.75 = 0.375``.
+
+    >>> import numpy as np
+    >>> from focal.metrics import e_lre
+    >>> e_lre(np.zeros((3, 3)), [0, 1, 2], prior=[0.5, 0.25, 0.25])
+    0.375
+    """
+    L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
+    a = check_probability(p_target)
+    N = p.size                          # the classes of non-zero prior are the targets
+    Q = _posteriors(L, p)
+    accept = Q >= _lre_threshold(a, N)
+    n = y.shape[0]
+    own = accept[np.arange(n), y]
+    cost = a * (~own) + (1.0 - a) / (N - 1) * (accept.sum(axis=1) - own)
+    value = float(class_trial_weights(y, p) @ cost)
+    return value / e_lre_default(p, a) if normalize else value
+
+
+def e_lre_default(prior, p_target=0.5) -> float:
+    """E_lre of the best decisions without the recognizer: ``sum_k min(pi_k p, (1 - pi_k)(1 -
+    p)/(N - 1))`` (accept or reject each target by the prior alone); ``min(p, 1 - p)`` at the
+    flat prior, the CAVG default of :class:`focal.metrics.CavgSweep`. Classes of zero prior
+    are not targets (as in :func:`e_lre`)."""
+    pr = np.asarray(prior, dtype=float)
+    pr = pr[pr > 0]
+    a = check_probability(p_target)
+    N = pr.size
+    return float(np.minimum(pr * a, (1.0 - pr) * (1.0 - a) / (N - 1)).sum())
