@@ -139,7 +139,9 @@ def as_cost_matrix(cost, n_classes: int, name: str = "cost") -> np.ndarray:
     if C.dtype.kind not in "biuf":
         raise ValueError(f"{name} must be a matrix of real numbers, got dtype {C.dtype}")
     C = np.array(C, dtype=np.float64)
-    if C.ndim != 2 or C.shape[1] != n_classes or C.shape[0] < 1:
+    if C.ndim != 2:
+        raise ValueError(f"{name} must be a 2-D matrix C[decision, class], got shape {C.shape}")
+    if C.shape[1] != n_classes or C.shape[0] < 1:
         raise ValueError(
             f"{name} must be a 2-D matrix C[decision, class] with {n_classes} columns (one per "
             f"class) and at least one row, got shape {C.shape}"
