@@ -203,3 +203,35 @@ def test_exhaustive_small_compound_is_cavg_by_enumeration():
             hand = a * (not s[i]) + (1 - a) / (N - 1) * sum(s[k] for k in range(N) if k != i)
             assert C[d, i] == pytest.approx(hand, rel=1e-15)
     assert {tuple(r) for r in subsets} == set(itertools.product((False, True), repeat=N))
+
+
+# ------------------------------------------------------------------------- estimators
+
+
+def test_estimators_predict_with_a_cost_matrix():
+    from focal import LogisticFusion, MulticlassFusion
+
+    rng = np.random.default_rng(8)
+    tar, non, llr, y = _binary(rng, 300, 900)
+    X = np.column_stack([llr, llr + rng.normal(size=llr.size)])
+    fuser = LogisticFusion(p_target=0.3).fit(X, y)
+    C = detection_cost_matrix(1.0, 1.0, c_refer=0.2)
+    d = fuser.predict(X, cost=C)
+    assert np.array_equal(d, bayes_decisions(fuser.decision_function(X), 0.3, C))
+    assert set(np.unique(d)) <= {0, 1, 2} and (d == 2).any()
+    # reject/accept through cost= is the classical predict
+    plain = fuser.predict(X, p_target=0.1, c_miss=5.0)
+    via_cost = fuser.predict(X, p_target=0.1, cost=detection_cost_matrix(5.0, 1.0))
+    assert np.array_equal(plain, fuser.classes_[via_cost])
+    with pytest.raises(ValueError, match="not both"):
+        fuser.predict(X, c_miss=2.0, cost=C)
+
+    llh, yy = _multiclass(rng, 400, 3)
+    mc = MulticlassFusion().fit(llh, yy)
+    Cm = np.vstack([misclassification_cost_matrix([0.2, 0.3, 0.5]), [0.4, 0.4, 0.4]])
+    prior = [0.5, 0.25, 0.25]
+    dm = mc.predict(llh, prior=prior, cost=Cm)
+    assert np.array_equal(dm, bayes_decisions(mc.transform(llh), prior, Cm))
+    # 0-1 cost (any positive scale) reproduces the MAP predict
+    zero_one = 1.0 - np.eye(3)
+    assert np.array_equal(mc.classes_[mc.predict(llh, cost=zero_one)], mc.predict(llh))

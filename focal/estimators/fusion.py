@@ -337,15 +337,26 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         z = self.decision_function(X) + logit(p)
         return np.column_stack([expit(-z), expit(z)])
 
-    def predict(self, X, p_target=None, c_miss=1.0, c_fa=1.0):
-        """Bayes decisions for the application (p_target, c_miss, c_fa).
+    def predict(self, X, p_target=None, c_miss=1.0, c_fa=1.0, cost=None):
+        """Bayes decisions for the application (p_target, c_miss, c_fa), or for any cost matrix.
 
         Accepts (returns ``classes_[1]``) every trial with ``llr >= -logit(P_eff)``, the Bayes
         threshold of the effective prior (thesis eq. 7.13, :func:`focal.bayes_threshold`).
         ``p_target`` defaults to the training prior; with unit costs the decision is the class
         of larger posterior.
+
+        With ``cost``, a matrix ``cost[d, j]`` of decisions d (rows: e.g. reject, accept,
+        refer) by classes ``classes_[j]`` (non-target, target), the result is instead the index
+        of each trial's Bayes decision (:func:`focal.metrics.bayes_decisions`); ``c_miss`` and
+        ``c_fa`` must then be left at 1.
         """
         p = self._prior(p_target)
+        if cost is not None:
+            if c_miss != 1.0 or c_fa != 1.0:
+                raise ValueError("give either cost or (c_miss, c_fa), not both")
+            from ..metrics.bayes import bayes_decisions
+
+            return bayes_decisions(self.decision_function(X), p, cost)
         threshold = bayes_threshold(p, c_miss, c_fa)
         accept = self.decision_function(X) >= threshold
         return self.classes_[accept.astype(np.intp)]

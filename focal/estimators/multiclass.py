@@ -187,9 +187,20 @@ class LogLikelihoodOutputMixin:
         """Posterior probabilities ``(n_trials, n_classes)`` at ``prior`` (default ``prior_``)."""
         return np.exp(self.predict_log_proba(X, prior))
 
-    def predict(self, X, prior=None):
+    def predict(self, X, prior=None, cost=None):
         """Bayes decisions under 0-1 cost: the class (from ``classes_``) of largest posterior
-        at ``prior`` (MAP)."""
+        at ``prior`` (MAP).
+
+        With ``cost``, a matrix ``cost[d, j]`` of decisions d by classes ``classes_[j]`` (the
+        decisions may differ from the classes: refer, compound accept/reject, ...), the result
+        is instead the index of each trial's Bayes decision at ``prior``
+        (:func:`focal.metrics.bayes_decisions`).
+        """
+        if cost is not None:
+            check_is_fitted(self)
+            from ..metrics.bayes import bayes_decisions
+
+            return bayes_decisions(self.transform(X), self._prior_for(prior), cost)
         best = np.argmax(self.predict_log_proba(X, prior), axis=1)
         return self.classes_[best]
 
