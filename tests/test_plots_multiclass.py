@@ -143,3 +143,28 @@ def test_subset_scatter_compares_two_systems_on_one_axes(trials):
     texts = [t.get_text() for t in ax.get_legend().get_texts()]
     assert len(texts) == len(set(texts)) == 6
     assert any(t.startswith("calibrated: all 5 classes") for t in texts)
+
+
+def test_cavg_sweep_plot_draws_the_normalized_sweep(trials):
+    """Thesis 8.5.1: the curves are CAVG / min(alpha, 1 - alpha) against logit alpha, and the
+    value at logit alpha = 0 is CAVG itself (the default there is 1/2)."""
+    from focal.metrics import cavg, cavg_sweep
+
+    llh, y, _ = trials
+    sweep = cavg_sweep(llh, y, p_targets=[0.01, 0.2, 0.5, 0.9])
+    ax = plots.cavg_sweep_plot(sweep, label="sys")
+    lines = {ln.get_gid(): ln for ln in ax.get_lines()}
+    actual, rec = lines["cavg-actual"], lines["cavg-recalibrated"]
+    np.testing.assert_allclose(actual.get_xdata(), np.log([0.01 / 0.99, 0.25, 1.0, 9.0]),
+                               rtol=1e-12, atol=1e-15)
+    assert actual.get_ydata()[2] == pytest.approx(cavg(llh, y) / 0.5, rel=1e-12)
+    assert actual.get_ydata()[0] == pytest.approx(
+        cavg(llh, y, p_target=0.01) / 0.01, rel=1e-12)
+    # over-confident system: the affine calibration helps at the extreme operating points
+    assert rec.get_ydata()[0] < actual.get_ydata()[0]
+    assert "cavg-default" in lines
+    plots.cavg_sweep_plot(sweep, ax=ax, label="again")        # second system, one default line
+    assert sum(ln.get_gid() == "cavg-default" for ln in ax.get_lines()) == 1
+    raw = plots.cavg_sweep_plot(sweep, normalized=False)
+    assert {ln.get_gid(): ln for ln in raw.get_lines()}["cavg-actual"].get_ydata()[2] == \
+        pytest.approx(cavg(llh, y), rel=1e-12)

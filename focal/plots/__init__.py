@@ -9,7 +9,7 @@ behind them); nothing is recomputed here.
 - binary: :func:`det_plot`, :func:`ape_plot`, :func:`nbe_plot`, :func:`ece_plot`,
   :func:`tippett_plot`;
 - multiclass: :func:`pairwise_bar_matrix`, :func:`detection_ape_plots`,
-  :func:`detection_llr_scatter`, :func:`subset_scatter`;
+  :func:`detection_llr_scatter`, :func:`subset_scatter`, :func:`cavg_sweep_plot`;
 - spoken term detection: :func:`std_det_plot`;
 - a report of binary LLR sets: :func:`write_report` (figures and an HTML page), and
   :func:`output_folder` for scripts.
@@ -27,6 +27,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a subprocess test
 
 from .binary import APE_SCALE, ape_bar_axes, ape_plot, det_plot, ece_plot, nbe_plot, tippett_plot
 from .multiclass import (
+    cavg_sweep_plot,
     detection_ape_plots,
     detection_llr_scatter,
     pairwise_bar_matrix,
@@ -39,5 +40,5 @@ from .std import std_det_plot
 __all__ = [
     "APE_SCALE", "ProbitScale", "ape_bar_axes", "ape_plot", "det_plot", "ece_plot", "nbe_plot",
     "tippett_plot", "pairwise_bar_matrix", "detection_ape_plots", "detection_llr_scatter",
-    "subset_scatter", "std_det_plot", "write_report", "output_folder",
+    "subset_scatter", "std_det_plot", "write_report", "output_folder", "cavg_sweep_plot",
 ]

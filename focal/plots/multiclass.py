@@ -5,7 +5,8 @@
 * :func:`detection_ape_plots`: an APE plot of the one-vs-rest detection LLRs of every target
   class, before and after a calibration (2006 paper, fig. 2);
 * :func:`detection_llr_scatter`: detection LLRs after calibration against before (fig. 1);
-* :func:`subset_scatter`: a measure over every subset of the classes (thesis fig. 8.3).
+* :func:`subset_scatter`: a measure over every subset of the classes (thesis fig. 8.3);
+* :func:`cavg_sweep_plot`: normalized CAVG / E_lre swept over the target prior (thesis 8.5.1).
 
 The numbers come from :mod:`focal.metrics` (:func:`~focal.metrics.pairwise_analysis`,
 :func:`~focal.metrics.detection_llrs`, :func:`~focal.metrics.subset_analysis`); these functions
@@ -22,7 +23,7 @@ from ._axes import new_axes, refresh_legend
 from .binary import ape_plot
 
 __all__ = ["pairwise_bar_matrix", "detection_ape_plots", "detection_llr_scatter",
-           "subset_scatter"]
+           "subset_scatter", "cavg_sweep_plot"]
 
 _SUBSET_LABELS = {"cavg": "CAVG", "multiclass_cross_entropy": "C_mce (nats)",
                   "multiclass_cllr": "multiclass Cllr (bits)"}
@@ -261,5 +262,64 @@ def subset_scatter(analysis, *, ax=None, jitter: float = 0.3, label=None, **scat
     ax.set_ylabel(_SUBSET_LABELS.get(analysis.measure, str(analysis.measure)))
     ax.set_ylim(bottom=0)
     ax.grid(True, axis="y", linewidth=0.5, alpha=0.6)
+    refresh_legend(ax, loc="best", fontsize="small")
+    return ax
+
+
+def cavg_sweep_plot(sweep, *, ax=None, label=None, normalized: bool = True, **line_kwargs):
+    """CAVG (E_lre) swept over the target prior alpha, against logit alpha (thesis sec. 8.5.1).
+
+    ``sweep`` is :func:`focal.metrics.cavg_sweep`: application k has target prior alpha and
+    non-target priors ``(1 - alpha)/(N - 1)`` (eq. 8.28), so the curve runs from "reject every
+    target" (alpha -> 0) to "accept every target" (alpha -> 1). Normalized (default), each
+    value is divided by the best decision without the recognizer, ``min(alpha, 1 - alpha)``,
+    like the normalized Bayes error-rate plots of the two-class case (thesis sec. 7.6): 1 (the
+    dotted line) means no better than ignoring the scores. The solid curve is the actual
+    criterion of the log-likelihoods' Bayes decisions; the dashed one, when the sweep has it,
+    is E_lre^opt after the optimal affine calibration (eq. 8.24), the thesis' contrast for
+    calibration analysis: the gap between them is the calibration loss at each operating
+    point. The value at logit alpha = 0 is CAVG.
+
+    Parameters
+    ----------
+    sweep : focal.metrics.CavgSweep
+    ax : matplotlib Axes, optional
+    label : str, optional
+        Prefix for the legend (e.g. the system's name); call again on the same ``ax`` to
+        compare systems.
+    normalized : bool
+        Divide by ``min(alpha, 1 - alpha)`` (default) or plot the fraction itself.
+    **line_kwargs
+        Passed to the solid curve's ``plot``.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    p = np.asarray(sweep.p_target, dtype=float)
+    x = np.log(p) - np.log1p(-p)
+    actual = sweep.actual_normalized if normalized else sweep.actual
+    rec = sweep.recalibrated_normalized if normalized else sweep.recalibrated
+    ax = new_axes(ax)
+    prefix = f"{label}: " if label else ""
+    (line,) = ax.plot(x, actual, label=f"{prefix}actual", gid="cavg-actual", **line_kwargs)
+    if rec is not None:
+        ax.plot(x, rec, linestyle="--", color=line.get_color(),
+                label=f"{prefix}after affine calibration (alpha={sweep.alpha:.3g})",
+                gid="cavg-recalibrated")
+    if normalized:
+        if not any(a.get_gid() == "cavg-default" for a in ax.get_children()):
+            ax.axhline(1.0, color="black", linestyle=":", linewidth=1, label="default (no scores)",
+                       gid="cavg-default")
+        ax.set_ylabel("normalized E_lre (CAVG / min(alpha, 1 - alpha))")
+        top = float(np.nanmax(np.r_[actual, [1.0]] if rec is None else np.r_[actual, rec, 1.0]))
+        ax.set_ylim(0, min(max(1.2, 1.05 * top), 3.0))
+    else:
+        ax.set_ylabel("E_lre (CAVG at target prior alpha)")
+        ax.set_ylim(bottom=0)
+    ax.axvline(0.0, color="grey", linewidth=0.5)
+    ax.set_xlabel("logit alpha (target prior log-odds of every detection application)")
+    ax.set_xlim(x.min(), x.max())
+    ax.grid(True, linewidth=0.5, alpha=0.6)
     refresh_legend(ax, loc="best", fontsize="small")
     return ax
