@@ -285,3 +285,58 @@ def test_data_model_validation():
         STDTask(Detections([], [], [], [], []), ref, t_audio=10.0, queries=["z"])
     with pytest.raises(ValueError, match="detections must be"):
         STDTask(ref, ref, t_audio=10.0)
+
+
+# ---------------------------------------------------------------------------------------------
+# competing detections whose decisions are not monotone in score
+
+
+def _competing_task():
+    """One occurrence o0 = A f1 [10, 11]; d0 (mid 10.25, score 5, NO) and d1 (mid 10.75,
+    score 3, YES) both within tolerance. N = 1000 trials, N_nt = 999."""
+    det = Detections(query=["A", "A"], file=["f1", "f1"], tbeg=[9.75, 10.25], dur=[1.0, 1.0],
+                     score=[5.0, 3.0], decision=[0, 1])
+    ref = Reference(query=["A"], file=["f1"], tbeg=[10.0], dur=[1.0])
+    return STDTask(det, ref, t_audio=1000.0)
+
+
+def test_prefer_yes_decisions_changes_atwv_by_hand():
+    op = OperatingPoint(0.00015, 100.0, 1.0)
+    beta = op.beta
+    by_score = align(_competing_task())
+    assert by_score.detection_occurrence.tolist() == [0, -1]      # the higher score wins
+    # at the decisions: the occurrence is missed (d0 says NO), d1 is a false alarm
+    assert atwv(by_score, op).twv == pytest.approx(1 - (1 + beta / 999), rel=1e-12)
+    assert mtwv(by_score, op).twv == pytest.approx(1.0)         # threshold 5: one hit
+    by_decision = align(_competing_task(), prefer="decision")
+    assert by_decision.detection_occurrence.tolist() == [-1, 0]   # the YES detection wins
+    assert atwv(by_decision, op).twv == pytest.approx(1.0)      # a hit, no false alarm
+    # the price: no longer optimal at every threshold (5 accepts only the unaligned d0)
+    assert mtwv(by_decision, op).twv == pytest.approx(1 - beta / 999, rel=1e-12)
+
+
+def test_prefer_decision_equals_score_when_decisions_are_monotone():
+    task = hand_task()
+    monotone = dict(HAND_DETECTIONS, decision=[int(s >= 2) for s in HAND_DETECTIONS["score"]])
+    task = STDTask(Detections(**monotone), Reference(**HAND_REFERENCE), t_audio=1000.0)
+    a, b = align(task), align(task, prefer="decision")
+    assert np.array_equal(a.detection_occurrence, b.detection_occurrence)
+
+
+def test_prefer_decision_needs_decisions():
+    d = dict(HAND_DETECTIONS)
+    d.pop("decision")
+    task = STDTask(Detections(**d), Reference(**HAND_REFERENCE), t_audio=1000.0)
+    with pytest.raises(ValueError, match="decisions"):
+        align(task, prefer="decision")
+    with pytest.raises(ValueError, match="prefer"):
+        align(hand_task(), prefer="yes")
+
+
+def test_report_passes_the_alignment_preference():
+    from focal.std import term_detection_report
+
+    op = OperatingPoint(0.00015, 100.0, 1.0)
+    assert term_detection_report(_competing_task(), operating_point=op).atwv.n_hits == 0
+    assert term_detection_report(_competing_task(), operating_point=op,
+                                 prefer="decision").atwv.n_hits == 1

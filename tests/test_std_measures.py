@@ -308,3 +308,36 @@ def test_speed_factors_and_processing_load():
         searching_speed_factor(1.0, [0.0], 10.0)
     with pytest.raises(ValueError, match="isf"):
         processing_load(-1, 1, 1, 1)
+
+
+def test_cnxe_keeping_queries_without_occurrences_eq_41():
+    """Hand case of tests/test_std_alignment.py: query C (no occurrence, one detection scored 9)
+    joins Q, so |T| = 3 * 1000 trials; its detection is a non-target trial and llr_min is the
+    minimum over every submitted detection (0)."""
+    from test_std_alignment import hand_task
+
+    from focal.std import align, cxe
+
+    trials = align(hand_task())
+    op = OperatingPoint(0.01, 1.0, 1.0)
+    p = op.effective_prior
+    tar = np.array([5.0, 1.0, 4.0, 0.0])                    # aligned: d0, d2, d5, d6
+    non = np.array([3.0, 2.0, 0.5, 9.0])                    # unaligned d1, d3, d4 and C's d7
+    n_true, n_all = 5, 3 * 1000
+    llr_min = 0.0
+    tar_all = np.r_[tar, np.full(n_true - tar.size, llr_min)]
+    non_all = np.r_[non, np.full(n_all - n_true - non.size, llr_min)]
+    h = math.log(p / (1 - p))
+    xe = (p * np.mean(np.logaddexp(0, -(tar_all + h)))
+          + (1 - p) * np.mean(np.logaddexp(0, non_all + h))) / math.log(2)
+    prior_xe = (p * math.log(1 / p) + (1 - p) * math.log(1 / (1 - p))) / math.log(2)
+    assert cxe(trials, op, queries="all") == pytest.approx(xe, rel=1e-12)
+    assert cnxe(trials, op, queries="all") == pytest.approx(xe / prior_xe, rel=1e-12)
+    # the default leaves C out entirely: 2 queries, no score 9
+    non_eval = np.r_[non[:3], np.full(2 * 1000 - n_true - 3, llr_min)]
+    xe_eval = (p * np.mean(np.logaddexp(0, -(tar_all + h)))
+               + (1 - p) * np.mean(np.logaddexp(0, non_eval + h))) / math.log(2)
+    assert cxe(trials, op) == pytest.approx(xe_eval, rel=1e-12)
+    assert min_cnxe(trials, op, queries="all") <= cnxe(trials, op, queries="all")
+    with pytest.raises(ValueError, match="queries"):
+        cnxe(trials, op, queries="some")

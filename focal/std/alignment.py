@@ -9,7 +9,8 @@ The rule
    written exactly 0.5 s from the span is always aligned.
 2. *One-to-one.* Each detection is aligned with at most one occurrence and vice versa.
 3. *Maximum.* The number of alignments is as large as possible.
-4. *Higher scores first.* Among the maximum alignments we take one whose set of aligned detections
+4. *Higher scores first* (``prefer="score"``, the default). Among the maximum alignments we take
+   one whose set of aligned detections
    is the greedy basis, by decreasing score, of the transversal matroid of the candidate graph
    (the matchable sets of detections). By Gale's theorem (1968) this set is *optimal at every
    threshold*: for every theta, the number of aligned detections with ``score >= theta`` is the
@@ -17,6 +18,19 @@ The rule
    at every operating point at once; one threshold-independent alignment serves ATWV, MTWV and
    every DET point, and the hit / false-alarm counts are unique even when scores tie (which of
    two tied detections is aligned is arbitrary but deterministic).
+
+   The plan (sec. 2.1) leaves open which of two detections competing for one occurrence is
+   aligned. With scores alone the rule above is the natural one, but a system's YES/NO
+   decisions need not be monotone in its scores: if a NO detection with a higher score and a
+   YES detection with a lower one compete, rule 4 aligns the NO detection, so the occurrence is
+   missed at the system's decisions and the YES detection counts as a false alarm in ATWV.
+   ``prefer="decision"`` instead ranks detections by (decision, score): YES detections first,
+   then by score; the same greedy-basis argument then makes the number of aligned YES
+   detections as large as possible (ATWV counts the most hits and the fewest false alarms any
+   one-to-one alignment allows), at the price of optimality at every score threshold, which
+   the single alignment shared with MTWV, the DET curve and C_nxe then no longer has. The two
+   rules give the same alignment whenever decisions are monotone in score (YES exactly above
+   some threshold).
 
 The algorithm (exact, no loop over detections)
 -----------------------------------------------
@@ -281,6 +295,9 @@ class AlignedTrials:
         Query ids with no reference occurrence.
     excluded_detections : ndarray of int64
         Number of detections of each excluded query.
+    excluded_score : ndarray of float
+        Scores of those detections (all non-target trials; used by the C_nxe variant that
+        keeps every query, :func:`focal.std.cnxe` with ``queries="all"``).
     tolerance, t_audio, n_tps : float
     """
 
@@ -294,6 +311,7 @@ class AlignedTrials:
     detection_occurrence: np.ndarray
     excluded_queries: tuple
     excluded_detections: np.ndarray
+    excluded_score: np.ndarray
     tolerance: float
     t_audio: float
     n_tps: float
@@ -393,7 +411,10 @@ def _codes_over(*arrays, order=None):
     return out, vocab
 
 
-def align(task: STDTask, tolerance: float = 0.5) -> AlignedTrials:
+ALIGNMENT_PREFERENCES = ("score", "decision")
+
+
+def align(task: STDTask, tolerance: float = 0.5, prefer: str = "score") -> AlignedTrials:
     """Align the detections of ``task`` with its reference occurrences (plan sec. 2.1).
 
     Parameters
@@ -402,6 +423,9 @@ def align(task: STDTask, tolerance: float = 0.5) -> AlignedTrials:
     tolerance : float
         Largest distance, in seconds, between a detection's mid point and an occurrence's time
         span for the two to be aligned (0.5 s in NIST STD 2006 and SWS 2013).
+    prefer : {"score", "decision"}
+        Which of competing detections to align (module docstring, rule 4): higher scores
+        first (default), or YES decisions first and then higher scores (needs decisions).
 
     Returns
     -------
@@ -421,6 +445,19 @@ def align(task: STDTask, tolerance: float = 0.5) -> AlignedTrials:
     det, ref = task.detections, task.reference
     if (det.channel is None) != (ref.channel is None):
         raise ValueError("give channels for both the detections and the reference, or for neither")
+    if prefer not in ALIGNMENT_PREFERENCES:
+        raise ValueError(f"prefer must be one of {ALIGNMENT_PREFERENCES}, got {prefer!r}")
+    priority = det.score
+    if prefer == "decision":
+        if det.decision is None:
+            raise ValueError('prefer="decision" needs YES/NO decisions in the detections')
+        # dense rank of (decision, score): every YES above every NO, then by score
+        order_ = np.lexsort((det.score, det.decision))
+        key = np.stack([det.decision[order_], det.score[order_]])
+        new = np.ones(order_.size, dtype=bool)
+        new[1:] = (key[:, 1:] != key[:, :-1]).any(axis=0)
+        priority = np.empty(order_.size)
+        priority[order_] = np.cumsum(new)
 
     (dq, rq), queries = _codes_over(det.query, ref.query, order=task.queries)
     (df, rf), files = _codes_over(det.file, ref.file)
@@ -437,7 +474,7 @@ def align(task: STDTask, tolerance: float = 0.5) -> AlignedTrials:
     slack = tol + TIME_SLACK
     order, lo, hi = candidate_ranges(d_group, det.mid, r_group, ref.tbeg - slack,
                                      ref.tbeg + ref.dur + slack)
-    pos, occ = match_candidates(det.score[order], lo, hi)
+    pos, occ = match_candidates(priority[order], lo, hi)
     detection_occurrence = np.full(len(det), -1, dtype=np.int64)
     detection_occurrence[order[pos]] = occ
 
@@ -457,6 +494,7 @@ def align(task: STDTask, tolerance: float = 0.5) -> AlignedTrials:
         detection_occurrence=detection_occurrence,
         excluded_queries=tuple(q for q, e in zip(queries, evaluated.tolist()) if not e),
         excluded_detections=det_per_query[~evaluated],
+        excluded_score=det.score[~keep],
         tolerance=tol,
         t_audio=task.t_audio,
         n_tps=task.n_tps,

@@ -9,7 +9,13 @@
   ones non-target trials, and every trial the system did not submit gets the censored LLR
   ``llr_min`` (eq. 42). The censored trials are carried as two weighted trials, never
   materialized. C_nxe^min minimizes C_nxe over the affine recalibration ``gamma llr + delta``
-  (eqs. 44-45).
+  (eqs. 44-45). Queries without reference occurrences: by default they are left out of every
+  measure, their trials included (``queries="evaluated"``), as TWV must (its P_miss is
+  undefined for them, plan footnote 1), so one trial set serves all measures. Eq. 41 counts
+  every query of the task, ``|T| = |Q| n_tps T_audio``; ``queries="all"`` keeps those queries'
+  trials for the cross-entropies: all non-target, their detections as scored and the rest
+  censored at ``llr_min`` (now the minimum over every submitted detection, eq. 42). That
+  variant penalizes confident false alarms on absent queries, which the default ignores.
 * Indexing / searching speed factors and the processing load (sec. 4.3, eqs. 46-48).
 
 LLRs are natural logs; C_xe is in bits, C_nxe in bits per bit of prior entropy.
@@ -201,21 +207,30 @@ def det_curve(trials: AlignedTrials) -> DETCurve:
 # cross-entropy over the censored trial set
 
 
-def _weighted_trials(trials: AlignedTrials):
+QUERY_SETS = ("evaluated", "all")
+
+
+def _weighted_trials(trials: AlignedTrials, queries: str = "evaluated"):
     """Target / non-target LLRs with weights, censored trials folded into one trial per class.
 
     Returns ``tar, tar_w, non, non_w, llr_min``. The last entry of each class is ``llr_min``
     (plan eq. 42) with the number of censored trials of that class as its weight:
     ``N_true - #aligned`` targets and ``|Q| N - N_true - #unaligned`` non-targets (eqs. 41-43).
+    ``queries="all"`` adds the queries without occurrences to Q and their detections to the
+    non-targets (see the module docstring).
     """
-    if trials.n_detections == 0:
+    if queries not in QUERY_SETS:
+        raise ValueError(f"queries must be one of {QUERY_SETS}, got {queries!r}")
+    extra = trials.excluded_score if queries == "all" else np.zeros(0)
+    n_queries = trials.n_queries + (len(trials.excluded_queries) if queries == "all" else 0)
+    if trials.n_detections + extra.size == 0:
         raise ValueError("the system submitted no detection of an evaluated query: llr_min "
                          "(plan eq. 42), and so C_xe, is undefined")
-    llr_min = float(trials.score.min())
+    llr_min = float(np.concatenate([trials.score, extra]).min())
     tar = trials.score[trials.hit]
-    non = trials.score[~trials.hit]
+    non = np.concatenate([trials.score[~trials.hit], extra])
     n_cens_tar = trials.n_true - tar.size
-    n_cens_non = trials.n_queries * trials.n_trials - trials.n_true - non.size
+    n_cens_non = n_queries * trials.n_trials - trials.n_true - non.size
     tar = np.append(tar, llr_min)
     non = np.append(non, llr_min)
     tar_w = np.ones(tar.size)
@@ -229,23 +244,25 @@ def _p_tar(trials: AlignedTrials, operating_point) -> float:
     return resolve_operating_point(operating_point, trials).effective_prior
 
 
-def cxe(trials: AlignedTrials, operating_point=SWS2013) -> float:
+def cxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluated") -> float:
     """Empirical cross-entropy C_xe of the LLR scores over all ``|Q| n_tps T_audio`` trials, bits.
 
     Plan eq. 43 with the logarithmic cost of eq. 37 at the effective prior P_tar of the
     operating point (eq. 23). Trials the system did not submit get ``llr_min`` (eq. 42) and are
-    carried as weighted counts.
+    carried as weighted counts. ``queries``: ``"evaluated"`` (Q = queries with occurrences,
+    default) or ``"all"`` (every query of the task, eq. 41; see the module docstring).
     """
-    tar, tar_w, non, non_w, _ = _weighted_trials(trials)
+    tar, tar_w, non, non_w, _ = _weighted_trials(trials, queries)
     return cross_entropy_nats(tar, non, _p_tar(trials, operating_point), tar_w, non_w) / _LOG2
 
 
-def cnxe(trials: AlignedTrials, operating_point=SWS2013) -> float:
+def cnxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluated") -> float:
     """Normalized cross-entropy ``C_nxe = C_xe / C_xe^prior`` (plan eqs. 39-40), bits per bit.
 
     0 for a perfect system, exactly 1 for one whose every LLR is 0, above 1 for harmful LLRs.
+    ``queries`` as in :func:`cxe`.
     """
-    tar, tar_w, non, non_w, _ = _weighted_trials(trials)
+    tar, tar_w, non, non_w, _ = _weighted_trials(trials, queries)
     p = _p_tar(trials, operating_point)
     return normalized_cross_entropy(cross_entropy_nats(tar, non, p, tar_w, non_w), p)
 
@@ -280,7 +297,8 @@ class AffineRecalibration:
         return self.cnxe - self.min_cnxe
 
 
-def affine_recalibration(trials: AlignedTrials, operating_point=SWS2013) -> AffineRecalibration:
+def affine_recalibration(trials: AlignedTrials, operating_point=SWS2013,
+                         queries: str = "evaluated") -> AffineRecalibration:
     """C_nxe^min: the best affine recalibration ``gamma llr + delta`` of every trial (eqs. 44-45).
 
     The censored trials are recalibrated too (their LLR is ``llr_min``). The minimizer is the
@@ -297,9 +315,10 @@ def affine_recalibration(trials: AlignedTrials, operating_point=SWS2013) -> Affi
     * the result is the smallest of the optimizer's value, C_nxe itself (gamma = 1, delta = 0)
       and 1 (gamma = delta = 0), so ``C_nxe^min <= min(C_nxe, 1)`` holds by construction.
 
-    Scores must be finite (an affine map of +/-inf is not a recalibration).
+    Scores must be finite (an affine map of +/-inf is not a recalibration). ``queries`` as in
+    :func:`cxe`.
     """
-    tar, tar_w, non, non_w, llr_min = _weighted_trials(trials)
+    tar, tar_w, non, non_w, llr_min = _weighted_trials(trials, queries)
     if not (np.isfinite(tar).all() and np.isfinite(non).all()):
         raise ValueError("C_nxe^min needs finite scores; the detections contain +/-inf")
     p = _p_tar(trials, operating_point)
@@ -325,9 +344,9 @@ def affine_recalibration(trials: AlignedTrials, operating_point=SWS2013) -> Affi
     return AffineRecalibration(best, actual, gamma, delta, llr_min)
 
 
-def min_cnxe(trials: AlignedTrials, operating_point=SWS2013) -> float:
+def min_cnxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluated") -> float:
     """C_nxe^min (plan eq. 45), bits per bit; see :func:`affine_recalibration`."""
-    return affine_recalibration(trials, operating_point).min_cnxe
+    return affine_recalibration(trials, operating_point, queries).min_cnxe
 
 
 # ---------------------------------------------------------------------------------------------

@@ -196,7 +196,8 @@ class STDReport:
 
 
 def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_point=SWS2013,
-                          decision_threshold: float | None = None, name: str = "") -> STDReport:
+                          decision_threshold: float | None = None, name: str = "",
+                          prefer: str = "score") -> STDReport:
     """Score one spoken term detection system: alignment, ATWV, MTWV, C_nxe and C_nxe^min.
 
     Parameters
@@ -213,6 +214,10 @@ def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_po
         decisions (e.g. :func:`focal.bayes_threshold` for LLR scores).
     name : str
         Label printed in the report (default: the task's name).
+    prefer : {"score", "decision"}
+        Which of two detections competing for one occurrence is aligned: the higher score
+        (default) or the YES decision (see :mod:`focal.std.alignment`, rule 4; it can change
+        ATWV when decisions are not monotone in score).
 
     Returns
     -------
@@ -235,7 +240,7 @@ def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_po
     >>> report.mtwv.twv, report.mtwv.threshold     # accept only the hit
     (0.5, 3.0)
     """
-    trials = align(task, tolerance)
+    trials = align(task, tolerance, prefer)
     op = resolve_operating_point(operating_point, trials)
     notes = list(task.notes)
     if trials.excluded_queries:
