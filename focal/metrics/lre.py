@@ -111,6 +111,16 @@ def cavg(llh, labels, decisions=None, p_target=0.5) -> float:
     float
         Fraction in [0, 1] (multiply by 100 for NIST's percent).
 
+    Notes
+    -----
+    CAVG is defined over target classes only (thesis sec. 8.1; NIST LRE). No paper defines an
+    open-set CAVG: given an out-of-set class as one more column and class, this function treats
+    it as one more *target* (N + 1 detection applications, its trials non-targets of the
+    others). That open-set value is focal's own extension, not comparable with published
+    CAVGs; Albayzin's open-set criterion is C_mce at the prior of its eq. 2
+    (:func:`focal.metrics.albayzin_measures`). For other priors over the classes see
+    :func:`focal.metrics.e_lre` (thesis eq. 8.11).
+
     Examples
     --------
     Uninformative log-likelihoods accept every target (posterior 1/N >= 1/N): no misses,
