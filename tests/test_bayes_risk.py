@@ -9,6 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import softmax
 
+from test_multiclass_metrics import _trials  # the shared trial generator
+
 from focal.metrics import (
     affine_calibration,
     bayes_decisions,
@@ -31,11 +33,7 @@ def _binary(rng, n_tar=200, n_non=1500):
 
 
 def _multiclass(rng, n, N, sep=1.5, scale=1.0):
-    y = rng.integers(0, N, n)
-    y[:N] = np.arange(N)
-    llh = rng.normal(size=(n, N)) * 2.0
-    llh[np.arange(n), y] += sep
-    return scale * llh, y
+    return _trials(n, N, rng, sep=sep, scale=scale)
 
 
 # ------------------------------------------------------------------------- binary = DCF

@@ -23,15 +23,9 @@ from focal.metrics import (
     multiclass_brier,
 )
 
+from test_multiclass_metrics import _trials  # noqa: E402  (the shared trial generator)
+
 SAMPLES = pathlib.Path(__file__).resolve().parent.parent / "data_samples" / "language_recognition"
-
-
-def _trials(n, N, rng, sep=1.5, scale=1.0):
-    y = rng.integers(0, N, n)
-    y[:N] = np.arange(N)
-    llh = rng.normal(size=(n, N)) * 2.0
-    llh[np.arange(n), y] += sep
-    return scale * llh, y
 
 
 def _weights(y, prior):
