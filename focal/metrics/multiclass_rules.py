@@ -42,10 +42,20 @@ def _posteriors(L, p):
     return softmax(L + np.log(p), axis=1)
 
 
+def _minus_truth(Q, y):
+    """``Q - e_y`` per row, its ``y`` entry computed as minus the sum of the others (no
+    cancellation when the true class's posterior is near 1)."""
+    rows = np.arange(y.shape[0])
+    G = Q.copy()
+    G[rows, y] = 0.0
+    G[rows, y] = -G.sum(axis=1)
+    return G
+
+
 def _brier_costs(Q, y):
-    """``1 - 2 q_y + sum_i q_i^2`` per trial (2006 paper eq. 13)."""
-    n = y.shape[0]
-    return 1.0 - 2.0 * Q[np.arange(n), y] + np.einsum("ij,ij->i", Q, Q)
+    """``1 - 2 q_y + sum_i q_i^2 = ||q - e_y||^2`` per trial (2006 paper eq. 13)."""
+    G = _minus_truth(Q, y)
+    return np.einsum("ij,ij->i", G, G)
 
 
 def multiclass_brier(llh, labels, prior=None, normalize: bool = False) -> float:
@@ -100,10 +110,19 @@ class BrierAnalysis:
 
 
 class _BrierObjective:
-    """Brier cost of ``a * l~ + V b`` (``l~`` standardized) and its gradient."""
+    """Brier cost of the logits ``a * u + V b + log pi`` (``u`` the row-centred log-likelihoods
+    divided by their weighted spread, so ``a`` is scale-free), with its exact gradient and
+    Hessian in ``theta = (a, b)``, in chunks of trials.
+
+    Per trial, with ``q = softmax(z)``, ``g = q - e_y``, ``s = q . g`` and the softmax Jacobian
+    ``J = diag(q) - q q^T``: ``dR/dz = 2 J g`` and
+    ``d2R/dz2 = 2 (J J + diag(g - s) J - q (J g)^T)`` (symmetric).
+    """
+
+    _CHUNK = 4096
 
     def __init__(self, L, y, p):
-        self.y, self.logp = y, np.log(p)
+        self.y, self.p = y, p
         self.c = class_trial_weights(y, p)
         self.V = contrast_basis(p.size)
         U = L - L.mean(axis=1, keepdims=True)
@@ -111,18 +130,50 @@ class _BrierObjective:
         self.scale = s if s > 0 else 1.0
         self.U = U / self.scale
 
-    def __call__(self, theta):
+    def _chunks(self, theta):
         a, b = theta[0], theta[1:]
-        Q = _posteriors(a * self.U + self.V @ b, np.exp(self.logp))
-        n = self.y.shape[0]
-        G = Q.copy()
-        G[np.arange(n), self.y] -= 1.0                        # q - e_y
-        value = float(self.c @ _brier_costs(Q, self.y))
-        # dR/dz = 2 (q * g - q (q . g)) with g = q - e_y
-        qg = np.einsum("ij,ij->i", Q, G)
-        dz = 2.0 * (Q * G - Q * qg[:, None]) * self.c[:, None]
-        grad = np.concatenate([[np.einsum("ij,ij->", dz, self.U)], self.V.T @ dz.sum(axis=0)])
-        return value, grad
+        off = self.V @ b
+        for lo in range(0, self.y.size, self._CHUNK):
+            sl = slice(lo, lo + self._CHUNK)
+            u, y, c = self.U[sl], self.y[sl], self.c[sl]
+            Q = _posteriors(a * u + off, self.p)
+            yield u, y, c, Q, _minus_truth(Q, y)              # g = q - e_y
+
+    def value(self, theta) -> float:
+        return float(sum(c @ _brier_costs(Q, y) for _, y, c, Q, _ in self._chunks(theta)))
+
+    def value_and_grad(self, theta):
+        N = self.p.size
+        value, ga, gz = 0.0, 0.0, np.zeros(N)
+        for u, y, c, Q, G in self._chunks(theta):
+            value += float(c @ _brier_costs(Q, y))
+            qg = np.einsum("ij,ij->i", Q, G)
+            dz = 2.0 * (Q * G - Q * qg[:, None]) * c[:, None]
+            ga += float(np.einsum("ij,ij->", dz, u))
+            gz += dz.sum(axis=0)
+        return value, np.concatenate([[ga], self.V.T @ gz])
+
+    def hessian(self, theta):
+        N = self.p.size
+        Hzz, Hza, Haa = np.zeros((N, N)), np.zeros(N), 0.0
+        for u, y, c, Q, G in self._chunks(theta):
+            s = np.einsum("ij,ij->i", Q, G)
+            J = -Q[:, :, None] * Q[:, None, :]
+            idx = np.arange(N)
+            J[:, idx, idx] += Q
+            Jg = Q * G - Q * s[:, None]
+            H = J @ J + (G - s[:, None])[:, :, None] * J - Q[:, :, None] * Jg[:, None, :]
+            H = (H + H.transpose(0, 2, 1)) * c[:, None, None]      # 2 * symmetric part
+            Hzz += H.sum(axis=0)
+            Hu = np.einsum("tij,tj->ti", H, u)
+            Hza += Hu.sum(axis=0)
+            Haa += float(np.einsum("ti,ti->", Hu, u))
+        V = self.V
+        out = np.empty((N, N))
+        out[0, 0] = Haa
+        out[0, 1:] = out[1:, 0] = V.T @ Hza
+        out[1:, 1:] = V.T @ Hzz @ V
+        return out
 
 
 def brier_analysis(llh, labels, prior=None) -> BrierAnalysis:
@@ -130,34 +181,35 @@ def brier_analysis(llh, labels, prior=None) -> BrierAnalysis:
 
     The quadratic rule is smooth but, unlike the logarithmic one, not convex in the
     calibration parameters (thesis sec. 7.4.2 and 8.3; the keynote's remark that Brier gives a
-    non-convex objective). The minimum is found by BFGS with the exact gradient, started from
-    the identity and from the logarithmic-cost optimal calibration (Albayzin eq. 12), each
-    polished once more; the best of those and of the identity and default systems is
-    returned, so ``minimum <= min(actual, default)`` always. ``alpha`` is not constrained.
+    non-convex objective). The minimum is found by a trust-region Newton method with the exact
+    gradient and Hessian (which handles the indefinite regions), started from the
+    logarithmic-cost optimal calibration (Albayzin eq. 12) and from the identity; the best of
+    those and of the identity and default systems is returned, so
+    ``minimum <= min(actual, default)`` always. A local minimum in principle (the objective is
+    not convex); ``alpha`` is not constrained. On separable data the infimum 0 is approached as
+    ``|alpha|`` grows; the (tiny) value where the gradient vanishes to 1e-11 is returned.
+    Costs are computed as ``||q - e_y||^2`` without cancellation, so tiny values are accurate.
     """
     L, y, p, _, active = check_multiclass_trials(llh, labels, prior)
     N = np.asarray(llh).shape[1]
     obj = _BrierObjective(L, y, p)
-    value = lambda th: obj(th)[0]                                       # noqa: E731
-    Vt = obj.V.T
-    starts = [np.concatenate([[obj.scale], np.zeros(p.size - 1)])]      # identity
+    identity = np.concatenate([[obj.scale], np.zeros(p.size - 1)])
+    starts = [identity]
     alpha0, beta0, _ = affine_calibration_of_trials(L, y, p, np.arange(p.size), p.size)
     if np.isfinite(alpha0) and np.isfinite(beta0).all():
-        starts.append(np.concatenate([[alpha0 * obj.scale], Vt @ beta0]))
-    best = min(((value(th), th) for th in starts + [np.zeros(p.size)]), key=lambda t: t[0])
+        starts.insert(0, np.concatenate([[alpha0 * obj.scale], obj.V.T @ beta0]))
+    default = 1.0 - float(p @ p)
+    actual = obj.value(identity)
+    best = min([(actual, identity), (default, np.zeros(p.size))], key=lambda t: t[0])
     for th in starts:
-        for _ in range(2):
-            res = minimize(obj, th, jac=True, method="BFGS",
-                           options={"gtol": 1e-12, "maxiter": 2000})
-            th = res.x
+        res = minimize(obj.value_and_grad, th, jac=True, hess=obj.hessian, method="trust-exact",
+                       options={"gtol": 1e-11, "maxiter": 200})
         if res.fun < best[0]:
             best = (float(res.fun), res.x)
     val, th = best
     beta = np.zeros(N)
     beta[active] = obj.V @ th[1:]
-    default = 1.0 - float(p @ p)
-    actual = float(obj.c @ _brier_costs(_posteriors(L, p), y))
-    return BrierAnalysis(actual=actual, default=default, minimum=float(min(val, actual, default)),
+    return BrierAnalysis(actual=actual, default=default, minimum=float(val),
                          alpha=float(th[0] / obj.scale), beta=beta)
 
 
