@@ -94,11 +94,24 @@ def lre_cost_matrix(n_classes: int, p_target=0.5):
     (eq. 8.10 at ``p_target = 1/2``, ``N`` times the per-class cost of eq. 8.7; with ``p_target``
     the swept criterion of thesis eq. 8.28). ``bayes_risk(llh, labels, None, C)`` is then CAVG.
 
+    Parameters
+    ----------
+    n_classes : int
+        N, from 2 to 16.
+    p_target : float
+        Target prior of each detection application (1/2 in NIST LREs).
+
     Returns
     -------
     subsets : ndarray of bool, shape (2**N, N)
         Row d is decision d: ``subsets[d, k]`` accepts target k.
     cost : ndarray, shape (2**N, N)
+
+    Notes
+    -----
+    :func:`bayes_decisions` compares all ``2**N`` decisions per trial; the cost is separable
+    over targets, so :func:`focal.metrics.e_lre` computes the same risk in O(n N) and is the
+    one to use for large N.
     """
     N = int(n_classes)
     if N < 2 or N > 16:
@@ -506,7 +519,27 @@ def bayes_risk_analysis(llh, labels, prior, cost, normalize: bool = True) -> Bay
 
     See :class:`BayesRisk` for what each number means, in particular how the binary
     ``minimum`` (every monotone decision rule, like :func:`focal.metrics.min_dcf`) relates to
-    the minimum over affine recalibrations. Parameters as in :func:`bayes_risk`.
+    the minimum over affine recalibrations.
+
+    Parameters
+    ----------
+    llh, labels, prior, cost, normalize
+        As in :func:`bayes_risk`.
+
+    Returns
+    -------
+    BayesRisk
+        Normalized (``unit == "normalized"``, ``default == 1``) or in the units of ``cost``.
+
+    Examples
+    --------
+    Detection with a refer option: the monotone minimum places both thresholds freely.
+
+    >>> from focal.metrics import bayes_risk_analysis, detection_cost_matrix
+    >>> C = detection_cost_matrix(1.0, 1.0, c_refer=0.3)
+    >>> a = bayes_risk_analysis([2.0, 0.0, -2.0, 1.0], [1, 1, 0, 0], 0.5, C, normalize=False)
+    >>> round(a.actual, 12), round(a.minimum, 12)     # refer the two trials in the middle
+    (0.325, 0.15)
     """
     problem = _problem(llh, prior, cost)
     y = _labels(problem, labels)

@@ -189,6 +189,20 @@ def brier_analysis(llh, labels, prior=None) -> BrierAnalysis:
     not convex); ``alpha`` is not constrained. On separable data the infimum 0 is approached as
     ``|alpha|`` grows; the (tiny) value where the gradient vanishes to 1e-11 is returned.
     Costs are computed as ``||q - e_y||^2`` without cancellation, so tiny values are accurate.
+
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite).
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1``.
+    prior : array_like, shape (N,), optional
+        Evaluation prior (default flat; zeros ignore a class and its trials).
+
+    Returns
+    -------
+    BrierAnalysis
+        Dimensionless Brier costs, ``alpha`` and ``beta``.
     """
     L, y, p, _, active = check_multiclass_trials(llh, labels, prior)
     N = np.asarray(llh).shape[1]
@@ -224,6 +238,22 @@ def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> floa
     cost; with ``normalize`` divided by the default system's risk. Its analysis (minimum over
     recalibrations, calibration loss) is :func:`focal.metrics.bayes_risk_analysis` with
     ``misclassification_cost_matrix(eta)``.
+
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite).
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1``.
+    eta : array_like, shape (N,), optional
+        The cost weights, strictly inside the simplex (default flat).
+    prior : array_like, shape (N,), optional
+        Evaluation prior (default flat; zeros ignore a class and its trials).
+    normalize : bool
+
+    Returns
+    -------
+    float
 
     Examples
     --------
@@ -261,6 +291,22 @@ def e_lre(llh, labels, prior=None, p_target=0.5, normalize: bool = False) -> flo
     of zero prior are ignored with their trials, so N counts the others. Per
     target separable, so computed without enumerating the 2^N decisions. A fraction in [0, 1];
     ``normalize`` divides by :func:`e_lre_default`.
+
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite).
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1``.
+    prior : array_like, shape (N,), optional
+        Evaluation prior (default flat, which gives CAVG).
+    p_target : float
+        Target prior alpha of each detection application (thesis eq. 8.28).
+    normalize : bool
+
+    Returns
+    -------
+    float
 
     Examples
     --------
