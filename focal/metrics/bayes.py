@@ -183,8 +183,10 @@ class _Problem:
         return (self.llr if self.llr is not None else self.llh).shape[0]
 
 
-def _binary_prior(prior):
-    """``(prior vector (non, tar), prior log-odds)`` of a binary prior given either way."""
+def binary_prior(prior):
+    """``(prior vector (non-target, target), prior log-odds)`` of a binary prior given as
+    ``p_target``, as a pair ``(1 - p, p)`` or None (1/2); both entries must be positive.
+    Shared with :mod:`focal.metrics.combined` (not in ``__all__``)."""
     arr = np.asarray(prior) if prior is not None else None
     if arr is None or arr.ndim == 0:
         p = 0.5 if prior is None else check_probability(prior, "prior")
@@ -199,7 +201,7 @@ def _problem(llh, prior, cost) -> _Problem:
     arr = np.asarray(llh)
     if arr.ndim == 1:
         llr = as_score_array(arr, "llh", allow_inf=True)
-        pv, h = _binary_prior(prior)
+        pv, h = binary_prior(prior)
         return _Problem(cost=as_cost_matrix(cost, 2), prior=pv, llr=llr, log_odds=h)
     L = as_llh_matrix(arr, "llh")
     pv = check_prior(prior, L.shape[1])
@@ -348,7 +350,7 @@ def default_bayes_risk(prior, cost) -> float:
     C = np.asarray(cost)
     C = as_cost_matrix(C, C.shape[1] if C.ndim == 2 else -1)
     if np.ndim(prior) == 0 and C.shape[1] == 2:
-        pv, _ = _binary_prior(prior)
+        pv, _ = binary_prior(prior)
     else:
         pv = check_prior(prior, C.shape[1])
     return float(np.min(C @ pv))

@@ -26,7 +26,7 @@ from scipy.special import expit
 
 from ..core.multiclass import check_prior
 from ..core.validation import check_binary_trials
-from .bayes import _binary_prior, as_cost_matrix
+from .bayes import as_cost_matrix, binary_prior
 
 __all__ = ["CombinedApplication", "combine_applications", "truncated_cllr"]
 
@@ -105,7 +105,7 @@ def combine_applications(applications, weights=None) -> CombinedApplication:
         n = C.shape[1] if C.ndim == 2 else -1
         C = as_cost_matrix(C, n, f"applications[{k}] cost")
         if np.ndim(prior) == 0 and n == 2:
-            pv = _binary_prior(prior)[0]
+            pv = binary_prior(prior)[0]
         else:
             pv = check_prior(prior, n, f"applications[{k}] prior")
         priors.append(pv)

@@ -156,7 +156,8 @@ class CavgSweep:
         CAVG after the optimal affine recalibration at the flat prior, thesis eq. 8.24
         (E_lre^opt), a contrast that shows the calibration loss at every operating point.
     alpha, beta : float, ndarray or None
-        That recalibration ``alpha * l + beta``.
+        That recalibration ``alpha * l + beta`` (alpha free, as in Albayzin eqs. 11-12: negative
+        for a sign-inverted system).
     """
 
     p_target: np.ndarray
