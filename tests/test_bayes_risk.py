@@ -233,3 +233,24 @@ def test_estimators_predict_with_a_cost_matrix():
     # 0-1 cost (any positive scale) reproduces the MAP predict
     zero_one = 1.0 - np.eye(3)
     assert np.array_equal(mc.classes_[mc.predict(llh, cost=zero_one)], mc.predict(llh))
+
+
+@settings(max_examples=40, deadline=None)
+@given(seed=st.integers(0, 10**6), N=st.integers(2, 4), D=st.integers(1, 5),
+       binary=st.booleans())
+def test_uninformative_scores_score_the_default(seed, N, D, binary):
+    """All-zero (log-)likelihoods make the Bayes decision of the prior alone: the risk is the
+    default and the normalized risk 1 (thesis eq. 7.20); every minimum is at most that."""
+    rng = np.random.default_rng(seed)
+    N = 2 if binary else N
+    y = np.r_[np.arange(N), rng.integers(0, N, 30)]
+    prior = rng.dirichlet(np.ones(N)) * 0.98 + 0.01 / N
+    prior /= prior.sum()
+    C = np.round(rng.uniform(0, 4, (D, N)), 1) + 0.05 * rng.uniform(size=(D, N))
+    llh = np.zeros(y.size) if binary else np.zeros((y.size, N))
+    p = prior[1] if binary else prior
+    assert bayes_risk(llh, y, p, C) == pytest.approx(1.0, rel=1e-14)
+    assert default_bayes_risk(p, C) == pytest.approx(float(np.min(C @ prior)), rel=1e-14)
+    a = bayes_risk_analysis(rng.normal(size=llh.shape), y, p, C)
+    if a.minimum is not None:
+        assert a.minimum <= a.actual + 1e-15 and a.minimum <= 1.0 + 1e-15
