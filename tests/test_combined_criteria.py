@@ -3,6 +3,7 @@ and the truncated Cllr of the keynote, against closed forms and numeric integrat
 
 import numpy as np
 import pytest
+from scipy.integrate import trapezoid
 from scipy.special import expit
 
 from focal.metrics import (
@@ -91,7 +92,7 @@ def _integrated(tar, non, h_lo, h_hi, n=400001):
     p_miss = np.searchsorted(qt, eta, side="left") / qt.size
     p_fa = 1 - np.searchsorted(qn, eta, side="left") / qn.size
     f = 0.5 * p_miss / eta + 0.5 * p_fa / (1 - eta)
-    return np.trapezoid(f, eta) / (eta[-1] - eta[0])
+    return trapezoid(f, eta) / (eta[-1] - eta[0])
 
 
 @pytest.mark.parametrize("h_lo, h_hi", [(-4.6, 0.0), (-7.0, -2.0), (1.0, 3.0), (-2.0, 2.0)])
