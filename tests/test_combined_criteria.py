@@ -137,10 +137,12 @@ def test_docstring_examples():
 
     import focal.metrics.bayes
     import focal.metrics.combined
+    import focal.metrics.costs
     import focal.metrics.multiclass_rules
 
     attempted = 0
-    for module in (focal.metrics.bayes, focal.metrics.combined, focal.metrics.multiclass_rules):
+    for module in (focal.metrics.bayes, focal.metrics.combined, focal.metrics.costs,
+                   focal.metrics.multiclass_rules):
         result = doctest.testmod(module)
         assert result.failed == 0, module.__name__
         attempted += result.attempted

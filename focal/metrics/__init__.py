@@ -34,16 +34,8 @@ from .multiclass import (
     multiclass_cross_entropy,
     pairwise_analysis,
 )
-from .bayes import (
-    BayesRisk,
-    bayes_decisions,
-    bayes_risk,
-    bayes_risk_analysis,
-    default_bayes_risk,
-    detection_cost_matrix,
-    lre_cost_matrix,
-    misclassification_cost_matrix,
-)
+from .bayes import BayesRisk, bayes_decisions, bayes_risk, bayes_risk_analysis, default_bayes_risk
+from .costs import detection_cost_matrix, lre_cost_matrix, misclassification_cost_matrix
 from .combined import CombinedApplication, combine_applications, truncated_cllr
 from .multiclass_rules import (
     BrierAnalysis,

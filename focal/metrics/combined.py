@@ -26,7 +26,8 @@ from scipy.special import expit
 
 from ..core.multiclass import check_prior
 from ..core.validation import check_binary_trials
-from .bayes import as_cost_matrix, binary_prior
+from .bayes import binary_prior
+from .costs import as_cost_matrix
 
 __all__ = ["CombinedApplication", "combine_applications", "truncated_cllr"]
 

@@ -24,7 +24,8 @@ from scipy.special import softmax
 
 from ..core.multiclass import check_multiclass_trials, class_trial_weights, contrast_basis
 from ..core.validation import check_probability
-from .bayes import bayes_risk, misclassification_cost_matrix
+from .bayes import bayes_risk
+from .costs import misclassification_cost_matrix
 from .multiclass import affine_calibration_of_trials
 
 __all__ = [

@@ -19,18 +19,13 @@ The rule
    every DET point, and the hit / false-alarm counts are unique even when scores tie (which of
    two tied detections is aligned is arbitrary but deterministic).
 
-   The plan (sec. 2.1) leaves open which of two detections competing for one occurrence is
-   aligned. With scores alone the rule above is the natural one, but a system's YES/NO
-   decisions need not be monotone in its scores: if a NO detection with a higher score and a
-   YES detection with a lower one compete, rule 4 aligns the NO detection, so the occurrence is
-   missed at the system's decisions and the YES detection counts as a false alarm in ATWV.
-   ``prefer="decision"`` instead ranks detections by (decision, score): YES detections first,
-   then by score; the same greedy-basis argument then makes the number of aligned YES
-   detections as large as possible (ATWV counts the most hits and the fewest false alarms any
-   one-to-one alignment allows), at the price of optimality at every score threshold, which
-   the single alignment shared with MTWV, the DET curve and C_nxe then no longer has. The two
-   rules give the same alignment whenever decisions are monotone in score (YES exactly above
-   some threshold).
+   The plan (sec. 2.1) leaves open which of two competing detections is aligned, which matters
+   when YES/NO decisions are not monotone in score: a NO at a higher score then takes the
+   occurrence, so ATWV counts a miss and the lower-scored YES as a false alarm.
+   ``prefer="decision"`` ranks by (decision, score) instead: the same argument then aligns as
+   many YES detections as any alignment can (best ATWV), but the one alignment shared with
+   MTWV, the DET curve and C_nxe is no longer optimal at every threshold. Both rules agree
+   when decisions are monotone in score.
 
 The algorithm (exact, no loop over detections)
 -----------------------------------------------
@@ -56,7 +51,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_array
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
-from .model import STDTask, factorize
+from .model import STDTask, codes_over
 
 __all__ = ["TIME_SLACK", "AlignedTrials", "Sweep", "QueryCounts", "align", "match_candidates"]
 
@@ -387,34 +382,6 @@ class AlignedTrials:
         )
 
 
-def _codes_over(*arrays, order=None):
-    """Codes of several label arrays over one shared vocabulary, and that vocabulary.
-
-    Each array is factorized on its own (no dtype coercion between them: the integer 1 and the
-    string "1" stay different ids). ``order`` fixes the vocabulary (the term list); otherwise
-    ids are sorted when they are comparable.
-    """
-    parts = [factorize(a) for a in arrays]
-    vocab = list(order) if order is not None else []
-    index = {v: i for i, v in enumerate(vocab)}
-    for _, uniques in parts:
-        for u in uniques:
-            if u not in index:
-                index[u] = len(vocab)
-                vocab.append(u)
-    if order is None:
-        try:
-            vocab = sorted(vocab)
-        except TypeError:  # mixed, incomparable ids: keep first-appearance order
-            pass
-        index = {v: i for i, v in enumerate(vocab)}
-    out = []
-    for codes, uniques in parts:
-        lookup = np.array([index[u] for u in uniques], dtype=np.int64)
-        out.append(lookup[codes] if codes.size else np.zeros(0, dtype=np.int64))
-    return out, vocab
-
-
 ALIGNMENT_PREFERENCES = ("score", "decision")
 
 
@@ -455,21 +422,16 @@ def align(task: STDTask, tolerance: float = 0.5, prefer: str = "score") -> Align
     if prefer == "decision":
         if det.decision is None:
             raise ValueError('prefer="decision" needs YES/NO decisions in the detections')
-        # dense rank of (decision, score): every YES above every NO, then by score
-        order_ = np.lexsort((det.score, det.decision))
-        key = np.stack([det.decision[order_], det.score[order_]])
-        new = np.ones(order_.size, dtype=bool)
-        new[1:] = (key[:, 1:] != key[:, :-1]).any(axis=0)
-        priority = np.empty(order_.size)
-        priority[order_] = np.cumsum(new)
+        rank = np.unique(det.score, return_inverse=True)[1].ravel()   # every YES above any NO
+        priority = (rank + det.decision.astype(np.int64) * (rank.size + 1)).astype(float)
 
-    (dq, rq), queries = _codes_over(det.query, ref.query, order=task.queries)
-    (df, rf), files = _codes_over(det.file, ref.file)
+    (dq, rq), queries = codes_over(det.query, ref.query, order=task.queries)
+    (df, rf), files = codes_over(det.file, ref.file)
     n_files = max(len(files), 1)
     d_key = dq * n_files + df
     r_key = rq * n_files + rf
     if det.channel is not None:
-        (dc, rc), channels = _codes_over(det.channel, ref.channel)
+        (dc, rc), channels = codes_over(det.channel, ref.channel)
         d_key = d_key * len(channels) + dc
         r_key = r_key * len(channels) + rc
     _, group = np.unique(np.concatenate([d_key, r_key]), return_inverse=True)

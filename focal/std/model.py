@@ -84,6 +84,34 @@ def factorize(values) -> tuple[np.ndarray, list]:
     return codes, list(table)
 
 
+def codes_over(*arrays, order=None):
+    """Codes of several label arrays over one shared vocabulary, and that vocabulary.
+
+    Each array is factorized on its own (no dtype coercion between them: the integer 1 and the
+    string "1" stay different ids). ``order`` fixes the vocabulary (the term list); otherwise
+    ids are sorted when they are comparable.
+    """
+    parts = [factorize(a) for a in arrays]
+    vocab = list(order) if order is not None else []
+    index = {v: i for i, v in enumerate(vocab)}
+    for _, uniques in parts:
+        for u in uniques:
+            if u not in index:
+                index[u] = len(vocab)
+                vocab.append(u)
+    if order is None:
+        try:
+            vocab = sorted(vocab)
+        except TypeError:  # mixed, incomparable ids: keep first-appearance order
+            pass
+        index = {v: i for i, v in enumerate(vocab)}
+    out = []
+    for codes, uniques in parts:
+        lookup = np.array([index[u] for u in uniques], dtype=np.int64)
+        out.append(lookup[codes] if codes.size else np.zeros(0, dtype=np.int64))
+    return out, vocab
+
+
 @dataclass(frozen=True, eq=False)
 class Detections:
     """The system output: one row per detection (STDLIST ``term`` element).
