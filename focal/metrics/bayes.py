@@ -160,17 +160,26 @@ def _decide(problem: _Problem) -> np.ndarray:
         return dec[np.searchsorted(thr, problem.llr, side="right")]
     L, p, C = problem.llh, problem.prior, problem.cost
     act = p > 0
+    W = C[:, act] * p[act]                                    # (D, N_active)
     with np.errstate(divide="ignore"):
-        logw = np.log(C[:, act]) + np.log(p[act])          # (D, N_active), -inf for zero cost
+        logw = np.log(W)                                      # -inf for zero cost
+    D, Na = W.shape
     out = np.empty(L.shape[0], dtype=np.int64)
-    rows = max(1, _CHUNK // (C.shape[0] * int(act.sum())))     # bounded (rows, D, N) block
-    for lo in range(0, L.shape[0], rows):
-        La = L[lo:lo + rows, act]
+    step = max(1, _CHUNK // max(D, Na))
+    for lo in range(0, L.shape[0], step):
+        La = L[lo:lo + step, act]
         La = La - La.max(axis=1, keepdims=True)
-        # log expected cost (up to the per-trial normalizer) of every decision, exact for any
-        # magnitude; a decision costing 0 on every class gets -inf and always wins
-        r = logsumexp(La[:, None, :] + logw[None, :, :], axis=2)
-        out[lo:lo + rows] = np.argmin(r, axis=1)
+        # expected costs up to the per-trial normalizer: exp(l - max) <= 1, one product
+        R = np.exp(La) @ W.T
+        out[lo:lo + step] = np.argmin(R, axis=1)
+        # rows where the smallest expected cost is near underflow (or 0) are redone in the log
+        # domain, exact for any magnitude; a decision costing 0 everywhere gets -inf and wins
+        redo = np.flatnonzero(~(R.min(axis=1) > 1e-250) | ~np.isfinite(R).all(axis=1))
+        sub = max(1, _CHUNK // (D * Na))
+        for k in range(0, redo.size, sub):
+            rows = redo[k:k + sub]
+            r = logsumexp(La[rows][:, None, :] + logw[None, :, :], axis=2)
+            out[lo + rows] = np.argmin(r, axis=1)
     return out
 
 
@@ -194,8 +203,8 @@ def bayes_decisions(llh, prior, cost) -> np.ndarray:
         Row index of the decision that minimizes the posterior expected cost. Binary: the
         decision is read off the lower envelope of the expected-cost lines (ties at a threshold
         go to the larger-LLR side, so reject/accept reproduces :func:`focal.metrics.dcf`
-        exactly). Multiclass: expected costs compared in the log domain (exact for any
-        magnitude); ties go to the first decision.
+        exactly). Multiclass: expected costs compared directly, and in the log domain where
+        they near underflow (exact for any magnitude); ties go to the first decision.
 
     Examples
     --------
