@@ -249,3 +249,18 @@ def test_albayzin_sign_inverted_submission():
     assert c.c_min == pytest.approx(np.log(6), rel=1e-15) and c.f_dis == pytest.approx(1.0)
     assert round(c.f_cal, 1) == round(f_act - 1, 1) == 413.7
     assert c.alpha == 0.0
+
+
+def test_zero_prior_class_is_not_a_target():
+    """Albayzin closed set (out-of-set prior 0): E_lre and C_eta ignore the OOS column and its
+    trials, so E_lre equals the CAVG of the targets alone."""
+    rng = np.random.default_rng(61)
+    llh, y = _trials(500, 5, rng)
+    prior = np.array([0.25, 0.25, 0.25, 0.25, 0.0])
+    keep = y < 4
+    assert e_lre(llh, y, prior) == pytest.approx(cavg(llh[keep, :4], y[keep]), rel=1e-13)
+    # C_eta: the OOS column (posterior 0) is never decided and its trials are ignored; a miss
+    # still costs 1/((N - 1) eta_i) with N = 5, i.e. 1/(3 eta'_i) with eta' = 4/3 eta
+    eta = np.array([0.1, 0.2, 0.3, 0.2, 0.2])
+    assert eta_risk(llh, y, eta, prior) == pytest.approx(
+        direct_eta_risk(llh[keep, :4], y[keep], prior[:4], eta[:4] * 4 / 3), rel=1e-12)
