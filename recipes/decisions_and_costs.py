@@ -15,7 +15,7 @@ Speaker detection (data_samples/speaker_detection): three systems fused by
    as *one* compound application (thesis sec. 6.2, eq. 6.7; the keynote's "mixture of two
    operating points"), checked against the two DCFs;
 3. Cllr, the prior-shifted Cllr at P_target = 0.01 and the keynote's truncated Cllr on the low
-   false-alarm range of prior log-odds [logit 0.001, logit 0.05].
+   false-alarm range of prior log-odds [logit 0.001, logit 0.05], with its PAV minimum.
 
 Language recognition (data_samples/language_recognition, closed set, eval):
 
@@ -64,6 +64,7 @@ from focal.metrics import (  # noqa: E402
     e_lre,
     eta_risk,
     from_labels,
+    min_truncated_cllr,
     truncated_cllr,
 )
 
@@ -119,7 +120,8 @@ def speaker_part():
     low_fa = (logit(0.001), logit(0.05))
     print(f"  Cllr {cllr(tar, non):.4f}   prior-shifted at 0.01 {cllr(tar, non, 0.01):.4f}   "
           f"truncated on prior log-odds [{low_fa[0]:.2f}, {low_fa[1]:.2f}] "
-          f"{truncated_cllr(tar, non, low_fa):.4f}")
+          f"{truncated_cllr(tar, non, low_fa):.4f} (PAV minimum "
+          f"{min_truncated_cllr(tar, non, low_fa):.4f})")
 
 
 def language_part(out_dir):

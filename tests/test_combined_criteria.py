@@ -147,3 +147,20 @@ def test_docstring_examples():
         assert result.failed == 0, module.__name__
         attempted += result.attempted
     assert attempted >= 15
+
+
+def test_min_truncated_cllr_is_the_pav_minimum():
+    from focal.metrics import min_cllr, min_truncated_cllr, pav_llr
+
+    tar, non, scores, y = _binary(5, 150, 600)
+    assert min_truncated_cllr(tar, non) == pytest.approx(min_cllr(tar, non), rel=1e-12)
+    rng_ = (np.log(0.001 / 0.999), np.log(0.05 / 0.95))
+    m = min_truncated_cllr(tar, non, rng_)
+    assert m <= truncated_cllr(tar, non, rng_)
+    # invariant under monotone maps of the scores; equal to the rule on the PAV LLRs
+    assert min_truncated_cllr(np.exp(tar / 3), np.exp(non / 3), rng_) == pytest.approx(m, rel=1e-12)
+    llr = pav_llr(scores, y)
+    assert truncated_cllr(llr[y == 1], llr[y == 0], rng_) == pytest.approx(m, rel=1e-14)
+    # no affine recalibration does better (PAV is optimal among all monotone maps)
+    for a, b in [(1.0, 0.0), (0.5, -1.0), (2.0, 3.0), (0.2, -4.0)]:
+        assert truncated_cllr(a * tar + b, a * non + b, rng_) >= m - 1e-12

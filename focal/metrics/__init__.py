@@ -36,7 +36,12 @@ from .multiclass import (
 )
 from .bayes import BayesRisk, bayes_decisions, bayes_risk, bayes_risk_analysis, default_bayes_risk
 from .costs import detection_cost_matrix, lre_cost_matrix, misclassification_cost_matrix
-from .combined import CombinedApplication, combine_applications, truncated_cllr
+from .combined import (
+    CombinedApplication,
+    combine_applications,
+    min_truncated_cllr,
+    truncated_cllr,
+)
 from .multiclass_rules import (
     BrierAnalysis,
     brier_analysis,
@@ -63,5 +68,5 @@ __all__ = [
     "BayesRisk", "bayes_decisions", "bayes_risk", "bayes_risk_analysis", "default_bayes_risk",
     "detection_cost_matrix", "lre_cost_matrix", "misclassification_cost_matrix",
     "BrierAnalysis", "brier_analysis", "e_lre", "e_lre_default", "eta_risk", "multiclass_brier",
-    "CombinedApplication", "combine_applications", "truncated_cllr",
+    "CombinedApplication", "combine_applications", "truncated_cllr", "min_truncated_cllr",
 ]

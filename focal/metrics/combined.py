@@ -27,9 +27,11 @@ from scipy.special import expit
 from ..core.multiclass import check_prior
 from ..core.validation import check_binary_trials
 from .bayes import binary_prior
+from .binary import pav_llr
 from .costs import as_cost_matrix
 
-__all__ = ["CombinedApplication", "combine_applications", "truncated_cllr"]
+__all__ = ["CombinedApplication", "combine_applications", "truncated_cllr",
+           "min_truncated_cllr"]
 
 
 @dataclass(frozen=True)
@@ -174,6 +176,36 @@ def truncated_cllr(tar, non, prior_log_odds_range=(-np.inf, np.inf)) -> float:
     1.0
     """
     t, n = check_binary_trials(tar, non)
+    return _truncated(t, n, *_check_range(prior_log_odds_range))
+
+
+def min_truncated_cllr(tar, non, prior_log_odds_range=(-np.inf, np.inf)) -> float:
+    """Truncated Cllr after the optimal monotone recalibration (PAV), bits per bit.
+
+    The PAV LLRs minimize every proper scoring rule among monotone score transformations
+    (thesis sec. 7.7; they do not depend on the rule or the prior), so this is the
+    discrimination part of :func:`truncated_cllr` over the same range, and
+    ``truncated_cllr - min_truncated_cllr`` its calibration loss. The full range gives
+    :func:`focal.metrics.min_cllr`.
+
+    Parameters
+    ----------
+    tar, non : array_like
+        Scores of target and non-target trials (any monotone scale).
+    prior_log_odds_range : (float, float)
+        As in :func:`truncated_cllr`.
+
+    Returns
+    -------
+    float
+    """
+    t, n = check_binary_trials(tar, non)
+    h_lo, h_hi = _check_range(prior_log_odds_range)
+    llr = pav_llr(np.concatenate([t, n]), np.r_[np.ones(t.size, bool), np.zeros(n.size, bool)])
+    return _truncated(llr[:t.size], llr[t.size:], h_lo, h_hi)
+
+
+def _check_range(prior_log_odds_range):
     try:
         h_lo, h_hi = (float(v) for v in prior_log_odds_range)
     except (TypeError, ValueError):
@@ -182,10 +214,15 @@ def truncated_cllr(tar, non, prior_log_odds_range=(-np.inf, np.inf)) -> float:
         ) from None
     if np.isnan(h_lo) or np.isnan(h_hi) or not h_lo < h_hi:
         raise ValueError(f"prior_log_odds_range must have h_lo < h_hi, got {prior_log_odds_range!r}")
-    width = float(expit(-h_lo) - expit(-h_hi))                  # eta_hi - eta_lo
-    if width <= 0:
+    if not float(expit(-h_lo) - expit(-h_hi)) > 0:
         raise ValueError(f"prior_log_odds_range {prior_log_odds_range!r} is too narrow "
                          "(its thresholds coincide in double precision)")
+    return h_lo, h_hi
+
+
+def _truncated(t, n, h_lo, h_hi) -> float:
+    """The normalized truncated Cllr of validated LLRs (see :func:`truncated_cllr`)."""
+    width = float(expit(-h_lo) - expit(-h_hi))                  # eta_hi - eta_lo
     log_eta_hi, log_eta_lo = -_softplus(h_lo), -_softplus(h_hi)
     log_1m_eta_lo, log_1m_eta_hi = -_softplus(-h_hi), -_softplus(-h_lo)
 
