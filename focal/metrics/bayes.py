@@ -8,12 +8,12 @@ be classes: a detector has (reject, accept); an LRE evaluation has one accept/re
 trial to a human at a fixed cost. Costs are non-negative and finite, in any unit.
 
 Given log-likelihoods ``l_t`` (natural log, any per-trial constant), the Bayes decision minimizes
-the posterior expected cost (thesis eqs. 2.7-2.9)::
+the posterior expected cost (thesis eqs. 2.4-2.8)::
 
     d*(l_t) = argmin_d  sum_i C[d, i] P(i | l_t, pi),    P(i | l, pi) ~ pi_i exp(l_i)
 
 and the *empirical Bayes risk* of a recognizer is the prior-weighted average cost of its Bayes
-decisions on supervised trials (thesis eq. 6.1, the form of eqs. 7.11 and 8.11)::
+decisions on supervised trials (thesis eqs. 5.4 and 6.1, the form of eqs. 7.11 and 8.11)::
 
     E(C, pi) = sum_i pi_i / |T_i| sum_{t in T_i} C[d*(l_t), i]
 
@@ -184,7 +184,7 @@ def _decide(problem: _Problem) -> np.ndarray:
 
 
 def bayes_decisions(llh, prior, cost) -> np.ndarray:
-    """Bayes decisions of log-likelihoods for an application (prior, cost) (thesis eq. 2.9).
+    """Bayes decisions of log-likelihoods for an application (prior, cost) (thesis eq. 2.8).
 
     Parameters
     ----------
@@ -265,7 +265,7 @@ def _normalized(risk: float, default: float) -> float:
 
 
 def bayes_risk(llh, labels, prior, cost, normalize: bool = True) -> float:
-    """Empirical Bayes risk of the Bayes decisions of ``llh`` (thesis eq. 6.1; eqs. 7.11, 8.11).
+    """Empirical Bayes risk of the Bayes decisions of ``llh`` (thesis eqs. 5.4, 6.1; 7.11, 8.11).
 
     ``E = sum_i pi_i / |T_i| sum_{t in T_i} C[d*(l_t), i]``: trials are weighted by prior over
     class count, so class proportions in the data do not matter. With ``normalize`` divided by
@@ -315,6 +315,10 @@ def bayes_risk(llh, labels, prior, cost, normalize: bool = True) -> float:
 class BayesRisk:
     """Actual, default, minimum and recalibrated Bayes risk of one application.
 
+    The thesis' calibration analysis (eq. 5.5): ``L_tot`` is the actual risk and ``L_min`` the
+    least risk over a family Phi of allowed recalibrations, which must contain the null and the
+    identity calibrators (so ``L_min <= min(L_tot, L_def)``); ``L_cal = L_tot - L_min``.
+
     Attributes
     ----------
     actual : float
@@ -322,8 +326,9 @@ class BayesRisk:
     default : float
         Risk of the best decision without the recognizer.
     minimum : float or None
-        Binary inputs: the least risk of any decision rule that is monotone in the LLR (the
-        envelope decisions in their order, thresholds anywhere), exact. That is what
+        ``L_min`` with Phi the monotone (increasing) recalibrations, for binary inputs: the
+        least risk of any decision rule that is monotone in the LLR (the envelope decisions in
+        their order, thresholds anywhere), exact. That is what
         :func:`focal.metrics.min_dcf` minimizes for reject/accept (every threshold on the
         ROC, thesis eq. 7.21), and what PAV or any increasing recalibration can reach. With at
         most three decisions on the envelope (reject / refer / accept) it is also the infimum
