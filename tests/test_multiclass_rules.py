@@ -264,3 +264,31 @@ def test_zero_prior_class_is_not_a_target():
     eta = np.array([0.1, 0.2, 0.3, 0.2, 0.2])
     assert eta_risk(llh, y, eta, prior) == pytest.approx(
         direct_eta_risk(llh[keep, :4], y[keep], prior[:4], eta[:4] * 4 / 3), rel=1e-12)
+
+
+def test_cavg_sweep_at_a_non_flat_prior_is_e_lre():
+    """Thesis 8.5.1 at a non-flat evaluation prior: every point is E_lre (eq. 8.11) at that
+    alpha, normalized by the prior-only default; the flat prior given explicitly is CAVG's
+    sweep; a zero-prior class is no target."""
+    from focal.metrics import cavg_sweep
+
+    rng = np.random.default_rng(71)
+    llh, y = _trials(600, 4, rng)
+    prior = np.array([0.4, 0.3, 0.2, 0.1])
+    a = np.array([0.02, 0.3, 0.5, 0.8, 0.97])
+    sw = cavg_sweep(llh, y, a, prior=prior)
+    for k, ak in enumerate(a):
+        assert sw.actual[k] == pytest.approx(e_lre(llh, y, prior, ak), rel=1e-12)
+        assert sw.actual_normalized[k] == pytest.approx(
+            e_lre(llh, y, prior, ak, normalize=True), rel=1e-12)
+        assert sw.default[k] == pytest.approx(e_lre_default(prior, ak), rel=1e-14)
+        rec = sw.alpha * llh + sw.beta
+        assert sw.recalibrated[k] == pytest.approx(e_lre(rec, y, prior, ak), rel=1e-12)
+    flat = cavg_sweep(llh, y, a, prior=np.full(4, 0.25))
+    np.testing.assert_allclose(flat.actual, cavg_sweep(llh, y, a).actual, rtol=1e-13)
+    with_oos = np.column_stack([llh, rng.normal(size=600)])
+    y5 = np.where(rng.uniform(size=600) < 0.2, 4, y)
+    keep = y5 < 4
+    sw5 = cavg_sweep(with_oos, y5, a, prior=np.r_[prior, 0.0])
+    np.testing.assert_allclose(sw5.actual, cavg_sweep(llh[keep], y5[keep], a, prior=prior).actual,
+                               rtol=1e-13)

@@ -21,7 +21,7 @@ from itertools import combinations
 import numpy as np
 from scipy.special import logit
 
-from ..core.multiclass import as_class_labels, as_llh_matrix
+from ..core.multiclass import as_class_labels, as_llh_matrix, check_multiclass_trials
 from ..core.validation import check_probability
 from .multiclass import affine_calibration_of_trials, detection_llrs
 
@@ -158,6 +158,9 @@ class CavgSweep:
     alpha, beta : float, ndarray or None
         That recalibration ``alpha * l + beta`` (alpha free, as in Albayzin eqs. 11-12: negative
         for a sign-inverted system).
+    prior : ndarray or None
+        The evaluation prior over the target classes when not flat (then ``actual`` is E_lre,
+        thesis eq. 8.11, and ``p_miss`` / ``p_fa`` are prior-weighted averages); None: flat.
     """
 
     p_target: np.ndarray
@@ -167,11 +170,17 @@ class CavgSweep:
     recalibrated: np.ndarray | None
     alpha: float | None
     beta: np.ndarray | None
+    prior: np.ndarray | None = None
 
     @property
     def default(self) -> np.ndarray:
-        """CAVG of the best fixed decision (reject all or accept all): ``min(p, 1 - p)``."""
-        return np.minimum(self.p_target, 1.0 - self.p_target)
+        """CAVG of the best fixed decision (reject all or accept all): ``min(p, 1 - p)``; at a
+        non-flat prior, each target accepted or rejected by the prior alone:
+        ``sum_k min(pi_k p, (1 - pi_k)(1 - p)/(N - 1))``."""
+        if self.prior is None:
+            return np.minimum(self.p_target, 1.0 - self.p_target)
+        p, pr = self.p_target[:, None], self.prior[None, :]
+        return np.minimum(pr * p, (1.0 - pr) * (1.0 - p) / (pr.size - 1)).sum(axis=1)
 
     @property
     def actual_normalized(self) -> np.ndarray:
@@ -184,11 +193,13 @@ class CavgSweep:
         return None if self.recalibrated is None else self.recalibrated / self.default
 
 
-def _sweep_rates(lam, y, counts, thresholds):
+def _sweep_rates(lam, y, counts, thresholds, shift=None, weights=None):
     """Miss / false-alarm rates of every target at every threshold on the detection LLRs.
 
     Returns ``P_miss`` (n_thr, N) and ``P_fa`` (n_thr, N): the latter averaged over the
-    non-target classes. One sort per (class, target) column, then binary search.
+    non-target classes (or, with ``weights``, summed with weight ``weights[i]`` for the trials
+    of class i). Target k's threshold is ``thresholds + shift[k]``. One sort per (class,
+    target) column, then binary search.
     """
     N = counts.shape[0]
     p_miss = np.empty((thresholds.size, N))
@@ -196,15 +207,44 @@ def _sweep_rates(lam, y, counts, thresholds):
     for i in range(N):
         block = np.sort(lam[y == i], axis=0)
         for k in range(N):
-            rejected = np.searchsorted(block[:, k], thresholds, side="left") / counts[i]
+            thr = thresholds if shift is None else thresholds + shift[k]
+            rejected = np.searchsorted(block[:, k], thr, side="left") / counts[i]
             if i == k:
                 p_miss[:, k] = rejected
-            else:
+            elif weights is None:
                 p_fa[:, k] += (1.0 - rejected) / (N - 1)
+            else:
+                p_fa[:, k] += weights[i] * (1.0 - rejected) / (N - 1)
     return p_miss, p_fa
 
 
-def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True) -> CavgSweep:
+def _prior_sweep(llh, labels, prior, pt, recalibrated):
+    """:func:`cavg_sweep` at a non-flat evaluation prior (E_lre, thesis eq. 8.11)."""
+    L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
+    N = p.size
+    if N < 2:
+        raise ValueError("the prior must give non-zero probability to at least two classes")
+    counts = np.bincount(y, minlength=N)
+    # accept k iff P(k | l, pi) >= (1 - a)/((N - 1) a + 1 - a), i.e. iff the detection LLR
+    # with the prior's non-target mixture (2006 paper eq. 9) >= -logit(a) + shift_k
+    shift = -logit(p) - np.log(N - 1.0)
+    thr = -logit(pt)
+
+    def sweep(W):
+        miss, fa = _sweep_rates(detection_llrs(W, p), y, counts, thr, shift, p)
+        return miss @ p, fa.sum(axis=1)
+
+    p_miss, p_fa = sweep(L)
+    rec = alpha = beta = None
+    if recalibrated:
+        alpha, beta, _ = affine_calibration_of_trials(L, y, p, np.arange(N), N)
+        r_miss, r_fa = sweep(alpha * L + beta)
+        rec = pt * r_miss + (1 - pt) * r_fa
+    return CavgSweep(p_target=pt, actual=pt * p_miss + (1 - pt) * p_fa, p_miss=p_miss,
+                     p_fa=p_fa, recalibrated=rec, alpha=alpha, beta=beta, prior=p)
+
+
+def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=None) -> CavgSweep:
     """CAVG swept over the target prior alpha (thesis sec. 8.5.1, eq. 8.28), as plot data.
 
     Application k has target prior alpha and non-target priors ``(1 - alpha)/(N - 1)``; its
@@ -218,14 +258,21 @@ def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True) -> CavgSw
     recalibrated : bool
         Also sweep the optimally affine-recalibrated log-likelihoods (thesis eqs. 8.22-8.24;
         calibration at the flat prior), as a contrast for calibration analysis.
+    prior : array_like, shape (N,), optional
+        A non-flat evaluation prior over the classes: the sweep is then of E_lre (thesis eq.
+        8.11, :func:`focal.metrics.e_lre`), the posteriors and the class weights at that prior
+        and the recalibration fitted at it. Zero entries drop a class (no target) and its
+        trials.
     """
-    L, y, _, N, counts = _check_trials(llh, labels)
     if p_targets is None:
         pt = 1.0 / (1.0 + np.exp(-np.linspace(-7.0, 7.0, 201)))
     else:
         pt = np.asarray(p_targets, dtype=float).ravel()
         if pt.size == 0 or not ((pt > 0) & (pt < 1)).all():
             raise ValueError("p_targets must be probabilities strictly between 0 and 1")
+    if prior is not None:
+        return _prior_sweep(llh, labels, prior, pt, recalibrated)
+    L, y, _, N, counts = _check_trials(llh, labels)
     thr = -logit(pt)
     p_miss, p_fa = _sweep_rates(detection_llrs(L), y, counts, thr)
     actual = (pt[:, None] * p_miss + (1 - pt[:, None]) * p_fa).mean(axis=1)

@@ -291,7 +291,8 @@ def e_lre(llh, labels, prior=None, p_target=0.5, normalize: bool = False) -> flo
     trials and moves the posteriors (the thesis' prior-space evaluation, sec. 8.3.3); classes
     of zero prior are ignored with their trials, so N counts the others. Per
     target separable, so computed without enumerating the 2^N decisions. A fraction in [0, 1];
-    ``normalize`` divides by :func:`e_lre_default`.
+    ``normalize`` divides by :func:`e_lre_default`. :func:`focal.metrics.cavg_sweep` with
+    ``prior=`` sweeps it over ``p_target`` (thesis sec. 8.5.1).
 
     Parameters
     ----------

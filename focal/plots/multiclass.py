@@ -272,9 +272,10 @@ def cavg_sweep_plot(sweep, *, ax=None, label=None, normalized: bool = True, **li
     ``sweep`` is :func:`focal.metrics.cavg_sweep`: application k has target prior alpha and
     non-target priors ``(1 - alpha)/(N - 1)`` (eq. 8.28), so the curve runs from "reject every
     target" (alpha -> 0) to "accept every target" (alpha -> 1). Normalized (default), each
-    value is divided by the best decision without the recognizer, ``min(alpha, 1 - alpha)``,
-    like the normalized Bayes error-rate plots of the two-class case (thesis sec. 7.6): 1 (the
-    dotted line) means no better than ignoring the scores. The solid curve is the actual
+    value is divided by the best decision without the recognizer, ``min(alpha, 1 - alpha)``
+    (at a non-flat ``prior`` of the sweep, :attr:`~focal.metrics.CavgSweep.default`), like the
+    normalized Bayes error-rate plots of the two-class case (thesis sec. 7.6): 1 (the dotted
+    line) means no better than ignoring the scores. The solid curve is the actual
     criterion of the log-likelihoods' Bayes decisions; the dashed one, when the sweep has it,
     is E_lre^opt after the optimal affine calibration (eq. 8.24), the thesis' contrast for
     calibration analysis: the gap between them is the calibration loss at each operating
@@ -311,7 +312,9 @@ def cavg_sweep_plot(sweep, *, ax=None, label=None, normalized: bool = True, **li
         if not any(a.get_gid() == "cavg-default" for a in ax.get_children()):
             ax.axhline(1.0, color="black", linestyle=":", linewidth=1, label="default (no scores)",
                        gid="cavg-default")
-        ax.set_ylabel("normalized E_lre (CAVG / min(alpha, 1 - alpha))")
+        ax.set_ylabel("normalized E_lre (1: no better than the prior alone)"
+                      if sweep.prior is not None else
+                      "normalized E_lre (CAVG / min(alpha, 1 - alpha))")
         top = float(np.nanmax(np.r_[actual, [1.0]] if rec is None else np.r_[actual, rec, 1.0]))
         ax.set_ylim(0, min(max(1.2, 1.05 * top), 3.0))
     else:
