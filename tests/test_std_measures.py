@@ -341,3 +341,15 @@ def test_cnxe_keeping_queries_without_occurrences_eq_41():
     assert min_cnxe(trials, op, queries="all") <= cnxe(trials, op, queries="all")
     with pytest.raises(ValueError, match="queries"):
         cnxe(trials, op, queries="some")
+
+
+def test_cnxe_all_queries_refuses_more_detections_than_trials():
+    from focal.std import Detections, Reference, STDTask, align
+
+    det = Detections(query=["A", "B", "B", "B"], file=["f"] * 4, tbeg=[1.0, 2.0, 3.0, 4.0],
+                     dur=[0.5] * 4, score=[1.0, 0.0, 0.5, 0.2])
+    ref = Reference(query=["A"], file=["f"], tbeg=[1.0], dur=[0.5])
+    trials = align(STDTask(det, ref, t_audio=2.0, n_tps=1.0))   # N = 2 trials per query
+    assert np.isfinite(cnxe(trials))                           # B is excluded: fine
+    with pytest.raises(ValueError, match="'B' has 3 detections"):
+        cnxe(trials, queries="all")

@@ -222,6 +222,12 @@ def _weighted_trials(trials: AlignedTrials, queries: str = "evaluated"):
     if queries not in QUERY_SETS:
         raise ValueError(f"queries must be one of {QUERY_SETS}, got {queries!r}")
     extra = trials.excluded_score if queries == "all" else np.zeros(0)
+    if queries == "all" and (trials.excluded_detections > trials.n_trials).any():
+        i = int(np.argmax(trials.excluded_detections > trials.n_trials))
+        raise ValueError(
+            f"query {trials.excluded_queries[i]!r} has {int(trials.excluded_detections[i])} "
+            f"detections but only n_tps*T_audio={trials.n_trials:g} trials (plan eq. 41); "
+            f"increase n_tps")
     n_queries = trials.n_queries + (len(trials.excluded_queries) if queries == "all" else 0)
     if trials.n_detections + extra.size == 0:
         raise ValueError("the system submitted no detection of an evaluated query: llr_min "
