@@ -258,3 +258,17 @@ def test_uninformative_scores_score_the_default(seed, N, D, binary):
     a = bayes_risk_analysis(rng.normal(size=llh.shape), y, p, C)
     if a.minimum is not None:
         assert a.minimum <= a.actual + 1e-15 and a.minimum <= 1.0 + 1e-15
+
+
+def test_recalibrated_risk_of_a_sign_inverted_system_is_the_default():
+    """E^opt keeps alpha >= 0 (thesis 8.4.2): an inverted system is recalibrated to the
+    default one, whose normalized risk is 1; its monotone minimum cannot flip it either."""
+    rng = np.random.default_rng(12)
+    tar, non, llr, y = _binary(rng)
+    C = detection_cost_matrix(1.0, 1.0)
+    a = bayes_risk_analysis(-llr, y, 0.3, C)
+    assert a.alpha == 0.0 and a.recalibrated == 1.0
+    assert a.actual > 1.0 and a.minimum == pytest.approx(1.0)
+    llh, yy = _multiclass(rng, 300, 3, sep=3.0)
+    m = bayes_risk_analysis(-llh, yy, None, lre_cost_matrix(3)[1])
+    assert m.alpha == 0.0 and m.recalibrated == pytest.approx(1.0, rel=1e-15)

@@ -39,9 +39,9 @@ import numpy as np
 from scipy.special import logit, logsumexp
 
 from ..core.multiclass import as_class_labels, as_llh_matrix, check_prior
-from ..core.multiclass_logistic import fit_multiclass
 from ..core.validation import as_binary_labels, as_score_array, check_probability
 from .costs import as_cost_matrix
+from .multiclass import affine_calibration_of_trials
 
 __all__ = [
     "bayes_decisions",
@@ -338,9 +338,10 @@ class BayesRisk:
         ``l_1 - l_0``). None for N > 2 classes, where the risk is a step function of the N
         calibration parameters and its exact minimum is a combinatorial problem.
     recalibrated : float
-        Risk after the affine calibration ``alpha * l + beta`` that minimizes the logarithmic
-        cost (multiclass cross-entropy) at the same prior: the thesis' E^opt (eqs. 8.22-8.24),
-        a calibration-insensitive contrast that is an upper bound of the affine minimum.
+        Risk after the affine calibration ``alpha * l + beta`` (``alpha >= 0``) that minimizes
+        the logarithmic cost (multiclass cross-entropy) at the same prior: the thesis' E^opt
+        (eqs. 8.22-8.24, sec. 8.4.2), a calibration-insensitive contrast that is an upper bound
+        of the affine minimum.
     alpha, beta : float, ndarray
         That calibration (``beta`` per class; binary: ``beta[1] - beta[0]`` is the LLR offset).
     unit : str
@@ -388,35 +389,27 @@ def _monotone_minimum(llr, y, prior, cost, log_odds) -> float:
 
 
 def _affine_log_optimal(problem: _Problem, y):
-    """The affine calibration minimizing the logarithmic cost at the problem's prior
-    (thesis eqs. 8.21-8.23), on the active classes: ``(alpha, beta (N,), calibrated input)``."""
+    """The affine calibration ``W*`` minimizing the logarithmic cost at the problem's prior with
+    ``alpha >= 0`` (thesis eqs. 8.21-8.22, sec. 8.4.2): ``(alpha, beta (N,), calibrated input)``.
+    Infinite binary LLRs are left out of the fit (and stay infinite unless ``alpha = 0``)."""
     if problem.llr is not None:
         finite = np.isfinite(problem.llr)
-        L = np.column_stack([np.zeros(problem.llr.size), problem.llr])
-        p, yy, Lf = problem.prior, y, L
-        if not finite.all():            # infinite LLRs cannot be fitted: fit on the finite ones
-            Lf, yy = L[finite], y[finite]
-            if np.unique(yy).size < 2:
-                return 1.0, np.zeros(2), problem.llr
-        sol = fit_multiclass(Lf[:, None, :], yy, p, "calibration", reg=0.0)
-        alpha, beta = float(sol.coef[0]), sol.offset
-        if not (np.isfinite(alpha) and np.isfinite(beta).all()):
+        yy = y[finite]
+        if np.bincount(yy, minlength=2).min() == 0:       # nothing finite to fit on
             return 1.0, np.zeros(2), problem.llr
-        with np.errstate(invalid="ignore"):
-            W = alpha * problem.llr + (beta[1] - beta[0])
-        return alpha, beta, np.where(np.isnan(W), beta[1] - beta[0], W)   # 0 * inf
+        Lf = np.column_stack([np.zeros(yy.size), problem.llr[finite]])
+        alpha, beta, _ = affine_calibration_of_trials(Lf, yy, problem.prior, np.arange(2), 2,
+                                                      nonnegative_alpha=True)
+        offset = beta[1] - beta[0]
+        W = np.full(problem.llr.size, offset) if alpha == 0 else alpha * problem.llr + offset
+        return alpha, beta, W
     L, p = problem.llh, problem.prior
     act = np.flatnonzero(p > 0)
     keep = p[y] > 0
     remap = np.full(p.size, -1)
     remap[act] = np.arange(act.size)
-    sol = fit_multiclass(L[keep][:, act][:, None, :], remap[y[keep]], p[act], "calibration",
-                         reg=0.0)
-    beta = np.zeros(p.size)
-    beta[act] = sol.offset
-    alpha = float(sol.coef[0])
-    if not (np.isfinite(alpha) and np.isfinite(beta).all()):
-        return 1.0, np.zeros(p.size), L
+    alpha, beta, _ = affine_calibration_of_trials(L[keep][:, act], remap[y[keep]], p[act], act,
+                                                  p.size, nonnegative_alpha=True)
     return alpha, beta, alpha * L + beta
 
 

@@ -156,8 +156,8 @@ class CavgSweep:
         CAVG after the optimal affine recalibration at the flat prior, thesis eq. 8.24
         (E_lre^opt), a contrast that shows the calibration loss at every operating point.
     alpha, beta : float, ndarray or None
-        That recalibration ``alpha * l + beta`` (alpha free, as in Albayzin eqs. 11-12: negative
-        for a sign-inverted system).
+        That recalibration ``alpha * l + beta``, with ``alpha >= 0`` as the thesis defines
+        E_lre^opt (sec. 8.4.2): a sign-inverted system gets the default system (alpha = 0).
     prior : ndarray or None
         The evaluation prior over the target classes when not flat (then ``actual`` is E_lre,
         thesis eq. 8.11, and ``p_miss`` / ``p_fa`` are prior-weighted averages); None: flat.
@@ -237,7 +237,8 @@ def _prior_sweep(llh, labels, prior, pt, recalibrated):
     p_miss, p_fa = sweep(L)
     rec = alpha = beta = None
     if recalibrated:
-        alpha, beta, _ = affine_calibration_of_trials(L, y, p, np.arange(N), N)
+        alpha, beta, _ = affine_calibration_of_trials(L, y, p, np.arange(N), N,
+                                                      nonnegative_alpha=True)
         r_miss, r_fa = sweep(alpha * L + beta)
         rec = pt * r_miss + (1 - pt) * r_fa
     return CavgSweep(p_target=pt, actual=pt * p_miss + (1 - pt) * p_fa, p_miss=p_miss,
@@ -279,7 +280,8 @@ def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=Non
     rec = alpha = beta = None
     if recalibrated:
         flat = np.full(N, 1.0 / N)
-        alpha, beta, _ = affine_calibration_of_trials(L, y, flat, np.arange(N), N)
+        alpha, beta, _ = affine_calibration_of_trials(L, y, flat, np.arange(N), N,
+                                                      nonnegative_alpha=True)   # thesis 8.4.2
         r_miss, r_fa = _sweep_rates(detection_llrs(alpha * L + beta), y, counts, thr)
         rec = (pt[:, None] * r_miss + (1 - pt[:, None]) * r_fa).mean(axis=1)
     return CavgSweep(p_target=pt, actual=actual, p_miss=p_miss.mean(axis=1),
