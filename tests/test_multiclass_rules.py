@@ -297,3 +297,17 @@ def test_cavg_sweep_at_a_non_flat_prior_is_e_lre():
     sw5 = cavg_sweep(with_oos, y5, a, prior=np.r_[prior, 0.0])
     np.testing.assert_allclose(sw5.actual, cavg_sweep(llh[keep], y5[keep], a, prior=prior).actual,
                                rtol=1e-13)
+
+
+def test_eta_risk_of_binary_llrs_is_a_dcf():
+    """Two classes: C_eta is detection cost with C_miss = 1/eta_1, C_fa = 1/eta_0."""
+    from focal.metrics import dcf
+
+    rng = np.random.default_rng(81)
+    tar, non = rng.normal(1, 2, 200), rng.normal(-1, 2, 500)
+    llr = np.r_[tar, non]
+    y = np.r_[np.ones(200), np.zeros(500)].astype(int)
+    eta = [0.7, 0.3]
+    p = 0.2
+    expected = dcf(tar, non, p, 1 / 0.3, 1 / 0.7, normalize=False)
+    assert eta_risk(llr, y, eta, p) == pytest.approx(expected, rel=1e-13)

@@ -242,10 +242,10 @@ def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> floa
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods (finite).
+    llh : array_like, shape (n_trials, N) or (n_trials,)
+        Natural-log likelihoods (finite), or binary LLRs (classes (non-target, target)).
     labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1``.
+        True class ``0..N-1`` (binary: 1 = target).
     eta : array_like, shape (N,), optional
         The cost weights, strictly inside the simplex (default flat).
     prior : array_like, shape (N,), optional
@@ -266,7 +266,7 @@ def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> floa
     ...          [0, 0, 1, 1, 2, 2])
     0.25
     """
-    N = np.asarray(llh).shape[1] if np.ndim(llh) == 2 else 0
+    N = np.asarray(llh).shape[1] if np.ndim(llh) == 2 else 2     # 1-D: binary LLRs
     e = np.full(N, 1.0 / N) if eta is None else eta
     return bayes_risk(llh, labels, prior, misclassification_cost_matrix(e), normalize=normalize)
 
