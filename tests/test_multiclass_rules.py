@@ -311,3 +311,56 @@ def test_eta_risk_of_binary_llrs_is_a_dcf():
     p = 0.2
     expected = dcf(tar, non, p, 1 / 0.3, 1 / 0.7, normalize=False)
     assert eta_risk(llr, y, eta, p) == pytest.approx(expected, rel=1e-13)
+
+
+def _exact_offset_minimum_3(S, y, w, miss):
+    """Exact min over offsets (0, b1, b2) of the argmax risk, N = 3: the risk is constant on the
+    cells of the arrangement of the lines where two classes tie; every cell touches a vertex,
+    so evaluate just off every vertex in the four directions between its two lines."""
+    a = np.r_[S[:, 0] - S[:, 1], S[:, 0] - S[:, 2], S[:, 1] - S[:, 2]]
+    kind = np.repeat([0, 1, 2], S.shape[0])     # b1 = c, b2 = c, b2 - b1 = c
+    direction = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
+    pts = []
+    for k1, k2 in [(0, 1), (0, 2), (1, 2)]:
+        c1, c2 = a[kind == k1], a[kind == k2]
+        C1, C2 = np.meshgrid(c1, c2, indexing="ij")
+        if (k1, k2) == (0, 1):
+            v = np.stack([C1, C2], axis=-1)
+        elif (k1, k2) == (0, 2):
+            v = np.stack([C1, C1 + C2], axis=-1)
+        else:
+            v = np.stack([C1 - C2, C1], axis=-1)
+        v = v.reshape(-1, 2)
+        for s1 in (-1, 1):
+            for s2 in (-1, 1):
+                pts.append(v + 1e-7 * (s1 * direction[k1] + s2 * direction[k2]))
+    pts = np.concatenate(pts)
+    best = np.inf
+    for lo in range(0, pts.shape[0], 2000):
+        b = np.column_stack([np.zeros(min(2000, pts.shape[0] - lo)), pts[lo:lo + 2000]])
+        d = np.argmax(S[None, :, :] + b[:, None, :], axis=2)
+        risk = np.where(d == y, 0.0, miss[y]) @ w
+        best = min(best, float(risk.min()))
+    return best
+
+
+def test_eta_analysis_coordinate_minimum():
+    """N = 3: the coordinate-wise minimum over offsets is never below the exact minimum (found
+    by enumerating the cells of the line arrangement) nor above E^opt / actual / default; on
+    this case it is the exact minimum. A sign-inverted system gets the same minimum."""
+    from focal.metrics import eta_risk_analysis
+
+    rng = np.random.default_rng(91)
+    llh, y = _trials(45, 3, rng, sep=1.0)
+    eta = np.array([0.5, 0.3, 0.2])
+    a = eta_risk_analysis(llh, y, eta)
+    S = llh + np.log(1 / 3) - np.log(eta)
+    w = _weights(y, np.full(3, 1 / 3))
+    exact = _exact_offset_minimum_3(S, y, w, 1 / (2 * eta))
+    assert a.minimum >= exact - 1e-12
+    assert a.minimum <= min(a.actual, a.recalibrated, a.default)
+    assert a.minimum == pytest.approx(exact, rel=1e-12)
+    assert eta_risk_analysis(-llh, y, eta).minimum == pytest.approx(a.minimum, rel=1e-12)
+    assert a.actual == pytest.approx(eta_risk(llh, y, eta), rel=1e-15)
+    n = eta_risk_analysis(llh, y, eta, normalize=True)
+    assert n.minimum == pytest.approx(a.minimum / a.default, rel=1e-14) and n.default == 1.0

@@ -48,6 +48,7 @@ from .multiclass_rules import (
     e_lre,
     e_lre_default,
     eta_risk,
+    eta_risk_analysis,
     multiclass_brier,
 )
 from .report import (
@@ -68,5 +69,6 @@ __all__ = [
     "BayesRisk", "bayes_decisions", "bayes_risk", "bayes_risk_analysis", "default_bayes_risk",
     "detection_cost_matrix", "lre_cost_matrix", "misclassification_cost_matrix",
     "BrierAnalysis", "brier_analysis", "e_lre", "e_lre_default", "eta_risk", "multiclass_brier",
+    "eta_risk_analysis",
     "CombinedApplication", "combine_applications", "truncated_cllr", "min_truncated_cllr",
 ]

@@ -24,7 +24,7 @@ from scipy.special import softmax
 
 from ..core.multiclass import check_multiclass_trials, class_trial_weights, contrast_basis
 from ..core.validation import check_probability
-from .bayes import bayes_risk
+from .bayes import BayesRisk, bayes_risk, bayes_risk_analysis
 from .costs import misclassification_cost_matrix
 from .multiclass import affine_calibration_of_trials
 
@@ -33,6 +33,7 @@ __all__ = [
     "brier_analysis",
     "BrierAnalysis",
     "eta_risk",
+    "eta_risk_analysis",
     "e_lre",
     "e_lre_default",
 ]
@@ -237,8 +238,7 @@ def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> floa
     ``eta`` defaults to flat (then ``(N-1)/N`` times the cost is the prior-weighted error rate).
     Averaged over ``eta`` uniform on the simplex it is C_mce (thesis eq. 8.13). In units of the
     cost; with ``normalize`` divided by the default system's risk. Its analysis (minimum over
-    recalibrations, calibration loss) is :func:`focal.metrics.bayes_risk_analysis` with
-    ``misclassification_cost_matrix(eta)``.
+    recalibrations, calibration loss) is :func:`eta_risk_analysis`.
 
     Parameters
     ----------
@@ -269,6 +269,106 @@ def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> floa
     N = np.asarray(llh).shape[1] if np.ndim(llh) == 2 else 2     # 1-D: binary LLRs
     e = np.full(N, 1.0 / N) if eta is None else eta
     return bayes_risk(llh, labels, prior, misclassification_cost_matrix(e), normalize=normalize)
+
+
+def _coordinate_offsets(S, y, w, miss, b, max_sweeps: int = 20):
+    """Offsets ``b`` lowering ``sum_t w_t C(argmax_j (S_tj + b_j) | y_t)`` one class at a time,
+    each step exact: with the other offsets fixed, trial t decides j iff ``b_j > theta_t`` (its
+    margin to the best other class), so the risk is a step function of ``b_j`` read off one
+    sort of the margins. ``C(j | i) = miss_i`` for ``j != i``. Returns ``(risk, b)``."""
+    n, N = S.shape
+    rows = np.arange(n)
+
+    def risk_of(b):
+        d = np.argmax(S + b, axis=1)
+        return float(w @ np.where(d == y, 0.0, miss[y]))
+
+    best = risk_of(b)
+    for _ in range(max_sweeps):
+        improved = False
+        for j in range(N):
+            T = S + b
+            T[:, j] = -np.inf
+            other = np.argmax(T, axis=1)
+            theta = T[rows, other] - S[:, j]
+            cost_j = np.where(y == j, 0.0, w * miss[y])
+            cost_o = np.where(y == other, 0.0, w * miss[y])
+            order = np.argsort(theta, kind="stable")
+            th = theta[order]
+            # risk when the first m trials (smallest margins) decide j, m = 0..n; tied margins
+            # cannot be split
+            steps = np.concatenate([[0.0], np.cumsum((cost_j - cost_o)[order])])
+            ends = np.r_[0, np.flatnonzero(th[1:] > th[:-1]) + 1, n]
+            values = cost_o.sum() + steps[ends]
+            k = int(np.argmin(values))
+            m = ends[k]
+            lo = th[m - 1] if m > 0 else th[0] - 2.0
+            hi = th[m] if m < n else th[-1] + 2.0
+            if values[k] < best - 1e-12 * max(best, 1e-300):
+                b = b.copy()
+                b[j] = 0.5 * (lo + hi) if m not in (0, n) else (hi - 1.0 if m == 0 else lo + 1.0)
+                best, improved = float(values[k]), True
+        if not improved:
+            break
+    return min(risk_of(b), best), b
+
+
+def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False):
+    """:func:`eta_risk` with its default, recalibrated and minimized values (thesis 8.12, 5.5).
+
+    As :func:`focal.metrics.bayes_risk_analysis` with ``misclassification_cost_matrix(eta)``,
+    and a ``minimum`` also for N > 2 classes. The Bayes decision of C_eta is
+    ``argmax_j (l_j + b_j)`` with ``b = log pi - log eta`` (Albayzin eq. 19), so after any
+    affine recalibration ``alpha l + beta`` with ``alpha > 0`` it is the same argmax with
+    other offsets: the minimum over affine recalibrations is the minimum over the N offsets
+    (plus ``alpha < 0``, the same on ``-l``, and ``alpha = 0``, the default). For two classes
+    that is one threshold and the minimum is exact. For N > 2 the risk is a step function of
+    N - 1 offsets whose exact minimum is combinatorial; ``minimum`` is then a *coordinate-wise*
+    minimum: started from the logarithmic-optimal calibration (E^opt) and from the identity,
+    each offset is set, one at a time, to its exact best value given the others, until no
+    single offset can lower the risk (from the identity of ``-l`` when the E^opt calibration
+    clamps ``alpha`` to 0, i.e. the scores point the wrong way). The identity, E^opt
+    and the default system are candidates too, so it is never above ``actual``,
+    ``recalibrated`` or ``default``; it is an upper bound of the true minimum.
+
+    Parameters
+    ----------
+    llh, labels, eta, prior, normalize
+        As in :func:`eta_risk`.
+
+    Returns
+    -------
+    focal.metrics.BayesRisk
+    """
+    N = np.asarray(llh).shape[1] if np.ndim(llh) == 2 else 2
+    e = np.full(N, 1.0 / N) if eta is None else np.asarray(eta, dtype=float)
+    C = misclassification_cost_matrix(e)
+    base = bayes_risk_analysis(llh, labels, prior, C, normalize=False)
+    if base.minimum is None:
+        L, y, p, _, active = check_multiclass_trials(llh, labels, prior)
+        w = class_trial_weights(y, p)
+        miss = 1.0 / ((N - 1) * e[active])              # C_eta(j | i), j != i (eq. 8.12)
+        shift = np.log(p) - np.log(e[active])
+        candidates = [base.default, base.actual, base.recalibrated]
+        starts = [(L, shift)]
+        if base.alpha > 0:
+            starts.append((L, (base.beta[active] + shift) / base.alpha))
+        else:                     # E^opt wanted alpha < 0: the scores point the wrong way
+            starts.append((-L, shift))
+        for S, b0 in starts:
+            candidates.append(_coordinate_offsets(S, y, w, miss, b0.copy())[0])
+        minimum = float(min(candidates))
+        base = BayesRisk(actual=base.actual, default=base.default, minimum=minimum,
+                         recalibrated=base.recalibrated, alpha=base.alpha, beta=base.beta,
+                         unit=base.unit)
+    if not normalize:
+        return base
+    d = base.default
+    if d <= 0:
+        raise ValueError("the default risk is 0: the normalized risk is undefined")
+    return BayesRisk(actual=base.actual / d, default=1.0, minimum=base.minimum / d,
+                     recalibrated=base.recalibrated / d, alpha=base.alpha, beta=base.beta,
+                     unit="normalized")
 
 
 def _lre_threshold(p_target: float, n_classes: int) -> float:
