@@ -163,7 +163,7 @@ def _save(model, path) -> None:
     from .persistence import save
 
     save(model, path)
-    print(f"saved to {path}")
+    print(f"saved to {path}", file=sys.stderr if path == "-" else sys.stdout)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -428,7 +428,8 @@ def _cmd_apply(args) -> int:
     with _Warnings():
         n = _apply_model(model, args.scores, args.output, align=args.align, missing=args.missing,
                          condition=args.condition, chunk_size=args.chunk_size)
-    print(f"{args.output}: {n:,} {'segments' if _is_multiclass(model) else 'trials'}")
+    print(f"{args.output}: {n:,} {'segments' if _is_multiclass(model) else 'trials'}",
+          file=sys.stderr if args.output == "-" else sys.stdout)
     return 0
 
 
@@ -763,9 +764,19 @@ def _one_line(exc) -> str:
     return message
 
 
+def _check_output(args) -> None:
+    """Refuse, before any work, an output that is a folder or one of the command's inputs."""
+    from ._files import check_output
+
+    if getattr(args, "output", None):
+        inputs = [getattr(args, n, None) for n in ("model", "key")]
+        check_output(args.output, inputs + list(getattr(args, "scores", None) or ()))
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        _check_output(args)
         return args.func(args)
     except ValueError as exc:
         print(f"focal: error: {_one_line(exc)}", file=sys.stderr)

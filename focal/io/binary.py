@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._files import write_output
 from ._ids import as_id_array, check_matched, find_duplicate, match_ids
 from ._numbers import format_numbers
 from ._text import (
@@ -25,7 +26,6 @@ from ._text import (
     LineMap,
     check_id_column,
     concat_pieces,
-    create_text,
     format_lines,
     ids_text,
     iter_blocks,
@@ -253,7 +253,8 @@ def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> N
     """Write ``model test score`` lines (one space between fields, LF line ends).
 
     Scores are written with the shortest decimal that reads back to the identical float64
-    (``-0.0``, subnormals, ``inf`` included). NaN scores are refused.
+    (``-0.0``, subnormals, ``inf`` included). NaN scores are refused. The file is written
+    atomically (complete or not at all); ``-`` and devices or FIFOs are streamed to.
     """
     models = np.asarray(models)
     tests = np.asarray(tests)
@@ -265,7 +266,7 @@ def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> N
         raise ValueError(f"scores[{int(np.argmax(np.isnan(scores)))}] is NaN")
     m = check_id_column(models, "models")
     t = check_id_column(tests, "tests")
-    with create_text(path) as out:
+    with write_output(path) as out:
         for i in range(0, scores.size, chunk_size):
             j = i + chunk_size
             out.write(format_lines([m[i:j], t[i:j], format_numbers(scores[i:j])]))

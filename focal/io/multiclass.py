@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._files import write_output
 from ._ids import as_id_array, check_matched, find_duplicate, match_ids
 from ._numbers import format_numbers
 from ._text import (
@@ -38,7 +39,6 @@ from ._text import (
     LineMap,
     check_id_column,
     concat_pieces,
-    create_text,
     format_lines,
     ids_text,
     iter_blocks,
@@ -416,7 +416,7 @@ def _check_llh(segments, llh):
 
 
 def _write_rows(path, prefix_columns, llh, header, chunk_size):
-    with create_text(path) as out:
+    with write_output(path) as out:
         if header is not None:
             out.write(header)
         for i in range(0, llh.shape[0], chunk_size):

@@ -47,7 +47,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..io._text import open_text
+from .._files import open_input as open_text
 from .model import Detections, Reference, STDTask, describe_unknown
 
 __all__ = ["ECF", "read_ecf", "read_tlist", "read_rttm", "read_stdlist", "read_detection_table",
