@@ -159,10 +159,10 @@ class _Warnings:
         print(f"focal: warning: {category.__name__}: {text}", file=sys.stderr)
 
 
-def _save(model, path) -> None:
+def _save(model, path, key=None) -> None:
     from .persistence import save
 
-    save(model, path)
+    save(model, path, key=key)
     print(f"saved to {path}", file=sys.stderr if path == "-" else sys.stdout)
 
 
@@ -211,7 +211,7 @@ def _cmd_train(args) -> int:
         pav = model[-1]
         print(f"  then PAVCalibrator (pseudo_count {args.pseudo_count:g}): {pav.llr_.size} blocks, "
               f"LLRs from {pav.llr_[0]:.4g} to {pav.llr_[-1]:.4g}")
-    _save(model, args.output)
+    _save(model, args.output, _signing_key(args))
     return 0
 
 
@@ -309,7 +309,7 @@ def _cmd_train_multiclass(args) -> int:
             print(f"  weight {w:10.6g}  {_name(path)}")
     print(f"  offsets {', '.join(f'{b:.4g}' for b in model.intercept_)}")
     print(f"  training C_mce {model.loss_:.4f} nats (prior-weighted, Albayzin eq. 6)")
-    _save(model, args.output)
+    _save(model, args.output, _signing_key(args))
     return 0
 
 
@@ -424,7 +424,7 @@ def _apply_model(model, inputs, output, *, align=False, missing="error", conditi
 def _cmd_apply(args) -> int:
     from .persistence import load
 
-    model = load(args.model)
+    model = load(args.model, key=_signing_key(args))
     with _Warnings():
         n = _apply_model(model, args.scores, args.output, align=args.align, missing=args.missing,
                          condition=args.condition, chunk_size=args.chunk_size)
@@ -749,7 +749,25 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--p-target", type=_probability, default=_DEFAULT_P_TARGET, metavar="P",
                       help=f"operating point (default {_DEFAULT_P_TARGET})")
     demo.set_defaults(func=_cmd_demo)
+    for command in (tr, tm, ap):
+        command.add_argument("--signing-key", metavar="FILE",
+                             help="file holding a secret key: sign the saved model (train) or "
+                                  "require its signature (apply) with HMAC-SHA256")
     return parser
+
+
+def _signing_key(args):
+    """The secret in ``--signing-key FILE`` (its bytes, without a final line break), or None."""
+    path = getattr(args, "signing_key", None)
+    if path is None:
+        return None
+    from ._files import open_input
+
+    with open_input(path) as handle:
+        key = handle.read(1 << 16).rstrip(b"\r\n")
+    if not key:
+        raise ValueError(f"{path}: the signing key file is empty")
+    return key
 
 
 # the library's error messages name its keyword arguments; on the command line, the options
@@ -769,7 +787,7 @@ def _check_output(args) -> None:
     from ._files import check_output
 
     if getattr(args, "output", None):
-        inputs = [getattr(args, n, None) for n in ("model", "key")]
+        inputs = [getattr(args, n, None) for n in ("model", "key", "signing_key")]
         check_output(args.output, inputs + list(getattr(args, "scores", None) or ()))
 
 
