@@ -221,7 +221,8 @@ def check_usable(model) -> None:
                          f"imported here ({exc}); install it, or call set_output(transform="
                          f"'default') on a model saved without it") from None
     except (ValueError, FloatingPointError, OverflowError, ZeroDivisionError) as exc:
-        raise ValueError(f"the model fails on ordinary scores (+/-100): {exc}") from None
+        raise ValueError(f"numerically unusable parameters: the model fails on ordinary "
+                         f"scores (|score| <= 100): {exc}") from None
     bad = np.isnan(Y) | (np.isinf(Y) & (not _allows_infinite(model)))
     if bad.any():
         row = int(np.flatnonzero(bad.reshape(len(X), -1).any(axis=1))[0])
