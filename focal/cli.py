@@ -163,7 +163,14 @@ def _save(model, path, key=None) -> None:
     from .persistence import save
 
     save(model, path, key=key)
-    print(f"saved to {path}", file=sys.stderr if path == "-" else sys.stdout)
+    print(f"saved to {path}", file=_summary_stream(path))
+
+
+def _summary_stream(output):
+    """Where to print a summary: stderr when the output itself is streamed (``-``, a pipe)."""
+    from ._files import is_stream
+
+    return sys.stderr if is_stream(output) else sys.stdout
 
 
 # ---------------------------------------------------------------------------------------------
@@ -429,7 +436,7 @@ def _cmd_apply(args) -> int:
         n = _apply_model(model, args.scores, args.output, align=args.align, missing=args.missing,
                          condition=args.condition, chunk_size=args.chunk_size)
     print(f"{args.output}: {n:,} {'segments' if _is_multiclass(model) else 'trials'}",
-          file=sys.stderr if args.output == "-" else sys.stdout)
+          file=_summary_stream(args.output))
     return 0
 
 
