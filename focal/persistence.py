@@ -61,6 +61,14 @@ nested lists whose shape the schema fixes; class labels are ``{"dtype": ..., "va
 ``feature_names_in_`` is a list of strings or null. A pipeline step's ``estimator`` may also be
 ``"passthrough"`` or null.
 
+:func:`save` appends a last line ``"integrity": {"sha256": ..., "hmac_sha256": ...}``: the
+SHA-256 (and, with a ``key``, the HMAC-SHA256) of the file's bytes before that line, which
+:func:`load` checks on the raw bytes before parsing (see :mod:`focal._model_integrity`; a
+re-formatted file, whose line moved, is checked by the ``sha256`` of the canonical form only).
+Loading is bounded: at most ``max_bytes`` bytes, JSON nesting at most 64 deep, and a model
+whose outputs on ordinary scores are NaN or infinite is refused. Checksums detect damage, not
+deliberate edits (anyone can recompute them); the keyed signature gives authenticity.
+
 JSON or pickle / joblib? Both work for every focal estimator. Use :func:`save` / :func:`load`
 for models that are shipped, stored or shared: loading is safe on files from untrusted sources
 (no code runs), the file is version-checked and tamper-evident, diffable and readable, and it

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 
 from focal import io
-from focal.io._text import read_limits
+from focal.io import read_limits
 from focal.std import readers as std
 
 from _limits import expect_error, run_limited
