@@ -23,10 +23,14 @@ if sys.platform == "win32":  # pragma: no cover
 
 
 def _mapped_bytes() -> int:
-    with open("/proc/self/status") as f:
-        for line in f:
-            if line.startswith("VmSize:"):
-                return int(line.split()[1]) * 1024
+    """Virtual memory the process maps now (Linux), else 0."""
+    try:
+        with open("/proc/self/status") as f:
+            for line in f:
+                if line.startswith("VmSize:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
     return 0
 
 
@@ -42,8 +46,10 @@ def run_limited(function, *args, cpu_seconds=10, memory_mb=300, wall_seconds=60)
         os.close(read_end)
         try:
             try:
-                extra = memory_mb * 2**20
-                resource.setrlimit(resource.RLIMIT_AS, (_mapped_bytes() + extra,) * 2)
+                mapped = _mapped_bytes()
+                if mapped:  # Linux; elsewhere only the CPU and wall-clock limits apply
+                    limit = mapped + memory_mb * 2**20
+                    resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
                 resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
                 outcome = ("ok", function(*args))
             except BaseException as exc:  # noqa: BLE001 - reported to the parent
