@@ -291,3 +291,9 @@ def test_std_xml_negative_start_and_underscores(tmp_path):
     ecf = b'<ecf><excerpt audio_filename="f" tbeg="0" dur="1_0"/></ecf>'
     with pytest.raises(ValueError, match=r"<excerpt> #1: dur is not a number: '1_0'"):
         std.read_ecf(_write(tmp_path, "e", ecf))
+
+
+def test_a_class_name_longer_than_the_id_limit_is_refused(tmp_path):
+    path = _write(tmp_path, "m", b"segment a " + b"b" * 5000 + b"\ns1 1 2\n")
+    with pytest.raises(ValueError, match=r":1: id longer than 4096 characters"):
+        io.read_multiclass_scores(path)

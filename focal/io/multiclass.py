@@ -34,6 +34,7 @@ import numpy as np
 from .._files import write_output
 from ._ids import as_id_array, check_matched, find_duplicate, match_ids
 from ._numbers import format_numbers
+from . import _text
 from ._text import (
     BLOCK_BYTES,
     LineMap,
@@ -206,6 +207,10 @@ class _MulticlassReader:
                            f"({', '.join(self.classes)})")
         else:
             names = fields[1:]
+            long = next((c for c in fields if len(c) > _text.MAX_ID_LENGTH), None)
+            if long is not None:
+                raise ValueError(f"{self.path}:{line}: id longer than {_text.MAX_ID_LENGTH} "
+                                 f"characters")
             if not names:
                 raise ValueError(f"{self.path}:{line}: the header must name the classes: "
                                  f"'segment class1 class2 ...'")
