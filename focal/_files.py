@@ -13,8 +13,9 @@ Every file focal writes (models, score files, calibrated outputs) goes through
   after SIGKILL or a power cut the target is still the complete old or the complete new file
   (only a stray temporary file may remain);
 - streams straight to a character device, a FIFO or a socket (``/dev/stdout``, ``/dev/null``,
-  a named pipe) and to ``-`` (standard output), which cannot be replaced atomically and must
-  never be replaced by a regular file;
+  a named pipe), to anything under ``/dev`` or ``/proc`` (``/dev/stdout`` redirected to a
+  file with ``>> log`` is appended to, not replaced) and to ``-`` (standard output): these
+  cannot be replaced atomically and must never be replaced by a regular file;
 - names the file in every error (``path: cannot write: No space left on device``) as a
   ``ValueError``.
 
@@ -66,9 +67,15 @@ def same_file(a, b) -> bool:
     return sa is not None and sb is not None and (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
 
 
+_STREAM_FOLDERS = ("/dev/", "/proc/")  # /dev/stdout, /dev/fd/1: the caller's open file
+
+
 def is_stream(path) -> bool:
-    """True for ``-`` and for paths that are character devices, FIFOs or sockets."""
-    if os.fspath(path) == "-":
+    """True for ``-``, for paths that are character devices, FIFOs or sockets, and for paths
+    under ``/dev`` or ``/proc`` (``/dev/stdout`` redirected to a regular file, ``>> log``,
+    must be appended to through the open descriptor, never replaced)."""
+    path = os.fspath(path)
+    if path == "-" or (os.name == "posix" and os.path.abspath(path).startswith(_STREAM_FOLDERS)):
         return True
     st = _stat(path)
     return st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)
@@ -142,8 +149,8 @@ def _stream(path):
         yield out
         out.flush()
         return
-    try:
-        handle = open(path, "wb")
+    try:  # appending: /dev/stdout may be a regular file opened by the shell with >>
+        handle = open(path, "ab")
     except OSError as exc:
         raise _fail(path, "cannot write", exc) from None
     with handle:

@@ -127,6 +127,18 @@ def test_dev_stdout_and_dash_stream_to_standard_output(workspace):
         assert b"2,000 trials" in run.stderr
 
 
+def test_dev_stdout_redirected_to_a_file_appends_to_it(workspace):
+    log = workspace / "log"
+    log.write_bytes(b"previous\n")
+    with open(log, "ab") as out:
+        run = subprocess.run([sys.executable, "-m", "focal", "apply", "model.json", "o/s0",
+                              "s1", "-o", "/dev/stdout"], stdout=out, stderr=subprocess.PIPE,
+                             cwd=workspace, timeout=120)
+    assert run.returncode == 0, run.stderr
+    text = log.read_bytes()
+    assert text.startswith(b"previous\nm0 t0 ") and text.count(b"\n") == 2001
+
+
 def test_a_full_disk_names_the_output(tmp_path):
     if not os.path.exists("/dev/full"):
         pytest.skip("no /dev/full")

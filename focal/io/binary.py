@@ -151,8 +151,11 @@ def read_scores(path, *, block_bytes: int = BLOCK_BYTES) -> TrialScores:
     Raises
     ------
     ValueError
-        With file and line: a line without exactly three fields, a score that is not a number
-        or is NaN, a repeated (model, test) trial, a file that is not UTF-8 text, or no trials.
+        With file and line: a line without exactly three fields, a score that is not a number,
+        is NaN or is beyond the float64 range (``1e400``; ``inf`` must be spelled out), a
+        repeated (model, test) trial, a file that is not UTF-8 text (NUL bytes included), a
+        line longer than 1 MiB or an id longer than 4096 characters (see
+        :func:`focal.io.read_limits`), a ``#``-line that has a record's fields, or no trials.
     """
     models, tests, scores, lines = _read_table(path, _SCORE_LAYOUT, _score_column, block_bytes)
     return TrialScores(models, tests, scores, os.fspath(path), lines)
