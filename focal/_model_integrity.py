@@ -10,7 +10,8 @@ own, after every other field::
       "integrity": {"sha256": "<64 hex>", "hmac_sha256": "<64 hex>"}
     }
 
-Both digests cover the file's bytes before that line (up to the comma that precedes it):
+Both digests cover the file's bytes before that line (up to the comma that precedes it; CRLF
+line ends read as LF, so a checkout that converts line ends does not break the check):
 ``sha256`` always, ``hmac_sha256`` (HMAC-SHA256, RFC 2104, with the user's key) when the model
 was saved with a key. They are checked on the raw bytes, in one linear pass, *before* the JSON
 is parsed, so a damaged or edited file is refused at the speed of SHA-256 whatever its content.
@@ -140,7 +141,7 @@ def unseal(data: bytes, key=None) -> bytes:
                              "it, but a key was given: it was saved without a key, or was "
                              "modified since")
         return data, False
-    body = data[:match.start()]
+    body = data[:match.start()].replace(b"\r\n", b"\n")  # a CRLF checkout is no damage
     if not hmac.compare_digest(hashlib.sha256(body).hexdigest().encode(), match.group(1)):
         raise ValueError("integrity.sha256: the checksum of the file's bytes does not match: "
                          "the file was damaged or modified after it was saved")

@@ -232,3 +232,10 @@ def test_a_reformatted_file_still_loads_without_a_key(tmp_path):
     assert _load(path) == "LogisticFusion"
     with pytest.raises(ValueError, match="no signature"):
         focal.load(path, key=b"k")
+
+
+def test_crlf_line_ends_are_not_damage(tmp_path):
+    key = b"k" * 16
+    path = _saved(tmp_path, FUSION, key=key)
+    path.write_bytes(path.read_bytes().replace(b"\n", b"\r\n"))
+    assert _load(path, key) == "LogisticFusion"
