@@ -297,3 +297,20 @@ def test_a_class_name_longer_than_the_id_limit_is_refused(tmp_path):
     path = _write(tmp_path, "m", b"segment a " + b"b" * 5000 + b"\ns1 1 2\n")
     with pytest.raises(ValueError, match=r":1: id longer than 4096 characters"):
         io.read_multiclass_scores(path)
+
+
+def _lines(n):
+    return b"".join(b"m%d t%d 1\n" % (i, i) for i in range(n))
+
+
+@pytest.mark.parametrize("where", ["last", "first"])
+def test_one_long_id_does_not_widen_every_id_of_the_file(tmp_path, where):
+    """Ids share the width of the longest: 400k ids widened to 4000 bytes would take 1.5 GB."""
+    long = b"x" * 4000 + b" t 2\n"
+    body = _lines(400_000)
+    path = _write(tmp_path, "s", body + long if where == "last" else long + body)
+    line = 400_001 if where == "last" else 1
+    expect_error(run_limited(io.read_scores, path, cpu_seconds=10, memory_mb=400),
+                 rf":{line}: an id of 4000 bytes among much shorter ones")
+    # a few thousand trials with a long id are fine
+    assert len(io.read_scores(_write(tmp_path, "t", _lines(5000) + long))) == 5001

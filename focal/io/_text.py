@@ -13,7 +13,9 @@ skipped silently: a trial is never lost to the comment rule.
 
 Hostile input stays linear: each byte is scanned for line breaks once, NUL bytes are detected
 in every read (``/dev/zero`` fails at once), lines longer than :data:`MAX_LINE_BYTES` and ids
-longer than :data:`MAX_ID_LENGTH` characters are errors (:func:`read_limits` changes both).
+longer than :data:`MAX_ID_LENGTH` characters are errors (:func:`read_limits` changes both). Ids
+share the width of the longest (of a block, then of the file): one whose width would multiply the
+storage of the others more than :data:`ID_WIDENING_LIMIT` times is refused with its line.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from .._files import open_input
 from ._numbers import byte_masks, parse_numbers
 
 __all__ = ["Block", "Fields", "LineMap", "iter_blocks", "split_fields", "gather_ids", "ids_text",
-           "concat_pieces", "check_id_column", "format_lines", "read_limits", "MAX_ID_LENGTH",
+           "concat_pieces", "concat_ids", "check_id_column", "format_lines", "read_limits", "MAX_ID_LENGTH",
            "MAX_LINE_BYTES"]
 
 FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
@@ -219,6 +221,12 @@ class Fields:
                 if len(text) > limit:
                     raise ValueError(f"{self.path}:{int(self.lines[i])}: id longer than "
                                      f"{limit} characters")
+        if lengths.size:  # the block's ids share the width of its longest
+            need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
+            stored = int(np.maximum(lengths, 8).sum())
+            if _too_wide(need, stored, _BLOCK_ID_STORAGE_FREE):
+                i = int(np.argmax(lengths))
+                _refuse_widening(self.path, int(self.lines[i]), int(lengths[i]), need, stored)
         return gather_ids(self.data, starts, lengths)
 
 
@@ -305,7 +313,9 @@ def gather_ids(data, starts, lengths):
         words &= np.take(byte_masks(width // 8), lengths, axis=0)  # zero the bytes past the field
         return words.view(f"S{width}").ravel()
     out = np.ascontiguousarray(windows[starts])  # wide ids: a table of masks would be (8w+1) x w
-    out[np.arange(width)[None, :] >= lengths[:, None]] = 0
+    columns = np.arange(width)[None, :]
+    for i in range(0, n, 4096):  # zero the bytes past each field, a bounded mask at a time
+        out[i:i + 4096][columns >= lengths[i:i + 4096, None]] = 0
     return out.view(f"S{width}").ravel()
 
 
@@ -314,6 +324,45 @@ def ids_text(value):
     if isinstance(value, (bytes, np.bytes_)):
         return bytes(value).decode("utf-8", "replace")
     return str(value)
+
+
+#: Ids of a file share one width, that of the longest: widening the others by more than this
+#: factor (and beyond _ID_STORAGE_FREE bytes) is refused rather than exhausting memory
+ID_WIDENING_LIMIT = 16
+_ID_STORAGE_FREE = 256 << 20  # a whole file
+_BLOCK_ID_STORAGE_FREE = 128 << 20  # one block
+
+
+def concat_ids(pieces, lines, path):
+    """Concatenate per-block id arrays (empties the list), refusing a file whose few long ids
+    would widen every other id's storage more than :data:`ID_WIDENING_LIMIT` times."""
+    n = sum(p.shape[0] for p in pieces)
+    widest = max(range(len(pieces)), key=lambda k: pieces[k].dtype.itemsize)
+    width = pieces[widest].dtype.itemsize
+    need = n * width
+    if need > _ID_STORAGE_FREE and _too_wide(need, _content_bytes(pieces)):
+        lengths = np.char.str_len(pieces[widest])
+        i = int(np.argmax(lengths))
+        record = sum(p.shape[0] for p in pieces[:widest]) + i
+        _refuse_widening(path, lines.line(record), int(lengths[i]), need,
+                         _content_bytes(pieces))
+    return concat_pieces(pieces)
+
+
+def _content_bytes(pieces):
+    """Bytes of the ids themselves (8 at least each: the narrowest storage)."""
+    return sum(int(np.maximum(np.char.str_len(p), 8).sum()) for p in pieces)
+
+
+def _too_wide(need, stored, free=_ID_STORAGE_FREE):
+    return need > free and need > ID_WIDENING_LIMIT * stored
+
+
+def _refuse_widening(path, line, length, need, stored):
+    raise ValueError(f"{path}:{line}: an id of {length} bytes among much shorter ones: ids are "
+                     f"stored at the width of the longest, which would take "
+                     f"{need / 2**20:,.0f} MiB ({need / stored:.0f}x their size); shorten the "
+                     f"long ids")
 
 
 def concat_pieces(pieces):

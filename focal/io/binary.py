@@ -25,6 +25,7 @@ from ._text import (
     BLOCK_BYTES,
     LineMap,
     check_id_column,
+    concat_ids,
     concat_pieces,
     format_lines,
     ids_text,
@@ -108,8 +109,8 @@ def _read_table(path, layout, convert, block_bytes):
         n += len(v)
     if n == 0:
         raise ValueError(f"{path}: no trials found")
-    models = concat_pieces(models)
-    tests = concat_pieces(tests)
+    models = concat_ids(models, lines, path)
+    tests = concat_ids(tests, lines, path)
     values = concat_pieces(values)
     dup = find_duplicate((models, tests))
     if dup is not None:

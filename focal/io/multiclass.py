@@ -39,6 +39,7 @@ from ._text import (
     BLOCK_BYTES,
     LineMap,
     check_id_column,
+    concat_ids,
     concat_pieces,
     format_lines,
     ids_text,
@@ -183,7 +184,7 @@ class _MulticlassReader:
             n += seg.shape[0]
         if n == 0:
             raise ValueError(f"{self.path}: no segments found")
-        segments = concat_pieces(segments)
+        segments = concat_ids(segments, lines, self.path)
         _check_unique(self.path, segments, lines)
         return segments, concat_pieces(values), lines
 
@@ -285,9 +286,9 @@ def read_multiclass_key(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassKe
         n += len(parsed)
     if n == 0:
         raise ValueError(f"{path}: no segments found")
-    segments = concat_pieces(segments)
+    segments = concat_ids(segments, lines, path)
     _check_unique(path, segments, lines)
-    return MulticlassKey(segments, concat_pieces(languages), path, lines)
+    return MulticlassKey(segments, concat_ids(languages, lines, path), path, lines)
 
 
 def _class_index(key, classes, other):
