@@ -223,10 +223,12 @@ class Fields:
                                      f"{limit} characters")
         if lengths.size:  # the block's ids share the width of its longest
             need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
-            stored = int(np.maximum(lengths, 8).sum())
-            if _too_wide(need, stored, _BLOCK_ID_STORAGE_FREE):
-                i = int(np.argmax(lengths))
-                _refuse_widening(self.path, int(self.lines[i]), int(lengths[i]), need, stored)
+            if need > _BLOCK_ID_STORAGE_FREE:
+                stored = int(np.maximum(lengths, 8).sum())
+                if _too_wide(need, stored, _BLOCK_ID_STORAGE_FREE):
+                    i = int(np.argmax(lengths))
+                    _refuse_widening(self.path, int(self.lines[i]), int(lengths[i]), need,
+                                     stored)
         return gather_ids(self.data, starts, lengths)
 
 
