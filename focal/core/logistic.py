@@ -35,10 +35,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
 from scipy.special import logit
 
-from .scoring_rules import BetaRule
+from .newton import dense_solver, minimize_newton
+from .scoring_rules import LOGARITHMIC, BetaRule, default_expected_cost
 from .threads import single_threaded_blas
 
 __all__ = ["LogisticSolution", "fit_logistic", "fit_scoring_rule", "DEFAULT_REG"]
@@ -47,6 +47,8 @@ DEFAULT_REG = 1e-9
 _CHUNK = 1 << 13  # rows per block: the block's temporaries stay in the CPU cache
 _SUBSAMPLE = 1 << 16  # trials in the warm-start subsample of large problems
 _MIN_CLASS_IN_SUBSAMPLE = 200
+# scores whose spread is below this lose their precision to subnormal rounding (2^-1022 / eps)
+_SMALLEST_SPREAD = np.finfo(float).tiny / np.finfo(float).eps
 
 
 @dataclass(frozen=True)
@@ -120,13 +122,15 @@ class _Design:
         # centered scores of one block, transposed, with a row of ones for the intercept
         self._buf = np.empty((self.K + 1, min(_CHUNK, self.n)))
         self._buf[self.K] = 1.0
+        self._pow2 = None
         if center is None:
             center, scale = self._moments()
         self.center = center
         self.scale = scale
-        self._unscale = np.append(1.0 / scale, 1.0)
-        # 0.5 sum_t c_t s_t (x_t, 1), s = -1 for targets: the constant part of the gradient
-        self._g0 = None
+        # blocks hold (x - center) * 2^-e with 2^e the power of two nearest the spread: exact
+        # scaling, so sums of squares neither overflow (scores ~1e154) nor underflow (~1e-170)
+        self._pow2 = np.ldexp(1.0, -np.frexp(scale)[1])
+        self._unscale = np.append(1.0 / (scale * self._pow2), 1.0)
 
     def _blocks(self):
         """Yield (centered scores with a row of ones (K+1, m), signed weights c*s) per block.
@@ -139,6 +143,8 @@ class _Design:
             hi = min(lo + _CHUNK, self.n)
             S = buf[:, : hi - lo]
             np.subtract(self.X[lo:hi].T, self.center[:, None], out=S[:K])
+            if self._pow2 is not None:
+                S[:K] *= self._pow2[:, None]
             cs = np.where(self.y[lo:hi], -self.f_tar, self.f_non)
             if self.v is not None:
                 cs *= self.v[lo:hi]
@@ -150,33 +156,63 @@ class _Design:
         Each block's mean and sum of squared deviations are computed in cache, then merged
         (Chan, Golub & LeVeque), which is exact for a constant system (its standardized scores
         are then exactly 0) and free of cancellation for scores of large magnitude or with
-        outliers.
+        outliers. Squares are taken of deviations scaled by a power of two (exact) and summed
+        with a running binary exponent per system, so the spread of scores of any magnitude
+        (1e-300 .. 1e300) is found without overflow or underflow.
+
+        Raises
+        ------
+        ValueError
+            When a system's deviations from its first score overflow (scores near the largest
+            float) or its spread is too small to be represented in normal floating point.
         """
         self.center = np.array(self.X[0], dtype=float)
         K = self.K
         total = 0.0
         mean = np.zeros(K)
-        m2 = np.zeros(K)
+        m2 = np.zeros(K)  # sum of squares / 4^expo
+        expo = np.full(K, -1100)  # below any float exponent: set by the first non-zero block
         self.n_passes += 1
-        for S, cs in self._blocks():
-            c = np.abs(cs)
-            w = c.sum()
-            if w == 0:
-                continue
-            m_b = (S[:K] @ c) / w
-            dev = S[:K] - m_b[:, None]
-            np.square(dev, out=dev)
-            delta = m_b - mean
-            merged = total + w
-            mean += delta * (w / merged)
-            m2 += dev @ c + delta * delta * (total * w / merged)
-            total = merged
-        sd = np.sqrt(m2 / total)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for S, cs in self._blocks():
+                c = np.abs(cs)
+                w = c.sum()
+                if w == 0:
+                    continue
+                m_b = (S[:K] @ c) / w
+                dev = S[:K] - m_b[:, None]
+                delta = m_b - mean
+                top = np.maximum(np.abs(dev).max(axis=1), np.abs(delta))
+                if not np.all(np.isfinite(top)):
+                    bad = int(np.flatnonzero(~np.isfinite(top))[0])
+                    raise ValueError(f"the scores of system {bad} are too large to fit (their "
+                                     "differences overflow): rescale them")
+                e_b = np.where(top > 0, np.frexp(top)[1], expo)
+                new = np.maximum(expo, e_b)
+                m2 = np.ldexp(m2, 2 * (expo - new))
+                expo = new
+                dev = np.ldexp(dev, -expo[:, None])
+                np.square(dev, out=dev)
+                merged = total + w
+                mean += delta * (w / merged)
+                ds = np.ldexp(delta, -expo)
+                m2 += dev @ c + ds * ds * (total * w / merged)
+                total = merged
+        sd = np.ldexp(np.sqrt(m2 / total), expo)
+        small = (sd > 0) & (sd < _SMALLEST_SPREAD)
+        if small.any():
+            bad = int(np.flatnonzero(small)[0])
+            raise ValueError(f"the scores of system {bad} spread over only {sd[bad]:.3g}, too "
+                             "close to the floating-point underflow to fit: rescale them")
         return self.center + mean, np.where(sd > 0, sd, 1.0)
 
-    def penalty(self, theta):
+    def penalty_weight(self, rule):
+        """``reg`` times the objective's natural size (:func:`_objective_scale`)."""
+        return self.reg * _objective_scale(self.p_target, rule)
+
+    def penalty(self, theta, rule=None):
         a = theta[: self.K]
-        return 0.5 * self.reg * float(a @ a)
+        return 0.5 * self.penalty_weight(rule) * float(a @ a)
 
     def _weights_on_block(self, theta):
         """Coefficients of (centered scores, 1) giving z = LLR + logit(p)."""
@@ -195,44 +231,40 @@ class _Design:
         Per trial with z = LLR + logit p, s = -1 (target) or +1 (non-target) and u = s z, the
         cost is ``softplus(u) = max(u, 0) + log1p(exp(-|z|))`` (eq. 7.39), its derivative in z
         is ``s sigmoid(u)`` and its second derivative ``sigmoid(z) sigmoid(-z)``, all from one
-        ``exp(-|z|)``. Costs are summed without cancellation between trials, so the loss stays
-        accurate when it is tiny (separable data).
+        ``e = exp(-|z|)``: ``sigmoid(u)`` is ``1 / (1 + e)`` for u > 0 and ``e / (1 + e)``
+        otherwise, ``sigmoid(z) sigmoid(-z) = e / (1 + e)^2``, each to full relative precision
+        (no difference of numbers near 1/2: at extreme priors every trial's derivative is
+        tiny, and a sum of absolutely accurate but relatively inaccurate terms would stall the
+        fit). Costs are summed without cancellation between trials, so the loss stays accurate
+        when it is tiny (separable data, extreme priors).
         """
         self.n_passes += 1
         w = self._weights_on_block(theta)
         loss = 0.0
         grad = np.zeros(self.K + 1)
         hess = np.zeros((self.K + 1, self.K + 1))
-        need_g0 = self._g0 is None
-        if need_g0:
-            g0 = np.zeros(self.K + 1)
         B = np.empty_like(self._buf)
         for S, cs in self._blocks():
-            if need_g0:
-                g0 += S @ cs
             z = w @ S
+            m = z.shape[0]
             c = np.abs(cs)
             cu = cs * z  # c u: the sign of u, and c max(u, 0) = max(c u, 0)
             e = np.abs(z, out=z)
             np.negative(e, out=e)
             np.exp(e, out=e)
             loss += np.maximum(cu, 0.0).sum() + c @ np.log1p(e)
-            # d = sigmoid(|z|) - 1/2, so sigmoid(u) - 1/2 = copysign(d, u)
-            d = np.add(e, 1.0, out=e)
-            np.divide(1.0, d, out=d)
-            d -= 0.5
-            r = np.copysign(d, cu, out=cu)
+            q = np.add(e, 1.0)
+            np.divide(1.0, q, out=q)  # sigmoid(|u|)
+            r = np.multiply(e, q)  # sigmoid(-|u|)
+            np.copyto(r, q, where=cu > 0)  # sigmoid(u)
             r *= cs
             grad += S @ r
-            # sigmoid(z) sigmoid(-z) = 1/4 - d^2
-            h = np.square(d, out=d)
-            np.subtract(0.25, h, out=h)
+            h = np.multiply(e, q, out=e)
+            h *= q
             h *= c
-            Bm = np.multiply(S, h, out=B[:, : h.shape[0]])
+            Bm = np.multiply(S, h, out=B[:, :m])
             hess += Bm @ S.T
-        if need_g0:
-            self._g0 = 0.5 * g0
-        return float(loss), *self._to_standard(grad + self._g0, hess)
+        return float(loss), *self._to_standard(grad, hess)
 
     def rule_pass(self, theta, rule):
         """Cost of ``rule`` (data term), its gradient and Hessian: the general, slower pass."""
@@ -260,9 +292,10 @@ class _Design:
         else:
             loss, grad, hess = self.rule_pass(theta, rule)
         K = self.K
-        grad[:K] += self.reg * theta[:K]
-        hess[np.arange(K), np.arange(K)] += self.reg
-        return loss, self.penalty(theta), grad, hess
+        reg = self.penalty_weight(rule)
+        grad[:K] += reg * theta[:K]
+        hess[np.arange(K), np.arange(K)] += reg
+        return loss, self.penalty(theta, rule), grad, hess
 
     def to_standard(self, coef, intercept):
         theta = np.empty(self.K + 1)
@@ -275,51 +308,28 @@ class _Design:
         return a, float(theta[self.K] - a @ self.center)
 
 
-def _descent_direction(grad, hess):
-    """Newton direction; on an indefinite or singular Hessian, that of a modified Hessian.
-
-    The modification replaces each eigenvalue by its absolute value, floored at a small fraction
-    of the largest (Nocedal & Wright, sec. 3.4), so the direction is always a descent direction.
-    """
-    try:
-        return -cho_solve(cho_factor(hess), grad)
-    except LinAlgError:
-        lam, vec = eigh(hess)
-        top = max(float(np.max(np.abs(lam))), np.finfo(float).tiny)
-        lam = np.maximum(np.abs(lam), 1e-10 * top)
-        return -(vec @ ((vec.T @ grad) / lam))
-
-
 def _newton(design, theta, rule, tol, max_iter):
-    """Damped Newton iterations from ``theta`` until the gradient norm is at most ``tol``."""
-    loss, pen, grad, hess = design.objective(theta, rule)
-    n_iter = 0
-    gnorm = float(np.linalg.norm(grad))
-    eps = np.finfo(float).eps
-    while gnorm > tol and n_iter < max_iter:
-        d = _descent_direction(grad, hess)
-        slope = float(grad @ d)
-        if not slope < 0:  # round-off has swamped the direction: steepest descent
-            d = -grad
-            slope = -(gnorm**2)
-        f0 = loss + pen
-        step = 1.0
-        for _ in range(60):
-            cand = theta + step * d
-            c_loss, c_pen, c_grad, c_hess = design.objective(cand, rule)
-            f1 = c_loss + c_pen
-            # Armijo condition, with a few ulps of slack for round-off at the optimum
-            if f1 <= f0 + 1e-4 * step * slope + 16 * eps * abs(f0):
-                break
-            step *= 0.5
-        else:
-            break
-        if not np.all(np.isfinite(c_grad)):
-            break
-        n_iter += 1
-        theta, loss, pen, grad, hess = cand, c_loss, c_pen, c_grad, c_hess
-        gnorm = float(np.linalg.norm(grad))
-    return theta, loss, pen, gnorm, n_iter
+    """Damped Newton iterations from ``theta`` (:func:`focal.core.newton.minimize_newton`).
+
+    The stopping rule is scale-free: the gradient norm (standardized parameters) is compared
+    with ``tol`` times the cost of the uninformative system at ``p_target`` relative to its cost
+    at ``p_target = 0.5`` (:func:`_objective_scale`). Returns (theta, loss, penalty, grad_norm,
+    n_iter, converged).
+    """
+    def evaluate(t):
+        loss, pen, grad, hess = design.objective(t, rule)
+        return loss + pen, grad, dense_solver(hess), (loss, pen)
+
+    res = minimize_newton(evaluate, theta, tol=tol, max_iter=max_iter,
+                          f_scale=_objective_scale(design.p_target, rule))
+    loss, pen = res.info
+    return res.x, loss, pen, res.grad_norm, res.n_iter, res.converged
+
+
+def _objective_scale(p_target, rule):
+    """Cost of the uninformative system (all LLRs 0) at ``p_target`` over its cost at 0.5."""
+    rule = LOGARITHMIC if rule is None else rule
+    return default_expected_cost(p_target, rule) / default_expected_cost(0.5, rule)
 
 
 def _warm_start(design, tol, max_iter):
@@ -340,7 +350,8 @@ def _warm_start(design, tol, max_iter):
         return None
     sub = _Design(design.X[idx], ys, design.p_target, vs, design.reg, design.center,
                   design.scale)
-    theta, _, _, _, n_iter = _newton(sub, np.zeros(design.K + 1), None, max(tol, 1e-7), max_iter)
+    theta, _, _, _, n_iter, _ = _newton(sub, np.zeros(design.K + 1), None, max(tol, 1e-7),
+                                        max_iter)
     passes = -(-sub.n_passes * _SUBSAMPLE // n)  # ceil: the subsample work in whole passes
     return theta, n_iter, passes
 
@@ -381,8 +392,8 @@ def fit_logistic(X, y, p_target=0.5, sample_weight=None, reg=DEFAULT_REG, tol=1e
 def _fit_logistic(X, y, p_target, sample_weight, reg, tol, max_iter, init):
     design = _Design(X, y, p_target, sample_weight, reg)
     theta, n_iter = _start(design, tol, max_iter, init)
-    theta, loss, pen, gnorm, steps = _newton(design, theta, None, tol, max_iter)
-    return _solution(design, theta, loss, pen, gnorm, n_iter + steps, tol)
+    theta, loss, pen, gnorm, steps, converged = _newton(design, theta, None, tol, max_iter)
+    return _solution(design, theta, loss, pen, gnorm, n_iter + steps, converged)
 
 
 def _start(design, tol, max_iter, init):
@@ -421,14 +432,18 @@ def _fit_scoring_rule(X, y, rule, p_target, sample_weight, reg, tol, max_iter, i
     design = _Design(X, y, p_target, sample_weight, reg)
     theta, n_iter = _start(design, tol, max_iter, init)
     if init is None:  # start from the logistic solution: the nearest convex problem
-        theta, _, _, _, steps = _newton(design, theta, None, tol, max_iter)
+        theta, _, _, _, steps, _ = _newton(design, theta, None, tol, max_iter)
         n_iter += steps
-    theta, loss, pen, gnorm, steps = _newton(design, theta, rule, tol, max_iter)
-    return _solution(design, theta, loss, pen, gnorm, n_iter + steps, tol)
+    theta, loss, pen, gnorm, steps, converged = _newton(design, theta, rule, tol, max_iter)
+    return _solution(design, theta, loss, pen, gnorm, n_iter + steps, converged)
 
 
-def _solution(design, theta, loss, pen, gnorm, n_iter, tol):
+def _solution(design, theta, loss, pen, gnorm, n_iter, converged):
     coef, intercept = design.to_original(theta)
+    if not (np.all(np.isfinite(coef)) and np.isfinite(intercept)):
+        raise ValueError("the fitted fusion is not finite (coefficients "
+                         f"{coef.tolist()}, intercept {intercept!r}): the scores are too large or "
+                         "too small for their units; rescale them")
     return LogisticSolution(
         coef=coef,
         intercept=intercept,
@@ -437,5 +452,5 @@ def _solution(design, theta, loss, pen, gnorm, n_iter, tol):
         n_iter=n_iter,
         n_passes=design.n_passes,
         grad_norm=gnorm,
-        converged=gnorm <= tol,
+        converged=converged,
     )

@@ -59,7 +59,7 @@ from .newton import dense_solver, minimize_newton, preconditioned_cg
 from .threads import single_threaded_blas
 
 __all__ = ["MODES", "MulticlassSolution", "fit_multiclass", "apply_multiclass",
-           "system_scales"]
+           "system_scales", "objective_scale"]
 
 MODES = ("scalar", "calibration", "full")
 _CHUNK = 1 << 15          # rows per chunk: bounds temporaries and keeps them in cache
@@ -160,15 +160,33 @@ class _Block:
 
 
 def _softmax_columns(G: np.ndarray, y: np.ndarray, c: np.ndarray):
-    """In place: logits ``G`` (N, m), log prior included -> posteriors. Returns (cost, P):
-    the weighted logarithmic cost ``sum_t c_t (-log P[y_t, t])`` (nats) and ``P``."""
+    """In place: logits ``G`` (N, m), log prior included -> posteriors. Returns (cost, P, R):
+    the weighted logarithmic cost ``sum_t c_t (-log P[y_t, t])`` (nats), ``P`` and the
+    gradient of the cost in the logits, ``R = c (P - onehot(y))``.
+
+    ``1 - P[y_t, t]`` is the sum of the other classes' posteriors, not a difference with 1, and
+    ``-log P[y_t, t]`` is ``log1p`` of that sum over ``P[y_t, t]``'s share when ``y_t`` has the
+    largest logit: both keep full relative precision when the true class is near-certain
+    (extreme priors, well-separated data), where the subtraction would leave only round-off.
+    """
+    cols = np.arange(y.shape[0])
     G -= G.max(axis=0)
-    own = G[y, np.arange(y.shape[0])]
+    own = G[y, cols]
     np.exp(G, out=G)
-    z = G.sum(axis=0)
-    loss = float(c @ (np.log(z) - own))
+    e_own = G[y, cols]
+    G[y, cols] = 0.0
+    rest = G.sum(axis=0)
+    z = rest + e_own
+    nll = np.log(z)
+    nll -= own
+    top = own == 0.0  # the true class has the largest logit: -log P = log1p(rest)
+    nll[top] = np.log1p(rest[top])
+    loss = float(c @ nll)
     G /= z
-    return loss, G
+    R = G * c
+    R[y, cols] = -(rest / z) * c
+    G[y, cols] = e_own / z
+    return loss, G, R
 
 
 class _ScalarObjective:
@@ -195,11 +213,9 @@ class _ScalarObjective:
             X, y, c = blk.x, blk.y, blk.c
             G = np.tensordot(a, X, axes=1)
             G += off
-            part, P = _softmax_columns(G, y, c)
+            part, P, R = _softmax_columns(G, y, c)
             loss += part
             W = P * c
-            R = W.copy()
-            R[y, blk.cols] -= c
             gb += R.sum(axis=1)
             Hbb += np.diag(W.sum(axis=1)) - W @ P.T
             M = np.empty((K, y.shape[0]))
@@ -251,11 +267,9 @@ class _FullObjective:
         for blk in self.blocks:
             G = VB @ blk.x
             G += self.log_prior[:, None]
-            part, P = _softmax_columns(G, blk.y, blk.c)
+            part, P, R = _softmax_columns(G, blk.y, blk.c)
             loss += part
             posteriors.append(P)
-            R = P * blk.c
-            R[blk.y, blk.cols] -= blk.c
             grad += R @ blk.x.T
         pen = self.penalty(theta)
         g = (self.V.T @ grad).ravel() + self.pw * theta
@@ -414,7 +428,7 @@ def fit_multiclass(L, y, prior, mode="scalar", sample_weight=None, reg=DEFAULT_R
         return _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter)
 
 
-def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter):
+def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter, f_scale):
     """Full mode, level by level (module docstring). Returns (last NewtonResult, n_iter,
     n_evals); ``result.x`` is B of shape (N-1, K(N-1)+1) flattened, standardized units."""
     K = La.shape[1]
@@ -426,7 +440,7 @@ def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter):
     rows, w = levels[0]
     blocks = _scalar_blocks(La, rows, y, w, u_bar, s)
     res = minimize_newton(_ScalarObjective(blocks, log_prior, V, reg).evaluate,
-                          np.zeros(K + C), tol=tol, max_iter=max_iter)
+                          np.zeros(K + C), tol=tol, max_iter=max_iter, f_scale=f_scale)
     n_iter, n_evals = res.n_iter, res.n_evals
     theta = np.zeros((C, D))
     for k in range(K):
@@ -446,7 +460,8 @@ def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter):
         obj = _FullObjective(blocks, log_prior, V, reg, precondition)
         last = level == len(levels) - 1
         level_tol = tol if last else max(tol, 0.1 / np.sqrt(rows.shape[0]))
-        res = minimize_newton(obj.evaluate, theta, tol=level_tol, max_iter=max_iter)
+        res = minimize_newton(obj.evaluate, theta, tol=level_tol, max_iter=max_iter,
+                              f_scale=f_scale)
         theta = res.x
         n_iter += res.n_iter
         n_evals += res.n_evals
@@ -455,6 +470,21 @@ def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter):
             # larger levels (it stays close: all levels share one optimum up to sampling)
             precondition = res.info[3]
     return res, n_iter, n_evals
+
+
+def objective_scale(prior):
+    """Natural size of the objective: the cost of the uninformative system (every log-likelihood
+    equal), ``-sum_i pi_i log pi_i``, over its value ``log N`` at the flat prior.
+
+    It scales the penalty (so ``reg`` is relative to the objective at every prior) and the
+    stopping rule of :func:`focal.core.newton.minimize_newton`. For N = 2 it equals the binary
+    scale of :func:`focal.core.logistic.fit_logistic` (the prior entropy in bits).
+    """
+    prior = np.asarray(prior, dtype=float)
+    n = prior.shape[0]
+    if n < 2:
+        return 1.0
+    return float(-(prior @ np.log(prior)) / np.log(n))
 
 
 def _jacobi(diagonal):
@@ -478,17 +508,20 @@ def _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter):
     N = active.size
     V = contrast_basis(N)
     log_prior = np.log(pa)
+    f_scale = objective_scale(pa)
+    reg = float(reg) * f_scale
     u_bar, s = system_scales(La, c)
     if mode != "full":
         blocks = _scalar_blocks(La, np.arange(ya.shape[0]), ya, c, u_bar, s)
-        obj = _ScalarObjective(blocks, log_prior, V, float(reg))
-        res = minimize_newton(obj.evaluate, np.zeros(K + N - 1), tol=tol, max_iter=max_iter)
+        obj = _ScalarObjective(blocks, log_prior, V, reg)
+        res = minimize_newton(obj.evaluate, np.zeros(K + N - 1), tol=tol, max_iter=max_iter,
+                              f_scale=f_scale)
         n_evals, n_iter = res.n_evals, res.n_iter
         coef = res.x[:K] / s
         offset_a = V @ res.x[K:] - coef @ u_bar
     else:
-        res, n_iter, n_evals = _fit_full(La, ya, c, log_prior, V, u_bar, s, float(reg), tol,
-                                         max_iter)
+        res, n_iter, n_evals = _fit_full(La, ya, c, log_prior, V, u_bar, s, reg, tol,
+                                         max_iter, f_scale)
         C = N - 1
         B = res.x.reshape(C, K * C + 1)
         coef = np.zeros((K, N_all, N_all))
