@@ -47,8 +47,6 @@ DEFAULT_REG = 1e-9
 _CHUNK = 1 << 13  # rows per block: the block's temporaries stay in the CPU cache
 _SUBSAMPLE = 1 << 16  # trials in the warm-start subsample of large problems
 _MIN_CLASS_IN_SUBSAMPLE = 200
-# scores whose spread is below this lose their precision to subnormal rounding (2^-1022 / eps)
-_SMALLEST_SPREAD = np.finfo(float).tiny / np.finfo(float).eps
 
 
 @dataclass(frozen=True)
@@ -104,6 +102,10 @@ class _Design:
         self.y = y = np.asarray(y, dtype=bool)  # no copy for boolean labels
         self.n, self.K = X.shape
         self.p_target = float(p_target)
+        if min(self.p_target, 1.0 - self.p_target) < np.finfo(float).tiny:
+            raise ValueError(f"p_target={self.p_target!r} is too close to 0 or 1: a prior "
+                             "below the normal floating-point range (2.2e-308) cannot weight "
+                             "the training cost accurately")
         self.plo = float(logit(p_target))
         self.reg = float(reg)
         if sample_weight is not None:
@@ -164,7 +166,8 @@ class _Design:
         ------
         ValueError
             When a system's deviations from its first score overflow (scores near the largest
-            float) or its spread is too small to be represented in normal floating point.
+            float) or its spread is subnormal (below 2.2e-308), so that its weight, of the order
+            of the inverse spread, would overflow.
         """
         self.center = np.array(self.X[0], dtype=float)
         K = self.K
@@ -199,11 +202,12 @@ class _Design:
                 m2 += dev @ c + ds * ds * (total * w / merged)
                 total = merged
         sd = np.ldexp(np.sqrt(m2 / total), expo)
-        small = (sd > 0) & (sd < _SMALLEST_SPREAD)
+        small = (sd > 0) & (sd < np.finfo(float).tiny)
         if small.any():
             bad = int(np.flatnonzero(small)[0])
-            raise ValueError(f"the scores of system {bad} spread over only {sd[bad]:.3g}, too "
-                             "close to the floating-point underflow to fit: rescale them")
+            raise ValueError(f"the scores of system {bad} spread over only {sd[bad]:.3g} (below "
+                             "the normal floating-point range): their weight in LLR per unit of "
+                             "score would overflow; rescale them")
         return self.center + mean, np.where(sd > 0, sd, 1.0)
 
     def penalty_weight(self, rule):

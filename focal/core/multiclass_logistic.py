@@ -129,13 +129,30 @@ def system_scales(L: np.ndarray, c: np.ndarray):
     n, K, N = L.shape
     u_bar = np.zeros((K, N))
     s2 = np.zeros(K)
-    for lo in range(0, n, _CHUNK):
-        U = L[lo:lo + _CHUNK] - L[lo:lo + _CHUNK].mean(axis=2, keepdims=True)
-        u_bar += np.einsum("t,tkj->kj", c[lo:lo + _CHUNK], U)
+    top = np.zeros(K)
+    with np.errstate(over="ignore", invalid="ignore"):
+        for lo in range(0, n, _CHUNK):
+            U = L[lo:lo + _CHUNK] - L[lo:lo + _CHUNK].mean(axis=2, keepdims=True)
+            u_bar += np.einsum("t,tkj->kj", c[lo:lo + _CHUNK], U)
+            top = np.maximum(top, np.abs(U).max(axis=(0, 2)))
+    if not (np.all(np.isfinite(top)) and np.all(np.isfinite(u_bar))):
+        bad = int(np.flatnonzero(~(np.isfinite(top) & np.isfinite(u_bar).all(axis=1)))[0])
+        raise ValueError(f"the log-likelihoods of system {bad} are too large to fit (their "
+                         "differences overflow): rescale them")
+    # squares of deviations scaled by a power of two (exact): no overflow for log-likelihoods
+    # of magnitude 1e154, no underflow for 1e-170
+    small = (top > 0) & (top < np.finfo(float).tiny)
+    if small.any():
+        bad = int(np.flatnonzero(small)[0])
+        raise ValueError(f"the log-likelihoods of system {bad} spread over only {top[bad]:.3g} "
+                         "(below the normal floating-point range): their weight would overflow; "
+                         "rescale them")
+    pow2 = np.ldexp(1.0, -np.frexp(np.where(top > 0, top, 1.0))[1])
     for lo in range(0, n, _CHUNK):
         U = L[lo:lo + _CHUNK] - L[lo:lo + _CHUNK].mean(axis=2, keepdims=True) - u_bar
+        U *= pow2[:, None]
         s2 += np.einsum("t,tkj->k", c[lo:lo + _CHUNK], U * U)
-    s = np.sqrt(2.0 / (N - 1) * s2)
+    s = np.sqrt(2.0 / (N - 1) * s2) / pow2
     return u_bar, np.where(s > 0, s, 1.0)
 
 
@@ -503,6 +520,10 @@ def _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter):
     La = L[keep][:, :, active] if (active.size < N_all or not keep.all()) else L
     ya = remap[y[keep]]
     pa = prior[active]
+    if pa.min() < np.finfo(float).tiny:
+        raise ValueError(f"prior[{int(active[np.argmin(pa)])}] = {float(pa.min())!r} is below the normal "
+                         "floating-point range (2.2e-308): it cannot weight the training cost "
+                         "accurately; use 0 to drop the class")
     va = None if sample_weight is None else np.asarray(sample_weight, dtype=float)[keep]
     c = class_trial_weights(ya, pa, va)
     N = active.size
@@ -532,6 +553,9 @@ def _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter):
             offset_a -= A @ u_bar[k]
     offset = np.zeros(N_all)
     offset[active] = offset_a - offset_a.mean()
+    if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(offset))):
+        raise ValueError("the fitted fusion is not finite: the log-likelihoods are too large or "
+                         "too small for their units (their weights overflow); rescale them")
     loss, pen = res.info[:2]
     return MulticlassSolution(mode=mode, coef=coef, offset=offset, active=active, loss=loss,
                               penalty=pen, n_iter=n_iter, n_evals=n_evals,

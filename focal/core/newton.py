@@ -27,6 +27,7 @@ from typing import Any, Callable
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
+from scipy.linalg import norm as linalg_norm
 
 __all__ = ["NewtonResult", "minimize_newton", "dense_solver", "preconditioned_cg"]
 
@@ -113,6 +114,12 @@ def preconditioned_cg(hessp: Callable, g: np.ndarray, precondition: Callable, rt
     return d if d.any() else precondition(g)
 
 
+def _norm(g):
+    """Euclidean norm without underflow or overflow of the squares (BLAS nrm2): gradients of
+    objectives at extreme priors are of order 1e-200."""
+    return float(linalg_norm(g, check_finite=False))
+
+
 #: Armijo sufficient-decrease constant, halvings before the line search gives up (a step of
 #: 2^-60 changes no parameter of ordinary size), and the round-off slack of the test in ulps of
 #: the objective (sums over millions of trials are not exact).
@@ -158,7 +165,7 @@ def minimize_newton(evaluate: Callable, x0: np.ndarray, *, tol: float = 1e-10,
     x = np.array(x0, dtype=float)
     value, grad, solve, info = evaluate(x)
     n_evals = 1
-    gnorm = float(np.linalg.norm(grad))
+    gnorm = _norm(grad)
     n_iter = 0
     eps = np.finfo(float).eps
     while gnorm > threshold and n_iter < max_iter:
@@ -179,7 +186,7 @@ def minimize_newton(evaluate: Callable, x0: np.ndarray, *, tol: float = 1e-10,
             step *= 0.5
         else:
             break
-        c_gnorm = float(np.linalg.norm(c_grad))
+        c_gnorm = _norm(c_grad)
         if c_value >= value and c_gnorm >= gnorm:
             break  # round-off level: neither the objective nor the gradient improves
         n_iter += 1

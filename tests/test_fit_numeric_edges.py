@@ -1,0 +1,252 @@
+"""Fusion and calibration fits at the numeric edges: extreme priors and extreme score scales.
+
+Source of truth: the prior-weighted logarithmic cost of thesis eq. 8.17 (binary) and its
+multiclass form, written here with log-domain stable terms (``logaddexp``, ``expit`` of the right
+sign, ``logsumexp``), divided by the cost of the uninformative system so that its size is 1
+whatever the prior, and minimized by scipy's trust-region method with the exact Hessian, an
+algorithm unrelated to focal's line-search Newton. The objectives are compared at relative 1e-9.
+"""
+
+import warnings
+
+import numpy as np
+import pytest
+from scipy.optimize import minimize
+from scipy.special import expit, logit
+
+from focal import LinearCalibrator, LogisticFusion, MulticlassFusion
+from focal.core.logistic import DEFAULT_REG
+
+EXTREME_PRIORS = [1e-10, 1e-12, 1 - 1e-12]
+SCALES = [1e-170, 1e154]
+
+
+def _data(n=4400, n_tar=400, seed=3):
+    """Three correlated systems of overlapping Gaussian scores (like the speaker sample)."""
+    rng = np.random.default_rng(seed)
+    y = np.zeros(n, dtype=bool)
+    y[rng.choice(n, n_tar, replace=False)] = True
+    X = rng.normal(size=(n, 3)) * [1.0, 2.0, 4.0] + y[:, None] * [1.0, 5.0, 3.0]
+    X[:, 2] += 0.6 * X[:, 1]
+    return X, y
+
+
+def _entropy_nats(p):
+    return -p * np.log(p) - (1 - p) * np.log1p(-p)
+
+
+class _Binary:
+    """Normalized objective ``O / H(p)`` of eq. 8.17 with the standardized penalty.
+
+    The penalty weight is ``reg`` times the prior entropy in bits (documented in
+    ``focal.core.logistic``); standardization uses the prior-weighted mean and standard
+    deviation of each system.
+    """
+
+    def __init__(self, X, y, p, reg):
+        self.y, self.p, self.h = y, p, logit(p)
+        n_tar, n_non = y.sum(), (~y).sum()
+        self.c = np.where(y, p / n_tar, (1 - p) / n_non)
+        mean = self.c @ X
+        sd = np.sqrt(self.c @ (X - mean) ** 2)
+        self.mean, self.sd = mean, sd
+        self.Z = (X - mean) / sd
+        self.H = _entropy_nats(p)
+        self.reg = reg * self.H / np.log(2)  # penalty relative to the objective's size
+
+    def value(self, theta):
+        z = self.Z @ theta[:-1] + theta[-1] + self.h
+        cost = np.where(self.y, np.logaddexp(0, -z), np.logaddexp(0, z))
+        return (self.c @ cost + 0.5 * self.reg * theta[:-1] @ theta[:-1]) / self.H
+
+    def grad(self, theta):
+        z = self.Z @ theta[:-1] + theta[-1] + self.h
+        r = self.c * np.where(self.y, -expit(-z), expit(z))  # no 1 - sigmoid cancellation
+        return np.r_[self.Z.T @ r + self.reg * theta[:-1], r.sum()] / self.H
+
+    def hess(self, theta):
+        z = self.Z @ theta[:-1] + theta[-1] + self.h
+        w = self.c * expit(z) * expit(-z)
+        A = np.c_[self.Z, np.ones(len(z))]
+        H = (A * w[:, None]).T @ A
+        H[np.arange(len(theta) - 1), np.arange(len(theta) - 1)] += self.reg
+        return H / self.H
+
+    def minimum(self):
+        res = minimize(self.value, np.zeros(self.Z.shape[1] + 1), jac=self.grad,
+                       hess=self.hess, method="trust-exact", options={"gtol": 1e-13})
+        return res.fun
+
+    def at(self, coef, intercept):
+        theta = np.r_[coef * self.sd, intercept + coef @ self.mean]
+        return self.value(theta)
+
+
+def _fit_quietly(est, X, y):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no RuntimeWarning, ConvergenceWarning, ...
+        return est.fit(X, y)
+
+
+@pytest.mark.parametrize("p", EXTREME_PRIORS)
+@pytest.mark.parametrize("reg", [DEFAULT_REG, 0.0])
+def test_logistic_fusion_reaches_the_optimum_at_extreme_priors(p, reg):
+    X, y = _data()
+    fuser = _fit_quietly(LogisticFusion(p_target=p, reg=reg), X, y)
+    ref = _Binary(X, y, p, reg)
+    best = ref.minimum()
+    got = ref.at(fuser.coef_, fuser.intercept_)
+    assert got == pytest.approx(best, rel=1e-9)
+    assert np.all(fuser.coef_ > 0)  # each system is informative: never all-zero weights
+    # objective_ is normalized Cllr: the same normalized cost without the penalty
+    assert fuser.objective_ == pytest.approx(_Binary(X, y, p, 0.0).at(fuser.coef_,
+                                                                      fuser.intercept_), rel=1e-9)
+
+
+@pytest.mark.parametrize("scale", SCALES)
+@pytest.mark.parametrize("p", [0.5, 1e-10])
+def test_logistic_fusion_is_invariant_to_extreme_score_scales(scale, p):
+    X, y = _data()
+    fuser = _fit_quietly(LogisticFusion(p_target=p), X * scale, y)
+    ref = _Binary(X, y, p, DEFAULT_REG)  # the objective does not depend on the units
+    assert ref.at(fuser.coef_ * scale, fuser.intercept_) == pytest.approx(ref.minimum(),
+                                                                          rel=1e-9)
+    assert np.all(np.isfinite(fuser.coef_)) and np.all(fuser.coef_ != 0)  # no system dropped
+    llr = fuser.decision_function(X * scale)
+    plain = LogisticFusion(p_target=p).fit(X, y).decision_function(X)
+    np.testing.assert_allclose(llr, plain, rtol=1e-8, atol=1e-8)
+
+
+@pytest.mark.parametrize("scale", [1e-170, 1e154])
+def test_linear_calibrator_at_extreme_scales_and_priors(scale):
+    X, y = _data()
+    s = X[:, 1]
+    for p in (0.5, 1e-12, 1 - 1e-12):
+        cal = _fit_quietly(LinearCalibrator(p_target=p), s * scale, y)
+        ref = _Binary(s[:, None], y, p, DEFAULT_REG)
+        assert ref.at(cal.coef_ * scale, cal.intercept_) == pytest.approx(ref.minimum(),
+                                                                          rel=1e-9)
+
+
+@pytest.mark.parametrize("case", ["overflow", "underflow"])
+def test_unusable_score_scales_raise_a_clear_error(case):
+    X, y = _data()
+    X = X.copy()
+    if case == "overflow":  # finite scores whose differences are not
+        X[:, 1] = np.where(y, 1.5e308, -1.5e308) + X[:, 1]
+    else:  # a spread in the subnormal range, where scores have lost their digits
+        X[:, 1] *= 1e-320
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # scikit-learn's finiteness check
+        with pytest.raises(ValueError, match="scores of system 1 .*rescale them"):
+            LogisticFusion().fit(X, y)
+
+
+def test_largest_finite_scores_still_fit():
+    X, y = _data()
+    big = X * [1.0, 1e307, 1.0]  # up to ~1e308
+    fuser = _fit_quietly(LogisticFusion(), big, y)
+    plain = LogisticFusion().fit(X, y)
+    np.testing.assert_allclose(fuser.coef_ * [1.0, 1e307, 1.0], plain.coef_, rtol=1e-9)
+
+
+def test_extreme_prior_with_the_default_penalty_is_not_held_by_it():
+    """The penalty is relative to the objective's size: at p = 1e-12 the default ``reg`` still
+    leaves the fit where the data put it (within 1e-6), as at p = 0.5."""
+    X, y = _data()
+    for p in (0.5, 1e-12):
+        a = LogisticFusion(p_target=p).fit(X, y)
+        b = LogisticFusion(p_target=p, reg=0.0).fit(X, y)
+        np.testing.assert_allclose(a.coef_, b.coef_, rtol=1e-6)
+
+
+# ------------------------------------------------------------------------------- multiclass
+
+def _multiclass_data(n=3000, seed=5):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 3, n)
+    L = np.concatenate([2.0 * np.eye(3)[y] + rng.normal(size=(n, 3)),
+                        1.0 * np.eye(3)[y] + rng.normal(size=(n, 3))], axis=1)
+    return L, y
+
+
+class _Multiclass:
+    """Normalized scalar-mode objective ``O / H(prior)`` with reg = 0, every cost taken
+    relative to the true class (no ``1 - P`` or ``log(1 + tiny)`` cancellation)."""
+
+    def __init__(self, L, y, prior):
+        n_per = np.bincount(y, minlength=len(prior))
+        self.c = prior[y] / n_per[y]
+        self.L = L.reshape(L.shape[0], -1, len(prior))
+        self.y, self.logp = y, np.log(prior)
+        self.H = -(prior @ np.log(prior))
+        self.N, self.K = len(prior), self.L.shape[1]
+
+    def _logits(self, alpha, beta):
+        return np.einsum("k,tkj->tj", alpha, self.L) + beta + self.logp
+
+    def _others(self, x):
+        """``exp(G_j - G_y)`` for every class j, 0 at j = y: costs relative to the true class."""
+        G = self._logits(x[:self.K], np.r_[0.0, x[self.K:]])
+        rows = np.arange(len(self.y))
+        E = np.exp(G - G[rows, self.y][:, None])
+        E[rows, self.y] = 0.0
+        return E, E.sum(axis=1)
+
+    def value(self, x):
+        # -log P_y = log1p(sum_{j != y} exp(G_j - G_y)): accurate when P_y is near 1
+        _, S = self._others(x)
+        return (self.c @ np.log1p(S)) / self.H
+
+    def grad(self, x):
+        E, S = self._others(x)
+        R = E / (1.0 + S)[:, None]  # P_j for j != y
+        R[np.arange(len(self.y)), self.y] = -S / (1.0 + S)  # P_y - 1 without cancellation
+        R *= self.c[:, None]
+        ga = np.einsum("tj,tkj->k", R, self.L)
+        return np.r_[ga, R.sum(axis=0)[1:]] / self.H
+
+    def minimum(self):
+        res = minimize(self.value, np.r_[np.ones(self.K), np.zeros(self.N - 1)], jac=self.grad,
+                       method="BFGS", options={"gtol": 1e-12, "maxiter": 10_000})
+        return res.fun
+
+    def at(self, coef, offset):
+        return self.value(np.r_[coef, offset[1:] - offset[0]])
+
+
+@pytest.mark.parametrize("prior", [[1 - 2e-12, 1e-12, 1e-12], [1e-10, 0.5, 0.5 - 1e-10]])
+def test_multiclass_fusion_reaches_the_optimum_at_extreme_priors(prior):
+    L, y = _multiclass_data()
+    prior = np.array(prior)
+    fuser = _fit_quietly(MulticlassFusion(prior=prior, reg=0.0), L, y)
+    ref = _Multiclass(L, y, prior)
+    assert ref.at(fuser.coef_, fuser.intercept_) == pytest.approx(ref.minimum(), rel=1e-9)
+    assert np.all(fuser.coef_ > 0)
+
+
+@pytest.mark.parametrize("scale", SCALES)
+def test_multiclass_fusion_is_invariant_to_extreme_score_scales(scale):
+    L, y = _multiclass_data()
+    plain = MulticlassFusion().fit(L, y)
+    scaled = _fit_quietly(MulticlassFusion(), L * scale, y)
+    np.testing.assert_allclose(scaled.coef_ * scale, plain.coef_, rtol=1e-8)
+    np.testing.assert_allclose(scaled.transform(L * scale), plain.transform(L), rtol=1e-8,
+                               atol=1e-8)
+
+
+@pytest.mark.parametrize("p", [1e-200, 1e-300])
+def test_logistic_fusion_at_priors_down_to_the_normal_range(p):
+    X, y = _data()
+    fuser = _fit_quietly(LogisticFusion(p_target=p, reg=0.0), X, y)
+    ref = _Binary(X, y, p, 0.0)
+    assert ref.at(fuser.coef_, fuser.intercept_) == pytest.approx(ref.minimum(), rel=1e-9)
+
+
+def test_subnormal_priors_raise_a_clear_error():
+    X, y = _data()
+    with pytest.raises(ValueError, match="p_target=1e-310 is too close to 0"):
+        LogisticFusion(p_target=1e-310).fit(X, y)
+    L, yc = _multiclass_data()
+    with pytest.raises(ValueError, match=r"prior\[1\] = 1e-310 is below the normal"):
+        MulticlassFusion(prior=[0.5, 1e-310, 0.5]).fit(L, yc)
