@@ -16,6 +16,7 @@ from scipy.special import expit, logit
 
 from focal import LinearCalibrator, LogisticFusion, MulticlassFusion
 from focal.core.logistic import DEFAULT_REG
+from focal.core.scoring_rules import expected_cost_at_infinity
 
 EXTREME_PRIORS = [1e-10, 1e-12, 1 - 1e-12]
 SCALES = [1e-170, 1e154]
@@ -250,3 +251,64 @@ def test_subnormal_priors_raise_a_clear_error():
     L, yc = _multiclass_data()
     with pytest.raises(ValueError, match=r"prior\[1\] = 1e-310 is below the normal"):
         MulticlassFusion(prior=[0.5, 1e-310, 0.5]).fit(L, yc)
+
+
+# ------------------------------------------------------------ rules without a finite minimum
+
+def _low_false_alarm_cost(llr, y, p):
+    """Prior-weighted cost of the Beta(10, 1) rule in closed form: rho(eta) = 10 eta^9, so
+    C(q | target) = 10/9 (1 - q^9) and C(q | non-target) = 10 (-log(1 - q) - sum_k<10 q^k / k)."""
+    z = llr + logit(p)
+    q = expit(z)
+    tar = 10.0 / 9.0 * (1.0 - q[y] ** 9)
+    qn = q[~y]
+    non = 10.0 * (np.logaddexp(0.0, z[~y]) - sum(qn**k / k for k in range(1, 10)))
+    return p * tar.mean() + (1 - p) * non.mean()
+
+
+def _runaway_data(seed=0):
+    """One system: 90 % of the targets overlap the non-targets, 10 % score far above them, and
+    three non-targets score high (misleading): under Beta(10, 1) a missed target costs at most
+    10/9, so sending the overlapping targets to -inf with the non-targets pays."""
+    rng = np.random.default_rng(seed)
+    tar = np.r_[rng.normal(1.0, 1.0, 180), rng.normal(30.0, 10.0, 20)]
+    non = np.r_[rng.normal(-1.0, 1.0, 497), [8.0, 10.0, 12.0]]
+    return np.r_[tar, non][:, None], np.r_[np.ones(200, bool), np.zeros(500, bool)]
+
+
+def test_low_false_alarm_runaway_warns_naming_rule_and_cause():
+    from focal.estimators import UnboundedObjectiveWarning
+
+    X, y = _runaway_data()
+    p = 0.1
+    # the objective has no finite minimum: along a ray of sharper LLRs it keeps falling to
+    # p * 10/9 * (share of targets below the highest non-target) = 0.1 * 10/9 * 0.9
+    pivot = 12.0 + 1e-9
+    limit = p * 10 / 9 * np.mean(X[y, 0] < pivot)
+    costs = [_low_false_alarm_cost(t * (X[:, 0] - pivot), y, p) for t in (0.25, 0.5, 1, 2, 100)]
+    assert np.all(np.diff(costs) <= 0) and costs[0] > costs[-1]
+    assert costs[-1] == pytest.approx(limit, rel=1e-9)
+    assert expected_cost_at_infinity(X[:, 0], y, p, "low_false_alarm") == pytest.approx(limit,
+                                                                                     rel=1e-12)
+    with pytest.warns(UnboundedObjectiveWarning, match=r"'low_false_alarm' scoring rule "
+                      r"\(Beta\(10, 1\)\) has no finite minimum.*p_target=0.1.*missed target "
+                      r"costs at most 1.111") as record:
+        fuser = LogisticFusion(p_target=p, scoring_rule="low_false_alarm").fit(X, y)
+    llr = fuser.decision_function(X)
+    assert llr.max() - llr.min() > 100  # the run-away LLRs the warning is about
+    assert any("LLRs from" in str(w.message) for w in record)
+    # the fit did decrease the rule's cost, to its limit at infinity (nothing lower exists)
+    assert _low_false_alarm_cost(llr, y, p) == pytest.approx(limit, rel=1e-5)
+
+
+def test_low_false_alarm_on_overlapping_scores_is_finite_and_quiet():
+    X, y = _data()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        fuser = LogisticFusion(p_target=0.1, scoring_rule="low_false_alarm").fit(X, y)
+    llr = fuser.decision_function(X)
+    # a genuine minimum: below the rule's limit along its own ray, and stationary in scale
+    assert np.abs(llr).max() < 60
+    best = _low_false_alarm_cost(llr, y, 0.1)
+    for t in (0.99, 1.01):
+        assert _low_false_alarm_cost(t * llr, y, 0.1) > best

@@ -47,6 +47,10 @@ DEFAULT_REG = 1e-9
 _CHUNK = 1 << 13  # rows per block: the block's temporaries stay in the CPU cache
 _SUBSAMPLE = 1 << 16  # trials in the warm-start subsample of large problems
 _MIN_CLASS_IN_SUBSAMPLE = 200
+# longest Newton step of a non-convex rule's fit, in standardized units (a change of the LLRs of
+# about this many nats per standard deviation of the scores): keeps the refinement of the
+# logistic start from jumping onto the plateau where every trial's cost is saturated
+_MAX_RULE_STEP = 1.0
 
 
 @dataclass(frozen=True)
@@ -324,8 +328,10 @@ def _newton(design, theta, rule, tol, max_iter):
         loss, pen, grad, hess = design.objective(t, rule)
         return loss + pen, grad, dense_solver(hess), (loss, pen)
 
+    convex = rule is None or rule.convex
     res = minimize_newton(evaluate, theta, tol=tol, max_iter=max_iter,
-                          f_scale=_objective_scale(design.p_target, rule))
+                          f_scale=_objective_scale(design.p_target, rule),
+                          max_step=np.inf if convex else _MAX_RULE_STEP)
     loss, pen = res.info
     return res.x, loss, pen, res.grad_norm, res.n_iter, res.converged
 

@@ -129,7 +129,8 @@ SLACK_ULPS = 16
 
 
 def minimize_newton(evaluate: Callable, x0: np.ndarray, *, tol: float = 1e-10,
-                    max_iter: int = 100, f_scale: float = 1.0) -> NewtonResult:
+                    max_iter: int = 100, f_scale: float = 1.0,
+                    max_step: float = np.inf) -> NewtonResult:
     """Minimize a smooth objective by damped (possibly inexact) Newton steps.
 
     Each step solves ``H d = -g`` with relative residual ``min(0.1, sqrt(||g|| / f_scale))``
@@ -154,6 +155,9 @@ def minimize_newton(evaluate: Callable, x0: np.ndarray, *, tol: float = 1e-10,
         Maximum Newton steps.
     f_scale : float
         Natural size of the objective (positive), see the module docstring.
+    max_step : float
+        Longest step tried (Euclidean norm), for non-convex objectives whose quadratic model
+        is trusted only near the current point; default: no limit.
 
     Returns
     -------
@@ -174,6 +178,10 @@ def minimize_newton(evaluate: Callable, x0: np.ndarray, *, tol: float = 1e-10,
         if not slope < 0:  # round-off has swamped the direction (or NaN): steepest descent
             d = -grad
             slope = -(gnorm**2)
+        length = _norm(d)
+        if length > max_step:  # a non-convex model's Newton step is trusted only so far
+            d *= max_step / length
+            slope *= max_step / length
         step = 1.0
         slack = SLACK_ULPS * eps * abs(value)
         for _ in range(MAX_HALVINGS):
