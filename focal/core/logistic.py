@@ -6,23 +6,32 @@ evaluation counterpart), in nats::
 
     O(a, b) = p / W_tar  sum_{t in tar} v_t log(1 + exp(-(w_t + logit p)))
             + (1-p) / W_non sum_{t in non} v_t log(1 + exp(  w_t + logit p ))
-            + reg / 2 * sum_k (a_k sd_k)^2
+            + reg / 2 * H_2(p) * sum_k (a_k sd_k)^2
 
-with trial weights ``v`` (1 by default; W_tar, W_non their class totals) and ``sd_k`` the
-prior-weighted standard deviation of system k's scores, so the penalty is in standardized units:
-it does not depend on the scale or offset of the scores. It keeps perfectly separable data at
-finite LLRs (their size is then set by ``reg``, not by the data) and is small enough (default
-1e-9) to leave real fits unchanged: as the objective is an average over trials, the penalty
-moves the weights by about ``reg`` divided by the smallest curvature of the average cost, a
-relative change of order 1e-8 on real data.
+with trial weights ``v`` (1 by default; W_tar, W_non their class totals), ``sd_k`` the
+prior-weighted standard deviation of system k's scores and ``H_2(p)`` the prior entropy in bits
+(:func:`focal.core.priors.prior_entropy`: the cost of the uninformative system relative to its
+cost at p = 0.5). The penalty is thus in standardized units (it does not depend on the scale or
+offset of the scores) and relative to the size of the objective (it does not depend on the
+prior either: without ``H_2(p)`` the default would dominate the objective, of size 3e-11 nats,
+at p = 1e-12). It keeps perfectly separable data at finite LLRs (their size is then set by
+``reg``, not by the data). The default 1e-9 moves the weights by about ``reg`` divided by the
+curvature of the normalized average cost along them, which is small when the classes are well
+separated (most trials then contribute little curvature). Measured against ``reg=0``: on
+VoxCeleb1-O cosine scores (37,720 trials, EER 1.6 %) a relative change of 1e-6 in the weights
+and 2e-5 nats in the LLRs at p = 0.5 (2e-7 at p = 0.01); on overlapping scores (the speaker
+sample data) 1e-7 and 3e-6 nats. Both are far below the sampling error of the fits.
 
-The parameters are few and the trials many, so the optimizer is Newton's method with the exact
-gradient and (K+1)x(K+1) Hessian, each computed in one pass over the data, in standardized
-coordinates (well conditioned even for scores of magnitude 1e6), with a backtracking (Armijo)
-line search. A pass reads the scores in blocks of rows that stay in cache (no copy of the data
-is made) and needs one ``exp`` and one ``log1p`` per trial. Large problems start from the
-solution on a fixed pseudo-random subsample of the trials, so only the last, quadratically
-convergent Newton steps run on all the data. Everything is deterministic.
+The parameters are few and the trials many, so the optimizer is Newton's method
+(:func:`focal.core.newton.minimize_newton`, focal's one solver) with the exact gradient and
+(K+1)x(K+1) Hessian, each computed in one pass over the data, in standardized coordinates
+(blocks of scores are scaled by exact powers of two, so scores of magnitude 1e-300 to 1e300 fit
+as well as ordinary ones), with a backtracking (Armijo) line search and a scale-free stopping
+rule (the gradient relative to the cost of the uninformative system, so priors from 1e-300 to
+1 - 1e-16 converge to the optimum). A pass reads the scores in blocks of rows that stay in cache
+(no copy of the data is made) and needs one ``exp`` and one ``log1p`` per trial. Large problems
+start from the solution on a fixed pseudo-random subsample of the trials, so only the last,
+quadratically convergent Newton steps run on all the data. Everything is deterministic.
 
 :func:`fit_scoring_rule` minimizes the same prior-weighted objective with another proper scoring
 rule of the beta family (thesis eq. 8.15 with the rules of :mod:`focal.core.scoring_rules`); those
@@ -67,7 +76,9 @@ class LogisticSolution:
         Prior-weighted expected cost at the solution, without the penalty: the logarithmic cost
         in nats (eq. 7.40) for :func:`fit_logistic`, the rule's cost (eq. 8.15) otherwise.
     penalty : float
-        ``reg / 2 * sum (a_k sd_k)^2`` at the solution, in the units of ``loss``.
+        ``reg / 2 * H_2(p) * sum (a_k sd_k)^2`` at the solution (module docstring; for another
+        rule ``H_2(p)`` is replaced by the rule's default cost at p over its value at 0.5), in
+        the units of ``loss``.
     n_iter : int
         Newton steps taken (including those of the warm start on a subsample).
     n_passes : int
@@ -76,7 +87,8 @@ class LogisticSolution:
     grad_norm : float
         Euclidean norm of the gradient of the penalized objective in standardized coordinates.
     converged : bool
-        Whether ``grad_norm <= tol`` was reached within ``max_iter`` iterations.
+        Whether the stopping rule (``grad_norm <= tol * H_2(p)``, module docstring) was met
+        within ``max_iter`` iterations.
 
     When the training scores separate the classes perfectly (or nearly), the solution is held
     by the penalty: ``penalty`` is then of the order of ``loss`` (typically 0.5 to 10 times it),
@@ -381,10 +393,12 @@ def fit_logistic(X, y, p_target=0.5, sample_weight=None, reg=DEFAULT_REG, tol=1e
     sample_weight : ndarray of float, shape (n_trials,), optional
         Non-negative trial weights (counts): a trial of weight k counts as k trials.
     reg : float
-        L2 penalty on the standardized weights (see the module docstring); ``reg=0`` gives the
-        unpenalized fit, which does not exist for perfectly separable data.
+        L2 penalty on the standardized weights, relative to the objective's size (see the module
+        docstring); ``reg=0`` gives the unpenalized fit, which does not exist for perfectly
+        separable data.
     tol : float
-        Stop when the gradient norm (standardized coordinates, nats) is at most ``tol``.
+        Stop when the gradient norm (standardized coordinates, nats) is at most ``tol`` times
+        the prior entropy in bits ``H_2(p_target)`` (1 at p = 0.5).
     max_iter : int
         Maximum number of Newton iterations on the full data.
     init : tuple (coef, intercept), optional

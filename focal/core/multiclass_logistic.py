@@ -31,11 +31,15 @@ penalty is ``reg / 2 * sum_k (alpha_k s_k)^2`` in ``"scalar"`` mode and
 ``reg / 2 * sum_k s_k^2 ||B_k||_F^2 / (N - 1)`` in ``"full"`` mode, where ``A_k = V B_k V^T``
 with an orthonormal contrast basis V (so ``A_k = alpha_k * centring`` costs the same in both
 modes). Multiplying a system's scores by any factor, or adding any offset vector, leaves the
-penalty and the fitted log-likelihoods unchanged. Offsets are not penalized. With N = 2 the
-``"calibration"`` objective is exactly the binary one of ``fit_logistic`` at the same ``reg``.
+penalty and the fitted log-likelihoods unchanged. Offsets are not penalized. The penalty is
+multiplied by :func:`objective_scale` (the prior's entropy over ``log N``), so ``reg`` is relative
+to the size of the objective at every prior. With N = 2 the ``"calibration"`` objective is
+exactly the binary one of ``fit_logistic`` at the same ``reg``.
 
 Optimization: Newton's method with exact derivatives in standardized coordinates
-(:mod:`focal.core.newton`), deterministic. ``"scalar"``/``"calibration"`` use the exact
+(:mod:`focal.core.newton`, the solver binary fits use too, with its scale-free stopping rule:
+the gradient relative to :func:`objective_scale`), deterministic. Posteriors near 1 keep their
+complement to full relative precision, so extreme priors converge to the optimum. ``"scalar"``/``"calibration"`` use the exact
 (K + N - 1)-square Hessian from one chunked pass per iteration. ``"full"`` has
 ``(N-1)(K(N-1)+1)`` parameters (520 for 3 systems of 14 classes): it is solved on nested,
 class-stratified subsets of the trials growing x4 per level, each level started from the
@@ -425,7 +429,8 @@ def fit_multiclass(L, y, prior, mode="scalar", sample_weight=None, reg=DEFAULT_R
     reg : float
         Scale-free L2 penalty (module docstring). 0 is allowed for non-separable data.
     tol : float
-        Stop when the gradient norm (standardized coordinates, nats) is at most ``tol``.
+        Stop when the gradient norm (standardized coordinates, nats) is at most ``tol`` times
+        :func:`objective_scale` of the active prior (1 for a flat prior).
     max_iter : int
         Maximum Newton iterations (per level in "full" mode).
 
