@@ -338,3 +338,18 @@ def test_default_penalty_moves_an_overlapping_fit_by_far_less_than_its_sampling_
         b = LogisticFusion(p_target=p, reg=0.0).fit(X, y)
         change = np.max(np.abs(a.coef_ - b.coef_) / np.abs(b.coef_))
         assert 1e-9 < change < 1e-6
+
+
+@pytest.mark.parametrize("covariance", ["shared", "per_class"])
+def test_gaussian_backend_at_extreme_score_scales(covariance):
+    from focal import GaussianBackend
+
+    L, y = _multiclass_data()
+    L = L[:, :3]
+    plain = GaussianBackend(covariance=covariance).fit(L, y).predict_proba(L)
+    for scale in (1e-170, 1e150):  # the fitted covariance_ must be representable
+        fitted = _fit_quietly(GaussianBackend(covariance=covariance), L * scale, y)
+        np.testing.assert_allclose(fitted.predict_proba(L * scale), plain, atol=1e-12)
+        assert np.all(np.isfinite(fitted.covariance_))
+    with pytest.raises(ValueError, match="covariance overflows"):
+        GaussianBackend(covariance=covariance).fit(L * 1e300, y)
