@@ -145,10 +145,14 @@ class _Design:
             center, scale = self._moments()
         self.center = center
         self.scale = scale
-        # blocks hold (x - center) * 2^-e with 2^e the power of two nearest the spread: exact
-        # scaling, so sums of squares neither overflow (scores ~1e154) nor underflow (~1e-170)
-        self._pow2 = np.ldexp(1.0, -np.frexp(scale)[1])
-        self._unscale = np.append(1.0 / (scale * self._pow2), 1.0)
+        # scores of extreme spread: blocks hold (x - center) * 2^-e with 2^e the power of two
+        # nearest the spread (exact scaling), so the sums of squares of a pass neither overflow
+        # (scores ~1e154) nor underflow (~1e-170); ordinary scores are used as they are
+        if np.all((scale > 1e-100) & (scale < 1e100)):
+            self._unscale = np.append(1.0 / scale, 1.0)
+        else:
+            self._pow2 = np.ldexp(1.0, -np.frexp(scale)[1])
+            self._unscale = np.append(1.0 / (scale * self._pow2), 1.0)
 
     def _blocks(self):
         """Yield (centered scores with a row of ones (K+1, m), signed weights c*s) per block.
@@ -174,9 +178,11 @@ class _Design:
         Each block's mean and sum of squared deviations are computed in cache, then merged
         (Chan, Golub & LeVeque), which is exact for a constant system (its standardized scores
         are then exactly 0) and free of cancellation for scores of large magnitude or with
-        outliers. Squares are taken of deviations scaled by a power of two (exact) and summed
-        with a running binary exponent per system, so the spread of scores of any magnitude
-        (1e-300 .. 1e300) is found without overflow or underflow.
+        outliers. When a spread comes out outside [1e-140, 1e140] (or not finite: squares that
+        overflow or underflow), the pass is repeated with squares of deviations scaled by a
+        power of two (exact), summed with a running binary exponent per system, so the spread
+        of scores of any magnitude (1e-300 .. 1e300) is found; ordinary scores take one plain
+        pass.
 
         Raises
         ------
@@ -186,38 +192,10 @@ class _Design:
             of the inverse spread, would overflow.
         """
         self.center = np.array(self.X[0], dtype=float)
-        K = self.K
-        total = 0.0
-        mean = np.zeros(K)
-        m2 = np.zeros(K)  # sum of squares / 4^expo
-        expo = np.full(K, -1100)  # below any float exponent: set by the first non-zero block
-        self.n_passes += 1
-        with np.errstate(over="ignore", invalid="ignore"):
-            for S, cs in self._blocks():
-                c = np.abs(cs)
-                w = c.sum()
-                if w == 0:
-                    continue
-                m_b = (S[:K] @ c) / w
-                dev = S[:K] - m_b[:, None]
-                delta = m_b - mean
-                top = np.maximum(np.abs(dev).max(axis=1), np.abs(delta))
-                if not np.all(np.isfinite(top)):
-                    bad = int(np.flatnonzero(~np.isfinite(top))[0])
-                    raise ValueError(f"the scores of system {bad} are too large to fit (their "
-                                     "differences overflow): rescale them")
-                e_b = np.where(top > 0, np.frexp(top)[1], expo)
-                new = np.maximum(expo, e_b)
-                m2 = np.ldexp(m2, 2 * (expo - new))
-                expo = new
-                dev = np.ldexp(dev, -expo[:, None])
-                np.square(dev, out=dev)
-                merged = total + w
-                mean += delta * (w / merged)
-                ds = np.ldexp(delta, -expo)
-                m2 += dev @ c + ds * ds * (total * w / merged)
-                total = merged
-        sd = np.ldexp(np.sqrt(m2 / total), expo)
+        with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+            mean, sd = self._moments_pass(scaled=False)
+            if not np.all((sd > 1e-140) & (sd < 1e140)):
+                mean, sd = self._moments_pass(scaled=True)
         small = (sd > 0) & (sd < np.finfo(float).tiny)
         if small.any():
             bad = int(np.flatnonzero(small)[0])
@@ -225,6 +203,41 @@ class _Design:
                              "the normal floating-point range): their weight in LLR per unit of "
                              "score would overflow; rescale them")
         return self.center + mean, np.where(sd > 0, sd, 1.0)
+
+    def _moments_pass(self, scaled):
+        """(mean - center, sd) of every system; see :meth:`_moments`."""
+        K = self.K
+        total = 0.0
+        mean = np.zeros(K)
+        m2 = np.zeros(K)  # sum of squares / 4^expo
+        # scaled: below any float exponent, set by the first non-zero block
+        expo = np.full(K, -1100 if scaled else 0)
+        self.n_passes += 1
+        for S, cs in self._blocks():
+            c = np.abs(cs)
+            w = c.sum()
+            if w == 0:
+                continue
+            m_b = (S[:K] @ c) / w
+            dev = S[:K] - m_b[:, None]
+            delta = m_b - mean
+            if scaled:
+                top = np.maximum(np.abs(dev).max(axis=1), np.abs(delta))
+                if not np.all(np.isfinite(top)):
+                    bad = int(np.flatnonzero(~np.isfinite(top))[0])
+                    raise ValueError(f"the scores of system {bad} are too large to fit (their "
+                                     "differences overflow): rescale them")
+                new = np.maximum(expo, np.where(top > 0, np.frexp(top)[1], expo))
+                m2 = np.ldexp(m2, 2 * (expo - new))
+                expo = new
+                dev = np.ldexp(dev, -expo[:, None])  # 2^-expo itself may overflow
+            np.square(dev, out=dev)
+            merged = total + w
+            mean += delta * (w / merged)
+            ds = np.ldexp(delta, -expo) if scaled else delta
+            m2 += dev @ c + ds * ds * (total * w / merged)
+            total = merged
+        return mean, np.ldexp(np.sqrt(m2 / total), expo)
 
     def penalty_weight(self, rule):
         """``reg`` times the objective's natural size (:func:`_objective_scale`)."""
@@ -264,19 +277,23 @@ class _Design:
         grad = np.zeros(self.K + 1)
         hess = np.zeros((self.K + 1, self.K + 1))
         B = np.empty_like(self._buf)
+        Q = np.empty((2, B.shape[1]))
+        P = np.empty(B.shape[1], dtype=bool)
         for S, cs in self._blocks():
             z = w @ S
             m = z.shape[0]
+            q, r, pos = Q[0, :m], Q[1, :m], P[:m]
             c = np.abs(cs)
             cu = cs * z  # c u: the sign of u, and c max(u, 0) = max(c u, 0)
             e = np.abs(z, out=z)
             np.negative(e, out=e)
             np.exp(e, out=e)
             loss += np.maximum(cu, 0.0).sum() + c @ np.log1p(e)
-            q = np.add(e, 1.0)
+            np.add(e, 1.0, out=q)
             np.divide(1.0, q, out=q)  # sigmoid(|u|)
-            r = np.multiply(e, q)  # sigmoid(-|u|)
-            np.copyto(r, q, where=cu > 0)  # sigmoid(u)
+            np.multiply(e, q, out=r)  # sigmoid(-|u|)
+            np.greater(cu, 0.0, out=pos)
+            np.copyto(r, q, where=pos)  # sigmoid(u)
             r *= cs
             grad += S @ r
             h = np.multiply(e, q, out=e)

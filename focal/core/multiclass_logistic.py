@@ -173,6 +173,14 @@ class _Block:
     def cols(self):
         return np.arange(self.y.shape[0])
 
+    @property
+    def flat(self):
+        """Positions of the true classes in a C-ordered (N, m) array, flattened (made once)."""
+        if not hasattr(self, "_flat"):
+            m = self.y.shape[0]
+            self._flat = self.y * m + np.arange(m)
+        return self._flat
+
     def single(self):
         """Single-precision copies of ``x`` and ``c`` (made once)."""
         if not hasattr(self, "_single"):
@@ -180,33 +188,41 @@ class _Block:
         return self._single
 
 
-def _softmax_columns(G: np.ndarray, y: np.ndarray, c: np.ndarray):
+def _softmax_columns(G: np.ndarray, y: np.ndarray, c: np.ndarray, flat=None):
     """In place: logits ``G`` (N, m), log prior included -> posteriors. Returns (cost, P, R):
     the weighted logarithmic cost ``sum_t c_t (-log P[y_t, t])`` (nats), ``P`` and the
-    gradient of the cost in the logits, ``R = c (P - onehot(y))``.
+    gradient of the cost in the logits, ``R = c (P - onehot(y))``. ``flat``: the positions
+    ``y * m + arange(m)`` of the true classes in ``G.ravel()``, if known.
 
     ``1 - P[y_t, t]`` is the sum of the other classes' posteriors, not a difference with 1, and
     ``-log P[y_t, t]`` is ``log1p`` of that sum over ``P[y_t, t]``'s share when ``y_t`` has the
     largest logit: both keep full relative precision when the true class is near-certain
     (extreme priors, well-separated data), where the subtraction would leave only round-off.
     """
-    cols = np.arange(y.shape[0])
+    m = y.shape[0]
+    if flat is None:
+        flat = y * m + np.arange(m)  # positions of the true classes in G.ravel()
     G -= G.max(axis=0)
-    own = G[y, cols]
+    g = G.reshape(-1)  # a view: G is C-contiguous
+    own = g.take(flat)
     np.exp(G, out=G)
-    e_own = G[y, cols]
-    G[y, cols] = 0.0
+    e_own = g.take(flat)
+    g.put(flat, 0.0)  # the sum gives the other classes' terms only
     rest = G.sum(axis=0)
     z = rest + e_own
     nll = np.log(z)
     nll -= own
-    top = own == 0.0  # the true class has the largest logit: -log P = log1p(rest)
-    nll[top] = np.log1p(rest[top])
+    np.copyto(nll, np.log1p(rest), where=own == 0.0)  # the true class has the largest logit
     loss = float(c @ nll)
     G /= z
     R = G * c
-    R[y, cols] = -(rest / z) * c
-    G[y, cols] = e_own / z
+    r = R.reshape(-1)
+    rest /= z
+    rest *= c
+    np.negative(rest, out=rest)
+    r.put(flat, rest)
+    e_own /= z
+    g.put(flat, e_own)
     return loss, G, R
 
 
@@ -234,7 +250,7 @@ class _ScalarObjective:
             X, y, c = blk.x, blk.y, blk.c
             G = np.tensordot(a, X, axes=1)
             G += off
-            part, P, R = _softmax_columns(G, y, c)
+            part, P, R = _softmax_columns(G, y, c, blk.flat)
             loss += part
             W = P * c
             gb += R.sum(axis=1)
@@ -288,7 +304,7 @@ class _FullObjective:
         for blk in self.blocks:
             G = VB @ blk.x
             G += self.log_prior[:, None]
-            part, P, R = _softmax_columns(G, blk.y, blk.c)
+            part, P, R = _softmax_columns(G, blk.y, blk.c, blk.flat)
             loss += part
             posteriors.append(P)
             grad += R @ blk.x.T
