@@ -50,7 +50,8 @@ from .newton import dense_solver, minimize_newton
 from .scoring_rules import LOGARITHMIC, BetaRule, default_expected_cost
 from .threads import single_threaded_blas
 
-__all__ = ["LogisticSolution", "fit_logistic", "fit_scoring_rule", "DEFAULT_REG"]
+__all__ = ["LogisticSolution", "fit_logistic", "fit_scoring_rule", "DEFAULT_REG",
+           "check_spreads"]
 
 DEFAULT_REG = 1e-9
 _CHUNK = 1 << 13  # rows per block: the block's temporaries stay in the CPU cache
@@ -196,12 +197,7 @@ class _Design:
             mean, sd = self._moments_pass(scaled=False)
             if not np.all((sd > 1e-140) & (sd < 1e140)):
                 mean, sd = self._moments_pass(scaled=True)
-        small = (sd > 0) & (sd < np.finfo(float).tiny)
-        if small.any():
-            bad = int(np.flatnonzero(small)[0])
-            raise ValueError(f"the scores of system {bad} spread over only {sd[bad]:.3g} (below "
-                             "the normal floating-point range): their weight in LLR per unit of "
-                             "score would overflow; rescale them")
+        check_spreads(sd, "scores")
         return self.center + mean, np.where(sd > 0, sd, 1.0)
 
     def _moments_pass(self, scaled):
@@ -224,9 +220,7 @@ class _Design:
             if scaled:
                 top = np.maximum(np.abs(dev).max(axis=1), np.abs(delta))
                 if not np.all(np.isfinite(top)):
-                    bad = int(np.flatnonzero(~np.isfinite(top))[0])
-                    raise ValueError(f"the scores of system {bad} are too large to fit (their "
-                                     "differences overflow): rescale them")
+                    check_spreads(top, "scores")  # names the system whose differences overflow
                 new = np.maximum(expo, np.where(top > 0, np.frexp(top)[1], expo))
                 m2 = np.ldexp(m2, 2 * (expo - new))
                 expo = new
@@ -343,6 +337,27 @@ class _Design:
     def to_original(self, theta):
         a = theta[: self.K] / self.scale
         return a, float(theta[self.K] - a @ self.center)
+
+
+def check_spreads(spread, what):
+    """Refuse systems whose spread (standard deviation or largest deviation, one per system)
+    overflowed or is subnormal, with a ValueError naming the system.
+
+    A subnormal spread (below 2.2e-308) would need a weight of the order of its inverse, which
+    overflows; an infinite one means differences of the ``what`` ("scores", "log-likelihoods")
+    overflowed.
+    """
+    spread = np.asarray(spread, dtype=float)
+    huge = ~np.isfinite(spread)
+    if huge.any():
+        raise ValueError(f"the {what} of system {int(np.flatnonzero(huge)[0])} are too large to "
+                         "fit (their differences overflow): rescale them")
+    small = (spread > 0) & (spread < np.finfo(float).tiny)
+    if small.any():
+        bad = int(np.flatnonzero(small)[0])
+        raise ValueError(f"the {what} of system {bad} spread over only {spread[bad]:.3g} (below "
+                         "the normal floating-point range): their weight would overflow; "
+                         "rescale them")
 
 
 def _newton(design, theta, rule, tol, max_iter):

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg.blas import dsyrk
 
+from .logistic import check_spreads
 from .newton import dense_solver, preconditioned_cg
 
 __all__ = ["CHUNK", "Block", "softmax_columns", "system_scales", "objective_scale", "ScalarObjective",
@@ -37,18 +38,9 @@ def system_scales(L: np.ndarray, c: np.ndarray):
             U = L[lo:lo + CHUNK] - L[lo:lo + CHUNK].mean(axis=2, keepdims=True)
             u_bar += np.einsum("t,tkj->kj", c[lo:lo + CHUNK], U)
             top = np.maximum(top, np.abs(U).max(axis=(0, 2)))
-    if not (np.all(np.isfinite(top)) and np.all(np.isfinite(u_bar))):
-        bad = int(np.flatnonzero(~(np.isfinite(top) & np.isfinite(u_bar).all(axis=1)))[0])
-        raise ValueError(f"the log-likelihoods of system {bad} are too large to fit (their "
-                         "differences overflow): rescale them")
+    check_spreads(np.where(np.isfinite(u_bar).all(axis=1), top, np.inf), "log-likelihoods")
     # squares of deviations scaled by a power of two (exact): no overflow for log-likelihoods
     # of magnitude 1e154, no underflow for 1e-170
-    small = (top > 0) & (top < np.finfo(float).tiny)
-    if small.any():
-        bad = int(np.flatnonzero(small)[0])
-        raise ValueError(f"the log-likelihoods of system {bad} spread over only {top[bad]:.3g} "
-                         "(below the normal floating-point range): their weight would overflow; "
-                         "rescale them")
     pow2 = np.ldexp(1.0, -np.frexp(np.where(top > 0, top, 1.0))[1])
     for lo in range(0, n, CHUNK):
         U = L[lo:lo + CHUNK] - L[lo:lo + CHUNK].mean(axis=2, keepdims=True) - u_bar
