@@ -353,3 +353,36 @@ def test_gaussian_backend_at_extreme_score_scales(covariance):
         assert np.all(np.isfinite(fitted.covariance_))
     with pytest.raises(ValueError, match="covariance overflows"):
         GaussianBackend(covariance=covariance).fit(L * 1e300, y)
+
+
+def test_cheap_and_full_precision_derivatives_agree_on_ordinary_data():
+    """Ordinary priors use derivatives accurate to an ulp of 1/2 per trial; a tolerance near
+    round-off (or an extreme prior) switches to full relative precision. On ordinary data the
+    two forms agree to round-off, and the full form is chosen where the cheap one is not
+    accurate enough."""
+    from focal.core import logistic
+    from focal.core.multiclass_objective import softmax_columns
+
+    X, y = _data()
+    design = logistic._Design(X, y, 0.3, None, 0.0)
+    theta = np.array([0.9, 1.8, 0.3, -1.2])
+    exact = design.log_pass(theta)
+    design.accurate = False
+    cheap = design.log_pass(theta)
+    assert cheap[0] == exact[0]
+    np.testing.assert_allclose(cheap[1], exact[1], rtol=0, atol=1e-14)  # ~ulps of the weights
+    np.testing.assert_allclose(cheap[2], exact[2], rtol=1e-12)
+    rng = np.random.default_rng(0)
+    G = rng.normal(size=(4, 500)) * 3
+    yc = rng.integers(0, 4, 500)
+    c = rng.uniform(size=500) / 250
+    full = softmax_columns(G.copy(), yc, c, accurate=True)
+    plain = softmax_columns(G.copy(), yc, c, accurate=False)
+    assert plain[0] == pytest.approx(full[0], rel=1e-14)
+    np.testing.assert_allclose(plain[1], full[1], rtol=1e-13, atol=1e-300)
+    np.testing.assert_allclose(plain[2], full[2], rtol=0, atol=1e-17)
+    # which form a fit uses: cheap at p = 0.5 and tol = 1e-10, exact at p = 1e-12
+    for p, tol, accurate in ((0.5, 1e-10, False), (0.5, 1e-15, True), (1e-12, 1e-10, True)):
+        d = logistic._Design(X, y, p, None, 0.0)
+        logistic._newton(d, np.zeros(4), None, tol, 1)
+        assert d.accurate is accurate

@@ -56,7 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .logistic import DEFAULT_REG
+from .logistic import DEFAULT_REG, ROUND_OFF_FLOOR
 from .multiclass import class_trial_weights, contrast_basis
 from .multiclass_objective import (
     FullObjective,
@@ -202,11 +202,14 @@ def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter, f_scale):
     C = V.shape[1]
     D = K * C + 1
     dense = C * D <= _DENSE_PARAMS
+    accurate = tol * f_scale < ROUND_OFF_FLOOR
     levels = _nested_levels(y, c, C + 1, base=max(2048, 2 * C * D))
     # start: the scalar solution on the smallest level (alpha_k I blocks, offsets b)
     rows, w = levels[0]
     blocks = scalar_blocks(La, rows, y, w, u_bar, s)
-    res = minimize_newton(ScalarObjective(blocks, log_prior, V, reg).evaluate,
+    start = ScalarObjective(blocks, log_prior, V, reg)
+    start.accurate = accurate
+    res = minimize_newton(start.evaluate,
                           np.zeros(K + C), tol=tol, max_iter=max_iter, f_scale=f_scale)
     n_iter, n_evals = res.n_iter, res.n_evals
     theta = np.zeros((C, D))
@@ -222,9 +225,11 @@ def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter, f_scale):
             blocks = full_blocks(blocks, V)
         if not dense:  # too many parameters for a dense Hessian: Jacobi-preconditioned CG
             diag_obj = FullObjective(blocks, log_prior, V, reg, precondition=lambda r: r)
+            diag_obj.accurate = accurate
             diagonal = diag_obj.hessian_diagonal(diag_obj.evaluate(theta)[3][2])
             precondition = _jacobi(diagonal)
         obj = FullObjective(blocks, log_prior, V, reg, precondition)
+        obj.accurate = accurate
         last = level == len(levels) - 1
         level_tol = tol if last else max(tol, 0.1 / np.sqrt(rows.shape[0]))
         res = minimize_newton(obj.evaluate, theta, tol=level_tol, max_iter=max_iter,
@@ -270,6 +275,7 @@ def _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter):
     if mode != "full":
         blocks = scalar_blocks(La, np.arange(ya.shape[0]), ya, c, u_bar, s)
         obj = ScalarObjective(blocks, log_prior, V, reg)
+        obj.accurate = tol * f_scale < ROUND_OFF_FLOOR
         res = minimize_newton(obj.evaluate, np.zeros(K + N - 1), tol=tol, max_iter=max_iter,
                               f_scale=f_scale)
         n_evals, n_iter = res.n_evals, res.n_iter

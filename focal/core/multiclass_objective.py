@@ -31,23 +31,35 @@ def system_scales(L: np.ndarray, c: np.ndarray):
     """
     n, K, N = L.shape
     u_bar = np.zeros((K, N))
-    s2 = np.zeros(K)
-    top = np.zeros(K)
     with np.errstate(over="ignore", invalid="ignore"):
         for lo in range(0, n, CHUNK):
             U = L[lo:lo + CHUNK] - L[lo:lo + CHUNK].mean(axis=2, keepdims=True)
             u_bar += np.einsum("t,tkj->kj", c[lo:lo + CHUNK], U)
-            top = np.maximum(top, np.abs(U).max(axis=(0, 2)))
-    check_spreads(np.where(np.isfinite(u_bar).all(axis=1), top, np.inf), "log-likelihoods")
-    # squares of deviations scaled by a power of two (exact): no overflow for log-likelihoods
-    # of magnitude 1e154, no underflow for 1e-170
-    pow2 = np.ldexp(1.0, -np.frexp(np.where(top > 0, top, 1.0))[1])
+    with np.errstate(over="ignore", invalid="ignore", under="ignore"):
+        s = _spreads(L, c, u_bar, np.ones(K))
+    if not np.all((s > 1e-140) & (s < 1e140)):
+        # log-likelihoods of extreme magnitude: squares of deviations scaled by a power of two
+        # (exact), so 1e154 does not overflow nor 1e-170 underflow
+        top = np.zeros(K)
+        with np.errstate(over="ignore", invalid="ignore"):
+            for lo in range(0, n, CHUNK):
+                U = L[lo:lo + CHUNK] - L[lo:lo + CHUNK].mean(axis=2, keepdims=True)
+                top = np.maximum(top, np.abs(U).max(axis=(0, 2)))
+        check_spreads(np.where(np.isfinite(u_bar).all(axis=1), top, np.inf), "log-likelihoods")
+        s = _spreads(L, c, u_bar, np.ldexp(1.0, -np.frexp(np.where(top > 0, top, 1.0))[1]))
+    return u_bar, np.where(s > 0, s, 1.0)
+
+
+def _spreads(L, c, u_bar, pow2):
+    """The scales ``s_k`` of :func:`system_scales`, from deviations multiplied by ``pow2``."""
+    n, K, N = L.shape
+    s2 = np.zeros(K)
     for lo in range(0, n, CHUNK):
         U = L[lo:lo + CHUNK] - L[lo:lo + CHUNK].mean(axis=2, keepdims=True) - u_bar
-        U *= pow2[:, None]
+        if not np.all(pow2 == 1.0):
+            U *= pow2[:, None]
         s2 += np.einsum("t,tkj->k", c[lo:lo + CHUNK], U * U)
-    s = np.sqrt(2.0 / (N - 1) * s2) / pow2
-    return u_bar, np.where(s > 0, s, 1.0)
+    return np.sqrt(2.0 / (N - 1) * s2) / pow2
 
 
 @dataclass
@@ -78,11 +90,13 @@ class Block:
         return self._single
 
 
-def softmax_columns(G: np.ndarray, y: np.ndarray, c: np.ndarray, flat=None):
+def softmax_columns(G: np.ndarray, y: np.ndarray, c: np.ndarray, flat=None, accurate=True):
     """In place: logits ``G`` (N, m), log prior included -> posteriors. Returns (cost, P, R):
     the weighted logarithmic cost ``sum_t c_t (-log P[y_t, t])`` (nats), ``P`` and the
     gradient of the cost in the logits, ``R = c (P - onehot(y))``. ``flat``: the positions
-    ``y * m + arange(m)`` of the true classes in ``G.ravel()``, if known.
+    ``y * m + arange(m)`` of the true classes in ``G.ravel()``, if known. With
+    ``accurate=False`` (ordinary priors, see :data:`focal.core.logistic.ROUND_OFF_FLOOR`)
+    ``1 - P`` and ``-log P`` are plain differences, accurate to an ulp of 1 per trial.
 
     ``1 - P[y_t, t]`` is the sum of the other classes' posteriors, not a difference with 1, and
     ``-log P[y_t, t]`` is ``log1p`` of that sum over ``P[y_t, t]``'s share when ``y_t`` has the
@@ -96,6 +110,14 @@ def softmax_columns(G: np.ndarray, y: np.ndarray, c: np.ndarray, flat=None):
     g = G.reshape(-1)  # a view: G is C-contiguous
     own = g.take(flat)
     np.exp(G, out=G)
+    if not accurate:
+        z = G.sum(axis=0)
+        loss = float(c @ (np.log(z) - own))
+        G /= z
+        R = G * c
+        r = R.reshape(-1)
+        r.put(flat, r.take(flat) - c)
+        return loss, G, R
     e_own = g.take(flat)
     g.put(flat, 0.0)  # the sum gives the other classes' terms only
     rest = G.sum(axis=0)
@@ -120,6 +142,8 @@ class ScalarObjective:
     """Scalar-mode objective in standardized coordinates ``theta = (alpha~ (K), b (N-1))``:
     logits ``sum_k alpha~_k l~_tk + V b + log pi``, with exact gradient and Hessian (one pass)."""
 
+    accurate = True  # see softmax_columns
+
     def __init__(self, blocks, log_prior, V, reg):
         self.blocks, self.log_prior, self.V, self.reg = blocks, log_prior, V, reg
         self.K = blocks[0].x.shape[0]
@@ -140,7 +164,7 @@ class ScalarObjective:
             X, y, c = blk.x, blk.y, blk.c
             G = np.tensordot(a, X, axes=1)
             G += off
-            part, P, R = softmax_columns(G, y, c, blk.flat)
+            part, P, R = softmax_columns(G, y, c, blk.flat, self.accurate)
             loss += part
             W = P * c
             gb += R.sum(axis=1)
@@ -174,6 +198,8 @@ class FullObjective:
     exactly with the Hessian (``precondition is None``) or by conjugate gradients with exact
     Hessian-vector products, preconditioned by a given factorized Hessian."""
 
+    accurate = True  # see softmax_columns
+
     def __init__(self, blocks, log_prior, V, reg, precondition=None):
         self.blocks, self.log_prior, self.V = blocks, log_prior, V
         self.precondition = precondition
@@ -194,7 +220,7 @@ class FullObjective:
         for blk in self.blocks:
             G = VB @ blk.x
             G += self.log_prior[:, None]
-            part, P, R = softmax_columns(G, blk.y, blk.c, blk.flat)
+            part, P, R = softmax_columns(G, blk.y, blk.c, blk.flat, self.accurate)
             loss += part
             posteriors.append(P)
             grad += R @ blk.x.T
