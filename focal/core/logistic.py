@@ -46,12 +46,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logit
 
+from .moments import check_spreads, merged_moments
 from .newton import dense_solver, minimize_newton
 from .scoring_rules import LOGARITHMIC, BetaRule, default_expected_cost
 from .threads import single_threaded_blas
 
 __all__ = ["LogisticSolution", "fit_logistic", "fit_scoring_rule", "DEFAULT_REG",
-           "check_spreads", "ROUND_OFF_FLOOR"]
+           "ROUND_OFF_FLOOR"]
 
 DEFAULT_REG = 1e-9
 _CHUNK = 1 << 13  # rows per block: the block's temporaries stay in the CPU cache
@@ -179,64 +180,23 @@ class _Design:
             yield S, cs
 
     def _moments(self):
-        """Weighted mean and standard deviation of each system, in one pass.
+        """Weighted mean and standard deviation of each system (:func:`merged_moments`).
 
-        Each block's mean and sum of squared deviations are computed in cache, then merged
-        (Chan, Golub & LeVeque), which is exact for a constant system (its standardized scores
-        are then exactly 0) and free of cancellation for scores of large magnitude or with
-        outliers. When a spread comes out outside [1e-140, 1e140] (or not finite: squares that
-        overflow or underflow), the pass is repeated with squares of deviations scaled by a
-        power of two (exact), summed with a running binary exponent per system, so the spread
-        of scores of any magnitude (1e-300 .. 1e300) is found; ordinary scores take one plain
-        pass.
-
-        Raises
-        ------
-        ValueError
-            When a system's deviations from its first score overflow (scores near the largest
-            float) or its spread is subnormal (below 2.2e-308), so that its weight, of the order
-            of the inverse spread, would overflow.
+        One plain pass; when a spread comes out outside [1e-140, 1e140] (or not finite) the
+        pass is repeated with power-of-two scaling, so scores of any magnitude standardize.
+        A constant system gets its standardized scores exactly 0. ValueError
+        (:func:`check_spreads`) for scores whose differences overflow or whose spread is
+        subnormal (its weight would overflow).
         """
         self.center = np.array(self.X[0], dtype=float)
+        self.n_passes += 1
         with np.errstate(over="ignore", invalid="ignore", under="ignore"):
-            mean, sd = self._moments_pass(scaled=False)
+            mean, sd = merged_moments(self._blocks(), self.K, scaled=False)
             if not np.all((sd > 1e-140) & (sd < 1e140)):
-                mean, sd = self._moments_pass(scaled=True)
+                self.n_passes += 1
+                mean, sd = merged_moments(self._blocks(), self.K, scaled=True)
         check_spreads(sd, "scores")
         return self.center + mean, np.where(sd > 0, sd, 1.0)
-
-    def _moments_pass(self, scaled):
-        """(mean - center, sd) of every system; see :meth:`_moments`."""
-        K = self.K
-        total = 0.0
-        mean = np.zeros(K)
-        m2 = np.zeros(K)  # sum of squares / 4^expo
-        # scaled: below any float exponent, set by the first non-zero block
-        expo = np.full(K, -1100 if scaled else 0)
-        self.n_passes += 1
-        for S, cs in self._blocks():
-            c = np.abs(cs)
-            w = c.sum()
-            if w == 0:
-                continue
-            m_b = (S[:K] @ c) / w
-            dev = S[:K] - m_b[:, None]
-            delta = m_b - mean
-            if scaled:
-                top = np.maximum(np.abs(dev).max(axis=1), np.abs(delta))
-                if not np.all(np.isfinite(top)):
-                    check_spreads(top, "scores")  # names the system whose differences overflow
-                new = np.maximum(expo, np.where(top > 0, np.frexp(top)[1], expo))
-                m2 = np.ldexp(m2, 2 * (expo - new))
-                expo = new
-                dev = np.ldexp(dev, -expo[:, None])  # 2^-expo itself may overflow
-            np.square(dev, out=dev)
-            merged = total + w
-            mean += delta * (w / merged)
-            ds = np.ldexp(delta, -expo) if scaled else delta
-            m2 += dev @ c + ds * ds * (total * w / merged)
-            total = merged
-        return mean, np.ldexp(np.sqrt(m2 / total), expo)
 
     def penalty_weight(self, rule):
         """``reg`` times the objective's natural size (:func:`_objective_scale`)."""
@@ -369,27 +329,6 @@ class _Design:
     def to_original(self, theta):
         a = theta[: self.K] / self.scale
         return a, float(theta[self.K] - a @ self.center)
-
-
-def check_spreads(spread, what):
-    """Refuse systems whose spread (standard deviation or largest deviation, one per system)
-    overflowed or is subnormal, with a ValueError naming the system.
-
-    A subnormal spread (below 2.2e-308) would need a weight of the order of its inverse, which
-    overflows; an infinite one means differences of the ``what`` ("scores", "log-likelihoods")
-    overflowed.
-    """
-    spread = np.asarray(spread, dtype=float)
-    huge = ~np.isfinite(spread)
-    if huge.any():
-        raise ValueError(f"the {what} of system {int(np.flatnonzero(huge)[0])} are too large to "
-                         "fit (their differences overflow): rescale them")
-    small = (spread > 0) & (spread < np.finfo(float).tiny)
-    if small.any():
-        bad = int(np.flatnonzero(small)[0])
-        raise ValueError(f"the {what} of system {bad} spread over only {spread[bad]:.3g} (below "
-                         "the normal floating-point range): their weight would overflow; "
-                         "rescale them")
 
 
 def _newton(design, theta, rule, tol, max_iter):

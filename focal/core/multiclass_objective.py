@@ -13,7 +13,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg.blas import dsyrk
 
-from .logistic import check_spreads
+from .moments import check_spreads
 from .newton import dense_solver, preconditioned_cg
 
 __all__ = ["CHUNK", "Block", "softmax_columns", "system_scales", "objective_scale", "ScalarObjective",
