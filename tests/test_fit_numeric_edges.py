@@ -296,7 +296,7 @@ def test_low_false_alarm_runaway_warns_naming_rule_and_cause():
         fuser = LogisticFusion(p_target=p, scoring_rule="low_false_alarm").fit(X, y)
     llr = fuser.decision_function(X)
     assert llr.max() - llr.min() > 100  # the run-away LLRs the warning is about
-    assert any("LLRs from" in str(w.message) for w in record)
+    assert any("fitted LLRs (from" in str(w.message) for w in record)
     # the fit did decrease the rule's cost, to its limit at infinity (nothing lower exists)
     assert _low_false_alarm_cost(llr, y, p) == pytest.approx(limit, rel=1e-5)
 

@@ -308,11 +308,11 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
             warnings.warn(
                 f"the {rule.name!r} scoring rule (Beta({rule.a:g}, {rule.b:g})) has no finite "
                 f"minimum on these training scores at p_target={p:g}: sharpening the LLRs "
-                f"without bound lowers its cost to {limit:.10g} (at the fit: {sol.loss:.10g}), "
-                f"because {_bounded_side(rule)} under it. The weights ran away until "
-                f"reg={self.reg:g} or the solver stopped them (LLRs from {llr.min():.4g} to "
-                f"{llr.max():.4g}); use the logarithmic rule, or a larger reg chosen "
-                "deliberately.", UnboundedObjectiveWarning, stacklevel=3)
+                f"without bound lowers its cost to {limit:.10g}, not above its cost at the fit "
+                f"({sol.loss:.10g}), because {_bounded_side(rule)} under it. The fitted LLRs "
+                f"(from {llr.min():.4g} to {llr.max():.4g}) are set by reg={self.reg:g} and by "
+                "where the solver stopped, not by the data; use the logarithmic rule, or a "
+                "larger reg chosen deliberately.", UnboundedObjectiveWarning, stacklevel=3)
         self.rule_objective_ = float(sol.loss / default_expected_cost(p, rule))
         if rule.is_logarithmic:
             self.objective_ = float(normalized_cross_entropy(sol.loss, p))
