@@ -188,6 +188,9 @@ class _MulticlassReader:
 
     def setup(self, kind, line, fields):
         self.skip_line = None
+        if kind == "auto":  # the format of the first record, as multiclass_format tells it
+            kind = "albayzin" if _canonical(fields[0], ALBAYZIN_CLASSES) else "generic"
+        self.kind = "albayzin" if kind == "albayzin" else "multiclass"
         if kind == "albayzin":
             task = _canonical(fields[0], ALBAYZIN_CLASSES)
             if task is None:
@@ -209,9 +212,7 @@ class _MulticlassReader:
             if not names:
                 raise ValueError(f"{self.path}:{line}: the header must name the classes: "
                                  f"'segment class1 class2 ...'")
-            if len(set(names)) != len(names):
-                repeated = next(c for c in names if names.count(c) > 1)
-                raise ValueError(f"{self.path}:{line}: class {repeated!r} named twice in the header")
+            _check_header(self.path, line, names)
             self.task = self.condition = None
             self.classes = tuple(names)
             self.prefix = 1
@@ -231,6 +232,32 @@ class _MulticlassReader:
                 raise ValueError(f"{self.path}:{int(parsed.lines[i])}: {what} "
                                  f"{ids_text(got[i])!r} differs from the file's first line "
                                  f"({expected!r}); a file holds one task and condition")
+
+
+def _is_number(word):
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_header(path, line, names):
+    """The class names of a generic file's header: present, not numbers (a file without a
+    header would lose its first segment to it), distinct even ignoring case (keys are matched
+    to the classes ignoring case)."""
+    numbers = [c for c in names if _is_number(c)]
+    if numbers:
+        raise ValueError(f"{path}:{line}: the first line must be the header 'segment class1 "
+                         f"class2 ...', but it names the class(es) {', '.join(numbers[:3])}, "
+                         f"which are numbers: a file without a header?")
+    lowered = [c.lower() for c in names]
+    for i, name in enumerate(lowered):
+        j = lowered.index(name)
+        if j != i:
+            same = "named twice" if names[i] == names[j] else \
+                f"and {names[j]!r} differ only in case (keys are matched ignoring case)"
+            raise ValueError(f"{path}:{line}: class {names[i]!r} {same} in the header")
 
 
 def read_albayzin_scores(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassScores:

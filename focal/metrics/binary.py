@@ -54,7 +54,7 @@ __all__ = [
 _LOG2 = np.log(2.0)
 
 
-def from_labels(scores, labels):
+def from_labels(scores, labels, pos_label=None):
     """Split ``(scores, labels)`` into the ``(tar, non)`` pair every binary measure takes.
 
     Parameters
@@ -62,7 +62,10 @@ def from_labels(scores, labels):
     scores : array_like, shape (n_trials,)
         Scores or natural-log LLRs.
     labels : array_like, shape (n_trials,)
-        1 / True for target trials, 0 / False for non-target trials.
+        1 / True for target trials, 0 / False for non-target trials; any other two labels with
+        ``pos_label`` (focal's label rule, :func:`focal.core.validation.as_binary_labels`).
+    pos_label : scalar, optional
+        The target label, e.g. ``"genuine"``; required for labels other than 0/1, False/True.
 
     Returns
     -------
@@ -75,7 +78,7 @@ def from_labels(scores, labels):
     >>> cllr(*from_labels([2.0, -1.0, 0.5], [1, 0, 0]))  # doctest: +ELLIPSIS
     0.5...
     """
-    return split_by_labels(scores, labels)
+    return split_by_labels(scores, labels, pos_label=pos_label)
 
 
 def cross_entropy(tar, non, p_target=0.5) -> float:
