@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["InputSchema", "input_schema", "set_input_schema", "system_names", "FORMATS"]
+__all__ = ["InputSchema", "input_schema", "set_input_schema", "system_names", "model_kind",
+           "model_steps", "FORMATS"]
 
 #: Score-file formats: BOSARIS ``model test score`` lines, Albayzin 2012 system outputs and the
 #: generic multiclass format with a header of class names.
@@ -77,7 +78,7 @@ class InputSchema:
         return text
 
 
-def _steps(model):
+def model_steps(model):
     """The estimators of a (nested) Pipeline in order, or ``[model]``."""
     steps = getattr(model, "steps", None)
     if steps is None:
@@ -85,7 +86,7 @@ def _steps(model):
     out = []
     for _, est in steps:
         if est is not None and not (isinstance(est, str) and est == "passthrough"):
-            out.extend(_steps(est))
+            out.extend(model_steps(est))
     return out
 
 
@@ -94,7 +95,7 @@ def model_kind(model) -> str:
     ``"binary"``."""
     from .estimators import GaussianBackend, MulticlassFusion
 
-    return "multiclass" if isinstance(_steps(model)[-1], (MulticlassFusion, GaussianBackend)) \
+    return "multiclass" if isinstance(model_steps(model)[-1], (MulticlassFusion, GaussianBackend)) \
         else "binary"
 
 
@@ -102,7 +103,7 @@ def _derived(model) -> InputSchema:
     """The schema the fitted estimators themselves tell (no file format)."""
     from .estimators.multiclass import classes_of_feature_names
 
-    steps = _steps(model)
+    steps = model_steps(model)
     first, last = steps[0], steps[-1]
     kind = model_kind(model)
     names = getattr(first, "feature_names_in_", None)
@@ -171,7 +172,7 @@ def set_input_schema(model, *, systems=None, classes=None, format=None, task=Non
         if derived.classes is not None and derived.classes != classes:
             raise ValueError(f"the model's classes {', '.join(derived.classes)} differ from "
                              f"{', '.join(classes)}")
-        last = _steps(model)[-1]
+        last = model_steps(model)[-1]
         if derived.kind == "multiclass" and len(classes) != int(last.n_classes_):
             raise ValueError(f"{len(classes)} class names for a model of {last.n_classes_} "
                              "classes")
@@ -181,10 +182,10 @@ def set_input_schema(model, *, systems=None, classes=None, format=None, task=Non
         if len(systems) != derived.n_systems:
             raise ValueError(f"{len(systems)} system names for a model of {derived.n_systems} "
                              "system(s)")
-        first = _steps(model)[0]
+        first = model_steps(model)[0]
         if derived.kind == "binary":
             first.feature_names_in_ = np.asarray(systems, dtype=object)
-        elif classes is not None and first is _steps(model)[-1]:
+        elif classes is not None and first is model_steps(model)[-1]:
             first.feature_names_in_ = np.asarray([f"{s}:{c}" for s in systems for c in classes],
                                                  dtype=object)
     model.input_schema_ = InputSchema(derived.kind, derived.n_systems, systems or derived.systems,

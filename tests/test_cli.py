@@ -175,6 +175,14 @@ def expected_measures(llh, labels, condition):
     return out
 
 
+def same_measures(got, expected):
+    """The numbers equal; the CAVG definition says NIST's (closed) or focal's own (open)."""
+    got = dict(got)
+    label = got.pop("cavg_definition")
+    assert ("focal's own extension" in label) == (expected["prior"][-1] > 0), label
+    return got == expected
+
+
 @pytest.mark.parametrize("condition, mode", [("open", "scalar"), ("closed", "full")])
 def test_multiclass_train_apply_evaluate_gives_the_api_numbers(tmp_path, capsys, condition,
                                                                mode):
@@ -209,7 +217,7 @@ def test_multiclass_train_apply_evaluate_gives_the_api_numbers(tmp_path, capsys,
     (result,) = json.loads(out)
     assert result["classes"] == list(classes) and result["n_segments"] == len(y)
     for c in ("closed", "open"):
-        assert result["measures"][c] == as_json(expected_measures(llh, y, c)), c
+        assert same_measures(result["measures"][c], as_json(expected_measures(llh, y, c))), c
 
 
 def test_evaluate_multiclass_text_uses_the_file_condition(capsys):
@@ -231,7 +239,7 @@ def test_multiclass_model_and_files_must_agree(tmp_path, capsys):
     focal.save(MulticlassFusion().fit(X, labels), model_path)
     status, _, err = run_main(capsys, "apply", model_path, *lid_files("eval", "open")[:2],
                               "-o", tmp_path / "out.txt")
-    assert status == 1 and "21 log-likelihoods" in err and "give 14" in err
+    assert status == 1 and "the model takes 3 system(s), 2 score file(s) given" in err
     status, _, err = run_main(capsys, "train-multiclass", "--scores",
                               *lid_files("dev", "open")[:2], "--key", LID / "dev.key",
                               "--mode", "calibration", "-o", model_path)
@@ -327,7 +335,7 @@ def test_bad_model_file_and_wrong_number_of_systems_exit_1(tmp_path, capsys):
     X, y, _, _ = align_trials(read_key(SPK / "dev.key"), *map(read_scores, DEV))
     focal.save(LogisticFusion().fit(X, y), model)
     status, _, err = run_main(capsys, "apply", model, *EVAL[:2], "-o", tmp_path / "o.scores")
-    assert status == 1 and "fuses 3 system(s), 2 score file(s) given" in err
+    assert status == 1 and "the model takes 3 system(s), 2 score file(s) given" in err
     model.write_text(model.read_text().replace('"p_target": 0.5', '"p_target": 0.25'))
     status, _, err = run_main(capsys, "apply", model, *EVAL, "-o", tmp_path / "o.scores")
     assert status == 1 and err.count("\n") == 1 and f"{model}: sha256" in err

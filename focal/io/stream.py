@@ -285,6 +285,7 @@ def _chunks(streams, chunk_size):
                     f"{stream.path}:{int(other_lines[i])}: trial {_describe(other_ids, i)} is not "
                     f"the trial {_describe(ids, i)} of {first.path}:{int(lines[i])}; the files "
                     f"must list the same trials in the same order (or use on_mismatch='align', "
+                    f"focal apply --align, "
                     f"which reads them whole)")
             blocks.append(other_values)
         total += got
