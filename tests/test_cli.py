@@ -442,3 +442,49 @@ def test_demo_writes_the_figures_with_matplotlib(tmp_path, capsys):
     html = page.read_text()
     assert all(name in html for name in ("eval_sys1.scores", "eval_fused.scores"))
     assert len(list((tmp_path / "plots").glob("*.png"))) >= 5
+
+
+def test_exceptions_map_to_exit_statuses(capsys, monkeypatch):
+    """Messages are printed as the library wrote them, on one line; the type sets the status."""
+    import focal.io
+
+    def fail(exc):
+        def raise_(*args, **kwargs):
+            raise exc
+        return raise_
+
+    for exc, status, text in [(MemoryError(), 1, "focal: error: out of memory (use smaller "
+                                               "files, --chunk-size, or a machine with more "
+                                               "memory)"),
+                              (ValueError("a.scores:3: bad\n  thing"), 1,
+                               "focal: error: a.scores:3: bad thing"),
+                              (FileNotFoundError(2, "No such file or directory", "x.key"), 1,
+                               "focal: error: x.key: No such file or directory"),
+                              (KeyboardInterrupt(), 130, "focal: interrupted")]:
+        monkeypatch.setattr(focal.io, "evaluate_multiclass", fail(exc))
+        got, out, err = run_main(capsys, "evaluate-multiclass", "f.txt", "--key", "k")
+        assert got == status and err == text + "\n" and out == ""
+
+
+def test_no_raw_warnings_from_extreme_log_likelihoods(tmp_path, capsys):
+    """Overflowing log-likelihood differences give finite or infinite measures, not numpy's
+    RuntimeWarnings on stderr (pytest turns an escaping warning into an error)."""
+    scores, key = tmp_path / "x.txt", tmp_path / "x.key"
+    scores.write_text("segment a b OOS\ns1 1e308 -1e308 0\ns2 1e308 -1e308 2\n"
+                      "s3 -1e308 0 1e308\n")
+    key.write_text("s1 a\ns2 b\ns3 OOS\n")
+    status, out, err = run_main(capsys, "evaluate-multiclass", scores, "--key", key,
+                                "--condition", "closed", "open")
+    assert status == 0 and err == ""
+    assert "focal's own extension" in out
+
+
+def test_output_piped_into_head_ends_quietly():
+    """More output than a pipe holds: the writes after `head` exits meet a broken pipe."""
+    files = " ".join([str(LID / "eval_sys1_open.txt")] * 120)
+    result = subprocess.run(
+        f"{sys.executable} -m focal evaluate-multiclass {files} --key {LID / 'eval.key'} "
+        f"--condition closed open --json | head -1; echo \"status ${{PIPESTATUS[0]}}\"",
+        shell=True, executable="/bin/bash", capture_output=True, text=True, cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=300)
+    assert result.stdout == "[\nstatus 0\n" and result.stderr == ""

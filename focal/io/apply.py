@@ -162,8 +162,9 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
         fmt = output_format(layouts[0], condition, classes)
 
         def transform(X):
-            with warnings.catch_warnings():
-                # the names were checked above, against the files' names
+            with warnings.catch_warnings(), np.errstate(over="ignore", invalid="ignore"):
+                # the names were checked above, against the files' names; an overflow is
+                # refused below, with the file and line
                 warnings.filterwarnings("ignore", message="X does not have valid feature names")
                 return model.transform(X if columns is None else X[:, columns])
 

@@ -467,7 +467,14 @@ def write_applied(transform, chunks, output, fmt, *, allow_infinite=True, path=N
         with ThreadPoolExecutor(max_workers=1) as writer:
             pending = None
             for chunk in chunks:
-                Y = _check_output(transform(chunk.X), chunk, n_out, kind, allow_infinite, path)
+                try:
+                    Y = transform(chunk.X)
+                except ValueError as exc:   # e.g. an LLR that overflows: say where
+                    if path is None or chunk.lines is None:
+                        raise
+                    raise ValueError(f"{path}:{int(chunk.lines[0])}-{int(chunk.lines[-1])}: "
+                                     f"{exc}") from None
+                Y = _check_output(Y, chunk, n_out, kind, allow_infinite, path)
                 if pending is not None:
                     pending.result()
                 pending = writer.submit(_write_chunk, out, chunk, Y, prefix)
