@@ -1,13 +1,5 @@
-"""The ``focal`` command line (also ``python -m focal``): train, apply and evaluate on files.
-
-    focal train --scores dev_sys1.scores dev_sys2.scores --key dev.key --p-target 0.01 -o fuser.json
-    focal apply fuser.json eval_sys1.scores eval_sys2.scores -o eval_fused.scores
-    focal evaluate eval_fused.scores --key eval.key --p-target 0.01
-    focal train-multiclass --scores dev_sys1_open.txt dev_sys2_open.txt --key dev.key -o lid.json
-    focal apply lid.json eval_sys1_open.txt eval_sys2_open.txt -o eval_fused_open.txt
-    focal evaluate-multiclass eval_fused_open.txt --key eval.key
-    focal sws system.stdlist.xml reference.rttm audio.ecf.xml queries.tlist.xml
-    focal demo
+"""The ``focal`` command line (also ``python -m focal``): train, apply and evaluate on files
+(``focal COMMAND --help``; examples in the README).
 
 Argument parsing and printing only: every job is a library function (:mod:`focal.io.workflows`,
 :func:`focal.io.apply_model`, :func:`focal.std.term_detection_report`, :func:`focal.save` /
@@ -31,8 +23,9 @@ import warnings
 
 from ._version import __version__
 
+from .metrics.multiclass_report import CONDITIONS
+
 _DEFAULT_P_TARGET = 0.01
-CONDITIONS = ("closed", "open")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -129,7 +122,7 @@ def _cmd_train(args) -> int:
 
 
 def _cmd_evaluate(args) -> int:
-    from .demo import _short_names
+    from .demo import short_names
     from .io import evaluate_binary
 
     write_report = _report_writer() if args.plot is not None else None  # before any work
@@ -138,7 +131,7 @@ def _cmd_evaluate(args) -> int:
                                        pos_label=args.pos_label)
     _print_reports(reports, args.json)
     if write_report is not None:
-        page = write_report(_short_names(systems), args.plot, operating_points=p_targets,
+        page = write_report(short_names(systems), args.plot, operating_points=p_targets,
                             size=args.plot_size, formats=args.plot_format)
         print(f"report: {page}", file=sys.stderr if args.json else sys.stdout)
     return 0
@@ -255,7 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
         "of one or several systems' dev scores against a key, optionally followed by "
         "PAV calibration, and save it as a JSON model file (focal.save).",
         "focal train --scores dev_sys1.scores dev_sys2.scores --key dev.key "
-               "--p-target 0.01 -o fuser.json")
+        "--p-target 0.01 -o fuser.json")
     tr.add_argument("--scores", nargs="+", required=True, metavar="FILE",
                     help="one score file per system: lines 'model test score'")
     tr.add_argument("--key", required=True, metavar="FILE",
@@ -274,18 +267,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     ap = _command(
         sub, "apply", _cmd_apply, "apply a saved model to score files",
-        "Apply a model saved by 'focal train' or 'focal train-multiclass' (or "
-        "focal.save) to eval score files, one per system in the training order "
-        "(checked against the model's system names and classes), and "
-        "write the calibrated LLRs (binary: 'model test llr') or log-likelihoods "
-        "(multiclass: the input format) with full float precision. The files are "
-        "streamed a chunk at a time, in bounded memory: they must list the same "
-        "trials in the same order (a repeated trial is scored twice: finding "
-        "repeats would take memory in proportion to the files), unless --align is "
-        "given, which reads them whole, aligns them on the trial ids and refuses "
-        "repeated trials.",
-        "focal apply fuser.json eval_sys1.scores eval_sys2.scores "
-               "-o eval_fused.scores")
+        "Apply a model saved by 'focal train', 'focal train-multiclass' or focal.save to eval "
+        "score files, one per system in the training order (checked against the model's "
+        "systems; class columns matched by name), and write the calibrated LLRs or "
+        "log-likelihoods in the input format (focal.io.apply_model). The files are streamed in "
+        "bounded memory: they must list the same trials in the same order, unless --align is "
+        "given, which reads them whole and aligns them on the trial ids.",
+        "focal apply fuser.json eval_sys1.scores eval_sys2.scores -o eval_fused.scores")
     ap.add_argument("model", help="model file (JSON, from focal train / focal.save)")
     ap.add_argument("scores", nargs="+", metavar="SCORES",
                     help="one score file per system, in the order the model was trained on")
@@ -305,7 +293,7 @@ def build_parser() -> argparse.ArgumentParser:
         "minimum normalized DCF of each score file (read as natural-log LLRs) "
         "against a key.",
         "focal evaluate eval_fused.scores --key eval.key --p-target 0.01 "
-               "0.001")
+        "0.001")
     ev.add_argument("scores", nargs="+", help="score files: lines 'model test score' (LLRs)")
     ev.add_argument("--key", required=True, help="key file: lines 'model test target|nontarget'")
     _add_pos_label(ev)
@@ -323,7 +311,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="figure formats besides PNG, which is always written")
 
     tm = _command(
-        sub, "train-multiclass", _cmd_train_multiclass, "train a multiclass fusion on dev log-likelihood files",
+        sub, "train-multiclass", _cmd_train_multiclass,
+        "train a multiclass fusion on dev log-likelihood files",
         "Train a MulticlassFusion (multiclass logistic regression, thesis 8.3; "
         "Albayzin eq. 11) of one or several systems' log-likelihood files (Albayzin "
         "2012 format or 'segment score...' with a header) against a 'segment "
@@ -331,7 +320,7 @@ def build_parser() -> argparse.ArgumentParser:
         "prior of the files' condition (closed set: the out-of-set class and its "
         "segments are ignored) or flat.",
         "focal train-multiclass --scores dev_sys1_open.txt dev_sys2_open.txt "
-               "--key dev.key -o lid.json")
+        "--key dev.key -o lid.json")
     tm.add_argument("--scores", nargs="+", required=True, metavar="FILE",
                     help="one log-likelihood file per system, same task and condition")
     tm.add_argument("--key", required=True, metavar="FILE", help="key: lines 'segment language'")
@@ -345,14 +334,16 @@ def build_parser() -> argparse.ArgumentParser:
     _add_flags(tm, other=True, model_output=True)
 
     em = _command(
-        sub, "evaluate-multiclass", _cmd_evaluate_multiclass, "Albayzin / LRE measures of multiclass log-likelihood files",
+        sub, "evaluate-multiclass", _cmd_evaluate_multiclass,
+        "Albayzin / LRE measures of multiclass log-likelihood files",
         "Print C_mce, C_def, C_min (nats), multiclass Cllr (bits), the Albayzin "
         "2012 relative confusions F_act, F_dis, F_cal and NIST CAVG of each "
         "log-likelihood file against a 'segment language' key, in the closed-set "
         "condition (out-of-set segments and column ignored) and/or the open-set one "
-        "(flat prior over all classes).",
+        "(flat prior over all classes; its CAVG is focal's own extension: the out-of-set "
+        "class counted as one more target).",
         "focal evaluate-multiclass eval_sys1_open.txt --key eval.key "
-               "--condition closed open")
+        "--condition closed open")
     em.add_argument("scores", nargs="+", help="log-likelihood files (Albayzin or generic)")
     em.add_argument("--key", required=True, help="key: lines 'segment language'")
     em.add_argument("--condition", nargs="+", choices=CONDITIONS,

@@ -12,7 +12,7 @@ import tempfile
 
 from ._version import __version__
 
-__all__ = ["run_demo"]
+__all__ = ["run_demo", "short_names"]
 
 
 def _name(path) -> str:
@@ -28,7 +28,7 @@ def _shown(path) -> str:
         return str(path)
 
 
-def _short_names(systems):
+def short_names(systems):
     """File names as labels when they tell the systems apart (short legends), else paths."""
     names = [_name(p) for p in systems]
     return dict(zip(names, systems.values())) if len(set(names)) == len(names) else systems
@@ -101,7 +101,7 @@ def run_demo(data=None, out=None, p_target=0.01) -> int:
     except ImportError as exc:
         print(f"plots: not written: {exc}")
         return 0
-    page = write_report(_short_names(systems), out / "plots", operating_points=[p],
+    page = write_report(short_names(systems), out / "plots", operating_points=[p],
                         title="focal demo: speaker-detection fusion")
     print(f"plots: {page} (DET, normalized Bayes error, APE, ECE and Tippett figures)")
     return 0

@@ -156,6 +156,6 @@ def check_matched(where, n_table, label, reference_name, noun, what, sample_refe
     if not used.all():
         extra = np.flatnonzero(~used)
         raise ValueError(f"{label}: {extra.size} scored {noun}(s) are not in the "
-                         f"{reference_name}, e.g. {sample_table(extra)}; use missing='drop' (focal: "
-                         f"--missing drop) to "
+                         f"{reference_name}, e.g. {sample_table(extra)}; use missing='drop' "
+                         f"(focal: --missing drop) to "
                          f"skip them")

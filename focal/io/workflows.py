@@ -5,7 +5,7 @@ Each reads every file once, checks what the files say about themselves (one Alba
 condition for the systems of a multiclass job), and returns fitted models that carry their
 input schema (:mod:`focal.schema`: system names from the file names, class names and order
 from the files' headers, the score-file format) or report objects
-(:class:`focal.metrics.CalibrationReport`, :class:`focal.metrics.multiclass_report.MulticlassReport`).
+(:class:`focal.metrics.CalibrationReport`, :class:`focal.metrics.MulticlassReport`).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from ._text import BLOCK_BYTES
 from .binary import align_trials, read_key, read_scores
 from .multiclass import _MulticlassReader, MulticlassScores, align_multiclass, read_multiclass_key
 
-__all__ = ["FileFit", "fusion_formula", "read_multiclass_systems", "check_one_task", "training_prior", "train_fusion",
+__all__ = ["FileFit", "fusion_formula", "read_multiclass_systems", "check_one_task",
+           "training_prior", "train_fusion",
            "train_multiclass_fusion", "evaluate_binary", "evaluate_multiclass",
            "evaluate_term_detection"]
 
