@@ -139,21 +139,25 @@ def input_schema(model) -> InputSchema:
 
 
 def system_names(paths) -> tuple:
-    """System names of score files: their file stems, less the words (split at ``_ - .``) that
-    all of them share at the start or the end, e.g. ``dev_sys1.scores, dev_sys2.scores ->
-    sys1, sys2`` (so that ``eval_sys1.scores, eval_sys2.scores`` name the same systems).
-    One file keeps its whole stem."""
-    words = [[w for w in _SEPARATORS.split(pathlib.Path(p).name.split(".")[0]) if w]
-             for p in paths]
-    if len(words) > 1:
+    """System names of score files: their file names without the extension, less the words
+    (split at ``_ - .``; and folders, when the names alone are not distinct) that all of them
+    share at the start or the end, e.g.
+    ``dev_sys1.scores, dev_sys2.scores -> sys1, sys2`` and ``dev/a/scores.txt, dev/b/scores.txt
+    -> a, b``, so that ``eval_sys1.scores, eval_sys2.scores`` name the same systems. One file
+    keeps its whole name (without the extension)."""
+    paths = [pathlib.PurePath(p) for p in paths]
+    if len(paths) == 1:
+        return (paths[0].stem or paths[0].name,)
+    stems = [[w for w in _SEPARATORS.split(p.stem) if w] for p in paths]
+    for words in (stems, [[*p.parent.parts, *w] for p, w in zip(paths, stems)]):
         while all(len(w) > 1 for w in words) and len({w[0] for w in words}) == 1:
             words = [w[1:] for w in words]
         while all(len(w) > 1 for w in words) and len({w[-1] for w in words}) == 1:
             words = [w[:-1] for w in words]
-    names = tuple("_".join(w) or pathlib.Path(p).name for w, p in zip(words, paths))
-    if len(set(names)) != len(names):
-        names = tuple(str(p) for p in paths)
-    return names
+        names = tuple("_".join(w) for w in words)
+        if len(set(names)) == len(names):
+            return names   # the file names tell the systems apart, else their folders do
+    return tuple(str(p) for p in paths)
 
 
 def set_input_schema(model, *, systems=None, classes=None, format=None, task=None,

@@ -272,3 +272,14 @@ def test_cli_pos_label_reads_any_key_labels(tmp_path, capsys):
     assert main(["evaluate", dev[0], "--key", str(bad), "--pos-label", "genuine"]) == 1
     err = capsys.readouterr().err
     assert "bad.key:" in err and "neither the target label 'genuine'" in err
+
+
+def test_system_names_come_from_what_tells_the_files_apart():
+    from focal.schema import system_names
+
+    assert system_names(["d/dev_sys1.scores", "d/dev_sys2.scores"]) == ("sys1", "sys2")
+    assert system_names(["e/eval_sys1_open.txt", "f/eval_sys2_open.txt"]) == ("sys1", "sys2")
+    assert system_names(["x/dev.sys1.scores", "x/dev.sys2.scores"]) == ("sys1", "sys2")
+    assert system_names(["dev/a/scores.txt", "dev/b/scores.txt"]) == ("a", "b")
+    assert system_names(["sys1.s", "sys1_v2.s"]) == ("sys1", "sys1_v2")
+    assert system_names(["only_one.scores"]) == ("only_one",)

@@ -235,7 +235,7 @@ def test_any_column_permutation_gives_the_same_per_class_llrs(mode):
         Xp = X.reshape(-1, K, N)[:, :, perm].reshape(X.shape)
         est = MulticlassFusion(mode=mode, class_names=list(names[perm])).fit(Xp, names[y])
         np.testing.assert_array_equal(est.classes_, names[perm])
-        np.testing.assert_allclose(est.transform(Xp), out[:, perm], rtol=1e-9, atol=1e-9)
+        np.testing.assert_allclose(est.transform(Xp), out[:, perm], rtol=0, atol=1e-12)
 
 
 def test_named_columns_must_agree_with_class_names():

@@ -140,11 +140,20 @@ def classes_of_feature_names(feature_names):
     return order
 
 
+def _numeric(y) -> bool:
+    """Whether an object array holds numbers only (labels that are class indices)."""
+    try:
+        y.astype(np.float64)
+    except (TypeError, ValueError):
+        return False
+    return not any(isinstance(v, str) for v in y[:1].tolist())
+
+
 def _labels_by_name(y, classes):
     """Class indices of labels that are class names (exact match) or indices 0..N-1."""
     n = classes.shape[0]
-    if y.dtype.kind in "biuf":
-        return as_class_labels(y, n, "y")
+    if y.dtype.kind in "biuf" or (y.dtype.kind == "O" and _numeric(y)):
+        return as_class_labels(np.asarray(y.tolist()) if y.dtype.kind == "O" else y, n, "y")
     y = y.astype(str) if y.dtype.kind != "U" else y
     order = np.argsort(classes)
     pos = np.searchsorted(classes[order], y)
@@ -237,7 +246,7 @@ class LogLikelihoodOutputMixin:
         """The class names in column order (``class_names``, else the feature names), or None;
         class-name labels without them are refused where columns are classes."""
         names = check_class_names(self.class_names)
-        named_labels = y.dtype.kind in "OUS"
+        named_labels = y.dtype.kind in "US" or (y.dtype.kind == "O" and not _numeric(y))
         seen = getattr(self, "feature_names_in_", None)
         if self._columns_are_classes and seen is not None and (named_labels or names):
             from_columns = classes_of_feature_names(seen)
