@@ -364,7 +364,7 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         unknown = ~np.isin(y, self.classes_)
         if unknown.any():
             raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
-        is_target = y == self.classes_[1]
+        is_target = y == self.classes_[1]   # y holds only the labels of classes_ (checked)
         if is_target.all() or not is_target.any():
             raise ValueError("y must contain both target and non-target trials to compute Cllr")
         tw = nw = None

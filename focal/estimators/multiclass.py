@@ -140,6 +140,11 @@ def classes_of_feature_names(feature_names):
     return order
 
 
+def _shown(values, limit=6) -> str:
+    items = ", ".join(repr(v) for v in values[:limit].tolist())
+    return f"[{items}{', ...' if len(values) > limit else ''}]"
+
+
 def _numeric(y) -> bool:
     """Whether an object array holds numbers only (labels that are class indices)."""
     try:
@@ -225,6 +230,11 @@ class LogLikelihoodOutputMixin:
             except TypeError as err:
                 raise ValueError(f"Unknown label type: y mixes incomparable values ({err})")
             n_classes = classes.shape[0]
+            if self._columns_are_classes and not np.array_equal(classes, np.arange(n_classes)):
+                raise ValueError(
+                    f"y holds the labels {_shown(classes)}, not the class indices 0..{n_classes - 1}"
+                    ": labels are column numbers, or class names with class_names=[...] in X's "
+                    "column order (a class without trials needs a prior or class_names)")
         if n_classes < 2:
             raise ValueError(f"{name} needs at least 2 classes, got {n_classes} class")
         prior = check_prior(self.prior, n_classes)
