@@ -488,3 +488,14 @@ def test_output_piped_into_head_ends_quietly():
         shell=True, executable="/bin/bash", capture_output=True, text=True, cwd=ROOT,
         env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=300)
     assert result.stdout == "[\nstatus 0\n" and result.stderr == ""
+
+
+def test_sws_with_extreme_scores_prints_no_raw_warnings(tmp_path, capsys):
+    lines = (STD / "detections.txt").read_text().splitlines()
+    extreme = [lines[0]] + [" ".join(ln.split()[:4] + [("1e308", "-1e308")[i % 2]] +
+                                     ln.split()[5:]) for i, ln in enumerate(lines[1:])]
+    detections = tmp_path / "det.txt"
+    detections.write_text("\n".join(extreme) + "\n")
+    status, out, err = run_main(capsys, "sws", detections, STD / "reference.txt",
+                                STD / "audio.txt", STD / "queries.txt")
+    assert status == 0 and err == "" and "ATWV" in out
