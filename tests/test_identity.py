@@ -102,7 +102,8 @@ def test_string_target_labels_need_pos_label_and_then_give_the_01_weights():
 def test_a_generic_file_without_header_is_refused(tmp_path):
     path = tmp_path / "noheader.txt"
     path.write_text("seg1 -1.0 0.5 2.0\nseg2 0.1 0.2 0.3\n")
-    with pytest.raises(ValueError, match=r"noheader.txt:1: .*header.*numbers"):
+    with pytest.raises(ValueError, match=r"noheader.txt:1: the class name\(s\) -1.0, 0.5, 2.0 "
+                                         r"are numbers"):
         read_multiclass_scores(path)
     model = MulticlassFusion(mode="calibration").fit(np.eye(3).repeat(5, 0) * 3, np.arange(15) // 5)
     with pytest.raises(ValueError, match="noheader.txt:1"):
@@ -283,3 +284,11 @@ def test_system_names_come_from_what_tells_the_files_apart():
     assert system_names(["dev/a/scores.txt", "dev/b/scores.txt"]) == ("a", "b")
     assert system_names(["sys1.s", "sys1_v2.s"]) == ("sys1", "sys1_v2")
     assert system_names(["only_one.scores"]) == ("only_one",)
+
+
+def test_the_writer_refuses_headers_the_reader_would_refuse(tmp_path):
+    with pytest.raises(ValueError, match="class name\\(s\\) 1, 2 are numbers"):
+        write_multiclass_scores(tmp_path / "x.txt", np.array(["s"]), np.zeros((1, 2)), ["1", "2"])
+    with pytest.raises(ValueError, match="'EN' and 'en' differ only in case"):
+        write_multiclass_scores(tmp_path / "x.txt", np.array(["s"]), np.zeros((1, 2)),
+                                ["en", "EN"])
