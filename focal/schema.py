@@ -133,9 +133,15 @@ def _derived(model) -> InputSchema:
 
 def input_schema(model) -> InputSchema:
     """The input schema of a fitted model: the one attached by :func:`set_input_schema` (or
-    :func:`focal.load`), else what its estimators tell."""
+    :func:`focal.load`) while it still agrees with the estimators (a model fitted again has
+    other inputs), else what the estimators tell."""
     schema = getattr(model, "input_schema_", None)
-    return schema if isinstance(schema, InputSchema) else _derived(model)
+    derived = _derived(model)
+    if isinstance(schema, InputSchema) and all(
+            getattr(derived, name) in (None, getattr(schema, name))
+            for name in ("kind", "n_systems", "systems", "classes")):
+        return schema
+    return derived
 
 
 def system_names(paths) -> tuple:

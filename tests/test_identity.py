@@ -292,3 +292,15 @@ def test_the_writer_refuses_headers_the_reader_would_refuse(tmp_path):
     with pytest.raises(ValueError, match="'EN' and 'en' differ only in case"):
         write_multiclass_scores(tmp_path / "x.txt", np.array(["s"]), np.zeros((1, 2)),
                                 ["en", "EN"])
+
+
+def test_a_model_fitted_again_drops_its_stale_schema(tmp_path):
+    fit = train_fusion([SPK / f"dev_sys{k}.scores" for k in (1, 2, 3)], SPK / "dev.key")
+    model = fit.model
+    assert input_schema(model).format == "bosaris"
+    X = np.random.default_rng(0).normal(size=(40, 2))
+    model.fit(X, np.arange(40) % 2)
+    schema = input_schema(model)
+    assert schema.n_systems == 2 and schema.systems is None and schema.format is None
+    focal.save(model, tmp_path / "m.json")
+    assert json.loads((tmp_path / "m.json").read_text())["input"]["n_systems"] == 2
