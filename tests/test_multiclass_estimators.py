@@ -2,7 +2,6 @@
 the documented input layout, and agreement with the binary solver."""
 
 import pickle
-import unittest
 
 import joblib
 import numpy as np
@@ -12,47 +11,20 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from _sklearn_contract import refused_by_design
+from _sklearn_contract import run_check
 
 from focal import GaussianBackend, LogisticFusion, MulticlassFusion, stack_systems
 from focal.metrics import multiclass_cross_entropy
 
-# scikit-learn's generic checks generate X with 1-10 columns and 2-4 classes, mostly not a
-# whole number of (n_classes)-column blocks: MulticlassFusion rejects such X by design
-# (issue 5, item 9). Those checks must fail on that ValueError only (tests/_sklearn_contract.py);
-# every property they test is tested below on X of the documented layout
-# (test_layout_conformance_*).
-_LAYOUT_CHECKS = {
-    "check_estimators_overwrite_params", "check_estimators_fit_returns_self",
-    "check_readonly_memmap_input", "check_n_features_in_after_fitting",
-    "check_positive_only_tag_during_fit", "check_estimators_dtypes", "check_dtype_object",
-    "check_pipeline_consistency", "check_estimators_nan_inf", "check_estimators_pickle",
-    "check_transformer_data_not_an_array", "check_transformer_general",
-    "check_transformer_preserve_dtypes", "check_transformer_n_iter",
-}
-
-
 @parametrize_with_checks(
     [GaussianBackend(), GaussianBackend(covariance="per_class"), MulticlassFusion()])
 def test_sklearn_checks(estimator, check):
-    """The layout checks fail by design; MulticlassFusion may also refuse, by design, labels
-    that are neither column numbers 0..N-1 nor class names with a known column order (e.g.
-    sklearn's labels 1 and 2): never paired with the columns by sort order."""
+    """Every check passes, or (MulticlassFusion) fails only by a documented refusal: X that
+    is not a whole number of class blocks (most of sklearn's data), or labels that are neither
+    column numbers 0..N-1 nor class names with a known column order (e.g. sklearn's labels 1
+    and 2): never paired with the columns by sort order."""
     name = getattr(check, "func", check).__name__
-    if not isinstance(estimator, MulticlassFusion):
-        check(estimator)
-        return
-    if name in _LAYOUT_CHECKS:
-        with pytest.raises(Exception) as info:
-            check(estimator)
-        assert refused_by_design(info.value), (name, info.value)
-        return
-    try:
-        check(estimator)
-    except unittest.SkipTest:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the refusal may be wrapped in another type
-        assert refused_by_design(exc), (name, exc)
+    run_check(estimator, check, {name} if isinstance(estimator, MulticlassFusion) else ())
 
 
 def _fusion_data(n=600, K=2, N=3, seed=0):
