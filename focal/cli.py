@@ -17,12 +17,10 @@ import argparse
 import json
 import math
 import os
-import pathlib
 import sys
 import warnings
 
 from ._version import __version__
-
 from .metrics.multiclass_report import CONDITIONS
 
 _DEFAULT_P_TARGET = 0.01
@@ -412,7 +410,8 @@ def _message(exc) -> str:
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """A warning (e.g. a fit held by its penalty) as one ``focal: warning:`` line."""
-    print(f"focal: warning: {' '.join(str(message).split())}", file=sys.stderr)
+    print(f"focal: warning: {category.__name__}: {' '.join(str(message).split())}",
+          file=sys.stderr)
 
 
 def main(argv=None) -> int:
