@@ -123,7 +123,8 @@ def as_binary_labels(labels, name: str = "labels", pos_label=None) -> np.ndarray
 
 def _labels_equal_to(arr, name, pos_label) -> np.ndarray:
     """``arr == pos_label``, checked: pos_label present, one other label at most."""
-    if isinstance(pos_label, str) != (arr.dtype.kind in "OUS") and arr.dtype.kind != "O":
+    text_label, text_array = isinstance(pos_label, str), arr.dtype.kind in "US"
+    if arr.dtype.kind != "O" and text_label != text_array:   # a word among numbers, or back
         is_target = np.zeros(arr.shape, dtype=bool)
     else:
         is_target = np.asarray(arr == pos_label, dtype=bool)

@@ -180,10 +180,10 @@ class LogLikelihoodOutputMixin:
     may be the names (matched exactly) or their indices ``0..N-1``, and ``classes_`` holds the
     names. With a ``prior`` parameter, labels are the class indices ``0..len(prior)-1`` (a
     class may then have zero prior and no trials). Otherwise the classes are the sorted
-    distinct labels (``classes_``, as in scikit-learn; labels ``0..N-1`` are their own
-    indices) and the prior is flat; class *names* are then refused where the input columns are
-    classes, since nothing says which column is which. Output column j belongs to class
-    ``classes_[j]``.
+    distinct labels (``classes_``, as in scikit-learn) and the prior is flat; where the input
+    columns are classes, the labels must then be the column numbers ``0..N-1`` (class names,
+    or other integers such as 1-based ones, are refused: nothing says which column is which).
+    Output column j belongs to class ``classes_[j]``.
     """
 
     #: Whether the input's columns are the classes (blocks of them): class names must then be
