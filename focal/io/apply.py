@@ -141,7 +141,8 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
     output = os.fspath(output)
     if output in paths:
         raise ValueError(f"{output}: the output would overwrite an input file")
-    _check_systems(schema, paths)
+    if len(paths) != schema.n_systems:
+        _check_systems(schema, paths)
     if allow_infinite is None:
         allow_infinite = _asks_for_infinity(model)
     kind = "binary" if schema.kind == "binary" else "auto"
@@ -159,6 +160,7 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
             columns, classes = _class_columns(schema, n_classes, layouts)
             if np.array_equal(columns, np.arange(columns.size)):
                 columns = None
+        _check_systems(schema, paths)   # after what the files say of themselves
         fmt = output_format(layouts[0], condition, classes)
 
         def transform(X):
