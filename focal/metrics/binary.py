@@ -257,8 +257,11 @@ def rocch(tar, non) -> ROCCH:
     return ROCCH(pav_from_sorted(sort_trials(tar, non)))
 
 
-def pav_llr(scores, labels) -> np.ndarray:
+def pav_llr(scores, labels, pos_label=None) -> np.ndarray:
     """PAV log-likelihood-ratio (natural log) of every trial, in the input order.
+
+    ``labels``: 0/1 or False/True (1 = target), or any two labels with ``pos_label`` (focal's
+    label rule, :func:`focal.core.validation.as_binary_labels`).
 
     The optimal monotone score -> LLR map on these trials (thesis eqs. 7.47-7.51 and C.20):
     independent of any prior and of the proper scoring rule; tied scores always get the same
@@ -266,7 +269,7 @@ def pav_llr(scores, labels) -> np.ndarray:
     ``cllr`` of the result equals :func:`min_cllr`.
     """
     s = as_score_array(scores, "scores")
-    t, n = split_by_labels(s, labels)   # fresh arrays: sort them in place, no third copy
+    t, n = split_by_labels(s, labels, pos_label=pos_label)   # fresh arrays: sorted in place
     t.sort()
     n.sort()
     result = pav_from_sorted(SortedTrials(t, n))
