@@ -284,9 +284,9 @@ def _chunks(streams, chunk_size):
                 raise ValueError(
                     f"{stream.path}:{int(other_lines[i])}: trial {_describe(other_ids, i)} is not "
                     f"the trial {_describe(ids, i)} of {first.path}:{int(lines[i])}; the files "
-                    f"must list the same trials in the same order (or use on_mismatch='align', "
-                    f"focal apply --align, "
-                    f"which reads them whole)")
+                    f"must list the same trials in the same order (or be aligned on the trial "
+                    f"ids, which reads them whole: on_mismatch='align', apply_model(align=True), "
+                    f"focal apply --align)")
             blocks.append(other_values)
         total += got
         X = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
