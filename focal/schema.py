@@ -66,17 +66,6 @@ class InputSchema:
                 "classes": None if self.classes is None else list(self.classes),
                 "format": self.format, "task": self.task, "condition": self.condition}
 
-    def describe(self) -> str:
-        """One line for people: what files this model takes."""
-        systems = ", ".join(self.systems) if self.systems else "unnamed"
-        text = f"{self.kind} model of {self.n_systems} system(s) ({systems})"
-        if self.classes:
-            text += f", classes {', '.join(self.classes)}"
-        if self.format:
-            where = f" {self.task} {self.condition}" if self.task else ""
-            text += f", trained on {self.format}{where} files"
-        return text
-
 
 def model_steps(model):
     """The estimators of a (nested) Pipeline in order, or ``[model]``."""

@@ -193,10 +193,6 @@ class FileLayout:
         self.path, self.kind, self.classes = path, kind, classes
         self.task, self.condition = task, condition
 
-    def describe(self) -> str:
-        """``"Plenty Open"`` (Albayzin) or ``"the generic format"``, for messages."""
-        return f"{self.task} {self.condition}" if self.task else f"the {self.kind} format"
-
 
 class _OpenFiles:
     """Score files opened side by side: each file's first block is parsed (``layouts``) and
