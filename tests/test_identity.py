@@ -6,6 +6,8 @@ import pathlib
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 import focal
 import focal.io.binary
@@ -309,3 +311,32 @@ def test_a_model_fitted_again_drops_its_stale_schema(tmp_path):
     assert schema.n_systems == 2 and schema.systems is None and schema.format is None
     focal.save(model, tmp_path / "m.json")
     assert json.loads((tmp_path / "m.json").read_text())["input"]["n_systems"] == 2
+
+
+@pytest.fixture(scope="module")
+def lid_model_and_reference(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("lid")
+    dev = [generic_copies(folder, "dev", k) for k in (1, 2)]
+    model = train_multiclass_fusion(dev, LID / "dev.key", mode="full").model
+    apply_model(model, [generic_copies(folder, "eval", k) for k in (1, 2)], folder / "ref.txt")
+    return model, read_multiclass_scores(folder / "ref.txt")
+
+
+@settings(max_examples=15, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(st.permutations(range(7)), st.permutations(range(7)))
+def test_any_header_order_of_any_file_gives_the_same_output(tmp_path, lid_model_and_reference,
+                                                           first, second):
+    model, reference = lid_model_and_reference
+    folder = tmp_path / f"{''.join(map(str, first))}_{''.join(map(str, second))}"
+    folder.mkdir(exist_ok=True)
+    paths = []
+    for k, perm in ((1, list(first)), (2, list(second))):
+        a = read_albayzin_scores(LID / f"eval_sys{k}_open.txt")
+        paths.append(folder / f"eval_sys{k}.txt")
+        write_multiclass_scores(paths[-1], a.segments, a.llh[:, perm],
+                                [a.classes[i] for i in perm])
+    apply_model(model, paths, folder / "out.txt")
+    out = read_multiclass_scores(folder / "out.txt")
+    assert out.classes == reference.classes
+    np.testing.assert_array_equal(out.llh, reference.llh)   # the same columns, bit for bit
