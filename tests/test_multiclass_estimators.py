@@ -241,6 +241,8 @@ def test_gaussian_backend_class_names():
     y = rng.integers(0, 3, 600)
     X = rng.normal(size=(600, 5)) + 2.0 * np.eye(3, 5)[y]
     names = np.array(["spa", "eng", "fra"])
+    with pytest.raises(ValueError, match="pass class_names=\\[...\\], the order of the output"):
+        GaussianBackend().fit(X, names[y])
     named = GaussianBackend(class_names=list(names)).fit(X, names[y])
     ref = GaussianBackend().fit(X, y)
     np.testing.assert_array_equal(named.transform(X), ref.transform(X))

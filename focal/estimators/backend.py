@@ -39,8 +39,8 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
         columns, fewer trials than dimensions, a class with one trial).
     class_names : sequence of str, optional
         The classes in output-column order; labels may then be these names (``classes_`` holds
-        them). Without it, string labels give the classes in sorted order (safe here: the
-        input columns are not classes).
+        them). Class-name labels without it are refused: a later step (e.g. a
+        ``MulticlassFusion(class_names=...)``) must get the columns in the order it is told.
 
     Attributes
     ----------

@@ -180,9 +180,9 @@ class LogLikelihoodOutputMixin:
     may be the names (matched exactly) or their indices ``0..N-1``, and ``classes_`` holds the
     names. With a ``prior`` parameter, labels are the class indices ``0..len(prior)-1`` (a
     class may then have zero prior and no trials). Otherwise the classes are the sorted
-    distinct labels (``classes_``, as in scikit-learn) and the prior is flat; where the input
-    columns are classes, the labels must then be the column numbers ``0..N-1`` (class names,
-    or other integers such as 1-based ones, are refused: nothing says which column is which).
+    distinct labels (``classes_``, as in scikit-learn) and the prior is flat; class names are
+    then refused (their sort order is no column order), and where the input columns are
+    classes, the labels must be the column numbers ``0..N-1`` (1-based ones are refused).
     Output column j belongs to class ``classes_[j]``.
     """
 
@@ -265,12 +265,17 @@ class LogLikelihoodOutputMixin:
             elif from_columns is not None and list(from_columns) != list(names):
                 raise ValueError(f"class_names {list(names)} differ from the class order of X's "
                                  f"columns {list(from_columns)}")
-        if names is None and named_labels and self._columns_are_classes:
-            found = ", ".join(repr(v) for v in list(dict.fromkeys(y.tolist()))[:6])
+        if names is None and named_labels:
+            found = ", ".join(repr(v) for v in list(dict.fromkeys(y[:10000].tolist()))[:6])
+            if self._columns_are_classes:
+                raise ValueError(
+                    f"y holds class names ({found}, ...) but nothing says which columns of X "
+                    "hold which class: pass class_names=[...] in X's column order, or fit on a "
+                    "DataFrame whose columns name the classes ('system:class')")
             raise ValueError(
-                f"y holds class names ({found}, ...) but nothing says which columns of X hold "
-                "which class: pass class_names=[...] in X's column order, or fit on a DataFrame "
-                "whose columns name the classes ('system:class')")
+                f"y holds class names ({found}, ...): pass class_names=[...], the order of the "
+                "output columns (a later step, e.g. a MulticlassFusion, takes them in that "
+                "order; never the names' sort order)")
         if names is not None and self.prior is not None \
                 and np.asarray(self.prior).shape[0] != len(names):
             raise ValueError(f"prior has {np.asarray(self.prior).shape[0]} entries for "
