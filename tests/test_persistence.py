@@ -725,3 +725,26 @@ def test_version_1_files_still_load_with_a_note():
     del doc["model"]["params"]["class_names"]
     est = load_text(signed(doc))
     assert "class names" in focal.schema.input_schema(est).notes[0]
+
+
+@pytest.mark.parametrize("name", ["rocch", "pav-bounded", "pipeline-fusion-pav",
+                                  "gaussian-prior", "multiclass-full-prior"])
+def test_version_1_files_of_every_kind_load(name):
+    def strip(node):
+        if node.get("class") == "Pipeline":
+            for step in node["steps"]:
+                if isinstance(step["estimator"], dict):
+                    strip(step["estimator"])
+            return
+        for param in ("pos_label", "class_names"):
+            node["params"].pop(param, None)
+
+    doc = document(name)
+    doc.pop("sha256")
+    doc["version"] = 1
+    del doc["input"]
+    strip(doc["model"])
+    est = load_text(signed(doc))
+    X = INPUTS[name]
+    np.testing.assert_array_equal(est.transform(X), FITTED[name].transform(X))
+    assert "version 1" in focal.schema.input_schema(est).notes[0]
