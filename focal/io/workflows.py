@@ -107,12 +107,29 @@ def fusion_formula(fusion, names) -> str:
 
 def train_fusion(score_paths, key_path, *, p_target=0.5, pav=False, pseudo_count=1.0,
                  missing="error", pos_label=None) -> FileFit:
-    """Fit a :class:`focal.LogisticFusion` (followed by a :class:`focal.PAVCalibrator` if
-    ``pav``) of score files against a key (``pos_label``: the key's target label, when it does
-    not use target/nontarget, tar/non or 1/0).
+    """Fit a :class:`focal.LogisticFusion` (then a :class:`focal.PAVCalibrator` if ``pav``) of
+    score files against a key: what ``focal train`` runs.
 
-    Returns a :class:`FileFit`; its model carries its input schema (system names from the file
-    names, format ``"bosaris"``).
+    Parameters
+    ----------
+    score_paths : sequence of path-like
+        One ``model test score`` file per system.
+    key_path : path-like
+        ``model test label`` key (:func:`focal.io.read_key`).
+    p_target : float
+        Effective target prior of the training cost (thesis sec. 8.3.2).
+    pav : bool
+        Follow the fusion by a PAV calibration bounded by ``pseudo_count`` virtual trials.
+    missing : {"error", "drop"}
+        Trials missing from a score file or the key (:func:`focal.io.align_trials`).
+    pos_label : str, optional
+        The key's target label when it does not use target/nontarget, tar/non or 1/0.
+
+    Returns
+    -------
+    FileFit
+        The fitted model, carrying its input schema (system names from the file names,
+        :func:`focal.schema.system_names`; format ``"bosaris"``), the labels and a summary.
     """
     from sklearn.pipeline import make_pipeline
 
@@ -142,12 +159,27 @@ def train_fusion(score_paths, key_path, *, p_target=0.5, pav=False, pseudo_count
 
 def train_multiclass_fusion(score_paths, key_path, *, mode="scalar", prior=None,
                             missing="error", other="error") -> FileFit:
-    """Fit a :class:`focal.MulticlassFusion` of log-likelihood files against a key.
+    """Fit a :class:`focal.MulticlassFusion` of log-likelihood files against a key: what
+    ``focal train-multiclass`` runs.
 
-    The files (Albayzin 2012 or generic, one task and condition) give the class names and
-    order; the training prior is :func:`training_prior` of their condition.
+    Parameters
+    ----------
+    score_paths : sequence of path-like
+        One log-likelihood file per system, Albayzin 2012 or generic, of one task and condition
+        (:func:`read_multiclass_systems`); they give the class names and column order.
+    key_path : path-like
+        ``segment language`` key (:func:`focal.io.read_multiclass_key`).
+    mode : {"scalar", "calibration", "full"}
+    prior : sequence of float, optional
+        Training prior over the classes; default :func:`training_prior` of the files' condition.
+    missing, other : str
+        Policies of :func:`focal.io.align_multiclass`.
 
-    Returns a :class:`FileFit`; its model carries its input schema.
+    Returns
+    -------
+    FileFit
+        The fitted model (``class_names`` from the files, ``classes_`` the names), carrying its
+        input schema (systems, classes, format, task and condition), the labels and a summary.
     """
     from ..estimators import MulticlassFusion
     from ..schema import set_input_schema, system_names
@@ -177,8 +209,25 @@ def train_multiclass_fusion(score_paths, key_path, *, mode="scalar", prior=None,
 
 
 def evaluate_binary(score_paths, key_path, p_targets, *, missing="error", pos_label=None):
-    """Calibration reports (:func:`focal.metrics.calibration_report`) of score files read as
-    natural-log LLRs against a key; returns ``{path: (tar, non)}`` and the reports."""
+    """Calibration reports of score files read as natural-log LLRs against a key: what
+    ``focal evaluate`` runs.
+
+    Parameters
+    ----------
+    score_paths : sequence of path-like
+    key_path : path-like
+    p_targets : sequence
+        Operating points of the DCFs (:func:`focal.metrics.calibration_report`).
+    missing : {"error", "drop"}
+    pos_label : str, optional
+        The key's target label when it does not use target/nontarget, tar/non or 1/0.
+
+    Returns
+    -------
+    systems : dict
+        ``{path: (tar, non)}`` LLRs of each file.
+    reports : list of CalibrationReport
+    """
     from ..metrics import calibration_report, from_labels
 
     key = read_key(key_path, pos_label=pos_label)
@@ -193,8 +242,23 @@ def evaluate_binary(score_paths, key_path, p_targets, *, missing="error", pos_la
 
 def evaluate_multiclass(score_paths, key_path, conditions=None, *, missing="error",
                         other="error"):
-    """Multiclass reports (:func:`focal.metrics.multiclass_report.multiclass_report`) of
-    log-likelihood files against a ``segment language`` key, one per file."""
+    """Multiclass reports of log-likelihood files against a ``segment language`` key, one per
+    file: what ``focal evaluate-multiclass`` runs.
+
+    Parameters
+    ----------
+    score_paths : sequence of path-like
+        Albayzin 2012 or generic files of one task and condition.
+    key_path : path-like
+    conditions : sequence of {"closed", "open"}, optional
+        Default: each file's own (:func:`focal.metrics.multiclass_report.default_conditions`).
+    missing, other : str
+        Policies of :func:`focal.io.align_multiclass`.
+
+    Returns
+    -------
+    list of MulticlassReport
+    """
     from ..metrics.multiclass_report import multiclass_report
 
     systems = read_multiclass_systems(score_paths)
