@@ -160,8 +160,28 @@ def set_input_schema(model, *, systems=None, classes=None, format=None, task=Non
     """Attach an input schema to a fitted model (``model.input_schema_``) and write the system
     names into the first step's ``feature_names_in_`` (``"system:class"`` for multiclass).
 
-    Raises ``ValueError`` when the names do not fit the model (number of systems, classes).
-    Returns the model.
+    Parameters
+    ----------
+    model : fitted focal estimator or Pipeline
+    systems : sequence of str, optional
+        One name per system, in input order (e.g. :func:`system_names` of the training files).
+    classes : sequence of str, optional
+        Class names in column order; must equal the model's ``classes_`` when those are names.
+    format : {"bosaris", "albayzin", "multiclass"}, optional
+        Score-file format trained on.
+    task, condition : str, optional
+        Albayzin task and condition trained on.
+
+    Returns
+    -------
+    model
+        The same model.
+
+    Raises
+    ------
+    ValueError
+        Names that do not fit the model (number of systems or classes, other class names), or
+        an unknown format.
     """
     derived = _derived(model)
     if format is not None and format not in FORMATS:
