@@ -14,6 +14,8 @@ import warnings
 
 import numpy as np
 
+from .._files import check_output
+from .._model_integrity import allows_infinite
 from ._text import BLOCK_BYTES
 from .stream import open_inputs, output_format, write_applied
 from .workflows import check_one_task
@@ -75,16 +77,6 @@ def _class_columns(schema, n_classes, layouts):
     return np.asarray(order, dtype=np.intp), tuple(classes)
 
 
-def _asks_for_infinity(model) -> bool:
-    """Whether the model gives +/-inf by design: an unbounded PAV map or a ROCCH."""
-    from ..estimators import ROCCH, PAVCalibrator
-    from ..schema import model_steps
-
-    last = model_steps(model)[-1]
-    return isinstance(last, ROCCH) or (isinstance(last, PAVCalibrator)
-                                       and last.pseudo_count == 0)
-
-
 def apply_model(model, paths, output, *, align: bool = False, missing: str = "error",
                 condition: str | None = None, chunk_size: int = 1 << 16,
                 block_bytes: int = BLOCK_BYTES, threads: int | None = None,
@@ -114,8 +106,9 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
     chunk_size, block_bytes, threads
         Streaming: trials per chunk, bytes read per block, reader threads.
     allow_infinite : bool, optional
-        Accept +/-inf outputs. Default: only from a model that gives them by design (an
-        unbounded ``PAVCalibrator(pseudo_count=0)`` or a ``ROCCH``). A NaN is always refused.
+        Accept +/-inf outputs. Default: only from a model that stores infinite LLRs by design
+        (an unbounded ``PAVCalibrator(pseudo_count=0)`` or a ``ROCCH`` whose end blocks hold one
+        class). A NaN is always refused.
 
     Returns
     -------
@@ -139,12 +132,11 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
     schema = input_schema(model)
     paths = [os.fspath(p) for p in paths]
     output = os.fspath(output)
-    if output in paths:
-        raise ValueError(f"{output}: the output would overwrite an input file")
+    check_output(output, paths)
     if len(paths) != schema.n_systems:
         _check_systems(schema, paths)
-    if allow_infinite is None:
-        allow_infinite = _asks_for_infinity(model)
+    if allow_infinite is None:   # as the model asks: it stores infinite LLRs (unbounded PAV)
+        allow_infinite = allows_infinite(model)
     kind = "binary" if schema.kind == "binary" else "auto"
     with open_inputs(paths, kind=kind, on_mismatch="align" if align else "error",
                      missing=missing, block_bytes=block_bytes, threads=threads) as files:
@@ -170,5 +162,5 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
                 warnings.filterwarnings("ignore", message="X does not have valid feature names")
                 return model.transform(X if columns is None else X[:, columns])
 
-        return write_applied(transform, files.chunks(chunk_size), output, fmt,
+        return write_applied(transform, files.chunks(chunk_size), output, fmt, inputs=paths,
                              allow_infinite=allow_infinite, path=paths[0])

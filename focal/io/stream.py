@@ -24,7 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._numbers import format_numbers
-from ._text import BLOCK_BYTES, format_lines, ids_text, replace_atomically
+from .._files import check_output, write_output
+from ._text import BLOCK_BYTES, format_lines, ids_text
 from .binary import align_scores, read_scores, score_pieces
 from .multiclass import (
     ALBAYZIN_CLASSES,
@@ -391,8 +392,10 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
     output : path-like
         Written in the input format (``model test llr``; Albayzin lines with the first input's
         task and condition, or ``condition`` if given; the generic format with the first
-        input's class names). Written to a temporary file next to it and renamed on success,
-        so a failure never leaves a truncated output behind.
+        input's class names). Refused when it is the same file as an input (through links).
+        Written to a temporary file next to its resolved target and renamed on success, so a
+        failure or an interruption never leaves a truncated output behind; ``-`` and devices
+        or FIFOs (``/dev/stdout``) are streamed to.
     kind : {"binary", "albayzin", "multiclass"}
     chunk_size, block_bytes : int
         Trials per chunk and bytes read per block: the memory bound.
@@ -424,13 +427,12 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
         raise ValueError("transform must be callable, e.g. a fitted fusion's transform method")
     inputs = [os.fspath(p) for p in inputs]
     output = os.fspath(output)
-    if output in inputs:
-        raise ValueError(f"{output}: the output would overwrite an input file")
+    check_output(output, inputs)
     with open_inputs(inputs, kind=kind, on_mismatch=on_mismatch, missing=missing,
                      block_bytes=block_bytes, threads=threads) as files:
         _check_same_classes(files.layouts)
         return write_applied(transform, files.chunks(chunk_size), output,
-                             output_format(files.layouts[0], condition))
+                             output_format(files.layouts[0], condition), inputs=inputs)
 
 
 def output_format(layout, condition=None, classes=None):
@@ -450,13 +452,15 @@ def output_format(layout, condition=None, classes=None):
     return "multiclass", ("segment " + " ".join(classes) + "\n").encode(), [], len(classes)
 
 
-def write_applied(transform, chunks, output, fmt, *, allow_infinite=True, path=None) -> int:
+def write_applied(transform, chunks, output, fmt, *, inputs=(), allow_infinite=True,
+                  path=None) -> int:
     """Write ``transform(chunk.X)`` of every chunk to ``output`` in the format ``fmt`` of
-    :func:`output_format` (atomically); non-finite outputs are refused unless
+    :func:`output_format`, safely (``focal._files.write_output``: never over one of
+    ``inputs``, atomically or streamed); non-finite outputs are refused unless
     ``allow_infinite`` (NaN always), naming ``path`` and the line. Returns the trial count."""
     kind, header, prefix, n_out = fmt
     written = 0
-    with replace_atomically(output) as out:
+    with write_output(output, inputs) as out:
         if header:
             out.write(header)
         # formatting and writing run in a thread of their own, one chunk behind
