@@ -96,7 +96,8 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
     output : path-like
         Written in the input format (binary: ``model test llr``; Albayzin: the task and the
         condition of the inputs, or ``condition``; generic: a header with the model's class
-        order), atomically.
+        order). Never over an input (by any path or link); atomically, or streamed to ``-``
+        and pipes (``focal._files.write_output``).
     align : bool
         The files list the trials in different orders: read them whole and align them on the
         trial ids (memory grows with the files); ``missing`` then says what to do with trials
