@@ -164,8 +164,8 @@ def test_apply_checks_the_classes_by_name(tmp_path):
     names = list(a.classes)
     for label, cols, match in [
             ("missing", names[:-1], r"'OOS' missing"),
-            ("extra", names + ["Klingon"], r"'Klingon' not a class of the model"),
-            ("renamed", names[:-1] + ["Other"], r"'Other' not a class of the model; 'OOS' "
+            ("extra", names + ["Klingon"], r"'Klingon' not among them"),
+            ("renamed", names[:-1] + ["Other"], r"'Other' not among them; 'OOS' "
                                                 r"missing")]:
         path = tmp_path / f"{label}.txt"
         llh = np.c_[a.llh, a.llh[:, :1]][:, :len(cols)]
@@ -340,3 +340,24 @@ def test_any_header_order_of_any_file_gives_the_same_output(tmp_path, lid_model_
     out = read_multiclass_scores(folder / "out.txt")
     assert out.classes == reference.classes
     np.testing.assert_array_equal(out.llh, reference.llh)   # the same columns, bit for bit
+
+
+def test_a_model_without_class_names_takes_the_first_files_order(tmp_path):
+    """Fitted on arrays (classes 0..N-1), the model pairs columns with the first file's header;
+    the other files' columns are matched to it by name, and a file of other classes is refused."""
+    systems = [read_albayzin_scores(LID / f"dev_sys{k}_open.txt") for k in (1, 2)]
+    X, y, _, _ = align_multiclass(read_multiclass_key(LID / "dev.key"), *systems)
+    model = MulticlassFusion().fit(X, y)
+    straight = [generic_copies(tmp_path, "eval", k) for k in (1, 2)]
+    second = generic_copies(tmp_path, "eval", 2, PERM)
+    apply_model(model, straight, tmp_path / "a.txt")
+    apply_model(model, [straight[0], second], tmp_path / "b.txt")
+    np.testing.assert_array_equal(read_multiclass_scores(tmp_path / "a.txt").llh,
+                                  read_multiclass_scores(tmp_path / "b.txt").llh)
+    a = read_albayzin_scores(LID / "eval_sys2_open.txt")
+    other = tmp_path / "other" / "eval_sys2.txt"
+    other.parent.mkdir()
+    write_multiclass_scores(other, a.segments, a.llh, list(a.classes[:-1]) + ["Other"])
+    with pytest.raises(ValueError, match=r"other/eval_sys2.txt: classes .* differ from .*"
+                                         r"eval_sys1.txt's Basque.*'Other' not among them"):
+        apply_model(model, [straight[0], other], tmp_path / "c.txt")

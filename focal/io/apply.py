@@ -53,28 +53,27 @@ def _check_systems(schema, paths):
 
 def _class_columns(schema, n_classes, layouts):
     """Column index, into the files' side-by-side blocks, of each input the model takes: the
-    files' classes reordered to the model's order by name. Also returns the class names."""
+    files' classes reordered by name to the model's order (or, for a model that does not know
+    its class names, to the first file's). Also returns the class names."""
     order = []
-    expected = schema.classes
+    expected, whose = schema.classes, "the model's"
+    if expected is None:   # a model that does not know its class names: the first file's order
+        expected, whose = tuple(layouts[0].classes), f"{layouts[0].path}'s"
+        if len(expected) != n_classes:
+            raise ValueError(f"{layouts[0].path}: {len(expected)} classes "
+                             f"({', '.join(expected)}); the model takes {n_classes}")
     for k, layout in enumerate(layouts):
         found = list(layout.classes)
-        if expected is None:
-            if len(found) != n_classes:
-                raise ValueError(f"{layout.path}: {len(found)} classes ({', '.join(found)}); "
-                                 f"the model takes {n_classes}")
-            order.extend(k * len(found) + np.arange(len(found)))
-            continue
         if sorted(found) != sorted(expected) or len(found) != len(expected):
             extra = [c for c in found if c not in expected]
             missing = [c for c in expected if c not in found]
             detail = "; ".join(filter(None, [
-                f"{', '.join(map(repr, extra))} not a class of the model" if extra else "",
+                f"{', '.join(map(repr, extra))} not among them" if extra else "",
                 f"{', '.join(map(repr, missing))} missing" if missing else ""]))
-            raise ValueError(f"{layout.path}: classes {', '.join(found)} differ from the "
-                             f"model's {', '.join(expected)} ({detail})")
+            raise ValueError(f"{layout.path}: classes {', '.join(found)} differ from "
+                             f"{whose} {', '.join(expected)} ({detail})")
         order.extend(k * len(found) + np.array([found.index(c) for c in expected]))
-    classes = expected if expected is not None else layouts[0].classes
-    return np.asarray(order, dtype=np.intp), tuple(classes)
+    return np.asarray(order, dtype=np.intp), tuple(expected)
 
 
 def apply_model(model, paths, output, *, align: bool = False, missing: str = "error",
