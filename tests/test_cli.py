@@ -492,7 +492,7 @@ def test_output_piped_into_head_ends_quietly():
 
 def test_sws_with_extreme_scores_prints_no_raw_warnings(tmp_path, capsys):
     lines = (STD / "detections.txt").read_text().splitlines()
-    extreme = [lines[0]] + [" ".join(ln.split()[:4] + [("1e308", "-1e308")[i % 2]] +
+    extreme = [lines[0]] + [" ".join(ln.split()[:4] + [("1e160", "-1e160")[i % 2]] +
                                      ln.split()[5:]) for i, ln in enumerate(lines[1:])]
     detections = tmp_path / "det.txt"
     detections.write_text("\n".join(extreme) + "\n")
