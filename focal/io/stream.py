@@ -311,8 +311,8 @@ class _WholeFiles:
             systems = [_read_whole(p, kind) for p in paths]
             X, segments, classes = align_multiclass_scores(*systems, missing=missing)
             self.ids = (segments,)
-            self.layouts = [FileLayout(s.path, _format_of(s), classes, s.task, s.condition)
-                            for s in systems]
+            self.layouts = [FileLayout(s.path, "albayzin" if s.task else "multiclass", classes,
+                                       s.task, s.condition) for s in systems]
         self.X = X
 
     def chunks(self, chunk_size):
@@ -329,10 +329,6 @@ def _read_whole(path, kind):
     task = getattr(reader, "task", None)
     return MulticlassScores(segments, llh, reader.classes, reader.path, task,
                             getattr(reader, "condition", None), lines)
-
-
-def _format_of(system):
-    return "albayzin" if system.task else "multiclass"
 
 
 @contextmanager
