@@ -51,6 +51,7 @@ from .multiclass_rules import (
     eta_risk_analysis,
     multiclass_brier,
 )
+from .multiclass_report import MulticlassReport, multiclass_report
 from .report import (
     CalibrationReport,
     OperatingPointResult,
@@ -71,4 +72,5 @@ __all__ = [
     "BrierAnalysis", "brier_analysis", "e_lre", "e_lre_default", "eta_risk", "multiclass_brier",
     "eta_risk_analysis",
     "CombinedApplication", "combine_applications", "truncated_cllr", "min_truncated_cllr",
+    "MulticlassReport", "multiclass_report",
 ]
