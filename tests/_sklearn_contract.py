@@ -15,6 +15,7 @@ REFUSALS = (
     "calibrates the scores of one system",       # LinearCalibrator
     "y must contain only 0/1",
     "not a multiple of n_classes",               # MulticlassFusion's (n, systems x classes) layout
+    "needs quality measures",                    # QualityFusion without quality
 )
 
 

@@ -207,8 +207,9 @@ class QualityFusion(LogisticFusion):
             if measures is None:
                 measures = _measures_from_columns(X.columns)
                 if not measures:
-                    raise ValueError("X has no quality columns (model_<name> and test_<name>): "
-                                     "pass quality= or name the measures")
+                    raise ValueError(f"{type(self).__name__} needs quality measures: X has no "
+                                     "quality columns (model_<name> and test_<name>); pass "
+                                     "quality= or add them")
             cols = self._columns(X, measures, "X")
             Q = X[cols].to_numpy(dtype=np.float64)
             X = X.drop(columns=cols)
@@ -336,10 +337,9 @@ class QualityFusion(LogisticFusion):
         M = len(self.measures_)
         c = self.quality_coef_
         W = np.zeros((M + 1, M + 1))
-        W[0, 1:] = W[1:, 0] = c[:M] / 2  # q_mi + q_ti carries W_0i + W_i0 = 2 W_0i
+        W[0, 1:] = W[1:, 0] = c[:M]  # the weight of q_mi + q_ti is W_0i (= W_i0)
         iu, ju = np.triu_indices(M)
-        W[iu + 1, ju + 1] = np.where(iu == ju, c[M:], c[M:] / 2)
-        W[ju + 1, iu + 1] = W[iu + 1, ju + 1]
+        W[iu + 1, ju + 1] = W[ju + 1, iu + 1] = c[M:]  # of q_mi q_tj + q_mj q_ti: W_ij
         return W
 
     def _llr_with_quality(self, X, qm, qt):

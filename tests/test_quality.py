@@ -1,0 +1,359 @@
+"""QualityFusion: fusion and calibration whose weights depend on quality measures.
+
+Sources of truth: the affine fusion (LogisticFusion) for the back-off and the zero-quality case;
+the prior-weighted logarithmic cost of thesis eq. 8.17 written out here in numpy; an independent
+generic optimizer (scipy) on that objective; data simulated from a known duration-dependent
+scale and offset, whose parameters the fit must recover within the sampling error computed here
+from the Fisher information; sklearn's estimator checks.
+"""
+
+import unittest
+import warnings
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy.optimize import minimize
+from scipy.special import expit, logit
+from sklearn.base import clone
+from sklearn.pipeline import make_pipeline
+from sklearn.utils.estimator_checks import parametrize_with_checks
+
+from _sklearn_contract import refused_by_design
+
+import focal
+from focal import LogisticFusion, PAVCalibrator, QualityFusion
+from focal.core.quality import design_matrix, fit_quality, quality_features
+from focal.metrics import cllr
+
+FORMS = ("bilinear", "linear", "scale")
+
+
+def _trials(n=3000, K=3, M=2, seed=0, p_tar=0.3):
+    """Scores whose separation and offset drift with the (log) quality of both sides."""
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < p_tar
+    Q = np.exp(rng.uniform(np.log(2), np.log(60), size=(n, 2 * M)))
+    ld = np.log(np.minimum(Q[:, 0], Q[:, M]))
+    sep = 0.6 * ld
+    X = (np.where(y, 1.0, 0.0)[:, None] * sep[:, None] * np.linspace(1, 0.5, K)
+         + rng.normal(size=(n, K)) + 0.3 * ld[:, None])
+    return X, y.astype(int), Q
+
+
+def _eq_8_17(llr, y, p):
+    """Prior-weighted logarithmic cost (nats), thesis eq. 8.17, written out directly."""
+    tar, non = llr[y == 1], llr[y == 0]
+    lo = np.log(p / (1 - p))
+    return (p * np.mean(np.log1p(np.exp(-(tar + lo))))
+            + (1 - p) * np.mean(np.log1p(np.exp(non + lo))))
+
+
+# ------------------------------------------------------------------------- acceptance
+
+@pytest.mark.parametrize("form", FORMS)
+def test_zero_quality_weights_give_the_affine_fusion_exactly(form):
+    X, y, Q = _trials()
+    lin = LogisticFusion(p_target=0.2).fit(X, y)
+    qf = QualityFusion(form=form, quality_transform="log", p_target=0.2).fit(X, y, quality=Q)
+    # the back-off is the affine fusion, fitted exactly as LogisticFusion fits it
+    np.testing.assert_array_equal(qf.linear_coef_, lin.coef_)
+    assert qf.linear_intercept_ == lin.intercept_
+    qf.coef_, qf.intercept_ = lin.coef_.copy(), lin.intercept_
+    qf.quality_coef_ = np.zeros_like(qf.quality_coef_)
+    qf.scale_coef_ = np.zeros_like(qf.scale_coef_)
+    np.testing.assert_array_equal(qf.decision_function(X, quality=Q), lin.decision_function(X))
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_uninformative_quality_leaves_the_affine_fusion(form):
+    """Quality 1 everywhere (log: 0) gives all-zero quality features: their weights stay exactly
+    zero and the fit is the affine fusion's optimum."""
+    X, y, Q = _trials()
+    lin = LogisticFusion().fit(X, y)
+    qf = QualityFusion(form=form, quality_transform="log").fit(X, y, quality=np.ones_like(Q))
+    assert not qf.quality_coef_.any() and not qf.scale_coef_.any()
+    np.testing.assert_allclose(qf.coef_, lin.coef_, rtol=1e-9)
+    np.testing.assert_allclose(qf.decision_function(X, quality=np.ones_like(Q)),
+                               lin.decision_function(X), rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_missing_quality_backs_off_to_the_affine_fusion_exactly(form):
+    X, y, Q = _trials(seed=3)
+    Q[::7, 1] = np.nan   # one model-side measure missing
+    Q[3::11, 2] = np.nan  # one test-side measure missing
+    missing = np.isnan(Q).any(axis=1)
+    lin = LogisticFusion(p_target=0.1).fit(X, y)
+    qf = QualityFusion(form=form, quality_transform="log", p_target=0.1).fit(X, y, quality=Q)
+    assert qf.n_quality_trials_ == int((~missing).sum())
+    llr = qf.decision_function(X, quality=Q)
+    np.testing.assert_array_equal(llr[missing], lin.decision_function(X)[missing])
+    assert not np.array_equal(llr[~missing], lin.decision_function(X)[~missing])
+    # the quality terms were trained on the complete trials only
+    full = QualityFusion(form=form, quality_transform="log", p_target=0.1).fit(
+        X[~missing], y[~missing], quality=Q[~missing])
+    np.testing.assert_allclose(llr[~missing], full.decision_function(X[~missing],
+                                                                     quality=Q[~missing]),
+                               rtol=1e-8, atol=1e-8)
+    # every trial missing: the affine fusion everywhere
+    allnan = np.full_like(Q, np.nan)
+    np.testing.assert_array_equal(qf.decision_function(X, quality=allnan),
+                                  lin.decision_function(X))
+
+
+@pytest.mark.parametrize("form", FORMS)
+def test_objective_is_thesis_eq_8_17_and_the_optimum_matches_scipy(form):
+    X, y, Q = _trials(n=1500, K=2, M=2, seed=5)
+    p = 0.3
+    lq = np.log(Q)
+    g, _ = quality_features(lq[:, :2], lq[:, 2:], form, "minmax")
+    lin = LogisticFusion(p_target=p, reg=0.0).fit(X, y)
+    model = fit_quality(X, g, y.astype(bool), form, (lin.coef_, lin.intercept_), p, reg=0.0,
+                        tol=1e-12)
+    assert model.converged
+    phi = design_matrix(X, g, form)
+    w = np.concatenate([model.coef, model.quality_coef, model.scale_coef.ravel()
+                        if form == "scale" else []])
+    llr = phi @ w + model.intercept
+    assert abs(_eq_8_17(llr, y, p) - model.loss) <= 1e-12
+
+    # a generic optimizer on eq. 8.17 (BFGS, with its gradient written out here)
+    mu, sd = phi.mean(axis=0), phi.std(axis=0)
+    Z = np.column_stack([(phi - mu) / sd, np.ones(len(y))])
+    wt = np.where(y == 1, p / (y == 1).sum(), (1 - p) / (y == 0).sum())
+    sgn = np.where(y == 1, -1.0, 1.0)
+    lo = logit(p)
+
+    def f(v):
+        u = sgn * (Z @ v + lo)
+        return wt @ np.logaddexp(0, u), Z.T @ (wt * sgn * expit(u))
+
+    res = minimize(f, np.zeros(Z.shape[1]), jac=True, method="BFGS",
+                   options={"gtol": 1e-13, "maxiter": 10000})
+    w_scipy = res.x[:-1] / sd
+    b_scipy = res.x[-1] - w_scipy @ mu
+    np.testing.assert_allclose(w, w_scipy, rtol=1e-8, atol=1e-8)
+    assert abs(model.intercept - b_scipy) <= 1e-8
+    assert model.loss <= res.fun + 1e-15
+
+
+def _known_drift(n, seed):
+    """One system whose LLR is (a0 + a1 L) s + (b0 + b1 L), L = min of the two log durations."""
+    rng = np.random.default_rng(seed)
+    dur = np.exp(rng.uniform(np.log(3), np.log(120), size=(n, 2)))
+    L = np.log(dur.min(axis=1))
+    s = rng.normal(scale=2.0, size=n)
+    truth = {"a": (-0.1, 0.45), "b": (1.5, -0.8)}
+    llr = (truth["a"][0] + truth["a"][1] * L) * s + truth["b"][0] + truth["b"][1] * L
+    y = rng.random(n) < expit(llr)  # P(target | s, L) at prior 1/2: llr is the posterior log odds
+    return s[:, None], y, dur, L, truth
+
+
+@pytest.mark.slow
+def test_known_duration_dependent_scale_and_offset_are_recovered():
+    n = 200_000
+    s, y, dur, L, truth = _known_drift(n, seed=11)
+    qf = QualityFusion(form="scale", measures=["duration"], quality_transform="log",
+                       p_target=0.5).fit(s, y, quality=dur)
+    # features min(L_m, L_t) = L and max(...): the truth has zero weight on the max
+    got = np.array([qf.coef_[0], qf.scale_coef_[0, 0], qf.scale_coef_[0, 1],
+                    qf.intercept_, qf.quality_coef_[0], qf.quality_coef_[1]])
+    # the prior-weighted objective's optimum moves the offset by logit(1/2) - logit(n_tar/n)
+    shift = -logit(y.mean())
+    want = np.array([truth["a"][0], truth["a"][1], 0.0, truth["b"][0] + shift,
+                     truth["b"][1], 0.0])
+    # sampling error from the Fisher information of the logistic model, computed here
+    Lmax = np.log(dur.max(axis=1))
+    phi = np.column_stack([s[:, 0], s[:, 0] * L, s[:, 0] * Lmax, np.ones(n), L, Lmax])
+    pr = expit(phi @ want - shift)
+    cov = np.linalg.inv(phi.T @ (phi * (pr * (1 - pr))[:, None]))
+    assert np.all(np.abs(got - want) <= 4.5 * np.sqrt(np.diag(cov))), (got, want)
+
+    # on new data from the same source it beats the affine fusion by a clear margin
+    s2, y2, dur2, _, _ = _known_drift(n, seed=12)
+    lin = LogisticFusion(p_target=0.5).fit(s, y)
+    c_q = cllr(*_split(qf.decision_function(s2, quality=dur2), y2))
+    c_l = cllr(*_split(lin.decision_function(s2), y2))
+    assert c_q < c_l - 0.03, (c_q, c_l)
+
+
+def _split(llr, y):
+    return llr[y == 1], llr[y == 0]
+
+
+# ------------------------------------------------------------------------- the forms
+
+def test_bilinear_form_is_the_symmetric_quadratic_form_of_the_augmented_quality():
+    X, y, Q = _trials(M=2, seed=2)
+    qf = QualityFusion(form="bilinear", quality_transform="log").fit(X, y, quality=Q)
+    W = qf.quality_matrix_
+    np.testing.assert_array_equal(W, W.T)
+    assert W[0, 0] == 0
+    lq = np.log(Q)
+    qm = np.column_stack([np.ones(len(y)), lq[:, :2]])
+    qt = np.column_stack([np.ones(len(y)), lq[:, 2:]])
+    bilinear = np.einsum("ni,ij,nj->n", qm, W, qt)
+    np.testing.assert_allclose(qf.decision_function(X, quality=Q),
+                               qf.intercept_ + X @ qf.coef_ + bilinear, rtol=1e-12, atol=1e-12)
+    # symmetric in the two sides
+    swapped = np.column_stack([Q[:, 2:], Q[:, :2]])
+    np.testing.assert_allclose(qf.decision_function(X, quality=swapped),
+                               qf.decision_function(X, quality=Q), rtol=1e-13, atol=1e-13)
+
+
+@pytest.mark.parametrize("features", ["minmax", "sides"])
+def test_linear_and_scale_forms_by_hand(features):
+    X, y, Q = _trials(M=1, K=2, seed=4)
+    lq = np.log(Q)
+    f = (np.column_stack([lq.min(axis=1), lq.max(axis=1)]) if features == "minmax" else lq)
+    lin = QualityFusion(form="linear", features=features, quality_transform="log").fit(
+        X, y, quality=Q)
+    np.testing.assert_allclose(lin.decision_function(X, quality=Q),
+                               lin.intercept_ + X @ lin.coef_ + f @ lin.quality_coef_,
+                               rtol=1e-12, atol=1e-12)
+    sc = QualityFusion(form="scale", features=features, quality_transform="log").fit(
+        X, y, quality=Q)
+    slopes = sc.coef_ + f @ sc.scale_coef_.T
+    np.testing.assert_allclose(sc.decision_function(X, quality=Q),
+                               sc.intercept_ + f @ sc.quality_coef_ + (X * slopes).sum(axis=1),
+                               rtol=1e-12, atol=1e-12)
+    assert sc.objective_ <= lin.objective_ + 1e-12  # a larger model fits at least as well
+
+
+def test_outputs_are_bayes_quantities_of_the_llrs():
+    X, y, Q = _trials(seed=8)
+    qf = QualityFusion(quality_transform="log", p_target=0.2).fit(X, y, quality=Q)
+    llr = qf.decision_function(X, quality=Q)
+    np.testing.assert_array_equal(qf.transform(X, quality=Q), llr[:, None])
+    proba = qf.predict_proba(X, quality=Q, p_target=0.01)
+    np.testing.assert_allclose(proba[:, 1], expit(llr + logit(0.01)), rtol=1e-13)
+    np.testing.assert_array_equal(qf.predict(X, quality=Q), (llr >= -logit(0.2)).astype(int))
+    assert qf.score(X, y, quality=Q) == pytest.approx(-cllr(*_split(llr, y), 0.2), rel=1e-12)
+    assert qf.objective_ == pytest.approx(cllr(*_split(llr, y), 0.2), rel=1e-12)
+
+
+# ------------------------------------------------------------------------- input by name
+
+def _frame(X, Q, M=2):
+    df = pd.DataFrame(X, columns=[f"sys{k}" for k in range(X.shape[1])])
+    names = ["duration", "snr"][:M]
+    for i, m in enumerate(names):
+        df[f"model_{m}"] = Q[:, i]
+        df[f"test_{m}"] = Q[:, M + i]
+    return df, names
+
+
+def test_quality_columns_named_in_a_dataframe():
+    X, y, Q = _trials(seed=9)
+    df, names = _frame(X, Q)
+    a = QualityFusion(quality_transform="log").fit(df, y)
+    assert list(a.measures_) == names
+    assert list(a.feature_names_in_) == ["sys0", "sys1", "sys2"]
+    b = QualityFusion(measures=names, quality_transform="log").fit(X, y, quality=Q)
+    np.testing.assert_allclose(a.decision_function(df), b.decision_function(X, quality=Q),
+                               rtol=1e-12, atol=1e-12)
+    # quality columns are found by name, wherever they are (the systems keep their order, as
+    # scikit-learn requires of named features)
+    shuffled = df[[c for c in df.columns[::-1] if not c.startswith("sys")]
+                  + ["sys0", "sys1", "sys2"]]
+    np.testing.assert_allclose(a.decision_function(shuffled), a.decision_function(df),
+                               rtol=1e-13, atol=1e-13)
+    # a quality DataFrame is read by name too
+    qdf = df[[c for c in df.columns if not c.startswith("sys")]]
+    np.testing.assert_allclose(b.decision_function(X, quality=qdf[qdf.columns[::-1]]),
+                               b.decision_function(X, quality=Q), rtol=1e-13, atol=1e-13)
+    with pytest.raises(ValueError, match="test_snr"):
+        a.decision_function(df.drop(columns=["test_snr"]))
+
+
+def test_pipeline_clone_and_params():
+    X, y, Q = _trials(seed=10)
+    df, _ = _frame(X, Q)
+    qf = QualityFusion(form="scale", quality_transform=["log", None], p_target=0.1)
+    assert clone(qf).get_params() == qf.get_params()
+    pipe = make_pipeline(qf, PAVCalibrator()).fit(df, y)
+    llr = pipe.transform(df)
+    assert llr.shape == (len(y), 1) and np.all(np.isfinite(llr))
+    assert list(pipe.get_feature_names_out()) == ["llr"]
+    qf.set_params(form="linear")
+    assert qf.get_params()["form"] == "linear"
+
+
+def test_save_and_load_keep_the_measures(tmp_path):
+    X, y, Q = _trials(seed=12)
+    Q[::5, 0] = np.nan
+    df, names = _frame(X, Q)
+    for form in FORMS:
+        qf = QualityFusion(form=form, quality_transform="log").fit(df, y)
+        focal.save(qf, tmp_path / "m.json")
+        loaded = focal.load(tmp_path / "m.json")
+        assert list(loaded.measures_) == names
+        np.testing.assert_array_equal(loaded.decision_function(df), qf.decision_function(df))
+        text = (tmp_path / "m.json").read_text()
+        assert '"measures_": ["duration", "snr"]' in text
+        focal.save(loaded, tmp_path / "again.json")
+        assert (tmp_path / "again.json").read_bytes() == (tmp_path / "m.json").read_bytes()
+    doctored = text.replace('"measures_": ["duration", "snr"]', '"measures_": ["duration"]')
+    with pytest.raises(ValueError, match="quality_feature_names_|measures"):
+        _load_text(doctored)
+
+
+def _load_text(text):
+    """Load a doctored document (its checksum recomputed, so the schema check speaks)."""
+    import hashlib
+    import io
+    import json
+
+    from focal.persistence import _canonical
+
+    doc = json.loads(text)
+    doc.pop("sha256")
+    doc["sha256"] = hashlib.sha256(_canonical(doc)).hexdigest()
+    return focal.load(io.BytesIO(json.dumps(doc).encode()))
+
+
+# ------------------------------------------------------------------------- bad input
+
+@pytest.mark.parametrize("kwargs, quality, match", [
+    ({"form": "cubic"}, None, "form must be one of"),
+    ({"features": "mean"}, None, "features must be one of"),
+    ({"quality_transform": "sqrt"}, None, "quality_transform"),
+    ({"quality_transform": ["log"]}, None, "1 entries for 2 measures"),
+    ({"measures": "duration"}, None, "measures must be a list"),
+    ({"measures": ["a", "a"]}, None, "distinct"),
+    ({}, "odd", "shape"),
+    ({}, "rows", "quality has"),
+    ({"quality_transform": "log"}, "zero", "non-positive"),
+    ({}, "inf", "infinity"),
+    ({}, "absent", "needs quality measures"),
+    ({}, "all-nan", "missing"),
+])
+def test_bad_input_is_refused(kwargs, quality, match):
+    X, y, Q = _trials(n=400, seed=13)
+    q = {None: Q, "odd": Q[:, :3], "rows": Q[:-1], "absent": None,
+         "all-nan": np.full_like(Q, np.nan)}.get(quality)
+    if quality == "zero":
+        q = Q.copy()
+        q[5, 2] = 0.0
+    if quality == "inf":
+        q = Q.copy()
+        q[5, 2] = np.inf
+    with pytest.raises(ValueError, match=match):
+        QualityFusion(**kwargs).fit(X, y, quality=q)
+
+
+@parametrize_with_checks([QualityFusion()])
+def test_sklearn_estimator_checks(estimator, check):
+    """Without quality the model is not defined: checks that fit plain arrays must fail on that
+    documented refusal only (tests/_sklearn_contract.py); the contract they cover is tested
+    above with quality (clone, params, pipelines, outputs, persistence)."""
+    name = getattr(check, "func", check).__name__
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            check(estimator)
+    except unittest.SkipTest:
+        raise
+    except Exception as exc:  # noqa: BLE001 - the refusal may be wrapped in another type
+        assert refused_by_design(exc), (name, exc)
