@@ -23,7 +23,7 @@ from _sklearn_contract import refused_by_design
 
 import focal
 from focal import LogisticFusion, PAVCalibrator, QualityFusion
-from focal.core.quality import design_matrix, fit_quality, quality_features
+from focal.core.quality import fit_quality
 from focal.metrics import cllr
 
 FORMS = ("bilinear", "linear", "scale")
@@ -107,12 +107,19 @@ def test_objective_is_thesis_eq_8_17_and_the_optimum_matches_scipy(form):
     X, y, Q = _trials(n=1500, K=2, M=2, seed=5)
     p = 0.3
     lq = np.log(Q)
-    g, _ = quality_features(lq[:, :2], lq[:, 2:], form, "minmax")
     lin = LogisticFusion(p_target=p, reg=0.0).fit(X, y)
-    model = fit_quality(X, g, y.astype(bool), form, (lin.coef_, lin.intercept_), p, reg=0.0,
-                        tol=1e-12)
+    model = fit_quality(X, lq[:, :2], lq[:, 2:], y.astype(bool), form,
+                        (lin.coef_, lin.intercept_), p_target=p, reg=0.0, tol=1e-12)
     assert model.converged
-    phi = design_matrix(X, g, form)
+    # the features written out here: minmax or the bilinear products
+    qm, qt = lq[:, :2], lq[:, 2:]
+    if form == "bilinear":
+        g = np.column_stack([qm + qt, qm[:, 0] * qt[:, 0],
+                             qm[:, 0] * qt[:, 1] + qm[:, 1] * qt[:, 0], qm[:, 1] * qt[:, 1]])
+    else:
+        g = np.column_stack([np.minimum(qm, qt), np.maximum(qm, qt)])
+    phi = np.column_stack([X, g] + ([X[:, [k]] * g for k in range(2)] if form == "scale"
+                                    else []))
     w = np.concatenate([model.coef, model.quality_coef, model.scale_coef.ravel()
                         if form == "scale" else []])
     llr = phi @ w + model.intercept

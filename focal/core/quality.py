@@ -44,7 +44,7 @@ import numpy as np
 from .logistic import DEFAULT_REG, fit_logistic
 
 __all__ = ["FORMS", "FEATURES", "TRANSFORMS", "QualityModel", "transform_quality",
-           "quality_features", "design_matrix", "fit_quality", "quality_llr"]
+           "quality_features", "n_quality_features", "design_matrix", "fit_quality", "quality_llr"]
 
 FORMS = ("bilinear", "linear", "scale")
 FEATURES = ("minmax", "sides")
@@ -83,7 +83,7 @@ def transform_quality(q, transforms, names):
     return out
 
 
-def quality_features(qm, qt, form, features="minmax"):
+def quality_features(qm, qt, form, features="minmax", out=None):
     """The quality features ``g(q_m, q_t)`` of a form and their names.
 
     Parameters
@@ -94,6 +94,8 @@ def quality_features(qm, qt, form, features="minmax"):
         See the module docstring.
     features : {"minmax", "sides"}
         Features of the "linear" and "scale" forms (ignored by "bilinear").
+    out : ndarray of float, shape (n_trials, P), optional
+        Where to write the features (e.g. columns of a design matrix).
 
     Returns
     -------
@@ -105,34 +107,45 @@ def quality_features(qm, qt, form, features="minmax"):
     n, M = qm.shape
     if form == "bilinear":
         iu, ju = np.triu_indices(M)
-        g = np.empty((n, M + iu.size))
+        g = np.empty((n, M + iu.size)) if out is None else out
         np.add(qm, qt, out=g[:, :M])
-        np.multiply(qm[:, iu], qt[:, ju], out=g[:, M:])
-        off = iu != ju
-        g[:, M:][:, off] += qm[:, ju[off]] * qt[:, iu[off]]
+        for c, (i, j) in enumerate(zip(iu, ju), start=M):
+            col = np.multiply(qm[:, i], qt[:, j], out=g[:, c])
+            if i != j:
+                col += qm[:, j] * qt[:, i]
         names = [f"model+test[{i}]" for i in range(M)]
         names += [f"model*test[{i},{j}]" for i, j in zip(iu, ju)]
         return g, names
+    g = np.empty((n, 2 * M)) if out is None else out
     if features == "minmax":
-        g = np.concatenate([np.minimum(qm, qt), np.maximum(qm, qt)], axis=1)
+        np.minimum(qm, qt, out=g[:, :M])
+        np.maximum(qm, qt, out=g[:, M:])
         names = [f"min[{i}]" for i in range(M)] + [f"max[{i}]" for i in range(M)]
     else:
-        g = np.concatenate([qm, qt], axis=1)
+        g[:, :M] = qm
+        g[:, M:] = qt
         names = [f"model[{i}]" for i in range(M)] + [f"test[{i}]" for i in range(M)]
     return g, names
 
 
-def design_matrix(X, g, form):
+def n_quality_features(M, form):
+    """Number P of quality features of M measures."""
+    return M + M * (M + 1) // 2 if form == "bilinear" else 2 * M
+
+
+def design_matrix(X, qm, qt, form, features="minmax"):
     """Feature vectors ``phi`` of the trials (without the constant): ``[s, g]`` or, for the
-    "scale" form, ``[s, g, s_1 g, ..., s_K g]``. Shape (n_trials, K + P) or (n, K + P + K P)."""
+    "scale" form, ``[s, g, s_1 g, ..., s_K g]``, with ``g`` the :func:`quality_features`.
+    Shape (n_trials, K + P) or (n, K + P + K P); built in place, one column at a time."""
     n, K = X.shape
-    P = g.shape[1]
+    P = n_quality_features(qm.shape[1], form)
     width = K + P + (K * P if form == "scale" else 0)
     phi = np.empty((n, width))
     phi[:, :K] = X
-    phi[:, K:K + P] = g
+    g = quality_features(qm, qt, form, features, out=phi[:, K:K + P])[0]
     if form == "scale":
-        np.multiply(X[:, :, None], g[:, None, :], out=phi[:, K + P:].reshape(n, K, P))
+        for k in range(K):
+            np.multiply(g, X[:, k:k + 1], out=phi[:, K + P + k * P:K + P + (k + 1) * P])
     return phi
 
 
@@ -186,21 +199,23 @@ def quality_llr(X, g, coef, intercept, quality_coef, scale_coef):
     return llr
 
 
-def fit_quality(X, g, y, form, init, p_target=0.5, sample_weight=None, reg=DEFAULT_REG,
-                tol=1e-10, max_iter=100):
+def fit_quality(X, qm, qt, y, form, init, features="minmax", p_target=0.5, sample_weight=None,
+                reg=DEFAULT_REG, tol=1e-10, max_iter=100):
     """Minimize the prior-weighted logarithmic cost (thesis eq. 8.17) of a quality fusion.
 
     Parameters
     ----------
     X : ndarray of float64, shape (n_trials, K)
         Scores of the trials that have quality (finite).
-    g : ndarray of float64, shape (n_trials, P)
-        Their quality features (:func:`quality_features`).
+    qm, qt : ndarray of float64, shape (n_trials, M)
+        Their (transformed) quality, model and test side, no NaN.
     y : ndarray of bool, shape (n_trials,)
         True for target trials; both classes present.
     form : {"bilinear", "linear", "scale"}
     init : tuple (coef, intercept)
         The affine fusion to start from (quality weights start at zero).
+    features : {"minmax", "sides"}
+        Quality features of the "linear" and "scale" forms.
     p_target, sample_weight, reg, tol, max_iter
         As in :func:`focal.core.logistic.fit_logistic`; the penalty ``reg/2 sum (w_j sd_j)^2``
         covers every weight, the quality ones included, in standardized units.
@@ -210,8 +225,8 @@ def fit_quality(X, g, y, form, init, p_target=0.5, sample_weight=None, reg=DEFAU
     QualityModel
     """
     n, K = X.shape
-    P = g.shape[1]
-    phi = design_matrix(X, g, form)
+    P = n_quality_features(qm.shape[1], form)
+    phi = design_matrix(X, qm, qt, form, features)
     start = (np.concatenate([init[0], np.zeros(phi.shape[1] - K)]), float(init[1]))
     n_iter = passes = 0
     if n >= 8 * _SUBSAMPLE:

@@ -290,10 +290,12 @@ class QualityFusion(LogisticFusion):
         if not (present & is_target).any() or not (present & ~is_target).any():
             raise ValueError("quality is missing (NaN) for every target or every non-target "
                              "trial: the quality terms cannot be trained")
-        g, names = quality_features(qm[has_q], qt[has_q], self.form, self.features)
-        model = fit_quality(X[has_q], g, is_target[has_q], self.form,
-                            (linear.coef_, linear.intercept_), p,
-                            None if weights is None else weights[has_q], reg, tol, max_iter)
+        rows = slice(None) if has_q.all() else has_q  # no copies in the common case
+        model = fit_quality(X[rows], qm[rows], qt[rows], is_target[rows], self.form,
+                            (linear.coef_, linear.intercept_), self.features, p,
+                            None if weights is None else weights[rows], reg, tol, max_iter)
+        empty = np.empty((0, len(measures)))
+        names = quality_features(empty, empty, self.form, self.features)[1]
         self.classes_ = linear.classes_
         self.linear_coef_ = linear.coef_
         self.linear_intercept_ = linear.intercept_
@@ -307,10 +309,13 @@ class QualityFusion(LogisticFusion):
         self.n_quality_trials_ = int(np.count_nonzero(has_q))
         self.n_iter_ = int(model.n_iter)
         self.n_passes_ = int(model.n_passes)
-        llr = self._llr_with_quality(X, qm, qt)
-        tw = None if weights is None else weights[is_target]
-        nw = None if weights is None else weights[~is_target]
-        xe = cross_entropy_nats(llr[is_target], llr[~is_target], p, tw, nw)
+        if has_q.all():  # the training cost is that of every trial
+            xe = model.loss
+        else:
+            llr = self._llr_with_quality(X, qm, qt)
+            tw = None if weights is None else weights[is_target]
+            nw = None if weights is None else weights[~is_target]
+            xe = cross_entropy_nats(llr[is_target], llr[~is_target], p, tw, nw)
         self.objective_ = self.rule_objective_ = float(normalized_cross_entropy(xe, p))
         self._warn_if_needed(model, tol, max_iter)
         return self
