@@ -364,3 +364,42 @@ def test_sklearn_estimator_checks(estimator, check):
         raise
     except Exception as exc:  # noqa: BLE001 - the refusal may be wrapped in another type
         assert refused_by_design(exc), (name, exc)
+
+
+# ------------------------------------------------------------------------- quality files
+
+def test_quality_files_are_looked_up_per_side_by_segment(tmp_path):
+    from focal.io.quality import read_quality, trial_quality
+
+    (tmp_path / "dur.txt").write_text("segment duration\nspk1 60\nsegA 3.5\nsegB 12\n")
+    (tmp_path / "snr.txt").write_text("segment snr\nsegA 20\nspk1 5\n")
+    tables = read_quality(tmp_path / "dur.txt", tmp_path / "snr.txt")
+    models = np.array([b"spk1", b"spk1", b"spk2"])
+    tests = np.array([b"segA", b"segB", b"segA"])
+    Q, names = trial_quality(models, tests, tables, ["snr", "duration"])
+    assert names == ["snr", "duration"]
+    expected = np.array([[5, 60, 20, 3.5], [5, 60, np.nan, 12], [np.nan, np.nan, 20, 3.5]])
+    np.testing.assert_array_equal(Q, expected)
+    with pytest.raises(ValueError, match="not in the quality files"):
+        trial_quality(models, tests, tables, ["bandwidth"])
+    (tmp_path / "dup.txt").write_text("segment duration\nx 1\n")
+    with pytest.raises(ValueError, match="also in"):
+        read_quality(tmp_path / "dur.txt", tmp_path / "dup.txt")
+
+
+def test_sample_durations_cover_every_trial():
+    """The variable-length sample set: every trial has both durations, within the documented
+    ranges."""
+    import pathlib
+
+    from focal.io import align_trials, read_key, read_scores
+    from focal.io.quality import read_quality, trial_quality
+
+    folder = pathlib.Path(__file__).resolve().parent.parent / "data_samples" / "speaker_detection"
+    for name in ("dev", "eval"):
+        _, _, models, tests = align_trials(read_key(folder / f"{name}.key"),
+                                           read_scores(folder / f"{name}_varlen_sys1.scores"))
+        Q, _ = trial_quality(models, tests, read_quality(folder / f"{name}.durations"))
+        assert not np.isnan(Q).any()
+        assert 6 <= Q[:, 0].min() and Q[:, 0].max() <= 120
+        assert 2 <= Q[:, 1].min() and Q[:, 1].max() <= 90

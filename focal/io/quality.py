@@ -1,0 +1,96 @@
+"""Quality-measure files: per-segment tables of durations, SNRs, ... for quality fusion.
+
+A quality file has a header naming the measures, then one line per segment (an enrolled model
+or a test segment)::
+
+    segment duration snr
+    spk0001 63.20 18.5
+    seg0001_00000 7.85 11.0
+
+(the generic multiclass layout, read by :func:`focal.io.read_multiclass_scores`: white space or
+commas, exact numbers, ``path:line`` errors). Several files may be given; their measures are
+joined by name. A segment absent from a file has missing (NaN) values for that file's measures,
+and its trials then fall back to the affine fusion in :class:`focal.QualityFusion`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._ids import as_id_array, match_ids
+from .multiclass import read_multiclass_scores
+
+__all__ = ["read_quality", "trial_quality"]
+
+
+def read_quality(*paths):
+    """Read quality files into one table.
+
+    Parameters
+    ----------
+    *paths : str or path-like
+        Quality files (header ``segment name1 name2 ...``); a measure must not appear in two.
+
+    Returns
+    -------
+    list of (segments, values, names) tuples
+        One per file: segment ids (bytes), values of shape (n_segments, n_measures), measure
+        names.
+    """
+    tables, seen = [], {}
+    for path in paths:
+        t = read_multiclass_scores(path)
+        for name in t.classes:
+            if name in seen:
+                raise ValueError(f"{t.path}:1: measure {name!r} is also in {seen[name]}")
+            seen[name] = t.path
+        tables.append((as_id_array(t.segments, "segments"), t.llh, tuple(t.classes)))
+    return tables
+
+
+def trial_quality(models, tests, tables, measures=None):
+    """Quality of each trial's model side and test side, looked up by segment id.
+
+    Parameters
+    ----------
+    models, tests : array-like of bytes or str, shape (n_trials,)
+        Trial ids (as :func:`focal.io.align_trials` returns them).
+    tables : list
+        :func:`read_quality`'s result.
+    measures : sequence of str, optional
+        Which measures, in which order (e.g. a fitted model's ``measures_``); default: every
+        measure of the files, in file order. A name not in the files is an error.
+
+    Returns
+    -------
+    quality : ndarray of float, shape (n_trials, 2 M)
+        Model-side then test-side values of the M measures; NaN where a segment has no line.
+    names : list of str
+        The M measure names.
+    """
+    models = as_id_array(np.asarray(models), "models")
+    tests = as_id_array(np.asarray(tests), "tests")
+    where = {}
+    for t, (_, _, names) in enumerate(tables):
+        for j, name in enumerate(names):
+            where[name] = (t, j)
+    measures = list(where) if measures is None else [str(m) for m in measures]
+    unknown = [m for m in measures if m not in where]
+    if unknown:
+        raise ValueError(f"quality measure(s) {unknown!r} are not in the quality files (they "
+                         f"have {sorted(where)!r})")
+    M = len(measures)
+    Q = np.full((models.shape[0], 2 * M), np.nan)
+    rows = {}
+    for i, name in enumerate(measures):
+        t, j = where[name]
+        segments, values, _ = tables[t]
+        if t not in rows:  # ids compare as bytes of one width
+            rows[t] = []
+            for side in (models, tests):
+                width = f"S{max(side.dtype.itemsize, segments.dtype.itemsize)}"
+                rows[t].append(match_ids((side.astype(width),), (segments.astype(width),)))
+        for s, index in enumerate(rows[t]):
+            found = index >= 0
+            Q[found, s * M + i] = values[index[found], j]
+    return Q, measures
