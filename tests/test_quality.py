@@ -7,7 +7,6 @@ scale and offset, whose parameters the fit must recover within the sampling erro
 from the Fisher information; sklearn's estimator checks.
 """
 
-import unittest
 import warnings
 
 import numpy as np
@@ -19,7 +18,7 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from _sklearn_contract import refused_by_design
+from _sklearn_contract import run_check
 
 import focal
 from focal import LogisticFusion, PAVCalibrator, QualityFusion
@@ -350,20 +349,89 @@ def test_bad_input_is_refused(kwargs, quality, match):
         QualityFusion(**kwargs).fit(X, y, quality=q)
 
 
-@parametrize_with_checks([QualityFusion()])
+# sklearn checks that fit plain arrays: QualityFusion refuses them (no quality); the properties
+# they cover are tested with quality in test_fit_contract_with_quality and the tests above
+_REFUSED_BY_DESIGN = {
+    "check_all_zero_sample_weights_error", "check_classifier_data_not_an_array",
+    "check_classifier_not_supporting_multiclass", "check_classifiers_classes",
+    "check_classifiers_one_label", "check_classifiers_one_label_sample_weights",
+    "check_classifiers_regression_target", "check_classifiers_train", "check_complex_data",
+    "check_decision_proba_consistency", "check_dict_unchanged", "check_dont_overwrite_parameters",
+    "check_dtype_object", "check_estimator_sparse_array", "check_estimator_sparse_matrix",
+    "check_estimator_sparse_tag", "check_estimators_dtypes",
+    "check_estimators_empty_data_messages", "check_estimators_fit_returns_self",
+    "check_estimators_nan_inf", "check_estimators_overwrite_params", "check_estimators_pickle",
+    "check_f_contiguous_array_estimator", "check_fit2d_1feature", "check_fit2d_1sample",
+    "check_fit2d_predict1d", "check_fit_check_is_fitted", "check_fit_idempotent",
+    "check_fit_score_takes_y", "check_methods_sample_order_invariance",
+    "check_methods_subset_invariance", "check_n_features_in", "check_n_features_in_after_fitting",
+    "check_non_transformer_estimators_n_iter", "check_pipeline_consistency",
+    "check_positive_only_tag_during_fit", "check_readonly_memmap_input", "check_requires_y_none",
+    "check_sample_weight_equivalence_on_dense_data", "check_sample_weights_list",
+    "check_sample_weights_not_an_array", "check_sample_weights_not_overwritten",
+    "check_sample_weights_pandas_series", "check_sample_weights_shape", "check_supervised_y_2d",
+    "check_transformer_data_not_an_array", "check_transformer_general",
+    "check_transformer_n_iter", "check_transformer_preserve_dtypes",
+}
+
+
+@parametrize_with_checks([QualityFusion(), QualityFusion(form="scale", measures=["d"])])
 def test_sklearn_estimator_checks(estimator, check):
-    """Without quality the model is not defined: checks that fit plain arrays must fail on that
-    documented refusal only (tests/_sklearn_contract.py); the contract they cover is tested
-    above with quality (clone, params, pipelines, outputs, persistence)."""
-    name = getattr(check, "func", check).__name__
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            check(estimator)
-    except unittest.SkipTest:
-        raise
-    except Exception as exc:  # noqa: BLE001 - the refusal may be wrapped in another type
-        assert refused_by_design(exc), (name, exc)
+    """Without quality the model is not defined: checks that fit plain arrays may fail only on
+    that documented refusal (tests/_sklearn_contract.py); every other check must pass."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        run_check(estimator, check, _REFUSED_BY_DESIGN)
+
+
+def test_fit_contract_with_quality():
+    """What the refused checks cover, with quality: fit returns self and is idempotent, leaves
+    its inputs and parameters alone, counts a weight-2 trial as two trials, pickles, refuses a
+    different number of systems, NaN scores and sparse input, and is invariant to the order and
+    subsets of the trials at prediction."""
+    import pickle
+
+    from scipy import sparse
+    from sklearn.exceptions import NotFittedError
+
+    X, y, Q = _trials(n=800, seed=21)
+    X0, Q0 = X.copy(), Q.copy()
+    est = QualityFusion(form="scale", quality_transform="log", p_target=0.3)
+    params = est.get_params()
+    with pytest.raises(NotFittedError):
+        est.decision_function(X, quality=Q)
+    assert est.fit(X, y, quality=Q) is est
+    assert est.get_params() == params
+    np.testing.assert_array_equal(X, X0)
+    np.testing.assert_array_equal(Q, Q0)
+    first = est.decision_function(X, quality=Q)
+    np.testing.assert_array_equal(clone(est).fit(X, y, quality=Q).decision_function(
+        X, quality=Q), first)
+    np.testing.assert_array_equal(pickle.loads(pickle.dumps(est)).decision_function(
+        X, quality=Q), first)
+    order = np.random.default_rng(0).permutation(len(y))
+    np.testing.assert_allclose(est.decision_function(X[order], quality=Q[order]), first[order],
+                               rtol=1e-13, atol=1e-13)
+    np.testing.assert_allclose(est.decision_function(X[:7], quality=Q[:7]), first[:7],
+                               rtol=1e-13, atol=1e-13)
+    w = np.ones(len(y))
+    w[:100] = 2.0
+    doubled = clone(est).fit(np.r_[X, X[:100]], np.r_[y, y[:100]], quality=np.r_[Q, Q[:100]])
+    weighted = clone(est).fit(X, y, sample_weight=w, quality=Q)
+    np.testing.assert_allclose(weighted.decision_function(X, quality=Q),
+                               doubled.decision_function(X, quality=Q), rtol=1e-8, atol=1e-8)
+    with pytest.raises(ValueError, match="features"):
+        est.decision_function(X[:, :2], quality=Q)
+    bad = X.copy()
+    bad[3, 1] = np.nan
+    with pytest.raises(ValueError, match="NaN"):
+        clone(est).fit(bad, y, quality=Q)
+    with pytest.raises(ValueError, match="NaN"):
+        est.decision_function(bad, quality=Q)
+    with pytest.raises((TypeError, ValueError)):
+        clone(est).fit(sparse.csr_matrix(X), y, quality=Q)
+    with pytest.raises(ValueError, match="one class"):
+        clone(est).fit(X, np.ones_like(y), quality=Q)
 
 
 # ------------------------------------------------------------------------- quality files

@@ -9,7 +9,10 @@ value (NaN) get the affine fusion's LLRs, fitted on all trials ("back-off").
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
+from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.logistic import DEFAULT_REG
@@ -249,7 +252,8 @@ class QualityFusion(LogisticFusion):
         names = {str(c): c for c in frame.columns}
         missing = [c for c in cols if c not in names]
         if missing:
-            raise ValueError(f"{what} has no quality column(s) {missing!r}")
+            raise ValueError(f"QualityFusion needs quality measures: {what} has no quality "
+                             f"column(s) {missing!r}")
         return [names[c] for c in cols]
 
     def _check_rows(self, X, qm):
@@ -321,10 +325,6 @@ class QualityFusion(LogisticFusion):
         return self
 
     def _warn_if_needed(self, model, tol, max_iter):
-        import warnings
-
-        from sklearn.exceptions import ConvergenceWarning
-
         if not model.converged:
             warnings.warn(
                 f"{type(self).__name__} did not converge in {max_iter} iterations (gradient "
