@@ -422,9 +422,20 @@ def _apply_model(model, inputs, output, *, align=False, missing="error", conditi
 
 
 def _cmd_apply(args) -> int:
+    from .io.quality import apply_quality_model, quality_step
     from .persistence import load
 
     model = load(args.model)
+    if args.quality or quality_step(model) is not None:
+        if not args.quality:
+            raise ValueError(f"{args.model}: the model uses quality measures "
+                             f"({', '.join(quality_step(model).measures_)}): give --quality FILE")
+        with _Warnings():
+            n, n_backoff = apply_quality_model(model, args.scores, args.output, args.quality,
+                                               on_mismatch="align" if args.align else "error",
+                                               missing=args.missing, chunk_size=args.chunk_size)
+        print(f"{args.output}: {n:,} trials ({n_backoff:,} without quality: affine back-off)")
+        return 0
     with _Warnings():
         n = _apply_model(model, args.scores, args.output, align=args.align, missing=args.missing,
                          condition=args.condition, chunk_size=args.chunk_size)
@@ -632,6 +643,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="Albayzin output: the condition written (default: the first input's)")
     ap.add_argument("--chunk-size", type=_positive_int, default=1 << 16, metavar="N",
                     help="trials per chunk (default 65536)")
+    ap.add_argument("--quality", nargs="+", metavar="FILE",
+                    help="quality files of a QualityFusion model: a header 'segment name ...' "
+                         "naming the measures, then one line per enrolment or test segment; "
+                         "trials of segments without a line get the affine back-off fusion")
     ap.set_defaults(func=_cmd_apply)
 
     ev = sub.add_parser(

@@ -471,3 +471,46 @@ def test_sample_durations_cover_every_trial():
         assert not np.isnan(Q).any()
         assert 6 <= Q[:, 0].min() and Q[:, 0].max() <= 120
         assert 2 <= Q[:, 1].min() and Q[:, 1].max() <= 90
+
+
+def test_focal_apply_with_quality_files(tmp_path, capsys):
+    """``focal apply --quality`` writes what decision_function gives on the aligned trials,
+    streamed, and refuses a quality model without quality files."""
+    import pathlib
+
+    from focal.cli import main
+    from focal.io import align_trials, read_key, read_scores
+    from focal.io.quality import read_quality, trial_quality
+
+    folder = pathlib.Path(__file__).resolve().parent.parent / "data_samples" / "speaker_detection"
+    systems = [folder / f"eval_varlen_sys{k}.scores" for k in (1, 2, 3)]
+    X, y, models, tests = align_trials(read_key(folder / "eval.key"),
+                                       *(read_scores(p) for p in systems))
+    # a quality file that lacks a few test segments: their trials back off
+    lines = (folder / "eval.durations").read_text().splitlines()
+    kept = [line for i, line in enumerate(lines) if i == 0 or i % 50]
+    durations = tmp_path / "dur.txt"
+    durations.write_text("\n".join(kept) + "\n")
+    Q, _ = trial_quality(models, tests, read_quality(durations))
+    qf = QualityFusion(form="scale", measures=["duration"], quality_transform="log",
+                       p_target=0.01).fit(X, y, quality=Q)
+    model = tmp_path / "qf.json"
+    focal.save(qf, model)
+    out = tmp_path / "out.scores"
+    assert main(["apply", str(model), *map(str, systems), "--align", "--quality",
+                 str(durations), "-o", str(out), "--chunk-size", "1000"]) == 0
+    n_missing = int(np.isnan(Q).any(axis=1).sum())
+    assert f"({n_missing:,} without quality" in capsys.readouterr().out and n_missing > 0
+    written = read_scores(out)
+    expected = dict(zip(zip(models.tolist(), tests.tolist()), qf.decision_function(X, quality=Q)))
+    got = np.array([expected[(m, t)] for m, t in zip(written.models.tolist(),
+                                                      written.tests.tolist())])
+    np.testing.assert_array_equal(written.scores, got)
+    status = main(["apply", str(model), *map(str, systems), "--align", "-o",
+                   str(tmp_path / "x.scores")])
+    assert status != 0 and "give --quality" in capsys.readouterr().err
+    plain = tmp_path / "lin.json"
+    focal.save(LogisticFusion().fit(X, y), plain)
+    status = main(["apply", str(plain), *map(str, systems), "--align", "--quality",
+                   str(durations), "-o", str(tmp_path / "y.scores")])
+    assert status != 0 and "does not use quality" in capsys.readouterr().err

@@ -20,7 +20,7 @@ import numpy as np
 from ._ids import as_id_array, match_ids
 from .multiclass import read_multiclass_scores
 
-__all__ = ["read_quality", "trial_quality"]
+__all__ = ["read_quality", "trial_quality", "quality_step", "apply_quality_model"]
 
 
 def read_quality(*paths):
@@ -48,6 +48,20 @@ def read_quality(*paths):
     return tables
 
 
+def _locate(tables, measures):
+    """{measure: (file index, column)} and the measures asked for (default: all), checked."""
+    where = {}
+    for t, (_, _, names) in enumerate(tables):
+        for j, name in enumerate(names):
+            where[name] = (t, j)
+    measures = list(where) if measures is None else [str(m) for m in measures]
+    unknown = [m for m in measures if m not in where]
+    if unknown:
+        raise ValueError(f"quality measure(s) {unknown!r} are not in the quality files (they "
+                         f"have {sorted(where)!r})")
+    return where, measures
+
+
 def trial_quality(models, tests, tables, measures=None):
     """Quality of each trial's model side and test side, looked up by segment id.
 
@@ -70,15 +84,7 @@ def trial_quality(models, tests, tables, measures=None):
     """
     models = as_id_array(np.asarray(models), "models")
     tests = as_id_array(np.asarray(tests), "tests")
-    where = {}
-    for t, (_, _, names) in enumerate(tables):
-        for j, name in enumerate(names):
-            where[name] = (t, j)
-    measures = list(where) if measures is None else [str(m) for m in measures]
-    unknown = [m for m in measures if m not in where]
-    if unknown:
-        raise ValueError(f"quality measure(s) {unknown!r} are not in the quality files (they "
-                         f"have {sorted(where)!r})")
+    where, measures = _locate(tables, measures)
     M = len(measures)
     Q = np.full((models.shape[0], 2 * M), np.nan)
     rows = {}
@@ -94,3 +100,62 @@ def trial_quality(models, tests, tables, measures=None):
             found = index >= 0
             Q[found, s * M + i] = values[index[found], j]
     return Q, measures
+
+
+def quality_step(model):
+    """The :class:`focal.QualityFusion` a model starts with (itself, or a Pipeline's first
+    step), or None."""
+    first = model.steps[0][1] if hasattr(model, "steps") else model
+    return first if hasattr(first, "measures_") else None
+
+
+def apply_quality_model(model, inputs, output, quality_paths, **options):
+    """Apply a quality fusion (or a Pipeline that starts with one) to score files, streamed.
+
+    Parameters
+    ----------
+    model : QualityFusion or Pipeline
+        Fitted; its first step's ``measures_`` name the measures looked up in the files.
+    inputs : sequence of path-like
+        One score file per system (``model test score``), in the training order.
+    output : path-like
+        Written as ``model test llr`` (see :func:`focal.io.apply_to_files`).
+    quality_paths : sequence of path-like
+        Quality files (header ``segment name ...``) covering the model's measures. A segment
+        without a line gets NaN: its trials are given the affine back-off fusion.
+    **options
+        Passed to :func:`focal.io.apply_to_files` (``chunk_size``, ``on_mismatch``,
+        ``missing``, ...).
+
+    Returns
+    -------
+    n_trials : int
+        Number of trials written.
+    n_backoff : int
+        How many of them had a missing measure (and got the affine back-off fusion's LLR).
+    """
+    from .stream import apply_to_files
+
+    fusion = quality_step(model)
+    if fusion is None:
+        raise ValueError("quality files were given but the model does not use quality measures "
+                         "(it does not start with a QualityFusion)")
+    if fusion.n_features_in_ != len(inputs):
+        raise ValueError(f"the model fuses {fusion.n_features_in_} system(s), {len(inputs)} "
+                         "score file(s) given")
+    tables = read_quality(*quality_paths)
+    measures = list(fusion.measures_)
+    _locate(tables, measures)  # every measure is in the files, before any work
+    rest = model[1:] if hasattr(model, "steps") and len(model.steps) > 1 else None
+
+    n_backoff = 0
+
+    def transform(X, ids):
+        nonlocal n_backoff
+        Q, _ = trial_quality(ids[0], ids[1], tables, measures)
+        n_backoff += int(np.isnan(Q).any(axis=1).sum())
+        llr = fusion.transform(X, quality=Q)
+        return llr if rest is None else rest.transform(llr)
+
+    n = apply_to_files(transform, inputs, output, kind="binary", with_ids=True, **options)
+    return n, n_backoff

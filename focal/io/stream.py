@@ -279,7 +279,8 @@ def _check_output(Y, chunk, n_out, kind):
 def apply_to_files(transform, inputs, output, *, kind: str = "binary",
                    chunk_size: int = 1 << 16, block_bytes: int = BLOCK_BYTES,
                    on_mismatch: str = "error", missing: str = "error",
-                   condition: str | None = None, threads: int | None = None) -> int:
+                   condition: str | None = None, threads: int | None = None,
+                   with_ids: bool = False) -> int:
     """Apply ``transform`` to the systems' scores, chunk by chunk, and write the result.
 
     Parameters
@@ -309,6 +310,9 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
         Albayzin output: the condition written (default: the first input's).
     threads : int, optional
         Reader threads, see :func:`iter_score_chunks`.
+    with_ids : bool, default False
+        Call ``transform(X, ids)`` with the chunk's trial ids (:class:`ScoreChunk`), e.g. to
+        look up per-segment quality measures.
 
     Returns
     -------
@@ -347,7 +351,8 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
         with ThreadPoolExecutor(max_workers=1) as writer:
             pending = None
             for chunk in chunks:
-                Y = _check_output(transform(chunk.X), chunk, n_out, kind)
+                Y = transform(chunk.X, chunk.ids) if with_ids else transform(chunk.X)
+                Y = _check_output(Y, chunk, n_out, kind)
                 if pending is not None:
                     pending.result()
                 pending = writer.submit(_write_chunk, out, chunk, Y, prefix)
