@@ -426,12 +426,15 @@ def _cmd_apply(args) -> int:
     from .persistence import load
 
     model = load(args.model)
-    if args.quality or quality_step(model) is not None:
-        if not args.quality:
+    if args.quality or args.trial_quality or quality_step(model) is not None:
+        if not (args.quality or args.trial_quality):
             raise ValueError(f"{args.model}: the model uses quality measures "
-                             f"({', '.join(quality_step(model).measures_)}): give --quality FILE")
+                             f"({', '.join(quality_step(model).measures_)}): give --quality FILE "
+                             "or --trial-quality SIDE_NAME=FILE")
+        per_trial = dict(item.partition("=")[::2] for item in args.trial_quality or ())
         with _Warnings():
-            n, n_backoff = apply_quality_model(model, args.scores, args.output, args.quality,
+            n, n_backoff = apply_quality_model(model, args.scores, args.output,
+                                               args.quality or (), per_trial,
                                                on_mismatch="align" if args.align else "error",
                                                missing=args.missing, chunk_size=args.chunk_size)
         print(f"{args.output}: {n:,} trials ({n_backoff:,} without quality: affine back-off)")
@@ -647,6 +650,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="quality files of a QualityFusion model: a header 'segment name ...' "
                          "naming the measures, then one line per enrolment or test segment; "
                          "trials of segments without a line get the affine back-off fusion")
+    ap.add_argument("--trial-quality", nargs="+", metavar="SIDE_NAME=FILE",
+                    help="per-trial quality files of a QualityFusion model, e.g. "
+                         "model_duration=a.txt test_duration=b.txt, each of lines 'model test "
+                         "value'")
     ap.set_defaults(func=_cmd_apply)
 
     ev = sub.add_parser(

@@ -514,3 +514,55 @@ def test_focal_apply_with_quality_files(tmp_path, capsys):
     status = main(["apply", str(plain), *map(str, systems), "--align", "--quality",
                    str(durations), "-o", str(tmp_path / "y.scores")])
     assert status != 0 and "does not use quality" in capsys.readouterr().err
+
+
+def test_per_trial_quality_files(tmp_path, capsys):
+    """Per-trial files (``model test value``, one per side and measure) give the same quality
+    as the per-segment table; they take precedence over it for the sides they name."""
+    from focal.cli import main
+    from focal.io.quality import read_quality, read_trial_quality, trial_quality
+
+    (tmp_path / "dur.txt").write_text("segment duration\nspk1 60\nsegA 3.5\nsegB 12\n")
+    models = np.array([b"spk1", b"spk1", b"spk2"])
+    tests = np.array([b"segA", b"segB", b"segA"])
+    (tmp_path / "md.txt").write_text("spk1 segB 61\nspk1 segA 60\n")   # any order; spk2 absent
+    (tmp_path / "td.txt").write_text("spk1 segA 3.5\nspk2 segA 3.4\nspk1 segB 12\n")
+    trials = read_trial_quality({"model_duration": tmp_path / "md.txt",
+                                 "test_duration": tmp_path / "td.txt"})
+    Q, names = trial_quality(models, tests, [], None, trials)
+    assert names == ["duration"]
+    np.testing.assert_array_equal(Q, [[60, 3.5], [61, 12], [np.nan, 3.4]])
+    # the per-trial file rules the side it names; the table fills the other
+    Q, _ = trial_quality(models, tests, read_quality(tmp_path / "dur.txt"), ["duration"],
+                         {"test_duration": trials["test_duration"]})
+    np.testing.assert_array_equal(Q, [[60, 3.5], [60, 12], [np.nan, 3.4]])
+    with pytest.raises(ValueError, match="model_duration"):
+        trial_quality(models, tests, [], ["duration"], {"test_duration": trials["test_duration"]})
+    with pytest.raises(ValueError, match="model_<measure>"):
+        read_trial_quality({"duration": tmp_path / "md.txt"})
+    (tmp_path / "twice.txt").write_text("spk1 segA 1\nspk1 segA 2\n")
+    with pytest.raises(ValueError, match="twice.txt:2: duplicate trial"):
+        read_trial_quality({"model_duration": tmp_path / "twice.txt"})
+
+    # the command line: the same LLRs as with the segment table
+    X = np.array([[1.0, 0.5], [-0.2, 0.1], [0.3, -1.0]])
+    rng = np.random.default_rng(0)
+    Xt = rng.normal(size=(400, 2))
+    yt = rng.random(400) < 0.4
+    Xt[yt] += 1.5
+    Qt = np.exp(rng.uniform(1, 4, size=(400, 2)))
+    qf = QualityFusion(measures=["duration"], quality_transform="log").fit(Xt, yt, quality=Qt)
+    focal.save(qf, tmp_path / "qf.json")
+    for k in range(2):
+        lines = [f"{m.decode()} {t.decode()} {float(x)!r}\n"
+                 for m, t, x in zip(models, tests, X[:, k])]
+        (tmp_path / f"s{k}.txt").write_text("".join(lines))
+    systems = [str(tmp_path / f"s{k}.txt") for k in range(2)]
+    assert main(["apply", str(tmp_path / "qf.json"), *systems, "-o", str(tmp_path / "o1.txt"),
+                 "--trial-quality", f"model_duration={tmp_path / 'md.txt'}",
+                 f"test_duration={tmp_path / 'td.txt'}"]) == 0
+    assert "(1 without quality" in capsys.readouterr().out
+    from focal.io import read_scores
+    got = read_scores(tmp_path / "o1.txt").scores
+    Q, _ = trial_quality(models, tests, [], None, trials)
+    np.testing.assert_array_equal(got, qf.decision_function(X, quality=Q))

@@ -20,7 +20,8 @@ import numpy as np
 from ._ids import as_id_array, match_ids
 from .multiclass import read_multiclass_scores
 
-__all__ = ["read_quality", "trial_quality", "quality_step", "apply_quality_model"]
+__all__ = ["read_quality", "read_trial_quality", "trial_quality", "quality_step",
+           "apply_quality_model"]
 
 
 def read_quality(*paths):
@@ -48,21 +49,53 @@ def read_quality(*paths):
     return tables
 
 
-def _locate(tables, measures):
-    """{measure: (file index, column)} and the measures asked for (default: all), checked."""
+def read_trial_quality(columns):
+    """Read per-trial quality files: one value per trial and side.
+
+    Parameters
+    ----------
+    columns : mapping of str to path-like
+        ``{"model_<m>": path, "test_<m>": path, ...}``: which side of which measure each file
+        holds. Each file has lines ``model test value`` (the score-file format of
+        :func:`focal.io.read_scores`).
+
+    Returns
+    -------
+    dict of str to TrialScores
+    """
+    from .binary import read_scores
+
+    out = {}
+    for column, path in columns.items():
+        side, _, measure = str(column).partition("_")
+        if side not in ("model", "test") or not measure:
+            raise ValueError(f"per-trial quality column {column!r} must be named "
+                             "model_<measure> or test_<measure>")
+        out[str(column)] = read_scores(path)  # refuses a repeated trial
+    return out
+
+
+def _locate(tables, measures, trials=None):
+    """{measure: (file index, column)} and the measures asked for (default: all), checked:
+    each side of each measure must be in a segment table or a per-trial file."""
     where = {}
     for t, (_, _, names) in enumerate(tables):
         for j, name in enumerate(names):
             where[name] = (t, j)
-    measures = list(where) if measures is None else [str(m) for m in measures]
-    unknown = [m for m in measures if m not in where]
+    trials = trials or {}
+    if measures is None:
+        measures = list(where) + [c[len("model_"):] for c in trials if c.startswith("model_")
+                                  and c[len("model_"):] not in where]
+    measures = [str(m) for m in measures]
+    unknown = [f"{side}_{m}" for m in measures for side in ("model", "test")
+               if m not in where and f"{side}_{m}" not in trials]
     if unknown:
-        raise ValueError(f"quality measure(s) {unknown!r} are not in the quality files (they "
-                         f"have {sorted(where)!r})")
+        raise ValueError(f"quality for {unknown!r} is not in the quality files (they have "
+                         f"{sorted(where) + sorted(trials)!r})")
     return where, measures
 
 
-def trial_quality(models, tests, tables, measures=None):
+def trial_quality(models, tests, tables, measures=None, trials=None):
     """Quality of each trial's model side and test side, looked up by segment id.
 
     Parameters
@@ -74,6 +107,9 @@ def trial_quality(models, tests, tables, measures=None):
     measures : sequence of str, optional
         Which measures, in which order (e.g. a fitted model's ``measures_``); default: every
         measure of the files, in file order. A name not in the files is an error.
+    trials : dict, optional
+        :func:`read_trial_quality`'s result: per-trial values, used for the sides they name
+        in place of the segment tables.
 
     Returns
     -------
@@ -84,22 +120,39 @@ def trial_quality(models, tests, tables, measures=None):
     """
     models = as_id_array(np.asarray(models), "models")
     tests = as_id_array(np.asarray(tests), "tests")
-    where, measures = _locate(tables, measures)
+    where, measures = _locate(tables, measures, trials)
     M = len(measures)
     Q = np.full((models.shape[0], 2 * M), np.nan)
+    for column, table in (trials or {}).items():
+        side, _, name = column.partition("_")
+        if name not in measures:
+            continue
+        (qm,), (tm,) = _same_width(models, table.models)
+        (qt,), (tt,) = _same_width(tests, table.tests)
+        index = match_ids((qm, qt), (tm, tt))
+        found = index >= 0
+        Q[found, (side == "test") * M + measures.index(name)] = table.scores[index[found]]
     rows = {}
     for i, name in enumerate(measures):
+        if name not in where:
+            continue
         t, j = where[name]
         segments, values, _ = tables[t]
-        if t not in rows:  # ids compare as bytes of one width
-            rows[t] = []
-            for side in (models, tests):
-                width = f"S{max(side.dtype.itemsize, segments.dtype.itemsize)}"
-                rows[t].append(match_ids((side.astype(width),), (segments.astype(width),)))
+        if t not in rows:
+            rows[t] = [match_ids(*_same_width(side, segments)) for side in (models, tests)]
         for s, index in enumerate(rows[t]):
+            if trials and f"{('model', 'test')[s]}_{name}" in trials:
+                continue  # the per-trial file rules this side
             found = index >= 0
             Q[found, s * M + i] = values[index[found], j]
     return Q, measures
+
+
+def _same_width(query, table):
+    """``((query,), (table,))`` as bytes of one width (ids compare byte for byte)."""
+    query, table = as_id_array(query), as_id_array(table)
+    width = f"S{max(query.dtype.itemsize, table.dtype.itemsize)}"
+    return (query.astype(width),), (table.astype(width),)
 
 
 def quality_step(model):
@@ -109,7 +162,7 @@ def quality_step(model):
     return first if hasattr(first, "measures_") else None
 
 
-def apply_quality_model(model, inputs, output, quality_paths, **options):
+def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=None, **options):
     """Apply a quality fusion (or a Pipeline that starts with one) to score files, streamed.
 
     Parameters
@@ -123,6 +176,9 @@ def apply_quality_model(model, inputs, output, quality_paths, **options):
     quality_paths : sequence of path-like
         Quality files (header ``segment name ...``) covering the model's measures. A segment
         without a line gets NaN: its trials are given the affine back-off fusion.
+    trial_paths : mapping of str to path-like, optional
+        Per-trial quality files ``{"model_<m>": path, "test_<m>": path}`` (lines ``model test
+        value``, :func:`read_trial_quality`), for sides not in ``quality_paths``.
     **options
         Passed to :func:`focal.io.apply_to_files` (``chunk_size``, ``on_mismatch``,
         ``missing``, ...).
@@ -144,15 +200,16 @@ def apply_quality_model(model, inputs, output, quality_paths, **options):
         raise ValueError(f"the model fuses {fusion.n_features_in_} system(s), {len(inputs)} "
                          "score file(s) given")
     tables = read_quality(*quality_paths)
+    trials = read_trial_quality(trial_paths or {})
     measures = list(fusion.measures_)
-    _locate(tables, measures)  # every measure is in the files, before any work
+    _locate(tables, measures, trials)  # every measure is in the files, before any work
     rest = model[1:] if hasattr(model, "steps") and len(model.steps) > 1 else None
 
     n_backoff = 0
 
     def transform(X, ids):
         nonlocal n_backoff
-        Q, _ = trial_quality(ids[0], ids[1], tables, measures)
+        Q, _ = trial_quality(ids[0], ids[1], tables, measures, trials)
         n_backoff += int(np.isnan(Q).any(axis=1).sum())
         llr = fusion.transform(X, quality=Q)
         return llr if rest is None else rest.transform(llr)
