@@ -68,8 +68,9 @@ def transform_quality(q, transforms, names):
     Returns
     -------
     ndarray of float, shape (n_trials, M)
+        Column-major (each measure contiguous).
     """
-    out = np.array(q, dtype=np.float64)
+    out = np.array(q, dtype=np.float64, order="F")
     for i, (how, name) in enumerate(zip(transforms, names)):
         col = out[:, i]
         if how == "log":
@@ -107,8 +108,9 @@ def quality_features(qm, qt, form, features="minmax", out=None):
     n, M = qm.shape
     if form == "bilinear":
         iu, ju = np.triu_indices(M)
-        g = np.empty((n, M + iu.size)) if out is None else out
-        np.add(qm, qt, out=g[:, :M])
+        g = np.empty((n, M + iu.size), order="F") if out is None else out
+        for i in range(M):
+            np.add(qm[:, i], qt[:, i], out=g[:, i])
         for c, (i, j) in enumerate(zip(iu, ju), start=M):
             col = np.multiply(qm[:, i], qt[:, j], out=g[:, c])
             if i != j:
@@ -116,10 +118,11 @@ def quality_features(qm, qt, form, features="minmax", out=None):
         names = [f"model+test[{i}]" for i in range(M)]
         names += [f"model*test[{i},{j}]" for i, j in zip(iu, ju)]
         return g, names
-    g = np.empty((n, 2 * M)) if out is None else out
+    g = np.empty((n, 2 * M), order="F") if out is None else out
     if features == "minmax":
-        np.minimum(qm, qt, out=g[:, :M])
-        np.maximum(qm, qt, out=g[:, M:])
+        for i in range(M):
+            np.minimum(qm[:, i], qt[:, i], out=g[:, i])
+            np.maximum(qm[:, i], qt[:, i], out=g[:, M + i])
         names = [f"min[{i}]" for i in range(M)] + [f"max[{i}]" for i in range(M)]
     else:
         g[:, :M] = qm
@@ -140,12 +143,14 @@ def design_matrix(X, qm, qt, form, features="minmax"):
     n, K = X.shape
     P = n_quality_features(qm.shape[1], form)
     width = K + P + (K * P if form == "scale" else 0)
-    phi = np.empty((n, width))
+    phi = np.empty((n, width), order="F")  # columns are written (and later read) contiguously
     phi[:, :K] = X
     g = quality_features(qm, qt, form, features, out=phi[:, K:K + P])[0]
     if form == "scale":
         for k in range(K):
-            np.multiply(g, X[:, k:k + 1], out=phi[:, K + P + k * P:K + P + (k + 1) * P])
+            s_k = phi[:, k]
+            for j in range(P):
+                np.multiply(g[:, j], s_k, out=phi[:, K + P + k * P + j])
     return phi
 
 

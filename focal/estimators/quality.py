@@ -57,6 +57,15 @@ def _measures_from_columns(columns):
     return found
 
 
+def _complete(qm, qt):
+    """Trials with every measure of both sides (no NaN), one column at a time."""
+    missing = np.zeros(qm.shape[0], dtype=bool)
+    for q in (qm, qt):
+        for i in range(q.shape[1]):
+            missing |= np.isnan(q[:, i])
+    return ~missing
+
+
 class QualityFusion(LogisticFusion):
     """Fuse and calibrate scores with weights that depend on quality measures of the trial.
 
@@ -226,7 +235,7 @@ class QualityFusion(LogisticFusion):
             Q = np.asarray(quality)
             if Q.dtype.kind not in "biuf":
                 raise ValueError(f"quality must hold numbers, got dtype {Q.dtype}")
-            Q = Q.astype(np.float64)
+            Q = Q.astype(np.float64, copy=False)
             if Q.ndim != 2 or Q.shape[1] % 2 or not Q.shape[1]:
                 raise ValueError(f"quality must have shape (n_trials, 2 M): M model-side then M "
                                  f"test-side measures; got shape {Q.shape}")
@@ -289,7 +298,7 @@ class QualityFusion(LogisticFusion):
         linear.fit(X, y, sample_weight)
         is_target = y == linear.classes_[1]
         weights = None if sample_weight is None else as_sample_weight(sample_weight, X.shape[0])
-        has_q = ~(np.isnan(qm).any(axis=1) | np.isnan(qt).any(axis=1))
+        has_q = _complete(qm, qt)
         present = has_q if weights is None else has_q & (weights > 0)
         if not (present & is_target).any() or not (present & ~is_target).any():
             raise ValueError("quality is missing (NaN) for every target or every non-target "
@@ -350,7 +359,7 @@ class QualityFusion(LogisticFusion):
     def _llr_with_quality(self, X, qm, qt):
         """The affine fusion's LLRs (back-off), replaced by the quality fusion where the quality
         is complete."""
-        has_q = ~(np.isnan(qm).any(axis=1) | np.isnan(qt).any(axis=1))
+        has_q = _complete(qm, qt)
         if has_q.all():
             g, _ = quality_features(qm, qt, self.form, self.features)
             return quality_llr(X, g, self.coef_, self.intercept_, self.quality_coef_,
