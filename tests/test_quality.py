@@ -566,3 +566,30 @@ def test_per_trial_quality_files(tmp_path, capsys):
     got = read_scores(tmp_path / "o1.txt").scores
     Q, _ = trial_quality(models, tests, [], None, trials)
     np.testing.assert_array_equal(got, qf.decision_function(X, quality=Q))
+
+
+def test_monotone_transforms_of_the_measures():
+    """"log" and "logit" equal fitting on the transformed values by hand (no transform)."""
+    X, y, Q = _trials(n=1500, M=2, seed=30)
+    P = np.column_stack([Q[:, 0], Q[:, 1] / 61, Q[:, 2], Q[:, 3] / 61])  # a probability
+    manual = np.column_stack([np.log(P[:, 0]), logit(P[:, 1]), np.log(P[:, 2]),
+                              logit(P[:, 3])])
+    a = QualityFusion(form="scale", quality_transform=["log", "logit"]).fit(X, y, quality=P)
+    b = QualityFusion(form="scale").fit(X, y, quality=manual)
+    np.testing.assert_allclose(a.decision_function(X, quality=P),
+                               b.decision_function(X, quality=manual), rtol=1e-10, atol=1e-10)
+    bad = P.copy()
+    bad[4, 1] = 1.0
+    with pytest.raises(ValueError, match="logit transform needs values in"):
+        a.decision_function(X, quality=bad)
+
+
+def test_docstring_examples():
+    import doctest
+
+    import focal.core.quality
+    import focal.estimators.quality as module
+
+    result = doctest.testmod(module)
+    assert result.failed == 0 and result.attempted >= 5
+    assert doctest.testmod(focal.core.quality).failed == 0

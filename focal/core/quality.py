@@ -40,6 +40,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.special import logit
 
 from .logistic import DEFAULT_REG, fit_logistic
 
@@ -48,7 +49,7 @@ __all__ = ["FORMS", "FEATURES", "TRANSFORMS", "QualityModel", "transform_quality
 
 FORMS = ("bilinear", "linear", "scale")
 FEATURES = ("minmax", "sides")
-TRANSFORMS = ("log",)
+TRANSFORMS = ("log", "logit")
 
 _SUBSAMPLE = 1 << 16  # trials in the warm-start subsample of large problems
 
@@ -60,8 +61,10 @@ def transform_quality(q, transforms, names):
     ----------
     q : ndarray of float, shape (n_trials, M)
         Quality values of one side; NaN marks a missing value. Not modified.
-    transforms : sequence of (None or "log"), length M
-        ``"log"``: natural log (the values must be positive), None: the values as they are.
+    transforms : sequence of (None, "log" or "logit"), length M
+        ``"log"``: natural log (the values must be positive, e.g. durations); ``"logit"``:
+        ``log(q / (1 - q))`` (the values must be in (0, 1), e.g. language or channel
+        posteriors); None: the values as they are.
     names : sequence of str, length M
         Measure names, for error messages.
 
@@ -81,6 +84,14 @@ def transform_quality(q, transforms, names):
                                  f"{col[row]!r} (trial {row}): its log transform needs positive "
                                  "values (NaN marks a missing value)")
             np.log(col, out=col)
+        elif how == "logit":
+            bad = (col <= 0) | (col >= 1)
+            if bad.any():
+                row = int(np.flatnonzero(bad)[0])
+                raise ValueError(f"quality measure {name!r} has the value {col[row]!r} (trial "
+                                 f"{row}): its logit transform needs values in (0, 1) (NaN "
+                                 "marks a missing value)")
+            col[:] = logit(col)
     return out
 
 

@@ -99,10 +99,11 @@ class QualityFusion(LogisticFusion):
         Names of the M quality measures (e.g. ``["duration"]``): the DataFrame columns are
         ``model_<name>`` and ``test_<name>``. Default: every ``model_*`` column with a ``test_*``
         partner (DataFrames), or ``q0, q1, ...`` (arrays).
-    quality_transform : None, "log" or list of (None or "log"), default None
+    quality_transform : None, "log", "logit" or a list of them, default None
         Monotone transform of each measure before the features are formed: ``"log"`` for
         durations or other positive ratio-scale measures (in any unit: a change of unit is
-        absorbed by the weights). One value applies to every measure.
+        absorbed by the weights), ``"logit"`` for probabilities such as language or channel
+        posteriors. One value applies to every measure.
     features : {"minmax", "sides"}, default "minmax"
         Quality features ``f`` of the "linear" and "scale" forms: per measure ``min`` and
         ``max`` of the two sides (symmetric: swapping model and test changes nothing), or the
@@ -196,7 +197,8 @@ class QualityFusion(LogisticFusion):
         t = self.quality_transform
         items = [t] if t is None or isinstance(t, str) else list(t)
         if any(v is not None and v not in TRANSFORMS for v in items):
-            raise ValueError(f"quality_transform must be None, 'log' or a list of them, got {t!r}")
+            raise ValueError(f"quality_transform must be None, 'log', 'logit' or a list of "
+                             f"them, got {t!r}")
         if t is None or isinstance(t, str):
             return [t] * (M or 0)
         if M is not None and len(items) != M:
