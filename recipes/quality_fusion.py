@@ -17,7 +17,8 @@ trained on dev by prior-weighted logistic regression at P_target (thesis eqs. 8.
 - ``scale``: ``form="scale"``: the min / max log durations move the offset *and* every weight.
 
 It prints Cllr, minCllr, EER and actual / minimum DCF on eval, then the actual DCF by duration
-bucket (the shorter side of the trial), and writes ``dcf_by_duration.png`` (actual DCF per bucket,
+bucket (the shorter side of the trial), then fits data simulated with a known duration-dependent
+slope and offset and prints the truth, the estimates and both fusions' eval Cllr, and writes ``dcf_by_duration.png`` (actual DCF per bucket,
 minimum DCF as the floor), ``nbe_short.png`` and ``nbe_long.png`` (normalized Bayes error-rate
 on the shortest and longest trials) and ``llr_vs_score.png`` (the fused LLR against the first
 system's score, colored by duration) into ``--out`` (default: a new temporary folder).
@@ -56,6 +57,40 @@ def load(key_path, score_paths, quality_path):
     X, y, models, tests = align_trials(read_key(key_path), *(read_scores(p) for p in score_paths))
     Q, _ = trial_quality(models, tests, read_quality(quality_path), ["duration"])
     return X, y, Q
+
+
+def _simulate(rng, n, truth):
+    """One system's scores and labels whose LLR is (a0 + a1 L) s + (b0 + b1 L), with L the log
+    of the shorter side's duration: the labels are drawn from the posterior at prior 1/2."""
+    durations = np.exp(rng.uniform(np.log(3), np.log(120), size=(n, 2)))
+    L = np.log(durations.min(axis=1))
+    s = rng.normal(scale=2.0, size=n)
+    llr = (truth[0] + truth[1] * L) * s + truth[2] + truth[3] * L
+    y = rng.random(n) < 1 / (1 + np.exp(-llr))
+    return s[:, None], y, durations
+
+
+def known_drift(p, n=100_000, truth=(-0.1, 0.45, 1.5, -0.8)):
+    """Fit the scale form to data with a known duration-dependent slope and offset; print the
+    truth, the estimates and the eval Cllr of the affine and the quality fusion."""
+    rng = np.random.default_rng(2010)
+    s, y, dur = _simulate(rng, n, truth)
+    qf = QualityFusion(form="scale", measures=["duration"], quality_transform="log",
+                       p_target=0.5).fit(s, y, quality=dur)
+    lin = LogisticFusion(p_target=0.5).fit(s, y)
+    # the prior-weighted optimum moves the offset by logit(1/2) - logit(proportion of targets)
+    shift = -np.log(y.mean() / (1 - y.mean()))
+    got = (qf.coef_[0], qf.scale_coef_[0, 0], qf.intercept_ - shift, qf.quality_coef_[0])
+    print(f"\nSimulation ({n:,} trials): LLR = (a0 + a1 L) s + b0 + b1 L, L = log of the shorter "
+          "side's duration (s)")
+    print("  " + "  ".join(f"{name} true {t:+.3f} fitted {g:+.3f}" for name, t, g in
+                           zip(("a0", "a1", "b0", "b1"), truth, got)))
+    print(f"  (and {qf.scale_coef_[0, 1]:+.3f}, {qf.quality_coef_[1]:+.3f} on the longer side's "
+          "log duration, truly 0)")
+    s2, y2, dur2 = _simulate(rng, n, truth)
+    c_lin = cllr(*from_labels(lin.decision_function(s2), y2))
+    c_q = cllr(*from_labels(qf.decision_function(s2, quality=dur2), y2))
+    print(f"  eval Cllr: affine calibration {c_lin:.4f}, quality (scale) {c_q:.4f}\n")
 
 
 def main(argv=None):
@@ -136,6 +171,8 @@ def main(argv=None):
         print(f"    {seconds:4.0f} s: " + ", ".join(f"sys{k + 1} {v:.4g}" for k, v in
                                                   enumerate(w))
               + f"; offset {sc.intercept_ + f @ sc.quality_coef_:.3f} nats")
+
+    known_drift(p)
 
     if plots is None:
         print(NO_FIGURES)
