@@ -18,10 +18,11 @@ trained on dev by prior-weighted logistic regression at P_target (thesis eqs. 8.
 
 It prints Cllr, minCllr, EER and actual / minimum DCF on eval, then the actual DCF by duration
 bucket (the shorter side of the trial), then fits data simulated with a known duration-dependent
-slope and offset and prints the truth, the estimates and both fusions' eval Cllr, and writes ``dcf_by_duration.png`` (actual DCF per bucket,
-minimum DCF as the floor), ``nbe_short.png`` and ``nbe_long.png`` (normalized Bayes error-rate
-on the shortest and longest trials) and ``llr_vs_score.png`` (the fused LLR against the first
-system's score, colored by duration) into ``--out`` (default: a new temporary folder).
+slope and offset and prints the truth, the estimates and both fusions' eval Cllr. It writes
+``dcf_by_duration.png`` (actual DCF per bucket, minimum DCF as the floor), ``nbe_short.png`` and
+``nbe_long.png`` (normalized Bayes error-rate on the shortest and longest trials) and
+``llr_vs_score.png`` (the fused LLR against the first system's score, colored by duration) into
+``--out`` (default: a new temporary folder).
 Quality files have a header ``segment duration`` and one line per enrolment or test segment.
 """
 
