@@ -506,6 +506,11 @@ def test_focal_apply_with_quality_files(tmp_path, capsys):
     got = np.array([expected[(m, t)] for m, t in zip(written.models.tolist(),
                                                       written.tests.tolist())])
     np.testing.assert_array_equal(written.scores, got)
+    bad = tmp_path / "bad.txt"
+    bad.write_text("\n".join(kept[:5] + [kept[5].split()[0] + " 0.0"] + kept[6:]) + "\n")
+    status = main(["apply", str(model), *map(str, systems), "--align", "--quality", str(bad),
+                   "-o", str(tmp_path / "z.scores")])
+    assert status != 0 and f"{bad}:6: duration 0.0 is not positive" in capsys.readouterr().err
     status = main(["apply", str(model), *map(str, systems), "--align", "-o",
                    str(tmp_path / "x.scores")])
     assert status != 0 and "give --quality" in capsys.readouterr().err

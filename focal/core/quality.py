@@ -81,14 +81,14 @@ def transform_quality(q, transforms, names):
             if bad.any():
                 row = int(np.flatnonzero(bad)[0])
                 raise ValueError(f"quality measure {name!r} has the non-positive value "
-                                 f"{col[row]!r} (trial {row}): its log transform needs positive "
+                                 f"{float(col[row])!r} (trial {row}): its log transform needs positive "
                                  "values (NaN marks a missing value)")
             np.log(col, out=col)
         elif how == "logit":
             bad = (col <= 0) | (col >= 1)
             if bad.any():
                 row = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"quality measure {name!r} has the value {col[row]!r} (trial "
+                raise ValueError(f"quality measure {name!r} has the value {float(col[row])!r} (trial "
                                  f"{row}): its logit transform needs values in (0, 1) (NaN "
                                  "marks a missing value)")
             col[:] = logit(col)

@@ -17,11 +17,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from typing import NamedTuple
+
 from ._ids import as_id_array, match_ids
 from .multiclass import read_multiclass_scores
 
-__all__ = ["read_quality", "read_trial_quality", "trial_quality", "quality_step",
-           "apply_quality_model"]
+__all__ = ["QualityTable", "read_quality", "read_trial_quality", "trial_quality",
+           "check_transformable", "quality_step", "apply_quality_model"]
 
 
 def read_quality(*paths):
@@ -34,9 +36,9 @@ def read_quality(*paths):
 
     Returns
     -------
-    list of (segments, values, names) tuples
+    list of QualityTable
         One per file: segment ids (bytes), values of shape (n_segments, n_measures), measure
-        names.
+        names, the path and the line of each segment (for error messages).
     """
     tables, seen = [], {}
     for path in paths:
@@ -45,8 +47,41 @@ def read_quality(*paths):
             if name in seen:
                 raise ValueError(f"{t.path}:1: measure {name!r} is also in {seen[name]}")
             seen[name] = t.path
-        tables.append((as_id_array(t.segments, "segments"), t.llh, tuple(t.classes)))
+        tables.append(QualityTable(as_id_array(t.segments, "segments"), t.llh,
+                                   tuple(t.classes), t.path, t.lines))
     return tables
+
+
+class QualityTable(NamedTuple):
+    """Per-segment quality values of one file (:func:`read_quality`)."""
+
+    segments: np.ndarray
+    values: np.ndarray
+    names: tuple
+    path: str
+    lines: object
+
+
+def check_transformable(tables, trials, measures, transforms):
+    """Refuse, with ``path:line``, a value that a measure's transform cannot take (a
+    non-positive value under "log", one outside (0, 1) under "logit"), before any work."""
+    allowed = {"log": (lambda v: v > 0, "positive"),
+               "logit": (lambda v: (v > 0) & (v < 1), "in (0, 1)")}
+    for name, how in zip(measures, transforms):
+        if how not in allowed:
+            continue
+        ok, what = allowed[how]
+        sources = [(t.values[:, t.names.index(name)], t.path, t.lines) for t in tables
+                   if name in t.names]
+        sources += [(trials[c].scores, trials[c].path, trials[c].lines)
+                    for c in (f"model_{name}", f"test_{name}") if c in (trials or {})]
+        for values, path, lines in sources:
+            bad = np.flatnonzero(~ok(values))
+            if bad.size:
+                row = int(bad[0])
+                where = f"{path}:{lines.line(row)}" if lines is not None else path
+                raise ValueError(f"{where}: {name} {float(values[row])!r} is not {what}: the model "
+                                 f"takes its {how}")
 
 
 def read_trial_quality(columns):
@@ -79,8 +114,8 @@ def _locate(tables, measures, trials=None):
     """{measure: (file index, column)} and the measures asked for (default: all), checked:
     each side of each measure must be in a segment table or a per-trial file."""
     where = {}
-    for t, (_, _, names) in enumerate(tables):
-        for j, name in enumerate(names):
+    for t, table in enumerate(tables):
+        for j, name in enumerate(table.names):
             where[name] = (t, j)
     trials = trials or {}
     if measures is None:
@@ -137,7 +172,7 @@ def trial_quality(models, tests, tables, measures=None, trials=None):
         if name not in where:
             continue
         t, j = where[name]
-        segments, values, _ = tables[t]
+        segments, values = tables[t].segments, tables[t].values
         if t not in rows:
             rows[t] = [match_ids(*_same_width(side, segments)) for side in (models, tests)]
         for s, index in enumerate(rows[t]):
@@ -203,6 +238,7 @@ def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=Non
     trials = read_trial_quality(trial_paths or {})
     measures = list(fusion.measures_)
     _locate(tables, measures, trials)  # every measure is in the files, before any work
+    check_transformable(tables, trials, measures, fusion._transforms(len(measures)))
     rest = model[1:] if hasattr(model, "steps") and len(model.steps) > 1 else None
 
     n_backoff = 0
