@@ -330,7 +330,7 @@ def _load_text(text):
     ({"measures": ["a", "a"]}, None, "distinct"),
     ({}, "odd", "shape"),
     ({}, "rows", "quality has"),
-    ({"quality_transform": "log"}, "zero", "non-positive"),
+    ({"quality_transform": "log"}, "zero", "log transform needs positive values"),
     ({}, "inf", "infinity"),
     ({}, "absent", "needs quality measures"),
     ({}, "all-nan", "missing"),

@@ -76,21 +76,18 @@ def transform_quality(q, transforms, names):
     out = np.array(q, dtype=np.float64, order="F")
     for i, (how, name) in enumerate(zip(transforms, names)):
         col = out[:, i]
+        if how is None:
+            continue
+        bad = (col <= 0) if how == "log" else (col <= 0) | (col >= 1)
+        if bad.any():
+            row = int(np.flatnonzero(bad)[0])
+            need = "positive values" if how == "log" else "values in (0, 1)"
+            raise ValueError(f"quality measure {name!r} has the value {float(col[row])!r} "
+                             f"(trial {row}): its {how} transform needs {need} (NaN marks a "
+                             "missing value)")
         if how == "log":
-            bad = col <= 0
-            if bad.any():
-                row = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"quality measure {name!r} has the non-positive value "
-                                 f"{float(col[row])!r} (trial {row}): its log transform needs positive "
-                                 "values (NaN marks a missing value)")
             np.log(col, out=col)
-        elif how == "logit":
-            bad = (col <= 0) | (col >= 1)
-            if bad.any():
-                row = int(np.flatnonzero(bad)[0])
-                raise ValueError(f"quality measure {name!r} has the value {float(col[row])!r} (trial "
-                                 f"{row}): its logit transform needs values in (0, 1) (NaN "
-                                 "marks a missing value)")
+        else:
             col[:] = logit(col)
     return out
 
