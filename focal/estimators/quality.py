@@ -171,8 +171,9 @@ class QualityFusion(LogisticFusion):
     # -- parameters and input -------------------------------------------------------------------
 
     def _check_params(self):
-        """Validated (p_target, reg, tol, max_iter, form, features); a ValueError names a bad
-        one. ``measures`` and ``quality_transform`` are checked against the data in ``fit``."""
+        """Validated (p_target, reg, tol, max_iter); ``form``, ``features``, ``measures`` and
+        ``quality_transform`` are checked too (the last against the data's measures in ``fit``).
+        A ValueError names a bad one."""
         p = check_probability(self.p_target, "p_target")
         reg = check_non_negative(self.reg, "reg")
         tol = check_non_negative(self.tol, "tol", strict=True)
