@@ -22,3 +22,7 @@ __all__ = [
     "GaussianBackend", "MulticlassFusion", "stack_systems",
     "QualityFusion",
 ]
+
+from .fusion import UnboundedObjectiveWarning  # noqa: E402
+
+__all__ += ["UnboundedObjectiveWarning"]
