@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+import os
 from typing import NamedTuple
 
 from ._ids import as_id_array, match_ids
@@ -215,8 +216,8 @@ def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=Non
         Per-trial quality files ``{"model_<m>": path, "test_<m>": path}`` (lines ``model test
         value``, :func:`read_trial_quality`), for sides not in ``quality_paths``.
     **options
-        Passed to :func:`focal.io.apply_to_files` (``chunk_size``, ``on_mismatch``,
-        ``missing``, ...).
+        ``chunk_size``, and ``on_mismatch`` / ``missing`` / ``threads`` as in
+        :func:`focal.io.apply_to_files`.
 
     Returns
     -------
@@ -225,7 +226,8 @@ def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=Non
     n_backoff : int
         How many of them had a missing measure (and got the affine back-off fusion's LLR).
     """
-    from .stream import apply_to_files
+    from .._files import check_output
+    from .stream import open_inputs, output_format, write_applied
 
     fusion = quality_step(model)
     if fusion is None:
@@ -250,5 +252,11 @@ def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=Non
         llr = fusion.transform(X, quality=Q)
         return llr if rest is None else rest.transform(llr)
 
-    n = apply_to_files(transform, inputs, output, kind="binary", with_ids=True, **options)
+    chunk_size = options.pop("chunk_size", 1 << 16)
+    inputs = [os.fspath(p) for p in inputs]
+    check_output(os.fspath(output), inputs)
+    with open_inputs(inputs, kind="binary", **options) as files:
+        n = write_applied(transform, files.chunks(chunk_size), os.fspath(output),
+                          output_format(files.layouts[0]), inputs=inputs, with_ids=True,
+                          allow_infinite=False, path=inputs[0])
     return n, n_backoff
