@@ -609,3 +609,13 @@ def test_docstring_examples():
     result = doctest.testmod(module)
     assert result.failed == 0 and result.attempted >= 5
     assert doctest.testmod(focal.core.quality).failed == 0
+
+
+def test_pos_label_names_the_target_class():
+    X, y, Q = _trials(n=600, seed=40)
+    words = np.where(y == 1, "genuine", "impostor")
+    a = QualityFusion(quality_transform="log", pos_label="genuine").fit(X, words, quality=Q)
+    b = QualityFusion(quality_transform="log").fit(X, y, quality=Q)
+    assert list(a.classes_) == ["impostor", "genuine"]
+    np.testing.assert_array_equal(a.decision_function(X, quality=Q),
+                                  b.decision_function(X, quality=Q))

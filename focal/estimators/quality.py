@@ -108,7 +108,7 @@ class QualityFusion(LogisticFusion):
         Quality features ``f`` of the "linear" and "scale" forms: per measure ``min`` and
         ``max`` of the two sides (symmetric: swapping model and test changes nothing), or the
         model side and the test side.
-    p_target, reg, tol, max_iter
+    p_target, reg, tol, max_iter, pos_label
         As in :class:`~focal.estimators.fusion.LogisticFusion`; the penalty ``reg`` acts on every
         weight, the quality ones included, in standardized units (its scale does not matter).
 
@@ -158,7 +158,8 @@ class QualityFusion(LogisticFusion):
     """
 
     def __init__(self, form="bilinear", measures=None, quality_transform=None,
-                 features="minmax", p_target=0.5, reg=DEFAULT_REG, tol=1e-10, max_iter=100):
+                 features="minmax", p_target=0.5, reg=DEFAULT_REG, tol=1e-10, max_iter=100,
+                 pos_label=None):
         self.form = form
         self.measures = measures
         self.quality_transform = quality_transform
@@ -167,6 +168,7 @@ class QualityFusion(LogisticFusion):
         self.reg = reg
         self.tol = tol
         self.max_iter = max_iter
+        self.pos_label = pos_label
 
     # -- parameters and input -------------------------------------------------------------------
 
@@ -297,7 +299,8 @@ class QualityFusion(LogisticFusion):
         X, qm, qt, measures = self._split(X, quality, fitting=True)
         X, y = validate_data(self, X, y, dtype=np.float64)
         self._check_rows(X, qm)
-        linear = LogisticFusion(p_target=p, reg=reg, tol=tol, max_iter=max_iter)
+        linear = LogisticFusion(p_target=p, reg=reg, tol=tol, max_iter=max_iter,
+                                pos_label=self.pos_label)
         linear.fit(X, y, sample_weight)
         is_target = y == linear.classes_[1]
         weights = None if sample_weight is None else as_sample_weight(sample_weight, X.shape[0])
