@@ -14,6 +14,7 @@ import numpy as np
 from scipy.special import expit
 
 from ..core.priors import effective_log_odds
+from ..core.rocch import Threshold
 from ..core.validation import check_positive, check_probability
 from .binary import BinaryScores
 
@@ -23,7 +24,12 @@ __all__ = ["OperatingPointResult", "CalibrationReport", "calibration_report",
 
 @dataclass(frozen=True)
 class OperatingPointResult:
-    """Actual and minimum normalized DCF at one operating point (P_target, C_miss, C_fa)."""
+    """Actual and minimum normalized DCF at one operating point (P_target, C_miss, C_fa).
+
+    ``min_dcf_threshold`` is the score threshold where the minimum is attained (accept iff
+    score >= ``min_dcf_threshold.value``; ``low`` / ``high`` span equally optimal ones), see
+    :meth:`focal.core.ROCCH.min_dcf_threshold`.
+    """
 
     p_target: float
     c_miss: float
@@ -31,6 +37,7 @@ class OperatingPointResult:
     effective_prior: float
     act_dcf: float
     min_dcf: float
+    min_dcf_threshold: Threshold | None = None
 
     @property
     def calibration_loss(self) -> float:
@@ -51,6 +58,9 @@ class CalibrationReport:
         at ``p_target`` (1 = uninformative): bits for the classical ``p_target = 0.5``.
     eer : float
         ROCCH-EER, a fraction.
+    eer_threshold : focal.core.Threshold or None
+        Score threshold at the EER (:attr:`focal.core.ROCCH.eer_threshold`), on the scale of
+        the scores analysed.
     prbep : float
         Precision-recall break-even point, an absolute error count (thesis 7.3.8).
     p_target : float
@@ -69,6 +79,7 @@ class CalibrationReport:
     prbep: float
     operating_points: tuple = ()
     name: str = ""
+    eer_threshold: Threshold | None = None
 
     @property
     def calibration_loss(self) -> float:
@@ -86,6 +97,7 @@ class CalibrationReport:
             "min_cllr": self.min_cllr,
             "calibration_loss": self.calibration_loss,
             "eer": self.eer,
+            **_threshold_items("eer_threshold", self.eer_threshold),
             "prbep": self.prbep,
             "operating_points": [
                 {
@@ -96,6 +108,7 @@ class CalibrationReport:
                     "act_dcf": op.act_dcf,
                     "min_dcf": op.min_dcf,
                     "calibration_loss": op.calibration_loss,
+                    **_threshold_items("min_dcf_threshold", op.min_dcf_threshold),
                 }
                 for op in self.operating_points
             ],
@@ -126,7 +139,28 @@ class CalibrationReport:
                 lines.append(f"    {op.p_target:<10.4g}{op.c_miss:>8.4g}{op.c_fa:>8.4g}"
                              f"  {op.effective_prior:<10.4g}{op.act_dcf:>8.4f} "
                              f"{op.min_dcf:>8.4f} {op.calibration_loss:>8.4f}")
+        thresholds = [("EER", self.eer_threshold)] + [
+            (f"minDCF {op.p_target:g}:{op.c_miss:g}:{op.c_fa:g}", op.min_dcf_threshold)
+            for op in self.operating_points]
+        if any(thr is not None for _, thr in thresholds):
+            lines.append("  score thresholds (accept iff score >= t; [low, high] when not unique)")
+            lines.extend(f"    {label:<24}{_format_threshold(thr)}"
+                         for label, thr in thresholds if thr is not None)
         return "\n".join(lines)
+
+
+def _threshold_items(key: str, thr) -> dict:
+    """``{key: value, key + "_interval": [low, high]}`` of a Threshold, nothing for None."""
+    if thr is None:
+        return {}
+    return {key: thr.value, f"{key}_interval": [thr.low, thr.high]}
+
+
+def _format_threshold(thr) -> str:
+    text = f"{thr.value:>12.6g}"
+    if thr.low != thr.high:
+        text += f"  in [{thr.low:.6g}, {thr.high:.6g}]"
+    return text
 
 
 def check_operating_point(op, where: str):
@@ -177,7 +211,8 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
     Examples
     --------
     An uninformative system (every LLR 0): Cllr = minCllr = 1 bit, no calibration loss, EER 50 %,
-    and at P_target = 0.01 it rejects everything (actual DCF = 1 = the default's cost).
+    and at P_target = 0.01 it rejects everything (actual DCF = 1 = the default's cost). Its EER
+    is reached only by randomizing between accepting all (threshold 0) and rejecting all (inf).
 
     >>> from focal.metrics import calibration_report, from_labels
     >>> print(calibration_report(*from_labels([0.0, 0.0, 0.0, 0.0], [1, 0, 1, 0]), name="flat"))
@@ -191,6 +226,9 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
       normalized DCF
         P_target    C_miss    C_fa  eff. prior  actDCF   minDCF     loss
         0.01             1       1  0.01        1.0000   1.0000   0.0000
+      score thresholds (accept iff score >= t; [low, high] when not unique)
+        EER                                0  in [0, inf]
+        minDCF 0.01:1:1                  inf
     """
     p = check_probability(p_target)
     points = _operating_points(operating_points)
@@ -221,6 +259,7 @@ def _report(scores: BinaryScores, points, p, name) -> CalibrationReport:
             effective_prior=float(expit(effective_log_odds(pt, cm, cf))),
             act_dcf=scores.dcf(pt, cm, cf),
             min_dcf=scores.min_dcf(pt, cm, cf),
+            min_dcf_threshold=scores.hull.min_dcf_threshold(pt, cm, cf),
         )
         for pt, cm, cf in points
     ]
@@ -232,6 +271,7 @@ def _report(scores: BinaryScores, points, p, name) -> CalibrationReport:
         cllr=scores.cllr(p),
         min_cllr=hull.min_cllr(p),
         eer=hull.eer,
+        eer_threshold=hull.eer_threshold,
         prbep=hull.prbep,
         operating_points=tuple(results),
         name=str(name),
