@@ -20,6 +20,7 @@ from .binary import (
     pav_llr,
     rocch,
 )
+from .bootstrap import BootstrapInterval, bootstrap_ci, bootstrap_ci_multiclass
 from .lre import CavgSweep, SubsetAnalysis, cavg, cavg_sweep, subset_analysis
 from .multiclass import (
     AlbayzinMeasures,
@@ -49,4 +50,5 @@ __all__ = [
     "AlbayzinMeasures", "affine_calibration", "detection_llrs", "detection_analysis",
     "DetectionAnalysis", "pairwise_analysis", "PairwiseAnalysis", "cavg", "cavg_sweep",
     "CavgSweep", "subset_analysis", "SubsetAnalysis",
+    "BootstrapInterval", "bootstrap_ci", "bootstrap_ci_multiclass",
 ]

@@ -7,7 +7,7 @@ DCF at chosen operating points (SWS plan eqs. 8-10, thesis eq. 7.21).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -58,9 +58,6 @@ class CalibrationReport:
         at ``p_target`` (1 = uninformative): bits for the classical ``p_target = 0.5``.
     eer : float
         ROCCH-EER, a fraction.
-    eer_threshold : focal.core.Threshold or None
-        Score threshold at the EER (:attr:`focal.core.ROCCH.eer_threshold`), on the scale of
-        the scores analysed.
     prbep : float
         Precision-recall break-even point, an absolute error count (thesis 7.3.8).
     p_target : float
@@ -68,6 +65,12 @@ class CalibrationReport:
     operating_points : tuple of OperatingPointResult
         In the order given.
     name : str
+    eer_threshold : focal.core.Threshold or None
+        Score threshold at the EER (:attr:`focal.core.ROCCH.eer_threshold`), on the scale of
+        the scores analysed.
+    intervals : tuple of BootstrapInterval
+        Bootstrap confidence intervals of Cllr, minCllr, EER and each actual / minimum DCF, when
+        asked for (``confidence=`` of :func:`calibration_report`).
     """
 
     n_targets: int
@@ -80,6 +83,7 @@ class CalibrationReport:
     operating_points: tuple = ()
     name: str = ""
     eer_threshold: Threshold | None = None
+    intervals: tuple = ()
 
     @property
     def calibration_loss(self) -> float:
@@ -112,6 +116,7 @@ class CalibrationReport:
                 }
                 for op in self.operating_points
             ],
+            **({"intervals": [iv.to_dict() for iv in self.intervals]} if self.intervals else {}),
         }
 
     def __str__(self) -> str:
@@ -146,6 +151,12 @@ class CalibrationReport:
             lines.append("  score thresholds (accept iff score >= t; [low, high] when not unique)")
             lines.extend(f"    {label:<24}{_format_threshold(thr)}"
                          for label, thr in thresholds if thr is not None)
+        if self.intervals:
+            first = self.intervals[0]
+            lines.append(f"  {100 * first.confidence:g} % confidence intervals ({first.resampling} "
+                         f"bootstrap, {first.n_bootstrap} replicates)")
+            lines.extend(f"    {iv.measure:<24}{iv.estimate:>10.4f}  [{iv.low:.4f}, {iv.high:.4f}]"
+                         for iv in self.intervals)
         return "\n".join(lines)
 
 
@@ -181,7 +192,8 @@ def check_operating_point(op, where: str):
 
 
 def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=0.5,
-                       name: str = "") -> CalibrationReport:
+                       name: str = "", *, confidence=None, n_bootstrap=1000, tar_clusters=None,
+                       non_clusters=None, random_state=None, n_jobs=None) -> CalibrationReport:
     """Analyse the calibration of natural-log LLRs ``(tar, non)``, sorting and pooling once.
 
     Cllr, minCllr (Cllr after PAV) and the calibration loss Cllr - minCllr (thesis sec. 7.7.4),
@@ -202,6 +214,13 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
         values the normalized cross-entropy C_nxe of SWS plan eq. 40.
     name : str
         Label printed in the report's title.
+    confidence : float, optional
+        With a coverage such as 0.95, add bootstrap confidence intervals of Cllr, minCllr, EER
+        and every actual / minimum DCF (:func:`focal.metrics.bootstrap_ci`, all from the same
+        replicates).
+    n_bootstrap, tar_clusters, non_clusters, random_state, n_jobs
+        Replicates, cluster labels (speaker / model / test, or a (model, test) pair for two-way
+        resampling), seed and workers of the bootstrap, as in :func:`focal.metrics.bootstrap_ci`.
 
     Returns
     -------
@@ -232,7 +251,17 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
     """
     p = check_probability(p_target)
     points = _operating_points(operating_points)
-    return _report(BinaryScores(tar, non), points, p, name)
+    report = _report(BinaryScores(tar, non), points, p, name)
+    if confidence is None:
+        return report
+    from .bootstrap import bootstrap_ci
+
+    measures = [("cllr", p), ("min_cllr", p), "eer"] + [
+        (kind, *op) for op in points for kind in ("dcf", "min_dcf")]
+    intervals = bootstrap_ci(measures, tar, non, n_bootstrap=n_bootstrap, confidence=confidence,
+                             tar_clusters=tar_clusters, non_clusters=non_clusters,
+                             random_state=random_state, n_jobs=n_jobs)
+    return replace(report, intervals=tuple(intervals))
 
 
 def calibration_report_of(scores: BinaryScores, operating_points=((0.01, 1.0, 1.0),),
