@@ -42,6 +42,10 @@ __all__ = [
     "eer_scorer",
     "save",
     "load",
+    "CalibratedClassifier",
+    "cmce_scorer",
+    "multiclass_cllr_scorer",
+    "cavg_scorer",
 ]
 
 # Estimators (and with them scikit-learn) load on first use, so that ``import focal`` stays
@@ -55,6 +59,8 @@ _LAZY = {
                  "stack_systems")
 }
 _LAZY.update(save="focal.persistence", load="focal.persistence")
+_LAZY.update({name: "focal.estimators" for name in (
+    "CalibratedClassifier", "cmce_scorer", "multiclass_cllr_scorer", "cavg_scorer")})
 
 
 def __getattr__(name):

@@ -2,12 +2,17 @@
 ``name_`` attributes (DESIGN.md, "Layers")."""
 
 from .backend import GaussianBackend
+from .calibrated import CalibratedClassifier
 from .calibration import PAVCalibrator, ROCCH
 from .fusion import LinearCalibrator, LogisticFusion, PerfectSeparationWarning
 from .multiclass import MulticlassFusion, stack_systems
 from .scorers import (
+    LLHScorer,
     LLRScorer,
+    cavg_scorer,
     cllr_scorer,
+    cmce_scorer,
+    multiclass_cllr_scorer,
     dcf_scorer,
     eer_scorer,
     min_cllr_scorer,
@@ -19,4 +24,5 @@ __all__ = [
     "LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
     "LLRScorer", "cllr_scorer", "min_cllr_scorer", "dcf_scorer", "min_dcf_scorer", "eer_scorer",
     "GaussianBackend", "MulticlassFusion", "stack_systems",
+    "CalibratedClassifier", "LLHScorer", "cmce_scorer", "multiclass_cllr_scorer", "cavg_scorer",
 ]

@@ -298,7 +298,7 @@ def _run(evaluator, resampler, n_bootstrap, random_state, n_jobs):
     def one(child, size):
         return evaluator.values(resampler.draw(np.random.default_rng(child), size))
 
-    blocks = Parallel(n_jobs=n_jobs, prefer="threads")(
+    blocks = Parallel(n_jobs=n_jobs, prefer="processes")(
         delayed(one)(c, s) for c, s in zip(children, sizes))
     return np.concatenate(blocks, axis=0)
 
