@@ -43,6 +43,7 @@ __all__ = [
     "save",
     "load",
     "CalibratedClassifier",
+    "ScoreNormalizer",
     "cmce_scorer",
     "multiclass_cllr_scorer",
     "cavg_scorer",
@@ -60,7 +61,8 @@ _LAZY = {
 }
 _LAZY.update(save="focal.persistence", load="focal.persistence")
 _LAZY.update({name: "focal.estimators" for name in (
-    "CalibratedClassifier", "cmce_scorer", "multiclass_cllr_scorer", "cavg_scorer")})
+    "CalibratedClassifier", "ScoreNormalizer", "cmce_scorer", "multiclass_cllr_scorer",
+    "cavg_scorer")})
 
 
 def __getattr__(name):

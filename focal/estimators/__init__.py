@@ -6,6 +6,7 @@ from .calibrated import CalibratedClassifier
 from .calibration import PAVCalibrator, ROCCH
 from .fusion import LinearCalibrator, LogisticFusion, PerfectSeparationWarning
 from .multiclass import MulticlassFusion, stack_systems
+from .normalization import ScoreNormalizer
 from .scorers import (
     LLHScorer,
     LLRScorer,
@@ -24,5 +25,5 @@ __all__ = [
     "LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
     "LLRScorer", "cllr_scorer", "min_cllr_scorer", "dcf_scorer", "min_dcf_scorer", "eer_scorer",
     "GaussianBackend", "MulticlassFusion", "stack_systems",
-    "CalibratedClassifier", "LLHScorer", "cmce_scorer", "multiclass_cllr_scorer", "cavg_scorer",
+    "CalibratedClassifier", "ScoreNormalizer", "LLHScorer", "cmce_scorer", "multiclass_cllr_scorer", "cavg_scorer",
 ]
