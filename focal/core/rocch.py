@@ -110,21 +110,25 @@ class ROCCH:
         self.llr = pav_result.llr
 
     # -- points where the hull crosses a line through the origin ------------------------
-    def _side_of_line(self, alpha: int, beta: int) -> np.ndarray:
-        """``alpha * misses - beta * false_alarms`` at every vertex, exact (strictly increasing)."""
-        m, f = self.n_misses, self.n_false_alarms
+    def _side_of_line(self, alpha: int, beta: int, m=None, f=None) -> np.ndarray:
+        """``alpha * misses - beta * false_alarms`` at every vertex (or at the points of counts
+        ``m, f``), exact (strictly increasing)."""
+        if m is None:
+            m, f = self.n_misses, self.n_false_alarms
         if max(self.n_targets, self.n_nontargets, alpha, beta) < _INT64_SAFE:
             return alpha * m - beta * f
         return np.array([alpha * int(a) - beta * int(b) for a, b in zip(m, f)], dtype=object)
 
-    def _crossing_misses(self, alpha: int, beta: int) -> Fraction:
+    def _crossing_misses(self, alpha: int, beta: int, m=None, f=None) -> Fraction:
         """Miss count (exact rational) where the hull meets ``alpha * misses == beta * false_alarms``.
 
         On the segment from vertex (M0, F0) to (M1, F1), with dM = M1 - M0, dF = F0 - F1, the
-        crossing has ``misses = beta (M0 dF + F0 dM) / (alpha dM + beta dF)``.
+        crossing has ``misses = beta (M0 dF + F0 dM) / (alpha dM + beta dF)``. With ``m, f``
+        (the counts of another monotone chain of points, e.g. the steppy ROC), its crossing.
         """
-        m, f = self.n_misses, self.n_false_alarms
-        diff = self._side_of_line(alpha, beta)
+        if m is None:
+            m, f = self.n_misses, self.n_false_alarms
+        diff = self._side_of_line(alpha, beta, m, f)
         k = int(np.argmax(diff >= 0))  # diff[0] = -beta * N_non < 0 and diff[K] > 0
         if diff[k] == 0:
             return Fraction(int(m[k]))
@@ -140,6 +144,23 @@ class ROCCH:
         in [0, 0.5], exact to the last bit (rational arithmetic on the vertex counts).
         """
         return float(self._crossing_misses(self.n_nontargets, self.n_targets) / self.n_targets)
+
+    @property
+    def conventional_eer(self) -> float:
+        """Conventional (non-hull) EER: where the *empirical* ROC, its points joined by straight
+        lines, crosses P_miss = P_fa; a fraction.
+
+        The definition of many papers and toolkits (e.g. scikit-learn's ``roc_curve`` with
+        linear interpolation of the crossing). It is never below the ROCCH-EER
+        (:attr:`eer`, thesis sec. 7.3.7), which interpolates along the convex hull instead: the
+        hull is the best a monotone recalibration of the scores can reach, the empirical ROC
+        what these scores reach with one threshold. The two agree when the crossing point lies
+        on the hull. Exact (rational arithmetic on the counts).
+        """
+        m = np.concatenate(([0], np.cumsum(self.pav.runs_n_tar)))
+        f = self.n_nontargets - np.concatenate(([0], np.cumsum(self.pav.runs_n_non)))
+        crossing = self._crossing_misses(self.n_nontargets, self.n_targets, m, f)
+        return float(crossing / self.n_targets)
 
     @property
     def prbep(self) -> float:

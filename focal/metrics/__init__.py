@@ -21,6 +21,7 @@ from .binary import (
     rocch,
 )
 from .bootstrap import BootstrapInterval, bootstrap_ci, bootstrap_ci_multiclass
+from .sre import SRE_OPERATING_POINTS, CPrimary, c_primary
 from .lre import CavgSweep, SubsetAnalysis, cavg, cavg_sweep, subset_analysis
 from .multiclass import (
     AlbayzinMeasures,
@@ -51,4 +52,5 @@ __all__ = [
     "DetectionAnalysis", "pairwise_analysis", "PairwiseAnalysis", "cavg", "cavg_sweep",
     "CavgSweep", "subset_analysis", "SubsetAnalysis",
     "BootstrapInterval", "bootstrap_ci", "bootstrap_ci_multiclass",
+    "SRE_OPERATING_POINTS", "CPrimary", "c_primary",
 ]

@@ -19,7 +19,7 @@ from ..core.validation import check_positive, check_probability
 from .binary import BinaryScores
 
 __all__ = ["OperatingPointResult", "CalibrationReport", "calibration_report",
-           "calibration_report_of"]
+           "calibration_report_of", "parse_operating_point"]
 
 
 @dataclass(frozen=True)
@@ -71,6 +71,11 @@ class CalibrationReport:
     intervals : tuple of BootstrapInterval
         Bootstrap confidence intervals of Cllr, minCllr, EER and each actual / minimum DCF, when
         asked for (``confidence=`` of :func:`calibration_report`).
+    eer_conventional : float or None
+        The conventional (empirical-ROC) EER, when asked for
+        (:attr:`focal.core.ROCCH.conventional_eer`), beside the ROCCH-EER ``eer``.
+    c_primary : focal.metrics.sre.CPrimary or None
+        NIST SRE C_primary and minimum C_primary, when asked for.
     """
 
     n_targets: int
@@ -84,6 +89,8 @@ class CalibrationReport:
     name: str = ""
     eer_threshold: Threshold | None = None
     intervals: tuple = ()
+    eer_conventional: float | None = None
+    c_primary: object = None
 
     @property
     def calibration_loss(self) -> float:
@@ -101,6 +108,7 @@ class CalibrationReport:
             "min_cllr": self.min_cllr,
             "calibration_loss": self.calibration_loss,
             "eer": self.eer,
+            **({} if self.eer_conventional is None else {"eer_conventional": self.eer_conventional}),
             **_threshold_items("eer_threshold", self.eer_threshold),
             "prbep": self.prbep,
             "operating_points": [
@@ -117,6 +125,7 @@ class CalibrationReport:
                 for op in self.operating_points
             ],
             **({"intervals": [iv.to_dict() for iv in self.intervals]} if self.intervals else {}),
+            **({} if self.c_primary is None else {"c_primary": self.c_primary.to_dict()}),
         }
 
     def __str__(self) -> str:
@@ -132,6 +141,9 @@ class CalibrationReport:
             f"  minCllr (PAV)     {self.min_cllr:9.4f}{unit}",
             f"  calibration loss  {loss:9.4f}{unit}{share}",
             f"  EER (ROCCH)       {100 * self.eer:9.3f} %",
+            *([] if self.eer_conventional is None else [
+                f"  EER (conventional){100 * self.eer_conventional:9.3f} %  (empirical ROC, "
+                "linear interpolation)"]),
             f"  PRBEP             {self.prbep:9.1f} errors (misses = false alarms)",
         ]
         if not at_half:
@@ -151,6 +163,11 @@ class CalibrationReport:
             lines.append("  score thresholds (accept iff score >= t; [low, high] when not unique)")
             lines.extend(f"    {label:<24}{_format_threshold(thr)}"
                          for label, thr in thresholds if thr is not None)
+        if self.c_primary is not None:
+            cp = self.c_primary
+            points = ", ".join(f"{p:g}:{m:g}:{f:g}" for p, m, f in cp.operating_points)
+            lines.append(f"  C_primary{f' ({cp.name.upper()})' if cp.name else ''}  "
+                         f"actual {cp.actual:.4f}  minimum {cp.minimum:.4f}  (mean over {points})")
         if self.intervals:
             first = self.intervals[0]
             lines.append(f"  {100 * first.confidence:g} % confidence intervals ({first.resampling} "
@@ -174,6 +191,19 @@ def _format_threshold(thr) -> str:
     return text
 
 
+def parse_operating_point(text: str, where: str = "operating point"):
+    """``"P_TARGET:C_MISS:C_FA"`` (or a bare ``"P_TARGET"``, unit costs) as three validated floats,
+    the way users write an operating point on a command line (e.g. ``0.01:1:10``)."""
+    fields = str(text).strip().split(":")
+    if len(fields) not in (1, 3):
+        raise ValueError(f"{where} must be P_TARGET or P_TARGET:C_MISS:C_FA, got {text!r}")
+    try:
+        values = [float(f) for f in fields]
+    except ValueError:
+        raise ValueError(f"{where} must be numbers P_TARGET:C_MISS:C_FA, got {text!r}") from None
+    return check_operating_point(values[0] if len(values) == 1 else values, where)
+
+
 def check_operating_point(op, where: str):
     """``op`` (a prior, or ``(P_target, C_miss, C_fa)``) as three validated floats.
 
@@ -192,8 +222,9 @@ def check_operating_point(op, where: str):
 
 
 def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=0.5,
-                       name: str = "", *, confidence=None, n_bootstrap=1000, tar_clusters=None,
-                       non_clusters=None, random_state=None, n_jobs=None) -> CalibrationReport:
+                       name: str = "", *, conventional_eer: bool = False, c_primary=None,
+                       confidence=None, n_bootstrap=1000, tar_clusters=None, non_clusters=None,
+                       random_state=None, n_jobs=None) -> CalibrationReport:
     """Analyse the calibration of natural-log LLRs ``(tar, non)``, sorting and pooling once.
 
     Cllr, minCllr (Cllr after PAV) and the calibration loss Cllr - minCllr (thesis sec. 7.7.4),
@@ -214,6 +245,12 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
         values the normalized cross-entropy C_nxe of SWS plan eq. 40.
     name : str
         Label printed in the report's title.
+    conventional_eer : bool, default False
+        Also report the conventional EER of the empirical ROC
+        (:attr:`focal.core.ROCCH.conventional_eer`) beside the ROCCH-EER.
+    c_primary : str or sequence, optional
+        Also report NIST SRE's C_primary at these operating points: ``"sre16"``, ``"sre21"``,
+        ... or two or more ``(P_target, C_miss, C_fa)`` (:func:`focal.metrics.sre.c_primary`).
     confidence : float, optional
         With a coverage such as 0.95, add bootstrap confidence intervals of Cllr, minCllr, EER
         and every actual / minimum DCF (:func:`focal.metrics.bootstrap_ci`, all from the same
@@ -251,7 +288,17 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
     """
     p = check_probability(p_target)
     points = _operating_points(operating_points)
-    report = _report(BinaryScores(tar, non), points, p, name)
+    scores = BinaryScores(tar, non)
+    report = _report(scores, points, p, name)
+    extra = {}
+    if conventional_eer:
+        extra["eer_conventional"] = scores.hull.conventional_eer
+    if c_primary is not None:
+        from .sre import c_primary_of, resolve_points
+
+        cp_name, cp_points = resolve_points(c_primary)
+        extra["c_primary"] = c_primary_of(scores, cp_points, cp_name)
+    report = replace(report, **extra)
     if confidence is None:
         return report
     from .bootstrap import bootstrap_ci
