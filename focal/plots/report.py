@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..metrics import BinaryScores, calibration_report_of
+from ..metrics.report import check_operating_point
 from ._axes import describe_operating_point
 from .binary import ape_plot, det_plot, ece_plot, nbe_plot, tippett_plot
 
@@ -131,6 +132,43 @@ def _page(title, reports, figures, size) -> str:
     return "\n".join(parts)
 
 
+_MIN_DPI = 80.0  # text of at least ~11 px at 10 pt, however narrow the figure
+
+
+_MAIN_CURVES = ("det", "ape-actual", "nbe-actual", "ece-actual")
+_MARKER_NAMES = (("square", "cross"), ("diamond", "plus"), ("triangle", "tri-down"),
+                 ("down-triangle", "tri-up"))
+
+
+def _legends_below(fig, names):
+    """Replace the axes legends by one compact figure legend under the plots: a line of each
+    system's colour and name (the caption says which line style or marker is which), so that
+    no legend hides a curve and the legend fits at any width."""
+    mains = [line for ax in fig.axes for line in ax.lines if line.get_gid() in _MAIN_CURVES]
+    if not mains:
+        return
+    for ax in fig.axes:
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=line.get_color(), linewidth=2) for line in mains]
+    width_px = fig.get_figwidth() * fig.dpi
+    per_entry = (max(len(n) for n in names) * 0.6 * 8.5 + 45) * fig.dpi / 72
+    ncols = int(max(1, min(len(names), width_px // per_entry)))
+    fig.legend(handles, list(names)[:len(handles)], loc="outside lower center", ncols=ncols,
+               fontsize="small", frameon=False)
+
+
+def _det_caption(ops) -> str:
+    points = "; ".join(f"{_MARKER_NAMES[i % 4][0]} / {_MARKER_NAMES[i % 4][1]} at "
+                       f"{describe_operating_point(*check_operating_point(op, 'op'))}"
+                       for i, op in enumerate(ops))
+    return ("Steppy DET curves with the ROCCH-EER (circle) and the minimum / actual DCF points"
+            + (f" ({points})" if points else "") + "; a point without false alarms sits on "
+            "the left edge.")
+
+
 def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600), dpi=None,
                  formats=("png",), title: str = "focal evaluation report") -> pathlib.Path:
     """Write the figures of a calibration analysis and an HTML page showing them with the numbers.
@@ -160,8 +198,8 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
         Width and height of every raster figure, in pixels.
     dpi : float, optional
         Dots per inch: sets the text size relative to the figure (larger dpi, larger text).
-        Default ``min(width / 8, height / 6)``: the layout of an 8 x 6 inch figure at any
-        pixel size.
+        Default ``max(min(width / 8, height / 6), 80)``: the layout of an 8 x 6 inch figure at
+        any pixel size down to 640 x 480, and readable text (about 11 px) on smaller figures.
     formats : sequence of str, default ("png",)
         Among ``"png"``, ``"pdf"``, ``"svg"``; PNG is always written (the page shows it).
     title : str
@@ -173,7 +211,7 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     """
     entries = _systems(systems)
     w, h = _pixels(size)
-    dpi = min(w / 8.0, h / 6.0) if dpi is None else float(dpi)
+    dpi = max(min(w / 8.0, h / 6.0), _MIN_DPI) if dpi is None else float(dpi)
     if not 10 <= dpi <= 2000:
         raise ValueError(f"dpi must be between 10 and 2000, got {dpi!r}")
     fmts = ["png"] + [f for f in dict.fromkeys(str(f).lower() for f in formats) if f != "png"]
@@ -201,8 +239,7 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
             ape_plot(scores, label=name, ax=ax, bar_ax=bar_ax)
 
     specs = [
-        ("det", "DET", "Steppy DET curves with the ROCCH-EER (circle) and the minimum / actual "
-         "DCF points (square / cross).", every_system(det_plot, operating_point=first_op)),
+        ("det", "DET", _det_caption(ops), every_system(det_plot, operating_points=ops)),
         ("nbe", "Normalized Bayes error-rate", "Actual (solid) and minimum (dashed) DCF "
          "normalized by the default system's, against the prior log-odds; DR30: fewer than 30 "
          "false alarms to the left.", every_system(nbe_plot, operating_point=first_op)),
@@ -221,6 +258,7 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     for stem, title_, caption, draw in specs:
         fig = Figure(figsize=(w / dpi, h / dpi), dpi=dpi, layout="constrained")
         draw(fig)
+        _legends_below(fig, [name for name, _ in entries])
         figures.append(ReportFigure(title_, caption, _save(fig, folder, stem, fmts, dpi)))
     page = folder / "index.html"
     page.write_text(_page(title, reports, figures, (w, h)), encoding="utf-8")
