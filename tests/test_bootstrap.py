@@ -210,3 +210,14 @@ def test_calibration_report_intervals():
     assert [iv["measure"] for iv in rep.to_dict()["intervals"]][-1] == "min_dcf(0.05:1:2)"
     assert "90 % confidence intervals (cluster bootstrap, 100 replicates)" in str(rep)
     assert "intervals" not in calibration_report(tar, non).to_dict()
+
+
+def test_progress_reports_every_replicate():
+    tar, non = [1.0, 2.0, 0.5, 3.0], [-1.0, 0.0, 1.5, -2.0]
+    seen = []
+    bootstrap_ci("cllr", tar, non, n_bootstrap=50, random_state=0, progress=seen.append)
+    assert seen[-1] == 50 and seen == sorted(seen)
+    with pytest.raises(ValueError, match="progress must be"):
+        bootstrap_ci("cllr", tar, non, n_bootstrap=5, progress="yes")
+    pytest.importorskip("tqdm")
+    bootstrap_ci("cllr", tar, non, n_bootstrap=5, random_state=0, progress=True)

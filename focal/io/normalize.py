@@ -18,6 +18,7 @@ import os
 
 import numpy as np
 
+from .._progress import Progress, logger
 from ._text import BLOCK_BYTES, replace_atomically
 from .binary import TrialScores, read_scores
 from .stream import _write_chunk, iter_score_chunks
@@ -44,7 +45,7 @@ def cohort_matrix(cohort: TrialScores, rows: str):
 
 def normalize_files(trials, output, *, method="s-norm", top_n=None, enrol_cohort=None,
                     test_cohort=None, chunk_size: int = 1 << 16,
-                    block_bytes: int = BLOCK_BYTES):
+                    block_bytes: int = BLOCK_BYTES, progress=False):
     """Normalize the scores of a ``model test score`` file and write them in the same format.
 
     Parameters
@@ -61,6 +62,9 @@ def normalize_files(trials, output, *, method="s-norm", top_n=None, enrol_cohort
         second, the s-norms both.
     chunk_size, block_bytes : int
         Trials per chunk and bytes read at a time.
+    progress : bool or callable, default False
+        A tqdm bar over the trials written (the ``progress`` extra), or a callable given the
+        number of trials written so far.
 
     Returns
     -------
@@ -85,7 +89,9 @@ def normalize_files(trials, output, *, method="s-norm", top_n=None, enrol_cohort
             raise ValueError(f"method {method!r} needs test_cohort (cohort vs test scores)")
         t_ids, T = cohort_matrix(read_scores(test_cohort), "tests")
     norm.fit(E, T, enrol_ids=e_ids, test_ids=t_ids)
-    with replace_atomically(output) as out:
+    logger.info("%s: %d enrolment and %d test cohort rows", method,
+                0 if E is None else E.shape[0], 0 if T is None else T.shape[0])
+    with replace_atomically(output) as out, Progress(progress, None, "trials") as bar:
         for chunk in iter_score_chunks([trials], chunk_size=chunk_size, block_bytes=block_bytes,
                                        threads=0):
             models, tests = chunk.ids
@@ -101,4 +107,5 @@ def normalize_files(trials, output, *, method="s-norm", top_n=None, enrol_cohort
             Y = norm.transform(chunk.X[:, 0], models if use_enrol else None,
                                tests if use_test else None)
             _write_chunk(out, chunk, Y, ())
+            bar.update(len(chunk))
     return norm

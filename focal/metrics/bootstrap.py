@@ -286,20 +286,30 @@ class _MulticlassMeasures:
 
 # -- the driver --------------------------------------------------------------------------------
 
-def _run(evaluator, resampler, n_bootstrap, random_state, n_jobs):
-    from joblib import Parallel, delayed
+def _run(evaluator, resampler, n_bootstrap, random_state, n_jobs, progress=False):
+    from joblib import Parallel, delayed, effective_n_jobs
     from sklearn.utils import check_random_state
+
+    from .._progress import Progress, logger
 
     block = int(max(1, min(n_bootstrap, _BLOCK_WEIGHTS // max(resampler.n, 1))))
     sizes = [min(block, n_bootstrap - s) for s in range(0, n_bootstrap, block)]
     seed = check_random_state(random_state).randint(0, 2**31 - 1, size=4)
     children = np.random.SeedSequence(seed.tolist()).spawn(len(sizes))
+    logger.info("bootstrap: %d %s-level replicates of %d trials in %d block(s)", n_bootstrap,
+                resampler.kind, resampler.n, len(sizes))
 
     def one(child, size):
         return evaluator.values(resampler.draw(np.random.default_rng(child), size))
 
-    blocks = Parallel(n_jobs=n_jobs, prefer="processes")(
-        delayed(one)(c, s) for c, s in zip(children, sizes))
+    blocks = []
+    batch = max(1, 2 * effective_n_jobs(n_jobs))  # blocks per round (progress between rounds)
+    with Progress(progress, n_bootstrap, "bootstrap") as bar, \
+            Parallel(n_jobs=n_jobs, prefer="processes") as parallel:
+        for start in range(0, len(sizes), batch):
+            part = list(zip(children[start:start + batch], sizes[start:start + batch]))
+            blocks += parallel(delayed(one)(c, s) for c, s in part)
+            bar.update(sum(s for _, s in part))
     return np.concatenate(blocks, axis=0)
 
 
@@ -352,7 +362,7 @@ def _binary_specs(measure, p_target, c_miss, c_fa):
 
 def bootstrap_ci(measure, tar, non, *, p_target=None, c_miss=1.0, c_fa=1.0, n_bootstrap=1000,
                  confidence=0.95, tar_clusters=None, non_clusters=None, random_state=None,
-                 n_jobs=None):
+                 n_jobs=None, progress=False):
     """Percentile bootstrap confidence interval of a binary measure (see the module docstring).
 
     Parameters
@@ -380,7 +390,10 @@ def bootstrap_ci(measure, tar, non, *, p_target=None, c_miss=1.0, c_fa=1.0, n_bo
     random_state : int, RandomState or None
         Seed: equal seeds give equal intervals whatever ``n_jobs``.
     n_jobs : int, optional
-        Parallel workers (joblib threads) over blocks of replicates.
+        Parallel workers (joblib processes) over blocks of replicates.
+    progress : bool or callable, default False
+        True: a tqdm progress bar over the replicates (the ``progress`` extra); a callable is
+        called with the number of replicates done.
 
     Returns
     -------
@@ -404,13 +417,14 @@ def bootstrap_ci(measure, tar, non, *, p_target=None, c_miss=1.0, c_fa=1.0, n_bo
     resampler = _Resampler(is_target, clusters)
     evaluator = _BinaryMeasures(t, n, specs)
     estimates = _binary_estimates(BinaryScores(t, n), specs)
-    values = _run(evaluator, resampler, n_bootstrap, random_state, n_jobs)
+    values = _run(evaluator, resampler, n_bootstrap, random_state, n_jobs, progress)
     out = _intervals(labels, estimates, values, conf, resampler.kind)
     return out[0] if isinstance(measure, (str, tuple)) else out
 
 
 def bootstrap_ci_multiclass(measure, llh, labels, *, prior=None, p_target=0.5, clusters=None,
-                            n_bootstrap=1000, confidence=0.95, random_state=None, n_jobs=None):
+                            n_bootstrap=1000, confidence=0.95, random_state=None, n_jobs=None,
+                            progress=False):
     """Percentile bootstrap confidence interval of a multiclass measure.
 
     Parameters
@@ -430,7 +444,7 @@ def bootstrap_ci_multiclass(measure, llh, labels, *, prior=None, p_target=0.5, c
     clusters : array_like, optional
         Cluster label of every trial (e.g. the speaker), or a pair of label arrays for two-way
         resampling; default trial-level, which resamples each class keeping its size.
-    n_bootstrap, confidence, random_state, n_jobs
+    n_bootstrap, confidence, random_state, n_jobs, progress
         As in :func:`bootstrap_ci`.
 
     Returns
@@ -449,6 +463,6 @@ def bootstrap_ci_multiclass(measure, llh, labels, *, prior=None, p_target=0.5, c
     estimates = [cross_entropy_nats(L, y, p) if name == "c_mce" else
                  cross_entropy_nats(L, y, p) / _LOG2 if name == "multiclass_cllr" else
                  _cavg(L, y, p_target=pt) for name in names]
-    values = _run(evaluator, resampler, n_bootstrap, random_state, n_jobs)
+    values = _run(evaluator, resampler, n_bootstrap, random_state, n_jobs, progress)
     out = _intervals(names, estimates, values, conf, resampler.kind)
     return out[0] if isinstance(measure, str) else out

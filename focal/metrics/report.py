@@ -224,7 +224,7 @@ def check_operating_point(op, where: str):
 def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=0.5,
                        name: str = "", *, conventional_eer: bool = False, c_primary=None,
                        confidence=None, n_bootstrap=1000, tar_clusters=None, non_clusters=None,
-                       random_state=None, n_jobs=None) -> CalibrationReport:
+                       random_state=None, n_jobs=None, progress=False) -> CalibrationReport:
     """Analyse the calibration of natural-log LLRs ``(tar, non)``, sorting and pooling once.
 
     Cllr, minCllr (Cllr after PAV) and the calibration loss Cllr - minCllr (thesis sec. 7.7.4),
@@ -255,9 +255,10 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
         With a coverage such as 0.95, add bootstrap confidence intervals of Cllr, minCllr, EER
         and every actual / minimum DCF (:func:`focal.metrics.bootstrap_ci`, all from the same
         replicates).
-    n_bootstrap, tar_clusters, non_clusters, random_state, n_jobs
+    n_bootstrap, tar_clusters, non_clusters, random_state, n_jobs, progress
         Replicates, cluster labels (speaker / model / test, or a (model, test) pair for two-way
-        resampling), seed and workers of the bootstrap, as in :func:`focal.metrics.bootstrap_ci`.
+        resampling), seed, workers and progress bar of the bootstrap, as in
+        :func:`focal.metrics.bootstrap_ci`.
 
     Returns
     -------
@@ -307,7 +308,7 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
         (kind, *op) for op in points for kind in ("dcf", "min_dcf")]
     intervals = bootstrap_ci(measures, tar, non, n_bootstrap=n_bootstrap, confidence=confidence,
                              tar_clusters=tar_clusters, non_clusters=non_clusters,
-                             random_state=random_state, n_jobs=n_jobs)
+                             random_state=random_state, n_jobs=n_jobs, progress=progress)
     return replace(report, intervals=tuple(intervals))
 
 
