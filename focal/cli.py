@@ -28,6 +28,7 @@ import sys
 import tempfile
 import warnings
 
+from . import _cli_extras as _extras
 from ._version import __version__
 
 _DEFAULT_P_TARGET = 0.01
@@ -159,11 +160,11 @@ class _Warnings:
         print(f"focal: warning: {category.__name__}: {text}", file=sys.stderr)
 
 
-def _save(model, path) -> None:
+def _save(model, path, quiet=False) -> None:
     from .persistence import save
 
     save(model, path)
-    print(f"saved to {path}")
+    print(f"saved to {path}", file=sys.stderr if quiet else sys.stdout)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,11 +197,23 @@ def _describe_fusion(fusion, names) -> str:
 
 
 def _cmd_train(args) -> int:
+    if args.cost is not None:  # --cost P:C_MISS:C_FA trains at its effective prior
+        from .core.priors import effective_prior
+
+        args.p_target = effective_prior(*args.cost)
     X, y, _, _ = _read_trials(args.scores, args.key, args.missing)
     n_tar = int(y.sum())
     with _Warnings():
         model = _train_binary(X, y, args.p_target, args.pav, args.pseudo_count)
     fusion = model[0] if args.pav else model
+    if args.json:  # stdout holds the JSON only
+        _save(model, args.output, quiet=True)
+        _print_json({"model": str(args.output), "p_target": args.p_target,
+                     "systems": [_name(p) for p in args.scores], "n_targets": n_tar,
+                     "n_nontargets": len(y) - n_tar, "coef": fusion.coef_.tolist(),
+                     "intercept": float(fusion.intercept_),
+                     "training_cllr": float(fusion.objective_), "pav": bool(args.pav)})
+        return 0
     print(f"LogisticFusion of {len(args.scores)} system(s), trained at p_target = "
           f"{args.p_target:g} on {len(y):,} trials ({n_tar:,} target, {len(y) - n_tar:,} "
           f"non-target) of {args.key}:")
@@ -252,9 +265,9 @@ def _short_names(systems):
 
 def _cmd_evaluate(args) -> int:
     write_report = _report_writer() if args.plot is not None else None  # before any work
-    p_targets = args.p_target or [_DEFAULT_P_TARGET]
-    systems = _binary_systems(args.scores, args.key, args.missing)
-    reports = _reports(systems, p_targets)
+    p_targets = _extras.operating_points(args, [_DEFAULT_P_TARGET])
+    systems, ids = _extras.read_binary_systems(args.scores, args.key, args.missing)
+    reports = _extras.evaluate_reports(systems, ids, p_targets, args)
     if args.json:
         _print_json([r.to_dict() for r in reports])
     else:
@@ -298,6 +311,14 @@ def _cmd_train_multiclass(args) -> int:
     prior = _training_prior(args, systems, len(classes))
     with _Warnings():
         model = MulticlassFusion(prior=prior, mode=args.mode).fit(X, labels)
+    if args.json:  # stdout holds the JSON only
+        _save(model, args.output, quiet=True)
+        _print_json({"model": str(args.output), "mode": args.mode, "classes": list(classes),
+                     "systems": [_name(p) for p in args.scores], "n_segments": len(labels),
+                     "prior": model.prior_.tolist(), "coef": model.coef_.tolist(),
+                     "intercept": model.intercept_.tolist(),
+                     "training_c_mce": float(model.loss_)})
+        return 0
     first = systems[0]
     where = f"{first.task} {first.condition}, " if first.task else ""
     shown = "flat" if prior is None else ", ".join(f"{p:.4g}" for p in model.prior_)
@@ -384,10 +405,13 @@ def _cmd_evaluate_multiclass(args) -> int:
                for s in systems]
     if args.json:
         _print_json(results)
-        return 0
-    for result in results:
-        print(_multiclass_text(result))
-        print()
+    else:
+        for result in results:
+            print(_multiclass_text(result))
+            print()
+    if args.plot is not None:
+        page = _extras.multiclass_plots(systems, key, results, args)
+        print(f"report: {page}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -428,7 +452,11 @@ def _cmd_apply(args) -> int:
     with _Warnings():
         n = _apply_model(model, args.scores, args.output, align=args.align, missing=args.missing,
                          condition=args.condition, chunk_size=args.chunk_size)
-    print(f"{args.output}: {n:,} {'segments' if _is_multiclass(model) else 'trials'}")
+    unit = "segments" if _is_multiclass(model) else "trials"
+    if args.json:
+        _print_json({"output": str(args.output), f"n_{unit}": n})
+    else:
+        print(f"{args.output}: {n:,} {unit}")
     return 0
 
 
@@ -463,6 +491,9 @@ def _cmd_sws(args) -> int:
         _print_json(report.to_dict(per_query=args.per_query))
     else:
         print(report.to_text(per_query=args.per_query))
+    if args.plot is not None:
+        page = _extras.std_plots(report, args)
+        print(f"report: {page}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -597,6 +628,8 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--p-target", type=_probability, default=0.5, metavar="P",
                     help="effective target prior at which the fusion is trained (Cllr at P is "
                          "minimized): the operating point of the application (default 0.5)")
+    _extras.add_cost(tr, repeatable=False)
+    _extras.add_json(tr)
     tr.add_argument("--pav", action="store_true",
                     help="follow the fusion with a PAVCalibrator (non-parametric, monotone)")
     tr.add_argument("--pseudo-count", type=_non_negative, default=1.0, metavar="A",
@@ -632,6 +665,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="Albayzin output: the condition written (default: the first input's)")
     ap.add_argument("--chunk-size", type=_positive_int, default=1 << 16, metavar="N",
                     help="trials per chunk (default 65536)")
+    _extras.add_json(ap)
     ap.set_defaults(func=_cmd_apply)
 
     ev = sub.add_parser(
@@ -655,6 +689,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="size of each figure in pixels (default 800x600)")
     ev.add_argument("--plot-format", nargs="+", choices=["png", "pdf", "svg"], default=["png"],
                     help="figure formats besides PNG, which is always written")
+    _extras.add_evaluate_options(ev)
     ev.set_defaults(func=_cmd_evaluate)
 
     tm = sub.add_parser(
@@ -677,6 +712,7 @@ def build_parser() -> argparse.ArgumentParser:
     tm.add_argument("--prior", nargs="+", type=_non_negative, metavar="P",
                     help="training prior, one value per class in the files' order (zeros ignore "
                          "a class)")
+    _extras.add_json(tm)
     tm.add_argument("--other", choices=["error", "oos"], default="error",
                     help="key languages outside the classes: an error, or out-of-set")
     _add_missing(tm, "segments")
@@ -703,6 +739,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="key languages outside the classes: an error, or out-of-set")
     _add_missing(em, "segments")
     em.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    _extras.add_plot(em, "detection APE plots and pairwise Cllr bars")
     em.set_defaults(func=_cmd_evaluate_multiclass)
 
     sw = sub.add_parser(
@@ -720,8 +757,8 @@ def build_parser() -> argparse.ArgumentParser:
                     default="sws2013",
                     help="sws2013: P_target 0.00015, C_miss 100, C_fa 1 (default); std2006: "
                          "1e-4, 10, 1; sws2012: P_target = N_true / (n_tps T_audio)")
-    sw.add_argument("--cost", nargs=3, type=_positive, metavar=("P_TARGET", "C_MISS", "C_FA"),
-                    help="another operating point")
+    sw.add_argument("--cost", nargs="+", action=_extras.JoinedCost, metavar="P:CMISS:CFA",
+                    help="another operating point: P_TARGET:C_MISS:C_FA (or the three numbers)")
     sw.add_argument("--tolerance", type=_non_negative, default=0.5, metavar="SECONDS",
                     help="alignment tolerance (default 0.5 s)")
     sw.add_argument("--n-tps", type=_positive, default=1.0, metavar="N",
@@ -733,6 +770,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help="decide at the Bayes threshold of the operating point (scores as LLRs)")
     sw.add_argument("--per-query", action="store_true", help="add the per-query table")
     sw.add_argument("--json", action="store_true", help="print the numbers as JSON")
+    _extras.add_plot(sw, "the DET with the ATWV and MTWV points")
     sw.set_defaults(func=_cmd_sws)
 
     demo = sub.add_parser(
@@ -748,6 +786,9 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--p-target", type=_probability, default=_DEFAULT_P_TARGET, metavar="P",
                       help=f"operating point (default {_DEFAULT_P_TARGET})")
     demo.set_defaults(func=_cmd_demo)
+    _extras.add_normalize(sub, _Formatter)
+    for command in sub.choices.values():
+        _extras.add_logging(command)
     return parser
 
 
@@ -765,6 +806,7 @@ def _one_line(exc) -> str:
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    _extras.configure_logging(args)
     try:
         return args.func(args)
     except ValueError as exc:

@@ -50,6 +50,7 @@ __all__ = ["BootstrapInterval", "bootstrap_ci", "bootstrap_ci_multiclass", "BINA
 BINARY_MEASURES = ("cllr", "min_cllr", "eer", "dcf", "min_dcf")
 MULTICLASS_MEASURES = ("c_mce", "multiclass_cllr", "cavg")
 _BLOCK_WEIGHTS = 1 << 22  # weights held per block of replicates (32 MB of float64)
+_BLOCK_REPLICATES = 64  # at most, so that blocks spread over workers (fixed: seeds match)
 _LOG2 = float(np.log(2.0))
 
 
@@ -292,12 +293,12 @@ def _run(evaluator, resampler, n_bootstrap, random_state, n_jobs, progress=False
 
     from .._progress import Progress, logger
 
-    block = int(max(1, min(n_bootstrap, _BLOCK_WEIGHTS // max(resampler.n, 1))))
+    block = int(max(1, min(n_bootstrap, _BLOCK_REPLICATES, _BLOCK_WEIGHTS // max(resampler.n, 1))))
     sizes = [min(block, n_bootstrap - s) for s in range(0, n_bootstrap, block)]
     seed = check_random_state(random_state).randint(0, 2**31 - 1, size=4)
     children = np.random.SeedSequence(seed.tolist()).spawn(len(sizes))
-    logger.info("bootstrap: %d %s-level replicates of %d trials in %d block(s)", n_bootstrap,
-                resampler.kind, resampler.n, len(sizes))
+    logger.info("bootstrap (%s resampling): %d replicates of %d trials in %d block(s)",
+                resampler.kind, n_bootstrap, resampler.n, len(sizes))
 
     def one(child, size):
         return evaluator.values(resampler.draw(np.random.default_rng(child), size))

@@ -101,7 +101,19 @@ def _table(reports) -> str:
     return "<table>\n" + header + "\n" + "\n".join(rows) + "\n</table>"
 
 
+_BINARY_INTRO = ("<p>Scores are read as natural-log likelihood-ratios. Cllr and minCllr in bits "
+                 "(thesis eq. 7.41, sec. 7.7.4); EER is the ROCCH-EER (sec. 7.3.7); DCFs are "
+                 "normalized (SWS plan eqs. 8-10).</p>")
+
+
 def _page(title, reports, figures, size) -> str:
+    return _html_page(title, _BINARY_INTRO + "\n" + _table(reports), figures, size,
+                      "Calibration reports", [str(r) for r in reports])
+
+
+def _html_page(title, head_html, figures, size, texts_title, texts) -> str:
+    """The HTML page of a report: a heading, ``head_html`` (trusted, built here), the figures
+    with their captions, and the text reports (escaped)."""
     w, h = size
     parts = [
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
@@ -111,11 +123,7 @@ def _page(title, reports, figures, size) -> str:
         "text-align:right}td:first-child,th:first-child{text-align:left}"
         "img{max-width:100%%;height:auto}pre{background:#f4f4f4;padding:.5em}</style>"
         % max(w + 40, 900),
-        "</head>", "<body>", f"<h1>{html.escape(title)}</h1>",
-        "<p>Scores are read as natural-log likelihood-ratios. Cllr and minCllr in bits "
-        "(thesis eq. 7.41, sec. 7.7.4); EER is the ROCCH-EER (sec. 7.3.7); DCFs are normalized "
-        "(SWS plan eqs. 8-10).</p>",
-        _table(reports),
+        "</head>", "<body>", f"<h1>{html.escape(title)}</h1>", head_html,
     ]
     for fig in figures:
         png = fig.files.get("png")
@@ -126,8 +134,9 @@ def _page(title, reports, figures, size) -> str:
         if png:
             parts.append(f'<img src="{html.escape(png)}" width="{w}" height="{h}" '
                          f'alt="{html.escape(fig.title)}">')
-    parts.append("<h2>Calibration reports</h2>")
-    parts += [f"<pre>{html.escape(str(r))}</pre>" for r in reports]
+    if texts:
+        parts.append(f"<h2>{html.escape(texts_title)}</h2>")
+        parts += [f"<pre>{html.escape(str(t))}</pre>" for t in texts]
     parts += ["</body>", "</html>", ""]
     return "\n".join(parts)
 
@@ -210,14 +219,7 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
         The HTML page.
     """
     entries = _systems(systems)
-    w, h = _pixels(size)
-    dpi = max(min(w / 8.0, h / 6.0), _MIN_DPI) if dpi is None else float(dpi)
-    if not 10 <= dpi <= 2000:
-        raise ValueError(f"dpi must be between 10 and 2000, got {dpi!r}")
-    fmts = ["png"] + [f for f in dict.fromkeys(str(f).lower() for f in formats) if f != "png"]
-    bad = [f for f in fmts if f not in FORMATS]
-    if bad:
-        raise ValueError(f"formats must be among {FORMATS}, got {bad}")
+    (w, h), dpi, fmts = figure_options(size, dpi, formats)
     ops = [operating_points] if np.ndim(operating_points) == 0 else list(operating_points)
     # one sort and one PAV per system, shared by its report and every figure
     entries = [(name, BinaryScores(tar, non)) for name, tar, non in entries]
@@ -254,12 +256,39 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
                       "non-target (dashed) LLRs at or above each value.",
                       lambda fig, sc=scores, name=name: tippett_plot(sc, label=name,
                                                                      ax=fig.subplots())))
-    figures = []
-    for stem, title_, caption, draw in specs:
-        fig = Figure(figsize=(w / dpi, h / dpi), dpi=dpi, layout="constrained")
-        draw(fig)
-        _legends_below(fig, [name for name, _ in entries])
-        figures.append(ReportFigure(title_, caption, _save(fig, folder, stem, fmts, dpi)))
+    figures = draw_figures(specs, folder, (w, h), dpi, fmts,
+                           after=lambda fig: _legends_below(fig, [n for n, _ in entries]))
     page = folder / "index.html"
     page.write_text(_page(title, reports, figures, (w, h)), encoding="utf-8")
     return page
+
+
+def figure_options(size, dpi, formats):
+    """Validated ``((width, height), dpi, formats)`` of a report (PNG first, always)."""
+    w, h = _pixels(size)
+    dpi = max(min(w / 8.0, h / 6.0), _MIN_DPI) if dpi is None else float(dpi)
+    if not 10 <= dpi <= 2000:
+        raise ValueError(f"dpi must be between 10 and 2000, got {dpi!r}")
+    fmts = ["png"] + [f for f in dict.fromkeys(str(f).lower() for f in formats) if f != "png"]
+    bad = [f for f in fmts if f not in FORMATS]
+    if bad:
+        raise ValueError(f"formats must be among {FORMATS}, got {bad}")
+    return (w, h), dpi, fmts
+
+
+def draw_figures(specs, folder, size, dpi, formats, after=None):
+    """Draw and save ``specs`` = ``[(stem, title, caption, draw(fig)[, options]), ...]``; the
+    optional ``options`` dict may set ``layout`` (default ``"constrained"``; None for figures
+    that place their own axes) and ``height_inches`` (a taller figure for grids of plots).
+    Returns the ReportFigures."""
+    w, h = size
+    figures = []
+    for stem, title_, caption, draw, *options in specs:
+        opt = options[0] if options else {}
+        height = max(h / dpi, opt.get("height_inches", 0.0))
+        fig = Figure(figsize=(w / dpi, height), dpi=dpi, layout=opt.get("layout", "constrained"))
+        draw(fig)
+        if after is not None:
+            after(fig)
+        figures.append(ReportFigure(title_, caption, _save(fig, folder, stem, formats, dpi)))
+    return figures
