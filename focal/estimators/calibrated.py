@@ -21,7 +21,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.multiclass import check_prior, log_posteriors
-from ..core.validation import check_probability
+from ..core.validation import as_binary_labels, check_probability
 from ._llr_output import BinaryLLROutputMixin
 from .calibration import PAVCalibrator
 from .fusion import LogisticFusion
@@ -58,11 +58,14 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         Multiclass: the class prior of training and of ``predict_proba`` (default flat).
     cv : int, cross-validation generator or iterable, default 5
         Folds of the out-of-fold scores (stratified for an int, as in scikit-learn).
+    pos_label : label, optional
+        Binary: the target label. Needed unless the labels are 0/1 or False/True (1 / True =
+        target): the target is never guessed from the labels' sort order.
 
     Attributes
     ----------
     classes_ : ndarray
-        Class labels; binary: ``classes_[1]`` is the target class.
+        Class labels; binary: ``[non-target label, target label]``.
     estimator_ : classifier
         ``estimator`` refitted on all the data.
     calibrator_ : LogisticFusion, PAVCalibrator or MulticlassFusion
@@ -86,12 +89,14 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
     (400, 2)
     """
 
-    def __init__(self, estimator=None, method="logistic", p_target=0.5, prior=None, cv=5):
+    def __init__(self, estimator=None, method="logistic", p_target=0.5, prior=None, cv=5,
+                 pos_label=None):
         self.estimator = estimator
         self.method = method
         self.p_target = p_target
         self.prior = prior
         self.cv = cv
+        self.pos_label = pos_label
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -145,6 +150,9 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
             raise ValueError(f"y contains only one class ({classes[0]!r}): calibration needs "
                              "at least two")
         binary = classes.size == 2
+        if binary:
+            target = self._target_mask(y, classes)
+            classes = np.array([y[~target][0], y[target][0]], dtype=classes.dtype)
         if not binary and self.method == "pav":
             raise ValueError("Only binary classification is supported with method='pav' (it "
                              f"calibrates two classes); use method='logistic' for {classes.size}")
@@ -154,12 +162,15 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         cv = check_cv(self.cv, y, classifier=True)
         raw = np.asarray(cross_val_predict(clone(base), X, y, cv=cv, method=method), dtype=float)
         oof = raw if method == "decision_function" else self._from_proba(raw)
+        # the classifier's binary score is for its classes_[1], the larger label: turn it round
+        # when the target is the smaller one
+        self._sign = -1.0 if binary and classes[1] == np.unique(y)[0] else 1.0
         self.classes_ = classes
         if binary:
-            target = (y == classes[1]).astype(int)
+            oof = self._sign * oof
             cal = (LogisticFusion(p_target=self.p_target) if self.method == "logistic"
                    else PAVCalibrator())
-            self.calibrator_ = cal.fit(oof.reshape(-1, 1), target)
+            self.calibrator_ = cal.fit(oof.reshape(-1, 1), target.astype(int))
             self.oof_llr_ = self.calibrator_.decision_function(oof.reshape(-1, 1))
         else:
             labels = _class_index(classes, y)
@@ -168,6 +179,15 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         self.estimator_ = clone(base).fit(X, y)
         self._score_method = method
         return self
+
+    def _target_mask(self, y, classes):
+        """Target trials of binary ``y``: ``y == pos_label``, or 1 / True for 0/1 labels."""
+        if self.pos_label is not None:
+            if not np.isin(self.pos_label, classes):
+                raise ValueError(f"pos_label={self.pos_label!r} is not a label of y "
+                                 f"({classes.tolist()!r})")
+            return y == self.pos_label
+        return as_binary_labels(y, "y")
 
     def _binary(self) -> bool:
         check_is_fitted(self, "calibrator_")
@@ -183,7 +203,7 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         """Calibrated natural-log LLRs, shape (n,) (binary), or log-likelihoods (n, N)."""
         s = self._classifier_scores(X)
         if self.classes_.size == 2:
-            return self.calibrator_.decision_function(s.reshape(-1, 1))
+            return self.calibrator_.decision_function(self._sign * s.reshape(-1, 1))
         return self.calibrator_.transform(s)
 
     def predict_log_proba(self, X, p_target=None, prior=None):
