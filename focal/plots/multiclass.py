@@ -181,8 +181,17 @@ def detection_ape_plots(llh, labels, *, prior=None, recalibrated=None, class_nam
             ax.set_title(names[t] + suffix, fontsize="medium")
     for ax in axes[-1]:
         ax.set_xlabel("prior log-odds")
-    fig.subplots_adjust(hspace=0.5, wspace=0.4, left=0.08, right=0.94,
-                        top=1 - 0.4 / fig.get_figheight(), bottom=0.5 / fig.get_figheight())
+    for ax in axes[:, 0]:
+        ax.set_ylabel("error-rate / (2 ln 2)", fontsize="small")
+    # one key for every panel: the compact panels have no legends of their own
+    from matplotlib.lines import Line2D
+
+    key = [Line2D([], [], color="C0", label="actual (area = Cllr)"),
+           Line2D([], [], color="C0", linestyle="--", label="minimum, after PAV (area = minCllr)"),
+           Line2D([], [], color="black", linestyle=":", label="default (LLR = 0)")]
+    fig.legend(handles=key, loc="lower center", ncols=3, fontsize="small", frameon=False)
+    fig.subplots_adjust(hspace=0.5, wspace=0.4, left=0.1, right=0.94,
+                        top=1 - 0.4 / fig.get_figheight(), bottom=0.9 / fig.get_figheight())
     return axes
 
 
