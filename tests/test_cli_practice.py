@@ -8,7 +8,7 @@ import pytest
 from test_cli import EVAL, LID, SPK, STD, run_main
 
 from focal.io import align_trials, read_key, read_scores
-from focal.metrics import bootstrap_ci, c_primary, calibration_report, from_labels, rocch
+from focal.metrics import bootstrap_ci, c_primary, calibration_report, rocch
 
 
 def trials(path):

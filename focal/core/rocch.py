@@ -234,8 +234,9 @@ class ROCCH:
         lies on the hull segment between two vertices and is reached only by randomizing between
         their thresholds ``low`` and ``high``; ``value`` is then the threshold in ``[low, high]``
         of the empirical (steppy) ROC point nearest the EER point (smallest
-        ``|P_miss - EER| + |P_fa - EER|``), the hard decision closest to the EER (searched over every distinct score when the hull has its ``trials``, over the
-        run boundaries of the empirical ROC otherwise). If that point lies exactly on the hull,
+        ``|P_miss - EER| + |P_fa - EER|``), the hard decision closest to the EER (searched over
+        every distinct score when the hull has its ``trials``, over the run boundaries of the
+        empirical ROC otherwise). If that point lies exactly on the hull,
         hard decisions reproduce the EER and ``low == high == value``.
         """
         nt, nn = self.n_targets, self.n_nontargets

@@ -25,5 +25,6 @@ __all__ = [
     "LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
     "LLRScorer", "cllr_scorer", "min_cllr_scorer", "dcf_scorer", "min_dcf_scorer", "eer_scorer",
     "GaussianBackend", "MulticlassFusion", "stack_systems",
-    "CalibratedClassifier", "ScoreNormalizer", "LLHScorer", "cmce_scorer", "multiclass_cllr_scorer", "cavg_scorer",
+    "CalibratedClassifier", "ScoreNormalizer", "LLHScorer", "cmce_scorer",
+    "multiclass_cllr_scorer", "cavg_scorer",
 ]

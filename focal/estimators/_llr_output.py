@@ -27,13 +27,14 @@ class BinaryLLROutputMixin:
         return check_probability(default if p_target is None else p_target, "p_target")
 
     def predict_log_proba(self, X, p_target=None):
-        """Log posteriors (nats) of ``classes_`` at prior ``p_target``: ``-softplus(-(llr + logit p))``
-        for the target, exact for LLRs of any magnitude."""
+        """Log posteriors (nats) of ``classes_`` at prior ``p_target``: for the target
+        ``-softplus(-(llr + logit p))``, exact for LLRs of any magnitude."""
         z = self.decision_function(X) + logit(self._output_prior(p_target))
         return -np.logaddexp(0.0, np.column_stack([z, -z]))
 
     def predict_proba(self, X, p_target=None):
-        """Posteriors of ``classes_`` at prior ``p_target``: ``P(target) = sigmoid(llr + logit p)``."""
+        """Posteriors of ``classes_`` at prior ``p_target``:
+        ``P(target) = sigmoid(llr + logit p)``."""
         z = self.decision_function(X) + logit(self._output_prior(p_target))
         return np.column_stack([expit(-z), expit(z)])
 
@@ -41,7 +42,8 @@ class BinaryLLROutputMixin:
         """Bayes decisions for ``(p_target, c_miss, c_fa)``: ``classes_[1]`` iff
         ``llr >= -logit(P_eff)`` (thesis eq. 7.13)."""
         threshold = bayes_threshold(self._output_prior(p_target), c_miss, c_fa)
-        return self.classes_[(self.decision_function(X) >= threshold).astype(np.intp)]
+        accept = self.decision_function(X) >= threshold  # first: refuses an unfitted estimator
+        return self.classes_[accept.astype(np.intp)]
 
     def score(self, X, y, sample_weight=None, p_target=None):
         """Minus Cllr (bits per bit, :func:`focal.metrics.cllr`) at ``p_target``: 0 for perfect

@@ -173,7 +173,8 @@ class LLHScorer:
 
 
 def cmce_scorer(prior=None) -> LLHScorer:
-    """Minus C_mce in nats at ``prior`` (default flat): :func:`focal.metrics.multiclass_cross_entropy`."""
+    """Minus C_mce in nats at ``prior`` (default flat):
+    :func:`focal.metrics.multiclass_cross_entropy`."""
     from ..metrics.multiclass import multiclass_cross_entropy
 
     return LLHScorer(multiclass_cross_entropy, "cmce_scorer", prior=prior)

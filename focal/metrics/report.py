@@ -108,7 +108,8 @@ class CalibrationReport:
             "min_cllr": self.min_cllr,
             "calibration_loss": self.calibration_loss,
             "eer": self.eer,
-            **({} if self.eer_conventional is None else {"eer_conventional": self.eer_conventional}),
+            **({} if self.eer_conventional is None
+               else {"eer_conventional": self.eer_conventional}),
             **_threshold_items("eer_threshold", self.eer_threshold),
             "prbep": self.prbep,
             "operating_points": [
