@@ -224,7 +224,8 @@ def add_normalize(sub, formatter):
                     "'cohort_model test score' (test), each a full grid.",
         epilog="example:\n  focal normalize trials.scores --enrol-cohort enrol_cohort.scores "
                "--test-cohort cohort_test.scores --method as-norm --top-n 300 -o norm.scores")
-    nm.add_argument("scores", help="score file to normalize: lines 'model test score'")
+    nm.add_argument("scores", nargs=1, metavar="SCORES",
+                    help="score file to normalize: lines 'model test score'")
     nm.add_argument("-o", "--output", required=True, metavar="FILE", help="output score file")
     nm.add_argument("--method", choices=["s-norm", "z-norm", "t-norm", "as-norm"],
                     default="s-norm", help="normalization (default s-norm)")
@@ -241,7 +242,7 @@ def add_normalize(sub, formatter):
 def cmd_normalize(args) -> int:
     from .io.normalize import normalize_files
 
-    norm = normalize_files(args.scores, args.output, method=args.method, top_n=args.top_n,
+    norm = normalize_files(args.scores[0], args.output, method=args.method, top_n=args.top_n,
                            enrol_cohort=args.enrol_cohort, test_cohort=args.test_cohort,
                            progress=args.progress)
     n_models = 0 if norm.enrol_ids_ is None else len(norm.enrol_ids_)

@@ -18,8 +18,9 @@ import os
 
 import numpy as np
 
+from .._files import check_output, write_output
 from .._progress import Progress, logger
-from ._text import BLOCK_BYTES, replace_atomically
+from ._text import BLOCK_BYTES
 from .binary import TrialScores, read_scores
 from .stream import _write_chunk, iter_score_chunks
 
@@ -53,7 +54,8 @@ def normalize_files(trials, output, *, method="s-norm", top_n=None, enrol_cohort
     trials : path-like
         The trial scores to normalize.
     output : path-like
-        Written whole or not at all (a temporary file next to it, renamed on success).
+        Written whole or not at all (:func:`focal._files.write_output`); never one of the
+        inputs, by any path.
     method : {"s-norm", "z-norm", "t-norm", "as-norm"}
     top_n : int, optional
         Cohort members per side for adaptive s-norm.
@@ -77,8 +79,7 @@ def normalize_files(trials, output, *, method="s-norm", top_n=None, enrol_cohort
     use_enrol, use_test = norm._sides()  # parameter errors before reading anything
     trials, output = os.fspath(trials), os.fspath(output)
     paths = [trials] + [os.fspath(p) for p in (enrol_cohort, test_cohort) if p is not None]
-    if output in paths:
-        raise ValueError(f"{output}: the output would overwrite an input file")
+    check_output(output, paths)  # by device and inode, before any work
     E = T = e_ids = t_ids = None
     if use_enrol:
         if enrol_cohort is None:
@@ -91,7 +92,7 @@ def normalize_files(trials, output, *, method="s-norm", top_n=None, enrol_cohort
     norm.fit(E, T, enrol_ids=e_ids, test_ids=t_ids)
     logger.info("%s: %d enrolment and %d test cohort rows", method,
                 0 if E is None else E.shape[0], 0 if T is None else T.shape[0])
-    with replace_atomically(output) as out, Progress(progress, None, "trials") as bar:
+    with write_output(output, paths) as out, Progress(progress, None, "trials") as bar:
         for chunk in iter_score_chunks([trials], chunk_size=chunk_size, block_bytes=block_bytes,
                                        threads=0):
             models, tests = chunk.ids
