@@ -103,3 +103,20 @@ def test_the_overlap_check_sees_overlaps():
     ax.text(0.5, 0.5, "some text")
     ax.text(0.52, 0.5, "more text")
     assert overlaps(fig) == [("some text", "more text")]
+
+
+def test_every_operating_point_is_marked():
+    from focal.core.priors import effective_log_odds
+    from focal.plots import det_plot, nbe_plot
+
+    rng = np.random.default_rng(1)
+    tar, non = rng.normal(2, 1.5, 300), rng.normal(-2, 1.5, 3000)
+    ops = [0.01, (0.001, 1, 1), (0.05, 10, 1)]
+    ax = det_plot(tar, non, operating_points=ops)
+    assert len([ln for ln in ax.lines if ln.get_gid() == "det-min-dcf"]) == 3
+    assert len({ln.get_marker() for ln in ax.lines if ln.get_gid() == "det-act-dcf"}) == 3
+    ax = nbe_plot(tar, non, operating_points=ops)
+    lines = sorted(ln.get_xdata()[0] for ln in ax.lines if ln.get_gid() == "nbe-operating-point")
+    expected = sorted(effective_log_odds(*(op if isinstance(op, tuple) else (op, 1, 1)))
+                      for op in ops)
+    np.testing.assert_allclose(lines, expected)

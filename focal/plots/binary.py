@@ -426,8 +426,8 @@ def _dr30_points(h, rates):
 
 
 def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_points: int = 401,
-             components: bool = False, dr30: bool = True, operating_point=None, ylim=None,
-             **line_kwargs):
+             components: bool = False, dr30: bool = True, operating_point=None,
+             operating_points=None, ylim=None, **line_kwargs):
     """Normalized Bayes error-rate plot of natural-log LLRs (thesis sec. 7.6, figs. 7.8-7.9).
 
     Against h = logit(P_tar): the actual Bayes error-rate of the LLRs' decisions ("actDCF",
@@ -456,6 +456,8 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
         marked too when it falls in the plotted range.
     operating_point : float or (P_target, C_miss, C_fa), optional
         Draw a vertical line at its effective prior log-odds.
+    operating_points : sequence, optional
+        Several such points, a line each.
     ylim : (float, float), optional
         Default from 0 to a little above the curves (at most 3).
     **line_kwargs
@@ -465,9 +467,12 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     -------
     matplotlib.axes.Axes
     """
-    op = None if operating_point is None else _parse_operating_point(operating_point)
-    h = prior_log_odds_grid(prior_log_odds, (-7.0, 2.0), n_points,
-                            extra=() if op is None else (op[3],))
+    if operating_point is not None and operating_points is not None:
+        raise ValueError("give operating_point or operating_points, not both")
+    ops = [] if operating_point is None else [_parse_operating_point(operating_point)]
+    ops += [_parse_operating_point(o, f"operating_points[{i}]")
+            for i, o in enumerate(operating_points or ())]
+    h = prior_log_odds_grid(prior_log_odds, (-7.0, 2.0), n_points, extra=[o[3] for o in ops])
     rates = binary_scores(tar, non).bayes_error_rates(h)
     ax = new_axes(ax)
     first = not has_gid(ax, "nbe-actual")
@@ -490,8 +495,7 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
             ax.plot([h[i]], [mn[i]], linestyle="none", marker="o", markersize=7, color=color,
                     markerfacecolor="white", zorder=3, gid=gid,
                     label=None if has_gid(ax, gid) else text)
-    if op is not None:
-        pt, cm, cf, h_op = op
+    for pt, cm, cf, h_op in ops:
         drawn = [a for a in ax.lines if a.get_gid() == "nbe-operating-point"
                  and np.array_equal(a.get_xdata(), [h_op, h_op])]
         if not drawn:

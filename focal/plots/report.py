@@ -185,9 +185,10 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     For binary LLR sets (one or several systems on the same trials or not) it writes, into
     ``out_dir`` (created if needed):
 
-    * ``det``: DET curves of every system with the ROCCH-EER and, at the first operating point,
+    * ``det``: DET curves of every system with the ROCCH-EER and, at every operating point,
       the minDCF and actual-DCF points (:func:`det_plot`);
-    * ``nbe``: normalized Bayes error-rate plot with DR30 points (:func:`nbe_plot`);
+    * ``nbe``: normalized Bayes error-rate plot with DR30 points and a line at every operating
+      point (:func:`nbe_plot`);
     * ``ape``: APE curves and the Cllr bars (:func:`ape_plot`);
     * ``ece``: empirical cross-entropy curves (:func:`ece_plot`);
     * ``tippett_<i>``: a Tippett plot per system (:func:`tippett_plot`);
@@ -202,7 +203,7 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     out_dir : str or path
     operating_points : sequence, default (0.01,)
         Priors or ``(P_target, C_miss, C_fa)`` tuples of the DCF columns (as for
-        :func:`focal.metrics.calibration_report`); the first is marked on the DET and NBE plots.
+        :func:`focal.metrics.calibration_report`); each is marked on the DET and NBE plots.
     size : (int, int), default (800, 600)
         Width and height of every raster figure, in pixels.
     dpi : float, optional
@@ -225,7 +226,6 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     entries = [(name, BinaryScores(tar, non)) for name, tar, non in entries]
     reports = [calibration_report_of(scores, operating_points=ops, name=name)
                for name, scores in entries]
-    first_op = ops[0] if ops else None
     folder = output_folder(out_dir)
 
     def every_system(plot, **kwargs):
@@ -243,8 +243,9 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     specs = [
         ("det", "DET", _det_caption(ops), every_system(det_plot, operating_points=ops)),
         ("nbe", "Normalized Bayes error-rate", "Actual (solid) and minimum (dashed) DCF "
-         "normalized by the default system's, against the prior log-odds; DR30: fewer than 30 "
-         "false alarms to the left.", every_system(nbe_plot, operating_point=first_op)),
+         "normalized by the default system's, against the prior log-odds; DR30 (open circles): "
+         "fewer than 30 false alarms to the left; dashed vertical lines: the operating points "
+         "of the table.", every_system(nbe_plot, operating_points=ops)),
         ("ape", "APE", "Applied probability of error: the area under the actual curve is Cllr, "
          "under the minimum curve minCllr; the bar splits Cllr into discrimination and "
          "calibration loss.", ape),
