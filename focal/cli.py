@@ -540,7 +540,8 @@ def _demo_plots(systems, folder, p_target):
     print(f"plots: {page} (DET, normalized Bayes error, APE, ECE and Tippett figures)")
 
 
-def _cmd_demo(args) -> int:
+def _demo(args):
+    """The demo's steps, printed; returns the eval-set reports."""
     folder = pathlib.Path(args.data or _default_samples()) / "speaker_detection"
     if not folder.is_dir():
         raise ValueError(f"{folder}: sample data not found (run from a focal checkout, or pass "
@@ -592,6 +593,18 @@ def _cmd_demo(args) -> int:
     print(_summary_table(reports, p))
     print()
     _demo_plots(_short_names(systems), out / "plots", p)
+    return reports
+
+
+def _cmd_demo(args) -> int:
+    if not args.json:
+        _demo(args)
+        return 0
+    import contextlib
+
+    with contextlib.redirect_stdout(sys.stderr):  # the narrative to stderr, the numbers to stdout
+        reports = _demo(args)
+    _print_json([r.to_dict() for r in reports])
     return 0
 
 
@@ -792,6 +805,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "temporary folder, kept)")
     demo.add_argument("--p-target", type=_probability, default=_DEFAULT_P_TARGET, metavar="P",
                       help=f"operating point (default {_DEFAULT_P_TARGET})")
+    _extras.add_json(demo)
     demo.set_defaults(func=_cmd_demo)
     for command in (tr, tm, ap):
         command.add_argument("--signing-key", metavar="FILE",

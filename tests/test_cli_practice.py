@@ -124,3 +124,20 @@ def test_plot_pages_of_evaluate_multiclass_and_sws(capsys, tmp_path):
     assert status == 0, err
     json.loads(out)   # the page's path went to stderr
     assert (tmp_path / "sws" / "std_det.png").exists()
+
+
+def test_json_on_every_command():
+    from focal.cli import build_parser
+
+    sub = next(a for a in build_parser()._actions if a.dest == "command")
+    for name, parser in sub.choices.items():
+        options = {o for a in parser._actions for o in a.option_strings}
+        assert "--json" in options, name
+        assert {"-v", "-q"} <= options, name
+
+
+def test_demo_json_keeps_stdout_for_the_numbers(capsys, tmp_path):
+    status, out, err = run_main(capsys, "demo", "--out", tmp_path, "--json", "-q")
+    assert status == 0, err
+    reports = json.loads(out)
+    assert reports[-1]["name"].endswith("eval_fused.scores") and "1. trained" in err
