@@ -233,3 +233,13 @@ def test_bca_reduces_to_the_percentile_interval_without_bias_or_skew():
     assert shifted.low > pct.low and shifted.high > pct.high   # replicates mostly below: z0 > 0
     with pytest.raises(ValueError, match="method must be"):
         bootstrap_ci("cllr", [1.0, 2.0], [0.0], method="basic")
+
+
+def test_subset_analysis_reports_progress_of_a_callable_measure():
+    from focal.metrics import cavg, subset_analysis
+
+    rng = np.random.default_rng(0)
+    L, y = rng.normal(size=(60, 4)), np.arange(60) % 4
+    seen = []
+    res = subset_analysis(L, y, measure=lambda a, b: cavg(a, b), progress=seen.append)
+    assert seen == list(range(1, res.values.size + 1)) and res.values.size == 11
