@@ -127,7 +127,7 @@ def eer_scorer() -> LLRScorer:
 
 # -- multiclass: log-likelihood outputs -------------------------------------------------------
 
-class LLHScorer:
+class LLHScorer(LLRScorer):
     """Scorer returning ``-measure(llh, labels, **kwargs)`` of an estimator's log-likelihoods.
 
     The log-likelihoods, shape (n_trials, n_classes), come from ``transform`` (focal's
@@ -144,15 +144,6 @@ class LLHScorer:
     **kwargs
         Passed to ``measure`` (``prior``, ``p_target``).
     """
-
-    def __init__(self, measure, name, **kwargs):
-        self.measure = measure
-        self.name = name
-        self.kwargs = kwargs
-
-    def __repr__(self):
-        args = ", ".join(f"{k}={v!r}" for k, v in self.kwargs.items())
-        return f"{self.name}({args})"
 
     def __call__(self, estimator, X, y):
         method = "transform" if hasattr(estimator, "transform") else "decision_function"
