@@ -126,13 +126,21 @@ class _Resampler:
         if self.ways is None:
             w = np.zeros((size, self.n), dtype=np.int64)
             for idx in self.strata:
-                w[:, idx] = rng.multinomial(idx.size, np.full(idx.size, 1.0 / idx.size), size)
+                w[:, idx] = _draw_counts(rng, idx.size, size)
             return w
         w = np.ones((size, self.n), dtype=np.int64)
         for codes in self.ways:
-            g = int(codes.max()) + 1
-            w *= rng.multinomial(g, np.full(g, 1.0 / g), size)[:, codes]
+            w *= _draw_counts(rng, int(codes.max()) + 1, size)[:, codes]
         return w
+
+
+def _draw_counts(rng, n, size):
+    """``size`` rows of how often each of ``n`` units is drawn in ``n`` draws with replacement
+    (multinomial counts), from uniform indices and one bincount: much faster than
+    ``rng.multinomial`` over many categories."""
+    idx = rng.integers(0, n, size=(size, n))
+    idx += (np.arange(size) * n)[:, None]
+    return np.bincount(idx.ravel(), minlength=size * n).reshape(size, n)
 
 
 def _as_ways(clusters, n, where):
@@ -172,9 +180,10 @@ def _weighted_mean(w, values):
     finite = np.isfinite(values)
     total = w.sum(axis=1).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
+        if finite.all():  # the usual case: no copy of the weights
+            return (w @ values) / total
         mean = (w[:, finite] @ values[finite]) / total
-    if not finite.all():
-        mean[(w[:, ~finite] > 0).any(axis=1)] = np.inf
+    mean[(w[:, ~finite] > 0).any(axis=1)] = np.inf
     return mean
 
 
@@ -193,7 +202,8 @@ class _BinaryMeasures:
         wt, wn = w[:, :self.nt], w[:, self.nt:]
         out = np.full((w.shape[0], len(self.specs)), np.nan)
         ok = (wt.sum(axis=1) > 0) & (wn.sum(axis=1) > 0)
-        wt, wn = wt[ok], wn[ok]
+        if not ok.all():
+            wt, wn = wt[ok], wn[ok]
         needs_hull = any(name in ("min_cllr", "eer", "min_dcf") for name, _ in self.specs)
         cols = []
         for name, (p, cm, cf) in self.specs:
@@ -451,7 +461,7 @@ def bootstrap_ci(measure, tar, non, *, p_target=None, c_miss=1.0, c_fa=1.0, n_bo
     ``n**(-1/6)`` relative to the standard error) and that the bootstrap only partly
     reproduces: on simulated sets of 1000 + 1000 calibrated Gaussian LLRs the plain percentile
     95 % interval of the EER covered 90-92 %, the BCa interval (the default, which corrects for
-    the median bias) 93-94 %; Cllr's covered 91-95 % with either (coverages measured on 400
+    the median bias) 92-94 %; Cllr's covered 91-95 % with either (coverages measured on 400
     sets, standard error about 1.1 points).
     """
     t, n = check_binary_trials(tar, non)
