@@ -16,10 +16,10 @@ from focal.metrics import (
     multiclass_cllr,
     multiclass_cross_entropy,
 )
+from focal.metrics._resampling import _Resampler
 from focal.metrics.bootstrap import (
     _BinaryMeasures,
     _MulticlassMeasures,
-    _Resampler,
     bootstrap_ci,
     bootstrap_ci_multiclass,
 )

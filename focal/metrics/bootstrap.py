@@ -10,10 +10,11 @@ trials without copying them:
   (:func:`focal.core.pav.pav_from_counts` on the per-score weight sums), which gives exactly the
   measures of the resampled trial list.
 
-Resampling schemes (Efron & Tibshirani, *An Introduction to the Bootstrap*, 1993, ch. 13 for the
-percentile interval; Davison & Hinkley, *Bootstrap Methods and their Application*, 1997, sec. 3.8
-for clustered data; Owen, "The pigeonhole bootstrap", Ann. Appl. Stat. 1(2), 2007, for two-way
-crossed data):
+Intervals are BCa (bias-corrected and accelerated) or percentile intervals (Efron & Tibshirani,
+*An Introduction to the Bootstrap*, 1993, ch. 13-14). Resampling schemes
+(:mod:`focal.metrics._resampling`; Davison & Hinkley, *Bootstrap Methods and their
+Application*, 1997, sec. 3.8 for clustered data; Owen, "The pigeonhole bootstrap", Ann. Appl.
+Stat. 1(2), 2007, for two-way crossed data):
 
 - trial-level: targets and non-targets are resampled separately, each class keeping its size
   (the measures weight the classes by prior / count, so class sizes are design constants);
@@ -41,6 +42,7 @@ from ..core.priors import detection_cost, effective_log_odds, prior_entropy
 from ..core.rocch import ROCCH
 from ..core.scoring import nontarget_cost, target_cost
 from ..core.validation import check_binary_trials, check_positive, check_probability
+from ._resampling import _as_ways, _joined_clusters, _Resampler
 from .binary import BinaryScores
 from .lre import cavg as _cavg
 
@@ -101,76 +103,6 @@ class BootstrapInterval:
         return (f"{self.measure} = {self.estimate:.4g}, {100 * self.confidence:g} % CI "
                 f"[{self.low:.4g}, {self.high:.4g}] ({self.resampling} bootstrap, "
                 f"{self.n_bootstrap - self.n_dropped} replicates)")
-
-
-# -- resampling: integer weights over trials ---------------------------------------------------
-
-class _Resampler:
-    """Draws blocks of replicate weights over the trials.
-
-    Without clusters, the trials of each stratum (class) are resampled alone, keeping its size;
-    with one or two label arrays, clusters are drawn (two-way: independently, weights multiply).
-    """
-
-    def __init__(self, strata, ways):
-        self.n = strata.size
-        if ways is None:
-            self.kind = "trial"
-            self.strata = [np.flatnonzero(strata == c) for c in np.unique(strata)]
-            self.ways = None
-            return
-        self.kind = "cluster" if len(ways) == 1 else "two-way"
-        self.ways = [np.unique(w, return_inverse=True)[1].ravel() for w in ways]
-
-    def draw(self, rng, size):
-        if self.ways is None:
-            w = np.zeros((size, self.n), dtype=np.int64)
-            for idx in self.strata:
-                w[:, idx] = _draw_counts(rng, idx.size, size)
-            return w
-        w = np.ones((size, self.n), dtype=np.int64)
-        for codes in self.ways:
-            w *= _draw_counts(rng, int(codes.max()) + 1, size)[:, codes]
-        return w
-
-
-def _draw_counts(rng, n, size):
-    """``size`` rows of how often each of ``n`` units is drawn in ``n`` draws with replacement
-    (multinomial counts), from uniform indices and one bincount: much faster than
-    ``rng.multinomial`` over many categories."""
-    idx = rng.integers(0, n, size=(size, n))
-    idx += (np.arange(size) * n)[:, None]
-    return np.bincount(idx.ravel(), minlength=size * n).reshape(size, n)
-
-
-def _as_ways(clusters, n, where):
-    """Cluster labels as a list of one or two label arrays of length ``n``."""
-    if isinstance(clusters, tuple) and len(clusters) == 2:
-        ways = [np.asarray(c) for c in clusters]
-    else:
-        arr = np.asarray(clusters)
-        ways = [arr] if arr.ndim == 1 else [arr[:, j] for j in range(arr.shape[1])] \
-            if arr.ndim == 2 and arr.shape[1] == 2 else None
-        if ways is None:
-            raise ValueError(f"{where} must be one label per trial, or two (model, test) label "
-                             f"arrays for two-way resampling, got shape {arr.shape}")
-    for w in ways:
-        if w.ndim != 1 or w.shape[0] != n:
-            raise ValueError(f"{where} needs one label per trial ({n}), got shape {w.shape}")
-    return ways
-
-
-def _joined_clusters(tar_clusters, non_clusters, n_tar, n_non):
-    """The cluster labels of targets and non-targets concatenated (or None for trial-level)."""
-    if (tar_clusters is None) != (non_clusters is None):
-        raise ValueError("give both tar_clusters and non_clusters, or neither")
-    if tar_clusters is None:
-        return None
-    t = _as_ways(tar_clusters, n_tar, "tar_clusters")
-    n = _as_ways(non_clusters, n_non, "non_clusters")
-    if len(t) != len(n):
-        raise ValueError("tar_clusters and non_clusters must both be one-way or both two-way")
-    return [np.concatenate((a, b)) for a, b in zip(t, n)]
 
 
 # -- measures of weighted trials ---------------------------------------------------------------
