@@ -28,3 +28,7 @@ __all__ = [
     "CalibratedClassifier", "ScoreNormalizer", "LLHScorer", "cmce_scorer",
     "multiclass_cllr_scorer", "cavg_scorer",
 ]
+
+from .fusion import UnboundedObjectiveWarning  # noqa: E402
+
+__all__ += ["UnboundedObjectiveWarning"]
