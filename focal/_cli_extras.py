@@ -10,7 +10,7 @@ import logging
 
 __all__ = ["add_cost", "add_logging", "configure_logging", "operating_points",
            "add_evaluate_options", "read_binary_systems", "evaluate_reports", "add_normalize",
-           "add_json", "print_json", "add_plot", "multiclass_plots", "std_plots"]
+           "add_json", "print_json"]
 
 
 def _cost(text: str):
@@ -127,11 +127,11 @@ def add_evaluate_options(ev):
                     help="also the conventional EER of the empirical ROC, beside the ROCCH-EER")
 
 
-def read_binary_systems(paths, key_path, missing):
+def read_binary_systems(paths, key_path, missing, pos_label=None):
     """``({path: (tar, non)}, {path: ids})`` with each trial's model and test ids."""
     from .io import align_trials, read_key, read_scores
 
-    key = read_key(key_path)
+    key = read_key(key_path, pos_label=pos_label)
     systems, ids = {}, {}
     for path in paths:
         X, y, models, tests = align_trials(key, read_scores(path), missing=missing)
@@ -164,51 +164,6 @@ def evaluate_reports(systems, ids, points, args):
             random_state=getattr(args, "seed", 0), n_jobs=getattr(args, "jobs", None),
             progress=getattr(args, "progress", False)))
     return reports
-
-
-# -- figures of evaluate-multiclass and sws ------------------------------------------------------
-
-def add_plot(parser, what):
-    """``--plot DIR`` (with ``--plot-size`` and ``--plot-format``) as ``focal evaluate`` has."""
-    from .cli import _plot_size
-
-    parser.add_argument("--plot", metavar="DIR",
-                        help=f"also write {what} and an HTML page (index.html) into DIR (needs "
-                             f"matplotlib)")
-    parser.add_argument("--plot-size", type=_plot_size, default=(800, 600), metavar="WxH",
-                        help="size of each figure in pixels (default 800x600)")
-    parser.add_argument("--plot-format", nargs="+", choices=["png", "pdf", "svg"],
-                        default=["png"], help="figure formats besides PNG, always written")
-
-
-def _pages():
-    try:
-        from .plots import pages
-    except ImportError as exc:
-        raise ValueError(str(exc)) from None
-    return pages
-
-
-def multiclass_plots(systems, key, results, args):
-    """The figures and page of ``focal evaluate-multiclass --plot DIR``."""
-    from .cli import _multiclass_text
-    from .io import align_multiclass
-
-    pages = _pages()
-    entries = []
-    for system, result in zip(systems, results):
-        X, labels, _, classes = align_multiclass(key, system, missing=args.missing,
-                                                 other=args.other)
-        entries.append({"name": result["name"], "llh": X, "labels": labels,
-                        "class_names": list(classes), "text": _multiclass_text(result)})
-    return pages.write_multiclass_report(entries, args.plot, size=args.plot_size,
-                                         formats=args.plot_format)
-
-
-def std_plots(report, args):
-    """The figure and page of ``focal sws --plot DIR``."""
-    return _pages().write_std_report(report, args.plot, text=report.to_text(),
-                                     size=args.plot_size, formats=args.plot_format)
 
 
 # -- normalize -------------------------------------------------------------------------------

@@ -36,6 +36,7 @@ from .multiclass import (
     multiclass_cross_entropy,
     pairwise_analysis,
 )
+from .multiclass_report import MulticlassReport, multiclass_report
 from .report import (
     CalibrationReport,
     OperatingPointResult,
@@ -53,4 +54,5 @@ __all__ = [
     "CavgSweep", "subset_analysis", "SubsetAnalysis",
     "BootstrapInterval", "bootstrap_ci", "bootstrap_ci_multiclass",
     "SRE_OPERATING_POINTS", "CPrimary", "c_primary",
+    "MulticlassReport", "multiclass_report",
 ]
