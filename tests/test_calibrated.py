@@ -175,7 +175,7 @@ def test_multiclass_scorers_in_grid_search():
     y = np.array(["en", "es", "fr"])[rng.integers(0, 3, 600)]
     idx = np.searchsorted(["en", "es", "fr"], y)
     X = rng.normal(size=(600, 3)) + 2.0 * np.eye(3)[idx]
-    fusion = MulticlassFusion(mode="calibration").fit(X, y)
+    fusion = MulticlassFusion(mode="calibration", class_names=["en", "es", "fr"]).fit(X, y)
     llh = fusion.transform(X)
     assert cmce_scorer()(fusion, X, y) == pytest.approx(-multiclass_cross_entropy(llh, idx))
     assert cavg_scorer(0.3)(fusion, X, y) == pytest.approx(-cavg(llh, idx, p_target=0.3))
@@ -185,7 +185,8 @@ def test_multiclass_scorers_in_grid_search():
     clf = CalibratedClassifier(GaussianNB(), cv=3).fit(X, y)
     assert cmce_scorer()(clf, X, y) == pytest.approx(
         -multiclass_cross_entropy(clf.decision_function(X), idx))
-    search = GridSearchCV(MulticlassFusion(mode="calibration"), {"reg": [1e-6, 1e-2]}, cv=3,
+    search = GridSearchCV(MulticlassFusion(mode="calibration", class_names=["en", "es", "fr"]),
+                          {"reg": [1e-6, 1e-2]}, cv=3,
                           scoring=cmce_scorer()).fit(X, y)
     assert np.isfinite(search.best_score_)
     with pytest.raises(ValueError, match="labels not seen in fit"):
