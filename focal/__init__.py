@@ -42,6 +42,12 @@ __all__ = [
     "eer_scorer",
     "save",
     "load",
+    "QualityFusion",
+    "CalibratedClassifier",
+    "ScoreNormalizer",
+    "cmce_scorer",
+    "multiclass_cllr_scorer",
+    "cavg_scorer",
 ]
 
 # Estimators (and with them scikit-learn) load on first use, so that ``import focal`` stays
@@ -55,6 +61,10 @@ _LAZY = {
                  "stack_systems")
 }
 _LAZY.update(save="focal.persistence", load="focal.persistence")
+_LAZY["QualityFusion"] = "focal.estimators"
+_LAZY.update({name: "focal.estimators" for name in (
+    "CalibratedClassifier", "ScoreNormalizer", "cmce_scorer", "multiclass_cllr_scorer",
+    "cavg_scorer")})
 
 
 def __getattr__(name):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from . import _cli_extras as _extras
 from ._version import __version__
 from .metrics.multiclass_report import CONDITIONS
 
@@ -118,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--p-target", type=_probability, default=0.5, metavar="P",
                     help="effective target prior at which the fusion is trained (Cllr at P is "
                          "minimized): the operating point of the application (default 0.5)")
+    _extras.add_cost(tr, repeatable=False)
     tr.add_argument("--pav", action="store_true",
                     help="follow the fusion with a PAVCalibrator (non-parametric, monotone)")
     tr.add_argument("--pseudo-count", type=_non_negative, default=1.0, metavar="A",
@@ -147,6 +149,14 @@ def build_parser() -> argparse.ArgumentParser:
                     help="Albayzin output: the condition written (default: the first input's)")
     ap.add_argument("--chunk-size", type=_positive_int, default=1 << 16, metavar="N",
                     help="trials per chunk (default 65536)")
+    ap.add_argument("--quality", nargs="+", metavar="FILE",
+                    help="quality files of a QualityFusion model: a header 'segment name ...' "
+                         "naming the measures, then one line per enrolment or test segment; "
+                         "trials of segments without a line get the affine back-off fusion")
+    ap.add_argument("--trial-quality", nargs="+", metavar="SIDE_NAME=FILE",
+                    help="per-trial quality files of a QualityFusion model, e.g. "
+                         "model_duration=a.txt test_duration=b.txt, each of lines 'model test "
+                         "value'")
 
     ev = _command(
         sub, "evaluate", "calibration analysis of binary score files",
@@ -170,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="size of each figure in pixels (default 800x600)")
     ev.add_argument("--plot-format", nargs="+", choices=["png", "pdf", "svg"], default=["png"],
                     help="figure formats besides PNG, which is always written")
+    _extras.add_evaluate_options(ev)
 
     tm = _command(
         sub, "train-multiclass",
@@ -228,8 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
                     default="sws2013",
                     help="sws2013: P_target 0.00015, C_miss 100, C_fa 1 (default); std2006: "
                          "1e-4, 10, 1; sws2012: P_target = N_true / (n_tps T_audio)")
-    sw.add_argument("--cost", nargs=3, type=_positive, metavar=("P_TARGET", "C_MISS", "C_FA"),
-                    help="another operating point")
+    sw.add_argument("--cost", nargs="+", action=_extras.JoinedCost, metavar="P:CMISS:CFA",
+                    help="another operating point: P_TARGET:C_MISS:C_FA (or the three numbers)")
     sw.add_argument("--tolerance", type=_non_negative, default=0.5, metavar="SECONDS",
                     help="alignment tolerance (default 0.5 s)")
     sw.add_argument("--n-tps", type=_positive, default=1.0, metavar="N",
@@ -258,4 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--signing-key", metavar="FILE",
                              help="file holding a secret key: sign the saved model (train) or "
                                   "require its signature (apply) with HMAC-SHA256")
+    _extras.add_normalize(sub, _Formatter)
+    for command in sub.choices.values():
+        _extras.add_logging(command)
     return parser

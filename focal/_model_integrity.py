@@ -208,6 +208,8 @@ def check_usable(model) -> None:
     apply = getattr(model, "transform", None) or getattr(model, "decision_function", None)
     if apply is None:
         return
+    if hasattr(first, "measures_"):
+        apply = _with_quality(model, first)
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
@@ -226,6 +228,23 @@ def check_usable(model) -> None:
         raise ValueError(f"numerically unusable parameters: the model gives {what} for the "
                          f"ordinary scores {_show_row(X[row])} (e.g. coefficients or means "
                          f"near the float64 limit)")
+
+
+def _with_quality(model, first):
+    """``apply(X)`` of a quality fusion (alone or first in a pipeline): the outputs with every
+    quality measure missing (the affine back-off) and with every measure 0.5 (inside the domain
+    of every transform) side by side."""
+    rest = model[1:] if getattr(model, "steps", None) and len(model.steps) > 1 else None
+
+    def apply(X):
+        out = []
+        for value in (np.nan, 0.5):
+            Q = np.full((X.shape[0], 2 * len(first.measures_)), value)
+            Y = first.transform(X, quality=Q)
+            out.append(Y if rest is None else rest.transform(Y))
+        return np.column_stack(out)
+
+    return apply
 
 
 def _show_row(x):

@@ -20,6 +20,7 @@ import os
 import sys
 import warnings
 
+from . import _cli_extras as _extras
 from ._cli_parser import DEFAULT_P_TARGET, build_parser
 
 
@@ -79,6 +80,10 @@ def _report_writer():
 def _cmd_train(args) -> int:
     from .io import train_fusion
 
+    if args.cost is not None:  # --cost P:C_MISS:C_FA trains at its effective prior
+        from .core.priors import effective_prior
+
+        args.p_target = effective_prior(*args.cost)
     fit = train_fusion(args.scores, args.key, p_target=args.p_target, pav=args.pav,
                        pseudo_count=args.pseudo_count, missing=args.missing,
                        pos_label=args.pos_label)
@@ -89,12 +94,12 @@ def _cmd_train(args) -> int:
 
 def _cmd_evaluate(args) -> int:
     from .demo import short_names
-    from .io import evaluate_binary
 
     write_report = _report_writer() if args.plot is not None else None  # before any work
-    p_targets = args.p_target or [DEFAULT_P_TARGET]
-    systems, reports = evaluate_binary(args.scores, args.key, p_targets, missing=args.missing,
-                                       pos_label=args.pos_label)
+    p_targets = _extras.operating_points(args, [DEFAULT_P_TARGET])
+    systems, ids = _extras.read_binary_systems(args.scores, args.key, args.missing,
+                                               pos_label=args.pos_label)
+    reports = _extras.evaluate_reports(systems, ids, p_targets, args)
     _print_reports(reports, args.json)
     if write_report is not None:
         page = write_report(short_names(systems), args.plot, operating_points=p_targets,
@@ -121,12 +126,32 @@ def _cmd_evaluate_multiclass(args) -> int:
     return 0
 
 
+def _apply_quality(model, args) -> int:
+    """``focal apply`` of a quality fusion: scores plus per-segment or per-trial quality."""
+    from .io.quality import apply_quality_model, quality_step
+
+    if not (args.quality or args.trial_quality):
+        raise ValueError(f"{args.model}: the model uses quality measures "
+                         f"({', '.join(quality_step(model).measures_)}): give --quality FILE "
+                         "or --trial-quality SIDE_NAME=FILE")
+    per_trial = dict(item.partition("=")[::2] for item in args.trial_quality or ())
+    n, n_backoff = apply_quality_model(model, args.scores, args.output, args.quality or (),
+                                       per_trial, on_mismatch="align" if args.align else "error",
+                                       missing=args.missing, chunk_size=args.chunk_size)
+    print(f"{args.output}: {n:,} trials ({n_backoff:,} without quality: affine back-off)",
+          file=_summary_stream(args.output))
+    return 0
+
+
 def _cmd_apply(args) -> int:
     from .io import apply_model
+    from .io.quality import quality_step
     from .persistence import load
     from .schema import input_schema
 
     model = load(args.model, key=_signing_key(args))
+    if args.quality or args.trial_quality or quality_step(model) is not None:
+        return _apply_quality(model, args)
     schema = input_schema(model)
     for note in schema.notes:
         print(f"focal: note: {args.model}: {note}", file=sys.stderr)
@@ -175,7 +200,8 @@ def _check_output(args) -> None:
 
 _COMMANDS = {"train": _cmd_train, "apply": _cmd_apply, "evaluate": _cmd_evaluate,
              "train-multiclass": _cmd_train_multiclass,
-             "evaluate-multiclass": _cmd_evaluate_multiclass, "sws": _cmd_sws, "demo": _cmd_demo}
+             "evaluate-multiclass": _cmd_evaluate_multiclass, "sws": _cmd_sws, "demo": _cmd_demo,
+             "normalize": _extras.cmd_normalize}
 
 __all__ = ["main", "build_parser"]
 
@@ -201,6 +227,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    _extras.configure_logging(args)
     try:
         _check_output(args)
         with warnings.catch_warnings():

@@ -117,7 +117,7 @@ _VERSION = contextvars.ContextVar("focal_model_version", default=SCHEMA_VERSION)
 
 #: Classes that a model file may name (nothing else is ever instantiated).
 LOADABLE = ("LogisticFusion", "LinearCalibrator", "PAVCalibrator", "ROCCH", "MulticlassFusion",
-            "GaussianBackend", "Pipeline")
+            "GaussianBackend", "QualityFusion", "Pipeline")
 
 _MAX_DEPTH = 8           # pipelines nested in pipelines
 _MAX_PARAM_DEPTH = 8     # lists nested in parameter values
@@ -723,9 +723,77 @@ class _GaussianCodec:
             raise ValueError("the class means or covariances overflow")
 
 
+class _QualityCodec:
+    """QualityFusion: the affine back-off, the quality weights and the measures' names."""
+
+    @staticmethod
+    def encode(est):
+        return {
+            **_classifier_out(est),
+            "measures_": [str(m) for m in est.measures_],
+            "quality_feature_names_": [str(m) for m in est.quality_feature_names_],
+            "coef_": _floats_out(est.coef_),
+            "intercept_": float(est.intercept_),
+            "quality_coef_": _floats_out(est.quality_coef_),
+            "scale_coef_": _floats_out(est.scale_coef_),
+            "linear_coef_": _floats_out(est.linear_coef_),
+            "linear_intercept_": float(est.linear_intercept_),
+            "linear_objective_": float(est.linear_objective_),
+            "n_quality_trials_": int(est.n_quality_trials_),
+            "n_iter_": int(est.n_iter_),
+            "n_passes_": int(est.n_passes_),
+            "objective_": float(est.objective_),
+        }
+
+    @staticmethod
+    def decode(est, f):
+        from .core.quality import quality_features
+
+        n = f.int("n_features_in_", 1)
+        measures, where = f.take("measures_")
+        if (type(measures) is not list or not measures or len(set(measures)) != len(measures)
+                or any(type(m) is not str or not m for m in measures)):
+            raise _invalid(where, "must be a list of distinct non-empty names")
+        if est.measures is not None and list(est.measures) != measures:
+            raise _invalid(where, f"must equal the parameter measures={est.measures!r}")
+        _estimator_check(where, est._transforms, len(measures))
+        empty = np.empty((0, len(measures)))
+        names = quality_features(empty, empty, est.form, est.features)[1]
+        P = len(names)
+        value, where = f.take("quality_feature_names_")
+        if value != names:
+            raise _invalid(where, f"must be {names!r} for form={est.form!r}")
+        scale = f.floats("scale_coef_", (n, P))
+        if est.form != "scale" and scale.any():
+            raise _invalid(f.where, "scale_coef_ must be zero unless form='scale'")
+        return {
+            "n_features_in_": n,
+            "feature_names_in_": f.names("feature_names_in_", n),
+            "classes_": f.labels("classes_", 2),
+            "measures_": np.array(measures, dtype=object),
+            "quality_feature_names_": np.array(names, dtype=object),
+            "coef_": f.floats("coef_", (n,)),
+            "intercept_": f.float("intercept_"),
+            "quality_coef_": f.floats("quality_coef_", (P,)),
+            "scale_coef_": scale,
+            "linear_coef_": f.floats("linear_coef_", (n,)),
+            "linear_intercept_": f.float("linear_intercept_"),
+            "linear_objective_": f.float("linear_objective_", minimum=0.0),
+            "n_quality_trials_": f.int("n_quality_trials_", 1),
+            "n_iter_": f.int("n_iter_"),
+            "n_passes_": f.int("n_passes_"),
+            "objective_": f.float("objective_", minimum=0.0),
+        }
+
+    @staticmethod
+    def rebuild(est, extra):
+        est.rule_objective_ = est.objective_
+
+
 _CODECS = {"LogisticFusion": _LogisticCodec, "LinearCalibrator": _LogisticCodec,
            "PAVCalibrator": _PAVCodec, "ROCCH": _ROCCHCodec,
            "MulticlassFusion": _MulticlassCodec, "GaussianBackend": _GaussianCodec}
+_CODECS["QualityFusion"] = _QualityCodec
 
 
 def _classes():

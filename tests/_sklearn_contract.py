@@ -18,6 +18,7 @@ REFUSALS = (
     "not a multiple of n_classes",               # MulticlassFusion's (n, systems x classes) layout
     "not the class indices 0..",                 # MulticlassFusion: labels are column numbers
     "nothing says which columns of X hold",      # MulticlassFusion: names need a column order
+    "needs quality measures",                    # QualityFusion without quality
 )
 
 

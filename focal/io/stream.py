@@ -449,11 +449,13 @@ def output_format(layout, condition=None, classes=None):
 
 
 def write_applied(transform, chunks, output, fmt, *, inputs=(), allow_infinite=True,
-                  path=None) -> int:
+                  path=None, with_ids=False) -> int:
     """Write ``transform(chunk.X)`` of every chunk to ``output`` in the format ``fmt`` of
     :func:`output_format`, safely (``focal._files.write_output``: never over one of
     ``inputs``, atomically or streamed); non-finite outputs are refused unless
-    ``allow_infinite`` (NaN always), naming ``path`` and the line. Returns the trial count."""
+    ``allow_infinite`` (NaN always), naming ``path`` and the line. Returns the trial count.
+    With ``with_ids``, ``transform(chunk.X, chunk.ids)`` gets the trial ids too (e.g. to look
+    up per-segment quality measures)."""
     kind, header, prefix, n_out = fmt
     written = 0
     with write_output(output, inputs) as out:
@@ -464,7 +466,7 @@ def write_applied(transform, chunks, output, fmt, *, inputs=(), allow_infinite=T
             pending = None
             for chunk in chunks:
                 try:
-                    Y = transform(chunk.X)
+                    Y = transform(chunk.X, chunk.ids) if with_ids else transform(chunk.X)
                 except ValueError as exc:   # e.g. an LLR that overflows: say where
                     if path is None or chunk.lines is None:
                         raise

@@ -20,6 +20,8 @@ from .binary import (
     pav_llr,
     rocch,
 )
+from .bootstrap import BootstrapInterval, bootstrap_ci, bootstrap_ci_multiclass
+from .sre import SRE_OPERATING_POINTS, CPrimary, c_primary
 from .lre import CavgSweep, SubsetAnalysis, cavg, cavg_sweep, subset_analysis
 from .multiclass import (
     AlbayzinMeasures,
@@ -72,5 +74,7 @@ __all__ = [
     "BrierAnalysis", "brier_analysis", "e_lre", "e_lre_default", "eta_risk", "multiclass_brier",
     "eta_risk_analysis",
     "CombinedApplication", "combine_applications", "truncated_cllr", "min_truncated_cllr",
+    "BootstrapInterval", "bootstrap_ci", "bootstrap_ci_multiclass",
+    "SRE_OPERATING_POINTS", "CPrimary", "c_primary",
     "MulticlassReport", "multiclass_report",
 ]
