@@ -40,6 +40,7 @@ from .report import (
     calibration_report,
     calibration_report_of,
 )
+from .summary import SummarizedScores
 
 __all__ = [
     "BayesErrorRates", "BinaryScores", "DETCurve", "bayes_error_rates", "cllr", "cross_entropy", "dcf",
@@ -49,4 +50,5 @@ __all__ = [
     "AlbayzinMeasures", "affine_calibration", "detection_llrs", "detection_analysis",
     "DetectionAnalysis", "pairwise_analysis", "PairwiseAnalysis", "cavg", "cavg_sweep",
     "CavgSweep", "subset_analysis", "SubsetAnalysis",
+    "SummarizedScores",
 ]

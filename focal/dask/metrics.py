@@ -1,0 +1,126 @@
+"""Binary measures of ``(scores, labels)`` held in dask collections, equal to focal.metrics'.
+
+Each function is its :mod:`focal.metrics` namesake taking ``(scores, labels)`` (1-D dask arrays
+or dask Series with lined-up partitions; NumPy arrays are accepted too) instead of ``(tar, non)``,
+plus optional integer trial multiplicities ``sample_weight``. One pass over the data computes
+the PAV block summary of the pooled scores and the sums the actual-decision measures need
+(:mod:`focal.dask._summary`); the result is then read off the summary with the same code as
+in memory, so counts, EER, PRBEP, AUC, minDCF and the PAV blocks are identical and Cllr equal to
+rounding. For several measures of the same trials, call :func:`summarize` once and ask the
+returned :class:`focal.metrics.SummarizedScores`.
+
+Work runs on the active dask scheduler: open a ``dask.distributed.Client`` first to use a
+cluster.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core.priors import effective_log_odds
+from ..core.rocch import ROCCH
+from ..core.validation import as_score_array, check_positive, check_probability
+from ..metrics.binary import BayesErrorRates, DETCurve
+from ..metrics.summary import SummarizedScores
+from ._summary import summarize_dask
+
+__all__ = ["summarize", "cross_entropy", "cllr", "min_cllr", "dcf", "min_dcf", "eer", "rocch",
+           "det_curve", "bayes_error_rates"]
+
+
+def summarize(scores, labels, sample_weight=None, *, p_targets=(), thresholds=(),
+              keep_runs: bool = False, n_ranges=None) -> SummarizedScores:
+    """Block summary and trial sums of trials held in dask collections, in one pass.
+
+    Parameters
+    ----------
+    scores : dask array or dask Series, shape (n_trials,)
+        Scores or natural-log LLRs (+/-inf allowed, NaN not).
+    labels : dask array or dask Series, shape (n_trials,)
+        1 / True for target trials, 0 / False for non-targets; partitions lined up with
+        ``scores`` (a dask array is rechunked to ``scores``' chunks).
+    sample_weight : dask array or dask Series of non-negative whole numbers, optional
+        Trial multiplicities.
+    p_targets : array_like
+        Priors at which Cllr / cross-entropy will be asked for.
+    thresholds : array_like
+        Score thresholds at which actual error rates will be asked for (``dcf`` at prior ``p``
+        uses ``-logit(p)``; ``bayes_error_rates`` at ``h`` uses ``-h``).
+    keep_runs : bool, default False
+        Keep the runs behind the steppy DET curve (their number can approach the number of
+        trials).
+    n_ranges : int, optional
+        Score ranges of the shuffle (default: the number of partitions). Cut at sampled
+        quantiles; ties are never split, so a range may hold more than its share.
+
+    Returns
+    -------
+    SummarizedScores
+    """
+    summary, sums = summarize_dask(scores, labels, sample_weight, p_targets=p_targets,
+                                   thresholds=thresholds, keep_runs=keep_runs,
+                                   n_ranges=n_ranges)
+    return SummarizedScores(summary, sums)
+
+
+def cross_entropy(scores, labels, p_target=0.5, sample_weight=None) -> float:
+    """C_xe in bits (SWS plan eq. 38), as :func:`focal.metrics.cross_entropy`."""
+    p = check_probability(p_target)
+    return summarize(scores, labels, sample_weight, p_targets=[p]).cross_entropy(p)
+
+
+def cllr(scores, labels, p_target=0.5, sample_weight=None) -> float:
+    """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS plan eq. 40), as :func:`focal.metrics.cllr`."""
+    p = check_probability(p_target)
+    return summarize(scores, labels, sample_weight, p_targets=[p]).cllr(p)
+
+
+def min_cllr(scores, labels, p_target=0.5, sample_weight=None) -> float:
+    """Cllr after PAV in bits per bit (thesis 7.7.4), as :func:`focal.metrics.min_cllr`."""
+    p = check_probability(p_target)
+    return summarize(scores, labels, sample_weight).min_cllr(p)
+
+
+def dcf(scores, labels, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True,
+        sample_weight=None) -> float:
+    """Actual DCF of Bayes decisions on LLRs (SWS plan eqs. 8-10), as :func:`focal.metrics.dcf`."""
+    p = check_probability(p_target)
+    cm, cf = check_positive(c_miss, "c_miss"), check_positive(c_fa, "c_fa")
+    thr = -effective_log_odds(p, cm, cf)
+    return summarize(scores, labels, sample_weight, thresholds=[thr]).dcf(p, cm, cf, normalize)
+
+
+def min_dcf(scores, labels, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True,
+            sample_weight=None) -> float:
+    """Minimum DCF over all thresholds (thesis eq. 7.21), as :func:`focal.metrics.min_dcf`."""
+    p = check_probability(p_target)
+    cm, cf = check_positive(c_miss, "c_miss"), check_positive(c_fa, "c_fa")
+    return summarize(scores, labels, sample_weight).min_dcf(p, cm, cf, normalize)
+
+
+def eer(scores, labels, sample_weight=None) -> float:
+    """ROCCH-EER (thesis 7.3.7), as :func:`focal.metrics.eer`."""
+    return summarize(scores, labels, sample_weight).eer
+
+
+def rocch(scores, labels, sample_weight=None) -> ROCCH:
+    """ROC convex hull (thesis 7.3.6) with ``eer``, ``prbep``, ``auc``, ``min_dcf``, ...; as
+    :func:`focal.metrics.rocch`."""
+    return summarize(scores, labels, sample_weight).hull
+
+
+def det_curve(scores, labels, convex_hull: bool = False, sample_weight=None) -> DETCurve:
+    """DET points, steppy (thesis 7.3.4) or of the hull (7.3.6), as :func:`focal.metrics.det_curve`.
+
+    The steppy curve keeps every run of one label, which can be as many points as trials; the
+    hull (``convex_hull=True``) has only the PAV blocks.
+    """
+    return summarize(scores, labels, sample_weight,
+                     keep_runs=not convex_hull).det_curve(convex_hull)
+
+
+def bayes_error_rates(scores, labels, prior_log_odds, sample_weight=None) -> BayesErrorRates:
+    """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.6.1), as
+    :func:`focal.metrics.bayes_error_rates`."""
+    h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
+    return summarize(scores, labels, sample_weight, thresholds=-h).bayes_error_rates(h)
