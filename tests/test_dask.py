@@ -132,3 +132,87 @@ def test_bad_input_names_the_partition(client):
         fd.eer(da.from_array(np.zeros(10), chunks=5), da.from_array(np.ones(10), chunks=5))
     with pytest.raises(ValueError, match="p_target"):
         fd.cllr(da.zeros(4, chunks=2), da.ones(4, chunks=2), p_target=1.5)
+
+
+def _fusion_data(seed=0, n=20000):
+    rng = np.random.default_rng(seed)
+    y = rng.random(n) < 0.2
+    X = rng.normal(size=(n, 3)) * [1.0, 30.0, 0.01] + np.outer(y, [1.0, 25.0, 0.01]) + [0, 900, 3]
+    return X, y
+
+
+@pytest.mark.parametrize("chunks", [20000, ((0, 7000, 0, 13000),), 3001])
+def test_fit_fusion_equals_in_memory(client, chunks):
+    from focal import LogisticFusion
+
+    X, y = _fusion_data()
+    order = np.argsort(y, kind="stable")          # non-targets first: one-class partitions
+    X, y = X[order], y[order]
+    w = np.random.default_rng(5).integers(0, 4, y.size).astype(float)
+    ref = LogisticFusion(p_target=0.05).fit(X, y, sample_weight=w)
+    got = fd.fit(LogisticFusion(p_target=0.05), da.from_array(X, chunks=(chunks, 3)
+                 if isinstance(chunks, int) else (chunks[0], (3,))),
+                 da.from_array(y, chunks=chunks), da.from_array(w, chunks=chunks))
+    np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9, atol=0)
+    # the intercept absorbs coef @ offsets of ~1e3: compare the LLRs it gives
+    np.testing.assert_allclose(got.decision_function(X), ref.decision_function(X), rtol=0,
+                               atol=1e-9)
+    np.testing.assert_array_equal(got.classes_, ref.classes_)
+    assert got.objective_ == pytest.approx(ref.objective_, rel=1e-12)
+
+
+def test_fit_calibrator_labels_apply_and_save(client, tmp_path):
+    import focal
+    from focal import LinearCalibrator
+
+    X, y = _fusion_data(1)
+    s = X[:, 1]
+    labels = np.where(y, "tar", "non")            # classes_[1] = "tar", the larger label
+    ref = LinearCalibrator(p_target=0.3).fit(s, labels)
+    got = fd.fit(LinearCalibrator(p_target=0.3), da.from_array(s, chunks=6000),
+                 da.from_array(labels, chunks=6000))
+    assert list(got.classes_) == ["non", "tar"]
+    assert got.scale_ == pytest.approx(ref.scale_, rel=1e-9)
+    np.testing.assert_allclose(got.decision_function(s), ref.decision_function(s), atol=1e-9)
+    llr = fd.apply(got, da.from_array(s, chunks=5000))
+    assert isinstance(llr, da.Array)
+    np.testing.assert_array_equal(llr.compute(), got.decision_function(s))
+    focal.save(got, tmp_path / "cal.json")
+    back = focal.load(tmp_path / "cal.json")
+    np.testing.assert_array_equal(back.decision_function(s), got.decision_function(s))
+
+
+def test_fit_from_dataframe_keeps_names(client):
+    dd = pytest.importorskip("dask.dataframe")
+    pd = pytest.importorskip("pandas")
+    from focal import LogisticFusion
+
+    X, y = _fusion_data(2, n=8000)
+    frame = pd.DataFrame(X, columns=["sysA", "sysB", "sysC"])
+    ref = LogisticFusion().fit(frame, y)
+    ddf = dd.from_pandas(frame, npartitions=3)
+    dy = dd.from_pandas(pd.Series(y), npartitions=3)
+    got = fd.fit(LogisticFusion(), ddf, dy)
+    assert list(got.feature_names_in_) == ["sysA", "sysB", "sysC"]
+    np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
+    out = fd.apply(got, ddf).compute()
+    np.testing.assert_allclose(out, got.decision_function(frame), rtol=0, atol=1e-12)
+
+
+def test_fit_refuses_what_it_cannot_train(client):
+    from focal import LogisticFusion, PAVCalibrator
+
+    X, y = _fusion_data(3, n=2000)
+    dX, dy = da.from_array(X, chunks=(500, 3)), da.from_array(y, chunks=500)
+    with pytest.raises(TypeError, match="LogisticFusion"):
+        fd.fit(PAVCalibrator(), dX[:, 0], dy)
+    with pytest.raises(ValueError, match="logarithmic"):
+        fd.fit(LogisticFusion(scoring_rule="brier"), dX, dy)
+    with pytest.raises(ValueError, match="only one class"):
+        fd.fit(LogisticFusion(), dX, da.ones(2000, chunks=500))
+    with pytest.raises(ValueError, match="3 classes"):
+        fd.fit(LogisticFusion(), dX, da.from_array(np.arange(2000) % 3, chunks=500))
+    bad = X.copy()
+    bad[1200, 1] = np.nan
+    with pytest.raises(ValueError, match="partition 2: X contains NaN"):
+        fd.fit(LogisticFusion(), da.from_array(bad, chunks=(500, 3)), dy)

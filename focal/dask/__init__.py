@@ -28,6 +28,7 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         "focal.dask needs the optional dependency dask: pip install 'focal-calibration[dask]' "
         f"(import failed: {exc})") from exc
 
+from .fit import apply, fit
 from .metrics import (
     bayes_error_rates,
     cllr,
@@ -43,5 +44,5 @@ from .metrics import (
 
 __all__ = [
     "summarize", "cross_entropy", "cllr", "min_cllr", "dcf", "min_dcf", "eer", "rocch",
-    "det_curve", "bayes_error_rates",
+    "det_curve", "bayes_error_rates", "fit", "apply",
 ]

@@ -1,0 +1,278 @@
+"""Training binary fusion / calibration on dask collections, and applying fitted models to them.
+
+:func:`fit` minimizes the same objective as :meth:`focal.LogisticFusion.fit` (prior-weighted
+logarithmic cost, thesis eq. 8.17, with the L2 penalty in standardized units of
+:mod:`focal.core.logistic`) by the shared damped-Newton loop
+:func:`focal.core.newton.minimize_newton`: the objective callback does one map-reduce over the
+partitions per evaluation, each partition returning its cost, gradient and (K+1)-square Hessian
+sums. The trials never leave the workers; the result is the usual in-memory estimator (save it
+with :func:`focal.save`, apply it with ``transform`` or, on dask collections, :func:`apply`).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from scipy.special import logit
+from sklearn.exceptions import ConvergenceWarning
+
+from ..core.logistic import LogisticSolution
+from ..core.newton import dense_solver, minimize_newton
+from ..core.validation import as_sample_weight
+from ..estimators.fusion import LogisticFusion
+from ._partitions import _is_dask, _is_frame, column_blocks, compute, delayed
+
+__all__ = ["fit", "apply"]
+
+
+def _as_2d_dask(X, one_system: bool):
+    """``(dask array (n, K) with one column chunk, feature names or None)``."""
+    import dask.array as da
+
+    names = None
+    if _is_frame(X):
+        if getattr(X, "ndim", 2) == 1:
+            X = X.to_frame()
+        cols = list(X.columns)
+        if all(isinstance(c, str) for c in cols):
+            names = np.asarray(cols, dtype=object)
+        X = X.to_dask_array(lengths=True)
+    elif not _is_dask(X):
+        X = da.from_array(np.asarray(X))
+    if X.ndim == 1 and one_system:
+        X = X[:, None]
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_trials, n_systems), got shape {X.shape}")
+    if X.dtype.kind not in "biuf":
+        raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
+    if any(np.isnan(c) for c in X.chunks[0]):
+        raise ValueError("X has unknown chunk sizes; call compute_chunk_sizes() first")
+    return X.rechunk({1: -1}), names
+
+
+def _block_moments(index, X, y, w):
+    """Per label value: (total weight, weighted mean, weighted sum of squared deviations)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y)
+    if y.shape != (X.shape[0],):
+        raise ValueError(f"partition {index}: y must have one label per trial ({X.shape[0]}), "
+                         f"got shape {y.shape}")
+    if not np.isfinite(X).all():
+        row = int(np.flatnonzero(~np.isfinite(X).all(axis=1))[0])
+        raise ValueError(f"partition {index}: X contains NaN or infinity (row {row} of the "
+                         "partition)")
+    if w is not None:
+        w = as_sample_weight(np.asarray(w), X.shape[0])
+    values = np.unique(y)
+    if values.size > 2:
+        raise ValueError(f"partition {index}: y contains {values.size} classes "
+                         f"({values[:5].tolist()}...); binary fusion takes two")
+    out = {}
+    for v in values.tolist():
+        mask = y == v
+        Xc = X[mask]
+        c = np.ones(Xc.shape[0]) if w is None else w[mask]
+        total = float(c.sum())
+        if total == 0:
+            out[v] = (0.0, np.zeros(X.shape[1]), np.zeros(X.shape[1]))
+            continue
+        ref = Xc[0]
+        dev = Xc - ref   # exact zeros for a constant system
+        mean = (c @ dev) / total
+        m2 = c @ np.square(dev - mean)
+        out[v] = (total, ref + mean, m2)
+    return out
+
+
+def _chan(a, b):
+    """Merge two (weight, mean, M2) triples (Chan, Golub & LeVeque)."""
+    wa, ma, sa = a
+    wb, mb, sb = b
+    if wa == 0:
+        return b
+    if wb == 0:
+        return a
+    w = wa + wb
+    delta = mb - ma
+    return w, ma + delta * (wb / w), sa + sb + delta * delta * (wa * wb / w)
+
+
+def _block_objective(X, y, w, target, center, scale, theta, plo, f_tar, f_non):
+    """Data term of the objective on one partition: cost (nats), gradient, Hessian sums in the
+    standardized coordinates of :mod:`focal.core.logistic` (one ``exp`` and ``log1p`` a trial)."""
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y) == target
+    K = X.shape[1]
+    S = np.empty((X.shape[0], K + 1))
+    np.subtract(X, center, out=S[:, :K])
+    S[:, :K] /= scale
+    S[:, K] = 1.0
+    z = S @ theta + plo
+    cs = np.where(y, -f_tar, f_non)      # signed trial weight: -1 targets, +1 non-targets
+    if w is not None:
+        cs *= np.asarray(w, dtype=float)
+    c = np.abs(cs)
+    u = np.sign(cs) * z
+    e = np.exp(-np.abs(z))
+    loss = float(c @ np.maximum(u, 0.0) + c @ np.log1p(e))
+    d = 1.0 / (1.0 + e) - 0.5           # sigmoid(|z|) - 1/2
+    r = (np.copysign(d, u) + 0.5) * cs   # c s sigmoid(u)
+    h = (0.25 - d * d) * c              # c sigmoid(z) sigmoid(-z)
+    return loss, S.T @ r, (S * h[:, None]).T @ S
+
+
+def _reduce(parts):
+    loss = sum(p[0] for p in parts)
+    grad = np.sum([p[1] for p in parts], axis=0)
+    hess = np.sum([p[2] for p in parts], axis=0)
+    return loss, grad, hess
+
+
+def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
+    """Fit a :class:`focal.LogisticFusion` or :class:`focal.LinearCalibrator` on dask collections.
+
+    Parameters
+    ----------
+    estimator : LogisticFusion or LinearCalibrator
+        Unfitted or fitted; its parameters (``p_target``, ``reg``, ``tol``, ``max_iter``) are
+        used as in ``fit``. Only the logarithmic scoring rule is trained this way.
+    X : dask array (n_trials, n_systems) or dask DataFrame
+        Scores (1-D for a LinearCalibrator); DataFrame columns become ``feature_names_in_``.
+    y : dask array or dask Series, shape (n_trials,)
+        Two labels; ``classes_[1]`` (the larger) is the target.
+    sample_weight : dask array or dask Series, optional
+        Non-negative trial weights.
+    persist : bool, default True
+        Keep X, y and the weights in the workers' memory during the Newton iterations (each
+        reads them once per objective evaluation); False recomputes them each time.
+
+    Returns
+    -------
+    estimator
+        The same object, fitted: ``coef_``, ``intercept_``, ``classes_``, ``n_iter_``,
+        ``n_passes_``, ``objective_``, ``rule_objective_`` as :meth:`LogisticFusion.fit` sets
+        them, equal to an in-memory fit to the solver's tolerance.
+    """
+    if not isinstance(estimator, LogisticFusion):
+        raise TypeError(f"focal.dask.fit trains LogisticFusion and LinearCalibrator, got "
+                        f"{type(estimator).__name__}")
+    p, reg, tol, max_iter, rule = estimator._check_params()
+    if not rule.is_logarithmic:
+        raise ValueError(f"focal.dask.fit trains the logarithmic scoring rule only, got "
+                         f"scoring_rule={estimator.scoring_rule!r}")
+    one = type(estimator)._as_2d is not LogisticFusion._as_2d
+    X, names = _as_2d_dask(X, one)
+    estimator._check_width(X)
+    y_blocks, _ = column_blocks(y, "y", X.chunks[0])
+    w_blocks, _ = column_blocks(sample_weight, "sample_weight", X.chunks[0])
+    x_blocks = list(X.to_delayed().ravel())
+    if len(y_blocks) != len(x_blocks):
+        raise ValueError(f"X has {len(x_blocks)} partitions but y has {len(y_blocks)}: they "
+                         "must come from the same collection")
+    w_blocks = [None] * len(x_blocks) if w_blocks is None else w_blocks
+    if persist:
+        import dask
+
+        x_blocks, y_blocks, w_blocks = dask.persist(x_blocks, y_blocks, w_blocks)
+    blocks = list(zip(x_blocks, y_blocks, w_blocks))
+    K = X.shape[1]
+
+    # pass 1: labels, class totals, moments (per class, merged exactly)
+    moments = compute(*[delayed(_block_moments, pure=True)(i, *b) for i, b in enumerate(blocks)])
+    per_label = {}
+    for m in moments:
+        for v, stats in m.items():
+            per_label[v] = _chan(per_label[v], stats) if v in per_label else stats
+    classes = np.array(sorted(per_label))
+    if classes.size < 2:
+        raise ValueError(f"y contains only one class ({classes[0]!r}): training needs both "
+                         "target and non-target trials" if classes.size else "X has no trials")
+    if classes.size > 2:
+        raise ValueError(f"Only binary classification is supported. y contains {classes.size} "
+                         f"classes; {type(estimator).__name__} fuses target / non-target "
+                         "scores: use a multiclass fusion")
+    (w_non, m_non, s_non), (w_tar, m_tar, s_tar) = (per_label[v] for v in classes.tolist())
+    for total, label in ((w_tar, classes[1]), (w_non, classes[0])):
+        if not total > 0:
+            raise ValueError(f"sample_weight gives class {label!r} zero total weight: training "
+                             "needs both classes")
+    # prior-weighted moments (weights p / W_tar and (1 - p) / W_non sum to 1)
+    center = p * m_tar + (1 - p) * m_non
+    var = (p * (s_tar / w_tar + (m_tar - center) ** 2)
+           + (1 - p) * (s_non / w_non + (m_non - center) ** 2))
+    sd = np.sqrt(var)
+    scale = np.where(sd > 0, sd, 1.0)
+    plo = float(logit(p))
+    f_tar, f_non = p / w_tar, (1 - p) / w_non
+    target = classes[1].item() if hasattr(classes[1], "item") else classes[1]
+    objective = delayed(_block_objective, pure=True)
+
+    def evaluate(theta):
+        parts = compute(*[objective(Xb, yb, wb, target, center, scale, theta, plo, f_tar, f_non)
+                          for Xb, yb, wb in blocks])
+        loss, grad, hess = _reduce(parts)
+        pen = 0.5 * reg * float(theta[:K] @ theta[:K])
+        grad[:K] += reg * theta[:K]
+        hess[np.arange(K), np.arange(K)] += reg
+        return loss + pen, grad, dense_solver(hess), (loss, pen)
+
+    res = minimize_newton(evaluate, np.zeros(K + 1), tol=tol, max_iter=max_iter)
+    coef = res.x[:K] / scale
+    intercept = float(res.x[K] - coef @ center)
+    loss, pen = res.info
+    sol = LogisticSolution(coef=coef, intercept=intercept, loss=float(loss), penalty=float(pen),
+                           n_iter=res.n_iter, n_passes=1 + res.n_evals,
+                           grad_norm=res.grad_norm, converged=res.converged)
+    estimator.classes_ = classes
+    estimator.coef_ = sol.coef
+    estimator.intercept_ = sol.intercept
+    estimator.n_iter_ = int(sol.n_iter)
+    estimator.n_passes_ = int(sol.n_passes)
+    estimator.n_features_in_ = K
+    if names is not None:
+        estimator.feature_names_in_ = names
+    elif hasattr(estimator, "feature_names_in_"):
+        del estimator.feature_names_in_
+    estimator._report(None, None, None, p, rule, sol)
+    if not sol.converged:
+        warnings.warn(f"{type(estimator).__name__} did not converge in {max_iter} iterations "
+                      f"(gradient norm {sol.grad_norm:.3g} > tol={tol:g}); increase max_iter or "
+                      "tol", ConvergenceWarning, stacklevel=2)
+    return estimator
+
+
+def apply(estimator, X):
+    """Apply a fitted model to a dask collection, partition by partition (lazy).
+
+    Binary models (``decision_function``) give a 1-D dask array of natural-log LLRs; other
+    transformers (e.g. :class:`focal.MulticlassFusion`) a 2-D dask array of their ``transform``.
+    A dask DataFrame is passed to the model partition by partition as pandas DataFrames, so
+    models fitted with feature names check them.
+    """
+    one = isinstance(estimator, LogisticFusion) and (
+        type(estimator)._as_2d is not LogisticFusion._as_2d)
+    binary = hasattr(estimator, "decision_function") and isinstance(estimator, LogisticFusion)
+    if _is_frame(X):
+        import dask.array as da
+
+        method = estimator.decision_function if binary else estimator.transform
+        blocks = [delayed(lambda part: np.asarray(method(part), dtype=float), pure=True)(b)
+                  for b in X.to_delayed()]
+        lengths = X.map_partitions(len).compute()
+        n_out = None if binary else len(estimator.get_feature_names_out())
+        arrays = [da.from_delayed(b, shape=(int(n),) if binary else (int(n), n_out),
+                                  dtype=float) for b, n in zip(blocks, lengths)]
+        return da.concatenate(arrays)
+    if not _is_dask(X):
+        raise TypeError(f"X must be a dask array or DataFrame, got {type(X).__name__}")
+    if X.ndim == 1 and one:
+        return X.map_blocks(lambda b: estimator.decision_function(b), dtype=float)
+    if X.ndim != 2:
+        raise ValueError(f"X must be 2-D (n_trials, n_systems), got shape {X.shape}")
+    X = X.rechunk({1: -1})
+    if binary:
+        return X.map_blocks(lambda b: estimator.decision_function(b), drop_axis=1, dtype=float)
+    n_out = len(estimator.get_feature_names_out())
+    return X.map_blocks(lambda b: np.asarray(estimator.transform(b), dtype=float),
+                        chunks=(X.chunks[0], (n_out,)), dtype=float)
