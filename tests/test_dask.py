@@ -216,3 +216,68 @@ def test_fit_refuses_what_it_cannot_train(client):
     bad[1200, 1] = np.nan
     with pytest.raises(ValueError, match="partition 2: X contains NaN"):
         fd.fit(LogisticFusion(), da.from_array(bad, chunks=(500, 3)), dy)
+
+
+def _write_trials(directory, n_files_key=2, n_files_scores=3, seed=0):
+    """A key and two systems' scores, each split over several files in shuffled orders."""
+    rng = np.random.default_rng(seed)
+    n = 3000
+    models = np.array([f"spk{i % 97:03d}" for i in range(n)])
+    tests = np.array([f"seg{i:05d}_{'x' * (i % 13)}" for i in range(n)])   # ids of many widths
+    y = rng.random(n) < 0.2
+    s = np.round(rng.normal(size=(n, 2)) + 2 * y[:, None], 2)
+    for name, col in (("key", np.where(y, "target", "nontarget")), ("a", s[:, 0]),
+                      ("b", s[:, 1])):
+        order = rng.permutation(n)
+        k = n_files_key if name == "key" else n_files_scores
+        for f in range(k):
+            rows = order[f::k]
+            with open(directory / f"{name}{f}.txt", "w") as out:
+                out.writelines(f"{models[i]} {tests[i]} {col[i]}\n" for i in rows)
+    return models, tests, y, s
+
+
+def test_read_trials_aligns_files_by_trial_id(client, tmp_path):
+    _, _, y, s = _write_trials(tmp_path)
+    X, yd = fd.read_trials(str(tmp_path / "key*.txt"),
+                           [str(tmp_path / "a*.txt"), str(tmp_path / "b*.txt")])
+    Xc, yc = X.compute(), yd.compute()
+    assert Xc.shape == (3000, 2)
+    # same multiset of (score a, score b, label) rows as the truth
+    got = np.lexsort((Xc[:, 1], Xc[:, 0], yc))
+    ref = np.lexsort((s[:, 1], s[:, 0], y))
+    np.testing.assert_array_equal(Xc[got], s[ref])
+    np.testing.assert_array_equal(yc[got], y[ref])
+    report = fd.calibration_report(X[:, 1], yd, operating_points=[0.01, (0.1, 2.0, 1.0)])
+    ref_report = metrics.calibration_report(s[y, 1], s[~y, 1],
+                                            operating_points=[0.01, (0.1, 2.0, 1.0)])
+    assert report.eer == ref_report.eer and report.prbep == ref_report.prbep
+    assert [o.min_dcf for o in report.operating_points] == [
+        o.min_dcf for o in ref_report.operating_points]
+    assert [o.act_dcf for o in report.operating_points] == [
+        o.act_dcf for o in ref_report.operating_points]
+
+
+def test_read_trials_missing_trials(client, tmp_path):
+    _write_trials(tmp_path)
+    lines = (tmp_path / "a0.txt").read_text().splitlines(True)
+    (tmp_path / "a0.txt").write_text("".join(lines[5:]))       # 5 key trials lose their score
+    with pytest.raises(ValueError, match="trial"):
+        fd.read_trials(str(tmp_path / "key*.txt"), [str(tmp_path / "a*.txt")])[1].compute()
+    X, y = fd.read_trials(str(tmp_path / "key*.txt"), [str(tmp_path / "a*.txt")],
+                          missing="drop")
+    assert y.compute().size == 2995
+    with pytest.raises(ValueError, match="no file matches"):
+        fd.read_trials(str(tmp_path / "nothing*.key"), [str(tmp_path / "a*.txt")])
+
+
+def test_fit_on_files(client, tmp_path):
+    from focal import LogisticFusion
+
+    _, _, y, s = _write_trials(tmp_path)
+    X, yd = fd.read_trials(str(tmp_path / "key*.txt"),
+                           [str(tmp_path / "a*.txt"), str(tmp_path / "b*.txt")])
+    got = fd.fit(LogisticFusion(p_target=0.1), X, yd)
+    ref = LogisticFusion(p_target=0.1).fit(s, y)
+    np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
+    assert got.intercept_ == pytest.approx(ref.intercept_, rel=1e-9)

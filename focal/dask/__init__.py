@@ -15,7 +15,7 @@ this package (nor dask).
   dask DataFrames aligned by trial id.
 
 Everything runs on the active dask scheduler: open a ``dask.distributed.Client`` (or use
-:func:`local_client`) to use a cluster.
+:func:`cluster_client`) to use a cluster.
 """
 
 from __future__ import annotations
@@ -29,8 +29,10 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
         f"(import failed: {exc})") from exc
 
 from .fit import apply, fit
+from .io import read_trials
 from .metrics import (
     bayes_error_rates,
+    calibration_report,
     cllr,
     cross_entropy,
     dcf,
@@ -41,8 +43,10 @@ from .metrics import (
     rocch,
     summarize,
 )
+from .workflows import cluster_client, evaluate_files
 
 __all__ = [
     "summarize", "cross_entropy", "cllr", "min_cllr", "dcf", "min_dcf", "eer", "rocch",
-    "det_curve", "bayes_error_rates", "fit", "apply",
+    "det_curve", "bayes_error_rates", "fit", "apply", "calibration_report", "read_trials",
+    "cluster_client", "evaluate_files",
 ]

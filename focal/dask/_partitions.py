@@ -14,6 +14,11 @@ def _is_frame(x) -> bool:
     return hasattr(x, "npartitions") and hasattr(x, "map_partitions")
 
 
+def _same_chunks(a, b) -> bool:
+    """Equal chunk tuples, unknown (NaN) sizes matching unknown ones (same producer's layout)."""
+    return len(a) == len(b) and all(x == y or (np.isnan(x) and np.isnan(y)) for x, y in zip(a, b))
+
+
 def column_blocks(x, name: str, chunks=None):
     """One delayed NumPy-able block per partition of a 1-D dask array / Series (or array_like).
 
@@ -36,9 +41,10 @@ def column_blocks(x, name: str, chunks=None):
         return list(x.to_delayed()), None
     if x.ndim != 1:
         raise ValueError(f"{name} must be a 1-D dask array, got shape {x.shape}")
-    if chunks is not None and x.chunks[0] != chunks:
-        if any(np.isnan(c) for c in x.chunks[0]):
-            raise ValueError(f"{name} has unknown chunk sizes; call compute_chunk_sizes() first")
+    if chunks is not None and not _same_chunks(x.chunks[0], chunks):
+        if any(np.isnan(c) for c in x.chunks[0] + tuple(chunks)):
+            raise ValueError(f"{name} has unknown chunk sizes that differ from the scores'; "
+                             "call compute_chunk_sizes() first")
         x = x.rechunk({0: chunks})
     return list(x.to_delayed().ravel()), x.chunks[0]
 
@@ -46,8 +52,6 @@ def column_blocks(x, name: str, chunks=None):
 def aligned_blocks(scores, labels, sample_weight=None, names=("scores", "labels")):
     """Per-partition delayed ``(scores, labels[, weights])`` blocks, partitions lined up."""
     s_blocks, chunks = column_blocks(scores, names[0])
-    if chunks is not None and any(np.isnan(c) for c in chunks):
-        raise ValueError(f"{names[0]} has unknown chunk sizes; call compute_chunk_sizes() first")
     y_blocks, _ = column_blocks(labels, names[1], chunks)
     w_blocks, _ = column_blocks(sample_weight, "sample_weight", chunks)
     for other, name in ((y_blocks, names[1]), (w_blocks, "sample_weight")):

@@ -46,9 +46,7 @@ def _as_2d_dask(X, one_system: bool):
         raise ValueError(f"X must be 2-D (n_trials, n_systems), got shape {X.shape}")
     if X.dtype.kind not in "biuf":
         raise ValueError(f"X must hold real numbers, got dtype {X.dtype}")
-    if any(np.isnan(c) for c in X.chunks[0]):
-        raise ValueError("X has unknown chunk sizes; call compute_chunk_sizes() first")
-    return X.rechunk({1: -1}), names
+    return (X if len(X.chunks[1]) == 1 else X.rechunk({1: -1})), names
 
 
 def _block_moments(index, X, y, w):

@@ -21,11 +21,12 @@ from ..core.priors import effective_log_odds
 from ..core.rocch import ROCCH
 from ..core.validation import as_score_array, check_positive, check_probability
 from ..metrics.binary import BayesErrorRates, DETCurve
+from ..metrics.report import CalibrationReport, _operating_points, calibration_report_of
 from ..metrics.summary import SummarizedScores
 from ._summary import summarize_dask
 
 __all__ = ["summarize", "cross_entropy", "cllr", "min_cllr", "dcf", "min_dcf", "eer", "rocch",
-           "det_curve", "bayes_error_rates"]
+           "det_curve", "bayes_error_rates", "calibration_report"]
 
 
 def summarize(scores, labels, sample_weight=None, *, p_targets=(), thresholds=(),
@@ -124,3 +125,15 @@ def bayes_error_rates(scores, labels, prior_log_odds, sample_weight=None) -> Bay
     :func:`focal.metrics.bayes_error_rates`."""
     h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
     return summarize(scores, labels, sample_weight, thresholds=-h).bayes_error_rates(h)
+
+
+def calibration_report(scores, labels, operating_points=((0.01, 1.0, 1.0),), p_target=0.5,
+                       name: str = "", sample_weight=None) -> CalibrationReport:
+    """Calibration analysis (Cllr, minCllr, EER, PRBEP, actual / minimum DCF) in one pass, as
+    :func:`focal.metrics.calibration_report` of the same trials (thesis 7.3.7, 7.7.4; SWS plan
+    eqs. 8-10)."""
+    p = check_probability(p_target)
+    points = _operating_points(operating_points)
+    thresholds = [-effective_log_odds(pt, cm, cf) for pt, cm, cf in points]
+    scores = summarize(scores, labels, sample_weight, p_targets=[p], thresholds=thresholds)
+    return calibration_report_of(scores, points, p, name)
