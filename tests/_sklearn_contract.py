@@ -25,3 +25,15 @@ def refused_by_design(exc) -> bool:
             return True
         exc = exc.__cause__ or exc.__context__
     return False
+
+
+def run_check(estimator, check, refusable) -> None:
+    """Run one sklearn check: it must pass, or, when its name is in ``refusable``, may fail only
+    by one of the documented refusals (which checks build such data depends on the version of
+    scikit-learn, so a refusable check that passes is fine)."""
+    try:
+        check(estimator)
+    except Exception as exc:
+        name = getattr(check, "func", check).__name__
+        if name not in refusable or not refused_by_design(exc):
+            raise

@@ -137,7 +137,10 @@ def test_strict_propriety(a, b, p):
     rule = BetaRule(a, b)
     llr = logit(np.clip(p + np.array([-0.3, -0.05, -0.005, 0.0, 0.005, 0.05, 0.3]), 1e-4, 1 - 1e-4))
     risk = p * rule.target_cost(llr) + (1 - p) * rule.nontarget_cost(llr)
-    assert np.argmin(risk) == 3
+    # the minimum is at q = p; a rule whose weight lies far from p can be flat there to the
+    # last bit (Beta(9, 1) at p = 0.013), so equal values count, larger ones at q = p do not
+    assert risk[3] <= risk.min() * (1 + 4 * np.finfo(float).eps)
+    assert risk[3] < max(risk[0], risk[-1])
 
 
 @pytest.mark.parametrize("rule", [LOGARITHMIC, BRIER, BOOSTING, LOW_FALSE_ALARM,

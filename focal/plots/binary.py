@@ -18,6 +18,7 @@ find it.
 
 from __future__ import annotations
 
+import math
 import weakref
 
 import numpy as np
@@ -525,7 +526,7 @@ def ece_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     priors = sigmoid(h)
     actual = np.array([cross_entropy_nats(t, n, p) for p in priors]) / LOG2
     after_pav = np.array([pav.cross_entropy(p) for p in priors]) / LOG2
-    x = h / np.log(10.0) if log10_odds else h
+    x = h / math.log(10.0) if log10_odds else h
     ax = new_axes(ax)
     _, color = _first_line(ax, x, actual, _label(label, "LLRs"), "ece-actual", line_kwargs)
     ax.plot(x, after_pav, color=color, linestyle="--", label=_label(label, "after PAV"),
@@ -593,7 +594,7 @@ def tippett_plot(tar, non=None, *, label=None, ax=None, log10_lr: bool = False, 
     x_n, _, fa_n = curve(_distinct_finite(trials.non))
     misleading_t = trials.error_rates([0.0])[0][0]
     misleading_n = trials.error_rates([np.nextafter(0.0, 1.0)])[1][0]
-    scale = 1.0 / np.log(10.0) if log10_lr else 1.0
+    scale = 1.0 / math.log(10.0) if log10_lr else 1.0
     ax = new_axes(ax)
     _, color = _first_line(
         ax, scale * x_t, 1.0 - miss_t,

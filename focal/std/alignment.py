@@ -140,6 +140,10 @@ def _match_component(weight, lo, hi):
           np.concatenate([cols, n_occ + np.arange(n_det)]))),
         shape=(n_det, n_occ + n_det),
     )
+    # scipy < 1.15 accepts only 32-bit sparse indices here ("Buffer dtype mismatch, expected
+    # 'ITYPE_t'"); a component that fits in memory has far fewer than 2**31 edges
+    graph.indices = graph.indices.astype(np.int32, copy=False)
+    graph.indptr = graph.indptr.astype(np.int32, copy=False)
     rows, cols = min_weight_full_bipartite_matching(graph, maximize=True)
     real = cols < n_occ
     return rows[real], cols[real]
