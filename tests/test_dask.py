@@ -22,7 +22,7 @@ def client():
         yield c
 
 
-def _trials(seed=0, n=30000, p=0.15):
+def _trials(seed=0, n=12000, p=0.15):
     rng = np.random.default_rng(seed)
     y = rng.random(n) < p
     s = np.round(rng.normal(size=n) + 1.7 * y, 1)            # heavy ties
