@@ -2,7 +2,7 @@
 
     python benchmarks/run.py dask            # 1e6, 1e7, 1e8 trials (2 workers), 1e7 on 1 worker
     python benchmarks/run.py dask --quick    # 1e6 only
-    python benchmarks/bench_dask.py 1e9      # one size (e.g. the 1e9 run, if disk and time allow)
+    python benchmarks/bench_dask.py 1e8 --workers 1 --no-compare   # one size, other workers
 
 The trials are generated inside the workers, chunk by chunk (seeded per chunk, so the
 single-process run makes the same trials): 10 % targets, scores ``N(0,1) + 2 y`` rounded to 4
@@ -154,5 +154,13 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["--single"]:
         print(json.dumps(single_process(int(sys.argv[2]))))
     else:
-        for arg in sys.argv[1:] or ["1e6"]:
-            report(int(float(arg)), 2, compare=float(arg) <= 1e8)
+        import argparse
+
+        parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+        parser.add_argument("sizes", nargs="*", type=float, default=[1e6])
+        parser.add_argument("--workers", type=int, default=2)
+        parser.add_argument("--no-compare", action="store_true",
+                            help="skip the single-process run")
+        args = parser.parse_args()
+        for size in args.sizes:
+            report(int(size), args.workers, compare=not args.no_compare and size <= 1e8)

@@ -281,3 +281,52 @@ def test_fit_on_files(client, tmp_path):
     ref = LogisticFusion(p_target=0.1).fit(s, y)
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
     assert got.intercept_ == pytest.approx(ref.intercept_, rel=1e-9)
+
+
+def _multiclass_data(seed=0, n=9000, N=4, K=2):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, N, n)
+    X = rng.normal(size=(n, K * N)) * np.repeat([1.0, 5.0], N)[: K * N]
+    for k in range(K):
+        X[np.arange(n), k * N + y] += 1.5 * (k + 1)
+    X[:, N:] += 100.0                                   # a system with a large offset
+    return X, y
+
+
+@pytest.mark.parametrize("prior, mode", [(None, "scalar"), ([0.5, 0.2, 0.3, 0.0], "scalar"),
+                                         (None, "calibration")])
+def test_fit_multiclass_equals_in_memory(client, prior, mode):
+    from focal import MulticlassFusion
+
+    X, y = _multiclass_data()
+    order = np.argsort(y, kind="stable")                # partitions holding one class
+    X, y = X[order], y[order]
+    X = X if mode == "scalar" else X[:, :4]
+    w = np.random.default_rng(1).integers(0, 3, y.size).astype(float)
+    names = np.array(["eng", "fre", "ger", "spa"])
+    labels = y if prior is not None else names[y]     # class names when no prior is given
+    ref = MulticlassFusion(prior=prior, mode=mode).fit(X, labels, sample_weight=w)
+    chunks = ((0, 2000, 0, 3000, 4000),)
+    got = fd.fit(MulticlassFusion(prior=prior, mode=mode),
+                 da.from_array(X, chunks=(chunks[0], (X.shape[1],))),
+                 da.from_array(labels, chunks=chunks), da.from_array(w, chunks=chunks))
+    np.testing.assert_array_equal(got.classes_, ref.classes_)
+    np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9, atol=0)
+    np.testing.assert_allclose(got.intercept_, ref.intercept_, rtol=0, atol=1e-9)
+    assert got.loss_ == pytest.approx(ref.loss_, rel=1e-12)
+    out = fd.apply(got, da.from_array(X, chunks=(4000, X.shape[1]))).compute()
+    np.testing.assert_allclose(out, ref.transform(X), rtol=0, atol=1e-9)
+
+
+def test_fit_multiclass_refusals(client):
+    from focal import MulticlassFusion
+
+    X, y = _multiclass_data(n=1000)
+    dX, dy = da.from_array(X, chunks=(500, 8)), da.from_array(y, chunks=500)
+    with pytest.raises(ValueError, match="'scalar' or 'calibration'"):
+        fd.fit(MulticlassFusion(mode="full"), dX, dy)
+    with pytest.raises(ValueError, match="not a multiple"):
+        fd.fit(MulticlassFusion(), dX[:, :7], dy)
+    with pytest.raises(ValueError, match="partition 1"):
+        fd.fit(MulticlassFusion(prior=[0.25] * 4), dX, da.from_array(np.r_[y[:500], y[500:] + 9],
+                                                                       chunks=500))

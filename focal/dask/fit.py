@@ -128,13 +128,14 @@ def _reduce(parts):
 
 
 def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
-    """Fit a :class:`focal.LogisticFusion` or :class:`focal.LinearCalibrator` on dask collections.
+    """Fit a LogisticFusion, LinearCalibrator or MulticlassFusion on dask collections.
 
     Parameters
     ----------
-    estimator : LogisticFusion or LinearCalibrator
+    estimator : LogisticFusion, LinearCalibrator or MulticlassFusion
         Unfitted or fitted; its parameters (``p_target``, ``reg``, ``tol``, ``max_iter``) are
-        used as in ``fit``. Only the logarithmic scoring rule is trained this way.
+        used as in ``fit``. Only the logarithmic scoring rule is trained this way; a
+        MulticlassFusion in mode ``"scalar"`` or ``"calibration"`` (:mod:`focal.dask.multiclass`).
     X : dask array (n_trials, n_systems) or dask DataFrame
         Scores (1-D for a LinearCalibrator); DataFrame columns become ``feature_names_in_``.
     y : dask array or dask Series, shape (n_trials,)
@@ -152,9 +153,15 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
         ``n_passes_``, ``objective_``, ``rule_objective_`` as :meth:`LogisticFusion.fit` sets
         them, equal to an in-memory fit to the solver's tolerance.
     """
+    from ..estimators.multiclass import MulticlassFusion
+
+    if isinstance(estimator, MulticlassFusion):
+        from .multiclass import fit_multiclass
+
+        return fit_multiclass(estimator, X, y, sample_weight, persist=persist)
     if not isinstance(estimator, LogisticFusion):
-        raise TypeError(f"focal.dask.fit trains LogisticFusion and LinearCalibrator, got "
-                        f"{type(estimator).__name__}")
+        raise TypeError(f"focal.dask.fit trains LogisticFusion, LinearCalibrator and "
+                        f"MulticlassFusion, got {type(estimator).__name__}")
     p, reg, tol, max_iter, rule = estimator._check_params()
     if not rule.is_logarithmic:
         raise ValueError(f"focal.dask.fit trains the logarithmic scoring rule only, got "
