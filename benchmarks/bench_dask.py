@@ -81,7 +81,8 @@ def on_cluster(n, n_workers):
     import focal.dask as fd
 
     with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                      memory_limit="2GiB", dashboard_address=None, silence_logs=40) as cluster, \
+                      memory_limit="2GiB", host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                      silence_logs=50) as cluster, \
             Client(cluster) as client:
         chunks = [delayed(_chunk, pure=True)(i, m) for i, m in enumerate(_sizes(n))]
         s = da.concatenate([da.from_delayed(c[0], (m,), float) for c, m in

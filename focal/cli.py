@@ -250,11 +250,27 @@ def _short_names(systems):
     return dict(zip(names, systems.values())) if len(set(names)) == len(names) else systems
 
 
+def _dask_reports(args, p_targets):
+    """``evaluate --dask``: :func:`focal.dask.evaluate_files` on a local or remote cluster."""
+    if args.plot is not None:
+        raise ValueError("--plot is not available with --dask: the figures need the scores in "
+                         "memory")
+    try:
+        from .dask import evaluate_files
+    except ImportError as exc:
+        raise ValueError(str(exc)) from None
+    return evaluate_files(args.scores, args.key, p_targets, missing=args.missing,
+                          address=None if args.dask == "local" else args.dask)
+
+
 def _cmd_evaluate(args) -> int:
     write_report = _report_writer() if args.plot is not None else None  # before any work
     p_targets = args.p_target or [_DEFAULT_P_TARGET]
-    systems = _binary_systems(args.scores, args.key, args.missing)
-    reports = _reports(systems, p_targets)
+    if args.dask is not None:
+        systems, reports = None, _dask_reports(args, p_targets)
+    else:
+        systems = _binary_systems(args.scores, args.key, args.missing)
+        reports = _reports(systems, p_targets)
     if args.json:
         _print_json([r.to_dict() for r in reports])
     else:
@@ -655,6 +671,10 @@ def build_parser() -> argparse.ArgumentParser:
                     help="size of each figure in pixels (default 800x600)")
     ev.add_argument("--plot-format", nargs="+", choices=["png", "pdf", "svg"], default=["png"],
                     help="figure formats besides PNG, which is always written")
+    ev.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER_ADDRESS",
+                    help="evaluate on a dask cluster (pip install 'focal-calibration[dask]'): "
+                         "a local one, or the scheduler at SCHEDULER_ADDRESS; score files and "
+                         "--key may then be glob patterns, each file one partition")
     ev.set_defaults(func=_cmd_evaluate)
 
     tm = sub.add_parser(

@@ -1,5 +1,6 @@
-"""focal.dask on a dask.distributed LocalCluster (2 workers): identical to the in-memory functions."""
+"""focal.dask on a dask.distributed LocalCluster (2 workers): equal to the in-memory functions."""
 
+import json
 import subprocess
 import sys
 
@@ -17,8 +18,9 @@ from focal.core.pav import pav  # noqa: E402
 @pytest.fixture(scope="module")
 def client():
     with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  memory_limit="400MiB", dashboard_address=None,
-                                  silence_logs=40) as cluster, distributed.Client(cluster) as c:
+                                  memory_limit="400MiB", host="127.0.0.1",
+                                  dashboard_address="127.0.0.1:0",
+                                  silence_logs=50) as cluster, distributed.Client(cluster) as c:
         yield c
 
 
@@ -330,3 +332,57 @@ def test_fit_multiclass_refusals(client):
     with pytest.raises(ValueError, match="partition 1"):
         fd.fit(MulticlassFusion(prior=[0.25] * 4), dX, da.from_array(np.r_[y[:500], y[500:] + 9],
                                                                        chunks=500))
+
+
+def _cli(capsys, *args):
+    from focal.cli import main
+
+    status = main(list(args))
+    out = capsys.readouterr()
+    return status, out.out, out.err
+
+
+def test_cli_evaluate_on_a_scheduler_equals_in_memory(client, tmp_path, capsys):
+    _write_trials(tmp_path)
+    whole = tmp_path / "a.scores"
+    whole.write_text("".join((tmp_path / f"a{i}.txt").read_text() for i in range(3)))
+    key = tmp_path / "key.key"
+    key.write_text("".join((tmp_path / f"key{i}.txt").read_text() for i in range(2)))
+    args = ["evaluate", str(whole), "--key", str(key), "--p-target", "0.01", "0.1", "--json"]
+    status, ref, _ = _cli(capsys, *args)
+    assert status == 0
+    status, got, err = _cli(capsys, *args, "--dask", client.scheduler.address)
+    assert status == 0, err
+    assert got == ref
+    # files split over several partitions, given as glob patterns
+    status, split, err = _cli(capsys, "evaluate", str(tmp_path / "a*.txt"), "--key",
+                              str(tmp_path / "key*.txt"), "--p-target", "0.01", "0.1", "--json",
+                              "--dask", client.scheduler.address)
+    assert status == 0, err
+    a, b = json.loads(split)[0], json.loads(ref)[0]
+    for k in ("n_targets", "n_nontargets", "min_cllr", "eer", "prbep", "operating_points"):
+        assert a[k] == b[k], k
+    assert a["cllr"] == pytest.approx(b["cllr"], rel=1e-12)     # sums in another order
+
+
+def test_cli_evaluate_dask_errors(client, tmp_path, capsys):
+    _write_trials(tmp_path)
+    with open(tmp_path / "a1.txt", "a") as f:
+        f.write("spk1 seg2 notanumber\n")
+    lines = len((tmp_path / "a1.txt").read_text().splitlines())
+    status, _, err = _cli(capsys, "evaluate", str(tmp_path / "a*.txt"), "--key",
+                          str(tmp_path / "key*.txt"), "--dask", client.scheduler.address)
+    assert status == 1 and f"a1.txt:{lines}: score 'notanumber' is not a number" in err
+    status, _, err = _cli(capsys, "evaluate", str(tmp_path / "a0.txt"), "--key",
+                          str(tmp_path / "key*.txt"), "--plot", str(tmp_path / "p"), "--dask")
+    assert status == 1 and "--plot is not available with --dask" in err
+
+
+@pytest.mark.slow
+def test_cli_evaluate_dask_local_cluster(tmp_path, capsys):
+    _write_trials(tmp_path)
+    args = ["evaluate", str(tmp_path / "a0.txt"), "--key", str(tmp_path / "key*.txt"),
+            "--missing", "drop", "--json"]
+    status, got, err = _cli(capsys, *args, "--dask")
+    assert status == 0, err
+    assert json.loads(got)[0]["n_targets"] + json.loads(got)[0]["n_nontargets"] == 1000

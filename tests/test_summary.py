@@ -5,6 +5,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from focal import bayes_threshold
 from focal.core.pav import pav
 from focal.core.summary import ScoreSummary, TrialSums, merge, summarize, trial_sums
 from focal.metrics import BinaryScores, SummarizedScores
@@ -133,3 +134,23 @@ def test_merge_property(trials, cuts):
     _assert_same_blocks(merge(parts), pav(np.repeat(s[y], w[y]), np.repeat(s[~y], w[~y])),
                         runs=True)
     assert isinstance(parts[0], ScoreSummary)
+
+
+def test_engine_recipe_of_the_module_docstring():
+    """The few lines a Spark / Ray user writes, with a list standing in for the engine."""
+    s, y = _tied_trials(5, n=20000)
+    rng = np.random.default_rng(5)
+    sample_of_scores = rng.choice(s, 500)
+    cuts = np.unique(np.quantile(sample_of_scores, np.linspace(0, 1, 65)[1:-1]))
+    r = np.searchsorted(cuts, s, side="right")
+    ranges = [(s[r == j], y[r == j]) for j in range(cuts.size + 1)]
+    chunks = [(s[i:i + 3000], y[i:i + 3000]) for i in range(0, s.size, 3000)]
+    parts = [summarize(s_j, y_j) for s_j, y_j in ranges]
+    thr = [bayes_threshold(0.01)]
+    sums = [trial_sums(s_c, y_c, p_targets=[0.5], thresholds=thr) for s_c, y_c in chunks]
+    scores = SummarizedScores(merge(parts), sum(sums[1:], sums[0]))
+    ref = BinaryScores(s[y], s[~y])
+    assert (scores.eer, scores.min_dcf(0.01), scores.min_cllr()) == (
+        ref.eer, ref.min_dcf(0.01), ref.min_cllr())
+    assert scores.cllr(0.5) == pytest.approx(ref.cllr(0.5), rel=1e-12)
+    assert scores.dcf(0.01) == ref.dcf(0.01)

@@ -14,23 +14,28 @@ trials, at priors and thresholds fixed in advance (:class:`TrialSums`, added wit
 
 Nothing here depends on an engine. With Spark, Ray or a plain process pool, a user
 
-1. cuts the score axis at a few cut points (e.g. sampled quantiles): range ``j`` holds the scores
-   ``cuts[j-1] <= s < cuts[j]``;
-2. sends each range's trials to one task and calls :func:`summarize` there;
+1. cuts the score axis at a few cut points (e.g. quantiles of a sample of the scores): range
+   ``j`` holds the scores ``cuts[j-1] <= s < cuts[j]``, i.e. ``np.searchsorted(cuts, s,
+   side="right") == j``;
+2. sends each range's trials to one task and calls :func:`summarize` there, and calls
+   :func:`trial_sums` on any chunks of trials (they add up with ``+``);
 3. collects the small summaries in range order and calls :func:`merge`;
-4. evaluates: ``focal.metrics.SummarizedScores(merged).eer`` (or ``.min_dcf(0.01)``, ...)::
+4. reads the measures off :class:`focal.metrics.SummarizedScores`::
 
     import numpy as np
-    from focal.core.summary import summarize, merge, trial_sums
+    from focal import bayes_threshold
+    from focal.core.summary import merge, summarize, trial_sums
     from focal.metrics import SummarizedScores
 
-    cuts = np.quantile(sample_of_scores, np.linspace(0, 1, 65)[1:-1])
-    # Spark: df.rdd.keyBy(lambda r: int(np.searchsorted(cuts, r.score, "right"))) ... groupByKey,
-    # then per key: summarize(scores, labels); Ray: one remote task per range.
-    parts = [summarize(s[r == j], y[r == j]) for j in range(cuts.size + 1)]   # r = range index
-    sums = sum((trial_sums(s_k, y_k, p_targets=[0.01]) for s_k, y_k in chunks), TrialSums.empty())
-    scores = SummarizedScores(merge(parts), sums)
-    scores.eer, scores.min_dcf(0.01), scores.min_cllr(), scores.cllr(0.01)
+    cuts = np.unique(np.quantile(sample_of_scores, np.linspace(0, 1, 65)[1:-1]))
+    # Spark: rdd.keyBy(lambda t: int(np.searchsorted(cuts, t[0], "right"))).groupByKey()
+    #        .mapValues(lambda ts: summarize(*zip(*ts))).sortByKey().values().collect()
+    # Ray:   ray.get([summarize_remote.remote(s_j, y_j) for s_j, y_j in ranges])
+    parts = [summarize(s_j, y_j) for s_j, y_j in ranges]             # in range order
+    thr = [bayes_threshold(0.01)]                # accept iff llr >= -logit(0.01), for dcf(0.01)
+    sums = [trial_sums(s_c, y_c, p_targets=[0.5], thresholds=thr) for s_c, y_c in chunks]
+    scores = SummarizedScores(merge(parts), sum(sums[1:], sums[0]))
+    scores.eer, scores.min_dcf(0.01), scores.min_cllr(), scores.cllr(0.5), scores.dcf(0.01)
 
 Counts are exact integers; trial weights are integer multiplicities (a trial of weight k counts
 as k trials, e.g. pre-aggregated duplicate trials), so every count stays exact and the PAV keeps

@@ -130,7 +130,7 @@ def read_trials(key, systems, *, missing: str = "error", n_buckets=None):
     if missing not in ("error", "drop"):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
     key_files = expand_paths(key, "key")
-    system_files = [expand_paths(s, f"systems[{k}]") for k, s in enumerate(systems)]
+    system_files = [expand_paths(s, "scores") for s in systems]
     if not system_files:
         raise ValueError("read_trials needs at least one system's score files")
     if n_buckets is None:

@@ -71,7 +71,8 @@ def cross_entropy(scores, labels, p_target=0.5, sample_weight=None) -> float:
 
 
 def cllr(scores, labels, p_target=0.5, sample_weight=None) -> float:
-    """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS plan eq. 40), as :func:`focal.metrics.cllr`."""
+    """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS plan eq. 40), as
+    :func:`focal.metrics.cllr`."""
     p = check_probability(p_target)
     return summarize(scores, labels, sample_weight, p_targets=[p]).cllr(p)
 

@@ -21,8 +21,9 @@ def cluster_client(address=None, n_workers=None, memory_limit="2GiB"):
 
     if address in (None, "", "local"):
         with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                          memory_limit=memory_limit, dashboard_address=None,
-                          silence_logs=40) as cluster, Client(cluster) as client:
+                          memory_limit=memory_limit, host="127.0.0.1",
+                          dashboard_address="127.0.0.1:0",
+                          silence_logs=50) as cluster, Client(cluster) as client:
             yield client
     else:
         with Client(address) as client:

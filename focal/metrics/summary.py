@@ -76,13 +76,15 @@ class SummarizedScores:
         return (p * c_t + (1.0 - p) * c_n) / _LOG2
 
     def cllr(self, p_target=0.5) -> float:
-        """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS eq. 40), as :func:`focal.metrics.cllr`."""
+        """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS eq. 40), as
+        :func:`focal.metrics.cllr`."""
         p = check_probability(p_target)
         c_t, c_n = self._sums("cllr").mean_costs(p)
         return normalized_cross_entropy(p * c_t + (1.0 - p) * c_n, p)
 
     def dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
-        """Actual DCF of Bayes decisions on the scores read as LLRs, as :func:`focal.metrics.dcf`."""
+        """Actual DCF of Bayes decisions on the scores read as LLRs, as
+        :func:`focal.metrics.dcf`."""
         p = check_probability(p_target)
         cm = check_positive(c_miss, "c_miss")
         cf = check_positive(c_fa, "c_fa")
