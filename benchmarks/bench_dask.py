@@ -1,6 +1,6 @@
 """focal.dask on a local cluster against single-process focal: wall time, memory, throughput.
 
-    python benchmarks/run.py dask            # 1e6, 1e7, 1e8 trials (2 workers), 1e7 on 1 worker
+    python benchmarks/run.py dask            # 1e6, 1e7, 1e8 trials (2 workers), 1e8 on 1 worker
     python benchmarks/run.py dask --quick    # 1e6 only
     python benchmarks/bench_dask.py 1e8 --workers 1 --no-compare   # one size, other workers
 
@@ -138,8 +138,8 @@ def run(quick: bool = False):
     for n in sizes:
         report(n, 2)
     if not quick:
-        print("\n== workers (same 1e7 trials)")
-        report(10**7, 1, compare=False)
+        print("\n== workers (same 1e8 trials)")
+        report(10**8, 1, compare=False)
 
 
 def _have_dask():

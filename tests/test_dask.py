@@ -197,6 +197,10 @@ def test_fit_from_dataframe_keeps_names(client):
     got = fd.fit(LogisticFusion(), ddf, dy)
     assert list(got.feature_names_in_) == ["sysA", "sysB", "sysC"]
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
+    trials = dd.from_pandas(pd.DataFrame({"s": X[:, 0], "y": y}), npartitions=4)
+    assert fd.eer(trials["s"], trials["y"]) == metrics.eer(X[y, 0], X[~y, 0])
+    with pytest.raises(ValueError, match="one column"):
+        fd.eer(trials, trials["y"])
     out = fd.apply(got, ddf).compute()
     np.testing.assert_allclose(out, got.decision_function(frame), rtol=0, atol=1e-12)
 

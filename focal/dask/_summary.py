@@ -10,8 +10,11 @@ One task graph, three stages, each a call into :mod:`focal.core.summary`:
 3. per range: one PAV (:func:`~focal.core.summary.summarize_sorted`), a few hundred blocks; the
    client merges the range summaries in order (:func:`~focal.core.summary.merge`).
 
-A worker holds one partition (stage 1), its slices (stage 2) or one range (stage 3) at a time, so
-memory per worker is bounded by the partition and range sizes, not by the number of trials.
+Labels travel implicitly (each class is its own sorted array), so the shuffle moves 8 bytes a
+trial. The sorted partitions wait in the workers until the cut points are known and the slices
+until their range is summarized: together they are the size of the scores, spread over the
+workers (and spilled to disk by dask past each worker's memory limit). Each task needs memory for
+one partition or one range only; the client receives only the summaries.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from ..core.summary import (
 from ._partitions import aligned_blocks, compute, delayed
 
 _SKETCH = 1024  # sketch points per class and partition
+_MAX_DEFAULT_RANGES = 128
 
 
 class _Part:
@@ -133,8 +137,8 @@ def summary_graph(scores, labels, sample_weight=None, *, p_targets=(), threshold
     p_targets = np.atleast_1d(np.asarray(p_targets, dtype=float))
     thresholds = np.atleast_1d(np.asarray(thresholds, dtype=float))
     empty = TrialSums.empty(p_targets, thresholds)  # validates priors and thresholds up front
-    if n_ranges is None:
-        n_ranges = max(1, len(blocks))
+    if n_ranges is None:   # P x n_ranges small tasks move the slices: keep it in check
+        n_ranges = max(1, min(len(blocks), _MAX_DEFAULT_RANGES))
     elif not (isinstance(n_ranges, (int, np.integer)) and n_ranges >= 1):
         raise ValueError(f"n_ranges must be a positive integer, got {n_ranges!r}")
     prepare = delayed(_prepare, nout=3, pure=True)

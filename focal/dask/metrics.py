@@ -51,8 +51,9 @@ def summarize(scores, labels, sample_weight=None, *, p_targets=(), thresholds=()
         Keep the runs behind the steppy DET curve (their number can approach the number of
         trials).
     n_ranges : int, optional
-        Score ranges of the shuffle (default: the number of partitions). Cut at sampled
-        quantiles; ties are never split, so a range may hold more than its share.
+        Score ranges of the shuffle (default: the number of partitions, at most 128; raise it
+        when ``n_trials / n_ranges`` trials would not fit a worker). Cut at sampled quantiles;
+        ties are never split, so a range may hold more than its share.
 
     Returns
     -------
