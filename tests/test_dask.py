@@ -390,3 +390,23 @@ def test_cli_evaluate_dask_local_cluster(tmp_path, capsys):
     status, got, err = _cli(capsys, *args, "--dask")
     assert status == 0, err
     assert json.loads(got)[0]["n_targets"] + json.loads(got)[0]["n_nontargets"] == 1000
+
+
+def test_fit_warm_start_from_a_sample_reaches_the_same_fit(client, monkeypatch):
+    import importlib
+
+    from focal import LogisticFusion
+
+    fit_module = importlib.import_module("focal.dask.fit")   # the module, not the function
+    monkeypatch.setattr(fit_module, "_WARM_ROWS", 2000)   # 20000 trials count as large
+    calls = []
+    real = fit_module.fit_logistic
+    monkeypatch.setattr(fit_module, "fit_logistic",
+                        lambda X, *a, **k: calls.append(X.shape) or real(X, *a, **k))
+    X, y = _fusion_data(4)
+    ref = LogisticFusion(p_target=0.2).fit(X, y)
+    got = fd.fit(LogisticFusion(p_target=0.2), da.from_array(X, chunks=(3000, 3)),
+                 da.from_array(y, chunks=3000))
+    np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
+    np.testing.assert_allclose(got.decision_function(X), ref.decision_function(X), atol=1e-9)
+    assert calls == [(2000, 3)]   # the start came from an in-memory fit on the sample

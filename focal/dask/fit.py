@@ -17,13 +17,16 @@ import numpy as np
 from scipy.special import logit
 from sklearn.exceptions import ConvergenceWarning
 
-from ..core.logistic import LogisticSolution
+from ..core.logistic import LogisticSolution, fit_logistic
 from ..core.newton import dense_solver, minimize_newton
 from ..core.validation import as_sample_weight
 from ..estimators.fusion import LogisticFusion
 from ._partitions import _is_dask, _is_frame, column_blocks, compute, delayed
 
 __all__ = ["fit", "apply"]
+
+_WARM_ROWS = 1 << 16       # trials in the warm-start sample of large problems
+_WARM_MIN_CLASS = 200
 
 
 def _as_2d_dask(X, one_system: bool):
@@ -63,10 +66,10 @@ def _block_moments(index, X, y, w):
     if w is not None:
         w = as_sample_weight(np.asarray(w), X.shape[0])
     values = np.unique(y)
+    out = {"rows": X.shape[0]}
     if values.size > 2:
         raise ValueError(f"partition {index}: y contains {values.size} classes "
                          f"({values[:5].tolist()}...); binary fusion takes two")
-    out = {}
     for v in values.tolist():
         mask = y == v
         Xc = X[mask]
@@ -81,6 +84,34 @@ def _block_moments(index, X, y, w):
         m2 = c @ np.square(dev - mean)
         out[v] = (total, ref + mean, m2)
     return out
+
+
+def _rows(X, y, w, step):
+    """Every ``step``-th trial of a partition (the warm-start sample)."""
+    return (np.asarray(X, dtype=float)[::step], np.asarray(y)[::step],
+            None if w is None else np.asarray(w, dtype=float)[::step])
+
+
+def _warm_start(blocks, n, classes, p, reg, tol, max_iter, center, scale):
+    """Standardized start point from an in-memory fit on a strided sample, or None.
+
+    Only the start comes from the sample (as in :func:`focal.core.logistic.fit_logistic` on
+    large data): the Newton steps on all the trials decide the solution. Returns
+    ``(theta, n_iter)``.
+    """
+    if n < 8 * _WARM_ROWS:
+        return None
+    step = n // _WARM_ROWS
+    parts = compute(*[delayed(_rows, pure=True)(*b, step) for b in blocks])
+    Xs = np.concatenate([q[0] for q in parts])
+    ts = np.concatenate([q[1] for q in parts]) == classes[1]
+    ws = None if parts[0][2] is None else np.concatenate([q[2] for q in parts])
+    pos = np.ones(ts.size, dtype=bool) if ws is None else ws > 0
+    if min(np.count_nonzero(ts & pos), np.count_nonzero(~ts & pos)) < _WARM_MIN_CLASS:
+        return None
+    sol = fit_logistic(Xs, ts, p, sample_weight=ws, reg=reg, tol=max(tol, 1e-7),
+                       max_iter=max_iter)
+    return np.append(sol.coef * scale, sol.intercept + sol.coef @ center), sol.n_iter
 
 
 def _chan(a, b):
@@ -186,6 +217,7 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
     # pass 1: labels, class totals, moments (per class, merged exactly)
     moments = compute(*[delayed(_block_moments, pure=True)(i, *b) for i, b in enumerate(blocks)])
     per_label = {}
+    n_rows = sum(m.pop("rows") for m in moments)
     for m in moments:
         for v, stats in m.items():
             per_label[v] = _chan(per_label[v], stats) if v in per_label else stats
@@ -222,12 +254,15 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
         hess[np.arange(K), np.arange(K)] += reg
         return loss + pen, grad, dense_solver(hess), (loss, pen)
 
-    res = minimize_newton(evaluate, np.zeros(K + 1), tol=tol, max_iter=max_iter)
+    warm = _warm_start(blocks, n_rows, classes, p, reg, tol, max_iter, center, scale)
+    theta0, warm_iter = (np.zeros(K + 1), 0) if warm is None else warm
+    res = minimize_newton(evaluate, theta0, tol=tol, max_iter=max_iter)
     coef = res.x[:K] / scale
     intercept = float(res.x[K] - coef @ center)
     loss, pen = res.info
     sol = LogisticSolution(coef=coef, intercept=intercept, loss=float(loss), penalty=float(pen),
-                           n_iter=res.n_iter, n_passes=1 + res.n_evals,
+                           n_iter=warm_iter + res.n_iter,
+                           n_passes=1 + (warm is not None) + res.n_evals,
                            grad_norm=res.grad_norm, converged=res.converged)
     estimator.classes_ = classes
     estimator.coef_ = sol.coef
