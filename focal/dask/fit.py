@@ -288,7 +288,8 @@ def apply(estimator, X):
     Binary models (``decision_function``) give a 1-D dask array of natural-log LLRs; other
     transformers (e.g. :class:`focal.MulticlassFusion`) a 2-D dask array of their ``transform``.
     A dask DataFrame is passed to the model partition by partition as pandas DataFrames, so
-    models fitted with feature names check them.
+    models fitted with feature names check them (the result's chunk sizes are then unknown
+    until computed).
     """
     one = isinstance(estimator, LogisticFusion) and (
         type(estimator)._as_2d is not LogisticFusion._as_2d)
@@ -299,11 +300,8 @@ def apply(estimator, X):
         method = estimator.decision_function if binary else estimator.transform
         blocks = [delayed(lambda part: np.asarray(method(part), dtype=float), pure=True)(b)
                   for b in X.to_delayed()]
-        lengths = X.map_partitions(len).compute()
-        n_out = None if binary else len(estimator.get_feature_names_out())
-        arrays = [da.from_delayed(b, shape=(int(n),) if binary else (int(n), n_out),
-                                  dtype=float) for b, n in zip(blocks, lengths)]
-        return da.concatenate(arrays)
+        shape = (np.nan,) if binary else (np.nan, len(estimator.get_feature_names_out()))
+        return da.concatenate([da.from_delayed(b, shape=shape, dtype=float) for b in blocks])
     if not _is_dask(X):
         raise TypeError(f"X must be a dask array or DataFrame, got {type(X).__name__}")
     if X.ndim == 1 and one:
