@@ -101,6 +101,59 @@ def on_cluster(n, n_workers):
             "blocks": summary.summary.n_blocks}
 
 
+def _fusion_chunk(i, size):
+    rng = np.random.default_rng([20240602, i])
+    y = rng.random(size) < 0.1
+    X = rng.standard_normal((size, 3)) * [1.0, 30.0, 0.01] + np.outer(y, [1.5, 40.0, 0.02])
+    return X, y
+
+
+def _fusion_single(n):
+    from focal import LogisticFusion
+
+    parts = [_fusion_chunk(i, m) for i, m in enumerate(_sizes(n))]
+    X = np.concatenate([p[0] for p in parts])
+    y = np.concatenate([p[1] for p in parts])
+    del parts
+    t0 = time.perf_counter()
+    fuser = LogisticFusion(p_target=P_TARGET).fit(X, y)
+    return {"fit": time.perf_counter() - t0, "peak": _peak_rss(), "coef": fuser.coef_.tolist(),
+            "intercept": fuser.intercept_, "passes": fuser.n_passes_}
+
+
+def fusion_report(n, n_workers=2):
+    """LogisticFusion of 3 systems: focal.dask.fit against the in-memory fit."""
+    import dask.array as da
+    from dask import delayed
+    from distributed import Client, LocalCluster
+
+    import focal.dask as fd
+    from focal import LogisticFusion
+
+    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
+                      memory_limit="2GiB", host="127.0.0.1", dashboard_address="127.0.0.1:0",
+                      silence_logs=50) as cluster, Client(cluster) as client:
+        chunks = [delayed(_fusion_chunk, pure=True)(i, m) for i, m in enumerate(_sizes(n))]
+        X = da.concatenate([da.from_delayed(c[0], (m, 3), float) for c, m in
+                            zip(chunks, _sizes(n))])
+        y = da.concatenate([da.from_delayed(c[1], (m,), bool) for c, m in
+                            zip(chunks, _sizes(n))])
+        X, y = client.persist([X, y])
+        y.sum().compute()                       # generated and held by the workers
+        t0 = time.perf_counter()
+        fuser = fd.fit(LogisticFusion(p_target=P_TARGET), X, y)
+        elapsed = time.perf_counter() - t0
+        peaks = sorted(client.run(_peak_rss).values())
+    out = subprocess.run([sys.executable, __file__, "--fusion-single", str(int(n))], check=True,
+                         capture_output=True, text=True)
+    ref = json.loads(out.stdout.strip().splitlines()[-1])
+    rel = np.max(np.abs(fuser.coef_ / np.array(ref["coef"]) - 1))
+    print(f"  {n:.0e} trials x 3 systems, {n_workers} workers: fit {elapsed:6.2f} s, "
+          f"{fuser.n_passes_} passes, peak per worker {', '.join(_gib(p) for p in peaks)}; "
+          f"in memory {ref['fit']:.2f} s, {ref['passes']} passes, peak {_gib(ref['peak'])}; "
+          f"largest coefficient difference {rel:.1e} (relative)", flush=True)
+
+
 def _gib(b):
     return f"{b / 2**30:.2f} GiB"
 
@@ -140,6 +193,8 @@ def run(quick: bool = False):
     if not quick:
         print("\n== workers (same 1e8 trials)")
         report(10**8, 1, compare=False)
+    print("\n== fusion (focal.dask.fit vs LogisticFusion.fit, data held by the workers)")
+    fusion_report(10**6 if quick else 10**7)
 
 
 def _have_dask():
@@ -154,6 +209,8 @@ if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     if sys.argv[1:2] == ["--single"]:
         print(json.dumps(single_process(int(sys.argv[2]))))
+    elif sys.argv[1:2] == ["--fusion-single"]:
+        print(json.dumps(_fusion_single(int(sys.argv[2]))))
     else:
         import argparse
 
