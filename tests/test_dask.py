@@ -410,3 +410,15 @@ def test_fit_warm_start_from_a_sample_reaches_the_same_fit(client, monkeypatch):
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
     np.testing.assert_allclose(got.decision_function(X), ref.decision_function(X), atol=1e-9)
     assert calls == [(2000, 3)]   # the start came from an in-memory fit on the sample
+
+
+def test_fit_scores_of_magnitude_1e6(client):
+    from focal import LinearCalibrator
+
+    rng = np.random.default_rng(7)
+    y = rng.random(6000) < 0.3
+    s = 1e6 + 1e3 * (rng.normal(size=6000) + 1.2 * y)      # LLR slope ~1e-3, offset ~-1e3
+    ref = LinearCalibrator().fit(s, y)
+    got = fd.fit(LinearCalibrator(), da.from_array(s, chunks=1000), da.from_array(y, chunks=1000))
+    assert got.scale_ == pytest.approx(ref.scale_, rel=1e-9)
+    np.testing.assert_allclose(got.decision_function(s), ref.decision_function(s), atol=1e-9)
