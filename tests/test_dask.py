@@ -103,6 +103,7 @@ def test_named_functions(client):
         a, b = fd.det_curve(ds, dy, convex), metrics.det_curve(t, n, convex)
         np.testing.assert_array_equal(a.pfa, b.pfa)
         np.testing.assert_array_equal(a.pmiss, b.pmiss)
+    np.testing.assert_array_equal(fd.pav_llr(ds, dy).compute(), metrics.pav_llr(s, y))
     a = fd.bayes_error_rates(ds, dy, [-np.inf, -2.0, 0.0, 3.0, np.inf])
     b = metrics.bayes_error_rates(t, n, [-np.inf, -2.0, 0.0, 3.0, np.inf])
     np.testing.assert_array_equal(a.actual, b.actual)

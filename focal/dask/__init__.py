@@ -5,14 +5,16 @@ this package (nor dask).
 
 - Binary measures with the names of :mod:`focal.metrics`, taking ``(scores, labels)`` dask arrays
   or Series: :func:`cllr`, :func:`min_cllr`, :func:`dcf`, :func:`min_dcf`, :func:`eer`,
-  :func:`rocch`, :func:`det_curve`, :func:`bayes_error_rates`, :func:`cross_entropy`, and
-  :func:`summarize` for several at once. Exact: the PAV blocks of score ranges cut at sampled
+  :func:`rocch`, :func:`det_curve`, :func:`bayes_error_rates`, :func:`cross_entropy`,
+  :func:`pav_llr`, :func:`calibration_report`, and :func:`summarize` for several at once. Exact: the PAV blocks of score ranges cut at sampled
   quantiles are merged with the engine-neutral :mod:`focal.core.summary`.
-- :func:`fit` trains :class:`focal.LogisticFusion` / :class:`focal.LinearCalibrator` with one
-  gradient / Hessian reduction per Newton step and returns the usual in-memory estimator;
+- :func:`fit` trains :class:`focal.LogisticFusion` / :class:`focal.LinearCalibrator` /
+  :class:`focal.MulticlassFusion` (scalar and calibration modes) with one gradient / Hessian
+  reduction per Newton step and returns the usual in-memory estimator;
   :func:`apply` maps a fitted model over a dask collection.
-- :func:`read_scores` / :func:`read_trials` read score and key files (one partition per file) into
-  dask DataFrames aligned by trial id.
+- :func:`read_trials` reads score and key files (one partition per file) into dask arrays
+  aligned by trial id (a partitioned hash join); :func:`evaluate_files` is ``focal evaluate
+  --dask``.
 
 Everything runs on the active dask scheduler: open a ``dask.distributed.Client`` (or use
 :func:`cluster_client`) to use a cluster.
@@ -40,6 +42,7 @@ from .metrics import (
     eer,
     min_cllr,
     min_dcf,
+    pav_llr,
     rocch,
     summarize,
 )
@@ -48,5 +51,5 @@ from .workflows import cluster_client, evaluate_files
 __all__ = [
     "summarize", "cross_entropy", "cllr", "min_cllr", "dcf", "min_dcf", "eer", "rocch",
     "det_curve", "bayes_error_rates", "fit", "apply", "calibration_report", "read_trials",
-    "cluster_client", "evaluate_files",
+    "cluster_client", "evaluate_files", "pav_llr",
 ]

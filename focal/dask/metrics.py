@@ -26,7 +26,7 @@ from ..metrics.summary import SummarizedScores
 from ._summary import summarize_dask
 
 __all__ = ["summarize", "cross_entropy", "cllr", "min_cllr", "dcf", "min_dcf", "eer", "rocch",
-           "det_curve", "bayes_error_rates", "calibration_report"]
+           "det_curve", "bayes_error_rates", "calibration_report", "pav_llr"]
 
 
 def summarize(scores, labels, sample_weight=None, *, p_targets=(), thresholds=(),
@@ -139,3 +139,21 @@ def calibration_report(scores, labels, operating_points=((0.01, 1.0, 1.0),), p_t
     thresholds = [-effective_log_odds(pt, cm, cf) for pt, cm, cf in points]
     scores = summarize(scores, labels, sample_weight, p_targets=[p], thresholds=thresholds)
     return calibration_report_of(scores, points, p, name)
+
+
+def pav_llr(scores, labels, sample_weight=None):
+    """PAV log-likelihood-ratio (natural log) of every trial, as :func:`focal.metrics.pav_llr`.
+
+    The PAV blocks are computed now (one pass); the result is a lazy dask array shaped like
+    ``scores`` (a dask array), each partition mapped through the blocks' score ranges
+    (:func:`focal.core.pav.step_index`): tied scores get the same LLR, and ``cllr`` of the
+    result equals :func:`min_cllr`.
+    """
+    from ..core.pav import step_index
+    from ._partitions import _is_dask
+
+    if not (_is_dask(scores) and hasattr(scores, "map_blocks")):
+        raise ValueError("pav_llr needs scores as a dask array (the result has its chunks)")
+    pav = summarize(scores, labels, sample_weight).summary.to_pav()
+    lo, llr = pav.score_lo, pav.llr
+    return scores.map_blocks(lambda b: llr[step_index(lo, b)], dtype=float)
