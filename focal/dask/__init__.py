@@ -6,8 +6,9 @@ this package (nor dask).
 - Binary measures with the names of :mod:`focal.metrics`, taking ``(scores, labels)`` dask arrays
   or Series: :func:`cllr`, :func:`min_cllr`, :func:`dcf`, :func:`min_dcf`, :func:`eer`,
   :func:`rocch`, :func:`det_curve`, :func:`bayes_error_rates`, :func:`cross_entropy`,
-  :func:`pav_llr`, :func:`calibration_report`, and :func:`summarize` for several at once. Exact: the PAV blocks of score ranges cut at sampled
-  quantiles are merged with the engine-neutral :mod:`focal.core.summary`.
+  :func:`pav_llr`, :func:`calibration_report`, and :func:`summarize` for several at once.
+  Exact: the PAV blocks of score ranges cut at sampled quantiles are merged with the
+  engine-neutral :mod:`focal.core.summary`.
 - :func:`fit` trains :class:`focal.LogisticFusion` / :class:`focal.LinearCalibrator` /
   :class:`focal.MulticlassFusion` (scalar and calibration modes) with one gradient / Hessian
   reduction per Newton step and returns the usual in-memory estimator;
