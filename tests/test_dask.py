@@ -162,6 +162,7 @@ def test_fit_fusion_equals_in_memory(client, chunks):
                                atol=1e-9)
     np.testing.assert_array_equal(got.classes_, ref.classes_)
     assert got.objective_ == pytest.approx(ref.objective_, rel=1e-12)
+    assert set(vars(got)) == set(vars(ref))          # the same fitted state, nothing missing
 
 
 def test_fit_calibrator_labels_apply_and_save(client, tmp_path):
@@ -321,6 +322,7 @@ def test_fit_multiclass_equals_in_memory(client, prior, mode):
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9, atol=0)
     np.testing.assert_allclose(got.intercept_, ref.intercept_, rtol=0, atol=1e-9)
     assert got.loss_ == pytest.approx(ref.loss_, rel=1e-12)
+    assert set(vars(got)) == set(vars(ref))
     out = fd.apply(got, da.from_array(X, chunks=(4000, X.shape[1]))).compute()
     np.testing.assert_allclose(out, ref.transform(X), rtol=0, atol=1e-9)
 
@@ -334,7 +336,7 @@ def test_fit_multiclass_refusals(client):
         fd.fit(MulticlassFusion(mode="full"), dX, dy)
     with pytest.raises(ValueError, match="not a multiple"):
         fd.fit(MulticlassFusion(), dX[:, :7], dy)
-    with pytest.raises(ValueError, match="partition 1"):
+    with pytest.raises(ValueError, match="class indices 0..3; found 9"):   # the estimator's
         fd.fit(MulticlassFusion(prior=[0.25] * 4), dX, da.from_array(np.r_[y[:500], y[500:] + 9],
                                                                        chunks=500))
 

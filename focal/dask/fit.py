@@ -115,6 +115,39 @@ def _warm_start(blocks, n, classes, p, reg, tol, max_iter, center, scale):
     return np.append(sol.coef * scale, sol.intercept + sol.coef @ center), sol.n_iter
 
 
+def _key(label):
+    """A label as the plain Python value used to key per-label statistics."""
+    return label.item() if hasattr(label, "item") else label
+
+
+def probe_fit(estimator, labels, width, names=None):
+    """A clone of ``estimator`` fitted in memory on one trial per distinct label (constant
+    scores, one iteration): it applies the estimator's own label and parameter rules (which
+    label is the target, class names, refusals with their messages) and sets every fitted
+    attribute that does not depend on the scores, so the distributed fit never re-implements
+    them."""
+    from sklearn.base import clone
+
+    X = np.zeros((labels.shape[0], width))
+    if names is not None:
+        import pandas as pd
+
+        X = pd.DataFrame(X, columns=list(names))
+    probe = clone(estimator).set_params(max_iter=1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        probe.fit(X, labels)
+    return probe
+
+
+def adopt_state(estimator, probe):
+    """Give ``estimator`` the fitted state of ``probe`` (everything but the parameters)."""
+    params = set(probe.get_params(deep=False))
+    for name, value in vars(probe).items():
+        if name not in params:
+            setattr(estimator, name, value)
+
+
 def _chan(a, b):
     """Merge two (weight, mean, M2) triples (Chan, Golub & LeVeque)."""
     wa, ma, sa = a
@@ -237,15 +270,9 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
     for m in moments:
         for v, stats in m.items():
             per_label[v] = _chan(per_label[v], stats) if v in per_label else stats
-    classes = np.array(sorted(per_label))
-    if classes.size < 2:
-        raise ValueError(f"y contains only one class ({classes[0]!r}): training needs both "
-                         "target and non-target trials" if classes.size else "X has no trials")
-    if classes.size > 2:
-        raise ValueError(f"Only binary classification is supported. y contains {classes.size} "
-                         f"classes; {type(estimator).__name__} fuses target / non-target "
-                         "scores: use a multiclass fusion")
-    (w_non, m_non, s_non), (w_tar, m_tar, s_tar) = (per_label[v] for v in classes.tolist())
+    probe = probe_fit(estimator, np.array(list(per_label)), K, names)
+    classes = probe.classes_                # the estimator's own label rule decides the target
+    (w_non, m_non, s_non), (w_tar, m_tar, s_tar) = (per_label[_key(c)] for c in classes)
     for total, label in ((w_tar, classes[1]), (w_non, classes[0])):
         if not total > 0:
             raise ValueError(f"sample_weight gives class {label!r} zero total weight: training "
@@ -258,7 +285,7 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
     scale = np.where(sd > 0, sd, 1.0)
     plo = float(logit(p))
     f_tar, f_non = p / w_tar, (1 - p) / w_non
-    target = classes[1].item() if hasattr(classes[1], "item") else classes[1]
+    target = _key(classes[1])
     objective = delayed(_block_objective, pure=True)
 
     def evaluate(theta):
@@ -280,16 +307,11 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
                            n_iter=warm_iter + res.n_iter,
                            n_passes=1 + (warm is not None) + res.n_evals,
                            grad_norm=res.grad_norm, converged=res.converged)
-    estimator.classes_ = classes
+    adopt_state(estimator, probe)
     estimator.coef_ = sol.coef
     estimator.intercept_ = sol.intercept
     estimator.n_iter_ = int(sol.n_iter)
     estimator.n_passes_ = int(sol.n_passes)
-    estimator.n_features_in_ = K
-    if names is not None:
-        estimator.feature_names_in_ = names
-    elif hasattr(estimator, "feature_names_in_"):
-        del estimator.feature_names_in_
     estimator._report(None, None, None, p, rule, sol)
     if not sol.converged:
         warnings.warn(f"{type(estimator).__name__} did not converge in {max_iter} iterations "

@@ -19,24 +19,17 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
 
-from ..core.multiclass import as_class_labels, check_prior, contrast_basis
+from ..core.multiclass import contrast_basis
 from ..core.newton import dense_solver, minimize_newton
 from ..core.validation import as_sample_weight
 from ._partitions import compute, delayed
+from .fit import adopt_state, probe_fit
 
 __all__ = ["fit_multiclass"]
 
 
-def _labels_of(index, y, n_classes):
-    """Distinct labels of a partition (or, with a prior, their check as class indices)."""
-    y = np.asarray(y)
-    if n_classes is not None:
-        try:
-            as_class_labels(y, n_classes, "y")
-        except ValueError as exc:
-            raise ValueError(f"partition {index}: {exc}") from None
-        return np.arange(0)
-    return np.unique(y)
+def _distinct(y):
+    return np.unique(np.asarray(y))
 
 
 def _encode(index, X, y, w, classes, n_classes, K, N):
@@ -48,8 +41,12 @@ def _encode(index, X, y, w, classes, n_classes, K, N):
     y = np.asarray(y)
     if y.shape != (X.shape[0],):
         raise ValueError(f"partition {index}: y must have one label per trial ({X.shape[0]})")
-    labels = (as_class_labels(y, n_classes, "y") if classes is None
-              else np.searchsorted(classes, y))
+    sorted_classes, order = classes
+    pos = np.minimum(np.searchsorted(sorted_classes, y), sorted_classes.shape[0] - 1)
+    if not (sorted_classes[pos] == y).all():
+        raise ValueError(f"partition {index}: y contains labels not among the classes "
+                         f"{sorted_classes.tolist()}")
+    labels = order[pos]
     v = None if w is None else as_sample_weight(np.asarray(w), X.shape[0])
     return X.reshape(-1, K, N), labels, v
 
@@ -141,25 +138,18 @@ def fit_multiclass(estimator, X, y, sample_weight=None, *, persist: bool = True)
         x_blocks, y_blocks, w_blocks = dask.persist(x_blocks, y_blocks, w_blocks)
     parts = list(zip(x_blocks, y_blocks, w_blocks))
 
-    if estimator.prior is not None:
-        n_classes = np.asarray(estimator.prior).shape[0]
-        compute(*[delayed(_labels_of)(i, b[1], n_classes) for i, b in enumerate(parts)])
-        classes, enc = np.arange(n_classes), None
-    else:
-        found = compute(*[delayed(_labels_of)(i, b[1], None) for i, b in enumerate(parts)])
-        classes = np.unique(np.concatenate(found))
-        n_classes, enc = classes.shape[0], classes
-    if n_classes < 2:
-        raise ValueError(f"MulticlassFusion needs at least 2 classes, got {n_classes} class")
-    prior = check_prior(estimator.prior, n_classes)
-    N = n_classes
-    if X.shape[1] % N:
-        raise ValueError(f"X has n_features = {X.shape[1]}, not a multiple of n_classes = {N}: "
-                         "X must hold the systems' log-likelihood blocks side by side")
-    K = X.shape[1] // N
-    if estimator.mode == "calibration" and K != 1:
-        raise ValueError(f"mode='calibration' takes one system: X must have n_classes = {N} "
-                         f"columns, got {X.shape[1]} ({K} systems)")
+    found = compute(*[delayed(_distinct, pure=True)(b[1]) for b in parts])
+    try:
+        labels = np.unique(np.concatenate(found))
+    except TypeError as err:
+        raise ValueError(f"Unknown label type: y mixes incomparable values ({err})") from None
+    # the estimator's own rules: class order and names, prior, widths, refusals
+    probe = probe_fit(estimator, labels, X.shape[1])
+    classes, prior = probe.classes_, probe.prior_
+    N = n_classes = classes.shape[0]
+    K = probe.n_systems_
+    order = np.argsort(classes, kind="stable")
+    enc = (classes[order], order)
     active = np.flatnonzero(prior > 0)
     common = (enc, n_classes, K, N, active)
 
@@ -210,9 +200,7 @@ def fit_multiclass(estimator, X, y, sample_weight=None, *, persist: bool = True)
     if not res.converged:
         warnings.warn(f"MulticlassFusion did not converge in {estimator.max_iter} iterations "
                       f"(gradient norm {res.grad_norm:.3g})", ConvergenceWarning, stacklevel=3)
-    estimator._set_classes(classes, prior)
-    estimator.n_features_in_ = X.shape[1]
-    estimator.n_systems_ = K
+    adopt_state(estimator, probe)
     estimator.coef_ = coef
     estimator.intercept_ = offset
     estimator.loss_ = float(res.info[0])
