@@ -17,6 +17,7 @@ import numpy as np
 from scipy.special import logit
 from sklearn.exceptions import ConvergenceWarning
 
+from ..core import logistic as _logistic
 from ..core.logistic import LogisticSolution, fit_logistic
 from ..core.newton import dense_solver, minimize_newton
 from ..core.validation import as_sample_weight
@@ -113,6 +114,14 @@ def _warm_start(blocks, n, classes, p, reg, tol, max_iter, center, scale):
     sol = fit_logistic(Xs, ts, p, sample_weight=ws, reg=reg, tol=max(tol, 1e-7),
                        max_iter=max_iter)
     return np.append(sol.coef * scale, sol.intercept + sol.coef @ center), sol.n_iter
+
+
+def objective_scale(p_target: float) -> float:
+    """The factor by which :mod:`focal.core.logistic` scales its penalty and its stopping rule
+    (the objective's natural size, when the core defines one; else 1), so the distributed
+    objective and stopping rule are exactly the in-memory ones."""
+    scale = getattr(_logistic, "_objective_scale", None)
+    return 1.0 if scale is None else float(scale(p_target, None))
 
 
 def _key(label):
@@ -288,18 +297,23 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
     target = _key(classes[1])
     objective = delayed(_block_objective, pure=True)
 
+    f_scale = objective_scale(p)
+    reg_eff = reg * f_scale
+
     def evaluate(theta):
         parts = compute(*[objective(Xb, yb, wb, target, center, scale, theta, plo, f_tar, f_non)
                           for Xb, yb, wb in blocks])
         loss, grad, hess = _reduce(parts)
-        pen = 0.5 * reg * float(theta[:K] @ theta[:K])
-        grad[:K] += reg * theta[:K]
-        hess[np.arange(K), np.arange(K)] += reg
+        pen = 0.5 * reg_eff * float(theta[:K] @ theta[:K])
+        grad[:K] += reg_eff * theta[:K]
+        hess[np.arange(K), np.arange(K)] += reg_eff
         return loss + pen, grad, dense_solver(hess), (loss, pen)
 
     warm = _warm_start(blocks, n_rows, classes, p, reg, tol, max_iter, center, scale)
     theta0, warm_iter = (np.zeros(K + 1), 0) if warm is None else warm
-    res = minimize_newton(evaluate, theta0, tol=tol, max_iter=max_iter)
+    res = minimize_newton(evaluate, theta0, tol=tol, max_iter=max_iter,
+                          # the core's scale-free stopping rule, where it has one
+                          **({} if f_scale == 1.0 else {"f_scale": f_scale}))
     coef = res.x[:K] / scale
     intercept = float(res.x[K] - coef @ center)
     loss, pen = res.info

@@ -19,6 +19,7 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
 
+from ..core import multiclass_logistic as _multiclass_logistic
 from ..core.multiclass import contrast_basis
 from ..core.newton import dense_solver, minimize_newton
 from ..core.validation import as_sample_weight
@@ -26,6 +27,13 @@ from ._partitions import compute, delayed
 from .fit import adopt_state, probe_fit
 
 __all__ = ["fit_multiclass"]
+
+
+def objective_scale(prior) -> float:
+    """The factor by which :mod:`focal.core.multiclass_logistic` scales its penalty and stopping
+    rule (when the core defines one; else 1), so both objectives are exactly the same."""
+    scale = getattr(_multiclass_logistic, "objective_scale", None)
+    return 1.0 if scale is None else float(scale(prior))
 
 
 def _distinct(y):
@@ -174,7 +182,8 @@ def fit_multiclass(estimator, X, y, sample_weight=None, *, persist: bool = True)
         blocks = list(dask.persist(*blocks))
     V = contrast_basis(Na)
     log_prior = np.log(prior[active])
-    reg = float(estimator.reg)
+    f_scale = objective_scale(prior[active])
+    reg = float(estimator.reg) * f_scale
 
     def evaluate(theta):
         a, b = theta[:K], theta[K:]
@@ -192,7 +201,9 @@ def fit_multiclass(estimator, X, y, sample_weight=None, *, persist: bool = True)
         return loss + pen, grad, dense_solver(H), (loss, pen)
 
     res = minimize_newton(evaluate, np.zeros(K + Na - 1), tol=float(estimator.tol),
-                          max_iter=int(estimator.max_iter))
+                          max_iter=int(estimator.max_iter),
+                          # the core's scale-free stopping rule, where it has one
+                          **({} if f_scale == 1.0 else {"f_scale": f_scale}))
     coef = res.x[:K] / s
     offset_a = V @ res.x[K:] - coef @ u_bar
     offset = np.zeros(N)
