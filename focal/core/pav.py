@@ -34,7 +34,7 @@ from .validation import check_binary_trials
 
 __all__ = [
     "SortedTrials", "PAVResult", "sort_trials", "pav", "pav_from_sorted",
-    "step_index", "block_llr_map", "bounded_pav_blocks", "INTERPOLATIONS", "pool_runs",
+    "step_index", "block_llr_map", "bounded_pav_blocks", "INTERPOLATIONS",
 ]
 
 INTERPOLATIONS = ("step", "linear")
@@ -258,20 +258,20 @@ def _exact_pav_starts(nt_runs, w_runs) -> np.ndarray:
     return np.asarray(stack_s, dtype=np.int64)
 
 
-def pool_runs(n_tar, n_non) -> np.ndarray:
-    """PAV of consecutive runs of trials given by their integer counts, as block start indices.
+def pav_from_sorted(trials: SortedTrials) -> PAVResult:
+    """PAV blocks of already sorted and validated trials (see the module docstring)."""
+    tar, non = trials.tar, trials.non
+    if tar.size <= non.size:
+        n_t, n_n, lo, hi = _tie_runs(tar, non)
+    else:
+        n_n, n_t, lo, hi = _tie_runs(non, tar)
+    return _pav_of_runs(n_t, n_n, lo, hi)
 
-    Run ``i`` holds ``n_tar[i]`` target and ``n_non[i]`` non-target trials (both int64 arrays, a
-    positive total in each run), runs in increasing score order. Returns the index of the first
-    run of each PAV block: the maximal pooled groups, neighbours with exactly equal target
-    fractions merged, checked by the exact integer certificate (thesis theorem 3) with the exact
-    integer PAV as fallback. Runs may themselves be PAV blocks of contiguous score ranges: pooling
-    adjacent violators in any order reaches the same solution (thesis app. C, theorem 4), so
-    this also merges the PAV summaries of the parts of a larger score set
-    (:mod:`focal.core.summary`).
-    """
-    n_t = np.asarray(n_tar, dtype=np.int64)
-    w = n_t + np.asarray(n_non, dtype=np.int64)
+
+def _pav_of_runs(n_t, n_n, lo, hi) -> PAVResult:
+    """PAV blocks of runs of increasing scores ``[lo, hi]`` carrying integer class counts."""
+    w = n_t + n_n
+
     fit = isotonic_regression(n_t / w, weights=w.astype(float), increasing=True)
     starts = np.asarray(fit.blocks[:-1], dtype=np.int64)
     # merge neighbouring blocks whose fractions are exactly equal (no collinear ROCCH vertices)
@@ -284,17 +284,7 @@ def pool_runs(n_tar, n_non) -> np.ndarray:
             starts = starts[np.concatenate(([True], ~equal))]
     if not _certified(n_t, w, starts):
         starts = _exact_pav_starts(n_t, w)
-    return starts
 
-
-def pav_from_sorted(trials: SortedTrials) -> PAVResult:
-    """PAV blocks of already sorted and validated trials (see the module docstring)."""
-    tar, non = trials.tar, trials.non
-    if tar.size <= non.size:
-        n_t, n_n, lo, hi = _tie_runs(tar, non)
-    else:
-        n_n, n_t, lo, hi = _tie_runs(non, tar)
-    starts = pool_runs(n_t, n_n)
     ends = np.append(starts[1:], n_t.size) - 1
     return PAVResult(
         score_lo=lo[starts],
@@ -314,6 +304,21 @@ def pav(tar, non) -> PAVResult:
     :class:`PAVResult` whose blocks every binary measure reuses.
     """
     return pav_from_sorted(sort_trials(tar, non))
+
+
+def pav_of_runs(n_tar, n_non, score_lo, score_hi) -> PAVResult:
+    """PAV of consecutive runs of trials given by their class counts and score ranges.
+
+    Run ``i`` holds ``n_tar[i]`` target and ``n_non[i]`` non-target trials (integers, a positive
+    total in every run) with scores in ``[score_lo[i], score_hi[i]]``, the runs in increasing
+    score order. The result's blocks are the PAV solution of those trials, with the exact integer
+    certificate of :func:`pav_from_sorted`. Runs may themselves be the PAV blocks of contiguous
+    score ranges: pooling adjacent violators in any order reaches the same solution (thesis app. C,
+    theorem 4), so this merges the PAV summaries of the parts of a larger score set exactly
+    (:mod:`focal.core.summary`). One class may be absent (then one block).
+    """
+    return _pav_of_runs(np.asarray(n_tar, dtype=np.int64), np.asarray(n_non, dtype=np.int64),
+                        np.asarray(score_lo, dtype=float), np.asarray(score_hi, dtype=float))
 
 
 # -- applying a fitted PAV map to new scores -------------------------------------------------

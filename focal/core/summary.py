@@ -39,7 +39,7 @@ Nothing here depends on an engine. With Spark, Ray or a plain process pool, a us
 
 Counts are exact integers; trial weights are integer multiplicities (a trial of weight k counts
 as k trials, e.g. pre-aggregated duplicate trials), so every count stays exact and the PAV keeps
-its exact integer certificate (:func:`focal.core.pav.pool_runs`).
+its exact integer certificate (:func:`focal.core.pav.pav_of_runs`).
 """
 
 from __future__ import annotations
@@ -49,7 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logit
 
-from .pav import PAVResult, SortedTrials, pav_from_sorted, pool_runs
+from .pav import PAVResult, SortedTrials, pav_from_sorted, pav_of_runs
 from .rocch import ROCCH
 from .scoring import nontarget_cost, target_cost
 from .validation import as_binary_labels, as_score_array, check_probability
@@ -139,11 +139,9 @@ def _from_runs(n_t, n_n, lo, hi, keep_runs) -> ScoreSummary:
     """Pool runs (both classes allowed to be absent) into a summary."""
     if n_t.size == 0:
         return ScoreSummary.empty(keep_runs)
-    starts = pool_runs(n_t, n_n)
-    ends = np.append(starts[1:], n_t.size) - 1
+    r = pav_of_runs(n_t, n_n, lo, hi)
     runs = _join_runs(n_t, n_n, lo) if keep_runs else (None, None, None)
-    return ScoreSummary(lo[starts], hi[ends], np.add.reduceat(n_t, starts),
-                        np.add.reduceat(n_n, starts), *runs)
+    return ScoreSummary(r.score_lo, r.score_hi, r.n_tar, r.n_non, *runs)
 
 
 def summarize_sorted(tar, non, keep_runs: bool = False) -> ScoreSummary:
