@@ -55,7 +55,7 @@ from .scoring import nontarget_cost, target_cost
 from .validation import as_binary_labels, as_score_array, check_probability
 
 __all__ = ["ScoreSummary", "summarize", "summarize_sorted", "merge", "TrialSums", "trial_sums",
-           "as_count_weights"]
+           "as_count_weights", "check_trials", "distinct_counts"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -185,8 +185,9 @@ def as_count_weights(sample_weight, n: int, name: str = "sample_weight") -> np.n
     return w.astype(np.int64)
 
 
-def _distinct_counts(x, w):
-    """Distinct values of ``x`` and the summed weights of each, ascending."""
+def distinct_counts(x, w):
+    """Distinct values of the scores ``x`` and the summed integer weights ``w`` of each,
+    ascending (one stable sort)."""
     if x.size == 0:
         return x, np.empty(0, dtype=np.int64)
     order = np.argsort(x, kind="stable")
@@ -197,7 +198,9 @@ def _distinct_counts(x, w):
     return xs[starts], np.add.reduceat(ws, starts)
 
 
-def _validated(scores, labels, sample_weight):
+def check_trials(scores, labels, sample_weight):
+    """``(scores, labels, weights)`` validated: float64 scores (NaN refused, +/-inf allowed,
+    empty allowed), bool labels (1 / True = target), int64 multiplicities or None."""
     s = as_score_array(scores, "scores", allow_empty=True)
     y = as_binary_labels(labels, "labels") if s.size else np.zeros(0, dtype=bool)
     if y.shape != s.shape:
@@ -225,15 +228,15 @@ def summarize(scores, labels, sample_weight=None, *, keep_runs: bool = False) ->
     ScoreSummary
         Merge summaries of contiguous, increasing score ranges with :func:`merge`.
     """
-    s, y, w = _validated(scores, labels, sample_weight)
+    s, y, w = check_trials(scores, labels, sample_weight)
     if w is None:
         tar, non = s[y], s[~y]
         tar.sort()
         non.sort()
         return summarize_sorted(tar, non, keep_runs)
     keep = w > 0
-    ut, ct = _distinct_counts(s[y & keep], w[y & keep])
-    un, cn = _distinct_counts(s[~y & keep], w[~y & keep])
+    ut, ct = distinct_counts(s[y & keep], w[y & keep])
+    un, cn = distinct_counts(s[~y & keep], w[~y & keep])
     values = np.union1d(ut, un)
     n_t = np.zeros(values.size, dtype=np.int64)
     n_n = np.zeros(values.size, dtype=np.int64)
@@ -381,7 +384,7 @@ def trial_sums(scores, labels, sample_weight=None, *, p_targets=(), thresholds=(
     if sorted_tar is not None:
         tar, non, tw, nw = np.asarray(sorted_tar), np.asarray(sorted_non), None, None
     else:
-        s, y, w = _validated(scores, labels, sample_weight)
+        s, y, w = check_trials(scores, labels, sample_weight)
         tar, non = s[y], s[~y]
         tw = nw = None
         if w is not None:

@@ -24,8 +24,8 @@ import numpy as np
 from ..core.summary import (
     ScoreSummary,
     TrialSums,
-    _distinct_counts,
-    _validated,
+    check_trials,
+    distinct_counts,
     merge,
     summarize,
     summarize_sorted,
@@ -48,7 +48,7 @@ class _Part:
 
 def _prepare(index, s, y, w, p_targets, thresholds):
     try:
-        s, y, w = _validated(np.asarray(s), np.asarray(y), None if w is None else np.asarray(w))
+        s, y, w = check_trials(np.asarray(s), np.asarray(y), None if w is None else np.asarray(w))
     except ValueError as exc:
         raise ValueError(f"partition {index}: {exc}") from None
     if w is None:
@@ -60,8 +60,8 @@ def _prepare(index, s, y, w, p_targets, thresholds):
                           sorted_tar=tar, sorted_non=non)
     else:
         keep = w > 0
-        tar, tw = _distinct_counts(s[y & keep], w[y & keep])
-        non, nw = _distinct_counts(s[~y & keep], w[~y & keep])
+        tar, tw = distinct_counts(s[y & keep], w[y & keep])
+        non, nw = distinct_counts(s[~y & keep], w[~y & keep])
         part = _Part(tar, non, tw, nw)
         sums = trial_sums(s, y, w, p_targets=p_targets, thresholds=thresholds)
     return part, sums, _sketch(part)
