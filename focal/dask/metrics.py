@@ -40,8 +40,6 @@ def summarize(scores, labels, sample_weight=None, *, p_targets=(), thresholds=()
     labels : dask array or dask Series, shape (n_trials,)
         1 / True for target trials, 0 / False for non-targets; partitions lined up with
         ``scores`` (a dask array is rechunked to ``scores``' chunks).
-    sample_weight : dask array or dask Series of non-negative whole numbers, optional
-        Trial multiplicities.
     p_targets : array_like
         Priors at which Cllr / cross-entropy will be asked for.
     thresholds : array_like
@@ -66,27 +64,82 @@ def summarize(scores, labels, sample_weight=None, *, p_targets=(), thresholds=()
 
 
 def cross_entropy(scores, labels, p_target=0.5, sample_weight=None) -> float:
-    """C_xe in bits (SWS plan eq. 38), as :func:`focal.metrics.cross_entropy`."""
+    """C_xe in bits (SWS plan eq. 38), as :func:`focal.metrics.cross_entropy`.
+
+    Parameters
+    ----------
+    scores, labels, sample_weight
+        The trials, as in :func:`summarize`.
+    p_target : float, default 0.5
+        Effective target prior weighting the two classes' mean costs (thesis eq. 7.40).
+
+    Returns
+    -------
+    float
+        Bits; the prior entropy H(p_target) for an uninformative system (SWS plan eq. 39), 0 for
+        a perfect one.
+    """
     p = check_probability(p_target)
     return summarize(scores, labels, sample_weight, p_targets=[p]).cross_entropy(p)
 
 
 def cllr(scores, labels, p_target=0.5, sample_weight=None) -> float:
     """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS plan eq. 40), as
-    :func:`focal.metrics.cllr`."""
+    :func:`focal.metrics.cllr`.
+
+    Parameters
+    ----------
+    scores, labels, sample_weight
+        The trials, as in :func:`summarize`.
+    p_target : float, default 0.5
+        Effective target prior (0.5: the classical Cllr).
+
+    Returns
+    -------
+    float
+        Bits per bit (1 = uninformative).
+    """
     p = check_probability(p_target)
     return summarize(scores, labels, sample_weight, p_targets=[p]).cllr(p)
 
 
 def min_cllr(scores, labels, p_target=0.5, sample_weight=None) -> float:
-    """Cllr after PAV in bits per bit (thesis 7.7.4), as :func:`focal.metrics.min_cllr`."""
+    """Cllr after PAV in bits per bit (thesis 7.7.4), as :func:`focal.metrics.min_cllr`.
+
+    Parameters
+    ----------
+    scores, labels, sample_weight
+        The trials, as in :func:`summarize`.
+    p_target : float, default 0.5
+        Effective target prior.
+
+    Returns
+    -------
+    float
+        Bits per bit, at most 1.
+    """
     p = check_probability(p_target)
     return summarize(scores, labels, sample_weight).min_cllr(p)
 
 
 def dcf(scores, labels, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True,
         sample_weight=None) -> float:
-    """Actual DCF of Bayes decisions on LLRs (SWS plan eqs. 8-10), as :func:`focal.metrics.dcf`."""
+    """Actual DCF of Bayes decisions on LLRs (SWS plan eqs. 8-10), as :func:`focal.metrics.dcf`.
+
+    Parameters
+    ----------
+    scores, labels, sample_weight
+        The trials, as in :func:`summarize`.
+    p_target, c_miss, c_fa : float
+        The application: target prior and costs.
+    normalize : bool, default True
+        Divide by the cost of the best fixed decision.
+
+    Returns
+    -------
+    float
+        Normalized cost (dimensionless), or in units of the costs.
+    """
     p = check_probability(p_target)
     cm, cf = check_positive(c_miss, "c_miss"), check_positive(c_fa, "c_fa")
     thr = -effective_log_odds(p, cm, cf)
@@ -95,20 +148,48 @@ def dcf(scores, labels, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True,
 
 def min_dcf(scores, labels, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True,
             sample_weight=None) -> float:
-    """Minimum DCF over all thresholds (thesis eq. 7.21), as :func:`focal.metrics.min_dcf`."""
+    """Minimum DCF over all thresholds (thesis eq. 7.21), as :func:`focal.metrics.min_dcf`.
+
+    Parameters
+    ----------
+    scores, labels, sample_weight
+        The trials, as in :func:`summarize`.
+    p_target, c_miss, c_fa, normalize
+        The application and the normalization, as in :func:`dcf`.
+
+    Returns
+    -------
+    float
+        At most the actual DCF of the same trials, and at most 1 when normalized.
+    """
     p = check_probability(p_target)
     cm, cf = check_positive(c_miss, "c_miss"), check_positive(c_fa, "c_fa")
     return summarize(scores, labels, sample_weight).min_dcf(p, cm, cf, normalize)
 
 
 def eer(scores, labels, sample_weight=None) -> float:
-    """ROCCH-EER (thesis 7.3.7), as :func:`focal.metrics.eer`."""
+    """ROCCH-EER (thesis 7.3.7), as :func:`focal.metrics.eer`.
+
+    Parameters
+    ----------
+    scores, labels, sample_weight
+        The trials, as in :func:`summarize`.
+
+    Returns
+    -------
+    float
+        A fraction in [0, 0.5].
+    """
     return summarize(scores, labels, sample_weight).eer
 
 
 def rocch(scores, labels, sample_weight=None) -> ROCCH:
-    """ROC convex hull (thesis 7.3.6) with ``eer``, ``prbep``, ``auc``, ``min_dcf``, ...; as
-    :func:`focal.metrics.rocch`."""
+    """ROC convex hull of the trials (thesis 7.3.6), as :func:`focal.metrics.rocch`.
+
+    ``scores``, ``labels`` and ``sample_weight`` are as in :func:`summarize`. Returns a
+    :class:`focal.core.ROCCH` with the vertices, ``eer``, ``prbep``, ``auc``, ``min_dcf``,
+    ``min_cllr`` and ``min_bayes_errors``, from the PAV blocks of all the trials.
+    """
     return summarize(scores, labels, sample_weight).hull
 
 
