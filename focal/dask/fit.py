@@ -342,6 +342,19 @@ def apply(estimator, X):
     A dask DataFrame is passed to the model partition by partition as pandas DataFrames, so
     models fitted with feature names check them (the result's chunk sizes are then unknown
     until computed).
+
+    Parameters
+    ----------
+    estimator : fitted focal estimator
+        E.g. loaded with :func:`focal.load`.
+    X : dask array or dask DataFrame
+        Scores as the estimator takes them (1-D for a LinearCalibrator).
+
+    Returns
+    -------
+    dask array
+        Lazy; ``.compute()`` it, or store it with ``to_zarr`` / ``to_hdf5`` partition by
+        partition.
     """
     one = isinstance(estimator, LogisticFusion) and (
         type(estimator)._as_2d is not LogisticFusion._as_2d)
