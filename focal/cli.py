@@ -159,11 +159,18 @@ class _Warnings:
         print(f"focal: warning: {category.__name__}: {text}", file=sys.stderr)
 
 
-def _save(model, path) -> None:
+def _save(model, path, key=None) -> None:
     from .persistence import save
 
-    save(model, path)
-    print(f"saved to {path}")
+    save(model, path, key=key)
+    print(f"saved to {path}", file=_summary_stream(path))
+
+
+def _summary_stream(output):
+    """Where to print a summary: stderr when the output itself is streamed (``-``, a pipe)."""
+    from ._files import is_stream
+
+    return sys.stderr if is_stream(output) else sys.stdout
 
 
 # ---------------------------------------------------------------------------------------------
@@ -211,7 +218,7 @@ def _cmd_train(args) -> int:
         pav = model[-1]
         print(f"  then PAVCalibrator (pseudo_count {args.pseudo_count:g}): {pav.llr_.size} blocks, "
               f"LLRs from {pav.llr_[0]:.4g} to {pav.llr_[-1]:.4g}")
-    _save(model, args.output)
+    _save(model, args.output, _signing_key(args))
     return 0
 
 
@@ -325,7 +332,7 @@ def _cmd_train_multiclass(args) -> int:
             print(f"  weight {w:10.6g}  {_name(path)}")
     print(f"  offsets {', '.join(f'{b:.4g}' for b in model.intercept_)}")
     print(f"  training C_mce {model.loss_:.4f} nats (prior-weighted, Albayzin eq. 6)")
-    _save(model, args.output)
+    _save(model, args.output, _signing_key(args))
     return 0
 
 
@@ -440,11 +447,12 @@ def _apply_model(model, inputs, output, *, align=False, missing="error", conditi
 def _cmd_apply(args) -> int:
     from .persistence import load
 
-    model = load(args.model)
+    model = load(args.model, key=_signing_key(args))
     with _Warnings():
         n = _apply_model(model, args.scores, args.output, align=args.align, missing=args.missing,
                          condition=args.condition, chunk_size=args.chunk_size)
-    print(f"{args.output}: {n:,} {'segments' if _is_multiclass(model) else 'trials'}")
+    print(f"{args.output}: {n:,} {'segments' if _is_multiclass(model) else 'trials'}",
+          file=_summary_stream(args.output))
     return 0
 
 
@@ -768,7 +776,25 @@ def build_parser() -> argparse.ArgumentParser:
     demo.add_argument("--p-target", type=_probability, default=_DEFAULT_P_TARGET, metavar="P",
                       help=f"operating point (default {_DEFAULT_P_TARGET})")
     demo.set_defaults(func=_cmd_demo)
+    for command in (tr, tm, ap):
+        command.add_argument("--signing-key", metavar="FILE",
+                             help="file holding a secret key: sign the saved model (train) or "
+                                  "require its signature (apply) with HMAC-SHA256")
     return parser
+
+
+def _signing_key(args):
+    """The secret in ``--signing-key FILE`` (its bytes, without a final line break), or None."""
+    path = getattr(args, "signing_key", None)
+    if path is None:
+        return None
+    from ._files import open_input
+
+    with open_input(path) as handle:
+        key = handle.read(1 << 16).rstrip(b"\r\n")
+    if not key:
+        raise ValueError(f"{path}: the signing key file is empty")
+    return key
 
 
 # the library's error messages name its keyword arguments; on the command line, the options
@@ -783,9 +809,19 @@ def _one_line(exc) -> str:
     return message
 
 
+def _check_output(args) -> None:
+    """Refuse, before any work, an output that is a folder or one of the command's inputs."""
+    from ._files import check_output
+
+    if getattr(args, "output", None):
+        inputs = [getattr(args, n, None) for n in ("model", "key", "signing_key")]
+        check_output(args.output, inputs + list(getattr(args, "scores", None) or ()))
+
+
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        _check_output(args)
         return args.func(args)
     except ValueError as exc:
         print(f"focal: error: {_one_line(exc)}", file=sys.stderr)

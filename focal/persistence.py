@@ -61,6 +61,14 @@ nested lists whose shape the schema fixes; class labels are ``{"dtype": ..., "va
 ``feature_names_in_`` is a list of strings or null. A pipeline step's ``estimator`` may also be
 ``"passthrough"`` or null.
 
+:func:`save` appends a last line ``"integrity": {"sha256": ..., "hmac_sha256": ...}``: the
+SHA-256 (and, with a ``key``, the HMAC-SHA256) of the file's bytes before that line, which
+:func:`load` checks on the raw bytes before parsing (see :mod:`focal._model_integrity`; a
+re-formatted file, whose line moved, is checked by the ``sha256`` of the canonical form only).
+Loading is bounded: at most ``max_bytes`` bytes, JSON nesting at most 64 deep, and a model
+whose outputs on ordinary scores are NaN or infinite is refused. Checksums detect damage, not
+deliberate edits (anyone can recompute them); the keyed signature gives authenticity.
+
 JSON or pickle / joblib? Both work for every focal estimator. Use :func:`save` / :func:`load`
 for models that are shipped, stored or shared: loading is safe on files from untrusted sources
 (no code runs), the file is version-checked and tamper-evident, diffable and readable, and it
@@ -78,6 +86,7 @@ import os
 
 import numpy as np
 
+from ._model_integrity import DEFAULT_MAX_BYTES
 from ._version import __version__
 
 __all__ = ["save", "load", "LOADABLE", "SCHEMA_VERSION", "FORMAT"]
@@ -848,7 +857,7 @@ def _document(estimator) -> dict:
     return {**payload, "sha256": _digest(payload)}
 
 
-def save(estimator, file) -> None:
+def save(estimator, file, *, key=None) -> None:
     """Save a fitted focal estimator, or a scikit-learn Pipeline of them, as a JSON model file.
 
     Parameters
@@ -858,7 +867,13 @@ def save(estimator, file) -> None:
         ``"passthrough"``; pipelines may be nested). Must be fitted.
     file : str, path-like, or a file object opened for writing
         A path is written atomically (a temporary file in the same folder, then renamed; an
-        existing file keeps its permissions). The text is UTF-8.
+        existing file keeps its permissions; a symbolic link is followed, not replaced); ``-``
+        and devices or FIFOs are written to directly. The text is UTF-8.
+    key : bytes or str, optional
+        Secret key: the file is then signed with HMAC-SHA256 of its bytes, which
+        :func:`load` checks when given the same key (authenticity). Without a key the file
+        still carries a SHA-256 checksum of its bytes, which detects damage but not deliberate
+        edits (anyone can recompute it).
 
     Raises
     ------
@@ -877,21 +892,23 @@ def save(estimator, file) -> None:
     >>> bool((loaded.decision_function([0.3, 7.0]) == cal.decision_function([0.3, 7.0])).all())
     True
     """
-    text = _pretty(_document(estimator)) + "\n"
+    from ._model_integrity import seal
+
+    data = seal((_pretty(_document(estimator)) + "\n").encode("utf-8"), key)
     if hasattr(file, "write"):
         try:
-            file.write(text)
+            file.write(data.decode("utf-8"))
         except TypeError:  # a binary file object
-            file.write(text.encode("utf-8"))
+            file.write(data)
         return
-    _write_atomically(os.fspath(file), text.encode("utf-8"))
+    _write_atomically(os.fspath(file), data)
 
 
 def _write_atomically(path: str, data: bytes) -> None:
-    from .io._text import replace_atomically
+    from ._files import write_output
 
     try:
-        with replace_atomically(path) as out:
+        with write_output(path) as out:
             out.write(data)
     except OSError as exc:
         raise ValueError(f"{path}: cannot write: {exc.strerror}") from None
@@ -941,7 +958,11 @@ def _decode_document(doc):
         raise _invalid(where, f"not a focal model file (format {str(fmt)[:80]!r}, expected "
                               f"{FORMAT!r})")
     version, where = top.take("version")
-    if type(version) is not int or version != SCHEMA_VERSION:
+    if type(version) is not int:
+        raise _invalid(where, f"the schema version must be an integer, got {_kind(version)} "
+                              f"{json.dumps(version)[:40]}: this focal ({__version__}) reads "
+                              f"version {SCHEMA_VERSION}")
+    if version != SCHEMA_VERSION:
         newer = type(version) is int and version > SCHEMA_VERSION
         raise _invalid(where, f"schema version {str(version)[:40]} is not supported: this focal "
                               f"({__version__}) reads version {SCHEMA_VERSION}"
@@ -959,12 +980,17 @@ def _decode_document(doc):
     return _node_in(model, _classes(), "model")
 
 
-def load(file):
+def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES):
     """Load a model saved by :func:`save`.
 
     Parameters
     ----------
     file : str, path-like, or a file object opened for reading (text or binary)
+    key : bytes or str, optional
+        The key the model was saved with: its HMAC-SHA256 signature must then match (a file
+        saved without a key, or with another key, is refused).
+    max_bytes : int
+        Largest file accepted (default 256 MiB), checked before the file is read.
 
     Returns
     -------
@@ -975,22 +1001,31 @@ def load(file):
     Raises
     ------
     ValueError
-        Naming the file, the place in it and the problem: not JSON, not a focal model, another
-        schema version, a checksum mismatch (edited, truncated or damaged), a class that is not
-        in :data:`LOADABLE`, a missing or unexpected field, a value of the wrong type or shape,
-        a parameter or fitted number that breaks the estimator's invariants. Nothing in the
+        Naming the file, the place in it and the problem: too large, binary, not JSON, nested
+        too deeply, not a focal model, another schema version, a checksum or signature
+        mismatch (edited, truncated or damaged; checked on the raw bytes before parsing), a
+        class that is not in :data:`LOADABLE`, a missing or unexpected field, a value of the
+        wrong type or shape, a parameter or fitted number that breaks the estimator's
+        invariants, numbers that make the model give NaN or infinite outputs on ordinary
+        scores, or a ``set_output`` container library that is not installed. Nothing in the
         file is ever executed.
     """
-    if hasattr(file, "read"):
-        name = str(getattr(file, "name", "<stream>"))
-        data = file.read()
-    else:
-        from .io._text import open_text
+    from ._model_integrity import check_depth, check_usable, read_model_bytes, unseal
 
-        name = os.fspath(file)
-        with open_text(name) as handle:
-            data = handle.read()
+    name = str(getattr(file, "name", "<stream>")) if hasattr(file, "read") else os.fspath(file)
     try:
-        return _decode_document(_parse(data))
+        name, data = read_model_bytes(file, max_bytes)
+        document, sealed = unseal(data, key)
+        doc = _parse(document)
+        check_depth(doc)
+        if not sealed and isinstance(doc, dict):
+            doc.pop("integrity", None)  # re-formatted: the document's own checksum decides
+        model = _decode_document(doc)
+        check_usable(model)
+        return model
     except ValueError as exc:
-        raise ValueError(f"{name}: {exc}") from None
+        message = str(exc)
+        raise ValueError(message if message.startswith(f"{name}: ") else f"{name}: {message}") \
+            from None
+    except RecursionError:
+        raise ValueError(f"{name}: JSON nested too deeply: not a focal model") from None

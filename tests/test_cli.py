@@ -330,7 +330,7 @@ def test_bad_model_file_and_wrong_number_of_systems_exit_1(tmp_path, capsys):
     assert status == 1 and "fuses 3 system(s), 2 score file(s) given" in err
     model.write_text(model.read_text().replace('"p_target": 0.5', '"p_target": 0.25'))
     status, _, err = run_main(capsys, "apply", model, *EVAL, "-o", tmp_path / "o.scores")
-    assert status == 1 and err.count("\n") == 1 and f"{model}: sha256" in err
+    assert status == 1 and err.count("\n") == 1 and f"{model}: integrity.sha256" in err
     status, _, err = run_main(capsys, "apply", tmp_path / "none.json", *EVAL, "-o",
                               tmp_path / "o.scores")
     assert status == 1 and "none.json: cannot open" in err

@@ -256,8 +256,12 @@ def test_file_objects_text_and_binary(tmp_path):
 
 def test_the_file_is_the_documented_json():
     est = FITTED["pipeline-fusion-pav"]
-    doc = json.loads(saved_text(est))
-    assert list(doc) == ["format", "version", "focal_version", "model", "sha256"]
+    text = saved_text(est)
+    doc = json.loads(text)
+    assert list(doc) == ["format", "version", "focal_version", "model", "sha256", "integrity"]
+    # the last line: the SHA-256 of the file's bytes before it (before its leading comma)
+    body, last = text.rsplit(",\n", 1)
+    assert last == f'  "integrity": {{"sha256": "{hashlib.sha256(body.encode()).hexdigest()}"}}\n}}\n'
     assert doc["format"] == "focal-model" and doc["version"] == 1
     assert doc["focal_version"] == focal.__version__
     # the checksum is the SHA-256 of the canonical JSON of the other fields (module docstring)
@@ -312,7 +316,7 @@ def test_save_refuses_what_it_cannot_write_faithfully(tmp_path):
 
 def checksum(doc) -> str:
     """The documented checksum, computed here independently of focal's code."""
-    payload = {k: v for k, v in doc.items() if k != "sha256"}
+    payload = {k: v for k, v in doc.items() if k not in ("sha256", "integrity")}
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
@@ -436,9 +440,11 @@ def test_tampering_without_updating_the_checksum_is_refused():
     ('{"a": NaN}', "NaN is not a JSON number"),
     ('{"a": -Infinity}', "Infinity is not a JSON number"),
     ('{"a": 1e999}', "overflows"),
-    ("[" * 100000, "nested too deeply|not a valid JSON"),
-    ('"focal-model"', "must be an object"),
-    ("\udcff", "not a valid JSON|UTF"),
+    ("[" * 100000, "not a focal model file"),
+    ('{"a":' * 100000, "nested too deeply|not a valid JSON"),
+    ('{"a":' * 300 + "1" + "}" * 300, "nested more than 64 levels"),
+    ('"focal-model"', "not a focal model file"),
+    ("\udcff", "not UTF-8 text"),
 ])
 def test_malformed_json_is_refused(text, match):
     refused(text, match)

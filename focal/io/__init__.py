@@ -8,7 +8,9 @@
 
 Readers parse blocks of bytes with NumPy (no Python object per line), keep ids as fixed-width
 UTF-8 bytes and read numbers exactly; writers write numbers that read back bit-identically.
-Every reader error is a ``ValueError`` naming the file and the line.
+Every reader error is a ``ValueError`` naming the file and the line. Hostile input stays
+linear in time and bounded in memory: lines longer than 1 MiB, ids longer than 4096 characters
+(:func:`read_limits` changes both), NUL bytes and invalid UTF-8 are refused as they are read.
 """
 
 from .binary import (
@@ -33,6 +35,7 @@ from .multiclass import (
     write_albayzin_scores,
     write_multiclass_scores,
 )
+from ._text import read_limits
 from .stream import ScoreChunk, apply_to_files, iter_score_chunks
 
 __all__ = [
@@ -50,6 +53,7 @@ __all__ = [
     "iter_score_chunks",
     "read_albayzin_scores",
     "read_key",
+    "read_limits",
     "read_multiclass_key",
     "read_multiclass_scores",
     "read_scores",

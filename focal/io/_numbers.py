@@ -295,7 +295,8 @@ def parse_numbers(buf, starts, lengths, on_error):
         (message ``"'text' is not a number"``) or is NaN (``"is NaN"``); it must raise.
 
     Values are exactly what Python's ``float`` reads, except that underscores (which ``float``
-    accepts) are rejected and NaN is an error; ``inf`` and ``infinity`` (any case, signed) are
+    accepts) are rejected, NaN is an error, and so is a finite decimal too large for float64
+    (``1e400``, which ``float`` reads as inf); ``inf`` and ``infinity`` (any case, signed) are
     accepted.
     """
     n = starts.size
@@ -319,6 +320,12 @@ def parse_numbers(buf, starts, lengths, on_error):
             slow.append(np.flatnonzero(~done) + i)
     if slow:
         slow = np.concatenate(slow)
+        long = lengths[slow] > _SLOW_WIDTH  # rare: one at a time, so memory stays linear
+        for i in slow[long]:
+            token = buf[starts[i]:starts[i] + lengths[i]]
+            value[i] = _parse_slow(token[None, :], np.array([i]), on_error)[0]
+        slow = slow[~long]
+    if len(slow):
         width = int(lengths[slow].max())
         if int(starts[slow].max()) + width > buf.size:
             buf = np.concatenate([buf, np.zeros(width, np.uint8)])
@@ -329,6 +336,9 @@ def parse_numbers(buf, starts, lengths, on_error):
     return value
 
 
+_SLOW_WIDTH = 64  # longer tokens off the fast path are converted one by one
+
+
 def _parse_slow(tokens, rows, on_error):
     """NumPy's correctly rounded string conversion for the few tokens off the fast path."""
     underscore = (tokens == 95).any(axis=1)
@@ -337,7 +347,7 @@ def _parse_slow(tokens, rows, on_error):
         on_error(rows[i], f"{_show(tokens[i])!r} is not a number")
     text = np.ascontiguousarray(tokens).view(f"S{tokens.shape[1]}").ravel()
     try:
-        with np.errstate(over="ignore"):  # 1e999 reads as inf, as float() reads it
+        with np.errstate(over="ignore"):  # 1e999 reads as inf, refused below
             value = text.astype(np.float64)
     except ValueError:  # includes UnicodeDecodeError
         for i, token in enumerate(text):
@@ -349,6 +359,11 @@ def _parse_slow(tokens, rows, on_error):
     nan = np.isnan(value)
     if nan.any():
         on_error(rows[int(np.argmax(nan))], "is NaN")
+    overflow = np.isinf(value) & ((tokens >= 48) & (tokens <= 57)).any(axis=1)
+    if overflow.any():  # digits that overflow, not a spelling of infinity
+        i = int(np.argmax(overflow))
+        on_error(rows[i], f"{_show(tokens[i])!r} is out of the float64 range (write inf for "
+                          f"an infinite value)")
     return value
 
 

@@ -5,21 +5,32 @@ other than white space (space, tab, CR, VT, FF, LF; other control characters cou
 space too) and commas; blank lines and lines whose first field starts with ``#`` are skipped. A
 record is a line with exactly the expected number of fields; anything else is a ``ValueError``
 naming the file and the line.
+
+Ids never start with ``#`` (the writers refuse them). A line starting with ``#`` is a comment,
+except that one whose first field is longer than the lone ``#`` and that holds exactly a
+record's number of fields (``#spk1 seg1 2.5``) is refused as ambiguous instead of being
+skipped silently: a trial is never lost to the comment rule.
+
+Hostile input stays linear: each byte is scanned for line breaks once, NUL bytes are detected
+in every read (``/dev/zero`` fails at once), lines longer than :data:`MAX_LINE_BYTES` and ids
+longer than :data:`MAX_ID_LENGTH` characters are errors (:func:`read_limits` changes both). Ids
+share the width of the longest (of a block, then of the file): one whose width would multiply the
+storage of the others more than :data:`ID_WIDENING_LIMIT` times is refused with its line.
 """
 
 from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
 
 import numpy as np
 
+from .._files import open_input
 from ._numbers import byte_masks, parse_numbers
 
 __all__ = ["Block", "Fields", "LineMap", "iter_blocks", "split_fields", "gather_ids", "ids_text",
-           "open_text", "create_text", "replace_atomically", "concat_pieces", "check_id_column",
-           "format_lines"]
+           "concat_pieces", "concat_ids", "check_id_column", "format_lines", "read_limits", "MAX_ID_LENGTH",
+           "MAX_LINE_BYTES"]
 
 FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
 PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
@@ -45,70 +56,56 @@ class Block:
         return self.data[FRONT:FRONT + self.size]
 
 
-def _open(path, mode, failure):
-    path = os.fspath(path)
-    try:
-        return open(path, mode)
-    except OSError as exc:
-        raise ValueError(f"{path}: {failure}: {exc.strerror}") from None
-
-
-def open_text(path):
-    """Open ``path`` for binary reading, turning OS errors into ValueError."""
-    return _open(path, "rb", "cannot open")
-
-
-def create_text(path):
-    """Open ``path`` for binary writing, turning OS errors into ValueError."""
-    return _open(path, "wb", "cannot write")
+#: Longest trial / segment / class id accepted, in characters (see :func:`read_limits`)
+MAX_ID_LENGTH = 4096
+#: Longest line accepted, in bytes (see :func:`read_limits`)
+MAX_LINE_BYTES = 1 << 20
 
 
 @contextlib.contextmanager
-def replace_atomically(path):
-    """Write ``path`` through a temporary file in its folder, renamed over ``path`` at the end.
+def read_limits(*, max_id_length: int | None = None, max_line_bytes: int | None = None):
+    """Change the readers' length limits for the duration of a ``with`` block (process-wide).
 
-    Yields a binary file object. Readers of ``path`` never see a partial file: on success the
-    temporary file gets the mode ``path`` had (or a new file's, 0666 less the umask) and replaces
-    it; on any error, including KeyboardInterrupt, it is removed and ``path`` is left untouched.
-    Failing to create the temporary file raises ``ValueError`` naming ``path``; errors while
-    writing propagate unchanged.
+    Parameters
+    ----------
+    max_id_length : int, optional
+        Longest id (field other than a number) accepted, in characters; default 4096. A
+        longer one is a ``ValueError`` ``path:line: id longer than N characters``.
+    max_line_bytes : int, optional
+        Longest line accepted, in bytes; default 1 MiB. A longer line (a file without line
+        breaks, ``/dev/zero``, ...) is refused as soon as that many bytes are read, so reading
+        hostile input stays linear in time and bounded in memory.
     """
-    directory = os.path.dirname(os.path.abspath(path))
+    global MAX_ID_LENGTH, MAX_LINE_BYTES
+    saved = MAX_ID_LENGTH, MAX_LINE_BYTES
+    if max_id_length is not None:
+        MAX_ID_LENGTH = _positive(max_id_length, "max_id_length")
+    if max_line_bytes is not None:
+        MAX_LINE_BYTES = _positive(max_line_bytes, "max_line_bytes")
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=directory)
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot write: {exc.strerror}") from None
-    try:
-        with os.fdopen(fd, "wb") as out:
-            yield out
-        os.chmod(tmp, _new_file_mode(path))  # mkstemp made it private (0600)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+        yield
+    finally:
+        MAX_ID_LENGTH, MAX_LINE_BYTES = saved
 
 
-def _new_file_mode(path):
-    """The mode of an existing ``path``, else what ``open`` would give a new file (0666 less
-    the umask)."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        mask = os.umask(0)
-        os.umask(mask)
-        return 0o666 & ~mask
+def _positive(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
 
 
 def iter_blocks(path, block_bytes=BLOCK_BYTES):
     """Yield the file as :class:`Block` objects of whole lines (the last may lack a newline).
 
-    The bytes are checked to be text: no NUL byte, valid UTF-8 (a leading BOM is skipped). Each
-    block is read straight into its padded array; only the partial line at its end is copied.
+    The bytes are checked to be text: no NUL byte (checked in every read, before any line
+    break is seen), valid UTF-8 (a leading BOM is skipped); a line longer than
+    :data:`MAX_LINE_BYTES` is refused. Each byte is scanned for line breaks once: only the
+    partial line at the end of a read is copied, and never searched again.
     """
     path = os.fspath(path)
     block_bytes = max(int(block_bytes), len(_BOM))
-    with open_text(path) as handle:
+    max_line = MAX_LINE_BYTES
+    with open_input(path) as handle:
         carry = np.empty(0, dtype=np.uint8)  # the unfinished last line of the previous read
         line = 1
         first = True
@@ -124,31 +121,56 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
                     data[FRONT:FRONT + got - len(_BOM)] = data[FRONT + len(_BOM):FRONT + got]
                     got -= len(_BOM)
             size = carry.size + got
-            body = data[FRONT:FRONT + size]
-            newlines = np.flatnonzero(body == 10)
+            fresh = data[FRONT + carry.size:FRONT + size]  # bytes not scanned yet
+            if got and fresh.min() == 0:
+                at = carry.size + int(np.argmax(fresh == 0))
+                raise ValueError(f"{path}:{line + _count_lines(data[FRONT:FRONT + at])}: NUL "
+                                 f"byte: not a text file")
+            newlines = np.flatnonzero(fresh == 10) + (FRONT + carry.size)
             if end_of_file:  # what is left is a last line without newline
                 if size:
                     data[FRONT + size:FRONT + size + PAD] = 0
-                    yield _make_block(data, size, newlines + FRONT, size, line, path)
+                    yield _make_block(data, size, newlines, size, line, path)
                 return
-            if newlines.size == 0:  # no newline yet: keep reading (a very long line)
-                carry = body.copy()
+            if newlines.size == 0:  # no newline yet: keep reading (a long line)
+                if size > max_line:
+                    raise ValueError(f"{path}:{line}: line longer than {max_line} bytes "
+                                     f"(no line break): not a score file?")
+                carry = data[FRONT:FRONT + size].copy()
                 continue
-            cut = int(newlines[-1]) + 1
-            carry = body[cut:].copy()
+            cut = int(newlines[-1]) + 1 - FRONT
+            if size - cut > max_line or _longest_line(newlines) > max_line:
+                raise ValueError(f"{path}:{line + _long_line(newlines, max_line)}: "
+                                 f"line longer than {max_line} bytes: not a score file?")
+            carry = data[FRONT + cut:FRONT + size].copy()
             data[FRONT + cut:FRONT + cut + PAD] = 0
-            block = _make_block(data, cut, newlines + FRONT, newlines.size, line, path)
+            block = _make_block(data, cut, newlines, newlines.size, line, path)
             line += block.n_lines
             yield block
+
+
+def _count_lines(body):
+    return int(np.count_nonzero(body == 10))
+
+
+def _line_lengths(newlines):
+    """Length of each complete line of a read (without its line feed)."""
+    return np.diff(newlines, prepend=FRONT - 1) - 1
+
+
+def _longest_line(newlines):
+    return int(_line_lengths(newlines).max())
+
+
+def _long_line(newlines, max_line):
+    """Index (0-based line offset in the block) of the first over-long line."""
+    return int(np.argmax(_line_lengths(newlines) > max_line))
 
 
 def _make_block(data, size, newlines, n_lines, first_line, path):
     """Check the text of a block (no NUL, UTF-8) and wrap it."""
     block = Block(data, size, first_line, n_lines, path, newlines)
     body = block.body
-    if size and body.min() == 0:
-        at = int(np.argmax(body == 0))
-        raise ValueError(f"{path}:{_line_at(block, at)}: NUL byte: not a text file")
     if size and body.max() >= 128:
         try:
             body.tobytes().decode("utf-8")
@@ -166,10 +188,11 @@ class Fields:
     """Records of one block: field ``j`` of record ``i`` is
     ``data[starts[i, j] : starts[i, j] + lengths[i, j]]``; ``lines[i]`` is its line number."""
 
-    __slots__ = ("data", "starts", "lengths", "lines")
+    __slots__ = ("data", "starts", "lengths", "lines", "path")
 
-    def __init__(self, data, starts, lengths, lines):
+    def __init__(self, data, starts, lengths, lines, path=""):
         self.data, self.starts, self.lengths, self.lines = data, starts, lengths, lines
+        self.path = path
 
     def __len__(self):
         return self.starts.shape[0]
@@ -186,8 +209,27 @@ class Fields:
         return parse_numbers(self.data, starts, lengths, fail).reshape(len(self), len(cols))
 
     def ids(self, column):
-        """Field ``column`` of every record as a fixed-width bytes array."""
-        return gather_ids(self.data, self.starts[:, column], self.lengths[:, column])
+        """Field ``column`` of every record as a fixed-width bytes array.
+
+        An id longer than :data:`MAX_ID_LENGTH` characters is a ``ValueError`` with its line.
+        """
+        starts, lengths = self.starts[:, column], self.lengths[:, column]
+        limit = MAX_ID_LENGTH
+        if lengths.size and int(lengths.max()) > limit:  # bytes >= characters: check those
+            for i in np.flatnonzero(lengths > limit):
+                text = self.data[starts[i]:starts[i] + lengths[i]].tobytes().decode("utf-8")
+                if len(text) > limit:
+                    raise ValueError(f"{self.path}:{int(self.lines[i])}: id longer than "
+                                     f"{limit} characters")
+        if lengths.size:  # the block's ids share the width of its longest
+            need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
+            if need > _BLOCK_ID_STORAGE_FREE:
+                stored = int(np.maximum(lengths, 8).sum())
+                if _too_wide(need, stored, _BLOCK_ID_STORAGE_FREE):
+                    i = int(np.argmax(lengths))
+                    _refuse_widening(self.path, int(self.lines[i]), int(lengths[i]), need,
+                                     stored)
+        return gather_ids(self.data, starts, lengths)
 
 
 def split_fields(block, n_fields, layout):
@@ -209,11 +251,11 @@ def split_fields(block, n_fields, layout):
     n_lines = block.n_lines
     if starts.size == 0:
         return Fields(data, np.empty((0, n_fields), np.int64), np.empty((0, n_fields), np.int64),
-                      np.empty(0, np.int64))
+                      np.empty(0, np.int64), block.path)
     if _uniform(starts, ends, newlines, n_lines, n_fields, data):
         lines = np.arange(block.first_line, block.first_line + n_lines)
         starts = starts.reshape(-1, n_fields)
-        return Fields(data, starts, ends.reshape(-1, n_fields) - starts, lines)
+        return Fields(data, starts, ends.reshape(-1, n_fields) - starts, lines, block.path)
     token_line = np.searchsorted(newlines, starts)
     counts = np.bincount(token_line, minlength=n_lines)
     first_token = np.cumsum(counts) - counts
@@ -221,6 +263,15 @@ def split_fields(block, n_fields, layout):
     comment = np.zeros(n_lines, dtype=bool)
     comment[has_tokens] = data[starts[first_token[has_tokens]]] == 35
     record = has_tokens & ~comment
+    # '#model test 1.5' could be a trial whose id starts with '#': refuse rather than skip it
+    glued = comment & (counts == n_fields)
+    glued[glued] = ends[first_token[glued]] - starts[first_token[glued]] > 1
+    if glued.any():
+        i = int(np.argmax(glued))
+        raise ValueError(f"{block.path}:{block.first_line + i}: a line starting with '#' has "
+                         f"the {n_fields} fields of a record: a comment, or a record whose id "
+                         f"starts with '#'? Ids may not start with '#'; write comments as "
+                         f"'# text'")
     wrong = record & (counts != n_fields)
     if wrong.any():
         i = int(np.argmax(wrong))
@@ -230,7 +281,7 @@ def split_fields(block, n_fields, layout):
     take = (first_token[rows][:, None] + np.arange(n_fields)).ravel()
     starts = starts[take].reshape(-1, n_fields)
     lengths = ends[take].reshape(-1, n_fields) - starts
-    return Fields(data, starts, lengths, rows + block.first_line)
+    return Fields(data, starts, lengths, rows + block.first_line, block.path)
 
 
 def _uniform(starts, ends, newlines, n_lines, n_fields, data):
@@ -248,6 +299,9 @@ def _uniform(starts, ends, newlines, n_lines, n_fields, data):
                 and not (data[first] == 35).any())
 
 
+_MASKED_WIDTH = 128  # ids up to this many bytes are masked through a small lookup table
+
+
 def gather_ids(data, starts, lengths):
     """Fixed-width bytes array (dtype ``S<8k>``) of the fields ``data[start : start + length]``."""
     n = starts.size
@@ -256,9 +310,15 @@ def gather_ids(data, starts, lengths):
     if n and int(starts.max()) + width > data.size:
         data = np.concatenate([data, np.zeros(width, dtype=np.uint8)])
     windows = np.lib.stride_tricks.sliding_window_view(data, width)
-    words = np.ascontiguousarray(windows[starts]).view(np.uint64)
-    words &= np.take(byte_masks(width // 8), lengths, axis=0)  # zero the bytes past the field
-    return words.view(f"S{width}").ravel()
+    if width <= _MASKED_WIDTH:
+        words = np.ascontiguousarray(windows[starts]).view(np.uint64)
+        words &= np.take(byte_masks(width // 8), lengths, axis=0)  # zero the bytes past the field
+        return words.view(f"S{width}").ravel()
+    out = np.ascontiguousarray(windows[starts])  # wide ids: a table of masks would be (8w+1) x w
+    columns = np.arange(width)[None, :]
+    for i in range(0, n, 4096):  # zero the bytes past each field, a bounded mask at a time
+        out[i:i + 4096][columns >= lengths[i:i + 4096, None]] = 0
+    return out.view(f"S{width}").ravel()
 
 
 def ids_text(value):
@@ -266,6 +326,45 @@ def ids_text(value):
     if isinstance(value, (bytes, np.bytes_)):
         return bytes(value).decode("utf-8", "replace")
     return str(value)
+
+
+#: Ids of a file share one width, that of the longest: widening the others by more than this
+#: factor (and beyond _ID_STORAGE_FREE bytes) is refused rather than exhausting memory
+ID_WIDENING_LIMIT = 16
+_ID_STORAGE_FREE = 256 << 20  # a whole file
+_BLOCK_ID_STORAGE_FREE = 128 << 20  # one block
+
+
+def concat_ids(pieces, lines, path):
+    """Concatenate per-block id arrays (empties the list), refusing a file whose few long ids
+    would widen every other id's storage more than :data:`ID_WIDENING_LIMIT` times."""
+    n = sum(p.shape[0] for p in pieces)
+    widest = max(range(len(pieces)), key=lambda k: pieces[k].dtype.itemsize)
+    width = pieces[widest].dtype.itemsize
+    need = n * width
+    if need > _ID_STORAGE_FREE and _too_wide(need, _content_bytes(pieces)):
+        lengths = np.char.str_len(pieces[widest])
+        i = int(np.argmax(lengths))
+        record = sum(p.shape[0] for p in pieces[:widest]) + i
+        _refuse_widening(path, lines.line(record), int(lengths[i]), need,
+                         _content_bytes(pieces))
+    return concat_pieces(pieces)
+
+
+def _content_bytes(pieces):
+    """Bytes of the ids themselves (8 at least each: the narrowest storage)."""
+    return sum(int(np.maximum(np.char.str_len(p), 8).sum()) for p in pieces)
+
+
+def _too_wide(need, stored, free=_ID_STORAGE_FREE):
+    return need > free and need > ID_WIDENING_LIMIT * stored
+
+
+def _refuse_widening(path, line, length, need, stored):
+    raise ValueError(f"{path}:{line}: an id of {length} bytes among much shorter ones: ids are "
+                     f"stored at the width of the longest, which would take "
+                     f"{need / 2**20:,.0f} MiB ({need / stored:.0f}x their size); shorten the "
+                     f"long ids")
 
 
 def concat_pieces(pieces):

@@ -18,14 +18,15 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._files import write_output
 from ._ids import as_id_array, check_matched, find_duplicate, match_ids
 from ._numbers import format_numbers
 from ._text import (
     BLOCK_BYTES,
     LineMap,
     check_id_column,
+    concat_ids,
     concat_pieces,
-    create_text,
     format_lines,
     ids_text,
     iter_blocks,
@@ -108,8 +109,8 @@ def _read_table(path, layout, convert, block_bytes):
         n += len(v)
     if n == 0:
         raise ValueError(f"{path}: no trials found")
-    models = concat_pieces(models)
-    tests = concat_pieces(tests)
+    models = concat_ids(models, lines, path)
+    tests = concat_ids(tests, lines, path)
     values = concat_pieces(values)
     dup = find_duplicate((models, tests))
     if dup is not None:
@@ -151,8 +152,11 @@ def read_scores(path, *, block_bytes: int = BLOCK_BYTES) -> TrialScores:
     Raises
     ------
     ValueError
-        With file and line: a line without exactly three fields, a score that is not a number
-        or is NaN, a repeated (model, test) trial, a file that is not UTF-8 text, or no trials.
+        With file and line: a line without exactly three fields, a score that is not a number,
+        is NaN or is beyond the float64 range (``1e400``; ``inf`` must be spelled out), a
+        repeated (model, test) trial, a file that is not UTF-8 text (NUL bytes included), a
+        line longer than 1 MiB or an id longer than 4096 characters (see
+        :func:`focal.io.read_limits`), a ``#``-line that has a record's fields, or no trials.
     """
     models, tests, scores, lines = _read_table(path, _SCORE_LAYOUT, _score_column, block_bytes)
     return TrialScores(models, tests, scores, os.fspath(path), lines)
@@ -253,7 +257,8 @@ def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> N
     """Write ``model test score`` lines (one space between fields, LF line ends).
 
     Scores are written with the shortest decimal that reads back to the identical float64
-    (``-0.0``, subnormals, ``inf`` included). NaN scores are refused.
+    (``-0.0``, subnormals, ``inf`` included). NaN scores are refused. The file is written
+    atomically (complete or not at all); ``-`` and devices or FIFOs are streamed to.
     """
     models = np.asarray(models)
     tests = np.asarray(tests)
@@ -265,7 +270,7 @@ def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> N
         raise ValueError(f"scores[{int(np.argmax(np.isnan(scores)))}] is NaN")
     m = check_id_column(models, "models")
     t = check_id_column(tests, "tests")
-    with create_text(path) as out:
+    with write_output(path) as out:
         for i in range(0, scores.size, chunk_size):
             j = i + chunk_size
             out.write(format_lines([m[i:j], t[i:j], format_numbers(scores[i:j])]))

@@ -31,14 +31,16 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .._files import write_output
 from ._ids import as_id_array, check_matched, find_duplicate, match_ids
 from ._numbers import format_numbers
+from . import _text
 from ._text import (
     BLOCK_BYTES,
     LineMap,
     check_id_column,
+    concat_ids,
     concat_pieces,
-    create_text,
     format_lines,
     ids_text,
     iter_blocks,
@@ -182,7 +184,7 @@ class _MulticlassReader:
             n += seg.shape[0]
         if n == 0:
             raise ValueError(f"{self.path}: no segments found")
-        segments = concat_pieces(segments)
+        segments = concat_ids(segments, lines, self.path)
         _check_unique(self.path, segments, lines)
         return segments, concat_pieces(values), lines
 
@@ -206,6 +208,10 @@ class _MulticlassReader:
                            f"({', '.join(self.classes)})")
         else:
             names = fields[1:]
+            long = next((c for c in fields if len(c) > _text.MAX_ID_LENGTH), None)
+            if long is not None:
+                raise ValueError(f"{self.path}:{line}: id longer than {_text.MAX_ID_LENGTH} "
+                                 f"characters")
             if not names:
                 raise ValueError(f"{self.path}:{line}: the header must name the classes: "
                                  f"'segment class1 class2 ...'")
@@ -280,9 +286,9 @@ def read_multiclass_key(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassKe
         n += len(parsed)
     if n == 0:
         raise ValueError(f"{path}: no segments found")
-    segments = concat_pieces(segments)
+    segments = concat_ids(segments, lines, path)
     _check_unique(path, segments, lines)
-    return MulticlassKey(segments, concat_pieces(languages), path, lines)
+    return MulticlassKey(segments, concat_ids(languages, lines, path), path, lines)
 
 
 def _class_index(key, classes, other):
@@ -416,7 +422,7 @@ def _check_llh(segments, llh):
 
 
 def _write_rows(path, prefix_columns, llh, header, chunk_size):
-    with create_text(path) as out:
+    with write_output(path) as out:
         if header is not None:
             out.write(header)
         for i in range(0, llh.shape[0], chunk_size):

@@ -24,7 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._numbers import format_numbers
-from ._text import BLOCK_BYTES, format_lines, ids_text, replace_atomically
+from .._files import check_output, write_output
+from ._text import BLOCK_BYTES, format_lines, ids_text
 from .binary import align_scores, read_scores, score_pieces
 from .multiclass import (
     ALBAYZIN_CLASSES,
@@ -294,8 +295,10 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
     output : path-like
         Written in the input format (``model test llr``; Albayzin lines with the first input's
         task and condition, or ``condition`` if given; the generic format with the first
-        input's class names). Written to a temporary file next to it and renamed on success,
-        so a failure never leaves a truncated output behind.
+        input's class names). Refused when it is the same file as an input (through links).
+        Written to a temporary file next to its resolved target and renamed on success, so a
+        failure or an interruption never leaves a truncated output behind; ``-`` and devices
+        or FIFOs (``/dev/stdout``) are streamed to.
     kind : {"binary", "albayzin", "multiclass"}
     chunk_size, block_bytes : int
         Trials per chunk and bytes read per block: the memory bound.
@@ -331,11 +334,10 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
         raise ValueError("transform must be callable, e.g. a fitted fusion's transform method")
     inputs = [os.fspath(p) for p in inputs]
     output = os.fspath(output)
-    if output in inputs:
-        raise ValueError(f"{output}: the output would overwrite an input file")
+    check_output(output, inputs)
     header, prefix, n_out = _output_format(inputs, kind, condition)
     written = 0
-    with replace_atomically(output) as out:
+    with write_output(output, inputs) as out:
         if header:
             out.write(header)
         if on_mismatch == "error":

@@ -29,11 +29,20 @@ Text formats:
   is its orthography field (the SWS 2012/2013 convention); other line types are not occurrences.
   Word-level references of NIST STD 2006, where a multi-word term has to be found as a sequence
   of words, are not expanded here.
-* **Plain tables** (whitespace-separated, ``#`` starts a comment line; one channel per file):
+* **Plain tables** (whitespace-separated, ``#`` starts a comment line, see below; one channel
+  per file):
   detections ``query file tbeg dur score decision`` (``decision`` YES/NO, optional for the whole
   file), reference ``query file tbeg dur``, audio ``file tbeg dur``, queries ``query [text...]``.
 
 Malformed input raises ``ValueError`` naming the file and the line (text) or the element (XML).
+Numbers are what Python's ``float`` reads, except that underscores (``1_000``) are refused and
+a decimal beyond the float64 range (``1e400``) is an error; start times and durations must be
+finite and non-negative, scores may be ``inf`` only when spelled out. Comments exist only where
+a format defines them (``;;`` in RTTM, ``#`` in the plain tables): a plain-table line whose
+first field is ``#`` followed by more text and that has a record's number of fields (``#q1 f
+1.0 2.0``) is refused as ambiguous, never skipped. Lines are at most
+:data:`focal.io._text.MAX_LINE_BYTES` long and NUL bytes are refused, so binary or endless input
+(``/dev/zero``) fails at once.
 """
 
 from __future__ import annotations
@@ -47,7 +56,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..io._text import open_text
+from .._files import open_input as open_text
 from .model import Detections, Reference, STDTask, describe_unknown
 
 __all__ = ["ECF", "read_ecf", "read_tlist", "read_rttm", "read_stdlist", "read_detection_table",
@@ -64,12 +73,17 @@ def _place(where) -> str:
 
 def _number(text, where, what: str, *, finite: bool = True) -> float:
     try:
+        if "_" in text:  # float() reads 1_000; score files do not
+            raise ValueError(text)
         v = float(text)
     except (TypeError, ValueError):
         raise ValueError(f"{_place(where)}: {what} is not a number: {text!r}") from None
     if math.isnan(v) or (finite and math.isinf(v)):
         raise ValueError(f"{_place(where)}: {what} must be a {'finite ' if finite else ''}number, "
                          f"got {text!r}")
+    if math.isinf(v) and any(c.isdigit() for c in text):
+        raise ValueError(f"{_place(where)}: {what} {text!r} is out of the float64 range (write "
+                         f"inf for an infinite value)")
     return v
 
 
@@ -95,13 +109,16 @@ def _decision(text, where) -> bool:
 def _floats(texts: list, first: int, locate, what: str, *, finite=True, non_negative=False):
     """Convert a batch of numeric strings with NumPy; name the first bad one's line / element."""
     try:
+        if "_" in "".join(texts):
+            raise ValueError("an underscore")
         values = np.array(texts, dtype=float)
-    except ValueError:  # find the culprit (and accept what Python's float accepts)
+    except ValueError:  # find the culprit
         values = np.array([_number(t, lambda i=i: locate(first + i), what, finite=finite)
                            for i, t in enumerate(texts)])
-    bad = np.isnan(values)
-    if finite:
-        bad |= np.isinf(values)
+    bad = np.isnan(values) | np.isinf(values)  # infinite: only spelled out, and if allowed
+    if not finite:
+        bad[bad] = np.array([any(c.isdigit() for c in texts[i]) or math.isnan(values[i])
+                             for i in np.flatnonzero(bad)], dtype=bool)
     if non_negative:
         bad |= values < 0
     if bad.any():
@@ -163,7 +180,7 @@ class _Rows:
             self._convert()
 
     def _convert(self):
-        for name, what, options in (("tbeg", "tbeg", {}),
+        for name, what, options in (("tbeg", "tbeg", {"non_negative": True}),
                                     ("dur", self.dur_name, {"non_negative": True}),
                                     ("score", "score", {"finite": False})):
             if self.text[name]:
@@ -220,7 +237,10 @@ class _Target:
         raise ValueError(f"{self.path}: <!DOCTYPE {name}> refused: STD files need no DTD, and a "
                          f"DTD can declare entities (entity-expansion or external-entity attacks)")
 
+    n_events = 0  # elements opened or closed: the parser is making progress
+
     def start(self, tag, attrib):
+        self.n_events += 1
         tag = _local(tag)
         depth = len(self.stack)
         self.stack.append(tag)
@@ -233,6 +253,7 @@ class _Target:
             self.unexpected(tag, depth, self.ROOTS)
 
     def end(self, tag):
+        self.n_events += 1
         self.stack.pop()
 
     def close(self):
@@ -252,11 +273,22 @@ class _Target:
 
 
 def _parse_xml(path, target: _Target):
+    from ..io import _text
+
     parser = ET.XMLParser(target=target)
+    limit = _text.MAX_LINE_BYTES
     try:
         with open_text(path) as f:
+            fed, seen = 0, 0  # bytes fed since an element last opened or closed
             while chunk := f.read(_CHUNK):
+                if b"\x00" in chunk:
+                    raise ValueError(f"{os.fspath(path)}: NUL byte: not an XML text file")
                 parser.feed(chunk)
+                fed = 0 if target.n_events != seen else fed + len(chunk)
+                seen = target.n_events
+                if fed > limit:  # the parser re-scans an unfinished token on every feed
+                    raise ValueError(f"{os.fspath(path)}: no XML element in {fed:,} bytes: "
+                                     f"not an STD file, or a token longer than {limit} bytes")
         parser.close()
     except ET.ParseError as err:
         raise ValueError(f"{os.fspath(path)}: not well-formed XML ({err})") from None
@@ -420,17 +452,42 @@ def read_stdlist(path) -> Detections:
 # text formats
 
 
-def _data_lines(path, comment: str):
-    """(line number, fields) of every non-blank, non-comment line of a UTF-8 text file."""
+def _data_lines(path, comment: str, counts=None):
+    """(line number, fields) of every non-blank, non-comment line of a UTF-8 text file.
+
+    Lines are read with a bounded length (:data:`focal.io._text.MAX_LINE_BYTES`); a NUL byte
+    is an error. A line whose first field starts with ``comment`` is a comment, unless
+    ``comment`` is ``#``, the first field is longer than ``#`` and the line has one of the
+    ``counts`` of fields of a record (``None``: any): that line is refused as ambiguous (a
+    comment, or a record whose id starts with ``#``?) instead of being skipped.
+    """
+    from ..io import _text
+
+    limit = _text.MAX_LINE_BYTES
     with open_text(path) as f:
-        for lineno, raw in enumerate(f, 1):
+        lineno = 0
+        while raw := f.readline(limit + 1):
+            lineno += 1
+            if b"\x00" in raw:
+                raise ValueError(f"{os.fspath(path)}, line {lineno}: NUL byte: not a text file")
+            if len(raw) > limit and not raw.endswith(b"\n"):
+                raise ValueError(f"{os.fspath(path)}, line {lineno}: line longer than {limit} "
+                                 f"bytes: not a text table?")
             try:
                 fields = raw.decode("utf-8-sig" if lineno == 1 else "utf-8").split()
             except UnicodeDecodeError as err:
                 raise ValueError(f"{os.fspath(path)}, line {lineno}: not UTF-8 text "
                                  f"({err.reason})") from None
-            if fields and not fields[0].startswith(comment):
+            if not fields:
+                continue
+            if not fields[0].startswith(comment):
                 yield lineno, fields
+            elif comment == "#" and fields[0] != "#" and (counts is None
+                                                          or len(fields) in counts):
+                raise ValueError(f"{os.fspath(path)}, line {lineno}: a line starting with "
+                                 f"{fields[0][:20]!r} has the fields of a record: a comment, or "
+                                 f"a record whose id starts with '#'? Ids may not start with "
+                                 f"'#'; write comments as '# text'")
 
 
 def read_rttm(path) -> Reference:
@@ -467,7 +524,7 @@ def _table(path, what: str, counts: tuple):
 
     def fields_of_rows():
         nonlocal width
-        for lineno, fields in _data_lines(path, "#"):
+        for lineno, fields in _data_lines(path, "#", counts):
             if len(fields) not in counts or (width is not None and len(fields) != width):
                 allowed = width if width is not None else " or ".join(map(str, counts))
                 raise ValueError(f"{p}, line {lineno}: a {what} line has {allowed} fields, "
