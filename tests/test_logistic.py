@@ -23,7 +23,12 @@ def _class_weights(y, p, v=None):
 
 
 def _objective_parts(X, y, p, v=None, reg=DEFAULT_REG):
-    """Objective of eq. 8.17 plus the standardized penalty, written independently of focal."""
+    """Objective of eq. 8.17 plus the standardized penalty, written independently of focal.
+
+    The penalty weight is ``reg`` times the prior entropy in bits (the cost of the uninformative
+    system relative to its cost at p = 0.5), so it is relative to the objective's size.
+    """
+    reg = reg * (-p * np.log2(p) - (1 - p) * np.log2(1 - p))
     c = _class_weights(y, p, v)
     mean = c @ X / c.sum()
     sd = np.sqrt(c @ (X - mean) ** 2 / c.sum())

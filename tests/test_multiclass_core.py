@@ -238,15 +238,15 @@ def test_fit_reaches_the_minimum_of_an_independent_objective(mode):
 def test_full_objective_derivatives_match_finite_differences():
     """Gradient, dense Hessian and Hessian-vector products (double and single precision) of
     the full-mode objective against central differences."""
-    import focal.core.multiclass_logistic as ml
+    import focal.core.multiclass_objective as ml
 
     rng = np.random.default_rng(13)
     L, y = _data(400, 2, 3, rng)
     c = class_trial_weights(y, np.array([0.2, 0.3, 0.5]))
     V = contrast_basis(3)
     u_bar, s = ml.system_scales(L, c)
-    blocks = ml._full_blocks(ml._scalar_blocks(L, np.arange(400), y, c, u_bar, s), V)
-    obj = ml._FullObjective(blocks, np.log([0.2, 0.3, 0.5]), V, reg=0.3)
+    blocks = ml.full_blocks(ml.scalar_blocks(L, np.arange(400), y, c, u_bar, s), V)
+    obj = ml.FullObjective(blocks, np.log([0.2, 0.3, 0.5]), V, reg=0.3)
     theta = rng.normal(size=2 * 5) * 0.5
     value, grad, _, info = obj.evaluate(theta)
     H = obj.hessian(info[2])
@@ -266,7 +266,7 @@ def test_full_objective_derivatives_match_finite_differences():
 
 
 def test_scalar_objective_derivatives_match_finite_differences():
-    import focal.core.multiclass_logistic as ml
+    import focal.core.multiclass_objective as ml
 
     rng = np.random.default_rng(14)
     L, y = _data(300, 3, 4, rng)
@@ -274,8 +274,8 @@ def test_scalar_objective_derivatives_match_finite_differences():
     c = class_trial_weights(y, prior)
     V = contrast_basis(4)
     u_bar, s = ml.system_scales(L, c)
-    blocks = ml._scalar_blocks(L, np.arange(300), y, c, u_bar, s)
-    obj = ml._ScalarObjective(blocks, np.log(prior), V, reg=0.2)
+    blocks = ml.scalar_blocks(L, np.arange(300), y, c, u_bar, s)
+    obj = ml.ScalarObjective(blocks, np.log(prior), V, reg=0.2)
     theta = rng.normal(size=3 + 3)
     _, grad, solve, _ = obj.evaluate(theta)
     H = np.column_stack([solve(e) for e in np.eye(6)])

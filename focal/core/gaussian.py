@@ -92,8 +92,17 @@ def fit_gaussian_classes(X, y, n_classes, covariance="shared", sample_weight=Non
     if covariance not in COVARIANCE_TYPES:
         raise ValueError(f"covariance must be one of {COVARIANCE_TYPES}, got {covariance!r}")
     v = np.ones(X.shape[0]) if sample_weight is None else np.asarray(sample_weight, dtype=float)
-    center = (v @ X) / v.sum()
-    Xc = X - center
+    with np.errstate(over="ignore", invalid="ignore"):
+        center = (v @ X) / v.sum()
+        Xc = X - center
+        top = float(np.max(np.abs(Xc))) if Xc.size else 0.0
+    if not (np.isfinite(top) and np.all(np.isfinite(center))):
+        raise ValueError("the score vectors are too large to model (their mean or spread "
+                         "overflows): rescale them")
+    # work on the centred scores scaled by a power of two (exact), so that covariances of scores
+    # of magnitude 1e154 do not overflow nor those of 1e-170 underflow; scaled back at the end
+    k = int(np.frexp(top)[1]) if top > 0 else 0
+    Xc = np.ldexp(Xc, -k)
     totals = np.bincount(y, weights=v, minlength=n_classes)
     means = np.zeros((n_classes, X.shape[1]))
     np.add.at(means, y, Xc * v[:, None])
@@ -113,7 +122,13 @@ def fit_gaussian_classes(X, y, n_classes, covariance="shared", sample_weight=Non
             Ri = R[sel]
             S = (Ri * v[sel, None]).T @ Ri / totals[i]
             chol[i] = _cholesky(S, ridge, scale, f"class {i}")
-    return GaussianClasses(center=center, means=means, cholesky=chol, covariance=covariance)
+    with np.errstate(over="ignore"):  # the largest variance, in the original units
+        top_variance = np.ldexp(float(np.max(np.sum(chol * chol, axis=-1))), 2 * k)
+    if not top_variance < np.finfo(float).max / 2:
+        raise ValueError("the score vectors are too large to model: their covariance overflows "
+                         "(variances above 1e308); rescale them")
+    return GaussianClasses(center=center, means=np.ldexp(means, k), cholesky=np.ldexp(chol, k),
+                           covariance=covariance)
 
 
 def gaussian_loglikelihoods(X, model: GaussianClasses) -> np.ndarray:

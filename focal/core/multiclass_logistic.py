@@ -31,11 +31,15 @@ penalty is ``reg / 2 * sum_k (alpha_k s_k)^2`` in ``"scalar"`` mode and
 ``reg / 2 * sum_k s_k^2 ||B_k||_F^2 / (N - 1)`` in ``"full"`` mode, where ``A_k = V B_k V^T``
 with an orthonormal contrast basis V (so ``A_k = alpha_k * centring`` costs the same in both
 modes). Multiplying a system's scores by any factor, or adding any offset vector, leaves the
-penalty and the fitted log-likelihoods unchanged. Offsets are not penalized. With N = 2 the
-``"calibration"`` objective is exactly the binary one of ``fit_logistic`` at the same ``reg``.
+penalty and the fitted log-likelihoods unchanged. Offsets are not penalized. The penalty is
+multiplied by :func:`objective_scale` (the prior's entropy over ``log N``), so ``reg`` is relative
+to the size of the objective at every prior. With N = 2 the ``"calibration"`` objective is
+exactly the binary one of ``fit_logistic`` at the same ``reg``.
 
 Optimization: Newton's method with exact derivatives in standardized coordinates
-(:mod:`focal.core.newton`), deterministic. ``"scalar"``/``"calibration"`` use the exact
+(:mod:`focal.core.newton`, the solver binary fits use too, with its scale-free stopping rule:
+the gradient relative to :func:`objective_scale`), deterministic. Posteriors near 1 keep their
+complement to full relative precision, so extreme priors converge to the optimum. ``"scalar"``/``"calibration"`` use the exact
 (K + N - 1)-square Hessian from one chunked pass per iteration. ``"full"`` has
 ``(N-1)(K(N-1)+1)`` parameters (520 for 3 systems of 14 classes): it is solved on nested,
 class-stratified subsets of the trials growing x4 per level, each level started from the
@@ -51,18 +55,24 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg.blas import dsyrk
 
-from .logistic import DEFAULT_REG
+from .logistic import DEFAULT_REG, ROUND_OFF_FLOOR
 from .multiclass import class_trial_weights, contrast_basis
-from .newton import dense_solver, minimize_newton, preconditioned_cg
+from .multiclass_objective import (
+    FullObjective,
+    ScalarObjective,
+    full_blocks,
+    objective_scale,
+    scalar_blocks,
+    system_scales,
+)
+from .newton import minimize_newton
 from .threads import single_threaded_blas
 
 __all__ = ["MODES", "MulticlassSolution", "fit_multiclass", "apply_multiclass",
-           "system_scales"]
+           "system_scales", "objective_scale"]
 
 MODES = ("scalar", "calibration", "full")
-_CHUNK = 1 << 15          # rows per chunk: bounds temporaries and keeps them in cache
 _DENSE_PARAMS = 3000      # "full" mode with more parameters never forms a dense Hessian
 
 
@@ -119,209 +129,6 @@ def apply_multiclass(L: np.ndarray, mode: str, coef: np.ndarray, offset: np.ndar
     return out
 
 
-def system_scales(L: np.ndarray, c: np.ndarray):
-    """Weighted mean row-centred vector ``u_bar_k`` and scale ``s_k`` of every system.
-
-    ``u_tk`` is ``l_tk`` minus its mean over classes; ``u_bar_k = sum_t c_t u_tk`` and
-    ``s_k^2 = 2 / (N - 1) * sum_t c_t ||u_tk - u_bar_k||^2``, the mean over class pairs of the
-    weighted variance of ``l_i - l_j`` (weights ``c`` sum to 1). A constant system gets s = 1.
-    """
-    n, K, N = L.shape
-    u_bar = np.zeros((K, N))
-    s2 = np.zeros(K)
-    for lo in range(0, n, _CHUNK):
-        U = L[lo:lo + _CHUNK] - L[lo:lo + _CHUNK].mean(axis=2, keepdims=True)
-        u_bar += np.einsum("t,tkj->kj", c[lo:lo + _CHUNK], U)
-    for lo in range(0, n, _CHUNK):
-        U = L[lo:lo + _CHUNK] - L[lo:lo + _CHUNK].mean(axis=2, keepdims=True) - u_bar
-        s2 += np.einsum("t,tkj->k", c[lo:lo + _CHUNK], U * U)
-    s = np.sqrt(2.0 / (N - 1) * s2)
-    return u_bar, np.where(s > 0, s, 1.0)
-
-
-@dataclass
-class _Block:
-    """One chunk of trials, class-major: ``x`` is ``(K, N, m)`` standardized log-likelihoods
-    (scalar mode) or ``(D, m)`` contrast features plus a row of ones (full mode)."""
-
-    x: np.ndarray
-    y: np.ndarray
-    c: np.ndarray
-
-    @property
-    def cols(self):
-        return np.arange(self.y.shape[0])
-
-    def single(self):
-        """Single-precision copies of ``x`` and ``c`` (made once)."""
-        if not hasattr(self, "_single"):
-            self._single = (self.x.astype(np.float32), self.c.astype(np.float32))
-        return self._single
-
-
-def _softmax_columns(G: np.ndarray, y: np.ndarray, c: np.ndarray):
-    """In place: logits ``G`` (N, m), log prior included -> posteriors. Returns (cost, P):
-    the weighted logarithmic cost ``sum_t c_t (-log P[y_t, t])`` (nats) and ``P``."""
-    G -= G.max(axis=0)
-    own = G[y, np.arange(y.shape[0])]
-    np.exp(G, out=G)
-    z = G.sum(axis=0)
-    loss = float(c @ (np.log(z) - own))
-    G /= z
-    return loss, G
-
-
-class _ScalarObjective:
-    """Scalar-mode objective in standardized coordinates ``theta = (alpha~ (K), b (N-1))``:
-    logits ``sum_k alpha~_k l~_tk + V b + log pi``, with exact gradient and Hessian (one pass)."""
-
-    def __init__(self, blocks, log_prior, V, reg):
-        self.blocks, self.log_prior, self.V, self.reg = blocks, log_prior, V, reg
-        self.K = blocks[0].x.shape[0]
-
-    def penalty(self, theta):
-        a = theta[:self.K]
-        return 0.5 * self.reg * float(a @ a)
-
-    def evaluate(self, theta):
-        K, V = self.K, self.V
-        N = V.shape[0]
-        a, b = theta[:K], theta[K:]
-        off = (V @ b + self.log_prior)[:, None]
-        loss = 0.0
-        ga, gb = np.zeros(K), np.zeros(N)
-        Haa, Hab, Hbb = np.zeros((K, K)), np.zeros((K, N)), np.zeros((N, N))
-        for blk in self.blocks:
-            X, y, c = blk.x, blk.y, blk.c
-            G = np.tensordot(a, X, axes=1)
-            G += off
-            part, P = _softmax_columns(G, y, c)
-            loss += part
-            W = P * c
-            R = W.copy()
-            R[y, blk.cols] -= c
-            gb += R.sum(axis=1)
-            Hbb += np.diag(W.sum(axis=1)) - W @ P.T
-            M = np.empty((K, y.shape[0]))
-            for k in range(K):
-                ga[k] += np.vdot(R, X[k])
-                M[k] = np.einsum("jt,jt->t", P, X[k])
-                WL = W * X[k]
-                Hab[k] += WL.sum(axis=1)
-                for m in range(k + 1):
-                    Haa[k, m] += np.vdot(WL, X[m])
-            cM = M * c
-            Haa -= cM @ M.T
-            Hab -= cM @ P.T
-        Haa = np.tril(Haa) + np.tril(Haa, -1).T
-        grad = np.concatenate([ga + self.reg * a, V.T @ gb])
-        H = np.empty((K + N - 1,) * 2)
-        H[:K, :K] = Haa + self.reg * np.eye(K)
-        H[:K, K:] = Hab @ V
-        H[K:, :K] = H[:K, K:].T
-        H[K:, K:] = V.T @ Hbb @ V
-        pen = self.penalty(theta)
-        return loss + pen, grad, dense_solver(H), (loss, pen)
-
-
-class _FullObjective:
-    """Full-mode objective: logits ``V B z_t + log pi``, ``z_t`` the standardized contrast
-    coordinates of every system and a constant 1 (D = K (N-1) + 1), ``B`` of shape (N-1, D)
-    flattened row-major. One pass gives objective and gradient; Newton systems are solved
-    exactly with the Hessian (``precondition is None``) or by conjugate gradients with exact
-    Hessian-vector products, preconditioned by a given factorized Hessian."""
-
-    def __init__(self, blocks, log_prior, V, reg, precondition=None):
-        self.blocks, self.log_prior, self.V = blocks, log_prior, V
-        self.precondition = precondition
-        self.C = V.shape[1]
-        self.D = blocks[0].x.shape[0]
-        pw = np.full((self.C, self.D), reg / self.C)  # reg / (N-1) on system weights
-        pw[:, -1] = 0.0                               # offsets are not penalized
-        self.pw = pw.ravel()
-
-    def penalty(self, theta):
-        return 0.5 * float(self.pw @ (theta * theta))
-
-    def evaluate(self, theta):
-        VB = self.V @ theta.reshape(self.C, self.D)          # (N, D)
-        grad = np.zeros((self.V.shape[0], self.D))
-        loss = 0.0
-        posteriors = []
-        for blk in self.blocks:
-            G = VB @ blk.x
-            G += self.log_prior[:, None]
-            part, P = _softmax_columns(G, blk.y, blk.c)
-            loss += part
-            posteriors.append(P)
-            R = P * blk.c
-            R[blk.y, blk.cols] -= blk.c
-            grad += R @ blk.x.T
-        pen = self.penalty(theta)
-        g = (self.V.T @ grad).ravel() + self.pw * theta
-        if self.precondition is None:
-            solve = dense_solver(self.hessian(posteriors))
-        else:
-            p32 = [P.astype(np.float32) for P in posteriors]
-
-            def solve(rhs, rtol):
-                return preconditioned_cg(lambda v: self.hessp(p32, v), rhs,
-                                         self.precondition, rtol, max_iter=rhs.shape[0])
-        return loss + pen, g, solve, (loss, pen, posteriors, solve)
-
-    def hessian(self, posteriors):
-        """Exact penalized Hessian ``sum_t c_t (V^T (diag p - p p^T) V) kron (z z^T)``."""
-        C, D, V = self.C, self.D, self.V
-        N = V.shape[0]
-        H = np.zeros((C * D, C * D), order="F")
-        G = np.zeros((N * D, D))
-        for blk, P in zip(self.blocks, posteriors):
-            Z, c = blk.x, blk.c
-            m = c.shape[0]
-            G += ((P * c)[:, None, :] * Z[None]).reshape(N * D, m) @ Z.T
-            Q = (V.T @ P) * np.sqrt(c)
-            Yt = (Q[:, None, :] * Z[None]).reshape(C * D, m)
-            # Yt.T is Fortran-ordered: BLAS reads it without a copy; upper triangle updated
-            H = dsyrk(-1.0, Yt.T, beta=1.0, c=H, trans=1, overwrite_c=1)
-        H = np.triu(H) + np.triu(H, 1).T
-        # sum_j (v_j v_j^T) kron G_j, with G_j = sum_t c_t p_tj z z^T, as one matrix product
-        VV = (V[:, :, None] * V[:, None, :]).reshape(N, C * C)
-        H += (VV.T @ G.reshape(N, D * D)).reshape(C, C, D, D).transpose(0, 2, 1, 3).reshape(
-            C * D, C * D)
-        H[np.diag_indices_from(H)] += self.pw
-        return H
-
-    def hessian_diagonal(self, posteriors):
-        """Diagonal of the penalized Hessian: ``sum_t c_t M_t[i, i] z_ta^2`` (one pass)."""
-        V2 = self.V * self.V
-        out = np.zeros((self.C, self.D))
-        for blk, P in zip(self.blocks, posteriors):
-            M = V2.T @ P - (self.V.T @ P) ** 2          # diagonal of V^T (diag p - p p^T) V
-            out += (M * blk.c) @ (blk.x * blk.x).T
-        return out.ravel() + self.pw
-
-    def hessp(self, posteriors, vec):
-        """Exact product of the penalized Hessian (at ``posteriors``) with ``vec``: one pass.
-
-        With single-precision posteriors the pass runs in single precision (about half the
-        time; relative error ~1e-7), which is all the conjugate-gradient solves need: the
-        gradient, which decides convergence, is always double precision.
-        """
-        single = posteriors[0].dtype == np.float32
-        VD = self.V @ vec.reshape(self.C, self.D)           # (N, D) direction of the logits
-        if single:
-            VD = VD.astype(np.float32)
-        out = np.zeros((self.V.shape[0], self.D))
-        for blk, P in zip(self.blocks, posteriors):
-            x, c = blk.single() if single else (blk.x, blk.c)
-            Gd = VD @ x
-            Gd -= np.einsum("jt,jt->t", P, Gd)
-            Gd *= P
-            Gd *= c
-            out += Gd @ x.T
-        return (self.V.T @ out).ravel() + self.pw * vec
-
-
 def _nested_levels(y, c, n_classes, base):
     """Nested, class-stratified trial subsets for multilevel fitting, smallest first.
 
@@ -347,33 +154,6 @@ def _nested_levels(y, c, n_classes, base):
     return levels
 
 
-def _scalar_blocks(La, rows, y, w, u_bar, s):
-    """Standardized, row-centred, class-major chunks ``(K, N, m)`` of the trials ``rows``."""
-    blocks = []
-    for lo in range(0, rows.shape[0], _CHUNK):
-        r = rows[lo:lo + _CHUNK]
-        X = La[r]
-        X = X - X.mean(axis=2, keepdims=True)
-        X -= u_bar
-        X /= s[:, None]
-        blocks.append(_Block(np.ascontiguousarray(X.transpose(1, 2, 0)), y[r], w[lo:lo + _CHUNK]))
-    return blocks
-
-
-def _full_blocks(scalar_blocks, V):
-    """Full-mode chunks ``(D, m)``: contrast coordinates of every system and a row of ones."""
-    blocks = []
-    for blk in scalar_blocks:
-        K, _, m = blk.x.shape
-        C = V.shape[1]
-        Z = np.empty((K * C + 1, m))
-        for k in range(K):
-            Z[k * C:(k + 1) * C] = V.T @ blk.x[k]
-        Z[-1] = 1.0
-        blocks.append(_Block(Z, blk.y, blk.c))
-    return blocks
-
-
 def fit_multiclass(L, y, prior, mode="scalar", sample_weight=None, reg=DEFAULT_REG, tol=1e-10,
                    max_iter=100) -> MulticlassSolution:
     """Fit a multiclass fusion / calibration by minimizing the objective of thesis eq. 8.17.
@@ -394,7 +174,8 @@ def fit_multiclass(L, y, prior, mode="scalar", sample_weight=None, reg=DEFAULT_R
     reg : float
         Scale-free L2 penalty (module docstring). 0 is allowed for non-separable data.
     tol : float
-        Stop when the gradient norm (standardized coordinates, nats) is at most ``tol``.
+        Stop when the gradient norm (standardized coordinates, nats) is at most ``tol`` times
+        :func:`objective_scale` of the active prior (1 for a flat prior).
     max_iter : int
         Maximum Newton iterations (per level in "full" mode).
 
@@ -414,19 +195,22 @@ def fit_multiclass(L, y, prior, mode="scalar", sample_weight=None, reg=DEFAULT_R
         return _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter)
 
 
-def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter):
+def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter, f_scale):
     """Full mode, level by level (module docstring). Returns (last NewtonResult, n_iter,
     n_evals); ``result.x`` is B of shape (N-1, K(N-1)+1) flattened, standardized units."""
     K = La.shape[1]
     C = V.shape[1]
     D = K * C + 1
     dense = C * D <= _DENSE_PARAMS
+    accurate = tol * f_scale < ROUND_OFF_FLOOR
     levels = _nested_levels(y, c, C + 1, base=max(2048, 2 * C * D))
     # start: the scalar solution on the smallest level (alpha_k I blocks, offsets b)
     rows, w = levels[0]
-    blocks = _scalar_blocks(La, rows, y, w, u_bar, s)
-    res = minimize_newton(_ScalarObjective(blocks, log_prior, V, reg).evaluate,
-                          np.zeros(K + C), tol=tol, max_iter=max_iter)
+    blocks = scalar_blocks(La, rows, y, w, u_bar, s)
+    start = ScalarObjective(blocks, log_prior, V, reg)
+    start.accurate = accurate
+    res = minimize_newton(start.evaluate,
+                          np.zeros(K + C), tol=tol, max_iter=max_iter, f_scale=f_scale)
     n_iter, n_evals = res.n_iter, res.n_evals
     theta = np.zeros((C, D))
     for k in range(K):
@@ -436,17 +220,20 @@ def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter):
     precondition = None
     for level, (rows, w) in enumerate(levels):
         if level > 0:
-            blocks = _full_blocks(_scalar_blocks(La, rows, y, w, u_bar, s), V)
+            blocks = full_blocks(scalar_blocks(La, rows, y, w, u_bar, s), V)
         else:
-            blocks = _full_blocks(blocks, V)
+            blocks = full_blocks(blocks, V)
         if not dense:  # too many parameters for a dense Hessian: Jacobi-preconditioned CG
-            diag_obj = _FullObjective(blocks, log_prior, V, reg, precondition=lambda r: r)
+            diag_obj = FullObjective(blocks, log_prior, V, reg, precondition=lambda r: r)
+            diag_obj.accurate = accurate
             diagonal = diag_obj.hessian_diagonal(diag_obj.evaluate(theta)[3][2])
             precondition = _jacobi(diagonal)
-        obj = _FullObjective(blocks, log_prior, V, reg, precondition)
+        obj = FullObjective(blocks, log_prior, V, reg, precondition)
+        obj.accurate = accurate
         last = level == len(levels) - 1
         level_tol = tol if last else max(tol, 0.1 / np.sqrt(rows.shape[0]))
-        res = minimize_newton(obj.evaluate, theta, tol=level_tol, max_iter=max_iter)
+        res = minimize_newton(obj.evaluate, theta, tol=level_tol, max_iter=max_iter,
+                              f_scale=f_scale)
         theta = res.x
         n_iter += res.n_iter
         n_evals += res.n_evals
@@ -473,22 +260,30 @@ def _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter):
     La = L[keep][:, :, active] if (active.size < N_all or not keep.all()) else L
     ya = remap[y[keep]]
     pa = prior[active]
+    if pa.min() < np.finfo(float).tiny:
+        raise ValueError(f"prior[{int(active[np.argmin(pa)])}] = {float(pa.min())!r} is below the normal "
+                         "floating-point range (2.2e-308): it cannot weight the training cost "
+                         "accurately; use 0 to drop the class")
     va = None if sample_weight is None else np.asarray(sample_weight, dtype=float)[keep]
     c = class_trial_weights(ya, pa, va)
     N = active.size
     V = contrast_basis(N)
     log_prior = np.log(pa)
+    f_scale = objective_scale(pa)
+    reg = float(reg) * f_scale
     u_bar, s = system_scales(La, c)
     if mode != "full":
-        blocks = _scalar_blocks(La, np.arange(ya.shape[0]), ya, c, u_bar, s)
-        obj = _ScalarObjective(blocks, log_prior, V, float(reg))
-        res = minimize_newton(obj.evaluate, np.zeros(K + N - 1), tol=tol, max_iter=max_iter)
+        blocks = scalar_blocks(La, np.arange(ya.shape[0]), ya, c, u_bar, s)
+        obj = ScalarObjective(blocks, log_prior, V, reg)
+        obj.accurate = tol * f_scale < ROUND_OFF_FLOOR
+        res = minimize_newton(obj.evaluate, np.zeros(K + N - 1), tol=tol, max_iter=max_iter,
+                              f_scale=f_scale)
         n_evals, n_iter = res.n_evals, res.n_iter
         coef = res.x[:K] / s
         offset_a = V @ res.x[K:] - coef @ u_bar
     else:
-        res, n_iter, n_evals = _fit_full(La, ya, c, log_prior, V, u_bar, s, float(reg), tol,
-                                         max_iter)
+        res, n_iter, n_evals = _fit_full(La, ya, c, log_prior, V, u_bar, s, reg, tol,
+                                         max_iter, f_scale)
         C = N - 1
         B = res.x.reshape(C, K * C + 1)
         coef = np.zeros((K, N_all, N_all))
@@ -499,6 +294,9 @@ def _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter):
             offset_a -= A @ u_bar[k]
     offset = np.zeros(N_all)
     offset[active] = offset_a - offset_a.mean()
+    if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(offset))):
+        raise ValueError("the fitted fusion is not finite: the log-likelihoods are too large or "
+                         "too small for their units (their weights overflow); rescale them")
     loss, pen = res.info[:2]
     return MulticlassSolution(mode=mode, coef=coef, offset=offset, active=active, loss=loss,
                               penalty=pen, n_iter=n_iter, n_evals=n_evals,

@@ -65,6 +65,7 @@ __all__ = [
     "expected_cost",
     "normalized_expected_cost",
     "default_expected_cost",
+    "expected_cost_at_infinity",
 ]
 
 _NAMED = {}
@@ -263,6 +264,62 @@ def default_expected_cost(p_target=0.5, rule=LOGARITHMIC) -> float:
     plo = float(_logit(p))
     zero = np.zeros(1)
     return float(p * r.target_cost(zero, plo)[0] + (1.0 - p) * r.nontarget_cost(zero, plo)[0])
+
+
+def expected_cost_at_infinity(llr, is_target, p_target=0.5, rule=LOGARITHMIC,
+                              sample_weight=None) -> float:
+    """Lowest expected cost reachable by sharpening ``llr`` without bound (the rule's infimum along
+    the ray of an affine model's weights).
+
+    The LLRs ``w0 + t (llr - w0)`` send every trial above the pivot ``w0`` to +inf and every
+    trial below it to -inf as ``t -> inf``. A target at -inf costs ``C(0 | target) =
+    (a + b - 1) / (a - 1)`` (finite iff a > 1) and a non-target at +inf ``C(1 | non-target) =
+    (a + b - 1) / (b - 1)`` (finite iff b > 1) in the canonical units of eq. 7.34 (the integral
+    of ``rho(eta) / eta`` resp. ``rho(eta) / (1 - eta)`` over (0, 1), Beta(a, b) density
+    ``rho``); the other two limits cost 0. This returns the prior-weighted limit cost (thesis
+    eq. 8.15 with class totals of ``sample_weight``) minimized over the pivot, placed between
+    distinct LLRs. If it is not above the cost at ``llr``, the training objective decreases
+    without a finite minimum along that ray: a rule with a bounded side (e.g. the keynote's
+    Beta(10, 1), whose target cost never exceeds 10/9) then trades a few misses at -inf for
+    perfectly confident non-targets, and the weights run away.
+
+    Parameters
+    ----------
+    llr : ndarray, shape (n,)
+        Natural-log LLRs of the training trials (finite).
+    is_target : ndarray of bool, shape (n,)
+        Class of each trial.
+    p_target : float
+        Effective target prior of the training objective.
+    rule : BetaRule or spec
+        The scoring rule.
+    sample_weight : ndarray, shape (n,), optional
+        Non-negative trial weights.
+
+    Returns
+    -------
+    float
+        The limit cost (``inf`` when every pivot leaves a trial at an unbounded cost).
+    """
+    r = scoring_rule(rule)
+    p = check_probability(p_target)
+    llr = np.asarray(llr, dtype=float)
+    tar = np.asarray(is_target, dtype=bool)
+    v = np.ones(llr.shape[0]) if sample_weight is None else np.asarray(sample_weight, float)
+    c = np.where(tar, p / v[tar].sum(), (1.0 - p) / v[~tar].sum()) * v
+    miss = (r.a + r.b - 1.0) / (r.a - 1.0) if r.a > 1.0 else np.inf
+    false_alarm = (r.a + r.b - 1.0) / (r.b - 1.0) if r.b > 1.0 else np.inf
+    order = np.argsort(llr, kind="stable")
+    w, ct, ca = llr[order], np.where(tar, c, 0.0)[order], np.where(tar, 0.0, c)[order]
+    # pivot after position k (k = 0..n): targets in [0, k) are missed, non-targets in [k, n)
+    # are false alarms; only k at a change of LLR (or an end) keeps tied trials together
+    below_t = np.r_[0.0, np.cumsum(ct)]
+    above_a = np.r_[np.cumsum(ca[::-1])[::-1], 0.0]
+    ok = np.r_[True, w[1:] > w[:-1], True]
+    with np.errstate(invalid="ignore"):
+        cost = (np.where(below_t > 0, miss * below_t, 0.0)
+                + np.where(above_a > 0, false_alarm * above_a, 0.0))
+    return float(cost[ok].min())
 
 
 # --- the incomplete beta integral J(p, s; x) = int_x^1 t^(p-1) (1-t)^(s-1) dt -----------------

@@ -20,3 +20,7 @@ __all__ = [
     "LLRScorer", "cllr_scorer", "min_cllr_scorer", "dcf_scorer", "min_dcf_scorer", "eer_scorer",
     "GaussianBackend", "MulticlassFusion", "stack_systems",
 ]
+
+from .fusion import UnboundedObjectiveWarning  # noqa: E402
+
+__all__ += ["UnboundedObjectiveWarning"]

@@ -215,13 +215,16 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         (FoCal Multiclass, eq. 8.16). ``"calibration"``: one system, ``alpha l + beta`` (Albayzin
         eq. 11; Brümmer & van Leeuwen eq. 18). ``"full"``: ``sum_k A_k l_k + b``, a matrix per
         system (fusion with rotation, thesis 8.4.1); ``A_k`` ignores per-trial constants.
-    reg : float, default 1e-6
-        L2 penalty on the weights, in standardized units: each system is scaled by its
-        prior-weighted spread of pairwise log-likelihood differences, so the penalty does not
-        depend on the scale or offset of the scores (see :mod:`focal.core.multiclass_logistic`).
-        Offsets are not penalized. It keeps perfectly separable data finite.
+    reg : float, default 1e-9
+        L2 penalty on the weights, in standardized units and relative to the size of the
+        objective: each system is scaled by its prior-weighted spread of pairwise
+        log-likelihood differences and the penalty is multiplied by the prior's entropy over
+        ``log N``, so it depends neither on the scale or offset of the scores nor on the prior
+        (see :mod:`focal.core.multiclass_logistic`). Offsets are not penalized. It keeps
+        perfectly separable data finite.
     tol : float, default 1e-10
-        Gradient-norm tolerance (standardized coordinates, nats).
+        Gradient-norm tolerance (standardized coordinates, nats), relative to the size of the
+        objective: the threshold is ``tol`` times the prior's entropy over ``log N``.
     max_iter : int, default 100
         Newton iterations.
 
