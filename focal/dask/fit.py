@@ -17,8 +17,8 @@ import numpy as np
 from scipy.special import logit
 from sklearn.exceptions import ConvergenceWarning
 
-from ..core import logistic as _logistic
 from ..core.logistic import LogisticSolution, fit_logistic
+from ..core.multiclass_objective import objective_scale
 from ..core.newton import dense_solver, minimize_newton
 from ..core.validation import as_sample_weight
 from ..estimators.fusion import LogisticFusion
@@ -114,14 +114,6 @@ def _warm_start(blocks, n, classes, p, reg, tol, max_iter, center, scale):
     sol = fit_logistic(Xs, ts, p, sample_weight=ws, reg=reg, tol=max(tol, 1e-7),
                        max_iter=max_iter)
     return np.append(sol.coef * scale, sol.intercept + sol.coef @ center), sol.n_iter
-
-
-def objective_scale(p_target: float) -> float:
-    """The factor by which :mod:`focal.core.logistic` scales its penalty and its stopping rule
-    (the objective's natural size, when the core defines one; else 1), so the distributed
-    objective and stopping rule are exactly the in-memory ones."""
-    scale = getattr(_logistic, "_objective_scale", None)
-    return 1.0 if scale is None else float(scale(p_target, None))
 
 
 def _key(label):
@@ -297,7 +289,9 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
     target = _key(classes[1])
     objective = delayed(_block_objective, pure=True)
 
-    f_scale = objective_scale(p)
+    # the core's scale-free objective: penalty and stopping rule relative to the cost of the
+    # uninformative system at p (the prior entropy in bits, the N = 2 case of objective_scale)
+    f_scale = objective_scale(np.array([p, 1.0 - p]))
     reg_eff = reg * f_scale
 
     def evaluate(theta):
@@ -311,9 +305,7 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
 
     warm = _warm_start(blocks, n_rows, classes, p, reg, tol, max_iter, center, scale)
     theta0, warm_iter = (np.zeros(K + 1), 0) if warm is None else warm
-    res = minimize_newton(evaluate, theta0, tol=tol, max_iter=max_iter,
-                          # the core's scale-free stopping rule, where it has one
-                          **({} if f_scale == 1.0 else {"f_scale": f_scale}))
+    res = minimize_newton(evaluate, theta0, tol=tol, max_iter=max_iter, f_scale=f_scale)
     coef = res.x[:K] / scale
     intercept = float(res.x[K] - coef @ center)
     loss, pen = res.info

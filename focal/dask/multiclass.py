@@ -3,10 +3,12 @@
 The objective of :func:`focal.core.multiclass_logistic.fit_multiclass` in its ``"scalar"`` /
 ``"calibration"`` families: fused log-likelihoods ``sum_k alpha_k l_k + beta`` minimizing the
 prior-weighted multiclass logarithmic cost (thesis eq. 8.17, nats) plus the scale-free penalty
-``reg / 2 sum_k (alpha_k s_k)^2`` (scales from :func:`~focal.core.multiclass_logistic.
-system_scales`' definition), in the same standardized coordinates ``(alpha~, b)`` with offsets
-``V b`` in the contrast basis. Two passes give the class totals, the weighted mean centred
-vector ``u_bar`` and the scales; then :func:`focal.core.newton.minimize_newton` runs with an
+``reg / 2 sum_k (alpha_k s_k)^2`` times
+:func:`~focal.core.multiclass_objective.objective_scale`, with the system scales ``s_k`` of
+:func:`~focal.core.multiclass_objective.system_scales`, in the same standardized coordinates
+``(alpha~, b)`` with offsets ``V b`` in the contrast basis. Two passes give the class totals,
+the weighted mean centred vector ``u_bar`` and the scales; then
+:func:`focal.core.newton.minimize_newton` runs (with the core's scale-free stopping rule) on an
 objective callback that does one map-reduce per evaluation: every partition returns its cost,
 gradient and (K + N)-square Hessian sums.
 """
@@ -19,21 +21,14 @@ import numpy as np
 from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
 
-from ..core import multiclass_logistic as _multiclass_logistic
 from ..core.multiclass import contrast_basis
+from ..core.multiclass_objective import objective_scale
 from ..core.newton import dense_solver, minimize_newton
 from ..core.validation import as_sample_weight
 from ._partitions import compute, delayed
 from .fit import adopt_state, probe_fit
 
 __all__ = ["fit_multiclass"]
-
-
-def objective_scale(prior) -> float:
-    """The factor by which :mod:`focal.core.multiclass_logistic` scales its penalty and stopping
-    rule (when the core defines one; else 1), so both objectives are exactly the same."""
-    scale = getattr(_multiclass_logistic, "objective_scale", None)
-    return 1.0 if scale is None else float(scale(prior))
 
 
 def _distinct(y):
@@ -201,9 +196,7 @@ def fit_multiclass(estimator, X, y, sample_weight=None, *, persist: bool = True)
         return loss + pen, grad, dense_solver(H), (loss, pen)
 
     res = minimize_newton(evaluate, np.zeros(K + Na - 1), tol=float(estimator.tol),
-                          max_iter=int(estimator.max_iter),
-                          # the core's scale-free stopping rule, where it has one
-                          **({} if f_scale == 1.0 else {"f_scale": f_scale}))
+                          max_iter=int(estimator.max_iter), f_scale=f_scale)
     coef = res.x[:K] / s
     offset_a = V @ res.x[K:] - coef @ u_bar
     offset = np.zeros(N)
