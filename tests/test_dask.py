@@ -425,3 +425,17 @@ def test_fit_scores_of_magnitude_1e6(client):
     got = fd.fit(LinearCalibrator(), da.from_array(s, chunks=1000), da.from_array(y, chunks=1000))
     assert got.scale_ == pytest.approx(ref.scale_, rel=1e-9)
     np.testing.assert_allclose(got.decision_function(s), ref.decision_function(s), atol=1e-9)
+
+
+@pytest.mark.parametrize("p_target", [1e-8, 1e-12])
+def test_fit_extreme_priors(client, p_target):
+    from focal import LogisticFusion
+
+    rng = np.random.default_rng(8)
+    y = rng.random(20000) < 0.2
+    X = rng.normal(size=(20000, 2)) + np.outer(y, [1.0, 2.0])
+    ref = LogisticFusion(p_target=p_target).fit(X, y)
+    got = fd.fit(LogisticFusion(p_target=p_target), da.from_array(X, chunks=(5000, 2)),
+                 da.from_array(y, chunks=5000))
+    np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
+    assert got.intercept_ == pytest.approx(ref.intercept_, rel=1e-9)
