@@ -439,3 +439,15 @@ def test_fit_extreme_priors(client, p_target):
                  da.from_array(y, chunks=5000))
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
     assert got.intercept_ == pytest.approx(ref.intercept_, rel=1e-9)
+
+
+def test_fit_multiclass_extreme_prior(client):
+    from focal import MulticlassFusion
+
+    X, y = _multiclass_data(3, n=8000, N=3)
+    prior = [1 - 2e-8, 1e-8, 1e-8]
+    ref = MulticlassFusion(prior=prior).fit(X, y)
+    got = fd.fit(MulticlassFusion(prior=prior), da.from_array(X, chunks=(2000, 6)),
+                 da.from_array(y, chunks=2000))
+    np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
+    np.testing.assert_allclose(got.intercept_, ref.intercept_, rtol=1e-9, atol=1e-9)

@@ -18,11 +18,10 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.special import logsumexp
 from sklearn.exceptions import ConvergenceWarning
 
 from ..core.multiclass import contrast_basis
-from ..core.multiclass_objective import objective_scale
+from ..core.multiclass_objective import objective_scale, softmax_columns
 from ..core.newton import dense_solver, minimize_newton
 from ..core.validation import as_sample_weight
 from ._partitions import compute, delayed
@@ -93,25 +92,25 @@ def _block(index, X, y, w, classes, n_classes, K, N, active, per_class, u_bar, s
 
 
 def _objective(blk, a, off):
-    """Cost, gradient and Hessian sums of one partition (unpenalized; b in full coordinates)."""
+    """Cost, gradient and Hessian sums of one partition (unpenalized; b in full coordinates).
+
+    Posteriors and the cost's gradient in the logits come from
+    :func:`focal.core.multiclass_objective.softmax_columns` (full relative precision when the
+    true class is near-certain), as in the in-memory objective.
+    """
     Xs, ya, c = blk
-    m, K, N = Xs.shape
-    G = np.einsum("tkn,k->tn", Xs, a) + off
-    lse = logsumexp(G, axis=1)
-    loss = float(c @ (lse - G[np.arange(m), ya]))
-    P = np.exp(G - lse[:, None])
-    R = P * c[:, None]
-    W = R.copy()
-    R[np.arange(m), ya] -= c
-    ga = np.einsum("tn,tkn->k", R, Xs)
-    gb = R.sum(axis=0)
-    Px = np.einsum("tn,tkn->tk", P, Xs)
-    WX = W[:, None, :] * Xs
+    G = np.ascontiguousarray((np.einsum("tkn,k->tn", Xs, a) + off).T)     # (N, m)
+    loss, P, R = softmax_columns(G, ya, c)
+    ga = np.einsum("nt,tkn->k", R, Xs)
+    gb = R.sum(axis=1)
+    W = P * c
+    Px = np.einsum("nt,tkn->tk", P, Xs)
+    WX = W.T[:, None, :] * Xs
     cPx = Px * c[:, None]
     Haa = np.einsum("tkn,tln->kl", WX, Xs) - cPx.T @ Px
-    Hab = WX.sum(axis=0) - cPx.T @ P
-    Hbb = np.diag(W.sum(axis=0)) - W.T @ P
-    return loss, ga, gb, Haa, Hab, Hbb
+    Hab = WX.sum(axis=0) - cPx.T @ P.T
+    Hbb = np.diag(W.sum(axis=1)) - W @ P.T
+    return float(loss), ga, gb, Haa, Hab, Hbb
 
 
 def fit_multiclass(estimator, X, y, sample_weight=None, *, persist: bool = True):
