@@ -42,6 +42,7 @@ __all__ = [
     "eer_scorer",
     "save",
     "load",
+    "QualityFusion",
 ]
 
 # Estimators (and with them scikit-learn) load on first use, so that ``import focal`` stays
@@ -55,6 +56,7 @@ _LAZY = {
                  "stack_systems")
 }
 _LAZY.update(save="focal.persistence", load="focal.persistence")
+_LAZY["QualityFusion"] = "focal.estimators"
 
 
 def __getattr__(name):

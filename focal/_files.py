@@ -209,3 +209,13 @@ def write_output(path, inputs=()):
             with contextlib.suppress(OSError):
                 if os.path.lexists(tmp):
                     os.unlink(tmp)
+
+
+def read_secret(path) -> bytes:
+    """The secret key held in the file ``path``: its bytes (at most 64 KiB), without a final
+    line break. Raises ``ValueError`` for an empty key."""
+    with open_input(path) as handle:
+        key = handle.read(1 << 16).rstrip(b"\r\n")
+    if not key:
+        raise ValueError(f"{os.fspath(path)}: the signing key file is empty")
+    return key

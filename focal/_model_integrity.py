@@ -34,6 +34,8 @@ import warnings
 
 import numpy as np
 
+from .schema import model_steps
+
 __all__ = ["DEFAULT_MAX_BYTES", "MAX_JSON_DEPTH", "read_model_bytes", "seal", "unseal",
            "check_depth", "check_usable"]
 
@@ -176,18 +178,10 @@ def check_depth(doc, limit=MAX_JSON_DEPTH) -> None:
 _PROBE = (0.0, 1.0, -1.0, 10.0, -10.0, 100.0, -100.0)
 
 
-def _steps(model):
-    steps = getattr(model, "steps", None)
-    if steps is None:
-        return [model]
-    return [s for _, est in steps if est is not None and not isinstance(est, str)
-            for s in _steps(est)]
-
-
-def _allows_infinite(model) -> bool:
+def allows_infinite(model) -> bool:
     """True when a step stores infinite fitted numbers (an unbounded PAV or ROCCH: +/-inf
     log-likelihood ratios are part of the model, outside the range of the training scores)."""
-    for step in _steps(model):
+    for step in model_steps(model):
         for name, value in vars(step).items():
             if name.endswith("_") and isinstance(value, np.ndarray) and value.dtype.kind == "f" \
                     and np.isinf(value).any():
@@ -203,7 +197,8 @@ def check_usable(model) -> None:
     unbounded PAV calibration). A container library chosen with ``set_output`` that cannot be
     imported here is refused too. Raises ``ValueError`` (without the file name).
     """
-    first = _steps(model)[0] if _steps(model) else model
+    steps = model_steps(model)
+    first = steps[0] if steps else model
     n = getattr(first, "n_features_in_", None)
     if not isinstance(n, (int, np.integer)) or not 1 <= n <= 100_000:
         return
@@ -213,6 +208,8 @@ def check_usable(model) -> None:
     apply = getattr(model, "transform", None) or getattr(model, "decision_function", None)
     if apply is None:
         return
+    if hasattr(first, "measures_"):
+        apply = _with_quality(model, first)
     try:
         with warnings.catch_warnings(), np.errstate(all="ignore"):
             warnings.simplefilter("ignore")
@@ -224,13 +221,30 @@ def check_usable(model) -> None:
     except (ValueError, FloatingPointError, OverflowError, ZeroDivisionError) as exc:
         raise ValueError(f"numerically unusable parameters: the model fails on ordinary "
                          f"scores (|score| <= 100): {exc}") from None
-    bad = np.isnan(Y) | (np.isinf(Y) & (not _allows_infinite(model)))
+    bad = np.isnan(Y) | (np.isinf(Y) & (not allows_infinite(model)))
     if bad.any():
         row = int(np.flatnonzero(bad.reshape(len(X), -1).any(axis=1))[0])
         what = "NaN" if np.isnan(Y).any() else "infinite output"
         raise ValueError(f"numerically unusable parameters: the model gives {what} for the "
                          f"ordinary scores {_show_row(X[row])} (e.g. coefficients or means "
                          f"near the float64 limit)")
+
+
+def _with_quality(model, first):
+    """``apply(X)`` of a quality fusion (alone or first in a pipeline): the outputs with every
+    quality measure missing (the affine back-off) and with every measure 0.5 (inside the domain
+    of every transform) side by side."""
+    rest = model[1:] if getattr(model, "steps", None) and len(model.steps) > 1 else None
+
+    def apply(X):
+        out = []
+        for value in (np.nan, 0.5):
+            Q = np.full((X.shape[0], 2 * len(first.measures_)), value)
+            Y = first.transform(X, quality=Q)
+            out.append(Y if rest is None else rest.transform(Y))
+        return np.column_stack(out)
+
+    return apply
 
 
 def _show_row(x):

@@ -10,8 +10,8 @@ of it checks out:
 
 - the file is UTF-8 JSON (duplicate keys, ``NaN`` / ``Infinity`` literals and numbers that
   overflow are refused), with exactly the fields below and nothing more;
-- ``format`` is ``"focal-model"`` and ``version`` the schema version this focal reads
-  (:data:`SCHEMA_VERSION`);
+- ``format`` is ``"focal-model"`` and ``version`` a schema version this focal reads
+  (:data:`READABLE_VERSIONS`; it writes :data:`SCHEMA_VERSION`);
 - ``sha256`` is the SHA-256 of the canonical form of the other fields (``json.dumps`` with
   sorted keys, no spaces, ASCII), so an edited, truncated or corrupted file is refused even
   where the edit would still parse and look plausible;
@@ -37,15 +37,30 @@ a multiclass ``prior_``) is rebuilt from them by the estimators' own code. One n
 model keeps the PAV blocks (the hull), not the finer steps of the empirical ROC inside them, so
 ``hull_.pav.roc_points()`` of a loaded ROCCH gives the hull's vertices.
 
-File layout (schema version 1)::
+File layout (schema version 2)::
 
     {
       "format": "focal-model",
-      "version": 1,
+      "version": 2,
       "focal_version": "0.1.0",
+      "input": {"kind": "multiclass", "n_systems": 2, "systems": ["sys1", "sys2"],
+                "classes": ["Basque", ..., "OOS"], "format": "albayzin", "task": "Plenty",
+                "condition": "Open"},
       "model": NODE,
       "sha256": "..."
     }
+
+``input`` is the model's input schema (:class:`focal.schema.InputSchema`): binary or
+multiclass, the number and names of the systems, the class names in column order, and the
+score-file format (with the Albayzin task and condition) it was trained on; nulls where the
+model was trained on arrays. :func:`load` checks it against the model (the system names are
+also each estimator's ``feature_names_in_``, the classes its ``classes_``) and attaches it as
+``model.input_schema_``, which :func:`focal.io.apply_model` uses. Files of version 1 (no
+``input``) still load: the schema is derived from the model where it can be (system names from
+``feature_names_in_``, class names from string ``classes_``), with a note in
+``input_schema_.notes`` saying what is unknown; the parameters added since (``pos_label``,
+``class_names``) take their defaults, except that a binary model trained on labels other than
+0/1 gets ``pos_label`` = its target label (version 1 took the larger label as the target).
 
     NODE of an estimator:  {"class": "LogisticFusion", "params": {...}, "set_output": null,
                             "fitted": {...}}
@@ -79,6 +94,7 @@ environment), and never load a pickle from a source you do not trust: unpickling
 
 from __future__ import annotations
 
+import contextvars
 import hashlib
 import hmac
 import json
@@ -89,14 +105,19 @@ import numpy as np
 from ._model_integrity import DEFAULT_MAX_BYTES
 from ._version import __version__
 
-__all__ = ["save", "load", "LOADABLE", "SCHEMA_VERSION", "FORMAT"]
+__all__ = ["save", "load", "LOADABLE", "SCHEMA_VERSION", "READABLE_VERSIONS", "FORMAT"]
 
 FORMAT = "focal-model"
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+#: Versions this focal reads: 1 (no input schema; loaded with it derived where possible).
+READABLE_VERSIONS = (1, 2)
+_NEW_IN_VERSION_2 = ("pos_label", "class_names")   # parameters a version-1 file lacks
+#: Version of the document being decoded (per thread / task: loads may run concurrently).
+_VERSION = contextvars.ContextVar("focal_model_version", default=SCHEMA_VERSION)
 
 #: Classes that a model file may name (nothing else is ever instantiated).
 LOADABLE = ("LogisticFusion", "LinearCalibrator", "PAVCalibrator", "ROCCH", "MulticlassFusion",
-            "GaussianBackend", "Pipeline")
+            "GaussianBackend", "QualityFusion", "Pipeline")
 
 _MAX_DEPTH = 8           # pipelines nested in pipelines
 _MAX_PARAM_DEPTH = 8     # lists nested in parameter values
@@ -217,9 +238,9 @@ class _Object:
             raise _invalid(where, f"the counts add up to more than {_MAX_COUNT}")
         return np.array(flat, dtype=np.int64).reshape(shape)
 
-    def labels(self, name, n=None) -> np.ndarray:
-        """Class labels ``{"dtype": ..., "values": [...]}``: distinct and sorted (np.unique's
-        order), ``n`` of them (None: at least 2)."""
+    def labels(self, name, n=None, ordered=True) -> np.ndarray:
+        """Class labels ``{"dtype": ..., "values": [...]}``: distinct and, if ``ordered``, sorted
+        (np.unique's order), ``n`` of them (None: at least 2)."""
         obj = self.object(name)
         dtype = obj.str("dtype", _LABEL_DTYPES)
         values, where = obj.take("values")
@@ -228,8 +249,9 @@ class _Object:
             want = f"{n} labels" if n is not None else "at least 2 labels"
             raise _invalid(where, f"must be a list of {want}")
         labels = _label_array(values, dtype, where)
-        if len(set(values)) != len(values) or any(values[i] >= values[i + 1]
-                                                   for i in range(len(values) - 1)):
+        if len(set(values)) != len(values):
+            raise _invalid(where, "class labels must be distinct")
+        if ordered and any(values[i] >= values[i + 1] for i in range(len(values) - 1)):
             raise _invalid(where, "class labels must be distinct and sorted")
         return labels
 
@@ -454,6 +476,24 @@ def _blocks_in(f):
     return n_features, names, lo, hi, n_tar, n_non
 
 
+def _binary_labels(est, f):
+    """``classes_`` of a binary estimator, ``[non-target, target]``: the target is pos_label
+    when one is set, else 1 / True (focal's label rule). A version-1 file wrote them sorted,
+    the target last."""
+    classes = f.labels("classes_", 2, ordered=_VERSION.get() == 1)
+    where = f"{f.where}.classes_"
+    if _VERSION.get() == 1:
+        if classes.tolist() not in ([0, 1], [False, True]) and est.pos_label is None:
+            est.pos_label = classes.tolist()[1]   # the target of version 1: the larger label
+        return classes
+    target = 1 if est.pos_label is None else est.pos_label
+    if classes.tolist()[1] != target or (est.pos_label is None
+                                         and classes.tolist()[0] != 0):
+        raise _invalid(where, f"must be [non-target, target] with target {target!r} "
+                              "(pos_label)")
+    return classes
+
+
 class _LogisticCodec:
     """LogisticFusion and LinearCalibrator: ``llr = intercept_ + X @ coef_``."""
 
@@ -477,7 +517,7 @@ class _LogisticCodec:
         return {
             "n_features_in_": n,
             "feature_names_in_": f.names("feature_names_in_", n),
-            "classes_": f.labels("classes_", 2),
+            "classes_": _binary_labels(est, f),
             "coef_": f.floats("coef_", (n,)),
             "intercept_": f.float("intercept_"),
             "n_iter_": f.int("n_iter_"),
@@ -579,7 +619,16 @@ def _multiclass_labels(est, f):
     """``classes_`` of a multiclass estimator: ``0..N-1`` when a prior fixes N."""
     from .core.multiclass import check_prior
 
-    classes = f.labels("classes_")
+    names = est.class_names
+    classes = f.labels("classes_", ordered=names is None and _VERSION.get() == 1)
+    if names is not None:
+        if classes.tolist() != list(names):
+            raise _invalid(f"{f.where}.classes_", "must be the class_names parameter")
+        return classes
+    if classes.dtype.kind in "OU" and _VERSION.get() > 1:
+        return classes   # names in column order (from a DataFrame's columns)
+    if any(a >= b for a, b in zip(classes.tolist(), classes.tolist()[1:])):
+        raise _invalid(f"{f.where}.classes_", "class labels must be distinct and sorted")
     if est.prior is not None:
         n = classes.shape[0]
         _estimator_check(f"{f.where}.classes_", check_prior, est.prior, n)
@@ -674,9 +723,77 @@ class _GaussianCodec:
             raise ValueError("the class means or covariances overflow")
 
 
+class _QualityCodec:
+    """QualityFusion: the affine back-off, the quality weights and the measures' names."""
+
+    @staticmethod
+    def encode(est):
+        return {
+            **_classifier_out(est),
+            "measures_": [str(m) for m in est.measures_],
+            "quality_feature_names_": [str(m) for m in est.quality_feature_names_],
+            "coef_": _floats_out(est.coef_),
+            "intercept_": float(est.intercept_),
+            "quality_coef_": _floats_out(est.quality_coef_),
+            "scale_coef_": _floats_out(est.scale_coef_),
+            "linear_coef_": _floats_out(est.linear_coef_),
+            "linear_intercept_": float(est.linear_intercept_),
+            "linear_objective_": float(est.linear_objective_),
+            "n_quality_trials_": int(est.n_quality_trials_),
+            "n_iter_": int(est.n_iter_),
+            "n_passes_": int(est.n_passes_),
+            "objective_": float(est.objective_),
+        }
+
+    @staticmethod
+    def decode(est, f):
+        from .core.quality import quality_features
+
+        n = f.int("n_features_in_", 1)
+        measures, where = f.take("measures_")
+        if (type(measures) is not list or not measures or len(set(measures)) != len(measures)
+                or any(type(m) is not str or not m for m in measures)):
+            raise _invalid(where, "must be a list of distinct non-empty names")
+        if est.measures is not None and list(est.measures) != measures:
+            raise _invalid(where, f"must equal the parameter measures={est.measures!r}")
+        _estimator_check(where, est._transforms, len(measures))
+        empty = np.empty((0, len(measures)))
+        names = quality_features(empty, empty, est.form, est.features)[1]
+        P = len(names)
+        value, where = f.take("quality_feature_names_")
+        if value != names:
+            raise _invalid(where, f"must be {names!r} for form={est.form!r}")
+        scale = f.floats("scale_coef_", (n, P))
+        if est.form != "scale" and scale.any():
+            raise _invalid(f.where, "scale_coef_ must be zero unless form='scale'")
+        return {
+            "n_features_in_": n,
+            "feature_names_in_": f.names("feature_names_in_", n),
+            "classes_": f.labels("classes_", 2),
+            "measures_": np.array(measures, dtype=object),
+            "quality_feature_names_": np.array(names, dtype=object),
+            "coef_": f.floats("coef_", (n,)),
+            "intercept_": f.float("intercept_"),
+            "quality_coef_": f.floats("quality_coef_", (P,)),
+            "scale_coef_": scale,
+            "linear_coef_": f.floats("linear_coef_", (n,)),
+            "linear_intercept_": f.float("linear_intercept_"),
+            "linear_objective_": f.float("linear_objective_", minimum=0.0),
+            "n_quality_trials_": f.int("n_quality_trials_", 1),
+            "n_iter_": f.int("n_iter_"),
+            "n_passes_": f.int("n_passes_"),
+            "objective_": f.float("objective_", minimum=0.0),
+        }
+
+    @staticmethod
+    def rebuild(est, extra):
+        est.rule_objective_ = est.objective_
+
+
 _CODECS = {"LogisticFusion": _LogisticCodec, "LinearCalibrator": _LogisticCodec,
            "PAVCalibrator": _PAVCodec, "ROCCH": _ROCCHCodec,
            "MulticlassFusion": _MulticlassCodec, "GaussianBackend": _GaussianCodec}
+_CODECS["QualityFusion"] = _QualityCodec
 
 
 def _classes():
@@ -754,7 +871,8 @@ def _node_in(value, classes, where, depth=0):
         return _pipeline_in(obj, classes, depth)
     cls = classes[name]
     params_obj = obj.object("params")
-    params = {p: _param_in(*params_obj.take(p)) for p in cls().get_params(deep=False)}
+    params = {p: _param_in(*params_obj.take(p)) for p in cls().get_params(deep=False)
+              if not (_VERSION.get() == 1 and p in _NEW_IN_VERSION_2)}
     params_obj.done()
     est = cls(**params)
     codec = _CODECS[name]
@@ -850,10 +968,18 @@ def _pretty(value, indent=0) -> str:
 def _document(estimator) -> dict:
     """The model document of ``estimator``, checked by the loader's own decoding."""
     classes = _classes()
+    from .schema import input_schema
+
+    model = _node_out(estimator, classes, "model")
     payload = {"format": FORMAT, "version": SCHEMA_VERSION, "focal_version": __version__,
-               "model": _node_out(estimator, classes, "model")}
+               "input": input_schema(estimator).to_dict(), "model": model}
     # what load would refuse is refused now (e.g. a parameter changed to an invalid value)
-    _node_in(json.loads(json.dumps(payload["model"])), classes, "model")
+    token = _VERSION.set(SCHEMA_VERSION)
+    try:
+        _schema_in(_node_in(json.loads(json.dumps(model)), classes, "model"),
+                   json.loads(json.dumps(payload["input"])))
+    finally:
+        _VERSION.reset(token)
     return {**payload, "sha256": _digest(payload)}
 
 
@@ -961,23 +1087,78 @@ def _decode_document(doc):
     if type(version) is not int:
         raise _invalid(where, f"the schema version must be an integer, got {_kind(version)} "
                               f"{json.dumps(version)[:40]}: this focal ({__version__}) reads "
-                              f"version {SCHEMA_VERSION}")
-    if version != SCHEMA_VERSION:
+                              f"versions {', '.join(map(str, READABLE_VERSIONS))}")
+    if version not in READABLE_VERSIONS:
         newer = type(version) is int and version > SCHEMA_VERSION
         raise _invalid(where, f"schema version {str(version)[:40]} is not supported: this focal "
-                              f"({__version__}) reads version {SCHEMA_VERSION}"
+                              f"({__version__}) reads versions "
+                              f"{', '.join(map(str, READABLE_VERSIONS))}"
                               + ("; upgrade focal to load it" if newer else ""))
     top.str("focal_version")
     checksum = top.str("sha256")
     if len(checksum) != 64 or not set(checksum) <= set("0123456789abcdef"):
         raise _invalid("sha256", "must be 64 lowercase hexadecimal digits")
     model, _ = top.take("model")
+    schema = top.take("input")[0] if version > 1 else None
     top.done()
     payload = {k: v for k, v in doc.items() if k != "sha256"}
     if not hmac.compare_digest(checksum, _digest(payload)):
         raise _invalid("sha256", "the checksum does not match the content: the file was "
                                  "modified or damaged after it was saved")
-    return _node_in(model, _classes(), "model")
+    token = _VERSION.set(version)
+    try:
+        return _schema_in(_node_in(model, _classes(), "model"), schema)
+    finally:
+        _VERSION.reset(token)
+
+
+def _schema_in(model, value):
+    """Check the ``input`` schema of a document against its model and attach it; a version-1
+    document has none: the schema is derived from the model, with a note of what is missing."""
+    from .schema import FORMATS, InputSchema, input_schema
+
+    derived = input_schema(model)
+    if value is None:
+        missing = [what for what, v in (("system names", derived.systems),
+                                       ("class names", derived.classes if
+                                        derived.kind == "multiclass" else ()))
+                   if v is None]
+        note = ("a model file of version 1 does not record the score-file format"
+                + (f" or the {' and '.join(missing)}" if missing else "")
+                + ": focal apply checks the number of systems and classes only")
+        model.input_schema_ = InputSchema(derived.kind, derived.n_systems, derived.systems,
+                                          derived.classes, notes=(note,))
+        return model
+    obj = _Object(value, "input")
+    kind = obj.str("kind", ("binary", "multiclass"))
+    n_systems = obj.int("n_systems", 1)
+    lists = {}
+    for name in ("systems", "classes"):
+        items, where = obj.take(name)
+        if items is not None and (type(items) is not list or not items
+                                  or any(type(v) is not str for v in items)):
+            raise _invalid(where, "must be null or a list of strings")
+        lists[name] = None if items is None else tuple(items)
+    fmt, where = obj.take("format")
+    if fmt is not None and fmt not in FORMATS:
+        raise _invalid(where, f"must be null or one of {', '.join(map(repr, FORMATS))}")
+    text = {}
+    for name in ("task", "condition"):
+        v, where = obj.take(name)
+        if v is not None and type(v) is not str:
+            raise _invalid(where, "must be null or a string")
+        text[name] = v
+    obj.done()
+    schema = InputSchema(kind, n_systems, lists["systems"], lists["classes"], fmt,
+                         text["task"], text["condition"])
+    for name in ("kind", "n_systems", "systems", "classes"):
+        mine, theirs = getattr(derived, name), getattr(schema, name)
+        if theirs != mine and not (mine is None and name in ("systems", "classes")):
+            raise _invalid(f"input.{name}", f"{theirs!r} does not match the model's {mine!r}")
+    if schema.systems is not None and len(schema.systems) != schema.n_systems:
+        raise _invalid("input.systems", f"must name {schema.n_systems} system(s)")
+    model.input_schema_ = schema
+    return model
 
 
 def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES):

@@ -1,8 +1,9 @@
 """sklearn's generic estimator checks for estimators that take exactly one column of scores.
 
 Calibrators of one system's scores (PAVCalibrator, ROCCH, LinearCalibrator) must refuse X with
-several columns and labels other than 0/1 with a ValueError (issues 3 and 4), MulticlassFusion
-must refuse X that is not a whole number of class blocks (issue 5), and most of
+several columns and labels other than 0/1 (without pos_label) with a ValueError (issues 3 and
+4), MulticlassFusion must refuse X that is not a whole number of class blocks (issue 5) and
+labels that are neither column numbers nor names with a known column order, and most of
 sklearn's generic checks build exactly such data. For those checks the tests assert that the
 check fails *only* because of that documented refusal (our ValueError is in the exception's
 chain); every other check must pass. The properties the refused checks cover are re-tested on
@@ -15,6 +16,9 @@ REFUSALS = (
     "calibrates the scores of one system",       # LinearCalibrator
     "y must contain only 0/1",
     "not a multiple of n_classes",               # MulticlassFusion's (n, systems x classes) layout
+    "not the class indices 0..",                 # MulticlassFusion: labels are column numbers
+    "nothing says which columns of X hold",      # MulticlassFusion: names need a column order
+    "needs quality measures",                    # QualityFusion without quality
 )
 
 

@@ -348,8 +348,16 @@ def test_from_labels_checks_labels_and_lengths():
         from_labels([0.5, 1.0], [1, 1])
     with pytest.raises(ValueError, match="no target"):
         from_labels([0.5, 1.0], [0.0, 0.0])
-    with pytest.raises(ValueError, match="labels must be 0/1"):
+    with pytest.raises(ValueError, match="labels must contain only 0/1.*'nontarget', 'target'"):
         from_labels([0.5, 1.0], ["target", "nontarget"])
+    tar, non = from_labels([0.5, 1.0, 2.0], ["genuine", "impostor", "genuine"],
+                           pos_label="genuine")
+    np.testing.assert_array_equal(tar, [0.5, 2.0])
+    np.testing.assert_array_equal(non, [1.0])
+    with pytest.raises(ValueError, match="pos_label='target' is not among"):
+        from_labels([0.5, 1.0], ["genuine", "impostor"], pos_label="target")
+    with pytest.raises(ValueError, match="two labels"):
+        from_labels([0.5, 1.0, 2.0], ["a", "b", "c"], pos_label="a")
 
 
 def test_wrong_shapes_and_types():

@@ -493,7 +493,7 @@ def test_grid_search_and_clone():
     assert np.isfinite(grid.best_score_)
     same_llr(grid.best_estimator_.transform(s), clone(grid.best_estimator_).fit(s, y).transform(s))
     c = clone(PAVCalibrator(pseudo_count=3.0, interpolation="linear"))
-    assert c.get_params() == {"pseudo_count": 3.0, "interpolation": "linear"}
+    assert c.get_params() == {"pseudo_count": 3.0, "interpolation": "linear", "pos_label": None}
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS + [make_pipeline(StandardScaler(),

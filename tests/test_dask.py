@@ -171,9 +171,9 @@ def test_fit_calibrator_labels_apply_and_save(client, tmp_path):
 
     X, y = _fusion_data(1)
     s = X[:, 1]
-    labels = np.where(y, "tar", "non")            # classes_[1] = "tar", the larger label
-    ref = LinearCalibrator(p_target=0.3).fit(s, labels)
-    got = fd.fit(LinearCalibrator(p_target=0.3), da.from_array(s, chunks=6000),
+    labels = np.where(y, "tar", "non")            # the target named by pos_label
+    ref = LinearCalibrator(p_target=0.3, pos_label="tar").fit(s, labels)
+    got = fd.fit(LinearCalibrator(p_target=0.3, pos_label="tar"), da.from_array(s, chunks=6000),
                  da.from_array(labels, chunks=6000))
     assert list(got.classes_) == ["non", "tar"]
     assert got.scale_ == pytest.approx(ref.scale_, rel=1e-9)
@@ -313,9 +313,10 @@ def test_fit_multiclass_equals_in_memory(client, prior, mode):
     w = np.random.default_rng(1).integers(0, 3, y.size).astype(float)
     names = np.array(["eng", "fre", "ger", "spa"])
     labels = y if prior is not None else names[y]     # class names when no prior is given
-    ref = MulticlassFusion(prior=prior, mode=mode).fit(X, labels, sample_weight=w)
+    kw = {} if prior is not None else {"class_names": list(names)}
+    ref = MulticlassFusion(prior=prior, mode=mode, **kw).fit(X, labels, sample_weight=w)
     chunks = ((0, 2000, 0, 3000, 4000),)
-    got = fd.fit(MulticlassFusion(prior=prior, mode=mode),
+    got = fd.fit(MulticlassFusion(prior=prior, mode=mode, **kw),
                  da.from_array(X, chunks=(chunks[0], (X.shape[1],))),
                  da.from_array(labels, chunks=chunks), da.from_array(w, chunks=chunks))
     np.testing.assert_array_equal(got.classes_, ref.classes_)

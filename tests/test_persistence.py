@@ -14,11 +14,13 @@ import pandas as pd
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.base import clone
 from sklearn.exceptions import NotFittedError
 from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 
 import focal
+import focal.schema
 from focal import (
     GaussianBackend,
     LinearCalibrator,
@@ -71,8 +73,10 @@ def fitted_models():
         ("fusion-beta-tuple", LogisticFusion(p_target=0.2, scoring_rule=(2.0, 1.0)), X2, Y2),
         ("fusion-dataframe", LogisticFusion(), frame, Y2),
         ("fusion-bool-labels", LogisticFusion(), X2, Y2.astype(bool)),
-        ("fusion-str-labels", LogisticFusion(), X2, np.where(Y2 == 1, "tar", "non")),
-        ("fusion-float-labels", LogisticFusion(), X2, Y2 * 2.0 - 1.0),
+        ("fusion-str-labels", LogisticFusion(pos_label="tar"), X2, np.where(Y2 == 1, "tar", "non")),
+        ("fusion-str-labels-first", LogisticFusion(pos_label="genuine"), X2,
+         np.where(Y2 == 1, "genuine", "impostor")),
+        ("fusion-float-labels", LogisticFusion(pos_label=1.0), X2, Y2 * 2.0 - 1.0),
         ("linear", LinearCalibrator(p_target=0.05), X2[:, 0], Y2),
         ("pav-bounded", PAVCalibrator(), X2[:, 2], Y2),
         ("pav-bounded-0.3-linear", PAVCalibrator(pseudo_count=0.3, interpolation="linear"),
@@ -88,7 +92,8 @@ def fitted_models():
         ("multiclass-prior-zero", MulticlassFusion(prior=[0.5, 0.5, 0.0]), XM, YM),
         ("multiclass-full-prior", MulticlassFusion(mode="full", prior=np.array([0.2, 0.3, 0.5])),
          XM, YM),
-        ("multiclass-str-classes", MulticlassFusion(), XM, np.array(["en", "fr", "de"])[YM]),
+        ("multiclass-str-classes", MulticlassFusion(class_names=["en", "fr", "de"]), XM,
+         np.array(["en", "fr", "de"])[YM]),
         ("gaussian-shared", GaussianBackend(), XG, YG),
         ("gaussian-per-class", GaussianBackend(covariance="per_class", reg=0.0), XG, YG),
         ("gaussian-prior", GaussianBackend(prior=(0.25, 0.25, 0.5), reg=1e-3), XG, YG),
@@ -148,7 +153,9 @@ def assert_same(a, b, where="estimator"):
                 continue
             assert_same(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
     elif hasattr(a, "__dict__"):
-        assert_same(vars(a), vars(b), where)
+        # the input schema that load attaches is compared by test_input_schema_round_trip
+        assert_same({k: v for k, v in vars(a).items() if k != "input_schema_"},
+                    {k: v for k, v in vars(b).items() if k != "input_schema_"}, where)
     else:
         assert a == b, where
 
@@ -258,11 +265,14 @@ def test_the_file_is_the_documented_json():
     est = FITTED["pipeline-fusion-pav"]
     text = saved_text(est)
     doc = json.loads(text)
-    assert list(doc) == ["format", "version", "focal_version", "model", "sha256", "integrity"]
+    assert list(doc) == ["format", "version", "focal_version", "input", "model", "sha256",
+                         "integrity"]
     # the last line: the SHA-256 of the file's bytes before it (before its leading comma)
     body, last = text.rsplit(",\n", 1)
     assert last == f'  "integrity": {{"sha256": "{hashlib.sha256(body.encode()).hexdigest()}"}}\n}}\n'
-    assert doc["format"] == "focal-model" and doc["version"] == 1
+    assert doc["format"] == "focal-model" and doc["version"] == 2
+    assert doc["input"] == {"kind": "binary", "n_systems": 3, "systems": None, "classes": None,
+                            "format": None, "task": None, "condition": None}
     assert doc["focal_version"] == focal.__version__
     # the checksum is the SHA-256 of the canonical JSON of the other fields (module docstring)
     assert doc["sha256"] == checksum(doc)
@@ -338,13 +348,13 @@ def refused(text, match):
     return str(info.value)
 
 
-@pytest.mark.parametrize("version", [2, 0, "1", 1.0, None])
+@pytest.mark.parametrize("version", [3, 0, "1", 1.0, None])
 def test_changed_schema_version_is_refused(version):
     doc = document("fusion-default")
     doc["version"] = version
     message = refused(signed(doc), "schema version")
-    assert "reads version 1" in message
-    if version == 2:
+    assert "reads versions 1, 2" in message
+    if version == 3:
         assert "upgrade focal" in message
 
 
@@ -378,7 +388,7 @@ def test_missing_field_is_refused(path):
     (("model", "fitted", "classes_"), [0, 1], "must be an object"),
     (("model", "fitted", "classes_", "dtype"), "complex128", "dtype"),
     (("model", "fitted", "classes_", "values"), [0.0, 1.0], "dtype int64"),
-    (("model", "fitted", "classes_", "values"), [1, 0], "sorted"),
+    (("model", "fitted", "classes_", "values"), [1, 0], r"\[non-target, target\] with target 1"),
     (("model", "fitted", "feature_names_in_"), ["a", "b"], "3 strings"),
     (("model", "params", "p_target"), "0.5", "p_target"),
     (("model", "params", "p_target"), 1.5, "p_target"),
@@ -664,3 +674,84 @@ def test_the_docstring_examples_run():
 
     result = doctest.testmod(focal.persistence)
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_input_schema_round_trip_and_checks(tmp_path):
+    from focal.schema import input_schema, set_input_schema
+
+    est = set_input_schema(clone(FITTED["multiclass-str-classes"]).fit(
+        XM, np.array(["en", "fr", "de"])[YM]), systems=["sysA", "sysB"], format="multiclass")
+    assert list(est.feature_names_in_) == ["sysA:en", "sysA:fr", "sysA:de", "sysB:en",
+                                           "sysB:fr", "sysB:de"]
+    path = tmp_path / "m.json"
+    focal.save(est, path)
+    doc = json.loads(path.read_text())
+    assert doc["input"] == {"kind": "multiclass", "n_systems": 2, "systems": ["sysA", "sysB"],
+                            "classes": ["en", "fr", "de"], "format": "multiclass",
+                            "task": None, "condition": None}
+    loaded = focal.load(path)
+    assert input_schema(loaded) == input_schema(est)
+    assert input_schema(loaded).notes == ()
+    # a schema that contradicts the model is refused
+    doc.pop("sha256")
+    doc["input"]["classes"] = ["fr", "en", "de"]
+    with pytest.raises(ValueError, match=r"input.classes: \('fr', 'en', 'de'\) does not match"):
+        load_text(signed(doc))
+    with pytest.raises(ValueError, match="3 system names for a model of 2"):
+        set_input_schema(est, systems=["a", "b", "c"])
+
+
+def test_version_1_files_still_load_with_a_note():
+    """A file written by the previous focal (version 1: no input schema, no pos_label or
+    class_names parameters, classes sorted) loads with the schema derived where it can be."""
+    doc = document("fusion-dataframe")
+    doc.pop("sha256")
+    doc["version"] = 1
+    del doc["input"]
+    del doc["model"]["params"]["pos_label"]
+    est = load_text(signed(doc))
+    schema = focal.schema.input_schema(est)
+    assert schema.systems == ("sys_a", "sys_b", "sys_c") and schema.format is None
+    assert "version 1" in schema.notes[0] and "format" in schema.notes[0]
+    np.testing.assert_array_equal(est.transform(INPUTS["fusion-dataframe"]),
+                                  FITTED["fusion-dataframe"].transform(INPUTS["fusion-dataframe"]))
+    # string labels in version 1: sorted, the target the larger one, kept as pos_label
+    doc = document("fusion-str-labels")
+    doc.pop("sha256")
+    doc["version"] = 1
+    del doc["input"]
+    del doc["model"]["params"]["pos_label"]
+    est = load_text(signed(doc))
+    assert est.pos_label == "tar" and list(est.classes_) == ["non", "tar"]
+    assert "system names" in focal.schema.input_schema(est).notes[0]
+    # a multiclass model with classes 0..N-1
+    doc = document("multiclass-scalar")
+    doc.pop("sha256")
+    doc["version"] = 1
+    del doc["input"]
+    del doc["model"]["params"]["class_names"]
+    est = load_text(signed(doc))
+    assert "class names" in focal.schema.input_schema(est).notes[0]
+
+
+@pytest.mark.parametrize("name", ["rocch", "pav-bounded", "pipeline-fusion-pav",
+                                  "gaussian-prior", "multiclass-full-prior"])
+def test_version_1_files_of_every_kind_load(name):
+    def strip(node):
+        if node.get("class") == "Pipeline":
+            for step in node["steps"]:
+                if isinstance(step["estimator"], dict):
+                    strip(step["estimator"])
+            return
+        for param in ("pos_label", "class_names"):
+            node["params"].pop(param, None)
+
+    doc = document(name)
+    doc.pop("sha256")
+    doc["version"] = 1
+    del doc["input"]
+    strip(doc["model"])
+    est = load_text(signed(doc))
+    X = INPUTS[name]
+    np.testing.assert_array_equal(est.transform(X), FITTED[name].transform(X))
+    assert "version 1" in focal.schema.input_schema(est).notes[0]

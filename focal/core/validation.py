@@ -14,6 +14,8 @@ import numpy as np
 __all__ = [
     "as_score_array",
     "as_binary_labels",
+    "binary_classes",
+    "check_pos_label",
     "check_binary_trials",
     "check_probability",
     "check_positive",
@@ -72,48 +74,108 @@ def check_binary_trials(tar, non, *, tar_name: str = "tar", non_name: str = "non
     return t, n
 
 
-def as_binary_labels(labels, name: str = "labels") -> np.ndarray:
-    """Return binary labels as a new bool array (True = target).
+def _distinct(arr: np.ndarray, limit: int = 5) -> str:
+    """Up to ``limit`` distinct values of ``arr`` (for messages; sorted when comparable)."""
+    try:
+        values = np.unique(arr)
+    except TypeError:
+        values = np.array(list(dict.fromkeys(arr.tolist())), dtype=object)
+    return _describe_bad(values, limit)
 
-    Accepts booleans and numbers equal to 0 or 1. Anything else raises ``ValueError`` that
-    lists the offending values.
+
+def as_binary_labels(labels, name: str = "labels", pos_label=None) -> np.ndarray:
+    """Return binary labels as a new bool array (True = target): focal's one rule for them.
+
+    Labels 0/1 and False/True need nothing more (1 / True = target). Any other pair of
+    labels (``"genuine"`` / ``"impostor"``, 1 / 2, -1 / 1, ...) needs ``pos_label``, the label of
+    the target class, as in scikit-learn; the target is never inferred from sort order.
+
+    Parameters
+    ----------
+    labels : array_like, shape (n_trials,)
+    name : str
+        Argument name used in error messages.
+    pos_label : scalar, optional
+        The target label. Every other trial must carry one other label (the non-target one).
+
+    Raises
+    ------
+    ValueError
+        Labels other than 0/1 or False/True without ``pos_label`` (naming the labels found), a
+        ``pos_label`` that is not among the labels, or more than two distinct labels.
     """
     arr = np.asarray(labels)
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got an array of shape {arr.shape}")
+    if pos_label is not None:
+        return _labels_equal_to(arr, name, pos_label)
     if arr.dtype.kind == "b":
         return arr.astype(bool, copy=True)
-    if arr.dtype.kind not in "iuf":
-        raise ValueError(
-            f"{name} must be 0/1 or False/True (1 = target), got dtype {arr.dtype}"
-        )
-    ok = (arr == 0) | (arr == 1)
+    ok = (arr == 0) | (arr == 1) if arr.dtype.kind in "iuf" else np.zeros(arr.shape, bool)
     if not ok.all():
-        bad = np.unique(arr[~ok])
+        bad = arr[~ok] if arr.dtype.kind in "iuf" else arr
         raise ValueError(
-            f"{name} must contain only 0/1 or False/True (1 = target); "
-            f"found {_describe_bad(bad)}"
+            f"{name} must contain only 0/1 or False/True (1 = target); found "
+            f"{_distinct(bad)}: pass pos_label=<the target label> for other labels"
         )
     return arr == 1
 
 
-def split_by_labels(scores, labels, *, scores_name: str = "scores", labels_name: str = "labels"):
+def _labels_equal_to(arr, name, pos_label) -> np.ndarray:
+    """``arr == pos_label``, checked: pos_label present, one other label at most."""
+    text_label, text_array = isinstance(pos_label, str), arr.dtype.kind in "US"
+    if arr.dtype.kind != "O" and text_label != text_array:   # a word among numbers, or back
+        is_target = np.zeros(arr.shape, dtype=bool)
+    else:
+        is_target = np.asarray(arr == pos_label, dtype=bool)
+        if is_target.shape != arr.shape:
+            is_target = np.zeros(arr.shape, dtype=bool)
+    if arr.size and not is_target.any():
+        raise ValueError(f"pos_label={pos_label!r} is not among the {name} found: "
+                         f"{_distinct(arr)}")
+    others = arr[~is_target]
+    if others.size and not (others == others[0]).all():
+        raise ValueError(f"{name} must hold two labels, the target pos_label={pos_label!r} "
+                         f"and one non-target label; found {_distinct(arr)}")
+    return is_target
+
+
+def check_pos_label(pos_label, name: str = "pos_label"):
+    """Return ``pos_label`` if it is None or one label (a string, number or boolean)."""
+    if pos_label is None or isinstance(pos_label, (str, numbers.Number, np.bool_, bool)):
+        return pos_label
+    raise ValueError(f"{name} must be one label (a string, number or boolean), got "
+                     f"{pos_label!r}")
+
+
+def binary_classes(labels, is_target) -> np.ndarray:
+    """``[non-target label, target label]`` of labels checked by :func:`as_binary_labels`, both
+    classes present (``classes_`` of focal's binary estimators: ``classes_[1]`` is the target)."""
+    arr = np.asarray(labels)
+    return np.concatenate([arr[~is_target][:1], arr[is_target][:1]])
+
+
+def split_by_labels(scores, labels, *, scores_name: str = "scores", labels_name: str = "labels",
+                    pos_label=None):
     """Split ``(scores, labels)`` into ``(tar, non)`` float64 arrays, in input order.
 
-    Raises ``ValueError`` for mismatched lengths, bad labels, NaN scores or a missing class.
+    Labels follow :func:`as_binary_labels` (0/1, False/True, or any two labels with
+    ``pos_label``). Raises ``ValueError`` for mismatched lengths, bad labels, NaN scores or a
+    missing class.
     """
     s = as_score_array(scores, scores_name)
-    y = as_binary_labels(labels, labels_name)
+    y = as_binary_labels(labels, labels_name, pos_label)
     if s.shape[0] != y.shape[0]:
         raise ValueError(
             f"{scores_name} and {labels_name} have different lengths "
             f"({s.shape[0]} and {y.shape[0]})"
         )
     tar, non = s[y], s[~y]
+    target = "label 1" if pos_label is None else f"label {pos_label!r}"
     if tar.size == 0:
-        raise ValueError(f"{labels_name} contain no target trials (label 1)")
+        raise ValueError(f"{labels_name} contain no target trials ({target})")
     if non.size == 0:
-        raise ValueError(f"{labels_name} contain no non-target trials (label 0)")
+        raise ValueError(f"{labels_name} contain no non-target trials")
     return tar, non
 
 

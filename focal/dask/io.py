@@ -72,8 +72,9 @@ def _split(obj, n_buckets):
     return tuple(out)
 
 
-def _read_split(kind, path, n_buckets):
-    return _split(read_key(path) if kind == "key" else read_scores(path), n_buckets)
+def _read_split(kind, path, n_buckets, pos_label=None):
+    return _split(read_key(path, pos_label=pos_label) if kind == "key" else read_scores(path),
+                  n_buckets)
 
 
 def _join(pieces, kind):
@@ -102,7 +103,7 @@ def _align_bucket(n_systems, missing, key_pieces, *system_pieces):
     return X, y
 
 
-def read_trials(key, systems, *, missing: str = "error", n_buckets=None):
+def read_trials(key, systems, *, missing: str = "error", pos_label=None, n_buckets=None):
     """Scores of several systems aligned with a key, as lazy dask arrays (files > memory).
 
     Parameters
@@ -114,6 +115,9 @@ def read_trials(key, systems, *, missing: str = "error", n_buckets=None):
     missing : {"error", "drop"}
         As in :func:`focal.io.align_trials`: a key trial without a score in some system, or a
         scored trial absent from the key, is an error, or dropped.
+    pos_label : str, optional
+        The key label of target trials when the keys use other labels than target /
+        nontarget (:func:`focal.io.read_key`; checked file by file).
     n_buckets : int, optional
         Partitions of the result (default: the largest number of files of one input).
 
@@ -139,7 +143,7 @@ def read_trials(key, systems, *, missing: str = "error", n_buckets=None):
     if n_buckets < 1:
         raise ValueError(f"n_buckets must be a positive integer, got {n_buckets}")
     read = delayed(_read_split, nout=n_buckets, pure=True)
-    key_parts = [read("key", f, n_buckets) for f in key_files]
+    key_parts = [read("key", f, n_buckets, pos_label) for f in key_files]
     sys_parts = [[read("scores", f, n_buckets) for f in files] for files in system_files]
     n_sys = len(system_files)
     align = delayed(_align_bucket, nout=2, pure=True)

@@ -31,7 +31,7 @@ def cluster_client(address=None, n_workers=None, memory_limit="2GiB"):
 
 
 def evaluate_files(score_files, key, operating_points=((0.01, 1.0, 1.0),), p_target=0.5,
-                   missing="error", address=None):
+                   missing="error", pos_label=None, address=None):
     """:class:`focal.metrics.CalibrationReport` of each system's score files against the key.
 
     Parameters
@@ -45,13 +45,15 @@ def evaluate_files(score_files, key, operating_points=((0.01, 1.0, 1.0),), p_tar
         As in :func:`focal.metrics.calibration_report`.
     missing : {"error", "drop"}
         As in :func:`focal.io.align_trials`, per system against the key.
+    pos_label : str, optional
+        Target label of the keys, as in :func:`focal.io.read_key`.
     address : str, optional
         Scheduler address; None or ``"local"`` starts a local cluster for the call.
     """
     reports = []
     with cluster_client(address):
         for system in score_files:
-            X, y = read_trials(key, [system], missing=missing)
+            X, y = read_trials(key, [system], missing=missing, pos_label=pos_label)
             name = system if isinstance(system, str) else ", ".join(map(str, system))
             reports.append(calibration_report(X[:, 0], y, operating_points, p_target,
                                               name=str(name)))

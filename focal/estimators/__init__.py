@@ -5,6 +5,7 @@ from .backend import GaussianBackend
 from .calibration import PAVCalibrator, ROCCH
 from .fusion import LinearCalibrator, LogisticFusion, PerfectSeparationWarning
 from .multiclass import MulticlassFusion, stack_systems
+from .quality import QualityFusion
 from .scorers import (
     LLRScorer,
     cllr_scorer,
@@ -19,6 +20,7 @@ __all__ = [
     "LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
     "LLRScorer", "cllr_scorer", "min_cllr_scorer", "dcf_scorer", "min_dcf_scorer", "eer_scorer",
     "GaussianBackend", "MulticlassFusion", "stack_systems",
+    "QualityFusion",
 ]
 
 from .fusion import UnboundedObjectiveWarning  # noqa: E402

@@ -7,7 +7,7 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.gaussian import COVARIANCE_TYPES, fit_gaussian_classes, gaussian_loglikelihoods
-from .multiclass import LogLikelihoodOutputMixin
+from .multiclass import LogLikelihoodOutputMixin, check_class_names
 
 __all__ = ["GaussianBackend"]
 
@@ -37,6 +37,10 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
         default leaves well-conditioned models unchanged (to about 1e-6 relative) and keeps
         degenerate ones finite (a score column constant within every class, collinear
         columns, fewer trials than dimensions, a class with one trial).
+    class_names : sequence of str, optional
+        The classes in output-column order; labels may then be these names (``classes_`` holds
+        them). Class-name labels without it are refused: a later step (e.g. a
+        ``MulticlassFusion(class_names=...)``) must get the columns in the order it is told.
 
     Attributes
     ----------
@@ -60,10 +64,11 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
     ((300, 3), True)
     """
 
-    def __init__(self, covariance="shared", prior=None, reg=1e-6):
+    def __init__(self, covariance="shared", prior=None, reg=1e-6, class_names=None):
         self.covariance = covariance
         self.prior = prior
         self.reg = reg
+        self.class_names = class_names
 
     def _check_params(self) -> float:
         """Validate ``covariance`` and ``reg``; returns ``reg`` as a float."""
@@ -71,6 +76,7 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
             raise ValueError(
                 f"covariance must be one of {COVARIANCE_TYPES}, got {self.covariance!r}"
             )
+        check_class_names(self.class_names)
         return self._check_reg()
 
     def fit(self, X, y, sample_weight=None):

@@ -28,7 +28,12 @@ from ..core.pav import (
     sort_trials,
 )
 from ..core.rocch import ROCCH as _Hull
-from ..core.validation import as_binary_labels, check_non_negative, split_by_labels
+from ..core.validation import (
+    as_binary_labels,
+    check_non_negative,
+    check_pos_label,
+    split_by_labels,
+)
 
 __all__ = ["PAVCalibrator", "ROCCH"]
 
@@ -62,7 +67,7 @@ class _ScoreToLLR(TransformerMixin, BaseEstimator):
                 )
         if reset:
             X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=False)
-            return X[:, 0], as_binary_labels(y, "y")
+            return X[:, 0], as_binary_labels(y, "y", self.pos_label)
         X = validate_data(self, X, reset=False, dtype=np.float64)
         return X[:, 0]
 
@@ -89,7 +94,8 @@ class _ScoreToLLR(TransformerMixin, BaseEstimator):
         return self
 
     def _check_params(self):
-        """Validate the constructor parameters (none by default)."""
+        """Validate the constructor parameters (``pos_label`` by default)."""
+        check_pos_label(self.pos_label)
 
     def transform(self, X):
         """Natural-log LLRs of the scores ``X`` (shape (n,) or (n, 1)), as an (n, 1) array."""
@@ -139,6 +145,9 @@ class PAVCalibrator(_ScoreToLLR):
         block's score range), a continuous map. Both are non-decreasing and constant beyond the
         first and last block (centre); only ``"step"`` reproduces the PAV-LLR on the training
         scores.
+    pos_label : int, float, bool or str, optional
+        The target label of ``y``; needed for labels other than 0/1 and False/True (focal's
+        label rule, :func:`focal.core.validation.as_binary_labels`).
 
     Attributes
     ----------
@@ -174,11 +183,13 @@ class PAVCalibrator(_ScoreToLLR):
     array([-0.69314718,  0.69314718])
     """
 
-    def __init__(self, pseudo_count=1.0, interpolation="step"):
+    def __init__(self, pseudo_count=1.0, interpolation="step", pos_label=None):
         self.pseudo_count = pseudo_count
         self.interpolation = interpolation
+        self.pos_label = pos_label
 
     def _check_params(self):
+        super()._check_params()
         check_non_negative(self.pseudo_count, "pseudo_count (0 turns bounding off)")
         if self.interpolation not in INTERPOLATIONS:
             raise ValueError(
@@ -221,6 +232,12 @@ class ROCCH(_ScoreToLLR):
     runs along an axis have slope 0 or infinity, i.e. LLR -inf / +inf. Use
     :class:`PAVCalibrator` (bounded by default) for a calibrator to deploy.
 
+    Parameters
+    ----------
+    pos_label : int, float, bool or str, optional
+        The target label of ``y``; needed for labels other than 0/1 and False/True (focal's
+        label rule, :func:`focal.core.validation.as_binary_labels`).
+
     Attributes
     ----------
     pmiss_, pfa_ : ndarray of shape (n_blocks + 1,)
@@ -260,6 +277,9 @@ class ROCCH(_ScoreToLLR):
     >>> hull.min_dcf(0.5)
     0.5
     """
+
+    def __init__(self, pos_label=None):
+        self.pos_label = pos_label
 
     def _set_fitted(self, result):
         """Build the hull of the PAV solution ``result`` and read its measures once."""

@@ -30,7 +30,10 @@ from ..core.scoring_rules import (
     scoring_rule,
 )
 from ..core.validation import (
+    as_binary_labels,
     as_sample_weight,
+    binary_classes,
+    check_pos_label,
     as_score_array,
     check_int,
     check_non_negative,
@@ -89,20 +92,17 @@ def _check_finite_llr(X, llr):
                          "for the fitted weights")
 
 
-def _two_values(y):
-    """The sorted distinct labels of boolean or integral y when there are at most two, found
-    without sorting millions of labels; None otherwise (the caller takes the general path)."""
-    if y.dtype.kind not in "biuf" or y.size == 0:
-        return None
-    lo, hi = y.min(), y.max()
-    if y.dtype.kind == "f" and not (np.isfinite(lo) and np.isfinite(hi) and lo == np.floor(lo)
-                                    and hi == np.floor(hi)):
-        return None
-    if lo == hi:
-        return np.array([lo])
-    if np.count_nonzero(y == lo) + np.count_nonzero(y == hi) != y.size:
-        return None
-    return np.array([lo, hi])
+def _target_labels(y, pos_label):
+    """Target mask of training labels by focal's label rule (:func:`as_binary_labels`);
+    continuous or multiclass y get scikit-learn's error message."""
+    try:
+        return as_binary_labels(y, "y", pos_label)
+    except ValueError:
+        check_classification_targets(y)
+        if pos_label is None and np.unique(y).size > 2:
+            raise ValueError("Only binary classification is supported: y contains more than two "
+                             "labels; use a multiclass fusion") from None
+        raise
 
 
 class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
@@ -115,8 +115,10 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
     odds. Newton's method with the exact gradient and Hessian, one pass over the data per
     iteration (:func:`focal.core.logistic.fit_logistic`).
 
-    The target class is ``classes_[1]``: label 1 / True for 0/1 or boolean labels (the larger of
-    two labels in general).
+    Labels: 0/1 or False/True (1 / True = target); any other two labels need ``pos_label``,
+    the target label (focal's label rule, :func:`focal.core.validation.as_binary_labels`). The
+    target is never guessed from the labels' sort order. ``classes_`` is ``[non-target label,
+    target label]``: ``classes_[1]`` is the target class.
 
     Parameters
     ----------
@@ -154,6 +156,10 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         10/9, so sharpening the LLRs can lower its cost without end): the fit then warns with
         :class:`UnboundedObjectiveWarning`, naming the rule, and its LLRs are set by ``reg``.
 
+    pos_label : int, float, bool or str, optional
+        The label of the target class in ``y``. Required for labels other than 0/1 and
+        False/True (e.g. ``pos_label="genuine"``); the fit then equals the 0/1 fit exactly.
+
     Attributes
     ----------
     coef_ : ndarray of shape (n_features_in_,)
@@ -173,7 +179,7 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         (:func:`focal.core.scoring_rules.normalized_expected_cost`); equals ``objective_`` for
         the logarithmic rule.
     classes_ : ndarray of shape (2,)
-        The two labels; ``classes_[1]`` is the target class.
+        ``[non-target label, target label]``: ``classes_[1]`` is the target class.
     n_features_in_ : int
         Number of systems seen in ``fit``.
     feature_names_in_ : ndarray of str
@@ -195,12 +201,13 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
     """
 
     def __init__(self, p_target=0.5, reg=DEFAULT_REG, tol=1e-10, max_iter=100,
-                 scoring_rule="logarithmic"):
+                 scoring_rule="logarithmic", pos_label=None):
         self.p_target = p_target
         self.reg = reg
         self.tol = tol
         self.max_iter = max_iter
         self.scoring_rule = scoring_rule
+        self.pos_label = pos_label
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -215,6 +222,7 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         reg = check_non_negative(self.reg, "reg")
         tol = check_non_negative(self.tol, "tol", strict=True)
         max_iter = check_int(self.max_iter, "max_iter")
+        check_pos_label(self.pos_label)
         return p, reg, tol, max_iter, scoring_rule(self.scoring_rule)
 
     def _as_2d(self, X):
@@ -242,7 +250,7 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         X : array-like of shape (n_trials, n_systems)
             Scores of each system for each trial (finite).
         y : array-like of shape (n_trials,)
-            Two class labels; ``classes_[1]`` (1 / True) marks target trials.
+            Two class labels: 0/1 or False/True (1 = target), or any two with ``pos_label``.
         sample_weight : array-like of shape (n_trials,), optional
             Non-negative trial weights: a trial of weight k counts as k trials.
 
@@ -253,18 +261,11 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         p, reg, tol, max_iter, rule = self._check_params()
         X, y = validate_data(self, self._as_2d(X), y, dtype=np.float64)
         self._check_width(X)
-        classes = _two_values(y)
-        if classes is None:
-            check_classification_targets(y)
-            classes = np.unique(y)
-        if classes.size < 2:
-            raise ValueError(f"y contains only one class ({classes[0]!r}): training needs both "
+        is_target = _target_labels(y, self.pos_label)
+        if is_target.all() or not is_target.any():
+            raise ValueError(f"y contains only one class ({y[0]!r}): training needs both "
                              "target and non-target trials")
-        if classes.size > 2:
-            raise ValueError(f"Only binary classification is supported. y contains "
-                             f"{classes.size} classes; {type(self).__name__} fuses target / "
-                             "non-target scores: use a multiclass fusion")
-        is_target = y == classes[1]
+        classes = binary_classes(y, is_target)
         weights = None
         if sample_weight is not None:
             weights = as_sample_weight(sample_weight, X.shape[0])
@@ -411,7 +412,7 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
         unknown = ~np.isin(y, self.classes_)
         if unknown.any():
             raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
-        is_target = y == self.classes_[1]
+        is_target = y == self.classes_[1]   # y holds only the labels of classes_ (checked)
         if is_target.all() or not is_target.any():
             raise ValueError("y must contain both target and non-target trials to compute Cllr")
         tw = nw = None

@@ -25,7 +25,7 @@ from ..core.multiclass import as_class_labels, check_prior, log_posteriors
 from ..core.multiclass_logistic import MODES, apply_multiclass, fit_multiclass
 from ..core.validation import as_sample_weight, check_int, check_non_negative
 
-__all__ = ["MulticlassFusion", "stack_systems"]
+__all__ = ["MulticlassFusion", "stack_systems", "check_class_names", "classes_of_feature_names"]
 
 
 def stack_systems(systems, classes=None) -> np.ndarray:
@@ -105,16 +105,90 @@ def stack_systems(systems, classes=None) -> np.ndarray:
     return np.concatenate(blocks, axis=1)
 
 
+def check_class_names(class_names, name="class_names"):
+    """``class_names`` as a list of distinct non-empty strings (None stays None)."""
+    if class_names is None:
+        return None
+    if isinstance(class_names, str) or not hasattr(class_names, "__len__"):
+        raise ValueError(f"{name} must be a sequence of class names, got {class_names!r}")
+    names = list(class_names)
+    if len(names) < 2 or any(not isinstance(c, str) or not c for c in names):
+        raise ValueError(f"{name} must hold at least 2 non-empty strings, got {names!r}")
+    if len(set(names)) != len(names):
+        raise ValueError(f"{name} names a class twice: {names!r}")
+    return names
+
+
+def classes_of_feature_names(feature_names):
+    """The class order that feature names ``"system:class"`` (or, for one system, plain class
+    names) give, or None when they do not name classes that way."""
+    names = [str(n) for n in feature_names]
+    if not all(":" in n for n in names):
+        return None if any(":" in n for n in names) else names
+    pairs = [n.rsplit(":", 1) for n in names]
+    systems = list(dict.fromkeys(p[0] for p in pairs))
+    order = [c for s, c in pairs if s == systems[0]]
+    for system in systems:
+        block = [c for s, c in pairs if s == system]
+        if block != order:
+            raise ValueError(f"the columns of system {system!r} name the classes {block}, those "
+                             f"of {systems[0]!r} {order}: every system needs the same classes "
+                             "in the same order")
+    if [s for s, _ in pairs] != [s for s in systems for _ in order]:
+        raise ValueError("X's columns must hold each system's classes side by side "
+                         "('system:class', system-major)")
+    return order
+
+
+def _shown(values, limit=6) -> str:
+    items = ", ".join(repr(v) for v in values[:limit].tolist())
+    return f"[{items}{', ...' if len(values) > limit else ''}]"
+
+
+def _numeric(y) -> bool:
+    """Whether an object array holds numbers only (labels that are class indices)."""
+    try:
+        y.astype(np.float64)
+    except (TypeError, ValueError):
+        return False
+    return not any(isinstance(v, str) for v in y[:1].tolist())
+
+
+def _labels_by_name(y, classes):
+    """Class indices of labels that are class names (exact match) or indices 0..N-1."""
+    n = classes.shape[0]
+    if y.dtype.kind in "biuf" or (y.dtype.kind == "O" and _numeric(y)):
+        return as_class_labels(np.asarray(y.tolist()) if y.dtype.kind == "O" else y, n, "y")
+    y = y.astype(str) if y.dtype.kind != "U" else y
+    order = np.argsort(classes)
+    pos = np.searchsorted(classes[order], y)
+    pos = np.minimum(pos, n - 1)
+    found = classes[order][pos] == y
+    if not found.all():
+        i = int(np.argmin(found))
+        raise ValueError(f"y[{i}] = {str(y[i])!r} is not one of the classes ({', '.join(classes)})")
+    return order[pos].astype(np.int64)
+
+
 class LogLikelihoodOutputMixin:
     """Shared by estimators whose ``transform`` gives class log-likelihoods: target validation
     and ``predict_proba`` / ``predict`` by Bayes' rule at a prior (Albayzin eq. 3), by default
     the fitted ``prior_``.
 
-    Labels. With a ``prior`` parameter, labels are the class indices ``0..len(prior)-1`` (a
-    class may then have zero prior and no trials). Without one, the classes are the sorted
-    distinct labels (``classes_``, as in scikit-learn; labels ``0..N-1`` are their own
-    indices) and the prior is flat. Output column j belongs to class ``classes_[j]``.
+    Labels. With ``class_names`` (or, for estimators whose input columns are classes, a
+    DataFrame whose columns name them), the classes are those names in column order: labels
+    may be the names (matched exactly) or their indices ``0..N-1``, and ``classes_`` holds the
+    names. With a ``prior`` parameter, labels are the class indices ``0..len(prior)-1`` (a
+    class may then have zero prior and no trials). Otherwise the classes are the sorted
+    distinct labels (``classes_``, as in scikit-learn) and the prior is flat; class names are
+    then refused (their sort order is no column order), and where the input columns are
+    classes, the labels must be the column numbers ``0..N-1`` (1-based ones are refused).
+    Output column j belongs to class ``classes_[j]``.
     """
+
+    #: Whether the input's columns are the classes (blocks of them): class names must then be
+    #: matched to columns by name, never by sort order.
+    _columns_are_classes = False
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -139,7 +213,12 @@ class LogLikelihoodOutputMixin:
             raise ValueError(
                 f"y must be 1-D with one label per trial ({X.shape[0]}), got shape {y_arr.shape}"
             )
-        if self.prior is not None:
+        names = self._class_names(y_arr)
+        if names is not None:
+            classes = np.array(names)
+            labels = _labels_by_name(y_arr, classes)
+            n_classes = classes.shape[0]
+        elif self.prior is not None:
             n_classes = np.asarray(self.prior).shape[0]
             if y_arr.dtype == object:
                 y_arr = np.asarray(y_arr.tolist())
@@ -151,6 +230,11 @@ class LogLikelihoodOutputMixin:
             except TypeError as err:
                 raise ValueError(f"Unknown label type: y mixes incomparable values ({err})")
             n_classes = classes.shape[0]
+            if self._columns_are_classes and not np.array_equal(classes, np.arange(n_classes)):
+                raise ValueError(
+                    f"y holds the labels {_shown(classes)}, not the class indices 0..{n_classes - 1}"
+                    ": labels are column numbers, or class names with class_names=[...] in X's "
+                    "column order (a class without trials needs a prior or class_names)")
         if n_classes < 2:
             raise ValueError(f"{name} needs at least 2 classes, got {n_classes} class")
         prior = check_prior(self.prior, n_classes)
@@ -167,6 +251,36 @@ class LogLikelihoodOutputMixin:
                 "positive weight) in y"
             )
         return classes, labels, prior, w
+
+    def _class_names(self, y):
+        """The class names in column order (``class_names``, else the feature names), or None;
+        class-name labels without them are refused where columns are classes."""
+        names = check_class_names(self.class_names)
+        named_labels = y.dtype.kind in "US" or (y.dtype.kind == "O" and not _numeric(y))
+        seen = getattr(self, "feature_names_in_", None)
+        if self._columns_are_classes and seen is not None and (named_labels or names):
+            from_columns = classes_of_feature_names(seen)
+            if names is None:
+                names = from_columns
+            elif from_columns is not None and list(from_columns) != list(names):
+                raise ValueError(f"class_names {list(names)} differ from the class order of X's "
+                                 f"columns {list(from_columns)}")
+        if names is None and named_labels:
+            found = ", ".join(repr(v) for v in list(dict.fromkeys(y[:10000].tolist()))[:6])
+            if self._columns_are_classes:
+                raise ValueError(
+                    f"y holds class names ({found}, ...) but nothing says which columns of X "
+                    "hold which class: pass class_names=[...] in X's column order, or fit on a "
+                    "DataFrame whose columns name the classes ('system:class')")
+            raise ValueError(
+                f"y holds class names ({found}, ...): pass class_names=[...], the order of the "
+                "output columns (a later step, e.g. a MulticlassFusion, takes them in that "
+                "order; never the names' sort order)")
+        if names is not None and self.prior is not None \
+                and np.asarray(self.prior).shape[0] != len(names):
+            raise ValueError(f"prior has {np.asarray(self.prior).shape[0]} entries for "
+                             f"{len(names)} classes ({', '.join(names)})")
+        return names
 
     def _set_classes(self, classes, prior):
         self.classes_ = classes
@@ -227,6 +341,12 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         objective: the threshold is ``tol`` times the prior's entropy over ``log N``.
     max_iter : int, default 100
         Newton iterations.
+    class_names : sequence of str, optional
+        The class of each column of a system's block, in order (e.g. a score file's header).
+        Labels are then matched to the columns by name and ``classes_`` holds the names. Without
+        it, a DataFrame's column names ``"system:class"`` (or, for one system, the class names)
+        give the order; class-name labels with neither are refused: the column order is never
+        guessed from the names' sort order.
 
     Attributes
     ----------
@@ -257,17 +377,22 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
     True
     """
 
-    def __init__(self, prior=None, mode="scalar", reg=DEFAULT_REG, tol=1e-10, max_iter=100):
+    _columns_are_classes = True
+
+    def __init__(self, prior=None, mode="scalar", reg=DEFAULT_REG, tol=1e-10, max_iter=100,
+                 class_names=None):
         self.prior = prior
         self.mode = mode
         self.reg = reg
         self.tol = tol
         self.max_iter = max_iter
+        self.class_names = class_names
 
     def _check_params(self):
         if self.mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}, got {self.mode!r}")
         self._check_reg()
+        check_class_names(self.class_names)
         check_non_negative(self.tol, "tol", strict=True)
         check_int(self.max_iter, "max_iter")
 

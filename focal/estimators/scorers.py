@@ -7,8 +7,10 @@ classifiers, or a pipeline ending in one) or else from a one-column ``transform`
 Scorers follow sklearn's "greater is better" convention: they return the *negated* measure,
 like sklearn's ``neg_log_loss``.
 
-Labels: for an estimator with ``classes_``, ``classes_[1]`` is the target class; otherwise ``y``
-must be 0/1 or boolean (1 = target). Every measure needs both classes in the scored fold.
+Labels follow focal's one rule (:func:`focal.core.validation.as_binary_labels`): for an
+estimator with ``classes_``, ``classes_[1]`` is the target class (the ``pos_label`` it was
+fitted with); otherwise ``y`` must be 0/1 or boolean (1 = target), or the scorer is given
+``pos_label``. Every measure needs both classes in the scored fold.
 
 >>> from sklearn.model_selection import GridSearchCV
 >>> from focal import LogisticFusion, cllr_scorer
@@ -20,7 +22,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.validation import as_binary_labels, check_positive, check_probability
+from ..core.validation import (
+    as_binary_labels,
+    check_pos_label,
+    check_positive,
+    check_probability,
+)
 from ..metrics.binary import cllr, dcf, eer, min_cllr, min_dcf
 
 __all__ = [
@@ -57,8 +64,10 @@ class LLRScorer:
 
     def __call__(self, estimator, X, y):
         llr = _llr_output(estimator, X)
-        is_target = _target_mask(estimator, y, llr.shape[0])
-        return -float(self.measure(llr[is_target], llr[~is_target], **self.kwargs))
+        kwargs = dict(self.kwargs)
+        pos_label = kwargs.pop("pos_label", None)
+        is_target = _target_mask(estimator, y, llr.shape[0], pos_label)
+        return -float(self.measure(llr[is_target], llr[~is_target], **kwargs))
 
 
 def _llr_output(estimator, X) -> np.ndarray:
@@ -77,7 +86,7 @@ def _llr_output(estimator, X) -> np.ndarray:
     return out
 
 
-def _target_mask(estimator, y, n) -> np.ndarray:
+def _target_mask(estimator, y, n, pos_label=None) -> np.ndarray:
     y = np.asarray(y)
     if y.shape != (n,):
         raise ValueError(f"y must have shape ({n},) to match the estimator's output, "
@@ -87,8 +96,16 @@ def _target_mask(estimator, y, n) -> np.ndarray:
         unknown = ~np.isin(y, classes)
         if unknown.any():
             raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
-        return y == classes[1]
-    return as_binary_labels(y, "y")
+        if pos_label is not None and pos_label != classes[1]:
+            raise ValueError(f"pos_label={pos_label!r} differs from the estimator's target "
+                             f"class {classes[1]!r} (classes_[1])")
+        pos_label = classes[1]
+    return as_binary_labels(y, "y", pos_label)
+
+
+def _label(pos_label) -> dict:
+    """``{"pos_label": ...}`` when one is given (the target label of ``y``), else nothing."""
+    return {} if pos_label is None else {"pos_label": check_pos_label(pos_label)}
 
 
 def _operating_point(p_target, c_miss, c_fa):
@@ -96,26 +113,30 @@ def _operating_point(p_target, c_miss, c_fa):
             "c_fa": check_positive(c_fa, "c_fa")}
 
 
-def cllr_scorer(p_target=0.5) -> LLRScorer:
+def cllr_scorer(p_target=0.5, *, pos_label=None) -> LLRScorer:
     """Minus Cllr (bits per bit) at ``p_target``: :func:`focal.metrics.cllr`."""
-    return LLRScorer(cllr, "cllr_scorer", p_target=check_probability(p_target))
+    return LLRScorer(cllr, "cllr_scorer", p_target=check_probability(p_target),
+                     **_label(pos_label))
 
 
-def min_cllr_scorer(p_target=0.5) -> LLRScorer:
+def min_cllr_scorer(p_target=0.5, *, pos_label=None) -> LLRScorer:
     """Minus minCllr (the discrimination part of Cllr): :func:`focal.metrics.min_cllr`."""
-    return LLRScorer(min_cllr, "min_cllr_scorer", p_target=check_probability(p_target))
+    return LLRScorer(min_cllr, "min_cllr_scorer", p_target=check_probability(p_target),
+                     **_label(pos_label))
 
 
-def dcf_scorer(p_target, c_miss=1.0, c_fa=1.0) -> LLRScorer:
+def dcf_scorer(p_target, c_miss=1.0, c_fa=1.0, *, pos_label=None) -> LLRScorer:
     """Minus the normalized actual DCF of Bayes decisions on the LLRs: :func:`focal.metrics.dcf`."""
-    return LLRScorer(dcf, "dcf_scorer", **_operating_point(p_target, c_miss, c_fa))
+    return LLRScorer(dcf, "dcf_scorer", **_operating_point(p_target, c_miss, c_fa),
+                     **_label(pos_label))
 
 
-def min_dcf_scorer(p_target, c_miss=1.0, c_fa=1.0) -> LLRScorer:
+def min_dcf_scorer(p_target, c_miss=1.0, c_fa=1.0, *, pos_label=None) -> LLRScorer:
     """Minus the normalized minimum DCF: :func:`focal.metrics.min_dcf`."""
-    return LLRScorer(min_dcf, "min_dcf_scorer", **_operating_point(p_target, c_miss, c_fa))
+    return LLRScorer(min_dcf, "min_dcf_scorer", **_operating_point(p_target, c_miss, c_fa),
+                     **_label(pos_label))
 
 
-def eer_scorer() -> LLRScorer:
+def eer_scorer(*, pos_label=None) -> LLRScorer:
     """Minus the ROCCH equal-error-rate (a fraction): :func:`focal.metrics.eer`."""
-    return LLRScorer(eer, "eer_scorer")
+    return LLRScorer(eer, "eer_scorer", **_label(pos_label))

@@ -5,6 +5,9 @@
   header of class names, and ``segment language`` keys.
 - :mod:`focal.io.stream`: chunked reading of several systems' files side by side, and
   :func:`apply_to_files`, which applies a transform to files larger than memory.
+- :mod:`focal.io.apply`: :func:`apply_model`, a fitted model applied to score files, checked
+  against the model's input schema (systems, classes by name, task and condition).
+- :mod:`focal.io.workflows`: training and evaluation on files (what the CLI runs).
 
 Readers parse blocks of bytes with NumPy (no Python object per line), keep ids as fixed-width
 UTF-8 bytes and read numbers exactly; writers write numbers that read back bit-identically.
@@ -37,6 +40,14 @@ from .multiclass import (
 )
 from ._text import read_limits
 from .stream import ScoreChunk, apply_to_files, iter_score_chunks
+from .apply import apply_model
+from .workflows import (
+    evaluate_binary,
+    evaluate_multiclass,
+    read_multiclass_systems,
+    train_fusion,
+    train_multiclass_fusion,
+)
 
 __all__ = [
     "ALBAYZIN_CLASSES",
@@ -60,4 +71,10 @@ __all__ = [
     "write_albayzin_scores",
     "write_multiclass_scores",
     "write_scores",
+    "apply_model",
+    "evaluate_binary",
+    "evaluate_multiclass",
+    "read_multiclass_systems",
+    "train_fusion",
+    "train_multiclass_fusion",
 ]

@@ -148,12 +148,14 @@ def check_matched(where, n_table, label, reference_name, noun, what, sample_refe
     absent = np.flatnonzero(where < 0)
     if absent.size:
         raise ValueError(f"{label}: {absent.size} {noun}(s) of the {reference_name} have no "
-                         f"{what}, e.g. {sample_reference(absent)}; use missing='drop' to skip "
+                         f"{what}, e.g. {sample_reference(absent)}; use missing='drop' (focal: "
+                         f"--missing drop) to skip "
                          f"them")
     used = np.zeros(n_table, dtype=bool)
     used[where] = True
     if not used.all():
         extra = np.flatnonzero(~used)
         raise ValueError(f"{label}: {extra.size} scored {noun}(s) are not in the "
-                         f"{reference_name}, e.g. {sample_table(extra)}; use missing='drop' to "
+                         f"{reference_name}, e.g. {sample_table(extra)}; use missing='drop' "
+                         f"(focal: --missing drop) to "
                          f"skip them")

@@ -162,9 +162,42 @@ def read_scores(path, *, block_bytes: int = BLOCK_BYTES) -> TrialScores:
     return TrialScores(models, tests, scores, os.fspath(path), lines)
 
 
-def read_key(path, *, block_bytes: int = BLOCK_BYTES) -> TrialKey:
-    """Read a ``model test target|nontarget`` key file (also tar/non, 1/0, true/false)."""
-    models, tests, labels, lines = _read_table(path, _KEY_LAYOUT, _label_column, block_bytes)
+def _named_label_column(pos_label):
+    """The label column of a key whose target label is ``pos_label`` (exact), all other trials
+    carrying one other label (focal's label rule, ``as_binary_labels``)."""
+    target_word = str(pos_label).encode()
+    other = []
+
+    def column(fields, path):
+        words = fields.ids(2)
+        target = words == target_word
+        rest = words[~target]
+        if rest.size:
+            if not other:
+                other.append(rest[0])
+            wrong = words != other[0]
+            wrong &= ~target
+            if wrong.any():
+                i = int(np.argmax(wrong))
+                raise ValueError(f"{path}:{int(fields.lines[i])}: label {ids_text(words[i])!r} is "
+                                 f"neither the target label {pos_label!r} (pos_label) nor the "
+                                 f"non-target label {ids_text(other[0])!r} seen before")
+        return target
+
+    return column
+
+
+def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES) -> TrialKey:
+    """Read a ``model test label`` key file.
+
+    Labels ``target`` / ``nontarget`` (also tar/non, 1/0, true/false, any case); with
+    ``pos_label`` (e.g. ``"genuine"``), that label (exactly) marks the target trials and every
+    other trial must carry one other label (focal's label rule for binary labels).
+    """
+    column = _label_column if pos_label is None else _named_label_column(pos_label)
+    models, tests, labels, lines = _read_table(path, _KEY_LAYOUT, column, block_bytes)
+    if pos_label is not None and not labels.any():
+        raise ValueError(f"{path}: no trial has the target label {pos_label!r} (pos_label)")
     return TrialKey(models, tests, labels, os.fspath(path), lines)
 
 

@@ -190,6 +190,9 @@ class _MulticlassReader:
 
     def setup(self, kind, line, fields):
         self.skip_line = None
+        if kind == "auto":  # the format of the first record, as multiclass_format tells it
+            kind = "albayzin" if _canonical(fields[0], ALBAYZIN_CLASSES) else "generic"
+        self.kind = "albayzin" if kind == "albayzin" else "multiclass"
         if kind == "albayzin":
             task = _canonical(fields[0], ALBAYZIN_CLASSES)
             if task is None:
@@ -215,9 +218,7 @@ class _MulticlassReader:
             if not names:
                 raise ValueError(f"{self.path}:{line}: the header must name the classes: "
                                  f"'segment class1 class2 ...'")
-            if len(set(names)) != len(names):
-                repeated = next(c for c in names if names.count(c) > 1)
-                raise ValueError(f"{self.path}:{line}: class {repeated!r} named twice in the header")
+            _check_header(f"{self.path}:{line}", names)
             self.task = self.condition = None
             self.classes = tuple(names)
             self.prefix = 1
@@ -237,6 +238,32 @@ class _MulticlassReader:
                 raise ValueError(f"{self.path}:{int(parsed.lines[i])}: {what} "
                                  f"{ids_text(got[i])!r} differs from the file's first line "
                                  f"({expected!r}); a file holds one task and condition")
+
+
+def _is_number(word):
+    try:
+        float(word)
+    except ValueError:
+        return False
+    return True
+
+
+def _check_header(where, names):
+    """The class names of a generic file's header: not numbers (a file without a header would
+    lose its first segment to it), distinct even ignoring case (keys are matched to the classes
+    ignoring case). ``where`` starts the messages (``path:line``)."""
+    numbers = [c for c in names if _is_number(c)]
+    if numbers:
+        raise ValueError(f"{where}: the class name(s) {', '.join(numbers[:3])} are numbers: the "
+                         f"first line must be the header 'segment class1 class2 ...' (a file "
+                         f"without a header?)")
+    lowered = [c.lower() for c in names]
+    for i, name in enumerate(lowered):
+        j = lowered.index(name)
+        if j != i:
+            same = "named twice" if names[i] == names[j] else \
+                f"and {names[j]!r} differ only in case (keys are matched ignoring case)"
+            raise ValueError(f"{where}: class {names[i]!r} {same} in the header")
 
 
 def read_albayzin_scores(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassScores:
@@ -264,7 +291,11 @@ def read_albayzin_scores(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassS
 
 def read_multiclass_scores(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassScores:
     """Read a generic multiclass file: a header ``segment class1 ... classN``, then
-    ``segment score1 ... scoreN`` lines (white space or comma separated)."""
+    ``segment score1 ... scoreN`` lines (white space or comma separated).
+
+    Class names must not be numbers (a file without a header would otherwise lose its first
+    segment to it) and must differ other than in case (keys are matched ignoring case): both
+    are ``ValueError`` naming the file and line."""
     reader = _MulticlassReader(path, block_bytes)
     segments, llh, lines = reader.read("generic")
     return MulticlassScores(segments, llh, reader.classes, reader.path, None, None, lines)
@@ -313,7 +344,8 @@ def _class_index(key, classes, other):
             i = int(np.argmax(unknown))
             where = f"{key.path}:{key.lines.line(i)}" if key.lines is not None else f"key[{i}]"
             raise ValueError(f"{where}: unknown language {ids_text(key.languages[i])!r} (classes: "
-                             f"{', '.join(classes)}); use other='oos' to count languages outside "
+                             f"{', '.join(classes)}); use other='oos' (focal: --other oos) to "
+                             f"count languages outside "
                              f"the classes as out-of-set")
     return labels
 
@@ -465,8 +497,7 @@ def write_multiclass_scores(path, segments, llh, classes, *, chunk_size: int = 1
     if len(classes) != llh.shape[1]:
         raise ValueError(f"{len(classes)} class names for {llh.shape[1]} llh columns")
     check_id_column(np.array(classes), "classes")
-    if len(set(classes)) != len(classes):
-        raise ValueError("class names must be distinct")
+    _check_header("classes", classes)   # what the reader would refuse
     seg = check_id_column(segments, "segments")
     header = ("segment " + " ".join(classes) + "\n").encode()
     _write_rows(path, [seg], llh, header, chunk_size)

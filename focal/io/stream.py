@@ -18,7 +18,7 @@ files; trials missing from some file follow the ``missing`` policy).
 from __future__ import annotations
 
 import os
-from contextlib import closing
+from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -29,15 +29,15 @@ from ._text import BLOCK_BYTES, format_lines, ids_text
 from .binary import align_scores, read_scores, score_pieces
 from .multiclass import (
     ALBAYZIN_CLASSES,
+    MulticlassScores,
     _MulticlassReader,
     align_multiclass_scores,
-    read_albayzin_scores,
-    read_multiclass_scores,
 )
 
-__all__ = ["iter_score_chunks", "apply_to_files", "ScoreChunk"]
+__all__ = ["iter_score_chunks", "apply_to_files", "ScoreChunk", "FileLayout", "open_score_files"]
 
 _KINDS = ("binary", "albayzin", "multiclass")
+_READER_KIND = {"albayzin": "albayzin", "multiclass": "generic", "auto": "auto"}
 
 
 class ScoreChunk:
@@ -127,8 +127,7 @@ def _open_stream(path, kind, block_bytes, info, executor=None):
     if kind == "binary":
         return _Stream(path, score_pieces(path, block_bytes), executor)
     reader = _MulticlassReader(path, block_bytes)
-    stream = _Stream(path, reader.pieces("albayzin" if kind == "albayzin" else "generic"),
-                     executor)
+    stream = _Stream(path, reader.pieces(_READER_KIND[kind]), executor)
     stream.peek_size()  # reads the first block: classes, task and condition are known
     if not hasattr(reader, "classes"):
         raise ValueError(f"{path}: no segments found")
@@ -177,30 +176,81 @@ def iter_score_chunks(paths, *, kind: str = "binary", chunk_size: int = 1 << 16,
         same order (both files, lines and trial ids), or files of different lengths.
     """
     _check_kind(kind)
+    with open_score_files(paths, kind=kind, block_bytes=block_bytes, threads=threads) as files:
+        _check_same_classes(files.layouts)
+        yield from files.chunks(chunk_size)
+
+
+class FileLayout:
+    """What the first record of a score file says: its format, classes, task and condition.
+
+    ``kind`` is ``"binary"``, ``"albayzin"`` or ``"multiclass"`` (the generic format);
+    ``classes``, ``task`` and ``condition`` are None where the format has none.
+    """
+
+    __slots__ = ("path", "kind", "classes", "task", "condition")
+
+    def __init__(self, path, kind, classes=None, task=None, condition=None):
+        self.path, self.kind, self.classes = path, kind, classes
+        self.task, self.condition = task, condition
+
+
+class _OpenFiles:
+    """Score files opened side by side: each file's first block is parsed (``layouts``) and
+    the rest is served by :meth:`chunks`, so each file is parsed exactly once."""
+
+    def __init__(self, paths, kind, block_bytes, executor):
+        self.executor = executor
+        info = []
+        self.streams = [_open_stream(p, kind, block_bytes, info, executor) for p in paths]
+        if kind == "binary":
+            self.layouts = [FileLayout(p, "binary") for p in paths]
+        else:
+            self.layouts = [FileLayout(r.path, r.kind, tuple(r.classes), r.task, r.condition)
+                            for r in info]
+
+    def chunks(self, chunk_size):
+        if int(chunk_size) < 1:
+            raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+        return _chunks(self.streams, int(chunk_size))
+
+
+@contextmanager
+def open_score_files(paths, *, kind: str = "binary", block_bytes: int = BLOCK_BYTES,
+                     threads: int | None = None):
+    """Open several systems' score files side by side (a context manager).
+
+    Parses the first block of each file, so that ``files.layouts`` (one :class:`FileLayout`
+    per file) is known before any trial is served, then ``files.chunks(chunk_size)`` yields
+    :class:`ScoreChunk` objects as :func:`iter_score_chunks` does; no file is read twice.
+    ``kind`` may also be ``"auto"``: multiclass files, each in the format its first record shows.
+    """
+    if kind not in _KINDS + ("auto",):
+        raise ValueError(f"kind must be one of {', '.join(_KINDS + ('auto',))}, got {kind!r}")
     paths = [os.fspath(p) for p in paths]
     if not paths:
         raise ValueError("no score files given")
-    if int(chunk_size) < 1:
-        raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
     if threads is None:
         threads = min(len(paths), os.cpu_count() or 1)
     if int(threads) < 0:
         raise ValueError(f"threads must be a non-negative integer, got {threads!r}")
     executor = ThreadPoolExecutor(max_workers=int(threads)) if threads else None
     try:
-        yield from _chunks(paths, kind, int(chunk_size), block_bytes, executor)
+        yield _OpenFiles(paths, kind, block_bytes, executor)
     finally:
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
 
 
-def _chunks(paths, kind, chunk_size, block_bytes, executor):
-    info = []
-    streams = [_open_stream(p, kind, block_bytes, info, executor) for p in paths]
-    if info and any(list(r.classes) != list(info[0].classes) for r in info[1:]):
-        other = next(r for r in info[1:] if list(r.classes) != list(info[0].classes))
-        raise ValueError(f"{other.path}: classes {', '.join(other.classes)} differ from "
-                         f"{info[0].path}'s {', '.join(info[0].classes)}")
+def _check_same_classes(layouts):
+    first = layouts[0]
+    for other in layouts[1:]:
+        if other.classes != first.classes:
+            raise ValueError(f"{other.path}: classes {', '.join(other.classes)} differ from "
+                             f"{first.path}'s {', '.join(first.classes)}")
+
+
+def _chunks(streams, chunk_size):
     first = streams[0]
     total = 0
     while True:
@@ -231,8 +281,9 @@ def _chunks(paths, kind, chunk_size, block_bytes, executor):
                 raise ValueError(
                     f"{stream.path}:{int(other_lines[i])}: trial {_describe(other_ids, i)} is not "
                     f"the trial {_describe(ids, i)} of {first.path}:{int(lines[i])}; the files "
-                    f"must list the same trials in the same order (or use on_mismatch='align', "
-                    f"which reads them whole)")
+                    f"must list the same trials in the same order (or be aligned on the trial "
+                    f"ids, which reads them whole: on_mismatch='align', apply_model(align=True), "
+                    f"focal apply --align)")
             blocks.append(other_values)
         total += got
         X = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
@@ -247,21 +298,57 @@ def _equal_ids(a, b):
     return bool((a == b).all())
 
 
-def _aligned_whole(paths, kind, missing, chunk_size):
-    """The on_mismatch='align' fallback: read whole files, align, serve in chunks."""
-    if kind == "binary":
-        X, models, tests = align_scores(*(read_scores(p) for p in paths), missing=missing)
-        ids = (models, tests)
-    else:
-        read = read_albayzin_scores if kind == "albayzin" else read_multiclass_scores
-        X, segments, _ = align_multiclass_scores(*(read(p) for p in paths), missing=missing)
-        ids = (segments,)
-    for i in range(0, X.shape[0], chunk_size):
-        j = i + chunk_size
-        yield ScoreChunk(tuple(c[i:j] for c in ids), X[i:j], None)
+class _WholeFiles:
+    """The ``on_mismatch="align"`` fallback: files read whole (each parsed once) and aligned on
+    the trial ids, in the first file's order; multiclass columns in the first file's class order."""
+
+    def __init__(self, paths, kind, missing):
+        if kind == "binary":
+            X, models, tests = align_scores(*(read_scores(p) for p in paths), missing=missing)
+            self.ids = (models, tests)
+            self.layouts = [FileLayout(p, "binary") for p in paths]
+        else:
+            systems = [_read_whole(p, kind) for p in paths]
+            X, segments, classes = align_multiclass_scores(*systems, missing=missing)
+            self.ids = (segments,)
+            self.layouts = [FileLayout(s.path, "albayzin" if s.task else "multiclass", classes,
+                                       s.task, s.condition) for s in systems]
+        self.X = X
+
+    def chunks(self, chunk_size):
+        if int(chunk_size) < 1:
+            raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
+        for i in range(0, self.X.shape[0], int(chunk_size)):
+            j = i + int(chunk_size)
+            yield ScoreChunk(tuple(c[i:j] for c in self.ids), self.X[i:j], None)
 
 
-def _check_output(Y, chunk, n_out, kind):
+def _read_whole(path, kind):
+    reader = _MulticlassReader(path, BLOCK_BYTES)
+    segments, llh, lines = reader.read(_READER_KIND[kind])
+    task = getattr(reader, "task", None)
+    return MulticlassScores(segments, llh, reader.classes, reader.path, task,
+                            getattr(reader, "condition", None), lines)
+
+
+@contextmanager
+def open_inputs(paths, *, kind="binary", on_mismatch="error", missing="error",
+                block_bytes=BLOCK_BYTES, threads=None):
+    """The systems' score files, streamed side by side (:func:`open_score_files`) or, with
+    ``on_mismatch="align"``, read whole and aligned on the trial ids; either way each file is
+    parsed once and ``layouts`` is known before the first chunk."""
+    if on_mismatch not in ("error", "align"):
+        raise ValueError(f"on_mismatch must be 'error' or 'align', got {on_mismatch!r}")
+    if missing not in ("error", "drop"):
+        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
+    if on_mismatch == "align":
+        yield _WholeFiles([os.fspath(p) for p in paths], kind, missing)
+        return
+    with open_score_files(paths, kind=kind, block_bytes=block_bytes, threads=threads) as files:
+        yield files
+
+
+def _check_output(Y, chunk, n_out, kind, allow_infinite=True, path=None):
     Y = np.asarray(Y, dtype=np.float64)
     n = len(chunk)
     if kind == "binary" and Y.ndim == 2 and Y.shape[1] == 1:
@@ -270,10 +357,16 @@ def _check_output(Y, chunk, n_out, kind):
     if Y.shape != expected:
         raise ValueError(f"transform returned shape {Y.shape} for a chunk of shape "
                          f"{chunk.X.shape}; expected {expected}")
-    nan = np.isnan(Y)
-    if nan.any():
-        i = int(np.flatnonzero(nan.reshape(n, -1).any(axis=1))[0])
-        raise ValueError(f"transform returned NaN for trial {_describe(chunk.ids, i)}")
+    bad = np.isnan(Y) if allow_infinite else ~np.isfinite(Y)
+    if bad.any():
+        i = int(np.flatnonzero(bad.reshape(n, -1).any(axis=1))[0])
+        value = Y.reshape(n, -1)[i][bad.reshape(n, -1)[i]][0]
+        where = f"{path}:{int(chunk.lines[i])}: " if path and chunk.lines is not None else ""
+        raise ValueError(f"{where}transform returned {'NaN' if np.isnan(value) else value} "
+                         f"for trial {_describe(chunk.ids, i)}"
+                         + ("" if np.isnan(value) else
+                            " (infinite LLRs were not asked for: check the scores, or train "
+                            "the model to give them, e.g. PAVCalibrator(pseudo_count=0))"))
     return Y
 
 
@@ -326,30 +419,60 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
     bit-identical between the two paths should compute row-wise sums element-wise.
     """
     _check_kind(kind)
-    if on_mismatch not in ("error", "align"):
-        raise ValueError(f"on_mismatch must be 'error' or 'align', got {on_mismatch!r}")
-    if missing not in ("error", "drop"):
-        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
     if not callable(transform):
         raise ValueError("transform must be callable, e.g. a fitted fusion's transform method")
     inputs = [os.fspath(p) for p in inputs]
     output = os.fspath(output)
     check_output(output, inputs)
-    header, prefix, n_out = _output_format(inputs, kind, condition)
+    with open_inputs(inputs, kind=kind, on_mismatch=on_mismatch, missing=missing,
+                     block_bytes=block_bytes, threads=threads) as files:
+        _check_same_classes(files.layouts)
+        return write_applied(transform, files.chunks(chunk_size), output,
+                             output_format(files.layouts[0], condition), inputs=inputs)
+
+
+def output_format(layout, condition=None, classes=None):
+    """``(kind, header bytes, constant prefix fields, number of output columns)`` of a file
+    written in the format of ``layout``: Albayzin lines with its task and ``condition`` (default:
+    its own), or the generic format with ``classes`` (default: its own) in the header."""
+    if layout.kind == "binary":
+        return "binary", b"", [], 1
+    if layout.kind == "albayzin":
+        if condition is None:
+            condition = layout.condition
+        elif condition not in ("Closed", "Open"):
+            raise ValueError(f"condition must be 'Closed' or 'Open', got {condition!r}")
+        return ("albayzin", b"", [layout.task.encode(), condition.encode()],
+                len(ALBAYZIN_CLASSES[layout.task]))
+    classes = layout.classes if classes is None else classes
+    return "multiclass", ("segment " + " ".join(classes) + "\n").encode(), [], len(classes)
+
+
+def write_applied(transform, chunks, output, fmt, *, inputs=(), allow_infinite=True,
+                  path=None, with_ids=False) -> int:
+    """Write ``transform(chunk.X)`` of every chunk to ``output`` in the format ``fmt`` of
+    :func:`output_format`, safely (``focal._files.write_output``: never over one of
+    ``inputs``, atomically or streamed); non-finite outputs are refused unless
+    ``allow_infinite`` (NaN always), naming ``path`` and the line. Returns the trial count.
+    With ``with_ids``, ``transform(chunk.X, chunk.ids)`` gets the trial ids too (e.g. to look
+    up per-segment quality measures)."""
+    kind, header, prefix, n_out = fmt
     written = 0
     with write_output(output, inputs) as out:
         if header:
             out.write(header)
-        if on_mismatch == "error":
-            chunks = iter_score_chunks(inputs, kind=kind, chunk_size=chunk_size,
-                                       block_bytes=block_bytes, threads=threads)
-        else:
-            chunks = _aligned_whole(inputs, kind, missing, chunk_size)
         # formatting and writing run in a thread of their own, one chunk behind
         with ThreadPoolExecutor(max_workers=1) as writer:
             pending = None
             for chunk in chunks:
-                Y = _check_output(transform(chunk.X), chunk, n_out, kind)
+                try:
+                    Y = transform(chunk.X, chunk.ids) if with_ids else transform(chunk.X)
+                except ValueError as exc:   # e.g. an LLR that overflows: say where
+                    if path is None or chunk.lines is None:
+                        raise
+                    raise ValueError(f"{path}:{int(chunk.lines[0])}-{int(chunk.lines[-1])}: "
+                                     f"{exc}") from None
+                Y = _check_output(Y, chunk, n_out, kind, allow_infinite, path)
                 if pending is not None:
                     pending.result()
                 pending = writer.submit(_write_chunk, out, chunk, Y, prefix)
@@ -357,24 +480,6 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
             if pending is not None:
                 pending.result()
     return written
-
-
-def _output_format(inputs, kind, condition):
-    """(header bytes, constant prefix fields, number of output columns) of the output file."""
-    if kind == "binary":
-        return b"", [], 1
-    reader = _MulticlassReader(inputs[0], BLOCK_BYTES)
-    with closing(reader.pieces("albayzin" if kind == "albayzin" else "generic")) as pieces:
-        if next(pieces, None) is None:
-            raise ValueError(f"{inputs[0]}: no segments found")
-    if kind == "albayzin":
-        if condition is None:
-            condition = reader.condition
-        elif condition not in ("Closed", "Open"):
-            raise ValueError(f"condition must be 'Closed' or 'Open', got {condition!r}")
-        return b"", [reader.task.encode(), condition.encode()], len(ALBAYZIN_CLASSES[reader.task])
-    header = ("segment " + " ".join(reader.classes) + "\n").encode()
-    return header, [], len(reader.classes)
 
 
 def _write_chunk(out, chunk, Y, prefix):

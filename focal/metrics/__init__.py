@@ -34,6 +34,7 @@ from .multiclass import (
     multiclass_cross_entropy,
     pairwise_analysis,
 )
+from .multiclass_report import MulticlassReport, multiclass_report
 from .report import (
     CalibrationReport,
     OperatingPointResult,
@@ -50,5 +51,6 @@ __all__ = [
     "AlbayzinMeasures", "affine_calibration", "detection_llrs", "detection_analysis",
     "DetectionAnalysis", "pairwise_analysis", "PairwiseAnalysis", "cavg", "cavg_sweep",
     "CavgSweep", "subset_analysis", "SubsetAnalysis",
+    "MulticlassReport", "multiclass_report",
     "SummarizedScores",
 ]

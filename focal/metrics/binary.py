@@ -54,7 +54,7 @@ __all__ = [
 _LOG2 = np.log(2.0)
 
 
-def from_labels(scores, labels):
+def from_labels(scores, labels, pos_label=None):
     """Split ``(scores, labels)`` into the ``(tar, non)`` pair every binary measure takes.
 
     Parameters
@@ -62,7 +62,10 @@ def from_labels(scores, labels):
     scores : array_like, shape (n_trials,)
         Scores or natural-log LLRs.
     labels : array_like, shape (n_trials,)
-        1 / True for target trials, 0 / False for non-target trials.
+        1 / True for target trials, 0 / False for non-target trials; any other two labels with
+        ``pos_label`` (focal's label rule, :func:`focal.core.validation.as_binary_labels`).
+    pos_label : scalar, optional
+        The target label, e.g. ``"genuine"``; required for labels other than 0/1, False/True.
 
     Returns
     -------
@@ -75,7 +78,7 @@ def from_labels(scores, labels):
     >>> cllr(*from_labels([2.0, -1.0, 0.5], [1, 0, 0]))  # doctest: +ELLIPSIS
     0.5...
     """
-    return split_by_labels(scores, labels)
+    return split_by_labels(scores, labels, pos_label=pos_label)
 
 
 def cross_entropy(tar, non, p_target=0.5) -> float:
@@ -254,8 +257,11 @@ def rocch(tar, non) -> ROCCH:
     return ROCCH(pav_from_sorted(sort_trials(tar, non)))
 
 
-def pav_llr(scores, labels) -> np.ndarray:
+def pav_llr(scores, labels, pos_label=None) -> np.ndarray:
     """PAV log-likelihood-ratio (natural log) of every trial, in the input order.
+
+    ``labels``: 0/1 or False/True (1 = target), or any two labels with ``pos_label`` (focal's
+    label rule, :func:`focal.core.validation.as_binary_labels`).
 
     The optimal monotone score -> LLR map on these trials (thesis eqs. 7.47-7.51 and C.20):
     independent of any prior and of the proper scoring rule; tied scores always get the same
@@ -263,7 +269,7 @@ def pav_llr(scores, labels) -> np.ndarray:
     ``cllr`` of the result equals :func:`min_cllr`.
     """
     s = as_score_array(scores, "scores")
-    t, n = split_by_labels(s, labels)   # fresh arrays: sort them in place, no third copy
+    t, n = split_by_labels(s, labels, pos_label=pos_label)   # fresh arrays: sorted in place
     t.sort()
     n.sort()
     result = pav_from_sorted(SortedTrials(t, n))

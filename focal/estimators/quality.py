@@ -1,0 +1,426 @@
+"""Quality-measure fusion and calibration: fusion weights that depend on trial quality.
+
+:class:`QualityFusion` extends :class:`~focal.estimators.fusion.LogisticFusion` (thesis
+sec. 8.3.1, eq. 8.16) with terms in quality measures of the model side and the test side of each
+trial (durations, SNR, ...), trained by the same prior-weighted logistic regression (eq. 8.17).
+The forms and their features are in :mod:`focal.core.quality`. Trials with a missing quality
+value (NaN) get the affine fusion's LLRs, fitted on all trials ("back-off").
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from sklearn.exceptions import ConvergenceWarning
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..core.logistic import DEFAULT_REG
+from ..core.quality import (
+    FEATURES,
+    FORMS,
+    TRANSFORMS,
+    fit_quality,
+    quality_features,
+    quality_llr,
+    transform_quality,
+)
+from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
+from ..core.validation import as_sample_weight, check_int, check_non_negative, check_probability
+from .fusion import LogisticFusion, _check_finite_llr
+
+__all__ = ["QualityFusion"]
+
+_SIDES = ("model_", "test_")
+
+
+class _Trials:
+    """Scores and quality travelling together through LogisticFusion's output methods."""
+
+    def __init__(self, X, quality):
+        self.X = X
+        self.quality = quality
+
+
+def _is_frame(X):
+    return hasattr(X, "columns") and hasattr(X, "iloc")
+
+
+def _measures_from_columns(columns):
+    """Measure names m of the ``model_m`` columns that have a ``test_m`` partner."""
+    names = [str(c) for c in columns]
+    found = [c[len("model_"):] for c in names if c.startswith("model_") and len(c) > 6]
+    missing = [m for m in found if f"test_{m}" not in names]
+    if missing:
+        raise ValueError(f"quality column 'model_{missing[0]}' has no 'test_{missing[0]}' "
+                         "partner: name both sides of every measure")
+    return found
+
+
+def _complete(qm, qt):
+    """Trials with every measure of both sides (no NaN), one column at a time."""
+    missing = np.zeros(qm.shape[0], dtype=bool)
+    for q in (qm, qt):
+        for i in range(q.shape[1]):
+            missing |= np.isnan(q[:, i])
+    return ~missing
+
+
+class QualityFusion(LogisticFusion):
+    """Fuse and calibrate scores with weights that depend on quality measures of the trial.
+
+    Learns a natural-log LLR that is affine in the K systems' scores (thesis eq. 8.16) plus terms
+    in the quality vectors ``q_m`` (model / enrolment side) and ``q_t`` (test side) of each trial,
+    by minimizing the prior-weighted logarithmic cost at ``p_target`` (thesis eq. 8.17), from
+    the affine fusion as a start (:func:`focal.core.quality.fit_quality`):
+
+    - ``form="bilinear"``: ``llr = b + sum_k a_k s_k + [1, q_m]^T W [1, q_t]`` with W symmetric,
+      the quality fusion of the BOSARIS toolkit (Brümmer & de Villiers, "The BOSARIS toolkit",
+      2011);
+    - ``form="linear"``: ``llr = b + a^T s + c^T f(q_m, q_t)``, with ``f`` the per-measure min
+      and max of the two sides (or the sides themselves, ``features="sides"``);
+    - ``form="scale"``: ``llr = b(f) + sum_k a_k(f) s_k`` with b and every a_k affine in the same
+      features ``f``: quality moves both the offset and the slopes (short segments need a
+      smaller slope and a different offset).
+
+    Quality is passed as ``quality=`` (an array or a DataFrame), or as columns of a DataFrame
+    ``X``: measure ``m`` of the model side in column ``model_m``, of the test side in ``test_m``;
+    the other columns of ``X`` are the systems' scores. A quality array has shape
+    (n_trials, 2 M): the M model-side measures, then the M test-side measures, in the order of
+    ``measures``. NaN marks a missing value: such trials get the affine fusion's LLRs exactly
+    (:attr:`linear_coef_`, :attr:`linear_intercept_`, trained on all trials), as BOSARIS's
+    back-off does. Without any quality the model is not defined and ``fit`` refuses.
+
+    Parameters
+    ----------
+    form : {"bilinear", "linear", "scale"}, default "bilinear"
+        Which quality terms (above and :mod:`focal.core.quality`).
+    measures : list of str, optional
+        Names of the M quality measures (e.g. ``["duration"]``): the DataFrame columns are
+        ``model_<name>`` and ``test_<name>``. Default: every ``model_*`` column with a ``test_*``
+        partner (DataFrames), or ``q0, q1, ...`` (arrays).
+    quality_transform : None, "log", "logit" or a list of them, default None
+        Monotone transform of each measure before the features are formed: ``"log"`` for
+        durations or other positive ratio-scale measures (in any unit: a change of unit is
+        absorbed by the weights), ``"logit"`` for probabilities such as language or channel
+        posteriors. One value applies to every measure.
+    features : {"minmax", "sides"}, default "minmax"
+        Quality features ``f`` of the "linear" and "scale" forms: per measure ``min`` and
+        ``max`` of the two sides (symmetric: swapping model and test changes nothing), or the
+        model side and the test side.
+    p_target, reg, tol, max_iter, pos_label
+        As in :class:`~focal.estimators.fusion.LogisticFusion`; the penalty ``reg`` acts on every
+        weight, the quality ones included, in standardized units (its scale does not matter).
+
+    Attributes
+    ----------
+    coef_ : ndarray of shape (n_features_in_,)
+        Weights ``a_k`` of the systems where the quality features are zero.
+    intercept_ : float
+        Offset ``b`` (nats), with ``logit(p_target)`` removed.
+    quality_coef_ : ndarray of shape (n_quality_features_,)
+        Weights of the quality features in the offset (``c``; for "bilinear" the entries of W).
+    scale_coef_ : ndarray of shape (n_features_in_, n_quality_features_)
+        Weights of the quality features in each system's slope (all zero unless "scale").
+    quality_matrix_ : ndarray of shape (M + 1, M + 1)
+        The symmetric W of the "bilinear" form (``W[0, 0] = 0``: absorbed into ``intercept_``).
+    quality_feature_names_ : ndarray of str
+        Names of the quality features (:func:`focal.core.quality.quality_features`).
+    measures_ : ndarray of str
+        Names of the M quality measures.
+    linear_coef_, linear_intercept_
+        The affine fusion of all training trials (:class:`LogisticFusion` with the same
+        parameters): the back-off for trials with missing quality, and the start of the fit.
+    linear_objective_ : float
+        Its Cllr on the training trials (bits, at ``p_target``).
+    objective_ : float
+        Cllr at ``p_target`` of the fitted LLRs on all training trials (bits; the back-off
+        trials with the affine fusion's LLRs), without the penalty.
+    n_quality_trials_ : int
+        Training trials with complete quality (those that trained the quality terms).
+    n_iter_, n_passes_, classes_, n_features_in_, feature_names_in_
+        As in :class:`LogisticFusion`; ``feature_names_in_`` names the score columns only.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from focal import QualityFusion
+    >>> rng = np.random.default_rng(0)
+    >>> n = 4000
+    >>> y = rng.random(n) < 0.5
+    >>> dur = rng.uniform(3, 60, size=(n, 2))            # model and test durations (s)
+    >>> sep = 3 * np.log(dur.min(axis=1)) / np.log(60)  # shorter trials separate less
+    >>> X = (sep * np.where(y, 1, -1) + rng.normal(size=n))[:, None]
+    >>> qf = QualityFusion(form="scale", measures=["duration"], quality_transform="log")
+    >>> llr = qf.fit(X, y, quality=dur).decision_function(X, quality=dur)
+    >>> bool(qf.objective_ < qf.linear_objective_)
+    True
+    """
+
+    def __init__(self, form="bilinear", measures=None, quality_transform=None,
+                 features="minmax", p_target=0.5, reg=DEFAULT_REG, tol=1e-10, max_iter=100,
+                 pos_label=None):
+        self.form = form
+        self.measures = measures
+        self.quality_transform = quality_transform
+        self.features = features
+        self.p_target = p_target
+        self.reg = reg
+        self.tol = tol
+        self.max_iter = max_iter
+        self.pos_label = pos_label
+
+    # -- parameters and input -------------------------------------------------------------------
+
+    def _check_params(self):
+        """Validated (p_target, reg, tol, max_iter); ``form``, ``features``, ``measures`` and
+        ``quality_transform`` are checked too (the last against the data's measures in ``fit``).
+        A ValueError names a bad one."""
+        p = check_probability(self.p_target, "p_target")
+        reg = check_non_negative(self.reg, "reg")
+        tol = check_non_negative(self.tol, "tol", strict=True)
+        max_iter = check_int(self.max_iter, "max_iter")
+        for name, value, allowed in (("form", self.form, FORMS),
+                                     ("features", self.features, FEATURES)):
+            if not (isinstance(value, str) and value in allowed):
+                raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
+        if self.measures is not None:
+            if isinstance(self.measures, str) or not all(
+                    isinstance(m, str) and m for m in self.measures):
+                raise ValueError(f"measures must be a list of non-empty names, got "
+                                 f"{self.measures!r}")
+            if len(set(self.measures)) != len(self.measures) or not len(self.measures):
+                raise ValueError(f"measures must be distinct and at least one, got "
+                                 f"{list(self.measures)!r}")
+        self._transforms(len(self.measures) if self.measures is not None else None)
+        return p, reg, tol, max_iter
+
+    def _transforms(self, M):
+        """The transform of each of M measures (None: just check the parameter's values)."""
+        t = self.quality_transform
+        items = [t] if t is None or isinstance(t, str) else list(t)
+        if any(v is not None and v not in TRANSFORMS for v in items):
+            raise ValueError(f"quality_transform must be None, 'log', 'logit' or a list of "
+                             f"them, got {t!r}")
+        if t is None or isinstance(t, str):
+            return [t] * (M or 0)
+        if M is not None and len(items) != M:
+            raise ValueError(f"quality_transform has {len(items)} entries for {M} measures")
+        return items
+
+    def _split(self, X, quality, fitting):
+        """(scores, q_model, q_test, measure names) from X and quality, checked by name."""
+        measures = (list(self.measures) if fitting and self.measures is not None
+                    else None if fitting else list(self.measures_))
+        if isinstance(X, _Trials):
+            X, quality = X.X, X.quality
+        if quality is None:
+            if not _is_frame(X):
+                raise ValueError(
+                    f"{type(self).__name__} needs quality measures: pass quality= (an array of "
+                    "model-side then test-side measures, or a DataFrame with columns "
+                    "model_<name> and test_<name>) or give them as such columns of a "
+                    "DataFrame X")
+            if measures is None:
+                measures = _measures_from_columns(X.columns)
+                if not measures:
+                    raise ValueError(f"{type(self).__name__} needs quality measures: X has no "
+                                     "quality columns (model_<name> and test_<name>); pass "
+                                     "quality= or add them")
+            cols = self._columns(X, measures, "X")
+            Q = X[cols].to_numpy(dtype=np.float64)
+            X = X.drop(columns=cols)
+        elif _is_frame(quality):
+            if measures is None:
+                measures = _measures_from_columns(quality.columns)
+                if not measures:
+                    raise ValueError("quality has no columns model_<name> and test_<name>")
+            Q = quality[self._columns(quality, measures, "quality")].to_numpy(dtype=np.float64)
+        else:
+            Q = np.asarray(quality)
+            if Q.dtype.kind not in "biuf":
+                raise ValueError(f"quality must hold numbers, got dtype {Q.dtype}")
+            Q = Q.astype(np.float64, copy=False)
+            if Q.ndim != 2 or Q.shape[1] % 2 or not Q.shape[1]:
+                raise ValueError(f"quality must have shape (n_trials, 2 M): M model-side then M "
+                                 f"test-side measures; got shape {Q.shape}")
+            if measures is None:
+                measures = [f"q{i}" for i in range(Q.shape[1] // 2)]
+            if Q.shape[1] != 2 * len(measures):
+                raise ValueError(f"quality has {Q.shape[1]} columns for {len(measures)} measures "
+                                 f"{measures!r}: it needs the model-side then the test-side "
+                                 "value of each")
+        if np.isinf(Q).any():
+            row = int(np.flatnonzero(np.isinf(Q).any(axis=1))[0])
+            raise ValueError(f"quality contains infinity (first in trial {row}); NaN marks a "
+                             "missing value")
+        M = len(measures)
+        transforms = self._transforms(M)
+        qm = transform_quality(Q[:, :M], transforms, measures)
+        qt = transform_quality(Q[:, M:], transforms, measures)
+        return X, qm, qt, measures
+
+    @staticmethod
+    def _columns(frame, measures, what):
+        cols = [f"{side}{m}" for side in _SIDES for m in measures]
+        names = {str(c): c for c in frame.columns}
+        missing = [c for c in cols if c not in names]
+        if missing:
+            raise ValueError(f"QualityFusion needs quality measures: {what} has no quality "
+                             f"column(s) {missing!r}")
+        return [names[c] for c in cols]
+
+    def _check_rows(self, X, qm):
+        if qm.shape[0] != X.shape[0]:
+            raise ValueError(f"quality has {qm.shape[0]} trials, X has {X.shape[0]}")
+
+    # -- fitting --------------------------------------------------------------------------------
+
+    def fit(self, X, y, sample_weight=None, quality=None):
+        """Train the quality fusion on development scores and quality.
+
+        Parameters
+        ----------
+        X : array-like or DataFrame of shape (n_trials, n_systems [+ 2 M quality columns])
+            Scores of each system for each trial (finite); a DataFrame may also hold the quality
+            columns ``model_<m>`` and ``test_<m>``.
+        y : array-like of shape (n_trials,)
+            Two class labels; ``classes_[1]`` (1 / True) marks target trials.
+        sample_weight : array-like of shape (n_trials,), optional
+            Non-negative trial weights: a trial of weight k counts as k trials.
+        quality : array-like of shape (n_trials, 2 M) or DataFrame, optional
+            Model-side then test-side quality measures (NaN: missing), unless in ``X``.
+
+        Returns
+        -------
+        self
+        """
+        p, reg, tol, max_iter = self._check_params()
+        X, qm, qt, measures = self._split(X, quality, fitting=True)
+        X, y = validate_data(self, X, y, dtype=np.float64)
+        self._check_rows(X, qm)
+        linear = LogisticFusion(p_target=p, reg=reg, tol=tol, max_iter=max_iter,
+                                pos_label=self.pos_label)
+        linear.fit(X, y, sample_weight)
+        is_target = y == linear.classes_[1]
+        weights = None if sample_weight is None else as_sample_weight(sample_weight, X.shape[0])
+        has_q = _complete(qm, qt)
+        present = has_q if weights is None else has_q & (weights > 0)
+        if not (present & is_target).any() or not (present & ~is_target).any():
+            raise ValueError("quality is missing (NaN) for every target or every non-target "
+                             "trial: the quality terms cannot be trained")
+        rows = slice(None) if has_q.all() else has_q  # no copies in the common case
+        model = fit_quality(X[rows], qm[rows], qt[rows], is_target[rows], self.form,
+                            (linear.coef_, linear.intercept_), self.features, p,
+                            None if weights is None else weights[rows], reg, tol, max_iter)
+        empty = np.empty((0, len(measures)))
+        names = quality_features(empty, empty, self.form, self.features)[1]
+        self.classes_ = linear.classes_
+        self.linear_coef_ = linear.coef_
+        self.linear_intercept_ = linear.intercept_
+        self.linear_objective_ = linear.objective_
+        self.coef_ = model.coef
+        self.intercept_ = model.intercept
+        self.quality_coef_ = model.quality_coef
+        self.scale_coef_ = model.scale_coef
+        self.measures_ = np.asarray(measures, dtype=object)
+        self.quality_feature_names_ = np.asarray(names, dtype=object)
+        self.n_quality_trials_ = int(np.count_nonzero(has_q))
+        self.n_iter_ = int(model.n_iter)
+        self.n_passes_ = int(model.n_passes)
+        if has_q.all():  # the training cost is that of every trial
+            xe = model.loss
+        else:
+            llr = self._llr_with_quality(X, qm, qt)
+            tw = None if weights is None else weights[is_target]
+            nw = None if weights is None else weights[~is_target]
+            xe = cross_entropy_nats(llr[is_target], llr[~is_target], p, tw, nw)
+        self.objective_ = self.rule_objective_ = float(normalized_cross_entropy(xe, p))
+        self._warn_if_needed(model, tol, max_iter)
+        return self
+
+    def _warn_if_needed(self, model, tol, max_iter):
+        if not model.converged:
+            warnings.warn(
+                f"{type(self).__name__} did not converge in {max_iter} iterations (gradient "
+                f"norm {model.grad_norm:.3g} > tol={tol:g}); increase max_iter or tol",
+                ConvergenceWarning, stacklevel=3)
+
+    # -- outputs --------------------------------------------------------------------------------
+
+    @property
+    def quality_matrix_(self):
+        """Symmetric W of the "bilinear" form, shape (M + 1, M + 1), ``W[0, 0] = 0``."""
+        check_is_fitted(self)
+        if self.form != "bilinear":
+            raise AttributeError(f"quality_matrix_ exists for form='bilinear', not {self.form!r}")
+        M = len(self.measures_)
+        c = self.quality_coef_
+        W = np.zeros((M + 1, M + 1))
+        W[0, 1:] = W[1:, 0] = c[:M]  # the weight of q_mi + q_ti is W_0i (= W_i0)
+        iu, ju = np.triu_indices(M)
+        W[iu + 1, ju + 1] = W[ju + 1, iu + 1] = c[M:]  # of q_mi q_tj + q_mj q_ti: W_ij
+        return W
+
+    def _llr_with_quality(self, X, qm, qt):
+        """The affine fusion's LLRs (back-off), replaced by the quality fusion where the quality
+        is complete."""
+        has_q = _complete(qm, qt)
+        if has_q.all():
+            g, _ = quality_features(qm, qt, self.form, self.features)
+            return quality_llr(X, g, self.coef_, self.intercept_, self.quality_coef_,
+                               self.scale_coef_)
+        llr = X @ self.linear_coef_
+        llr += self.linear_intercept_
+        if has_q.any():
+            g, _ = quality_features(qm[has_q], qt[has_q], self.form, self.features)
+            llr[has_q] = quality_llr(X[has_q], g, self.coef_, self.intercept_,
+                                     self.quality_coef_, self.scale_coef_)
+        return llr
+
+    def decision_function(self, X, quality=None):
+        """Calibrated natural-log LLRs of the trials, shape (n_trials,).
+
+        Trials with a missing (NaN) quality value get the affine fusion's LLRs
+        (``X @ linear_coef_ + linear_intercept_``, exactly as :class:`LogisticFusion` computes
+        them). ``quality`` and the DataFrame columns are read as in :meth:`fit`.
+        """
+        check_is_fitted(self)
+        X, qm, qt, _ = self._split(X, quality, fitting=False)
+        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
+        self._check_rows(X, qm)
+        with np.errstate(over="ignore", invalid="ignore"):
+            llr = self._llr_with_quality(X, qm, qt)
+            finite = np.isfinite(llr.sum())
+        if not finite:
+            _check_finite_llr(X, llr)
+        return llr
+
+    def transform(self, X, quality=None):
+        """Calibrated natural-log LLRs as a column, shape (n_trials, 1), for pipelines."""
+        return self.decision_function(X, quality)[:, None]
+
+    def predict_log_proba(self, X, p_target=None, quality=None):
+        """Log posteriors of ``classes_`` at ``p_target`` (see :class:`LogisticFusion`)."""
+        return super().predict_log_proba(_Trials(X, quality), p_target)
+
+    def predict_proba(self, X, p_target=None, quality=None):
+        """Posteriors of ``classes_`` at ``p_target`` (see :class:`LogisticFusion`)."""
+        return super().predict_proba(_Trials(X, quality), p_target)
+
+    def predict(self, X, p_target=None, c_miss=1.0, c_fa=1.0, quality=None):
+        """Bayes decisions for the application (see :meth:`LogisticFusion.predict`)."""
+        return super().predict(_Trials(X, quality), p_target, c_miss, c_fa)
+
+    def score(self, X, y, sample_weight=None, quality=None):
+        """Minus Cllr at ``p_target`` (bits), greater is better (see :class:`LogisticFusion`)."""
+        return super().score(_Trials(X, quality), y, sample_weight)
+
+    def get_feature_names_out(self, input_features=None):
+        """The one output feature: ``["llr"]``; ``input_features`` may include the quality
+        columns ``model_<m>`` / ``test_<m>`` besides the systems seen in ``fit``."""
+        check_is_fitted(self)
+        if input_features is not None:
+            quality = {f"{s}{m}" for s in _SIDES for m in self.measures_}
+            input_features = [f for f in input_features if str(f) not in quality]
+        return super().get_feature_names_out(input_features)

@@ -1,0 +1,262 @@
+"""Quality-measure files: per-segment tables of durations, SNRs, ... for quality fusion.
+
+A quality file has a header naming the measures, then one line per segment (an enrolled model
+or a test segment)::
+
+    segment duration snr
+    spk0001 63.20 18.5
+    seg0001_00000 7.85 11.0
+
+(the generic multiclass layout, read by :func:`focal.io.read_multiclass_scores`: white space or
+commas, exact numbers, ``path:line`` errors). Several files may be given; their measures are
+joined by name. A segment absent from a file has missing (NaN) values for that file's measures,
+and its trials then fall back to the affine fusion in :class:`focal.QualityFusion`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+import os
+from typing import NamedTuple
+
+from ._ids import as_id_array, match_ids
+from .multiclass import read_multiclass_scores
+
+__all__ = ["QualityTable", "read_quality", "read_trial_quality", "trial_quality",
+           "check_transformable", "quality_step", "apply_quality_model"]
+
+
+def read_quality(*paths):
+    """Read quality files into one table.
+
+    Parameters
+    ----------
+    *paths : str or path-like
+        Quality files (header ``segment name1 name2 ...``); a measure must not appear in two.
+
+    Returns
+    -------
+    list of QualityTable
+        One per file: segment ids (bytes), values of shape (n_segments, n_measures), measure
+        names, the path and the line of each segment (for error messages).
+    """
+    tables, seen = [], {}
+    for path in paths:
+        t = read_multiclass_scores(path)
+        for name in t.classes:
+            if name in seen:
+                raise ValueError(f"{t.path}:1: measure {name!r} is also in {seen[name]}")
+            seen[name] = t.path
+        tables.append(QualityTable(as_id_array(t.segments, "segments"), t.llh,
+                                   tuple(t.classes), t.path, t.lines))
+    return tables
+
+
+class QualityTable(NamedTuple):
+    """Per-segment quality values of one file (:func:`read_quality`)."""
+
+    segments: np.ndarray
+    values: np.ndarray
+    names: tuple
+    path: str
+    lines: object
+
+
+def check_transformable(tables, trials, measures, transforms):
+    """Refuse, with ``path:line``, a value that a measure's transform cannot take (a
+    non-positive value under "log", one outside (0, 1) under "logit"), before any work."""
+    allowed = {"log": (lambda v: v > 0, "positive"),
+               "logit": (lambda v: (v > 0) & (v < 1), "in (0, 1)")}
+    for name, how in zip(measures, transforms):
+        if how not in allowed:
+            continue
+        ok, what = allowed[how]
+        sources = [(t.values[:, t.names.index(name)], t.path, t.lines) for t in tables
+                   if name in t.names]
+        sources += [(trials[c].scores, trials[c].path, trials[c].lines)
+                    for c in (f"model_{name}", f"test_{name}") if c in (trials or {})]
+        for values, path, lines in sources:
+            bad = np.flatnonzero(~ok(values))
+            if bad.size:
+                row = int(bad[0])
+                where = f"{path}:{lines.line(row)}" if lines is not None else path
+                raise ValueError(f"{where}: {name} {float(values[row])!r} is not {what}: the model "
+                                 f"takes its {how}")
+
+
+def read_trial_quality(columns):
+    """Read per-trial quality files: one value per trial and side.
+
+    Parameters
+    ----------
+    columns : mapping of str to path-like
+        ``{"model_<m>": path, "test_<m>": path, ...}``: which side of which measure each file
+        holds. Each file has lines ``model test value`` (the score-file format of
+        :func:`focal.io.read_scores`).
+
+    Returns
+    -------
+    dict of str to TrialScores
+    """
+    from .binary import read_scores
+
+    out = {}
+    for column, path in columns.items():
+        side, _, measure = str(column).partition("_")
+        if side not in ("model", "test") or not measure:
+            raise ValueError(f"per-trial quality column {column!r} must be named "
+                             "model_<measure> or test_<measure>")
+        out[str(column)] = read_scores(path)  # refuses a repeated trial
+    return out
+
+
+def _locate(tables, measures, trials=None):
+    """{measure: (file index, column)} and the measures asked for (default: all), checked:
+    each side of each measure must be in a segment table or a per-trial file."""
+    where = {}
+    for t, table in enumerate(tables):
+        for j, name in enumerate(table.names):
+            where[name] = (t, j)
+    trials = trials or {}
+    if measures is None:
+        measures = list(where) + [c[len("model_"):] for c in trials if c.startswith("model_")
+                                  and c[len("model_"):] not in where]
+    measures = [str(m) for m in measures]
+    unknown = [f"{side}_{m}" for m in measures for side in ("model", "test")
+               if m not in where and f"{side}_{m}" not in trials]
+    if unknown:
+        raise ValueError(f"quality for {unknown!r} is not in the quality files (they have "
+                         f"{sorted(where) + sorted(trials)!r})")
+    return where, measures
+
+
+def trial_quality(models, tests, tables, measures=None, trials=None):
+    """Quality of each trial's model side and test side, looked up by segment id.
+
+    Parameters
+    ----------
+    models, tests : array-like of bytes or str, shape (n_trials,)
+        Trial ids (as :func:`focal.io.align_trials` returns them).
+    tables : list
+        :func:`read_quality`'s result.
+    measures : sequence of str, optional
+        Which measures, in which order (e.g. a fitted model's ``measures_``); default: every
+        measure of the files, in file order. A name not in the files is an error.
+    trials : dict, optional
+        :func:`read_trial_quality`'s result: per-trial values, used for the sides they name
+        in place of the segment tables.
+
+    Returns
+    -------
+    quality : ndarray of float, shape (n_trials, 2 M)
+        Model-side then test-side values of the M measures; NaN where a segment has no line.
+    names : list of str
+        The M measure names.
+    """
+    models = as_id_array(np.asarray(models), "models")
+    tests = as_id_array(np.asarray(tests), "tests")
+    where, measures = _locate(tables, measures, trials)
+    M = len(measures)
+    Q = np.full((models.shape[0], 2 * M), np.nan)
+    for column, table in (trials or {}).items():
+        side, _, name = column.partition("_")
+        if name not in measures:
+            continue
+        (qm,), (tm,) = _same_width(models, table.models)
+        (qt,), (tt,) = _same_width(tests, table.tests)
+        index = match_ids((qm, qt), (tm, tt))
+        found = index >= 0
+        Q[found, (side == "test") * M + measures.index(name)] = table.scores[index[found]]
+    rows = {}
+    for i, name in enumerate(measures):
+        if name not in where:
+            continue
+        t, j = where[name]
+        segments, values = tables[t].segments, tables[t].values
+        if t not in rows:
+            rows[t] = [match_ids(*_same_width(side, segments)) for side in (models, tests)]
+        for s, index in enumerate(rows[t]):
+            if trials and f"{('model', 'test')[s]}_{name}" in trials:
+                continue  # the per-trial file rules this side
+            found = index >= 0
+            Q[found, s * M + i] = values[index[found], j]
+    return Q, measures
+
+
+def _same_width(query, table):
+    """``((query,), (table,))`` as bytes of one width (ids compare byte for byte)."""
+    query, table = as_id_array(query), as_id_array(table)
+    width = f"S{max(query.dtype.itemsize, table.dtype.itemsize)}"
+    return (query.astype(width),), (table.astype(width),)
+
+
+def quality_step(model):
+    """The :class:`focal.QualityFusion` a model starts with (itself, or a Pipeline's first
+    step), or None."""
+    first = model.steps[0][1] if hasattr(model, "steps") else model
+    return first if hasattr(first, "measures_") else None
+
+
+def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=None, **options):
+    """Apply a quality fusion (or a Pipeline that starts with one) to score files, streamed.
+
+    Parameters
+    ----------
+    model : QualityFusion or Pipeline
+        Fitted; its first step's ``measures_`` name the measures looked up in the files.
+    inputs : sequence of path-like
+        One score file per system (``model test score``), in the training order.
+    output : path-like
+        Written as ``model test llr`` (see :func:`focal.io.apply_to_files`).
+    quality_paths : sequence of path-like
+        Quality files (header ``segment name ...``) covering the model's measures. A segment
+        without a line gets NaN: its trials are given the affine back-off fusion.
+    trial_paths : mapping of str to path-like, optional
+        Per-trial quality files ``{"model_<m>": path, "test_<m>": path}`` (lines ``model test
+        value``, :func:`read_trial_quality`), for sides not in ``quality_paths``.
+    **options
+        ``chunk_size``, and ``on_mismatch`` / ``missing`` / ``threads`` as in
+        :func:`focal.io.apply_to_files`.
+
+    Returns
+    -------
+    n_trials : int
+        Number of trials written.
+    n_backoff : int
+        How many of them had a missing measure (and got the affine back-off fusion's LLR).
+    """
+    from .._files import check_output
+    from .stream import open_inputs, output_format, write_applied
+
+    fusion = quality_step(model)
+    if fusion is None:
+        raise ValueError("quality files were given but the model does not use quality measures "
+                         "(it does not start with a QualityFusion)")
+    if fusion.n_features_in_ != len(inputs):
+        raise ValueError(f"the model fuses {fusion.n_features_in_} system(s), {len(inputs)} "
+                         "score file(s) given")
+    tables = read_quality(*quality_paths)
+    trials = read_trial_quality(trial_paths or {})
+    measures = list(fusion.measures_)
+    _locate(tables, measures, trials)  # every measure is in the files, before any work
+    check_transformable(tables, trials, measures, fusion._transforms(len(measures)))
+    rest = model[1:] if hasattr(model, "steps") and len(model.steps) > 1 else None
+
+    n_backoff = 0
+
+    def transform(X, ids):
+        nonlocal n_backoff
+        Q, _ = trial_quality(ids[0], ids[1], tables, measures, trials)
+        n_backoff += int(np.isnan(Q).any(axis=1).sum())
+        llr = fusion.transform(X, quality=Q)
+        return llr if rest is None else rest.transform(llr)
+
+    chunk_size = options.pop("chunk_size", 1 << 16)
+    inputs = [os.fspath(p) for p in inputs]
+    check_output(os.fspath(output), inputs)
+    with open_inputs(inputs, kind="binary", **options) as files:
+        n = write_applied(transform, files.chunks(chunk_size), os.fspath(output),
+                          output_format(files.layouts[0]), inputs=inputs, with_ids=True,
+                          allow_infinite=False, path=inputs[0])
+    return n, n_backoff
