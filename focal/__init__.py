@@ -43,6 +43,11 @@ __all__ = [
     "save",
     "load",
     "QualityFusion",
+    "CalibratedClassifier",
+    "ScoreNormalizer",
+    "cmce_scorer",
+    "multiclass_cllr_scorer",
+    "cavg_scorer",
 ]
 
 # Estimators (and with them scikit-learn) load on first use, so that ``import focal`` stays
@@ -57,6 +62,9 @@ _LAZY = {
 }
 _LAZY.update(save="focal.persistence", load="focal.persistence")
 _LAZY["QualityFusion"] = "focal.estimators"
+_LAZY.update({name: "focal.estimators" for name in (
+    "CalibratedClassifier", "ScoreNormalizer", "cmce_scorer", "multiclass_cllr_scorer",
+    "cavg_scorer")})
 
 
 def __getattr__(name):

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import math
 
+from . import _cli_extras as _extras
 from ._version import __version__
 from .metrics.multiclass_report import CONDITIONS
 
@@ -118,6 +119,7 @@ def build_parser() -> argparse.ArgumentParser:
     tr.add_argument("--p-target", type=_probability, default=0.5, metavar="P",
                     help="effective target prior at which the fusion is trained (Cllr at P is "
                          "minimized): the operating point of the application (default 0.5)")
+    _extras.add_cost(tr, repeatable=False)
     tr.add_argument("--pav", action="store_true",
                     help="follow the fusion with a PAVCalibrator (non-parametric, monotone)")
     tr.add_argument("--pseudo-count", type=_non_negative, default=1.0, metavar="A",
@@ -178,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="size of each figure in pixels (default 800x600)")
     ev.add_argument("--plot-format", nargs="+", choices=["png", "pdf", "svg"], default=["png"],
                     help="figure formats besides PNG, which is always written")
+    _extras.add_evaluate_options(ev)
     ev.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER_ADDRESS",
                     help="evaluate on a dask cluster (pip install 'focal-calibration[dask]'): "
                          "a local one, or the scheduler at SCHEDULER_ADDRESS; score files and "
@@ -240,8 +243,8 @@ def build_parser() -> argparse.ArgumentParser:
                     default="sws2013",
                     help="sws2013: P_target 0.00015, C_miss 100, C_fa 1 (default); std2006: "
                          "1e-4, 10, 1; sws2012: P_target = N_true / (n_tps T_audio)")
-    sw.add_argument("--cost", nargs=3, type=_positive, metavar=("P_TARGET", "C_MISS", "C_FA"),
-                    help="another operating point")
+    sw.add_argument("--cost", nargs="+", action=_extras.JoinedCost, metavar="P:CMISS:CFA",
+                    help="another operating point: P_TARGET:C_MISS:C_FA (or the three numbers)")
     sw.add_argument("--tolerance", type=_non_negative, default=0.5, metavar="SECONDS",
                     help="alignment tolerance (default 0.5 s)")
     sw.add_argument("--n-tps", type=_positive, default=1.0, metavar="N",
@@ -270,4 +273,7 @@ def build_parser() -> argparse.ArgumentParser:
         command.add_argument("--signing-key", metavar="FILE",
                              help="file holding a secret key: sign the saved model (train) or "
                                   "require its signature (apply) with HMAC-SHA256")
+    _extras.add_normalize(sub, _Formatter)
+    for command in sub.choices.values():
+        _extras.add_logging(command)
     return parser

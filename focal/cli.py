@@ -20,6 +20,7 @@ import os
 import sys
 import warnings
 
+from . import _cli_extras as _extras
 from ._cli_parser import DEFAULT_P_TARGET, build_parser
 
 
@@ -79,6 +80,10 @@ def _report_writer():
 def _cmd_train(args) -> int:
     from .io import train_fusion
 
+    if args.cost is not None:  # --cost P:C_MISS:C_FA trains at its effective prior
+        from .core.priors import effective_prior
+
+        args.p_target = effective_prior(*args.cost)
     fit = train_fusion(args.scores, args.key, p_target=args.p_target, pav=args.pav,
                        pseudo_count=args.pseudo_count, missing=args.missing,
                        pos_label=args.pos_label)
@@ -103,15 +108,15 @@ def _dask_reports(args, p_targets):
 
 def _cmd_evaluate(args) -> int:
     from .demo import short_names
-    from .io import evaluate_binary
 
     write_report = _report_writer() if args.plot is not None else None  # before any work
-    p_targets = args.p_target or [DEFAULT_P_TARGET]
+    p_targets = _extras.operating_points(args, [DEFAULT_P_TARGET])
     if args.dask is not None:
         systems, reports = None, _dask_reports(args, p_targets)
     else:
-        systems, reports = evaluate_binary(args.scores, args.key, p_targets,
-                                           missing=args.missing, pos_label=args.pos_label)
+        systems, ids = _extras.read_binary_systems(args.scores, args.key, args.missing,
+                                                   pos_label=args.pos_label)
+        reports = _extras.evaluate_reports(systems, ids, p_targets, args)
     _print_reports(reports, args.json)
     if write_report is not None:
         page = write_report(short_names(systems), args.plot, operating_points=p_targets,
@@ -212,7 +217,8 @@ def _check_output(args) -> None:
 
 _COMMANDS = {"train": _cmd_train, "apply": _cmd_apply, "evaluate": _cmd_evaluate,
              "train-multiclass": _cmd_train_multiclass,
-             "evaluate-multiclass": _cmd_evaluate_multiclass, "sws": _cmd_sws, "demo": _cmd_demo}
+             "evaluate-multiclass": _cmd_evaluate_multiclass, "sws": _cmd_sws, "demo": _cmd_demo,
+             "normalize": _extras.cmd_normalize}
 
 __all__ = ["main", "build_parser"]
 
@@ -238,6 +244,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
+    _extras.configure_logging(args)
     try:
         _check_output(args)
         with warnings.catch_warnings():

@@ -180,8 +180,11 @@ def test_str_is_a_readable_aligned_table():
     assert lines[5] == f"  EER (ROCCH)       {100 * rep.eer:9.3f} %"
     assert lines[6].startswith(f"  PRBEP             {rep.prbep:9.1f} errors")
     assert lines[7] == "  normalized DCF"
-    header, rows = lines[8], lines[9:]
-    assert len(rows) == len(OPS)
+    header, rows = lines[8], lines[9:9 + len(OPS)]
+    assert lines[9 + len(OPS)].startswith("  score thresholds (accept iff score >= t")
+    thresholds = lines[10 + len(OPS):]
+    assert len(thresholds) == 1 + len(OPS) and thresholds[0].split()[:2] == [
+        "EER", f"{rep.eer_threshold.value:.6g}"]
     # every row is as wide as the header and its numbers end under their column titles
     for title in ("C_miss", "C_fa", "actDCF", "minDCF", "loss"):
         end = header.index(title) + len(title)

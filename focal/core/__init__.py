@@ -15,13 +15,13 @@ from .priors import (
     prior_entropy,
     sigmoid,
 )
-from .rocch import ROCCH, MinBayesErrors
+from .rocch import ROCCH, MinBayesErrors, Threshold
 from .scoring import cross_entropy_nats, nontarget_cost, normalized_cross_entropy, target_cost
 
 __all__ = [
     "PAVResult", "SortedTrials", "pav", "pav_from_sorted", "sort_trials",
     "bayes_threshold", "beta", "effective_log_odds", "effective_prior", "logit",
     "prior_entropy", "sigmoid", "detection_cost",
-    "ROCCH", "MinBayesErrors",
+    "ROCCH", "MinBayesErrors", "Threshold",
     "cross_entropy_nats", "nontarget_cost", "normalized_cross_entropy", "target_cost",
 ]

@@ -34,7 +34,7 @@ from .validation import check_binary_trials
 
 __all__ = [
     "SortedTrials", "PAVResult", "sort_trials", "pav", "pav_from_sorted",
-    "step_index", "block_llr_map", "bounded_pav_blocks", "INTERPOLATIONS",
+    "step_index", "block_llr_map", "bounded_pav_blocks", "INTERPOLATIONS", "pav_from_counts",
 ]
 
 INTERPOLATIONS = ("step", "linear")
@@ -295,6 +295,31 @@ def _pav_of_runs(n_t, n_n, lo, hi) -> PAVResult:
         runs_n_non=n_n,
         runs_score_lo=lo,
     )
+
+
+def pav_from_counts(scores, n_tar, n_non) -> PAVResult:
+    """PAV of distinct, increasing ``scores`` carrying integer target / non-target counts.
+
+    The weighted PAV: a score with counts ``(a, b)`` counts as ``a`` target and ``b`` non-target
+    trials tied at that score, so a bootstrap replicate (integer trial weights, summed per
+    distinct score) gets exactly the PAV, hull and measures of the resampled trials. Scores
+    whose counts are both zero are dropped; each class needs a positive total.
+
+    Parameters
+    ----------
+    scores : ndarray of float, shape (G,)
+        Strictly increasing scores (e.g. ``np.unique`` of the trials).
+    n_tar, n_non : ndarray of int, shape (G,)
+        Non-negative counts of each class at each score.
+    """
+    n_t = np.asarray(n_tar, dtype=np.int64)
+    n_n = np.asarray(n_non, dtype=np.int64)
+    keep = (n_t + n_n) > 0
+    if not keep.all():
+        scores, n_t, n_n = scores[keep], n_t[keep], n_n[keep]
+    if n_t.sum() == 0 or n_n.sum() == 0:
+        raise ValueError("pav_from_counts needs trials of both classes")
+    return _pav_of_runs(n_t, n_n, scores, scores)
 
 
 def pav(tar, non) -> PAVResult:

@@ -12,19 +12,40 @@ rejects everything (P_miss = 1, P_fa = 0). Error rates are fractions in [0, 1].
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from fractions import Fraction
 
 import numpy as np
 from scipy.special import expit
 
-from .pav import PAVResult
+from .pav import PAVResult, SortedTrials
 from .priors import detection_cost
 from .scoring import normalized_cross_entropy
 from .validation import check_positive, check_probability
 
-__all__ = ["ROCCH", "MinBayesErrors"]
+__all__ = ["ROCCH", "MinBayesErrors", "Threshold"]
 
 _INT64_SAFE = 2**31  # counts below this keep every product of two counts inside int64
+_TIE_RTOL = 1e-12  # vertex costs this close to the minimum are ties (exact ties round apart)
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """A score threshold: decide "target" iff ``score >= value``, on the scale of the scores.
+
+    Attributes
+    ----------
+    value : float
+        The threshold to use.
+    low, high : float
+        The range of equally optimal thresholds (equal to ``value`` when the optimum is unique);
+        see :meth:`ROCCH.min_dcf_threshold` and :attr:`ROCCH.eer_threshold` for what lies
+        between them. ``+inf`` means "reject everything".
+    """
+
+    value: float
+    low: float
+    high: float
 
 
 class MinBayesErrors:
@@ -58,6 +79,9 @@ class ROCCH:
     ----------
     pav_result : PAVResult
         Output of :func:`focal.core.pav.pav`.
+    trials : SortedTrials, optional
+        The sorted trials ``pav_result`` was computed from; only :attr:`eer_threshold` uses
+        them (to find the empirical operating point nearest the EER between hull vertices).
 
     Attributes
     ----------
@@ -73,8 +97,9 @@ class ROCCH:
         Absolute error counts at each vertex.
     """
 
-    def __init__(self, pav_result: PAVResult):
+    def __init__(self, pav_result: PAVResult, trials: SortedTrials | None = None):
         self.pav = pav_result
+        self.trials = trials
         self.n_targets = pav_result.n_targets
         self.n_nontargets = pav_result.n_nontargets
         self.n_misses = np.concatenate(([0], np.cumsum(pav_result.n_tar)))
@@ -85,17 +110,25 @@ class ROCCH:
         self.llr = pav_result.llr
 
     # -- points where the hull crosses a line through the origin ------------------------
-    def _crossing_misses(self, alpha: int, beta: int) -> Fraction:
+    def _side_of_line(self, alpha: int, beta: int, m=None, f=None) -> np.ndarray:
+        """``alpha * misses - beta * false_alarms`` at every vertex (or at the points of counts
+        ``m, f``), exact (strictly increasing)."""
+        if m is None:
+            m, f = self.n_misses, self.n_false_alarms
+        if max(self.n_targets, self.n_nontargets, alpha, beta) < _INT64_SAFE:
+            return alpha * m - beta * f
+        return np.array([alpha * int(a) - beta * int(b) for a, b in zip(m, f)], dtype=object)
+
+    def _crossing_misses(self, alpha: int, beta: int, m=None, f=None) -> Fraction:
         """Miss count (exact rational) where the hull meets ``alpha * misses == beta * false_alarms``.
 
         On the segment from vertex (M0, F0) to (M1, F1), with dM = M1 - M0, dF = F0 - F1, the
-        crossing has ``misses = beta (M0 dF + F0 dM) / (alpha dM + beta dF)``.
+        crossing has ``misses = beta (M0 dF + F0 dM) / (alpha dM + beta dF)``. With ``m, f``
+        (the counts of another monotone chain of points, e.g. the steppy ROC), its crossing.
         """
-        m, f = self.n_misses, self.n_false_alarms
-        if max(self.n_targets, self.n_nontargets, alpha, beta) < _INT64_SAFE:
-            diff = alpha * m - beta * f
-        else:
-            diff = np.array([alpha * int(a) - beta * int(b) for a, b in zip(m, f)], dtype=object)
+        if m is None:
+            m, f = self.n_misses, self.n_false_alarms
+        diff = self._side_of_line(alpha, beta, m, f)
         k = int(np.argmax(diff >= 0))  # diff[0] = -beta * N_non < 0 and diff[K] > 0
         if diff[k] == 0:
             return Fraction(int(m[k]))
@@ -111,6 +144,23 @@ class ROCCH:
         in [0, 0.5], exact to the last bit (rational arithmetic on the vertex counts).
         """
         return float(self._crossing_misses(self.n_nontargets, self.n_targets) / self.n_targets)
+
+    @property
+    def conventional_eer(self) -> float:
+        """Conventional (non-hull) EER: where the *empirical* ROC, its points joined by straight
+        lines, crosses P_miss = P_fa; a fraction.
+
+        The definition of many papers and toolkits (e.g. scikit-learn's ``roc_curve`` with
+        linear interpolation of the crossing). It is never below the ROCCH-EER
+        (:attr:`eer`, thesis sec. 7.3.7), which interpolates along the convex hull instead: the
+        hull is the best a monotone recalibration of the scores can reach, the empirical ROC
+        what these scores reach with one threshold. The two agree when the crossing point lies
+        on the hull. Exact (rational arithmetic on the counts).
+        """
+        m = np.concatenate(([0], np.cumsum(self.pav.runs_n_tar)))
+        f = self.n_nontargets - np.concatenate(([0], np.cumsum(self.pav.runs_n_non)))
+        crossing = self._crossing_misses(self.n_nontargets, self.n_targets, m, f)
+        return float(crossing / self.n_targets)
 
     @property
     def prbep(self) -> float:
@@ -135,6 +185,82 @@ class ROCCH:
             twice = sum((int(a) - int(b)) * (2 * nt - int(c) - int(d))
                         for a, b, c, d in zip(f[:-1], f[1:], m[:-1], m[1:]))
         return float(Fraction(twice, 2 * nt * nn))
+
+    def _counts_below(self, thresholds):
+        """Exact misses and false alarms of "accept iff score >= t" at each threshold ``t``.
+
+        Exact at every score when the hull was built from the trials, and at the run boundaries
+        of the empirical ROC (``pav.runs_score_lo``) otherwise.
+        """
+        if self.trials is not None:
+            misses = np.searchsorted(self.trials.tar, thresholds, side="left")
+            below_non = np.searchsorted(self.trials.non, thresholds, side="left")
+        else:
+            idx = np.searchsorted(self.pav.runs_score_lo, thresholds, side="left")
+            misses = np.concatenate(([0], np.cumsum(self.pav.runs_n_tar)))[idx]
+            below_non = np.concatenate(([0], np.cumsum(self.pav.runs_n_non)))[idx]
+        return misses.astype(np.int64), self.n_nontargets - below_non.astype(np.int64)
+
+    # -- score thresholds (where on the raw score scale the optimal decisions fall) --------
+    def _threshold_of_vertices(self, optimal: np.ndarray) -> "Threshold":
+        """:class:`Threshold` of the optimal vertices ``optimal`` (a boolean mask, not empty)."""
+        k = np.flatnonzero(optimal)
+        return Threshold(value=float(self.thresholds[k[0]]), low=float(self.thresholds[k[0]]),
+                         high=float(self.thresholds[k[-1]]))
+
+    def min_dcf_threshold(self, p_target, c_miss=1.0, c_fa=1.0) -> "Threshold":
+        """Score threshold of the minimum DCF (thesis eq. 7.21): "accept iff score >= value".
+
+        The minimum over thresholds is attained at a hull vertex; hard decisions at
+        ``value`` give exactly :meth:`min_dcf`. When several vertices attain it (a tie: the
+        Bayes threshold of the operating point equals a segment LLR, or costs exactly equal),
+        ``low`` and ``high`` are the lowest and highest optimal thresholds; every threshold
+        between ``low`` and ``high`` that is a hull vertex is optimal too, and ``value`` is
+        ``low``. Thresholds are on the scale of the scores given (raw scores or LLRs).
+        """
+        p = check_probability(p_target, "p_target")
+        cm = check_positive(c_miss, "c_miss")
+        cf = check_positive(c_fa, "c_fa")
+        cost = detection_cost(self.pmiss, self.pfa, p, cm, cf, False)
+        best = cost.min()
+        return self._threshold_of_vertices(cost <= best + _TIE_RTOL * max(best, 1e-300))
+
+    @property
+    def eer_threshold(self) -> "Threshold":
+        """Score threshold at the ROCCH-EER (thesis sec. 7.3.7): "accept iff score >= value".
+
+        When the hull crosses P_miss = P_fa at a vertex, ``low == high == value`` and hard
+        decisions at ``value`` give P_miss = P_fa = :attr:`eer` exactly. Otherwise the crossing
+        lies on the hull segment between two vertices and is reached only by randomizing between
+        their thresholds ``low`` and ``high``; ``value`` is then the threshold in ``[low, high]``
+        of the empirical (steppy) ROC point nearest the EER point (smallest
+        ``|P_miss - EER| + |P_fa - EER|``), the hard decision closest to the EER (searched over
+        every distinct score when the hull has its ``trials``, over the run boundaries of the
+        empirical ROC otherwise). If that point lies exactly on the hull,
+        hard decisions reproduce the EER and ``low == high == value``.
+        """
+        nt, nn = self.n_targets, self.n_nontargets
+        diff = self._side_of_line(nn, nt)
+        if (diff == 0).any():
+            return self._threshold_of_vertices(diff == 0)
+        k = int(np.argmax(diff > 0))  # diff[0] < 0 < diff[K]: the crossing is on segment k-1, k
+        low, high = float(self.thresholds[k - 1]), float(self.thresholds[k])
+        if self.trials is None:
+            _, _, runs = self.pav.roc_points()
+            candidates = runs[(runs >= low) & (runs <= high)]
+        else:
+            tar, non = self.trials.tar, self.trials.non
+            candidates = np.unique(np.concatenate((
+                tar[np.searchsorted(tar, low):np.searchsorted(tar, high)],
+                non[np.searchsorted(non, low):np.searchsorted(non, high)], [high])))
+        misses, false_alarms = self._counts_below(candidates)
+        rate = self.eer
+        best = int(np.argmin(np.abs(misses / nt - rate) + np.abs(false_alarms / nn - rate)))
+        value = float(candidates[best])
+        crossing = self._crossing_misses(nn, nt)
+        if misses[best] == crossing and int(false_alarms[best]) * nt == crossing * nn:
+            return Threshold(value=value, low=value, high=value)
+        return Threshold(value=value, low=low, high=high)
 
     # -- operating points ----------------------------------------------------------------
     def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:

@@ -2,13 +2,19 @@
 ``name_`` attributes (DESIGN.md, "Layers")."""
 
 from .backend import GaussianBackend
+from .calibrated import CalibratedClassifier
 from .calibration import PAVCalibrator, ROCCH
 from .fusion import LinearCalibrator, LogisticFusion, PerfectSeparationWarning
 from .multiclass import MulticlassFusion, stack_systems
 from .quality import QualityFusion
+from .normalization import ScoreNormalizer
 from .scorers import (
+    LLHScorer,
     LLRScorer,
+    cavg_scorer,
     cllr_scorer,
+    cmce_scorer,
+    multiclass_cllr_scorer,
     dcf_scorer,
     eer_scorer,
     min_cllr_scorer,
@@ -21,6 +27,8 @@ __all__ = [
     "LLRScorer", "cllr_scorer", "min_cllr_scorer", "dcf_scorer", "min_dcf_scorer", "eer_scorer",
     "GaussianBackend", "MulticlassFusion", "stack_systems",
     "QualityFusion",
+    "CalibratedClassifier", "ScoreNormalizer", "LLHScorer", "cmce_scorer",
+    "multiclass_cllr_scorer", "cavg_scorer",
 ]
 
 from .fusion import UnboundedObjectiveWarning  # noqa: E402

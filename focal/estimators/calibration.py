@@ -34,12 +34,18 @@ from ..core.validation import (
     check_pos_label,
     split_by_labels,
 )
+from ._llr_output import BinaryLLROutputMixin
 
 __all__ = ["PAVCalibrator", "ROCCH"]
 
 
-class _ScoreToLLR(TransformerMixin, BaseEstimator):
+class _ScoreToLLR(BinaryLLROutputMixin, TransformerMixin, BaseEstimator):
     """Shared input handling of the one-column score -> LLR estimators.
+
+    Their output is an LLR, so they also give posteriors, Bayes decisions and minus Cllr
+    (``predict_proba(X, p_target=0.5)``, ``predict``, ``score``; labels 0 / 1): a pipeline
+    ending in one (``make_pipeline(LogisticFusion(), PAVCalibrator())``) can be used by
+    ``GridSearchCV`` without ``scoring=`` and by ``cross_val_predict``.
 
     ``fit`` validates, sorts each class once and runs PAV once; subclasses validate their
     parameters in ``_check_params``, store what they need of the PAV result in
@@ -105,6 +111,12 @@ class _ScoreToLLR(TransformerMixin, BaseEstimator):
         """Natural-log LLRs of the scores ``X`` (shape (n,) or (n, 1)), as a 1-D array."""
         check_is_fitted(self, "llr_")
         return self._map(self._scores(X, reset=False))
+
+    @property
+    def classes_(self):
+        """The labels ``[0, 1]`` (1 = target) of ``predict`` and ``predict_proba``'s columns."""
+        check_is_fitted(self, "llr_")
+        return np.array([0, 1])
 
     def get_feature_names_out(self, input_features=None):
         """The single output column: ``["llr"]``."""

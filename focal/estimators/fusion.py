@@ -15,14 +15,12 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
-from ..core.priors import bayes_threshold, logit
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.scoring_rules import (
     default_expected_cost,
@@ -39,6 +37,7 @@ from ..core.validation import (
     check_non_negative,
     check_probability,
 )
+from ._llr_output import BinaryLLROutputMixin
 
 __all__ = ["LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
            "UnboundedObjectiveWarning"]
@@ -105,7 +104,7 @@ def _target_labels(y, pos_label):
         raise
 
 
-class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
+class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
     """Fuse the scores of several recognizers into one calibrated natural-log LLR.
 
     Learns ``llr = intercept_ + sum_k coef_[k] * X[:, k]`` (thesis eq. 8.16) by minimizing the
@@ -363,65 +362,6 @@ class LogisticFusion(ClassifierMixin, TransformerMixin, BaseEstimator):
                 raise ValueError(f"input_features must be the {self.n_features_in_} system "
                                  f"names seen in fit, got {list(names)!r}")
         return np.asarray(["llr"], dtype=object)
-
-    def _prior(self, p_target):
-        return check_probability(self.p_target if p_target is None else p_target, "p_target")
-
-    def predict_log_proba(self, X, p_target=None):
-        """Log posterior probabilities (nats) of ``classes_`` at prior ``p_target``.
-
-        Bayes' rule on the LLRs: ``log P(target) = -softplus(-(llr + logit p))``; exact for
-        LLRs of any magnitude. ``p_target`` defaults to the training prior.
-        """
-        p = self._prior(p_target)
-        z = self.decision_function(X) + logit(p)
-        return -np.logaddexp(0.0, np.column_stack([z, -z]))
-
-    def predict_proba(self, X, p_target=None):
-        """Posterior probabilities of ``classes_`` at prior ``p_target`` (default: training prior).
-
-        ``P(target | x) = sigmoid(llr + logit p)`` (Bayes' rule, thesis eq. 8.17).
-        """
-        p = self._prior(p_target)
-        z = self.decision_function(X) + logit(p)
-        return np.column_stack([expit(-z), expit(z)])
-
-    def predict(self, X, p_target=None, c_miss=1.0, c_fa=1.0):
-        """Bayes decisions for the application (p_target, c_miss, c_fa).
-
-        Accepts (returns ``classes_[1]``) every trial with ``llr >= -logit(P_eff)``, the Bayes
-        threshold of the effective prior (thesis eq. 7.13, :func:`focal.bayes_threshold`).
-        ``p_target`` defaults to the training prior; with unit costs the decision is the class
-        of larger posterior.
-        """
-        p = self._prior(p_target)
-        threshold = bayes_threshold(p, c_miss, c_fa)
-        accept = self.decision_function(X) >= threshold
-        return self.classes_[accept.astype(np.intp)]
-
-    def score(self, X, y, sample_weight=None):
-        """Minus Cllr at the training prior ``p_target`` (bits per bit): greater is better.
-
-        ``-cllr(tar_llr, non_llr, p_target)`` (:func:`focal.metrics.cllr`); 0 for perfect LLRs,
-        -1 for uninformative ones. ``y`` must contain both classes of ``classes_``.
-        """
-        llr = self.decision_function(X)
-        y = np.asarray(y)
-        if y.shape != llr.shape:
-            raise ValueError(f"y must have shape {llr.shape}, got {y.shape}")
-        unknown = ~np.isin(y, self.classes_)
-        if unknown.any():
-            raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
-        is_target = y == self.classes_[1]   # y holds only the labels of classes_ (checked)
-        if is_target.all() or not is_target.any():
-            raise ValueError("y must contain both target and non-target trials to compute Cllr")
-        tw = nw = None
-        if sample_weight is not None:
-            w = as_sample_weight(sample_weight, llr.shape[0])
-            tw, nw = w[is_target], w[~is_target]
-        p = self._prior(None)
-        xe = cross_entropy_nats(llr[is_target], llr[~is_target], p, tw, nw)
-        return -float(normalized_cross_entropy(xe, p))
 
 
 class LinearCalibrator(LogisticFusion):

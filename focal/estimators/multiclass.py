@@ -307,6 +307,25 @@ class LogLikelihoodOutputMixin:
         best = np.argmax(self.predict_log_proba(X, prior), axis=1)
         return self.classes_[best]
 
+    def score(self, X, y, sample_weight=None, prior=None):
+        """Minus the normalized multiclass cross-entropy at ``prior`` (default ``prior_``):
+        C_mce / C_def (Albayzin eqs. 6-7; :func:`focal.metrics.multiclass_cllr` with
+        ``normalize=True``), 0 for perfect log-likelihoods, -1 for uninformative ones; greater
+        is better. ``y`` holds labels of ``classes_``; every class of non-zero prior needs trials.
+        """
+        from ..core.multiclass import check_multiclass_trials, cross_entropy_nats, \
+            prior_entropy_nats
+
+        check_is_fitted(self)
+        y = np.asarray(y)
+        unknown = ~np.isin(y, self.classes_)
+        if unknown.any():
+            raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
+        L, labels, p, w, _ = check_multiclass_trials(
+            self.transform(X), np.searchsorted(self.classes_, y), self._prior_for(prior),
+            sample_weight, llh_name="X", labels_name="y")
+        return -float(cross_entropy_nats(L, labels, p, w) / prior_entropy_nats(p))
+
 
 class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
                        TransformerMixin, BaseEstimator):

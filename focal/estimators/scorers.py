@@ -37,6 +37,10 @@ __all__ = [
     "dcf_scorer",
     "min_dcf_scorer",
     "eer_scorer",
+    "LLHScorer",
+    "cmce_scorer",
+    "multiclass_cllr_scorer",
+    "cavg_scorer",
 ]
 
 
@@ -140,3 +144,64 @@ def min_dcf_scorer(p_target, c_miss=1.0, c_fa=1.0, *, pos_label=None) -> LLRScor
 def eer_scorer(*, pos_label=None) -> LLRScorer:
     """Minus the ROCCH equal-error-rate (a fraction): :func:`focal.metrics.eer`."""
     return LLRScorer(eer, "eer_scorer", **_label(pos_label))
+
+
+# -- multiclass: log-likelihood outputs -------------------------------------------------------
+
+class LLHScorer(LLRScorer):
+    """Scorer returning ``-measure(llh, labels, **kwargs)`` of an estimator's log-likelihoods.
+
+    The log-likelihoods, shape (n_trials, n_classes), come from ``transform`` (focal's
+    multiclass estimators) or else ``decision_function`` (e.g. a multiclass
+    :class:`focal.CalibratedClassifier`); column j belongs to ``estimator.classes_[j]``, and
+    ``y`` is mapped to column indices by name through ``classes_``.
+
+    Parameters
+    ----------
+    measure : callable
+        A multiclass measure of :mod:`focal.metrics` taking ``(llh, labels, **kwargs)``.
+    name : str
+        Name shown in the repr.
+    **kwargs
+        Passed to ``measure`` (``prior``, ``p_target``).
+    """
+
+    def __call__(self, estimator, X, y):
+        method = "transform" if hasattr(estimator, "transform") else "decision_function"
+        llh = np.asarray(getattr(estimator, method)(X), dtype=float)
+        classes = getattr(estimator, "classes_", None)
+        if classes is None:
+            raise ValueError(f"{type(estimator).__name__} has no classes_: a multiclass scorer "
+                             "needs them to match y to the log-likelihood columns")
+        if llh.ndim != 2 or llh.shape[1] != len(classes):
+            raise ValueError(f"a multiclass scorer needs one log-likelihood per class "
+                             f"({len(classes)}); {type(estimator).__name__}.{method} gave "
+                             f"shape {llh.shape}")
+        y = np.asarray(y)
+        unknown = ~np.isin(y, classes)
+        if unknown.any():
+            raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
+        return -float(self.measure(llh, np.searchsorted(classes, y), **self.kwargs))
+
+
+def cmce_scorer(prior=None) -> LLHScorer:
+    """Minus C_mce in nats at ``prior`` (default flat):
+    :func:`focal.metrics.multiclass_cross_entropy`."""
+    from ..metrics.multiclass import multiclass_cross_entropy
+
+    return LLHScorer(multiclass_cross_entropy, "cmce_scorer", prior=prior)
+
+
+def multiclass_cllr_scorer(prior=None, normalize=False) -> LLHScorer:
+    """Minus multiclass Cllr in bits (or normalized): :func:`focal.metrics.multiclass_cllr`."""
+    from ..metrics.multiclass import multiclass_cllr
+
+    return LLHScorer(multiclass_cllr, "multiclass_cllr_scorer", prior=prior,
+                     normalize=bool(normalize))
+
+
+def cavg_scorer(p_target=0.5) -> LLHScorer:
+    """Minus NIST LRE CAVG of the Bayes decisions at ``p_target``: :func:`focal.metrics.cavg`."""
+    from ..metrics.lre import cavg
+
+    return LLHScorer(cavg, "cavg_scorer", p_target=check_probability(p_target))

@@ -20,6 +20,8 @@ from .binary import (
     pav_llr,
     rocch,
 )
+from .bootstrap import BootstrapInterval, bootstrap_ci, bootstrap_ci_multiclass
+from .sre import SRE_OPERATING_POINTS, CPrimary, c_primary
 from .lre import CavgSweep, SubsetAnalysis, cavg, cavg_sweep, subset_analysis
 from .multiclass import (
     AlbayzinMeasures,
@@ -51,6 +53,8 @@ __all__ = [
     "AlbayzinMeasures", "affine_calibration", "detection_llrs", "detection_analysis",
     "DetectionAnalysis", "pairwise_analysis", "PairwiseAnalysis", "cavg", "cavg_sweep",
     "CavgSweep", "subset_analysis", "SubsetAnalysis",
+    "BootstrapInterval", "bootstrap_ci", "bootstrap_ci_multiclass",
+    "SRE_OPERATING_POINTS", "CPrimary", "c_primary",
     "MulticlassReport", "multiclass_report",
     "SummarizedScores",
 ]

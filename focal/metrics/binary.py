@@ -159,7 +159,7 @@ class BinaryScores:
     @cached_property
     def hull(self) -> ROCCH:
         """The ROC convex hull of one PAV run (thesis 7.3.6); see :func:`rocch`."""
-        return ROCCH(pav_from_sorted(self.trials))
+        return ROCCH(pav_from_sorted(self.trials), self.trials)
 
     @property
     def n_targets(self) -> int:
@@ -254,7 +254,7 @@ def rocch(tar, non) -> ROCCH:
     ``thresholds``, the segment ``llr`` (thesis 7.3.6), ``eer`` (7.3.7), ``prbep`` (7.3.8, an error
     count), ``auc``, and the methods ``min_dcf``, ``min_cllr`` and ``min_bayes_errors``.
     """
-    return ROCCH(pav_from_sorted(sort_trials(tar, non)))
+    return BinaryScores(tar, non).hull
 
 
 def pav_llr(scores, labels, pos_label=None) -> np.ndarray:

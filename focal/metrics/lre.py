@@ -332,7 +332,7 @@ def _subset_stats_exact(L, y, miss, fa, xe):
                 xe[g, cols] += np.bincount(own, weights=cost, minlength=size)
 
 
-def subset_analysis(llh, labels, measure="cavg") -> SubsetAnalysis:
+def subset_analysis(llh, labels, measure="cavg", progress=False) -> SubsetAnalysis:
     """Evaluate ``measure`` on every subset of two or more classes (thesis sec. 8.3.3, fig. 8.3).
 
     Each subset defines an LRE of its own: the prior is flat over its classes (zero elsewhere)
@@ -352,6 +352,9 @@ def subset_analysis(llh, labels, measure="cavg") -> SubsetAnalysis:
         decision counts (one matrix product per class and chunk of trials). A callable
         ``measure(llh_subset, labels_subset) -> float`` is called once per subset, with the
         columns of the subset and labels renumbered ``0..m-1`` (slow for large N).
+    progress : bool or callable, default False
+        With a callable ``measure``: a tqdm bar over the subsets (the ``progress`` extra), or a
+        callable given the number of subsets done.
 
     Returns
     -------
@@ -376,11 +379,15 @@ def subset_analysis(llh, labels, measure="cavg") -> SubsetAnalysis:
     keep = sizes >= 2
     masks, sizes, g = member[keep], sizes[keep], g[keep]
     if callable(measure):
+        from .._progress import Progress
+
         values = np.empty(g.size)
-        for s, mask in enumerate(masks):
-            cols = np.flatnonzero(mask)
-            rows = mask[y]
-            values[s] = measure(L[rows][:, cols], np.searchsorted(cols, y[rows]))
+        with Progress(progress, g.size, "subsets") as bar:
+            for s, mask in enumerate(masks):
+                cols = np.flatnonzero(mask)
+                rows = mask[y]
+                values[s] = measure(L[rows][:, cols], np.searchsorted(cols, y[rows]))
+                bar.update()
         name = getattr(measure, "__name__", "callable")
         return SubsetAnalysis(masks=masks, sizes=sizes, values=values, measure=name)
     if measure not in _SUBSET_MEASURES:

@@ -7,23 +7,29 @@ DCF at chosen operating points (SWS plan eqs. 8-10, thesis eq. 7.21).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from scipy.special import expit
 
 from ..core.priors import effective_log_odds
+from ..core.rocch import Threshold
 from ..core.validation import check_positive, check_probability
 from .binary import BinaryScores
 
 __all__ = ["OperatingPointResult", "CalibrationReport", "calibration_report",
-           "calibration_report_of", "summary_table"]
+           "calibration_report_of", "parse_operating_point", "summary_table"]
 
 
 @dataclass(frozen=True)
 class OperatingPointResult:
-    """Actual and minimum normalized DCF at one operating point (P_target, C_miss, C_fa)."""
+    """Actual and minimum normalized DCF at one operating point (P_target, C_miss, C_fa).
+
+    ``min_dcf_threshold`` is the score threshold where the minimum is attained (accept iff
+    score >= ``min_dcf_threshold.value``; ``low`` / ``high`` span equally optimal ones), see
+    :meth:`focal.core.ROCCH.min_dcf_threshold`.
+    """
 
     p_target: float
     c_miss: float
@@ -31,6 +37,7 @@ class OperatingPointResult:
     effective_prior: float
     act_dcf: float
     min_dcf: float
+    min_dcf_threshold: Threshold | None = None
 
     @property
     def calibration_loss(self) -> float:
@@ -58,6 +65,17 @@ class CalibrationReport:
     operating_points : tuple of OperatingPointResult
         In the order given.
     name : str
+    eer_threshold : focal.core.Threshold or None
+        Score threshold at the EER (:attr:`focal.core.ROCCH.eer_threshold`), on the scale of
+        the scores analysed.
+    intervals : tuple of BootstrapInterval
+        Bootstrap confidence intervals of Cllr, minCllr, EER and each actual / minimum DCF, when
+        asked for (``confidence=`` of :func:`calibration_report`).
+    eer_conventional : float or None
+        The conventional (empirical-ROC) EER, when asked for
+        (:attr:`focal.core.ROCCH.conventional_eer`), beside the ROCCH-EER ``eer``.
+    c_primary : focal.metrics.sre.CPrimary or None
+        NIST SRE C_primary and minimum C_primary, when asked for.
     """
 
     n_targets: int
@@ -69,6 +87,10 @@ class CalibrationReport:
     prbep: float
     operating_points: tuple = ()
     name: str = ""
+    eer_threshold: Threshold | None = None
+    intervals: tuple = ()
+    eer_conventional: float | None = None
+    c_primary: object = None
 
     @property
     def calibration_loss(self) -> float:
@@ -86,6 +108,9 @@ class CalibrationReport:
             "min_cllr": self.min_cllr,
             "calibration_loss": self.calibration_loss,
             "eer": self.eer,
+            **({} if self.eer_conventional is None
+               else {"eer_conventional": self.eer_conventional}),
+            **_threshold_items("eer_threshold", self.eer_threshold),
             "prbep": self.prbep,
             "operating_points": [
                 {
@@ -96,9 +121,12 @@ class CalibrationReport:
                     "act_dcf": op.act_dcf,
                     "min_dcf": op.min_dcf,
                     "calibration_loss": op.calibration_loss,
+                    **_threshold_items("min_dcf_threshold", op.min_dcf_threshold),
                 }
                 for op in self.operating_points
             ],
+            **({"intervals": [iv.to_dict() for iv in self.intervals]} if self.intervals else {}),
+            **({} if self.c_primary is None else {"c_primary": self.c_primary.to_dict()}),
         }
 
     def __str__(self) -> str:
@@ -114,6 +142,9 @@ class CalibrationReport:
             f"  minCllr (PAV)     {self.min_cllr:9.4f}{unit}",
             f"  calibration loss  {loss:9.4f}{unit}{share}",
             f"  EER (ROCCH)       {100 * self.eer:9.3f} %",
+            *([] if self.eer_conventional is None else [
+                f"  EER (conventional){100 * self.eer_conventional:9.3f} %  (empirical ROC, "
+                "linear interpolation)"]),
             f"  PRBEP             {self.prbep:9.1f} errors (misses = false alarms)",
         ]
         if not at_half:
@@ -126,7 +157,52 @@ class CalibrationReport:
                 lines.append(f"    {op.p_target:<10.4g}{op.c_miss:>8.4g}{op.c_fa:>8.4g}"
                              f"  {op.effective_prior:<10.4g}{op.act_dcf:>8.4f} "
                              f"{op.min_dcf:>8.4f} {op.calibration_loss:>8.4f}")
+        thresholds = [("EER", self.eer_threshold)] + [
+            (f"minDCF {op.p_target:g}:{op.c_miss:g}:{op.c_fa:g}", op.min_dcf_threshold)
+            for op in self.operating_points]
+        if any(thr is not None for _, thr in thresholds):
+            lines.append("  score thresholds (accept iff score >= t; [low, high] when not unique)")
+            lines.extend(f"    {label:<24}{_format_threshold(thr)}"
+                         for label, thr in thresholds if thr is not None)
+        if self.c_primary is not None:
+            cp = self.c_primary
+            points = ", ".join(f"{p:g}:{m:g}:{f:g}" for p, m, f in cp.operating_points)
+            lines.append(f"  C_primary{f' ({cp.name.upper()})' if cp.name else ''}  "
+                         f"actual {cp.actual:.4f}  minimum {cp.minimum:.4f}  (mean over {points})")
+        if self.intervals:
+            first = self.intervals[0]
+            lines.append(f"  {100 * first.confidence:g} % confidence intervals ({first.resampling} "
+                         f"bootstrap, {first.n_bootstrap} replicates)")
+            lines.extend(f"    {iv.measure:<24}{iv.estimate:>10.4f}  [{iv.low:.4f}, {iv.high:.4f}]"
+                         for iv in self.intervals)
         return "\n".join(lines)
+
+
+def _threshold_items(key: str, thr) -> dict:
+    """``{key: value, key + "_interval": [low, high]}`` of a Threshold, nothing for None."""
+    if thr is None:
+        return {}
+    return {key: thr.value, f"{key}_interval": [thr.low, thr.high]}
+
+
+def _format_threshold(thr) -> str:
+    text = f"{thr.value:>12.6g}"
+    if thr.low != thr.high:
+        text += f"  in [{thr.low:.6g}, {thr.high:.6g}]"
+    return text
+
+
+def parse_operating_point(text: str, where: str = "operating point"):
+    """``"P_TARGET:C_MISS:C_FA"`` (or a bare ``"P_TARGET"``, unit costs) as three validated floats,
+    the way users write an operating point on a command line (e.g. ``0.01:1:10``)."""
+    fields = str(text).strip().split(":")
+    if len(fields) not in (1, 3):
+        raise ValueError(f"{where} must be P_TARGET or P_TARGET:C_MISS:C_FA, got {text!r}")
+    try:
+        values = [float(f) for f in fields]
+    except ValueError:
+        raise ValueError(f"{where} must be numbers P_TARGET:C_MISS:C_FA, got {text!r}") from None
+    return check_operating_point(values[0] if len(values) == 1 else values, where)
 
 
 def check_operating_point(op, where: str):
@@ -147,7 +223,9 @@ def check_operating_point(op, where: str):
 
 
 def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=0.5,
-                       name: str = "") -> CalibrationReport:
+                       name: str = "", *, conventional_eer: bool = False, c_primary=None,
+                       confidence=None, n_bootstrap=1000, tar_clusters=None, non_clusters=None,
+                       random_state=None, n_jobs=None, progress=False) -> CalibrationReport:
     """Analyse the calibration of natural-log LLRs ``(tar, non)``, sorting and pooling once.
 
     Cllr, minCllr (Cllr after PAV) and the calibration loss Cllr - minCllr (thesis sec. 7.7.4),
@@ -168,6 +246,20 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
         values the normalized cross-entropy C_nxe of SWS plan eq. 40.
     name : str
         Label printed in the report's title.
+    conventional_eer : bool, default False
+        Also report the conventional EER of the empirical ROC
+        (:attr:`focal.core.ROCCH.conventional_eer`) beside the ROCCH-EER.
+    c_primary : str or sequence, optional
+        Also report NIST SRE's C_primary at these operating points: ``"sre16"``, ``"sre21"``,
+        ... or two or more ``(P_target, C_miss, C_fa)`` (:func:`focal.metrics.sre.c_primary`).
+    confidence : float, optional
+        With a coverage such as 0.95, add bootstrap confidence intervals of Cllr, minCllr, EER
+        and every actual / minimum DCF (:func:`focal.metrics.bootstrap_ci`, all from the same
+        replicates).
+    n_bootstrap, tar_clusters, non_clusters, random_state, n_jobs, progress
+        Replicates, cluster labels (speaker / model / test, or a (model, test) pair for two-way
+        resampling), seed, workers and progress bar of the bootstrap, as in
+        :func:`focal.metrics.bootstrap_ci`.
 
     Returns
     -------
@@ -177,7 +269,8 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
     Examples
     --------
     An uninformative system (every LLR 0): Cllr = minCllr = 1 bit, no calibration loss, EER 50 %,
-    and at P_target = 0.01 it rejects everything (actual DCF = 1 = the default's cost).
+    and at P_target = 0.01 it rejects everything (actual DCF = 1 = the default's cost). Its EER
+    is reached only by randomizing between accepting all (threshold 0) and rejecting all (inf).
 
     >>> from focal.metrics import calibration_report, from_labels
     >>> print(calibration_report(*from_labels([0.0, 0.0, 0.0, 0.0], [1, 0, 1, 0]), name="flat"))
@@ -191,10 +284,33 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
       normalized DCF
         P_target    C_miss    C_fa  eff. prior  actDCF   minDCF     loss
         0.01             1       1  0.01        1.0000   1.0000   0.0000
+      score thresholds (accept iff score >= t; [low, high] when not unique)
+        EER                                0  in [0, inf]
+        minDCF 0.01:1:1                  inf
     """
     p = check_probability(p_target)
     points = _operating_points(operating_points)
-    return _report(BinaryScores(tar, non), points, p, name)
+    scores = BinaryScores(tar, non)
+    report = _report(scores, points, p, name)
+    extra = {}
+    if conventional_eer:
+        extra["eer_conventional"] = scores.hull.conventional_eer
+    if c_primary is not None:
+        from .sre import c_primary_of, resolve_points
+
+        cp_name, cp_points = resolve_points(c_primary)
+        extra["c_primary"] = c_primary_of(scores, cp_points, cp_name)
+    report = replace(report, **extra)
+    if confidence is None:
+        return report
+    from .bootstrap import bootstrap_ci
+
+    measures = [("cllr", p), ("min_cllr", p), "eer"] + [
+        (kind, *op) for op in points for kind in ("dcf", "min_dcf")]
+    intervals = bootstrap_ci(measures, tar, non, n_bootstrap=n_bootstrap, confidence=confidence,
+                             tar_clusters=tar_clusters, non_clusters=non_clusters,
+                             random_state=random_state, n_jobs=n_jobs, progress=progress)
+    return replace(report, intervals=tuple(intervals))
 
 
 def calibration_report_of(scores: BinaryScores, operating_points=((0.01, 1.0, 1.0),),
@@ -221,6 +337,7 @@ def _report(scores: BinaryScores, points, p, name) -> CalibrationReport:
             effective_prior=float(expit(effective_log_odds(pt, cm, cf))),
             act_dcf=scores.dcf(pt, cm, cf),
             min_dcf=scores.min_dcf(pt, cm, cf),
+            min_dcf_threshold=scores.hull.min_dcf_threshold(pt, cm, cf),
         )
         for pt, cm, cf in points
     ]
@@ -232,6 +349,7 @@ def _report(scores: BinaryScores, points, p, name) -> CalibrationReport:
         cllr=scores.cllr(p),
         min_cllr=hull.min_cllr(p),
         eer=hull.eer,
+        eer_threshold=hull.eer_threshold,
         prbep=hull.prbep,
         operating_points=tuple(results),
         name=str(name),

@@ -7,7 +7,9 @@ Every function takes data (scores, LLRs, or the results of :mod:`focal.metrics` 
 behind them); nothing is recomputed here.
 
 - binary: :func:`det_plot`, :func:`ape_plot`, :func:`nbe_plot`, :func:`ece_plot`,
-  :func:`tippett_plot`;
+  :func:`tippett_plot`, and their Display objects in scikit-learn's style
+  (:class:`DETDisplay`, :class:`APEDisplay`, :class:`NBEDisplay`, :class:`ECEDisplay`,
+  :class:`TippettDisplay`: ``from_scores`` / ``from_labels``, curve data, ``plot``, ``ax_``);
 - multiclass: :func:`pairwise_bar_matrix`, :func:`detection_ape_plots`,
   :func:`detection_llr_scatter`, :func:`subset_scatter`;
 - spoken term detection: :func:`std_det_plot`;
@@ -26,6 +28,7 @@ except ImportError as exc:  # pragma: no cover - exercised by a subprocess test
     ) from exc
 
 from .binary import APE_SCALE, ape_bar_axes, ape_plot, det_plot, ece_plot, nbe_plot, tippett_plot
+from .displays import APEDisplay, DETDisplay, ECEDisplay, NBEDisplay, TippettDisplay
 from .multiclass import (
     detection_ape_plots,
     detection_llr_scatter,
@@ -40,4 +43,5 @@ __all__ = [
     "APE_SCALE", "ProbitScale", "ape_bar_axes", "ape_plot", "det_plot", "ece_plot", "nbe_plot",
     "tippett_plot", "pairwise_bar_matrix", "detection_ape_plots", "detection_llr_scatter",
     "subset_scatter", "std_det_plot", "write_report", "output_folder",
+    "DETDisplay", "APEDisplay", "NBEDisplay", "ECEDisplay", "TippettDisplay",
 ]

@@ -113,7 +113,9 @@ def set_probit_limits(ax, first: bool, xlim, ylim, curve, marks, ceiling=(0.5, 0
             continue
         mark = np.asarray(marks[axis], dtype=float)
         top = ceiling[axis]
-        top = min(max(top, float(mark.max()) * 1.05 if mark.size else top), 0.99)
+        below_one = mark[mark < 1.0]
+        top = min(max(top, 1.0 - (1.0 - float(below_one.max())) / 1.5
+                      if below_one.size else top), 0.9999)
         lo, hi = probit_limits(np.concatenate([curve[axis], mark]), ceiling=top)
         if not first:
             old_lo, old_hi = getter()
@@ -121,8 +123,28 @@ def set_probit_limits(ax, first: bool, xlim, ylim, curve, marks, ceiling=(0.5, 0
         setter(lo, hi)
 
 
+_OP_MARKERS = (("s", "x"), ("D", "+"), ("^", "1"), ("v", "2"))  # (minDCF, actDCF) per point
+
+
+def _edge_mark(ax, pfa, pmiss, **kwargs):
+    """A DET marker; a rate of 0 or 1 (at minus / plus infinity on the probit axis) sits on the
+    axis edge.
+
+    The rate stays the data value (0 or 1, which are also the edges in the axes' own
+    coordinates); only the coordinate system of that axis changes, so the marker stays on the
+    edge whatever limits later calls set.
+    """
+    from matplotlib.transforms import blended_transform_factory
+
+    x_edge, y_edge = not 0 < pfa < 1, not 0 < pmiss < 1
+    transform = blended_transform_factory(ax.transAxes if x_edge else ax.transData,
+                                          ax.transAxes if y_edge else ax.transData)
+    ax.plot([pfa], [pmiss], linestyle="none", transform=transform, clip_on=not (x_edge or y_edge),
+            **kwargs)
+
+
 def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, eer: bool = True,
-             operating_point=None, xlim=None, ylim=None, **line_kwargs):
+             operating_point=None, operating_points=None, xlim=None, ylim=None, **line_kwargs):
     """DET plot: miss rate against false-alarm rate on probit axes (thesis sec. 7.3.4-7.3.7).
 
     Draws the steppy empirical DET (every operating point "accept iff score >= threshold",
@@ -147,7 +169,10 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
         Mark the ROCCH-EER, the point where the hull crosses P_miss = P_fa (thesis 7.3.7).
     operating_point : float or (P_target, C_miss, C_fa), optional
         Mark the minDCF and actual-DCF points there; the legend gives both normalized costs
-        (SWS plan eqs. 8-10).
+        (SWS plan eqs. 8-10). A point with no false alarms (or no misses), at minus infinity
+        on the probit axis, is drawn on the axis edge.
+    operating_points : sequence, optional
+        Several such points, each marked with its own marker shapes.
     xlim, ylim : (float, float), optional
         View limits as rates (fractions); default from the data, up to 50 %.
     **line_kwargs
@@ -159,8 +184,12 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
     """
     scores = binary_scores(tar, non)
     hull = scores.hull
-    op = None if operating_point is None else _parse_operating_point(operating_point)
-    rates = None if op is None else scores.bayes_error_rates([op[3]])
+    if operating_point is not None and operating_points is not None:
+        raise ValueError("give operating_point or operating_points, not both")
+    ops = [] if operating_point is None else [_parse_operating_point(operating_point)]
+    ops += [_parse_operating_point(op, f"operating_points[{i}]")
+            for i, op in enumerate(operating_points or ())]
+    rates = scores.bayes_error_rates([op[3] for op in ops]) if ops else None
     pfa, pmiss, _ = hull.pav.roc_points()
     ax = new_axes(ax)
     first = not has_gid(ax, "det")
@@ -175,16 +204,17 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
         e = hull.eer
         ax.plot([e], [e], linestyle="none", marker="o", color=color, markerfacecolor="none",
                 label=_label(label, f"EER = {100 * e:.2f} %"), gid="det-eer")
-    if rates is not None:
-        pt, cm, cf, _ = op
+    for i, (pt, cm, cf, _) in enumerate(ops):
         where = describe_operating_point(pt, cm, cf)
-        default = rates.default[0]
-        ax.plot(rates.min_pfa, rates.min_pmiss, linestyle="none", marker="s", color=color,
-                label=_label(label, f"minDCF = {rates.minimum[0] / default:.3f} ({where})"),
-                gid="det-min-dcf")
-        ax.plot(rates.actual_pfa, rates.actual_pmiss, linestyle="none", marker="x", color=color,
-                markersize=8, label=_label(label, f"actDCF = {rates.actual[0] / default:.3f}"),
-                gid="det-act-dcf")
+        default = rates.default[i]
+        mark_min, mark_act = _OP_MARKERS[i % len(_OP_MARKERS)]
+        _edge_mark(ax, rates.min_pfa[i], rates.min_pmiss[i], marker=mark_min, color=color,
+                   label=_label(label, f"minDCF = {rates.minimum[i] / default:.3f} ({where})"),
+                   gid="det-min-dcf")
+        _edge_mark(ax, rates.actual_pfa[i], rates.actual_pmiss[i], marker=mark_act, color=color,
+                   markersize=8, gid="det-act-dcf",
+                   label=_label(label, f"actDCF = {rates.actual[i] / default:.3f}"
+                                + (f" ({where})" if len(ops) > 1 else "")))
     marks = ([hull.eer], [hull.eer]) if eer else ([], [])
     if rates is not None:
         marks = (np.concatenate([marks[0], rates.min_pfa, rates.actual_pfa]),
@@ -278,18 +308,18 @@ def _draw_ape_bar(bar_ax, report, label, color, compact: bool = False):
         top, text = report.cllr, f"{report.cllr:.3f}"
     else:
         top, text = dis, "Cllr = inf"
-    bar_ax.annotate(text, (x, top), xytext=(0, 2), textcoords="offset points", ha="center",
-                    va="bottom", fontsize="small")
+    # values stand upright above their bars, so neighbours never collide however narrow
+    bar_ax.annotate(text, (x, top), xytext=(0, 3), textcoords="offset points", ha="center",
+                    va="bottom", fontsize="small", rotation=90, gid="ape-bar-value")
     names = [t.get_text() for t in bar_ax.get_xticklabels()][:x] if x else []
-    name = str(label) if label else f"system {x + 1}"
-    names.append(name if len(name) <= 12 else "\u2026" + name[-11:])
+    names.append(str(label) if label else f"system {x + 1}")
     if compact:
         bar_ax.set_xticks([])
     else:
-        bar_ax.set_xticks(range(x + 1), names, rotation=30, ha="right")
+        bar_ax.set_xticks(range(x + 1), names, rotation=90)
     bar_ax.set_xlim(-0.6, x + 0.6)
     heights = [p.get_y() + p.get_height() for p in bar_ax.patches]
-    bar_ax.set_ylim(0, 1.15 * max(max(heights), 1e-3))
+    bar_ax.set_ylim(0, 1.35 * max(max(heights), 1e-3))
     if not compact:
         bar_ax.set_ylabel("Cllr (bits)")
     bar_ax.yaxis.set_label_position("right")
@@ -361,7 +391,7 @@ def ape_plot(tar, non=None, *, label=None, ax=None, bar_ax=None, bar: bool = Tru
             secondary.set_ylabel("Bayes error-rate")
     if not compact:
         ax.set_xlabel("prior log-odds  logit P_tar")
-        ax.set_ylabel("error-rate / (2 ln 2)   [area = bits]")
+        ax.set_ylabel("error-rate / (2 ln 2)")
     _widen_xlim(ax, first, _ape_view(h, APE_SCALE * rates.actual))
     ax.set_ylim(bottom=0)
     ax.grid(True, linewidth=0.5, alpha=0.6)
@@ -396,8 +426,8 @@ def _dr30_points(h, rates):
 
 
 def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_points: int = 401,
-             components: bool = False, dr30: bool = True, operating_point=None, ylim=None,
-             **line_kwargs):
+             components: bool = False, dr30: bool = True, operating_point=None,
+             operating_points=None, ylim=None, **line_kwargs):
     """Normalized Bayes error-rate plot of natural-log LLRs (thesis sec. 7.6, figs. 7.8-7.9).
 
     Against h = logit(P_tar): the actual Bayes error-rate of the LLRs' decisions ("actDCF",
@@ -426,6 +456,8 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
         marked too when it falls in the plotted range.
     operating_point : float or (P_target, C_miss, C_fa), optional
         Draw a vertical line at its effective prior log-odds.
+    operating_points : sequence, optional
+        Several such points, a line each.
     ylim : (float, float), optional
         Default from 0 to a little above the curves (at most 3).
     **line_kwargs
@@ -435,9 +467,12 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     -------
     matplotlib.axes.Axes
     """
-    op = None if operating_point is None else _parse_operating_point(operating_point)
-    h = prior_log_odds_grid(prior_log_odds, (-7.0, 2.0), n_points,
-                            extra=() if op is None else (op[3],))
+    if operating_point is not None and operating_points is not None:
+        raise ValueError("give operating_point or operating_points, not both")
+    ops = [] if operating_point is None else [_parse_operating_point(operating_point)]
+    ops += [_parse_operating_point(o, f"operating_points[{i}]")
+            for i, o in enumerate(operating_points or ())]
+    h = prior_log_odds_grid(prior_log_odds, (-7.0, 2.0), n_points, extra=[o[3] for o in ops])
     rates = binary_scores(tar, non).bayes_error_rates(h)
     ax = new_axes(ax)
     first = not has_gid(ax, "nbe-actual")
@@ -460,8 +495,7 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
             ax.plot([h[i]], [mn[i]], linestyle="none", marker="o", markersize=7, color=color,
                     markerfacecolor="white", zorder=3, gid=gid,
                     label=None if has_gid(ax, gid) else text)
-    if op is not None:
-        pt, cm, cf, h_op = op
+    for pt, cm, cf, h_op in ops:
         drawn = [a for a in ax.lines if a.get_gid() == "nbe-operating-point"
                  and np.array_equal(a.get_xdata(), [h_op, h_op])]
         if not drawn:

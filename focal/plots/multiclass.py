@@ -97,12 +97,18 @@ def pairwise_bar_matrix(analysis, recalibrated=None, *, class_names=None, fig=No
         ax.set_xticks([])
         ax.set_xlim(-0.6, len(columns) - 0.4)
     axes[0, 0].set_ylim(0, top)
+    # column names slant when a column is too narrow for them (phone-sized figures)
+    longest = max(len(names[c]) for c in classes[1:])
+    narrow = fig.get_figwidth() / (m - 1) < 0.09 * longest + 0.3
     for r in range(m - 1):
         for c in range(m - 1):
             if not used[r, c]:
                 axes[r, c].set_axis_off()
         axes[r, r].set_ylabel(names[classes[r]], rotation=0, ha="right", va="center")
-        axes[0, r].set_title(names[classes[r + 1]], fontsize="medium")
+        if r > 0:  # it lies over the empty cells to its left: no column must make room for it
+            axes[r, r].yaxis.label.set_in_layout(False)
+        axes[0, r].set_title(names[classes[r + 1]], fontsize="medium",
+                             **({"rotation": 90} if narrow else {}))
         axes[r, r].tick_params(labelleft=True)
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="lower left", fontsize="small", frameon=False)
@@ -181,8 +187,17 @@ def detection_ape_plots(llh, labels, *, prior=None, recalibrated=None, class_nam
             ax.set_title(names[t] + suffix, fontsize="medium")
     for ax in axes[-1]:
         ax.set_xlabel("prior log-odds")
-    fig.subplots_adjust(hspace=0.5, wspace=0.4, left=0.08, right=0.94,
-                        top=1 - 0.4 / fig.get_figheight(), bottom=0.5 / fig.get_figheight())
+    for ax in axes[:, 0]:
+        ax.set_ylabel("error-rate / (2 ln 2)", fontsize="small")
+    # one key for every panel: the compact panels have no legends of their own
+    from matplotlib.lines import Line2D
+
+    key = [Line2D([], [], color="C0", label="actual (area = Cllr)"),
+           Line2D([], [], color="C0", linestyle="--", label="minimum, after PAV (area = minCllr)"),
+           Line2D([], [], color="black", linestyle=":", label="default (LLR = 0)")]
+    fig.legend(handles=key, loc="lower center", ncols=3, fontsize="small", frameon=False)
+    fig.subplots_adjust(hspace=0.5, wspace=0.4, left=0.1, right=0.94,
+                        top=1 - 0.4 / fig.get_figheight(), bottom=0.9 / fig.get_figheight())
     return axes
 
 

@@ -12,6 +12,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..metrics import BinaryScores, calibration_report_of
+from ..metrics.report import check_operating_point
 from ._axes import describe_operating_point
 from .binary import ape_plot, det_plot, ece_plot, nbe_plot, tippett_plot
 
@@ -100,7 +101,19 @@ def _table(reports) -> str:
     return "<table>\n" + header + "\n" + "\n".join(rows) + "\n</table>"
 
 
+_BINARY_INTRO = ("<p>Scores are read as natural-log likelihood-ratios. Cllr and minCllr in bits "
+                 "(thesis eq. 7.41, sec. 7.7.4); EER is the ROCCH-EER (sec. 7.3.7); DCFs are "
+                 "normalized (SWS plan eqs. 8-10).</p>")
+
+
 def _page(title, reports, figures, size) -> str:
+    return _html_page(title, _BINARY_INTRO + "\n" + _table(reports), figures, size,
+                      "Calibration reports", [str(r) for r in reports])
+
+
+def _html_page(title, head_html, figures, size, texts_title, texts) -> str:
+    """The HTML page of a report: a heading, ``head_html`` (trusted, built here), the figures
+    with their captions, and the text reports (escaped)."""
     w, h = size
     parts = [
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
@@ -110,11 +123,7 @@ def _page(title, reports, figures, size) -> str:
         "text-align:right}td:first-child,th:first-child{text-align:left}"
         "img{max-width:100%%;height:auto}pre{background:#f4f4f4;padding:.5em}</style>"
         % max(w + 40, 900),
-        "</head>", "<body>", f"<h1>{html.escape(title)}</h1>",
-        "<p>Scores are read as natural-log likelihood-ratios. Cllr and minCllr in bits "
-        "(thesis eq. 7.41, sec. 7.7.4); EER is the ROCCH-EER (sec. 7.3.7); DCFs are normalized "
-        "(SWS plan eqs. 8-10).</p>",
-        _table(reports),
+        "</head>", "<body>", f"<h1>{html.escape(title)}</h1>", head_html,
     ]
     for fig in figures:
         png = fig.files.get("png")
@@ -125,10 +134,48 @@ def _page(title, reports, figures, size) -> str:
         if png:
             parts.append(f'<img src="{html.escape(png)}" width="{w}" height="{h}" '
                          f'alt="{html.escape(fig.title)}">')
-    parts.append("<h2>Calibration reports</h2>")
-    parts += [f"<pre>{html.escape(str(r))}</pre>" for r in reports]
+    if texts:
+        parts.append(f"<h2>{html.escape(texts_title)}</h2>")
+        parts += [f"<pre>{html.escape(str(t))}</pre>" for t in texts]
     parts += ["</body>", "</html>", ""]
     return "\n".join(parts)
+
+
+_MIN_DPI = 80.0  # text of at least ~11 px at 10 pt, however narrow the figure
+
+
+_MAIN_CURVES = ("det", "ape-actual", "nbe-actual", "ece-actual")
+_MARKER_NAMES = (("square", "cross"), ("diamond", "plus"), ("triangle", "tri-down"),
+                 ("down-triangle", "tri-up"))
+
+
+def _legends_below(fig, names):
+    """Replace the axes legends by one compact figure legend under the plots: a line of each
+    system's colour and name (the caption says which line style or marker is which), so that
+    no legend hides a curve and the legend fits at any width."""
+    mains = [line for ax in fig.axes for line in ax.lines if line.get_gid() in _MAIN_CURVES]
+    if not mains:
+        return
+    for ax in fig.axes:
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+    from matplotlib.lines import Line2D
+
+    handles = [Line2D([], [], color=line.get_color(), linewidth=2) for line in mains]
+    width_px = fig.get_figwidth() * fig.dpi
+    per_entry = (max(len(n) for n in names) * 0.6 * 8.5 + 45) * fig.dpi / 72
+    ncols = int(max(1, min(len(names), width_px // per_entry)))
+    fig.legend(handles, list(names)[:len(handles)], loc="outside lower center", ncols=ncols,
+               fontsize="small", frameon=False)
+
+
+def _det_caption(ops) -> str:
+    points = "; ".join(f"{_MARKER_NAMES[i % 4][0]} / {_MARKER_NAMES[i % 4][1]} at "
+                       f"{describe_operating_point(*check_operating_point(op, 'op'))}"
+                       for i, op in enumerate(ops))
+    return ("Steppy DET curves with the ROCCH-EER (circle) and the minimum / actual DCF points"
+            + (f" ({points})" if points else "") + "; a point without false alarms sits on "
+            "the left edge.")
 
 
 def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600), dpi=None,
@@ -138,9 +185,10 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     For binary LLR sets (one or several systems on the same trials or not) it writes, into
     ``out_dir`` (created if needed):
 
-    * ``det``: DET curves of every system with the ROCCH-EER and, at the first operating point,
+    * ``det``: DET curves of every system with the ROCCH-EER and, at every operating point,
       the minDCF and actual-DCF points (:func:`det_plot`);
-    * ``nbe``: normalized Bayes error-rate plot with DR30 points (:func:`nbe_plot`);
+    * ``nbe``: normalized Bayes error-rate plot with DR30 points and a line at every operating
+      point (:func:`nbe_plot`);
     * ``ape``: APE curves and the Cllr bars (:func:`ape_plot`);
     * ``ece``: empirical cross-entropy curves (:func:`ece_plot`);
     * ``tippett_<i>``: a Tippett plot per system (:func:`tippett_plot`);
@@ -155,13 +203,13 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     out_dir : str or path
     operating_points : sequence, default (0.01,)
         Priors or ``(P_target, C_miss, C_fa)`` tuples of the DCF columns (as for
-        :func:`focal.metrics.calibration_report`); the first is marked on the DET and NBE plots.
+        :func:`focal.metrics.calibration_report`); each is marked on the DET and NBE plots.
     size : (int, int), default (800, 600)
         Width and height of every raster figure, in pixels.
     dpi : float, optional
         Dots per inch: sets the text size relative to the figure (larger dpi, larger text).
-        Default ``min(width / 8, height / 6)``: the layout of an 8 x 6 inch figure at any
-        pixel size.
+        Default ``max(min(width / 8, height / 6), 80)``: the layout of an 8 x 6 inch figure at
+        any pixel size down to 640 x 480, and readable text (about 11 px) on smaller figures.
     formats : sequence of str, default ("png",)
         Among ``"png"``, ``"pdf"``, ``"svg"``; PNG is always written (the page shows it).
     title : str
@@ -172,20 +220,12 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
         The HTML page.
     """
     entries = _systems(systems)
-    w, h = _pixels(size)
-    dpi = min(w / 8.0, h / 6.0) if dpi is None else float(dpi)
-    if not 10 <= dpi <= 2000:
-        raise ValueError(f"dpi must be between 10 and 2000, got {dpi!r}")
-    fmts = ["png"] + [f for f in dict.fromkeys(str(f).lower() for f in formats) if f != "png"]
-    bad = [f for f in fmts if f not in FORMATS]
-    if bad:
-        raise ValueError(f"formats must be among {FORMATS}, got {bad}")
+    (w, h), dpi, fmts = figure_options(size, dpi, formats)
     ops = [operating_points] if np.ndim(operating_points) == 0 else list(operating_points)
     # one sort and one PAV per system, shared by its report and every figure
     entries = [(name, BinaryScores(tar, non)) for name, tar, non in entries]
     reports = [calibration_report_of(scores, operating_points=ops, name=name)
                for name, scores in entries]
-    first_op = ops[0] if ops else None
     folder = output_folder(out_dir)
 
     def every_system(plot, **kwargs):
@@ -201,11 +241,11 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
             ape_plot(scores, label=name, ax=ax, bar_ax=bar_ax)
 
     specs = [
-        ("det", "DET", "Steppy DET curves with the ROCCH-EER (circle) and the minimum / actual "
-         "DCF points (square / cross).", every_system(det_plot, operating_point=first_op)),
+        ("det", "DET", _det_caption(ops), every_system(det_plot, operating_points=ops)),
         ("nbe", "Normalized Bayes error-rate", "Actual (solid) and minimum (dashed) DCF "
-         "normalized by the default system's, against the prior log-odds; DR30: fewer than 30 "
-         "false alarms to the left.", every_system(nbe_plot, operating_point=first_op)),
+         "normalized by the default system's, against the prior log-odds; DR30 (open circles): "
+         "fewer than 30 false alarms to the left; dashed vertical lines: the operating points "
+         "of the table.", every_system(nbe_plot, operating_points=ops)),
         ("ape", "APE", "Applied probability of error: the area under the actual curve is Cllr, "
          "under the minimum curve minCllr; the bar splits Cllr into discrimination and "
          "calibration loss.", ape),
@@ -217,11 +257,39 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
                       "non-target (dashed) LLRs at or above each value.",
                       lambda fig, sc=scores, name=name: tippett_plot(sc, label=name,
                                                                      ax=fig.subplots())))
-    figures = []
-    for stem, title_, caption, draw in specs:
-        fig = Figure(figsize=(w / dpi, h / dpi), dpi=dpi, layout="constrained")
-        draw(fig)
-        figures.append(ReportFigure(title_, caption, _save(fig, folder, stem, fmts, dpi)))
+    figures = draw_figures(specs, folder, (w, h), dpi, fmts,
+                           after=lambda fig: _legends_below(fig, [n for n, _ in entries]))
     page = folder / "index.html"
     page.write_text(_page(title, reports, figures, (w, h)), encoding="utf-8")
     return page
+
+
+def figure_options(size, dpi, formats):
+    """Validated ``((width, height), dpi, formats)`` of a report (PNG first, always)."""
+    w, h = _pixels(size)
+    dpi = max(min(w / 8.0, h / 6.0), _MIN_DPI) if dpi is None else float(dpi)
+    if not 10 <= dpi <= 2000:
+        raise ValueError(f"dpi must be between 10 and 2000, got {dpi!r}")
+    fmts = ["png"] + [f for f in dict.fromkeys(str(f).lower() for f in formats) if f != "png"]
+    bad = [f for f in fmts if f not in FORMATS]
+    if bad:
+        raise ValueError(f"formats must be among {FORMATS}, got {bad}")
+    return (w, h), dpi, fmts
+
+
+def draw_figures(specs, folder, size, dpi, formats, after=None):
+    """Draw and save ``specs`` = ``[(stem, title, caption, draw(fig)[, options]), ...]``; the
+    optional ``options`` dict may set ``layout`` (default ``"constrained"``; None for figures
+    that place their own axes) and ``height_inches`` (a taller figure for grids of plots).
+    Returns the ReportFigures."""
+    w, h = size
+    figures = []
+    for stem, title_, caption, draw, *options in specs:
+        opt = options[0] if options else {}
+        height = max(h / dpi, opt.get("height_inches", 0.0))
+        fig = Figure(figsize=(w / dpi, height), dpi=dpi, layout=opt.get("layout", "constrained"))
+        draw(fig)
+        if after is not None:
+            after(fig)
+        figures.append(ReportFigure(title_, caption, _save(fig, folder, stem, formats, dpi)))
+    return figures

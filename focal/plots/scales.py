@@ -58,9 +58,13 @@ class _InverseProbitTransform(Transform):
 
 
 class ProbitLocator(ticker.Locator):
-    """Ticks from :data:`DET_TICKS` inside the view, thinned to about ``max_ticks``.
+    """Ticks from :data:`DET_TICKS` inside the view.
 
-    When too many fit, the 2-steps go first, then the 5-steps (leaving decades).
+    Without a drawn axis (``tick_values``), thinned to about ``max_ticks``: when too many fit,
+    the 2-steps go first, then the 5-steps (leaving decades). On a drawn axis, as many as fit
+    without their labels touching: in order of importance (50 %,
+    decades, 5-steps, then the rest), a tick is kept only if its label clears every kept one
+    on screen, so a narrow figure shows fewer labels instead of overlapping ones.
     """
 
     def __init__(self, max_ticks: int = 11):
@@ -68,7 +72,14 @@ class ProbitLocator(ticker.Locator):
 
     def __call__(self):
         vmin, vmax = self.axis.get_view_interval()
-        return self.tick_values(vmin, vmax)
+        ticks = self.tick_values(vmin, vmax)
+        lo, hi = sorted((vmin, vmax))
+        every = DET_TICKS[(DET_TICKS >= lo * (1 - 1e-9)) & (DET_TICKS <= hi * (1 + 1e-9))]
+        try:
+            spaced = _clear_of_each_other(self.axis, every, vmin, vmax)
+        except (AttributeError, ValueError):  # an axis not attached to a figure yet
+            return ticks
+        return spaced
 
     def tick_values(self, vmin, vmax):
         lo, hi = sorted((vmin, vmax))
@@ -83,6 +94,34 @@ class ProbitLocator(ticker.Locator):
             if kept.size <= self.max_ticks:
                 return kept
         return kept
+
+
+def _importance(ticks):
+    """Sort key of ticks: 50 %, then decades, then 5-steps, then the rest (by tail size)."""
+    tail = np.minimum(ticks, 1.0 - ticks)
+    mantissa = np.round(tail / 10.0 ** np.floor(np.log10(tail) + 1e-9), 6)
+    rank = np.select([ticks == 0.5, mantissa == 1.0, mantissa == 5.0], [0, 1, 2], 3)
+    return np.lexsort((-tail, rank))
+
+
+def _clear_of_each_other(axis, ticks, vmin, vmax):
+    """The ticks whose labels (estimated from the font size) do not overlap on screen."""
+    if ticks.size <= 1:
+        return ticks
+    axes = axis.axes
+    vertical = axis.axis_name == "y"
+    size = axis.get_major_ticks(1)[0].label1.get_fontsize() * axes.figure.dpi / 72.0  # pixels
+    pos = axis.get_transform().transform(ticks)
+    lo, hi = axis.get_transform().transform(np.array([vmin, vmax]))
+    length = (axes.bbox.height if vertical else axes.bbox.width)
+    screen = (pos - lo) / (hi - lo) * length
+    texts = [_percent(t) for t in ticks]
+    extent = np.array([1.5 * size if vertical else (0.62 * len(t) + 1.2) * size for t in texts])
+    kept = []
+    for i in _importance(ticks):
+        if all(abs(screen[i] - screen[j]) >= (extent[i] + extent[j]) / 2 for j in kept):
+            kept.append(i)
+    return ticks[np.sort(kept)]
 
 
 def _percent(value, _pos=None) -> str:

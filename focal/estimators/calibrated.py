@@ -1,0 +1,243 @@
+"""Calibrate any scikit-learn classifier into natural-log LLRs by cross-fitting.
+
+:class:`CalibratedClassifier` is focal's counterpart of scikit-learn's ``CalibratedClassifierCV``
+whose output is a calibrated likelihood-ratio rather than a posterior at the training class
+proportions: the wrapped classifier's out-of-fold scores (so the calibrator never sees scores
+of trials the classifier was trained on) are mapped to LLRs by prior-weighted logistic regression
+(:class:`LogisticFusion`, thesis sec. 8.3) or by PAV (:class:`PAVCalibrator`, thesis 7.7.3), and
+to multiclass log-likelihoods by :class:`MulticlassFusion` in ``"calibration"`` mode (Brümmer &
+van Leeuwen eq. 18). The posterior is then a matter of the application's prior, chosen at
+prediction time.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.special import logit as _logit
+from sklearn.base import BaseEstimator, ClassifierMixin, clone
+from sklearn.utils import get_tags
+from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.utils.multiclass import check_classification_targets
+from sklearn.utils.validation import check_is_fitted, validate_data
+
+from ..core.multiclass import check_prior, log_posteriors
+from ..core.validation import as_binary_labels, check_probability
+from ._llr_output import BinaryLLROutputMixin
+from .calibration import PAVCalibrator
+from .fusion import LogisticFusion
+from .multiclass import MulticlassFusion
+
+__all__ = ["CalibratedClassifier"]
+
+METHODS = ("logistic", "pav")
+_TINY = 1e-300
+
+
+class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator):
+    """A classifier whose scores are cross-fitted into calibrated LLRs (or log-likelihoods).
+
+    ``fit`` (1) gets out-of-fold scores of ``estimator`` by ``cross_val_predict`` over ``cv``:
+    ``decision_function`` if it has one, else the log of ``predict_proba`` (the logit of the
+    second column for two classes); (2) fits the calibrator on them; (3) refits ``estimator`` on
+    all the data, whose scores the calibrator maps at prediction time (scikit-learn's
+    ``CalibratedClassifierCV(ensemble=False)`` scheme).
+
+    Parameters
+    ----------
+    estimator : classifier, default ``LogisticRegression()``
+        Any scikit-learn classifier.
+    method : {"logistic", "pav"}, default "logistic"
+        ``"logistic"``: affine map of the score by prior-weighted logistic regression at
+        ``p_target`` (binary, :class:`LogisticFusion`), or ``alpha * scores + beta`` over the
+        classes (multiclass, :class:`MulticlassFusion` mode ``"calibration"`` at ``prior``).
+        ``"pav"``: the optimal monotone map (binary only, :class:`PAVCalibrator`, finite LLRs).
+    p_target : float, default 0.5
+        Binary: the prior at which the logistic calibration is trained and the default prior of
+        ``predict_proba``, ``predict`` and ``score``.
+    prior : array_like, optional
+        Multiclass: the class prior of training and of ``predict_proba`` (default flat).
+    cv : int, cross-validation generator or iterable, default 5
+        Folds of the out-of-fold scores (stratified for an int, as in scikit-learn).
+    pos_label : label, optional
+        Binary: the target label. Needed unless the labels are 0/1 or False/True (1 / True =
+        target): the target is never guessed from the labels' sort order.
+
+    Attributes
+    ----------
+    classes_ : ndarray
+        Class labels; binary: ``[non-target label, target label]``.
+    estimator_ : classifier
+        ``estimator`` refitted on all the data.
+    calibrator_ : LogisticFusion, PAVCalibrator or MulticlassFusion
+        Fitted on the out-of-fold scores.
+    oof_llr_ : ndarray
+        The calibrated LLRs (binary, shape (n,)) or log-likelihoods (multiclass, (n, N)) of the
+        out-of-fold scores: honest held-out outputs for evaluating the calibration.
+    n_features_in_ : int
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from sklearn.ensemble import RandomForestClassifier
+    >>> from focal import CalibratedClassifier
+    >>> rng = np.random.default_rng(0)
+    >>> y = rng.integers(0, 2, 400)
+    >>> X = rng.normal(size=(400, 3)) + y[:, None]
+    >>> clf = CalibratedClassifier(RandomForestClassifier(random_state=0), p_target=0.1)
+    >>> llr = clf.fit(X, y).decision_function(X)    # natural-log LLRs
+    >>> clf.predict_proba(X, p_target=0.01).shape   # posteriors at the user's prior
+    (400, 2)
+    """
+
+    def __init__(self, estimator=None, method="logistic", p_target=0.5, prior=None, cv=5,
+                 pos_label=None):
+        self.estimator = estimator
+        self.method = method
+        self.p_target = p_target
+        self.prior = prior
+        self.cv = cv
+        self.pos_label = pos_label
+
+    def __sklearn_tags__(self):
+        tags = super().__sklearn_tags__()
+        tags.target_tags.required = True
+        inner = get_tags(self._base()).input_tags  # what X may hold is the classifier's business
+        tags.input_tags.sparse = inner.sparse
+        tags.input_tags.allow_nan = inner.allow_nan
+        tags.classifier_tags.multi_class = self.method != "pav"
+        return tags
+
+    def _base(self):
+        if self.estimator is None:
+            from sklearn.linear_model import LogisticRegression
+
+            return LogisticRegression()
+        return self.estimator
+
+    def _scores(self, estimator, X, method):
+        """The classifier's score of each trial: 1-D (binary) or (n, N) (multiclass)."""
+        if method == "decision_function":
+            return np.asarray(estimator.decision_function(X), dtype=float)
+        return self._from_proba(np.asarray(estimator.predict_proba(X), dtype=float))
+
+    @staticmethod
+    def _from_proba(proba):
+        proba = np.clip(proba, _TINY, 1.0)
+        if proba.ndim == 2 and proba.shape[1] == 2:
+            return _logit(np.clip(proba[:, 1], _TINY, 1.0 - 1e-16))
+        return np.log(proba)
+
+    def fit(self, X, y):
+        """Cross-fit: out-of-fold scores, calibrator on them, then the classifier on all data.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+        y : array_like, shape (n_samples,)
+
+        Returns
+        -------
+        self
+        """
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        check_probability(self.p_target, "p_target")
+        X, y = validate_data(self, X, y, accept_sparse=True, reset=True, dtype=None,
+                             ensure_all_finite=False)
+        check_classification_targets(y)
+        classes = np.unique(y)
+        if classes.size < 2:
+            raise ValueError(f"y contains only one class ({classes[0]!r}): calibration needs "
+                             "at least two")
+        binary = classes.size == 2
+        if binary:
+            target = self._target_mask(y, classes)
+            classes = np.array([y[~target][0], y[target][0]], dtype=classes.dtype)
+        if not binary and self.method == "pav":
+            raise ValueError("Only binary classification is supported with method='pav' (it "
+                             f"calibrates two classes); use method='logistic' for {classes.size}")
+        prior = None if binary else check_prior(self.prior, classes.size)
+        base = self._base()
+        method = "decision_function" if hasattr(base, "decision_function") else "predict_proba"
+        cv = check_cv(self.cv, y, classifier=True)
+        raw = np.asarray(cross_val_predict(clone(base), X, y, cv=cv, method=method), dtype=float)
+        oof = raw if method == "decision_function" else self._from_proba(raw)
+        # the classifier's binary score is for its classes_[1], the larger label: turn it round
+        # when the target is the smaller one
+        self._sign = -1.0 if binary and classes[1] == np.unique(y)[0] else 1.0
+        self.classes_ = classes
+        if binary:
+            oof = self._sign * oof
+            cal = (LogisticFusion(p_target=self.p_target) if self.method == "logistic"
+                   else PAVCalibrator())
+            self.calibrator_ = cal.fit(oof.reshape(-1, 1), target.astype(int))
+            self.oof_llr_ = self.calibrator_.decision_function(oof.reshape(-1, 1))
+        else:
+            labels = _class_index(classes, y)
+            self.calibrator_ = MulticlassFusion(prior=prior, mode="calibration").fit(oof, labels)
+            self.oof_llr_ = self.calibrator_.transform(oof)
+        self.estimator_ = clone(base).fit(X, y)
+        self._score_method = method
+        return self
+
+    def _target_mask(self, y, classes):
+        """Target trials of binary ``y``: ``y == pos_label``, or 1 / True for 0/1 labels."""
+        if self.pos_label is not None:
+            if not np.isin(self.pos_label, classes):
+                raise ValueError(f"pos_label={self.pos_label!r} is not a label of y "
+                                 f"({classes.tolist()!r})")
+            return y == self.pos_label
+        return as_binary_labels(y, "y")
+
+    def _binary(self) -> bool:
+        check_is_fitted(self, "calibrator_")
+        return self.classes_.size == 2
+
+    def _classifier_scores(self, X):
+        check_is_fitted(self, "calibrator_")
+        X = validate_data(self, X, accept_sparse=True, reset=False, dtype=None,
+                          ensure_all_finite=False)
+        return self._scores(self.estimator_, X, self._score_method)
+
+    def decision_function(self, X):
+        """Calibrated natural-log LLRs, shape (n,) (binary), or log-likelihoods (n, N)."""
+        s = self._classifier_scores(X)
+        if self.classes_.size == 2:
+            return self.calibrator_.decision_function(self._sign * s.reshape(-1, 1))
+        return self.calibrator_.transform(s)
+
+    def predict_log_proba(self, X, p_target=None, prior=None):
+        """Log posteriors at ``p_target`` (binary) or ``prior`` (multiclass; default the fitted)."""
+        if self._binary():
+            return super().predict_log_proba(X, p_target)
+        return log_posteriors(self.decision_function(X), self.calibrator_._prior_for(prior))
+
+    def predict_proba(self, X, p_target=None, prior=None):
+        """Posteriors at ``p_target`` (binary) or ``prior`` (multiclass; default the fitted)."""
+        if self._binary():
+            return super().predict_proba(X, p_target)
+        return np.exp(self.predict_log_proba(X, prior=prior))
+
+    def predict(self, X, p_target=None, c_miss=1.0, c_fa=1.0, prior=None):
+        """Bayes decisions: at ``(p_target, c_miss, c_fa)`` (binary) or the MAP class at
+        ``prior`` (multiclass)."""
+        if self._binary():
+            return super().predict(X, p_target, c_miss, c_fa)
+        return self.classes_[np.argmax(self.predict_log_proba(X, prior=prior), axis=1)]
+
+    def score(self, X, y, sample_weight=None, p_target=None):
+        """Minus Cllr (binary, at ``p_target``) or minus multiclass Cllr (at the fitted prior, in
+        bits per bit: :meth:`MulticlassFusion.score`): greater is better, 0 for perfect outputs."""
+        if self._binary():
+            return super().score(X, y, sample_weight, p_target)
+        return self.calibrator_.score(self._classifier_scores(X), _class_index(self.classes_, y),
+                                      sample_weight)
+
+
+def _class_index(classes, y):
+    """Labels as indices into ``classes``; unknown labels are a ValueError."""
+    y = np.asarray(y)
+    unknown = ~np.isin(y, classes)
+    if unknown.any():
+        raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
+    return np.searchsorted(classes, y)

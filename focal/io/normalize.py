@@ -1,0 +1,112 @@
+"""Cohort score normalization of ``model test score`` files (z-, t-, s- and adaptive s-norm).
+
+Cohort files are ordinary score files:
+
+- enrolment cohort: ``model cohort_segment score`` — every enrolment model against every cohort
+  segment (rows: the models, first column);
+- test cohort: ``cohort_model test_segment score`` — every cohort model against every test
+  segment (rows: the segments, *second* column, as in any score file the model comes first).
+
+Each must cover its full grid (rows x cohort members). The trial file is streamed a chunk at a
+time, so its size is not limited by memory; the cohort statistics are one mean and standard
+deviation per model or segment (:class:`focal.estimators.normalization.ScoreNormalizer`).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from .._files import check_output, write_output
+from .._progress import Progress, logger
+from ._text import BLOCK_BYTES
+from .binary import TrialScores, read_scores
+from .stream import _write_chunk, iter_score_chunks
+
+__all__ = ["cohort_matrix", "normalize_files"]
+
+
+def cohort_matrix(cohort: TrialScores, rows: str):
+    """``(row_ids, matrix)`` of a cohort score file, rows from the ``"models"`` or ``"tests"``
+    column and one column per cohort member; a grid with holes is a ValueError naming the file."""
+    if rows not in ("models", "tests"):
+        raise ValueError(f"rows must be 'models' or 'tests', got {rows!r}")
+    row_col, member_col = ((cohort.models, cohort.tests) if rows == "models"
+                           else (cohort.tests, cohort.models))
+    row_ids, r = np.unique(row_col, return_inverse=True)
+    members, c = np.unique(member_col, return_inverse=True)
+    if row_ids.size * members.size != cohort.scores.size:
+        raise ValueError(f"{cohort.path}: cohort scores must cover every ({rows[:-1]}, cohort) "
+                         f"pair: {cohort.scores.size} of {row_ids.size} x {members.size} present")
+    M = np.empty((row_ids.size, members.size))
+    M[r.ravel(), c.ravel()] = cohort.scores  # read_scores refuses repeated pairs
+    return row_ids, M
+
+
+def normalize_files(trials, output, *, method="s-norm", top_n=None, enrol_cohort=None,
+                    test_cohort=None, chunk_size: int = 1 << 16,
+                    block_bytes: int = BLOCK_BYTES, progress=False):
+    """Normalize the scores of a ``model test score`` file and write them in the same format.
+
+    Parameters
+    ----------
+    trials : path-like
+        The trial scores to normalize.
+    output : path-like
+        Written whole or not at all (:func:`focal._files.write_output`); never one of the
+        inputs, by any path.
+    method : {"s-norm", "z-norm", "t-norm", "as-norm"}
+    top_n : int, optional
+        Cohort members per side for adaptive s-norm.
+    enrol_cohort, test_cohort : path-like, optional
+        The cohort score files (see the module docstring); z-norm needs the first, t-norm the
+        second, the s-norms both.
+    chunk_size, block_bytes : int
+        Trials per chunk and bytes read at a time.
+    progress : bool or callable, default False
+        A tqdm bar over the trials written (the ``progress`` extra), or a callable given the
+        number of trials written so far.
+
+    Returns
+    -------
+    ScoreNormalizer
+        The fitted normalizer (its cohort statistics per model and segment).
+    """
+    from ..estimators.normalization import ScoreNormalizer
+
+    norm = ScoreNormalizer(method=method, top_n=top_n)
+    use_enrol, use_test = norm._sides()  # parameter errors before reading anything
+    trials, output = os.fspath(trials), os.fspath(output)
+    paths = [trials] + [os.fspath(p) for p in (enrol_cohort, test_cohort) if p is not None]
+    check_output(output, paths)  # by device and inode, before any work
+    E = T = e_ids = t_ids = None
+    if use_enrol:
+        if enrol_cohort is None:
+            raise ValueError(f"method {method!r} needs enrol_cohort (model vs cohort scores)")
+        e_ids, E = cohort_matrix(read_scores(enrol_cohort), "models")
+    if use_test:
+        if test_cohort is None:
+            raise ValueError(f"method {method!r} needs test_cohort (cohort vs test scores)")
+        t_ids, T = cohort_matrix(read_scores(test_cohort), "tests")
+    norm.fit(E, T, enrol_ids=e_ids, test_ids=t_ids)
+    logger.info("%s: %d enrolment and %d test cohort rows", method,
+                0 if E is None else E.shape[0], 0 if T is None else T.shape[0])
+    with write_output(output, paths) as out, Progress(progress, None, "trials") as bar:
+        for chunk in iter_score_chunks([trials], chunk_size=chunk_size, block_bytes=block_bytes,
+                                       threads=0):
+            models, tests = chunk.ids
+            for use, ids, known, what, cohort in ((use_enrol, models, e_ids, "model", enrol_cohort),
+                                                  (use_test, tests, t_ids, "test segment",
+                                                   test_cohort)):
+                unknown = np.flatnonzero(~np.isin(ids, known)) if use else ()
+                if len(unknown):
+                    i = int(unknown[0])
+                    raise ValueError(f"{trials}:{int(chunk.lines[i])}: {what} "
+                                     f"{ids[i].decode('utf-8', 'replace')!r} has no scores in "
+                                     f"the cohort file {os.fspath(cohort)}")
+            Y = norm.transform(chunk.X[:, 0], models if use_enrol else None,
+                               tests if use_test else None)
+            _write_chunk(out, chunk, Y, ())
+            bar.update(len(chunk))
+    return norm

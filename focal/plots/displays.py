@@ -1,0 +1,190 @@
+"""Display objects in scikit-learn's style: the curve data of a plot, and the Axes it is drawn on.
+
+Like :class:`sklearn.metrics.DetCurveDisplay`, each Display is built from data with a class
+method (``from_scores(tar, non)`` or ``from_labels(scores, labels)``), holds the curve data as
+attributes, draws itself with :meth:`plot` and keeps ``ax_``, ``figure_`` and ``line_`` (the main
+curve). Drawing is done by the plotting functions of :mod:`focal.plots.binary`, which stay the
+functional interface; the curve data come from :mod:`focal.metrics` (one sort and one PAV per
+system, shared by the data and the drawing).
+
+>>> from focal.plots import DETDisplay                                   # doctest: +SKIP
+>>> disp = DETDisplay.from_scores(tar, non, name="sys1", operating_points=[0.01])
+>>> disp.eer, disp.pfa, disp.pmiss                      # the data
+>>> DETDisplay.from_scores(tar2, non2, name="sys2", ax=disp.ax_)          # a second system
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..metrics import BinaryScores, calibration_report_of, from_labels
+from ._axes import prior_log_odds_grid
+from .binary import (
+    APE_SCALE,
+    _ape_window,
+    ape_plot,
+    binary_scores,
+    det_plot,
+    ece_plot,
+    nbe_plot,
+    tippett_plot,
+)
+
+__all__ = ["DETDisplay", "APEDisplay", "NBEDisplay", "ECEDisplay", "TippettDisplay"]
+
+
+class _ScoresDisplay:
+    """Shared by the binary Displays: construction from scores or labels, and ``plot``."""
+
+    _plot = None      # the plotting function
+    _main_gid = None  # gid of the main curve it draws
+
+    def __init__(self, scores: BinaryScores, *, name=None, plot_kwargs=None):
+        self.scores = scores
+        self.name = name
+        self.plot_kwargs = dict(plot_kwargs or {})
+
+    @classmethod
+    def from_scores(cls, tar, non=None, *, name=None, ax=None, **kwargs):
+        """Compute the curve data of ``(tar, non)`` (or a BinaryScores) and plot them.
+
+        ``kwargs`` are the options of the plotting function (e.g. ``operating_points`` of
+        :func:`focal.plots.det_plot`) and line properties.
+        """
+        return cls(binary_scores(tar, non), name=name, plot_kwargs=kwargs).plot(ax=ax)
+
+    @classmethod
+    def from_labels(cls, scores, labels, *, name=None, ax=None, **kwargs):
+        """As :meth:`from_scores`, from ``(scores, labels)`` (1 / True = target)."""
+        return cls.from_scores(*from_labels(scores, labels), name=name, ax=ax, **kwargs)
+
+    def plot(self, ax=None, *, name=None, **kwargs):
+        """Draw on ``ax`` (default a new figure); ``kwargs`` override the stored options.
+
+        Returns
+        -------
+        self, with ``ax_``, ``figure_`` and ``line_`` set.
+        """
+        options = {**self.plot_kwargs, **kwargs}
+        label = self.name if name is None else name
+        ax = type(self)._plot(self.scores, label=label, ax=ax, **options)
+        self.ax_ = ax
+        self.figure_ = ax.figure
+        self.line_ = [ln for ln in ax.lines if ln.get_gid() == self._main_gid][-1]
+        return self
+
+
+class DETDisplay(_ScoresDisplay):
+    """DET curve (thesis sec. 7.3.4-7.3.7), drawn by :func:`focal.plots.det_plot`.
+
+    Attributes
+    ----------
+    pfa, pmiss, thresholds : ndarray
+        The steppy empirical DET points (fractions) and their score thresholds.
+    hull_pfa, hull_pmiss : ndarray
+        The ROC convex hull's vertices.
+    eer : float
+        ROCCH-EER.
+    ax_, figure_, line_ :
+        Set by :meth:`plot`.
+    """
+
+    _plot = staticmethod(det_plot)
+    _main_gid = "det"
+
+    def __init__(self, scores, *, name=None, plot_kwargs=None):
+        super().__init__(scores, name=name, plot_kwargs=plot_kwargs)
+        det = scores.det_curve()
+        self.pfa, self.pmiss, self.thresholds = det.pfa, det.pmiss, det.thresholds
+        self.hull_pfa, self.hull_pmiss = scores.hull.pfa, scores.hull.pmiss
+        self.eer = scores.eer
+
+
+class APEDisplay(_ScoresDisplay):
+    """Applied-probability-of-error curves (thesis sec. 7.7.4), drawn by
+    :func:`focal.plots.ape_plot`.
+
+    Attributes
+    ----------
+    prior_log_odds : ndarray
+        The h grid of the curves.
+    actual, minimum : ndarray
+        ``E_err(h) / (2 ln 2)``: the areas under them are Cllr and minCllr in bits.
+    cllr, min_cllr, eer : float
+    """
+
+    _plot = staticmethod(ape_plot)
+    _main_gid = "ape-actual"
+
+    def __init__(self, scores, *, name=None, plot_kwargs=None):
+        super().__init__(scores, name=name, plot_kwargs=plot_kwargs)
+        kw = self.plot_kwargs
+        h = prior_log_odds_grid(kw.get("prior_log_odds"), _ape_window(scores),
+                                kw.get("n_points", 2001))
+        rates = scores.bayes_error_rates(h)
+        report = calibration_report_of(scores, operating_points=())
+        self.prior_log_odds = h
+        self.actual, self.minimum = APE_SCALE * rates.actual, APE_SCALE * rates.minimum
+        self.cllr, self.min_cllr, self.eer = report.cllr, report.min_cllr, report.eer
+
+
+class NBEDisplay(_ScoresDisplay):
+    """Normalized Bayes error-rate curves (thesis sec. 7.6), drawn by :func:`focal.plots.nbe_plot`.
+
+    Attributes
+    ----------
+    prior_log_odds : ndarray
+    actual, minimum : ndarray
+        Normalized actual and minimum DCF at each effective prior log-odds.
+    """
+
+    _plot = staticmethod(nbe_plot)
+    _main_gid = "nbe-actual"
+
+    def __init__(self, scores, *, name=None, plot_kwargs=None):
+        super().__init__(scores, name=name, plot_kwargs=plot_kwargs)
+        kw = self.plot_kwargs
+        op = kw.get("operating_point")
+        from ._axes import operating_point
+
+        extra = () if op is None else (operating_point(op)[3],)
+        h = prior_log_odds_grid(kw.get("prior_log_odds"), (-7.0, 2.0), kw.get("n_points", 401),
+                                extra=extra)
+        rates = scores.bayes_error_rates(h)
+        self.prior_log_odds = h
+        self.actual, self.minimum = rates.actual_normalized, rates.minimum_normalized
+
+
+class ECEDisplay(_ScoresDisplay):
+    """Empirical cross-entropy curves, drawn by :func:`focal.plots.ece_plot`; after
+    :meth:`plot` the data of the drawn curves are ``prior_log_odds``, ``actual`` (the LLRs) and
+    ``minimum`` (after PAV), in bits."""
+
+    _plot = staticmethod(ece_plot)
+    _main_gid = "ece-actual"
+
+    def plot(self, ax=None, *, name=None, **kwargs):
+        super().plot(ax=ax, name=name, **kwargs)
+        own = [ln for ln in self.ax_.lines if ln.get_color() == self.line_.get_color()]
+        self.prior_log_odds = np.asarray(self.line_.get_xdata())
+        self.actual = np.asarray(self.line_.get_ydata())
+        minimum = [ln for ln in own if ln.get_gid() == "ece-pav"]
+        self.minimum = np.asarray(minimum[-1].get_ydata()) if minimum else None
+        return self
+
+
+class TippettDisplay(_ScoresDisplay):
+    """Tippett plot, drawn by :func:`focal.plots.tippett_plot`.
+
+    Attributes
+    ----------
+    tar, non : ndarray
+        The sorted target and non-target LLRs whose survival curves are drawn.
+    """
+
+    _plot = staticmethod(tippett_plot)
+    _main_gid = "tippett-target"
+
+    def __init__(self, scores, *, name=None, plot_kwargs=None):
+        super().__init__(scores, name=name, plot_kwargs=plot_kwargs)
+        self.tar, self.non = scores.trials.tar, scores.trials.non
