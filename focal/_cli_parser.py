@@ -181,6 +181,10 @@ def build_parser() -> argparse.ArgumentParser:
     ev.add_argument("--plot-format", nargs="+", choices=["png", "pdf", "svg"], default=["png"],
                     help="figure formats besides PNG, which is always written")
     _extras.add_evaluate_options(ev)
+    ev.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER_ADDRESS",
+                    help="evaluate on a dask cluster (pip install 'focal-calibration[dask]'): "
+                         "a local one, or the scheduler at SCHEDULER_ADDRESS; score files and "
+                         "--key may then be glob patterns, each file one partition")
 
     tm = _command(
         sub, "train-multiclass",

@@ -92,14 +92,31 @@ def _cmd_train(args) -> int:
     return 0
 
 
+def _dask_reports(args, p_targets):
+    """``evaluate --dask``: :func:`focal.dask.evaluate_files` on a local or remote cluster."""
+    if args.plot is not None:
+        raise ValueError("--plot is not available with --dask: the figures need the scores in "
+                         "memory")
+    try:
+        from .dask import evaluate_files
+    except ImportError as exc:
+        raise ValueError(str(exc)) from None
+    return evaluate_files(args.scores, args.key, p_targets, missing=args.missing,
+                          pos_label=args.pos_label,
+                          address=None if args.dask == "local" else args.dask)
+
+
 def _cmd_evaluate(args) -> int:
     from .demo import short_names
 
     write_report = _report_writer() if args.plot is not None else None  # before any work
     p_targets = _extras.operating_points(args, [DEFAULT_P_TARGET])
-    systems, ids = _extras.read_binary_systems(args.scores, args.key, args.missing,
-                                               pos_label=args.pos_label)
-    reports = _extras.evaluate_reports(systems, ids, p_targets, args)
+    if args.dask is not None:
+        systems, reports = None, _dask_reports(args, p_targets)
+    else:
+        systems, ids = _extras.read_binary_systems(args.scores, args.key, args.missing,
+                                                   pos_label=args.pos_label)
+        reports = _extras.evaluate_reports(systems, ids, p_targets, args)
     _print_reports(reports, args.json)
     if write_report is not None:
         page = write_report(short_names(systems), args.plot, operating_points=p_targets,

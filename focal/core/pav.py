@@ -331,6 +331,21 @@ def pav(tar, non) -> PAVResult:
     return pav_from_sorted(sort_trials(tar, non))
 
 
+def pav_of_runs(n_tar, n_non, score_lo, score_hi) -> PAVResult:
+    """PAV of consecutive runs of trials given by their class counts and score ranges.
+
+    Run ``i`` holds ``n_tar[i]`` target and ``n_non[i]`` non-target trials (integers, a positive
+    total in every run) with scores in ``[score_lo[i], score_hi[i]]``, the runs in increasing
+    score order. The result's blocks are the PAV solution of those trials, with the exact integer
+    certificate of :func:`pav_from_sorted`. Runs may themselves be the PAV blocks of contiguous
+    score ranges: pooling adjacent violators in any order reaches the same solution (thesis app. C,
+    theorem 4), so this merges the PAV summaries of the parts of a larger score set exactly
+    (:mod:`focal.core.summary`). One class may be absent (then one block).
+    """
+    return _pav_of_runs(np.asarray(n_tar, dtype=np.int64), np.asarray(n_non, dtype=np.int64),
+                        np.asarray(score_lo, dtype=float), np.asarray(score_hi, dtype=float))
+
+
 # -- applying a fitted PAV map to new scores -------------------------------------------------
 
 def step_index(score_lo, scores) -> np.ndarray:

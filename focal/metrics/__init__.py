@@ -60,6 +60,7 @@ from .report import (
     calibration_report,
     calibration_report_of,
 )
+from .summary import SummarizedScores
 
 __all__ = [
     "BayesErrorRates", "BinaryScores", "DETCurve", "bayes_error_rates", "cllr", "cross_entropy", "dcf",
@@ -77,4 +78,5 @@ __all__ = [
     "BootstrapInterval", "bootstrap_ci", "bootstrap_ci_multiclass",
     "SRE_OPERATING_POINTS", "CPrimary", "c_primary",
     "MulticlassReport", "multiclass_report",
+    "SummarizedScores",
 ]
