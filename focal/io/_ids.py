@@ -98,6 +98,20 @@ def find_duplicate(columns):
     return int(run_first[run[later[k]]]), int(seconds[k])
 
 
+def _search_sorted_queries(sorted_table, queries):
+    """``np.searchsorted(sorted_table, queries)``, with the queries searched in sorted order.
+
+    Same answer; queries in random order make nearly every step of every binary search a cache
+    miss (10^7 random queries into 10^7 hashes: about 20 s), sorted ones walk the table once.
+    """
+    if queries.size < 2:
+        return np.searchsorted(sorted_table, queries)
+    order = np.argsort(queries, kind="stable")
+    pos = np.empty(queries.size, dtype=np.intp)
+    pos[order] = np.searchsorted(sorted_table, queries[order])
+    return pos
+
+
 def match_ids(query, table):
     """For each row of ``query`` (tuple of id columns), its row in ``table``, or -1.
 
@@ -113,9 +127,9 @@ def match_ids(query, table):
     sorted_h = ht[order]
     if nt > 1 and (sorted_h[1:] == sorted_h[:-1]).any():
         return _match_exact(query, table)
-    pos = np.minimum(np.searchsorted(sorted_h, hq), max(nt - 1, 0))
     if nt == 0:
         return np.full(nq, -1)
+    pos = np.minimum(_search_sorted_queries(sorted_h, hq), nt - 1)
     hit = sorted_h[pos] == hq
     index = np.where(hit, order[pos], -1)
     rows = np.flatnonzero(hit)
@@ -133,7 +147,7 @@ def _match_exact(query, table):
     sorted_k = kt[order]
     if sorted_k.size == 0:
         return np.full(kq.size, -1)
-    pos = np.minimum(np.searchsorted(sorted_k, kq), sorted_k.size - 1)
+    pos = np.minimum(_search_sorted_queries(sorted_k, kq), sorted_k.size - 1)
     hit = sorted_k[pos] == kq
     return np.where(hit, order[pos], -1)
 

@@ -1,0 +1,162 @@
+"""``focal evaluate`` of a score file against a key in another order, beside a polars script.
+
+Target: ``focal evaluate scores --key key`` on 10M trials with VoxCeleb-like ids
+(``id10270/5r0dWxy17C8/00001.wav``), the key in a different order from the scores, is no slower
+than a polars script that reads both files and joins them with a 1:1 check (the fastest floor a
+user would write; it computes no metric at all), with peak memory under 1 GiB. Both run as
+processes, one after the other, alternately (best of the rounds), so their ratio is fair on a
+shared machine.
+
+Then the same work in this process, step by step (read, align, compute, write 10M lines), each
+step printed as a share of the total, so it is clear where the time goes.
+
+The files are generated at run time in a temporary folder (about 1 GB for 10M trials) and
+deleted afterwards. polars is optional: without it the polars row is skipped.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import tempfile
+import time
+
+import numpy as np
+
+from _common import optional_import, print_table, skipped
+
+ROOT = pathlib.Path(__file__).resolve().parent.parent
+
+
+def _voxceleb_ids(rng, n):
+    """``id1SSSS/VVVVVVVVVVV/UUUUU.wav``: speaker, 11-character video id, utterance."""
+    alphabet = np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
+                             dtype=np.uint8)
+    out = np.empty((n, 29), dtype=np.uint8)
+    out[:, :3] = np.frombuffer(b"id1", dtype=np.uint8)
+    out[:, 3:7] = np.char.zfill(rng.integers(0, 1251, n).astype("S4"), 4).view(np.uint8).reshape(
+        n, 4)
+    out[:, 7] = out[:, 19] = ord("/")
+    out[:, 8:19] = alphabet[rng.integers(0, alphabet.size, (n, 11))]
+    out[:, 20:25] = np.char.zfill((rng.integers(1, 400, n)).astype("S5"), 5).view(
+        np.uint8).reshape(n, 5)
+    out[:, 25:] = np.frombuffer(b".wav", dtype=np.uint8)
+    return out.view("S29").ravel()
+
+
+def _make_files(folder, n, seed=0):
+    """A score file (``%.6f`` scores) and a key file with the same trials in another order."""
+    from focal.io import write_scores
+
+    rng = np.random.default_rng(seed)
+    enrol = _voxceleb_ids(rng, n)
+    test = _voxceleb_ids(rng, n)
+    labels = rng.random(n) < 0.05
+    scores = np.round(rng.normal(size=n) + 3.0 * labels, 6)
+    score_path, key_path = folder / "eval.scores", folder / "eval.key"
+    write_scores(score_path, enrol, test, scores)
+    order = rng.permutation(n)
+    names = np.where(labels[order], b"target", b"nontarget")
+    lines = np.char.add(np.char.add(np.char.add(enrol[order], b" "),
+                                    np.char.add(test[order], b" ")), names)
+    with open(key_path, "wb") as f:
+        step = 1_000_000
+        for i in range(0, n, step):
+            f.write(b"\n".join(lines[i:i + step].tolist()) + b"\n")
+    return score_path, key_path
+
+
+_POLARS = r"""
+import sys
+import polars as pl
+scores = pl.read_csv(sys.argv[1], separator=" ", has_header=False,
+                     new_columns=["model", "test", "score"])
+key = pl.read_csv(sys.argv[2], separator=" ", has_header=False,
+                  new_columns=["model", "test", "label"])
+joined = scores.join(key, on=["model", "test"], how="inner", validate="1:1")
+if joined.height != key.height or joined.height != scores.height:
+    sys.exit("not every trial is in both files")
+"""
+
+# A small launcher (no NumPy) runs the command and reports its wall time and the maximum resident
+# set size of the command's process (not of this benchmark's pages at the spawn).
+_LAUNCHER = r"""
+import json, resource, subprocess, sys, time
+t0 = time.perf_counter()
+result = subprocess.run(sys.argv[1:], capture_output=True, text=True)
+seconds = time.perf_counter() - t0
+peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss * 1024   # KiB on Linux
+print(json.dumps({"status": result.returncode, "stderr": result.stderr, "seconds": seconds,
+                  "peak": peak}))
+"""
+
+
+def _process(command):
+    """Run ``command`` as a process: (wall seconds, peak RSS bytes)."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    report = json.loads(subprocess.run([sys.executable, "-c", _LAUNCHER, *command], env=env,
+                                       capture_output=True, text=True, check=True).stdout)
+    if report["status"] != 0:
+        raise RuntimeError(f"{command[:4]} failed ({report['status']}): {report['stderr']}")
+    return report["seconds"], report["peak"]
+
+
+def _steps(score_path, key_path, folder):
+    """Seconds of each step of ``focal evaluate`` (and of writing the aligned trials) in-process."""
+    from focal.io import align_trials, read_key, read_scores, write_scores
+    from focal.metrics import calibration_report, from_labels
+
+    times = {}
+    t0 = time.perf_counter()
+    key = read_key(key_path)
+    scores = read_scores(score_path)
+    times["read key + scores"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    X, y, models, tests = align_trials(key, scores, missing="error")
+    times["align (match ids, 1:1 check)"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    tar, non = from_labels(X[:, 0], y)
+    calibration_report(tar, non, operating_points=[0.01], name="eval")
+    times["compute (Cllr, minCllr, EER, DCF)"] = time.perf_counter() - t0
+    t0 = time.perf_counter()
+    write_scores(folder / "aligned.scores", models, tests, X[:, 0])
+    times["write (the aligned trials, as apply does)"] = time.perf_counter() - t0
+    return times
+
+
+def run(quick: bool = False, repeat: int = 2):
+    n = 1_000_000 if quick else 10_000_000
+    pl = optional_import("polars")
+    with tempfile.TemporaryDirectory(prefix="focal-bench-evaluate-") as tmp:
+        folder = pathlib.Path(tmp)
+        score_path, key_path = _make_files(folder, n)
+        print(f"{n:,} trials, VoxCeleb-like ids; score file "
+              f"{score_path.stat().st_size / 2**20:.0f} MiB, key (another order) "
+              f"{key_path.stat().st_size / 2**20:.0f} MiB")
+        contenders = {"focal evaluate (process)": [sys.executable, "-m", "focal", "evaluate",
+                                                   str(score_path), "--key", str(key_path)]}
+        if pl is not None:
+            contenders["polars: read both, join with a 1:1 check (process)"] = [
+                sys.executable, "-c", _POLARS, str(score_path), str(key_path)]
+        best = {name: (float("inf"), 0) for name in contenders}
+        for _ in range(repeat):
+            for name, command in contenders.items():
+                seconds, peak = _process(command)
+                best[name] = (min(best[name][0], seconds), max(best[name][1], peak))
+        print_table(f"evaluate {n:,} trials against a key in another order (best of {repeat}, "
+                    f"alternating)", [(name, s) for name, (s, _) in best.items()])
+        if pl is None:
+            skipped("polars", "not installed")
+        for name, (_, peak) in best.items():
+            print(f"  {name}: peak RSS {peak / 2**20:.0f} MiB")
+        print("  target: focal evaluate no slower than polars (ratio <= 1), peak under 1024 MiB")
+
+        times = _steps(score_path, key_path, folder)
+        total = sum(times.values())
+        print(f"\n== the same work in-process, step by step ({total:.2f} s in all)")
+        width = max(map(len, times))
+        for step, seconds in times.items():
+            print(f"  {step:<{width}}  {seconds:7.2f} s  {100 * seconds / total:5.1f} %")
