@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.priors import effective_log_odds
+from ..core.operating_point import OperatingPoint
 from ..metrics import BinaryScores
-from ..metrics.report import check_operating_point
 
 LOG2 = float(np.log(2.0))
 
@@ -26,15 +25,13 @@ def operating_point(op, name: str = "operating_point"):
 
     ``h`` is the effective prior log-odds (thesis eq. 7.13); validation errors name ``name``.
     """
-    pt, cm, cf = check_operating_point(op, name)
-    return pt, cm, cf, effective_log_odds(pt, cm, cf)
+    op = OperatingPoint.coerce(op, name)
+    return op.p_target, op.c_miss, op.c_fa, op.log_odds
 
 
 def describe_operating_point(pt: float, cm: float, cf: float) -> str:
     """``'P_tar=0.01'`` or ``'P_tar=0.01, C_miss=10, C_fa=1'`` for legends."""
-    if cm == 1.0 and cf == 1.0:
-        return f"P_tar={pt:g}"
-    return f"P_tar={pt:g}, C_miss={cm:g}, C_fa={cf:g}"
+    return OperatingPoint(pt, cm, cf).describe()
 
 
 def has_gid(ax, gid: str) -> bool:
