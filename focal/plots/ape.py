@@ -37,7 +37,7 @@ area under the plotted actual curve *is* Cllr in bits and the area under the min
 minCllr, as in Brümmer's APE plots (Brümmer and van Leeuwen 2006, sec. 5.3)."""
 
 
-_APE_BARS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+_APE_BARS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def ape_bar_axes(ax):

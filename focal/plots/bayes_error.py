@@ -23,11 +23,13 @@ from ._axes import (
     first_line,
     has_gid,
     new_axes,
-    operating_point as _parse_operating_point,
     prior_log_odds_grid,
     refresh_legend,
     series_label,
     widen_xlim,
+)
+from ._axes import (
+    operating_point as _parse_operating_point,
 )
 
 __all__ = ["nbe_plot", "ece_plot"]

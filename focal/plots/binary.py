@@ -21,10 +21,12 @@ The functions live in :mod:`focal.plots.det`, :mod:`focal.plots.ape`,
 
 from __future__ import annotations
 
-from ._axes import binary_scores
-from .ape import APE_SCALE, _ape_window, ape_bar_axes, ape_plot
+# binary_scores, _ape_window, finish_det and set_probit_limits are imported from here by the
+# Displays and the term-detection DET: re-exported for them and for existing code
+from ._axes import binary_scores  # noqa: F401
+from .ape import APE_SCALE, _ape_window, ape_bar_axes, ape_plot  # noqa: F401
 from .bayes_error import ece_plot, nbe_plot
-from .det import det_plot, finish_det, set_probit_limits
+from .det import det_plot, finish_det, set_probit_limits  # noqa: F401
 from .tippett import tippett_plot
 
 __all__ = ["det_plot", "ape_plot", "ape_bar_axes", "nbe_plot", "ece_plot", "tippett_plot",

@@ -16,9 +16,11 @@ from ._axes import (
     first_line,
     has_gid,
     new_axes,
-    operating_point as _parse_operating_point,
     refresh_legend,
     series_label,
+)
+from ._axes import (
+    operating_point as _parse_operating_point,
 )
 from .scales import probit_limits
 
