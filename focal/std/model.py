@@ -16,6 +16,7 @@ NumPy arrays; it never modifies the caller's data.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -23,7 +24,7 @@ import numpy as np
 from ..core.operating_point import OperatingPoint
 from ..core.validation import as_binary_labels, as_score_array, check_positive
 
-__all__ = ["Detections", "Reference", "STDTask", "OperatingPoint", "SWS2013", "STD2006",
+__all__ = ["Detections", "Reference", "STDTask", "ECF", "OperatingPoint", "SWS2013", "STD2006",
            "factorize"]
 
 
@@ -262,6 +263,41 @@ class STDTask:
     def n_trials(self) -> float:
         """Trials per query ``N = n_tps * T_audio`` (plan eq. 2)."""
         return self.n_tps * self.t_audio
+
+
+@dataclass(frozen=True, eq=False)
+class ECF:
+    """The audio an evaluation searched: excerpts (file, channel, tbeg, dur in seconds).
+
+    ``duration`` is T_audio: the total length of the union of the excerpt spans of each file
+    (channels of a file share its time line; overlapping excerpts count once).
+    ``source_signal_duration`` is the ECF attribute of that name, when present.
+    """
+
+    file: tuple
+    channel: tuple
+    tbeg: np.ndarray
+    dur: np.ndarray
+    source_signal_duration: float | None = None
+
+    @property
+    def duration(self) -> float:
+        spans: dict = {}
+        for f, t, d in zip(self.file, self.tbeg.tolist(), self.dur.tolist()):
+            spans.setdefault(f, []).append((t, t + d))
+        total = 0.0
+        for intervals in spans.values():
+            intervals.sort()
+            end = -math.inf
+            for lo, hi in intervals:
+                if hi > end:
+                    total += hi - max(lo, end)
+                    end = hi
+        return total
+
+    def sources(self) -> set:
+        """The (file, channel) pairs the ECF lists."""
+        return set(zip(self.file, self.channel))
 
 
 SWS2013 = OperatingPoint.sws2013()
