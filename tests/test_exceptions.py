@@ -63,3 +63,18 @@ def test_readers_raise_it_with_the_line(tmp_path):
     xml.write_text("<stdlist>\n<detected_termlist termid='q'></stdlist>")
     with pytest.raises(FileFormatError, match=r"s.xml:2: not well-formed XML"):
         read_stdlist(xml)
+
+
+def test_a_missing_file_stays_an_os_error_that_names_the_file(tmp_path):
+    from focal.io import read_scores
+
+    path = tmp_path / "absent.scores"
+    with pytest.raises(FileNotFoundError) as err:
+        read_scores(path)
+    assert str(err.value) == f"{path}: cannot open: No such file or directory"
+    assert err.value.filename == str(path) and err.value.errno == 2
+    assert isinstance(err.value, ValueError)       # what these errors were before
+    back = pickle.loads(pickle.dumps(err.value))
+    assert isinstance(back, FileNotFoundError) and str(back) == str(err.value)
+    with pytest.raises(IsADirectoryError, match="cannot open"):
+        read_scores(tmp_path)
