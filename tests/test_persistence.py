@@ -194,13 +194,13 @@ def test_round_trip_is_bit_identical(name, tmp_path):
 def test_rocch_measures_are_rebuilt_from_the_blocks():
     est = FITTED["rocch"]
     loaded = load_text(saved_text(est))
-    for attr in ("eer_", "prbep_", "auc_", "pmiss_", "pfa_", "thresholds_", "llr_"):
+    for attr in ("eer_", "prbep_", "auc_", "p_miss_", "p_fa_", "thresholds_", "llr_"):
         assert_same(getattr(est, attr), getattr(loaded, attr), attr)
     for p in (0.001, 0.01, 0.5):
         assert loaded.min_dcf(p) == est.min_dcf(p)
         assert loaded.min_cllr(p) == est.min_cllr(p)
     text = saved_text(est)
-    assert "eer_" not in text and "pmiss_" not in text  # derived, not stored
+    assert "eer_" not in text and "p_miss_" not in text  # derived, not stored
 
 
 def test_pickle_and_joblib_keep_working():

@@ -29,6 +29,7 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
+from .._deprecation import renamed
 from .scoring import cross_entropy_nats
 from .validation import check_binary_trials
 
@@ -48,12 +49,18 @@ class SortedTrials:
     non: np.ndarray
 
     @property
-    def n_tar(self) -> int:
+    def n_targets(self) -> int:
+        """Number of target trials."""
         return int(self.tar.size)
 
     @property
-    def n_non(self) -> int:
+    def n_nontargets(self) -> int:
+        """Number of non-target trials."""
         return int(self.non.size)
+
+    # totals are n_targets / n_nontargets everywhere; n_tar / n_non are per-block counts
+    n_tar = renamed("n_targets")
+    n_non = renamed("n_nontargets")
 
     def error_rates(self, thresholds):
         """Miss and false-alarm rates when accepting every score ``>= threshold``.
@@ -64,8 +71,8 @@ class SortedTrials:
         """
         thr = np.asarray(thresholds, dtype=float)
         misses = np.searchsorted(self.tar, thr, side="left")
-        false_alarms = self.n_non - np.searchsorted(self.non, thr, side="left")
-        return misses / self.n_tar, false_alarms / self.n_non
+        false_alarms = self.n_nontargets - np.searchsorted(self.non, thr, side="left")
+        return misses / self.n_targets, false_alarms / self.n_nontargets
 
 
 def sort_trials(tar, non) -> SortedTrials:

@@ -18,6 +18,7 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import expit
 
+from .._deprecation import renamed
 from .pav import PAVResult, SortedTrials
 from .priors import detection_cost
 from .scoring import normalized_cross_entropy
@@ -55,16 +56,19 @@ class MinBayesErrors:
     ----------
     error : ndarray
         ``min_k  p P_miss(k) + (1 - p) P_fa(k)`` with ``p = sigmoid(prior_log_odds)``.
-    pmiss, pfa : ndarray
-        Error rates of the optimal vertex.
+    p_miss, p_fa : ndarray
+        Error rates of the optimal vertex (``pmiss`` / ``pfa``: deprecated names).
     n_false_alarms, n_misses : ndarray of int
         Absolute error counts there (for Doddington's rule of 30, thesis appendix B).
     """
 
-    def __init__(self, error, pmiss, pfa, n_misses, n_false_alarms):
+    pmiss = renamed("p_miss")
+    pfa = renamed("p_fa")
+
+    def __init__(self, error, p_miss, p_fa, n_misses, n_false_alarms):
         self.error = error
-        self.pmiss = pmiss
-        self.pfa = pfa
+        self.p_miss = p_miss
+        self.p_fa = p_fa
         self.n_misses = n_misses
         self.n_false_alarms = n_false_alarms
 
@@ -85,8 +89,9 @@ class ROCCH:
 
     Attributes
     ----------
-    pmiss, pfa : ndarray, shape (K + 1,)
-        Hull vertices (miss and false-alarm rates), from (0, 1) to (1, 0).
+    p_miss, p_fa : ndarray, shape (K + 1,)
+        Hull vertices (miss and false-alarm rates), from (0, 1) to (1, 0); ``pmiss`` / ``pfa``
+        are deprecated names.
     thresholds : ndarray, shape (K + 1,)
         Score threshold of each vertex (accept iff score >= threshold); the last is +inf.
     llr : ndarray, shape (K,)
@@ -97,6 +102,9 @@ class ROCCH:
         Absolute error counts at each vertex.
     """
 
+    pmiss = renamed("p_miss")
+    pfa = renamed("p_fa")
+
     def __init__(self, pav_result: PAVResult, trials: SortedTrials | None = None):
         self.pav = pav_result
         self.trials = trials
@@ -104,8 +112,8 @@ class ROCCH:
         self.n_nontargets = pav_result.n_nontargets
         self.n_misses = np.concatenate(([0], np.cumsum(pav_result.n_tar)))
         self.n_false_alarms = self.n_nontargets - np.concatenate(([0], np.cumsum(pav_result.n_non)))
-        self.pmiss = self.n_misses / self.n_targets
-        self.pfa = self.n_false_alarms / self.n_nontargets
+        self.p_miss = self.n_misses / self.n_targets
+        self.p_fa = self.n_false_alarms / self.n_nontargets
         self.thresholds = np.append(pav_result.score_lo, np.inf)
         self.llr = pav_result.llr
 
@@ -221,7 +229,7 @@ class ROCCH:
         p = check_probability(p_target, "p_target")
         cm = check_positive(c_miss, "c_miss")
         cf = check_positive(c_fa, "c_fa")
-        cost = detection_cost(self.pmiss, self.pfa, p, cm, cf, False)
+        cost = detection_cost(self.p_miss, self.p_fa, p, cm, cf, False)
         best = cost.min()
         return self._threshold_of_vertices(cost <= best + _TIE_RTOL * max(best, 1e-300))
 
@@ -274,7 +282,7 @@ class ROCCH:
         p = check_probability(p_target, "p_target")
         cm = check_positive(c_miss, "c_miss")
         cf = check_positive(c_fa, "c_fa")
-        return float(np.min(detection_cost(self.pmiss, self.pfa, p, cm, cf, normalize)))
+        return float(np.min(detection_cost(self.p_miss, self.p_fa, p, cm, cf, normalize)))
 
     def min_bayes_errors(self, prior_log_odds) -> MinBayesErrors:
         """Minimum Bayes error-rate E_err^min at each prior log-odds (thesis eq. 7.42, sec. 7.6.1).
@@ -289,14 +297,14 @@ class ROCCH:
             raise ValueError("prior_log_odds contains NaN")
         p, q = expit(h), expit(-h)
         k = np.searchsorted(self.llr, -h, side="left")
-        last = self.pmiss.size - 1
+        last = self.p_miss.size - 1
         cand = np.stack([np.clip(k + d, 0, last) for d in (-1, 0, 1)])
-        cost = p * self.pmiss[cand] + q * self.pfa[cand]
+        cost = p * self.p_miss[cand] + q * self.p_fa[cand]
         best = np.take_along_axis(cand, np.argmin(cost, axis=0)[None], axis=0)[0]
         return MinBayesErrors(
             error=np.min(cost, axis=0),
-            pmiss=self.pmiss[best],
-            pfa=self.pfa[best],
+            p_miss=self.p_miss[best],
+            p_fa=self.p_fa[best],
             n_misses=self.n_misses[best],
             n_false_alarms=self.n_false_alarms[best],
         )
@@ -309,4 +317,4 @@ class ROCCH:
 
     def det_points(self):
         """Hull vertices as ``(pfa, pmiss)`` arrays, ready for a (probit-scaled) DET plot."""
-        return self.pfa.copy(), self.pmiss.copy()
+        return self.p_fa.copy(), self.p_miss.copy()

@@ -49,6 +49,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logit
 
+from .._deprecation import renamed
 from .pav import PAVResult, SortedTrials, pav_from_sorted, pav_of_runs
 from .rocch import ROCCH
 from .scoring import nontarget_cost, target_cost
@@ -290,8 +291,9 @@ class TrialSums:
 
     Attributes
     ----------
-    n_tar, n_non : int
-        (Weighted) numbers of target and non-target trials.
+    n_targets, n_nontargets : int
+        (Weighted) numbers of target and non-target trials (``n_tar`` / ``n_non``: deprecated
+        names; elsewhere those name per-block count arrays).
     p_targets : ndarray, shape (P,)
         Priors at which the logarithmic costs were summed.
     tar_cost, non_cost : ndarray, shape (P,)
@@ -303,14 +305,17 @@ class TrialSums:
         ``#(tar < threshold)`` and ``#(non >= threshold)`` (thesis eqs. 7.16-7.19).
     """
 
-    n_tar: int
-    n_non: int
+    n_targets: int
+    n_nontargets: int
     p_targets: np.ndarray
     tar_cost: np.ndarray
     non_cost: np.ndarray
     thresholds: np.ndarray
     n_misses: np.ndarray
     n_false_alarms: np.ndarray
+
+    n_tar = renamed("n_targets")
+    n_non = renamed("n_nontargets")
 
     @classmethod
     def empty(cls, p_targets=(), thresholds=()) -> "TrialSums":
@@ -324,7 +329,8 @@ class TrialSums:
                 and np.array_equal(self.thresholds, other.thresholds)):
             raise ValueError("TrialSums added together must use the same p_targets and "
                              "thresholds")
-        return TrialSums(self.n_tar + other.n_tar, self.n_non + other.n_non, self.p_targets,
+        return TrialSums(self.n_targets + other.n_targets, self.n_nontargets + other.n_nontargets,
+                         self.p_targets,
                          self.tar_cost + other.tar_cost, self.non_cost + other.non_cost,
                          self.thresholds, self.n_misses + other.n_misses,
                          self.n_false_alarms + other.n_false_alarms)
@@ -342,7 +348,8 @@ class TrialSums:
         i = np.flatnonzero(self.p_targets == float(p_target))
         if i.size == 0:
             raise ValueError(f"p_target {p_target!r} was not among the priors of these sums")
-        return float(self.tar_cost[i[0]] / self.n_tar), float(self.non_cost[i[0]] / self.n_non)
+        return (float(self.tar_cost[i[0]] / self.n_targets),
+                float(self.non_cost[i[0]] / self.n_nontargets))
 
 
 def _priors(p_targets) -> np.ndarray:

@@ -20,6 +20,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._deprecation import renamed
 from ..core.pav import (
     INTERPOLATIONS,
     block_llr_map,
@@ -252,8 +253,9 @@ class ROCCH(_ScoreToLLR):
 
     Attributes
     ----------
-    pmiss_, pfa_ : ndarray of shape (n_blocks + 1,)
-        Hull vertices (fractions), from (P_miss, P_fa) = (0, 1) to (1, 0).
+    p_miss_, p_fa_ : ndarray of shape (n_blocks + 1,)
+        Hull vertices (fractions), from (P_miss, P_fa) = (0, 1) to (1, 0) (``pmiss_`` /
+        ``pfa_``: deprecated names).
     thresholds_ : ndarray of shape (n_blocks + 1,)
         Vertex k is "accept iff score >= thresholds_[k]"; the last is +inf.
     n_misses_, n_false_alarms_ : ndarray of int64, shape (n_blocks + 1,)
@@ -282,13 +284,16 @@ class ROCCH(_ScoreToLLR):
     --------
     >>> from focal import ROCCH
     >>> hull = ROCCH().fit([0.0, 1.0, 2.0, 3.0], [0, 1, 0, 1])
-    >>> hull.pmiss_, hull.pfa_
+    >>> hull.p_miss_, hull.p_fa_
     (array([0. , 0. , 0.5, 1. ]), array([1. , 0.5, 0. , 0. ]))
     >>> hull.llr_, hull.eer_
     (array([-inf,   0.,  inf]), 0.25)
     >>> hull.min_dcf(0.5)
     0.5
     """
+
+    pmiss_ = renamed("p_miss_")
+    pfa_ = renamed("p_fa_")
 
     def __init__(self, pos_label=None):
         self.pos_label = pos_label
@@ -297,7 +302,7 @@ class ROCCH(_ScoreToLLR):
         """Build the hull of the PAV solution ``result`` and read its measures once."""
         hull = _Hull(result)
         self.hull_ = hull
-        self.pmiss_, self.pfa_, self.thresholds_ = hull.pmiss, hull.pfa, hull.thresholds
+        self.p_miss_, self.p_fa_, self.thresholds_ = hull.p_miss, hull.p_fa, hull.thresholds
         self.n_misses_, self.n_false_alarms_ = hull.n_misses, hull.n_false_alarms
         self.llr_ = hull.llr
         self.score_lo_, self.score_hi_ = hull.pav.score_lo, hull.pav.score_hi

@@ -22,6 +22,7 @@ from functools import cached_property
 import numpy as np
 from scipy.special import expit
 
+from .._deprecation import renamed
 from ..core.pav import SortedTrials, pav_from_sorted, sort_trials
 from ..core.priors import detection_cost, effective_log_odds
 from ..core.rocch import ROCCH
@@ -163,11 +164,11 @@ class BinaryScores:
 
     @property
     def n_targets(self) -> int:
-        return self.trials.n_tar
+        return self.trials.n_targets
 
     @property
     def n_nontargets(self) -> int:
-        return self.trials.n_non
+        return self.trials.n_nontargets
 
     def cross_entropy(self, p_target=0.5) -> float:
         """C_xe in bits (SWS plan eq. 38), as :func:`cross_entropy`."""
@@ -204,7 +205,7 @@ class BinaryScores:
     def det_curve(self, convex_hull: bool = False) -> "DETCurve":
         """DET points, steppy or of the hull, as :func:`det_curve`."""
         if convex_hull:
-            return DETCurve(self.hull.pfa, self.hull.pmiss, self.hull.thresholds)
+            return DETCurve(self.hull.p_fa, self.hull.p_miss, self.hull.thresholds)
         return DETCurve(*self.hull.pav.roc_points())
 
     def bayes_error_rates(self, prior_log_odds) -> "BayesErrorRates":
@@ -218,14 +219,14 @@ class BinaryScores:
             prior_log_odds=h,
             actual=p * p_miss + q * p_fa,
             minimum=best.error,
-            actual_pmiss=p_miss,
-            actual_pfa=p_fa,
-            min_pmiss=best.pmiss,
-            min_pfa=best.pfa,
+            actual_p_miss=p_miss,
+            actual_p_fa=p_fa,
+            min_p_miss=best.p_miss,
+            min_p_fa=best.p_fa,
             min_n_misses=best.n_misses,
             min_n_false_alarms=best.n_false_alarms,
-            n_targets=self.trials.n_tar,
-            n_nontargets=self.trials.n_non,
+            n_targets=self.trials.n_targets,
+            n_nontargets=self.trials.n_nontargets,
         )
 
 
@@ -250,7 +251,7 @@ def eer(tar, non) -> float:
 def rocch(tar, non) -> ROCCH:
     """ROC convex hull of the scores: one sort and one PAV shared by every threshold measure.
 
-    Returns a :class:`focal.core.ROCCH` with the hull vertices (``pmiss``, ``pfa``), their score
+    Returns a :class:`focal.core.ROCCH` with the hull vertices (``p_miss``, ``p_fa``), their score
     ``thresholds``, the segment ``llr`` (thesis 7.3.6), ``eer`` (7.3.7), ``prbep`` (7.3.8, an error
     count), ``auc``, and the methods ``min_dcf``, ``min_cllr`` and ``min_bayes_errors``.
     """
@@ -280,13 +281,17 @@ def pav_llr(scores, labels, pos_label=None) -> np.ndarray:
 class DETCurve:
     """Points of a DET / ROC curve: false-alarm and miss rates (fractions) and score thresholds.
 
-    Point ``i`` is the operating point "accept iff score >= thresholds[i]"; ``pfa`` decreases and
-    ``pmiss`` increases along the arrays. Plot ``probit(pfa)`` against ``probit(pmiss)`` for a DET.
+    Point ``i`` is the operating point "accept iff score >= thresholds[i]"; ``p_fa`` decreases
+    and ``p_miss`` increases along the arrays. Plot ``probit(p_fa)`` against ``probit(p_miss)``
+    for a DET. ``pfa`` / ``pmiss`` are deprecated names.
     """
 
-    pfa: np.ndarray
-    pmiss: np.ndarray
+    p_fa: np.ndarray
+    p_miss: np.ndarray
     thresholds: np.ndarray
+
+    pfa = renamed("p_fa")
+    pmiss = renamed("p_miss")
 
 
 def det_curve(tar, non, convex_hull: bool = False) -> DETCurve:
@@ -314,8 +319,8 @@ class BayesErrorRates:
     actual, minimum : ndarray
         E_err(h) = p P_miss + (1 - p) P_fa with p = sigmoid(h), for Bayes decisions on the LLRs
         (eq. 7.18) and at the optimal threshold (eq. 7.42). Unnormalized fractions.
-    actual_pmiss, actual_pfa, min_pmiss, min_pfa : ndarray
-        The error rates behind them.
+    actual_p_miss, actual_p_fa, min_p_miss, min_p_fa : ndarray
+        The error rates behind them (``actual_pmiss``, ...: deprecated names).
     min_n_misses, min_n_false_alarms : ndarray of int
         Absolute error counts at the optimal threshold (Doddington's rule of 30, appendix B).
     n_targets, n_nontargets : int
@@ -325,14 +330,19 @@ class BayesErrorRates:
     prior_log_odds: np.ndarray
     actual: np.ndarray
     minimum: np.ndarray
-    actual_pmiss: np.ndarray
-    actual_pfa: np.ndarray
-    min_pmiss: np.ndarray
-    min_pfa: np.ndarray
+    actual_p_miss: np.ndarray
+    actual_p_fa: np.ndarray
+    min_p_miss: np.ndarray
+    min_p_fa: np.ndarray
     min_n_misses: np.ndarray
     min_n_false_alarms: np.ndarray
     n_targets: int
     n_nontargets: int
+
+    actual_pmiss = renamed("actual_p_miss")
+    actual_pfa = renamed("actual_p_fa")
+    min_pmiss = renamed("min_p_miss")
+    min_pfa = renamed("min_p_fa")
 
     @property
     def default(self) -> np.ndarray:

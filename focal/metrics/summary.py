@@ -44,10 +44,10 @@ class SummarizedScores:
     def __init__(self, summary: ScoreSummary, sums: TrialSums | None = None):
         self.summary = summary
         self.sums = sums
-        if sums is not None and (sums.n_tar, sums.n_non) != (summary.n_targets,
-                                                               summary.n_nontargets):
-            raise ValueError(f"sums count {sums.n_tar} / {sums.n_non} target / non-target "
-                             f"trials but the summary {summary.n_targets} / "
+        if sums is not None and (sums.n_targets, sums.n_nontargets) != (summary.n_targets,
+                                                                         summary.n_nontargets):
+            raise ValueError(f"sums count {sums.n_targets} / {sums.n_nontargets} target / "
+                             f"non-target trials but the summary {summary.n_targets} / "
                              f"{summary.n_nontargets}: they describe different trials")
 
     @cached_property
@@ -120,7 +120,7 @@ class SummarizedScores:
         """DET points, steppy (needs a summary with runs) or of the hull, as
         :func:`focal.metrics.det_curve`."""
         if convex_hull:
-            return DETCurve(self.hull.pfa, self.hull.pmiss, self.hull.thresholds)
+            return DETCurve(self.hull.p_fa, self.hull.p_miss, self.hull.thresholds)
         if not self.summary.has_runs:
             raise ValueError("the steppy DET curve needs a summary made with keep_runs=True; "
                              "or ask for convex_hull=True")
@@ -143,6 +143,6 @@ class SummarizedScores:
         best = self.hull.min_bayes_errors(h)
         return BayesErrorRates(
             prior_log_odds=h, actual=p * p_miss + q * p_fa, minimum=best.error,
-            actual_pmiss=p_miss, actual_pfa=p_fa, min_pmiss=best.pmiss, min_pfa=best.pfa,
+            actual_p_miss=p_miss, actual_p_fa=p_fa, min_p_miss=best.p_miss, min_p_fa=best.p_fa,
             min_n_misses=best.n_misses, min_n_false_alarms=best.n_false_alarms,
             n_targets=self.n_targets, n_nontargets=self.n_nontargets)

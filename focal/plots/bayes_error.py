@@ -114,9 +114,9 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
             gid="nbe-minimum")
     if components:
         p, q = sigmoid(h), sigmoid(-h)
-        ax.plot(h, p * rates.actual_pmiss / rates.default, color=color, linestyle=":",
+        ax.plot(h, p * rates.actual_p_miss / rates.default, color=color, linestyle=":",
                 linewidth=1.0, label=series_label(label, "P_miss"), gid="nbe-pmiss")
-        ax.plot(h, q * rates.actual_pfa / rates.default, color=color, linestyle="-.",
+        ax.plot(h, q * rates.actual_p_fa / rates.default, color=color, linestyle="-.",
                 linewidth=1.0, label=series_label(label, "normalized P_fa"), gid="nbe-pfa")
     if dr30:
         fa, miss = _dr30_points(h, rates)

@@ -137,7 +137,7 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
     ax.set_yscale("probit")
     line, color = first_line(ax, pfa, pmiss, label, "det", line_kwargs)
     if rocch_curve:
-        x, y = _hull_segments(hull.pfa, hull.pmiss)
+        x, y = _hull_segments(hull.p_fa, hull.p_miss)
         ax.plot(x, y, color=color, linestyle="--", linewidth=0.9 * line.get_linewidth(),
                 label=series_label(label, "ROCCH"), gid="det-rocch")
     if eer:
@@ -148,18 +148,18 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
         where = describe_operating_point(pt, cm, cf)
         default = rates.default[i]
         mark_min, mark_act = _OP_MARKERS[i % len(_OP_MARKERS)]
-        _edge_mark(ax, rates.min_pfa[i], rates.min_pmiss[i], marker=mark_min, color=color,
+        _edge_mark(ax, rates.min_p_fa[i], rates.min_p_miss[i], marker=mark_min, color=color,
                    gid="det-min-dcf",
                    label=series_label(label,
                                       f"minDCF = {rates.minimum[i] / default:.3f} ({where})"))
-        _edge_mark(ax, rates.actual_pfa[i], rates.actual_pmiss[i], marker=mark_act, color=color,
+        _edge_mark(ax, rates.actual_p_fa[i], rates.actual_p_miss[i], marker=mark_act, color=color,
                    markersize=8, gid="det-act-dcf",
                    label=series_label(label, f"actDCF = {rates.actual[i] / default:.3f}"
                                       + (f" ({where})" if len(ops) > 1 else "")))
     marks = ([hull.eer], [hull.eer]) if eer else ([], [])
     if rates is not None:
-        marks = (np.concatenate([marks[0], rates.min_pfa, rates.actual_pfa]),
-                 np.concatenate([marks[1], rates.min_pmiss, rates.actual_pmiss]))
+        marks = (np.concatenate([marks[0], rates.min_p_fa, rates.actual_p_fa]),
+                 np.concatenate([marks[1], rates.min_p_miss, rates.actual_p_miss]))
     set_probit_limits(ax, first, xlim, ylim, (pfa, pmiss), marks)
     finish_det(ax)
     return ax

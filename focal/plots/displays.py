@@ -9,7 +9,7 @@ system, shared by the data and the drawing).
 
 >>> from focal.plots import DETDisplay                                   # doctest: +SKIP
 >>> disp = DETDisplay.from_scores(tar, non, name="sys1", operating_points=[0.01])
->>> disp.eer, disp.pfa, disp.pmiss                      # the data
+>>> disp.eer, disp.p_fa, disp.p_miss                    # the data
 >>> DETDisplay.from_scores(tar2, non2, name="sys2", ax=disp.ax_)          # a second system
 """
 
@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._deprecation import renamed
 from ..metrics import BinaryScores, calibration_report_of, from_labels
 from ._axes import prior_log_odds_grid
 from .binary import (
@@ -79,10 +80,11 @@ class DETDisplay(_ScoresDisplay):
 
     Attributes
     ----------
-    pfa, pmiss, thresholds : ndarray
+    p_fa, p_miss, thresholds : ndarray
         The steppy empirical DET points (fractions) and their score thresholds.
-    hull_pfa, hull_pmiss : ndarray
-        The ROC convex hull's vertices.
+    hull_p_fa, hull_p_miss : ndarray
+        The ROC convex hull's vertices. (``pfa``, ``pmiss``, ``hull_pfa``, ``hull_pmiss``:
+        deprecated names.)
     eer : float
         ROCCH-EER.
     ax_, figure_, line_ :
@@ -91,12 +93,14 @@ class DETDisplay(_ScoresDisplay):
 
     _plot = staticmethod(det_plot)
     _main_gid = "det"
+    pfa, pmiss = renamed("p_fa"), renamed("p_miss")
+    hull_pfa, hull_pmiss = renamed("hull_p_fa"), renamed("hull_p_miss")
 
     def __init__(self, scores, *, name=None, plot_kwargs=None):
         super().__init__(scores, name=name, plot_kwargs=plot_kwargs)
         det = scores.det_curve()
-        self.pfa, self.pmiss, self.thresholds = det.pfa, det.pmiss, det.thresholds
-        self.hull_pfa, self.hull_pmiss = scores.hull.pfa, scores.hull.pmiss
+        self.p_fa, self.p_miss, self.thresholds = det.p_fa, det.p_miss, det.thresholds
+        self.hull_p_fa, self.hull_p_miss = scores.hull.p_fa, scores.hull.p_miss
         self.eer = scores.eer
 
 

@@ -55,7 +55,7 @@ def std_det_plot(source, *, operating_point=SWS2013, threshold=None, label=None,
     first = not has_gid(ax, "std-det")
     ax.set_xscale("probit")
     ax.set_yscale("probit")
-    (line,) = ax.plot(curve.pfa, curve.pmiss, label=label, gid="std-det", **line_kwargs)
+    (line,) = ax.plot(curve.p_fa, curve.p_miss, label=label, gid="std-det", **line_kwargs)
     color = line.get_color()
     prefix = f"{label}: " if label else ""
     ax.plot([best.p_fa], [best.p_miss], linestyle="none", marker="s", color=color,
@@ -65,7 +65,7 @@ def std_det_plot(source, *, operating_point=SWS2013, threshold=None, label=None,
         ax.plot([actual.p_fa], [actual.p_miss], linestyle="none", marker="x", markersize=8,
                 color=color, label=f"{prefix}ATWV = {actual.twv:.4f}", gid="std-atwv")
         marks = ([best.p_fa, actual.p_fa], [best.p_miss, actual.p_miss])
-    set_probit_limits(ax, first, xlim, ylim, (curve.pfa, curve.pmiss), marks,
+    set_probit_limits(ax, first, xlim, ylim, (curve.p_fa, curve.p_miss), marks,
                       ceiling=(0.5, 0.95))
     finish_det(ax)
     return ax

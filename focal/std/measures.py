@@ -188,14 +188,14 @@ def det_curve(trials: AlignedTrials) -> DETCurve:
     """DET points of the threshold sweep: average P_fa and P_miss (plan eqs. 4-5, sec. 2.5).
 
     Point ``i`` accepts ``score >= thresholds[i]``; thresholds increase along the arrays (so
-    ``pfa`` decreases and ``pmiss`` increases), ending with the reject-all point at ``+inf``.
-    Unlike a binary DET curve, ``pmiss`` does not reach 0: occurrences the system never
+    ``p_fa`` decreases and ``p_miss`` increases), ending with the reject-all point at ``+inf``.
+    Unlike a binary DET curve, ``p_miss`` does not reach 0: occurrences the system never
     detected are missed at every threshold.
     """
     sw = trials.sweep
     return DETCurve(
-        pfa=np.append(sw.p_fa[::-1], 0.0),
-        pmiss=np.append(sw.p_miss[::-1], 1.0),
+        p_fa=np.append(sw.p_fa[::-1], 0.0),
+        p_miss=np.append(sw.p_miss[::-1], 1.0),
         thresholds=np.append(sw.thresholds[::-1], np.inf),
     )
 

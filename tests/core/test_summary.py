@@ -101,7 +101,7 @@ def test_measures_from_summary_equal_in_memory():
         np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
     for hull in (False, True):
         da, db = got.det_curve(hull), ref.det_curve(hull)
-        np.testing.assert_array_equal(da.pfa, db.pfa)
+        np.testing.assert_array_equal(da.p_fa, db.p_fa)
         np.testing.assert_array_equal(da.thresholds, db.thresholds)
     with pytest.raises(ValueError, match="not among the priors"):
         got.cllr(0.2)

@@ -199,10 +199,10 @@ def test_rocch_matches_metrics_and_independent_hull(seed):
     vertices = rocch_vertices(tar, non)  # (pfa, pmiss), pfa increasing
     pfa = np.array([float(v[0]) for v in vertices])[::-1]
     pmiss = np.array([float(v[1]) for v in vertices])[::-1]
-    np.testing.assert_allclose(hull.pfa_, pfa, rtol=1e-15)
-    np.testing.assert_allclose(hull.pmiss_, pmiss, rtol=1e-15)
-    same_llr(hull.det_points()[0], hull.pfa_)
-    same_llr(hull.det_points()[1], hull.pmiss_)
+    np.testing.assert_allclose(hull.p_fa_, pfa, rtol=1e-15)
+    np.testing.assert_allclose(hull.p_miss_, pmiss, rtol=1e-15)
+    same_llr(hull.det_points()[0], hull.p_fa_)
+    same_llr(hull.det_points()[1], hull.p_miss_)
     # AUC of the hull by trapezoids over the independent vertices, P_detect = 1 - P_miss
     auc = sum((b[0] - a[0]) * (2 - a[1] - b[1]) / 2 for a, b in zip(vertices, vertices[1:]))
     assert hull.auc_ == pytest.approx(float(auc), rel=1e-14)
@@ -244,8 +244,8 @@ def test_rocch_eer_is_max_over_priors_of_min_bayes_error():
 def test_rocch_transform_is_the_slope_of_the_segment_by_hand():
     # sorted 0 n, 1 t, 2 n, 3 t: vertices (Pfa, Pmiss) (1,0) (.5,0) (0,.5) (0,1)
     hull = ROCCH().fit([0.0, 1.0, 2.0, 3.0], [0, 1, 0, 1])
-    same_llr(hull.pfa_, [1.0, 0.5, 0.0, 0.0])
-    same_llr(hull.pmiss_, [0.0, 0.0, 0.5, 1.0])
+    same_llr(hull.p_fa_, [1.0, 0.5, 0.0, 0.0])
+    same_llr(hull.p_miss_, [0.0, 0.0, 0.5, 1.0])
     same_llr(hull.thresholds_, [0.0, 1.0, 3.0, np.inf])
     same_llr(hull.n_misses_, [0, 0, 1, 2])
     same_llr(hull.n_false_alarms_, [2, 1, 0, 0])

@@ -76,8 +76,8 @@ def test_two_interleaved_targets_and_non_targets():
     # sorted: 0n 1t 2n 3t. PAV blocks [0n] [1t 2n] [3t]; hull vertices (P_miss, P_fa):
     # (0, 1), (0, 1/2), (1/2, 0), (1, 0)
     hull = rocch([1.0, 3.0], [0.0, 2.0])
-    np.testing.assert_array_equal(hull.pmiss, [0, 0, 0.5, 1])
-    np.testing.assert_array_equal(hull.pfa, [1, 0.5, 0, 0])
+    np.testing.assert_array_equal(hull.p_miss, [0, 0, 0.5, 1])
+    np.testing.assert_array_equal(hull.p_fa, [1, 0.5, 0, 0])
     np.testing.assert_array_equal(hull.thresholds, [0, 1, 3, np.inf])
     np.testing.assert_array_equal(hull.llr, [-np.inf, 0.0, np.inf])
     assert hull.eer == 0.25          # the segment (0, 1/2)-(1/2, 0) crosses P_miss = P_fa at 1/4
@@ -91,7 +91,7 @@ def test_two_interleaved_targets_and_non_targets():
 
 def test_alternating_scores_have_a_straight_hull():
     hull = rocch([0.0, 2.0], [1.0, 3.0])  # 0t 1n 2t 3n: PAV pools everything, LLR 0
-    np.testing.assert_array_equal(hull.pmiss, [0, 1])
+    np.testing.assert_array_equal(hull.p_miss, [0, 1])
     assert hull.eer == 0.5
     assert hull.prbep == 1.0
     assert hull.auc == 0.5
@@ -225,7 +225,7 @@ def test_threshold_measures_depend_only_on_the_order(tar, non, scale, shift):
     assert a.eer == b.eer
     assert a.prbep == b.prbep
     assert a.min_cllr() == b.min_cllr()
-    np.testing.assert_array_equal(a.pmiss, b.pmiss)
+    np.testing.assert_array_equal(a.p_miss, b.p_miss)
 
 
 @given(continuous_sets, continuous_sets)
@@ -249,7 +249,7 @@ def test_auc_bounds(tar, non):
 def test_segment_llrs_are_hull_slopes(tar, non):
     hull = rocch(np.array(tar, dtype=float), np.array(non, dtype=float))
     with np.errstate(divide="ignore"):
-        slope_llr = np.log(np.diff(hull.pmiss) / (hull.pfa[:-1] - hull.pfa[1:]))
+        slope_llr = np.log(np.diff(hull.p_miss) / (hull.p_fa[:-1] - hull.p_fa[1:]))
     np.testing.assert_allclose(hull.llr, slope_llr, rtol=1e-12, atol=1e-12)
     assert np.all(hull.llr[1:] > hull.llr[:-1])  # convex hull: strictly increasing LLRs
 
@@ -261,17 +261,17 @@ def test_det_curve_is_the_empirical_roc(tar, non):
     pmiss, pfa, thresholds = brute_roc(tar, non)
     # every returned point is an empirical ROC point at the same threshold ...
     brute = {t: (m, f) for m, f, t in zip(pmiss, pfa, thresholds)}
-    for m, f, t in zip(curve.pmiss, curve.pfa, curve.thresholds):
+    for m, f, t in zip(curve.p_miss, curve.p_fa, curve.thresholds):
         assert brute[t] == pytest.approx((m, f), abs=1e-15)
     # ... and every empirical ROC point lies on a segment of the returned polyline
-    m0, f0 = curve.pmiss[:-1], curve.pfa[:-1]
-    m1, f1 = curve.pmiss[1:], curve.pfa[1:]
+    m0, f0 = curve.p_miss[:-1], curve.p_fa[:-1]
+    m1, f1 = curve.p_miss[1:], curve.p_fa[1:]
     for m, f in zip(pmiss, pfa):
         cross = (m1 - m0) * (f - f0) - (f1 - f0) * (m - m0)
         inside = (m0 - 1e-12 <= m) & (m <= m1 + 1e-12) & (f1 - 1e-12 <= f) & (f <= f0 + 1e-12)
         assert np.any(inside & (np.abs(cross) < 1e-12))
     hull = det_curve(tar, non, convex_hull=True)
-    np.testing.assert_array_equal(hull.pmiss, rocch(tar, non).pmiss)
+    np.testing.assert_array_equal(hull.p_miss, rocch(tar, non).p_miss)
 
 
 # -- Bayes error-rate curves (thesis 7.6.1, APE identities 7.7.4) ----------------------------
@@ -288,7 +288,7 @@ def test_bayes_error_rates_match_direct_computation(tar, non, plo):
         assert res.minimum[i] == pytest.approx(brute, rel=1e-12, abs=1e-15)
         assert res.minimum[i] <= res.actual[i] + 1e-15
         assert res.minimum_normalized[i] <= 1 + 1e-12
-    assert np.all(res.min_n_false_alarms == np.round(res.min_pfa * non.size))
+    assert np.all(res.min_n_false_alarms == np.round(res.min_p_fa * non.size))
 
 
 def test_ape_areas_are_cllr_and_min_cllr():
@@ -389,7 +389,7 @@ def test_binary_scores_equal_the_functions(tar, non, p):
     assert scores.eer == eer(tar, non)
     assert scores.dcf(p, 2.0, 0.5) == dcf(tar, non, p, 2.0, 0.5)
     assert scores.min_dcf(p, 2.0, 0.5) == min_dcf(tar, non, p, 2.0, 0.5)
-    np.testing.assert_array_equal(scores.det_curve().pmiss, det_curve(tar, non).pmiss)
+    np.testing.assert_array_equal(scores.det_curve().p_miss, det_curve(tar, non).p_miss)
     h = np.linspace(-5, 5, 7)
     np.testing.assert_array_equal(scores.bayes_error_rates(h).minimum,
                                   bayes_error_rates(tar, non, h).minimum)

@@ -26,11 +26,11 @@ def test_det_display_holds_the_metrics_curve_and_its_axes(llrs):
     tar, non = llrs
     disp = plots.DETDisplay.from_scores(tar, non, name="sys", operating_points=[0.01, 0.1])
     curve = det_curve(tar, non)
-    np.testing.assert_array_equal(disp.pfa, curve.pfa)
-    np.testing.assert_array_equal(disp.pmiss, curve.pmiss)
+    np.testing.assert_array_equal(disp.p_fa, curve.p_fa)
+    np.testing.assert_array_equal(disp.p_miss, curve.p_miss)
     assert disp.eer == eer(tar, non)
     assert disp.line_.get_label() == "sys" and disp.figure_ is disp.ax_.figure
-    np.testing.assert_array_equal(disp.line_.get_xdata(), curve.pfa)
+    np.testing.assert_array_equal(disp.line_.get_xdata(), curve.p_fa)
     assert len([ln for ln in disp.ax_.lines if ln.get_gid() == "det-min-dcf"]) == 2
     # a second system on the same axes, from (scores, labels)
     scores = np.r_[tar, non] / 2

@@ -122,13 +122,13 @@ def test_det_line_is_the_metrics_det_curve_on_probit_axes(llrs):
     assert "(%)" in ax.get_xlabel() and "(%)" in ax.get_ylabel()
     curve = det_curve(tar, non)
     x, y = xy(line(ax, "det"))
-    np.testing.assert_array_equal(x, curve.pfa)
-    np.testing.assert_array_equal(y, curve.pmiss)
+    np.testing.assert_array_equal(x, curve.p_fa)
+    np.testing.assert_array_equal(y, curve.p_miss)
     # the ROCCH line passes through every hull vertex and stays on the hull segments
     hull = det_curve(tar, non, convex_hull=True)
     hx, hy = xy(line(ax, "det-rocch"))
     # vertices appear in order; the points between two vertices lie on the segment joining them
-    at = [int(np.flatnonzero((hx == a) & (hy == b))[0]) for a, b in zip(hull.pfa, hull.pmiss)]
+    at = [int(np.flatnonzero((hx == a) & (hy == b))[0]) for a, b in zip(hull.p_fa, hull.p_miss)]
     assert at == sorted(at) and at[0] == 0 and at[-1] == hx.size - 1
     for k in range(len(at) - 1):
         sx, sy = hx[at[k]:at[k + 1] + 1], hy[at[k]:at[k + 1] + 1]
@@ -152,7 +152,7 @@ def test_det_eer_marker_lies_on_the_rocch_at_the_metrics_eer(llrs):
     e = eer(tar, non)
     assert ex == ey == pytest.approx(e, abs=1e-15)
     hull = det_curve(tar, non, convex_hull=True)
-    assert np.interp(e, hull.pfa[::-1], hull.pmiss[::-1]) == pytest.approx(e, abs=1e-12)
+    assert np.interp(e, hull.p_fa[::-1], hull.p_miss[::-1]) == pytest.approx(e, abs=1e-12)
     assert any(f"EER = {100 * e:.2f} %" in t for t in legend_texts(ax))
 
 
@@ -422,8 +422,8 @@ def test_std_det_curve_and_twv_points(std_report):
     ax = plots.std_det_plot(trials, label="sample")
     curve = std.det_curve(trials)
     x, y = xy(line(ax, "std-det"))
-    np.testing.assert_array_equal(x, curve.pfa)
-    np.testing.assert_array_equal(y, curve.pmiss)
+    np.testing.assert_array_equal(x, curve.p_fa)
+    np.testing.assert_array_equal(y, curve.p_miss)
     best, actual = std.mtwv(trials), std.atwv(trials)
     assert xy(line(ax, "std-mtwv")) == ([best.p_fa], [best.p_miss])
     assert xy(line(ax, "std-atwv")) == ([actual.p_fa], [actual.p_miss])

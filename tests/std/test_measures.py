@@ -167,10 +167,10 @@ def test_query_dependent_decisions_are_flagged():
 def test_det_curve_points():
     trials = align(random_task(8))
     det = det_curve(trials)
-    assert det.thresholds[-1] == math.inf and det.pmiss[-1] == 1.0 and det.pfa[-1] == 0.0
+    assert det.thresholds[-1] == math.inf and det.p_miss[-1] == 1.0 and det.p_fa[-1] == 0.0
     assert (np.diff(det.thresholds) > 0).all()
-    assert (np.diff(det.pmiss) >= -1e-15).all() and (np.diff(det.pfa) <= 1e-15).all()
-    for t, pm, pf in zip(det.thresholds[:-1], det.pmiss[:-1], det.pfa[:-1]):
+    assert (np.diff(det.p_miss) >= -1e-15).all() and (np.diff(det.p_fa) <= 1e-15).all()
+    for t, pm, pf in zip(det.thresholds[:-1], det.p_miss[:-1], det.p_fa[:-1]):
         accept = trials.score >= t
         c = trials.counts(accept)
         assert pm == pytest.approx(np.mean(c.n_misses / c.n_act), abs=1e-13)      # eq. 4
