@@ -107,7 +107,7 @@ def iter_line_fields(path):
         starts, ends = edges[0::2], edges[1::2]
         newlines = block.newlines
         n_lines = int(newlines.size) + (1 if block.size and body[-1] != 10 else 0)
-        line_of = np.searchsorted(newlines, starts)
+        line_of = np.cumsum(body == 10, dtype=np.int32)[starts - FRONT]  # newlines before
         counts = np.bincount(line_of, minlength=n_lines)[:n_lines]
         first = np.cumsum(counts) - counts
         yield LineFields(block.data, starts, ends, counts, first, block.first_line, block.path)

@@ -38,7 +38,7 @@ def _as_labels(values, name: str, n: int | None) -> np.ndarray:
         return np.zeros(0, dtype=object)
     if arr.dtype.kind == "f":
         raise ValueError(f"{name} must hold identifiers (strings or integers), got floats")
-    if arr.dtype.kind == "O" and any(v is None for v in arr.tolist()):
+    if arr.dtype.kind == "O" and (arr == None).any():  # noqa: E711 - elementwise, in C
         raise ValueError(f"{name} contains None")
     return arr.copy()
 

@@ -61,7 +61,11 @@ def _strings(ids: np.ndarray) -> np.ndarray:
     """Object array of ``str`` from fixed-width UTF-8 bytes ids (decoding each distinct id once)."""
     if ids.size == 0:
         return np.zeros(0, dtype=object)
-    distinct, inverse = np.unique(ids, return_inverse=True)
+    if ids.dtype.itemsize == 8:  # ids of up to 8 bytes: sort them as integers
+        distinct, inverse = np.unique(ids.view(np.uint64), return_inverse=True)
+        distinct = distinct.view(ids.dtype)
+    else:
+        distinct, inverse = np.unique(ids, return_inverse=True)
     vocab = np.empty(distinct.size, dtype=object)
     vocab[:] = [bytes(v).decode("utf-8") for v in distinct]
     return vocab[inverse.reshape(-1)]
@@ -87,7 +91,10 @@ def _seconds(fields, column: int, what: str) -> np.ndarray:
 
 def _decisions(fields, column: int) -> np.ndarray:
     """YES / NO (any case, as NIST's tools write them) as booleans."""
-    distinct, inverse = np.unique(fields.ids(column), return_inverse=True)
+    ids = fields.ids(column)
+    distinct, inverse = np.unique(ids.view(np.uint64) if ids.dtype.itemsize == 8 else ids,
+                                  return_inverse=True)
+    distinct = distinct.view(ids.dtype)
     inverse = inverse.reshape(-1)
     words = [bytes(v).decode("utf-8") for v in distinct]
     value = np.array([_DECISIONS.get(w.upper(), False) for w in words], dtype=bool)
