@@ -57,6 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .logistic import DEFAULT_REG, ROUND_OFF_FLOOR
+from .maps import apply_multiclass
 from .multiclass import class_trial_weights, contrast_basis
 from .multiclass_objective import (
     FullObjective,
@@ -113,20 +114,6 @@ class MulticlassSolution:
     n_evals: int
     grad_norm: float
     converged: bool
-
-
-def apply_multiclass(L: np.ndarray, mode: str, coef: np.ndarray, offset: np.ndarray) -> np.ndarray:
-    """Fused log-likelihoods ``(n, N)`` of the stacked inputs ``L`` of shape ``(n, K, N)``:
-    ``sum_k coef[k] L[:, k] + offset`` (scalar weights) or ``sum_k L[:, k] @ coef[k].T + offset``
-    (full mode matrices)."""
-    out = np.empty((L.shape[0], L.shape[2]))
-    out[:] = offset
-    for k in range(L.shape[1]):
-        if mode == "full":
-            out += L[:, k] @ coef[k].T
-        else:
-            out += coef[k] * L[:, k]
-    return out
 
 
 def _nested_levels(y, c, n_classes, base):

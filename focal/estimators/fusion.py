@@ -21,6 +21,8 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
+from ..core.maps import affine_llr
+from ..core.maps import check_finite_llr as _check_finite_llr
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.scoring_rules import (
     default_expected_cost,
@@ -77,19 +79,6 @@ def _bounded_side(rule):
     if rule.b > 1:
         sides.append(f"a false alarm costs at most {(rule.a + rule.b - 1) / (rule.b - 1):.4g}")
     return " and ".join(sides)
-
-def _check_finite_llr(X, llr):
-    """Raise ValueError naming the first trial whose input or output is not finite."""
-    bad_rows = np.flatnonzero(~np.isfinite(X).all(axis=1))
-    if bad_rows.size:
-        row = int(bad_rows[0])
-        what = "NaN" if np.isnan(X[row]).any() else "infinity"
-        raise ValueError(f"Input X contains {what} (first in trial {row})")
-    bad = np.flatnonzero(~np.isfinite(llr))
-    if bad.size:
-        raise ValueError(f"the LLR of trial {int(bad[0])} overflows: X holds scores too large "
-                         "for the fitted weights")
-
 
 def _target_labels(y, pos_label):
     """Target mask of training labels by focal's label rule (:func:`as_binary_labels`);
@@ -325,9 +314,7 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Ba
     # -- outputs --------------------------------------------------------------------------------
 
     def _llr(self, X):
-        llr = X @ self.coef_
-        llr += self.intercept_
-        return llr
+        return affine_llr(X, self.coef_, self.intercept_)
 
     def decision_function(self, X):
         """Calibrated natural-log LLRs of the trials, shape (n_trials,).

@@ -16,14 +16,13 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.logistic import DEFAULT_REG
+from ..core.maps import complete_quality, llr_with_quality, quality_sides
 from ..core.quality import (
     FEATURES,
     FORMS,
     TRANSFORMS,
     fit_quality,
     quality_features,
-    quality_llr,
-    transform_quality,
 )
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.validation import as_sample_weight, check_int, check_non_negative, check_probability
@@ -57,13 +56,7 @@ def _measures_from_columns(columns):
     return found
 
 
-def _complete(qm, qt):
-    """Trials with every measure of both sides (no NaN), one column at a time."""
-    missing = np.zeros(qm.shape[0], dtype=bool)
-    for q in (qm, qt):
-        for i in range(q.shape[1]):
-            missing |= np.isnan(q[:, i])
-    return ~missing
+_complete = complete_quality
 
 
 class QualityFusion(LogisticFusion):
@@ -250,14 +243,7 @@ class QualityFusion(LogisticFusion):
                 raise ValueError(f"quality has {Q.shape[1]} columns for {len(measures)} measures "
                                  f"{measures!r}: it needs the model-side then the test-side "
                                  "value of each")
-        if np.isinf(Q).any():
-            row = int(np.flatnonzero(np.isinf(Q).any(axis=1))[0])
-            raise ValueError(f"quality contains infinity (first in trial {row}); NaN marks a "
-                             "missing value")
-        M = len(measures)
-        transforms = self._transforms(M)
-        qm = transform_quality(Q[:, :M], transforms, measures)
-        qt = transform_quality(Q[:, M:], transforms, measures)
+        qm, qt = quality_sides(Q, self._transforms(len(measures)), measures)
         return X, qm, qt, measures
 
     @staticmethod
@@ -365,18 +351,7 @@ class QualityFusion(LogisticFusion):
     def _llr_with_quality(self, X, qm, qt):
         """The affine fusion's LLRs (back-off), replaced by the quality fusion where the quality
         is complete."""
-        has_q = _complete(qm, qt)
-        if has_q.all():
-            g, _ = quality_features(qm, qt, self.form, self.features)
-            return quality_llr(X, g, self.coef_, self.intercept_, self.quality_coef_,
-                               self.scale_coef_)
-        llr = X @ self.linear_coef_
-        llr += self.linear_intercept_
-        if has_q.any():
-            g, _ = quality_features(qm[has_q], qt[has_q], self.form, self.features)
-            llr[has_q] = quality_llr(X[has_q], g, self.coef_, self.intercept_,
-                                     self.quality_coef_, self.scale_coef_)
-        return llr
+        return llr_with_quality(X, qm, qt, self.form, self.features, self)
 
     def decision_function(self, X, quality=None):
         """Calibrated natural-log LLRs of the trials, shape (n_trials,).
