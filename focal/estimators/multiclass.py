@@ -24,6 +24,7 @@ from ..core.logistic import DEFAULT_REG
 from ..core.multiclass import as_class_labels, check_prior, log_posteriors
 from ..core.multiclass_logistic import MODES, apply_multiclass, fit_multiclass
 from ..core.validation import as_sample_weight, check_int, check_non_negative
+from ..core.validation import classes_of_feature_names
 
 __all__ = ["MulticlassFusion", "stack_systems", "check_class_names", "classes_of_feature_names"]
 
@@ -117,27 +118,6 @@ def check_class_names(class_names, name="class_names"):
     if len(set(names)) != len(names):
         raise ValueError(f"{name} names a class twice: {names!r}")
     return names
-
-
-def classes_of_feature_names(feature_names):
-    """The class order that feature names ``"system:class"`` (or, for one system, plain class
-    names) give, or None when they do not name classes that way."""
-    names = [str(n) for n in feature_names]
-    if not all(":" in n for n in names):
-        return None if any(":" in n for n in names) else names
-    pairs = [n.rsplit(":", 1) for n in names]
-    systems = list(dict.fromkeys(p[0] for p in pairs))
-    order = [c for s, c in pairs if s == systems[0]]
-    for system in systems:
-        block = [c for s, c in pairs if s == system]
-        if block != order:
-            raise ValueError(f"the columns of system {system!r} name the classes {block}, those "
-                             f"of {systems[0]!r} {order}: every system needs the same classes "
-                             "in the same order")
-    if [s for s, _ in pairs] != [s for s in systems for _ in order]:
-        raise ValueError("X's columns must hold each system's classes side by side "
-                         "('system:class', system-major)")
-    return order
 
 
 def _shown(values, limit=6) -> str:
