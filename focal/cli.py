@@ -161,9 +161,9 @@ def _apply_quality(model, args) -> int:
 
 
 def _cmd_apply(args) -> int:
-    from .io import apply_model
+    from .io.apply import apply_model
     from .io.quality import quality_step
-    from .persistence import load
+    from .runtime import load   # NumPy alone: no scikit-learn or SciPy to apply a model
     from .schema import input_schema
 
     model = load(args.model, key=_signing_key(args))
