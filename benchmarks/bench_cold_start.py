@@ -52,9 +52,11 @@ def _train(folder):
     """The three sample models: fusion, fusion + PAV, multiclass fusion (paths)."""
     dev = [SPK / f"dev_sys{k}.scores" for k in (1, 2, 3)]
     lid_dev = [LID / f"dev_sys{k}_open.txt" for k in (1, 2, 3)]
-    jobs = {"fusion": ["train", "--scores", *dev, "--key", SPK / "dev.key"],
-            "fusion+pav": ["train", "--scores", *dev, "--key", SPK / "dev.key", "--pav"],
-            "multiclass": ["train-multiclass", "--scores", *lid_dev, "--key", LID / "dev.key"]}
+    jobs = {
+        "fusion": ["train", "--scores", *dev, "--key", SPK / "dev.key"],
+        "fusion+pav": ["train", "--scores", *dev, "--key", SPK / "dev.key", "--pav"],
+        "multiclass": ["train-multiclass", "--scores", *lid_dev, "--key", LID / "dev.key"],
+    }
     paths = {}
     for name, args in jobs.items():
         paths[name] = folder / f"{name}.json"
@@ -65,8 +67,14 @@ def _train(folder):
 def _apply_args(name, model, output):
     if name == "multiclass":
         return ["apply", model, *[LID / f"eval_sys{k}_open.txt" for k in (1, 2, 3)], "-o", output]
-    return ["apply", "--align", model, *[SPK / f"eval_sys{k}.scores" for k in (1, 2, 3)], "-o",
-            output]
+    return [
+        "apply",
+        "--align",
+        model,
+        *[SPK / f"eval_sys{k}.scores" for k in (1, 2, 3)],
+        "-o",
+        output,
+    ]
 
 
 def _timed(command, pythonpath=ROOT):
@@ -79,13 +87,15 @@ def run(quick: bool = False, rounds: int = 5, reference=None):
     with tempfile.TemporaryDirectory() as tmp:
         folder = pathlib.Path(tmp)
         models = _train(folder)
-        contenders = [("python -c 'import numpy'", [sys.executable, "-c", "import numpy"]),
-                      ("python -c 'import focal'", [sys.executable, "-c", "import focal"])]
+        contenders = [
+            ("python -c 'import numpy'", [sys.executable, "-c", "import numpy"]),
+            ("python -c 'import focal'", [sys.executable, "-c", "import focal"]),
+        ]
         for name, model in models.items():
             args = _apply_args(name, model, folder / f"{name}.out")
             contenders.append((f"focal apply ({name})", _focal(args)[0]))
         paths = [ROOT] * len(contenders)
-        if reference is not None:   # the same commands with the other focal, for comparison
+        if reference is not None:  # the same commands with the other focal, for comparison
             args = _apply_args("fusion", models["fusion"], folder / "fusion.reference.out")
             contenders.append(("focal apply (fusion), reference focal", _focal(args)[0]))
             paths.append(pathlib.Path(reference))
@@ -99,10 +109,13 @@ def run(quick: bool = False, rounds: int = 5, reference=None):
         print(f"  {'':<{width}}  {'best':>8}  {'ratio':>6}  {'median':>8}  {'ratio':>6}")
         for (label, _), t in zip(contenders, times):
             best, median = min(t), statistics.median(t)
-            print(f"  {label:<{width}}  {best:7.3f}s  {best / floor_best:5.2f}x  {median:7.3f}s  "
-                  f"{median / floor_median:5.2f}x")
-        print("  targets: focal apply <= 2.5x import numpy, import focal <= 2x (best of the "
-              "rounds)")
+            print(
+                f"  {label:<{width}}  {best:7.3f}s  {best / floor_best:5.2f}x  {median:7.3f}s  "
+                f"{median / floor_median:5.2f}x"
+            )
+        print(
+            "  targets: focal apply <= 2.5x import numpy, import focal <= 2x (best of the rounds)"
+        )
         if reference is not None:
             _compare(models, folder, pathlib.Path(reference))
 
@@ -115,15 +128,17 @@ def _compare(models, folder, reference):
         _run(_focal(_apply_args(name, model, theirs))[0], pythonpath=reference)
         ours = (folder / f"{name}.out").read_bytes()
         same = ours == theirs.read_bytes()
-        print(f"  focal apply ({name}): {'identical' if same else 'DIFFERENT'} "
-              f"({len(ours):,} bytes)")
+        print(
+            f"  focal apply ({name}): {'identical' if same else 'DIFFERENT'} ({len(ours):,} bytes)"
+        )
 
 
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--reference", metavar="DIR",
-                        help="a checkout of another focal to compare the outputs with")
+    parser.add_argument(
+        "--reference", metavar="DIR", help="a checkout of another focal to compare the outputs with"
+    )
     parser.add_argument("--quick", action="store_true")
     options = parser.parse_args()
     run(options.quick, options.rounds, options.reference)

@@ -12,16 +12,42 @@ all work as usual). See ARCHITECTURE.md for the layers.
 from ._lazy import attach
 from ._version import __version__
 
-__getattr__, __dir__, _names = attach(__name__, {
-    ".core.priors": ("bayes_threshold", "beta", "effective_log_odds", "effective_prior", "logit",
-                     "prior_entropy", "sigmoid"),
-    ".estimators": ("PAVCalibrator", "ROCCH", "GaussianBackend", "MulticlassFusion",
-                    "stack_systems", "LogisticFusion", "LinearCalibrator",
-                    "PerfectSeparationWarning", "cllr_scorer", "min_cllr_scorer", "dcf_scorer",
-                    "min_dcf_scorer", "eer_scorer", "QualityFusion", "CalibratedClassifier",
-                    "ScoreNormalizer", "cmce_scorer", "multiclass_cllr_scorer", "cavg_scorer"),
-    ".persistence": ("save", "load"),
-}, submodules=("metrics", "std", "core", "io", "runtime", "schema", "estimators",
-               "persistence"))
+__getattr__, __dir__, _names = attach(
+    __name__,
+    {
+        ".core.priors": (
+            "bayes_threshold",
+            "beta",
+            "effective_log_odds",
+            "effective_prior",
+            "logit",
+            "prior_entropy",
+            "sigmoid",
+        ),
+        ".estimators": (
+            "PAVCalibrator",
+            "ROCCH",
+            "GaussianBackend",
+            "MulticlassFusion",
+            "stack_systems",
+            "LogisticFusion",
+            "LinearCalibrator",
+            "PerfectSeparationWarning",
+            "cllr_scorer",
+            "min_cllr_scorer",
+            "dcf_scorer",
+            "min_dcf_scorer",
+            "eer_scorer",
+            "QualityFusion",
+            "CalibratedClassifier",
+            "ScoreNormalizer",
+            "cmce_scorer",
+            "multiclass_cllr_scorer",
+            "cavg_scorer",
+        ),
+        ".persistence": ("save", "load"),
+    },
+    submodules=("metrics", "std", "core", "io", "runtime", "schema", "estimators", "persistence"),
+)
 
 __all__ = ["__version__", "metrics", "std", *_names]

@@ -36,10 +36,13 @@ def attach(package: str, table: dict, submodules=()):
     where = {name: module for module, names in table.items() for name in names}
     submodules = tuple(submodules)
     shadowed = {name for name in where if f".{name}" in table}
-    if shadowed:   # e.g. the function focal.core.pav and the module focal.core.pav
+    if shadowed:  # e.g. the function focal.core.pav and the module focal.core.pav
         module = sys.modules[package]
-        module.__class__ = type("LazyPackage", (types.ModuleType,), {
-            "__setattr__": _function_wins, "_shadowed": frozenset(shadowed)})
+        module.__class__ = type(
+            "LazyPackage",
+            (types.ModuleType,),
+            {"__setattr__": _function_wins, "_shadowed": frozenset(shadowed)},
+        )
 
     def __getattr__(name):
         module = where.get(name)

@@ -35,8 +35,14 @@ def _loaded(code: str) -> set:
         print("\\nMODULES=" + json.dumps(sorted(sys.modules)))
     """)
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
     assert done.returncode == 0, done.stderr
     line = done.stdout.rsplit("MODULES=", 1)[1]
     return set(json.loads(line))
@@ -49,9 +55,8 @@ def _heavy(modules) -> list:
 def test_import_focal_loads_no_dependency_and_no_subpackage():
     modules = _loaded("import focal")
     assert _heavy(modules) == []
-    assert "numpy" not in modules   # nothing numerical yet
-    assert sorted(m for m in modules if m.startswith("focal.")) == ["focal._lazy",
-                                                                    "focal._version"]
+    assert "numpy" not in modules  # nothing numerical yet
+    assert sorted(m for m in modules if m.startswith("focal.")) == ["focal._lazy", "focal._version"]
 
 
 def test_names_still_resolve_on_first_use():
@@ -66,7 +71,7 @@ def test_names_still_resolve_on_first_use():
         assert callable(multiclass_report) and callable(focal.metrics.multiclass_report)
         assert callable(focal.core.pav) and callable(pav)
     """)
-    assert "scipy" in modules and "sklearn" not in modules   # the measures need SciPy only
+    assert "scipy" in modules and "sklearn" not in modules  # the measures need SciPy only
     for name in focal.__all__:
         assert getattr(focal, name) is not None
     assert set(focal.__all__) <= set(dir(focal))
@@ -86,8 +91,10 @@ def test_cli_help_loads_no_heavy_dependency():
                     assert exc.code == 0, argv
     """)
     assert _heavy(modules) == []
-    assert not any(m.startswith(("focal.metrics", "focal.estimators", "focal.plots", "focal.std",
-                                 "focal.io")) for m in modules)
+    assert not any(
+        m.startswith(("focal.metrics", "focal.estimators", "focal.plots", "focal.std", "focal.io"))
+        for m in modules
+    )
 
 
 def test_cli_condition_names_are_the_measures():
@@ -157,10 +164,21 @@ def test_focal_apply_loads_no_heavy_dependency(tmp_path, kind):
 LAYERS = {
     "core": 0,
     "metrics": 1,
-    "estimators": 2, "std": 2,
-    "plots": 3, "persistence": 3, "io": 3, "runtime": 3, "schema": 3, "_model_integrity": 3,
+    "estimators": 2,
+    "std": 2,
+    "plots": 3,
+    "persistence": 3,
+    "io": 3,
+    "runtime": 3,
+    "schema": 3,
+    "_model_integrity": 3,
     "dask": 3,
-    "cli": 4, "_cli_parser": 4, "_cli_extras": 4, "__main__": 4, "demo": 4, "": 4,
+    "cli": 4,
+    "_cli_parser": 4,
+    "_cli_extras": 4,
+    "__main__": 4,
+    "demo": 4,
+    "": 4,
 }
 #: Helpers with no place in the picture: any module may import them, they import none of focal's
 #: layers.
@@ -188,13 +206,13 @@ def _imports(path: pathlib.Path, root=ROOT):
             yield from (a.name for a in node.names if a.name.split(".")[0] == "focal")
         elif isinstance(node, ast.ImportFrom):
             if node.level:
-                base = package.split(".")[:len(package.split(".")) - node.level + 1]
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
                 target = ".".join(base + ([node.module] if node.module else []))
             else:
                 target = node.module or ""
             if target.split(".")[0] != "focal":
                 continue
-            if node.module is None:   # from . import x, y: the submodules
+            if node.module is None:  # from . import x, y: the submodules
                 yield from (f"{target}.{a.name}" for a in node.names)
             else:
                 yield target
@@ -240,10 +258,22 @@ def test_the_contract_test_can_fail(tmp_path):
 
 
 def test_the_numpy_only_modules_import_numpy_only():
-    for name in ("core/maps.py", "runtime/_document.py", "runtime/_models.py",
-                 "runtime/__init__.py", "_model_integrity.py", "schema.py", "_lazy.py"):
+    for name in (
+        "core/maps.py",
+        "runtime/_document.py",
+        "runtime/_models.py",
+        "runtime/__init__.py",
+        "runtime/_decode.py",
+        "_model_integrity.py",
+        "schema.py",
+        "_lazy.py",
+    ):
         tree = ast.parse((PACKAGE / name).read_text(encoding="utf-8"))
         top = [n for n in tree.body if isinstance(n, (ast.Import, ast.ImportFrom))]
-        roots = {(a.name if isinstance(n, ast.Import) else (n.module or "")).split(".")[0]
-                 for n in top for a in n.names if not getattr(n, "level", 0)}
+        roots = {
+            (a.name if isinstance(n, ast.Import) else (n.module or "")).split(".")[0]
+            for n in top
+            for a in n.names
+            if not getattr(n, "level", 0)
+        }
         assert not roots & set(HEAVY), name

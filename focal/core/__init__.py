@@ -7,11 +7,26 @@ NumPy-only modules (:mod:`focal.core.maps`, what a saved model applies) import w
 
 from .._lazy import attach
 
-__getattr__, __dir__, __all__ = attach(__name__, {
-    ".pav": ("PAVResult", "SortedTrials", "pav", "pav_from_sorted", "sort_trials"),
-    ".priors": ("bayes_threshold", "beta", "effective_log_odds", "effective_prior", "logit",
-                "prior_entropy", "sigmoid", "detection_cost"),
-    ".rocch": ("ROCCH", "MinBayesErrors", "Threshold"),
-    ".scoring": ("cross_entropy_nats", "nontarget_cost", "normalized_cross_entropy",
-                 "target_cost"),
-})
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        ".pav": ("PAVResult", "SortedTrials", "pav", "pav_from_sorted", "sort_trials"),
+        ".priors": (
+            "bayes_threshold",
+            "beta",
+            "effective_log_odds",
+            "effective_prior",
+            "logit",
+            "prior_entropy",
+            "sigmoid",
+            "detection_cost",
+        ),
+        ".rocch": ("ROCCH", "MinBayesErrors", "Threshold"),
+        ".scoring": (
+            "cross_entropy_nats",
+            "nontarget_cost",
+            "normalized_cross_entropy",
+            "target_cost",
+        ),
+    },
+)

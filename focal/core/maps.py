@@ -19,9 +19,20 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = [
-    "INTERPOLATIONS", "affine_llr", "check_finite_llr", "step_index", "block_llr_map",
-    "block_llr", "apply_multiclass", "solve_lower", "gaussian_loglikelihoods",
-    "transform_quality", "quality_features", "quality_llr", "complete_quality", "quality_sides",
+    "INTERPOLATIONS",
+    "affine_llr",
+    "check_finite_llr",
+    "step_index",
+    "block_llr_map",
+    "block_llr",
+    "apply_multiclass",
+    "solve_lower",
+    "gaussian_loglikelihoods",
+    "transform_quality",
+    "quality_features",
+    "quality_llr",
+    "complete_quality",
+    "quality_sides",
     "llr_with_quality",
 ]
 
@@ -30,6 +41,7 @@ INTERPOLATIONS = ("step", "linear")
 
 
 # -- affine fusion -----------------------------------------------------------------------------
+
 
 def affine_llr(X, coef, intercept) -> np.ndarray:
     """Fused natural-log LLRs ``X @ coef + intercept`` (thesis eq. 8.16).
@@ -70,11 +82,14 @@ def check_finite_llr(X, llr) -> None:
         raise ValueError(f"Input X contains {what} (first in trial {row})")
     bad = np.flatnonzero(~np.isfinite(llr))
     if bad.size:
-        raise ValueError(f"the LLR of trial {int(bad[0])} overflows: X holds scores too large "
-                         "for the fitted weights")
+        raise ValueError(
+            f"the LLR of trial {int(bad[0])} overflows: X holds scores too large "
+            "for the fitted weights"
+        )
 
 
 # -- PAV blocks --------------------------------------------------------------------------------
+
 
 def step_index(score_lo, scores) -> np.ndarray:
     """Index of the block each score falls into: the last block with ``score_lo <= score``.
@@ -167,6 +182,7 @@ def block_llr(n_tar, n_non) -> np.ndarray:
 
 # -- multiclass --------------------------------------------------------------------------------
 
+
 def apply_multiclass(L: np.ndarray, mode: str, coef: np.ndarray, offset: np.ndarray) -> np.ndarray:
     """Fused log-likelihoods of stacked multiclass inputs (natural log).
 
@@ -238,8 +254,8 @@ def gaussian_loglikelihoods(X, model) -> np.ndarray:
     Xc = X - model.center
     if model.covariance == "shared":
         Lc = model.cholesky
-        W = solve_lower(Lc, model.means.T)        # L^-1 mu_i
-        Xw = solve_lower(Lc, Xc.T)                # L^-1 x
+        W = solve_lower(Lc, model.means.T)  # L^-1 mu_i
+        Xw = solve_lower(Lc, Xc.T)  # L^-1 x
         return (Xw.T @ W) - 0.5 * np.einsum("ji,ji->i", W, W)
     n, d = Xc.shape
     N = model.means.shape[0]
@@ -247,12 +263,16 @@ def gaussian_loglikelihoods(X, model) -> np.ndarray:
     for i in range(N):
         Lc = model.cholesky[i]
         Z = solve_lower(Lc, (Xc - model.means[i]).T)
-        out[:, i] = (-0.5 * np.einsum("ji,ji->i", Z, Z) - np.log(np.diag(Lc)).sum()
-                     - 0.5 * d * np.log(2.0 * np.pi))
+        out[:, i] = (
+            -0.5 * np.einsum("ji,ji->i", Z, Z)
+            - np.log(np.diag(Lc)).sum()
+            - 0.5 * d * np.log(2.0 * np.pi)
+        )
     return out
 
 
 # -- quality fusion ----------------------------------------------------------------------------
+
 
 def transform_quality(q, transforms, names):
     """Apply the monotone transform of each measure to quality values; NaN (missing) stays NaN.
@@ -282,9 +302,11 @@ def transform_quality(q, transforms, names):
         if bad.any():
             row = int(np.flatnonzero(bad)[0])
             need = "positive values" if how == "log" else "values in (0, 1)"
-            raise ValueError(f"quality measure {name!r} has the value {float(col[row])!r} "
-                             f"(trial {row}): its {how} transform needs {need} (NaN marks a "
-                             "missing value)")
+            raise ValueError(
+                f"quality measure {name!r} has the value {float(col[row])!r} "
+                f"(trial {row}): its {how} transform needs {need} (NaN marks a "
+                "missing value)"
+            )
         if how == "log":
             np.log(col, out=col)
         else:
@@ -315,11 +337,14 @@ def quality_sides(Q, transforms, names):
     """
     if np.isinf(Q).any():
         row = int(np.flatnonzero(np.isinf(Q).any(axis=1))[0])
-        raise ValueError(f"quality contains infinity (first in trial {row}); NaN marks a "
-                         "missing value")
+        raise ValueError(
+            f"quality contains infinity (first in trial {row}); NaN marks a missing value"
+        )
     M = len(names)
-    return (transform_quality(Q[:, :M], transforms, names),
-            transform_quality(Q[:, M:], transforms, names))
+    return (
+        transform_quality(Q[:, :M], transforms, names),
+        transform_quality(Q[:, M:], transforms, names),
+    )
 
 
 def quality_features(qm, qt, form, features="minmax", out=None):
@@ -443,6 +468,5 @@ def llr_with_quality(X, qm, qt, form, features, fitted) -> np.ndarray:
     llr = affine_llr(X, f.linear_coef_, f.linear_intercept_)
     if has_q.any():
         g, _ = quality_features(qm[has_q], qt[has_q], form, features)
-        llr[has_q] = quality_llr(X[has_q], g, f.coef_, f.intercept_, f.quality_coef_,
-                                 f.scale_coef_)
+        llr[has_q] = quality_llr(X[has_q], g, f.coef_, f.intercept_, f.quality_coef_, f.scale_coef_)
     return llr

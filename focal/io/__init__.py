@@ -20,16 +20,40 @@ from .._lazy import attach
 
 # each name loads with its module on first use: applying a model reads files without the
 # training workflows (and scikit-learn)
-__getattr__, __dir__, __all__ = attach(__name__, {
-    ".binary": ("TrialKey", "TrialScores", "align_scores", "align_trials", "read_key",
-                "read_scores", "write_scores"),
-    ".multiclass": ("ALBAYZIN_CLASSES", "MulticlassKey", "MulticlassScores", "align_multiclass",
-                    "align_multiclass_scores", "multiclass_format", "read_albayzin_scores",
-                    "read_multiclass_key", "read_multiclass_scores", "write_albayzin_scores",
-                    "write_multiclass_scores"),
-    "._text": ("read_limits",),
-    ".stream": ("ScoreChunk", "apply_to_files", "iter_score_chunks"),
-    ".apply": ("apply_model",),
-    ".workflows": ("evaluate_binary", "evaluate_multiclass", "read_multiclass_systems",
-                   "train_fusion", "train_multiclass_fusion"),
-})
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        ".binary": (
+            "TrialKey",
+            "TrialScores",
+            "align_scores",
+            "align_trials",
+            "read_key",
+            "read_scores",
+            "write_scores",
+        ),
+        ".multiclass": (
+            "ALBAYZIN_CLASSES",
+            "MulticlassKey",
+            "MulticlassScores",
+            "align_multiclass",
+            "align_multiclass_scores",
+            "multiclass_format",
+            "read_albayzin_scores",
+            "read_multiclass_key",
+            "read_multiclass_scores",
+            "write_albayzin_scores",
+            "write_multiclass_scores",
+        ),
+        "._text": ("read_limits",),
+        ".stream": ("ScoreChunk", "apply_to_files", "iter_score_chunks"),
+        ".apply": ("apply_model",),
+        ".workflows": (
+            "evaluate_binary",
+            "evaluate_multiclass",
+            "read_multiclass_systems",
+            "train_fusion",
+            "train_multiclass_fusion",
+        ),
+    },
+)

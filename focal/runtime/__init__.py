@@ -36,8 +36,9 @@ from __future__ import annotations
 import os
 
 from .._model_integrity import DEFAULT_MAX_BYTES
+from ._decode import PARAMS, decode
 from ._document import Fields, invalid, read_document
-from ._models import PARAMS, Chain, RuntimeModel, decode
+from ._models import Chain, RuntimeModel
 
 __all__ = ["load", "RuntimeModel", "LOADABLE"]
 
@@ -83,8 +84,9 @@ def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES) -> RuntimeModel:
         return model
     except ValueError as exc:
         message = str(exc)
-        raise ValueError(message if message.startswith(f"{name}: ") else f"{name}: {message}") \
-            from None
+        raise ValueError(
+            message if message.startswith(f"{name}: ") else f"{name}: {message}"
+        ) from None
     except RecursionError:
         raise ValueError(f"{name}: JSON nested too deeply: not a focal model") from None
 
@@ -132,15 +134,22 @@ def _attach_schema(model, value):
 
     derived = input_schema(model)
     if value is None:
-        missing = [what for what, v in (("system names", derived.systems),
-                                       ("class names", derived.classes if
-                                        derived.kind == "multiclass" else ()))
-                   if v is None]
-        note = ("a model file of version 1 does not record the score-file format"
-                + (f" or the {' and '.join(missing)}" if missing else "")
-                + ": focal apply checks the number of systems and classes only")
-        model.input_schema_ = InputSchema(derived.kind, derived.n_systems, derived.systems,
-                                          derived.classes, notes=(note,))
+        missing = [
+            what
+            for what, v in (
+                ("system names", derived.systems),
+                ("class names", derived.classes if derived.kind == "multiclass" else ()),
+            )
+            if v is None
+        ]
+        note = (
+            "a model file of version 1 does not record the score-file format"
+            + (f" or the {' and '.join(missing)}" if missing else "")
+            + ": focal apply checks the number of systems and classes only"
+        )
+        model.input_schema_ = InputSchema(
+            derived.kind, derived.n_systems, derived.systems, derived.classes, notes=(note,)
+        )
         return
     obj = Fields(value, "input")
     kind = obj.str("kind", ("binary", "multiclass"))
@@ -148,8 +157,9 @@ def _attach_schema(model, value):
     lists = {}
     for field in ("systems", "classes"):
         items, where = obj.take(field)
-        if items is not None and (type(items) is not list or not items
-                                  or any(type(v) is not str for v in items)):
+        if items is not None and (
+            type(items) is not list or not items or any(type(v) is not str for v in items)
+        ):
             raise invalid(where, "must be null or a list of strings")
         lists[field] = None if items is None else tuple(items)
     fmt, where = obj.take("format")
@@ -162,8 +172,9 @@ def _attach_schema(model, value):
             raise invalid(where, "must be null or a string")
         text[field] = v
     obj.done()
-    schema = InputSchema(kind, n_systems, lists["systems"], lists["classes"], fmt,
-                         text["task"], text["condition"])
+    schema = InputSchema(
+        kind, n_systems, lists["systems"], lists["classes"], fmt, text["task"], text["condition"]
+    )
     for field in ("kind", "n_systems", "systems", "classes"):
         mine, theirs = getattr(derived, field), getattr(schema, field)
         if theirs != mine and not (mine is None and field in ("systems", "classes")):

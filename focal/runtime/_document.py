@@ -19,11 +19,24 @@ __all__ = ["read_document", "Fields", "invalid", "FORMAT", "READABLE_VERSIONS", 
 
 FORMAT = "focal-model"
 READABLE_VERSIONS = (1, 2)
-MAX_COUNT = 2 ** 53
-_INT64_MAX = 2 ** 63 - 1
+MAX_COUNT = 2**53
+_INT64_MAX = 2**63 - 1
 _INF_TEXT = {"inf": np.inf, "-inf": -np.inf}
-_LABEL_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                 "uint64", "float32", "float64", "str", "object")
+_LABEL_DTYPES = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "str",
+    "object",
+)
 _MAX_PARAM_DEPTH = 8
 
 
@@ -35,8 +48,14 @@ def invalid(where: str, problem: str) -> ValueError:
 def _kind(value) -> str:
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
-            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
 def _unique_keys(pairs):
@@ -64,18 +83,25 @@ def _parse(data: bytes):
     except UnicodeDecodeError as exc:
         raise ValueError(f"not UTF-8 text (byte {exc.start})") from None
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant,
-                          parse_float=_finite_float)
+        return json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+        )
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not a valid JSON document ({exc.msg} at line {exc.lineno} column "
-                         f"{exc.colno}); a truncated or damaged file?") from None
+        raise ValueError(
+            f"not a valid JSON document ({exc.msg} at line {exc.lineno} column "
+            f"{exc.colno}); a truncated or damaged file?"
+        ) from None
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None
 
 
 def _digest(payload) -> str:
-    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                           allow_nan=False).encode("ascii")
+    canonical = json.dumps(
+        payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    ).encode("ascii")
     return hashlib.sha256(canonical).hexdigest()
 
 
@@ -96,13 +122,17 @@ def read_document(file, key, max_bytes):
     top = Fields(doc, "the file")
     fmt, where = top.take("format")
     if fmt != FORMAT:
-        raise invalid(where, f"not a focal model file (format {str(fmt)[:80]!r}, expected "
-                             f"{FORMAT!r})")
+        raise invalid(
+            where, f"not a focal model file (format {str(fmt)[:80]!r}, expected {FORMAT!r})"
+        )
     version, where = top.take("version")
     if type(version) is not int or version not in READABLE_VERSIONS:
-        raise invalid(where, f"schema version {json.dumps(version)[:40]} is not supported: "
-                             f"this runtime reads versions "
-                             f"{', '.join(map(str, READABLE_VERSIONS))}")
+        raise invalid(
+            where,
+            f"schema version {json.dumps(version)[:40]} is not supported: "
+            f"this runtime reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))}",
+        )
     top.str("focal_version")
     checksum = top.str("sha256")
     if len(checksum) != 64 or not set(checksum) <= set("0123456789abcdef"):
@@ -112,8 +142,11 @@ def read_document(file, key, max_bytes):
     top.done()
     payload = {k: v for k, v in doc.items() if k != "sha256"}
     if not hmac.compare_digest(checksum, _digest(payload)):
-        raise invalid("sha256", "the checksum does not match the content: the file was "
-                                "modified or damaged after it was saved")
+        raise invalid(
+            "sha256",
+            "the checksum does not match the content: the file was "
+            "modified or damaged after it was saved",
+        )
     return name, version, model, schema
 
 
@@ -135,8 +168,11 @@ def _nested(value, where, shape):
         want = shape[depth]
         if type(v) is not list or (want is not None and len(v) != want) or not v:
             size = "a non-empty list" if want is None else f"a list of {want} items"
-            raise invalid(loc, f"must be {size}, got {_kind(v)}"
-                               + (f" of {len(v)} items" if type(v) is list else ""))
+            raise invalid(
+                loc,
+                f"must be {size}, got {_kind(v)}"
+                + (f" of {len(v)} items" if type(v) is list else ""),
+            )
         if want is None:
             shape[depth] = len(v)
         if depth == len(shape) - 1:
@@ -176,8 +212,7 @@ class Fields:
     def float(self, name, minimum=None) -> float:
         value, where = self.take(name)
         if type(value) is not float:
-            raise invalid(where, f"must be a finite number written as a float, got "
-                                 f"{_kind(value)}")
+            raise invalid(where, f"must be a finite number written as a float, got {_kind(value)}")
         if minimum is not None and not value >= minimum:
             raise invalid(where, f"must be >= {minimum}, got {value!r}")
         return value
@@ -193,11 +228,12 @@ class Fields:
         if type(value) is not str:
             raise invalid(where, f"must be a string, got {_kind(value)}")
         if choices is not None and value not in choices:
-            raise invalid(where, f"must be one of {', '.join(map(repr, choices))}, got "
-                                 f"{value[:80]!r}")
+            raise invalid(
+                where, f"must be one of {', '.join(map(repr, choices))}, got {value[:80]!r}"
+            )
         return value
 
-    def object(self, name) -> "Fields":
+    def object(self, name) -> Fields:
         return Fields(*self.take(name))
 
     def floats(self, name, shape, allow_inf=False) -> np.ndarray:
@@ -209,8 +245,9 @@ class Fields:
             if type(x) is not float and not (allow_inf and type(x) is str and x in _INF_TEXT):
                 allowed = 'a finite number, "inf" or "-inf"' if allow_inf else "a finite number"
                 raise invalid(f"{where} (item {i})", f"must be {allowed}, got {_kind(x)}")
-        out = np.array([_INF_TEXT[x] if type(x) is str else x for x in flat],
-                       dtype=np.float64).reshape(shape)
+        out = np.array(
+            [_INF_TEXT[x] if type(x) is str else x for x in flat], dtype=np.float64
+        ).reshape(shape)
         if np.isnan(out).any() or not (allow_inf or np.isfinite(out).all()):
             raise invalid(where, "must not contain NaN" + ("" if allow_inf else " or inf"))
         return out

@@ -32,7 +32,7 @@ Y = np.r_[np.ones(150), np.zeros(250)].astype(int)
 X = RNG.normal(size=(400, 3)) + 1.2 * Y[:, None]
 X_NEW = RNG.normal(size=(257, 3)) * 3.0
 YC = RNG.integers(0, 3, 400)
-V = RNG.normal(size=(400, 4)) + 2.0 * np.eye(3, 4)[YC]          # back-end score vectors
+V = RNG.normal(size=(400, 4)) + 2.0 * np.eye(3, 4)[YC]  # back-end score vectors
 L = RNG.normal(size=(400, 6)) + 2.0 * np.tile(np.eye(3)[YC], 2)  # 2 systems x 3 classes
 Q = np.exp(RNG.normal(size=(400, 2)))
 Q[::9, 1] = np.nan
@@ -53,11 +53,18 @@ def _models():
     yield "multiclass-full", MulticlassFusion(mode="full").fit(L, YC), L[::2] * 1.7
     yield "gaussian-shared", GaussianBackend().fit(V, YC), V[::3] * 2
     yield "gaussian-per-class", GaussianBackend(covariance="per_class").fit(V, YC), V[::3] * 2
-    yield ("backend+fusion", make_pipeline(GaussianBackend(), "passthrough",
-                                           MulticlassFusion(mode="calibration")).fit(V, YC),
-           V[::3])
-    yield ("nested", make_pipeline(make_pipeline(LogisticFusion()), PAVCalibrator()).fit(X, Y),
-           X_NEW)
+    yield (
+        "backend+fusion",
+        make_pipeline(GaussianBackend(), "passthrough", MulticlassFusion(mode="calibration")).fit(
+            V, YC
+        ),
+        V[::3],
+    )
+    yield (
+        "nested",
+        make_pipeline(make_pipeline(LogisticFusion()), PAVCalibrator()).fit(X, Y),
+        X_NEW,
+    )
 
 
 @pytest.fixture(scope="module")
@@ -80,7 +87,7 @@ def test_outputs_are_bit_identical_to_the_estimators(saved, name):
     got = model.transform(data)
     assert type(got) is np.ndarray and got.dtype == np.float64
     assert got.shape == expected.shape
-    assert np.array_equal(got, expected)   # +/-inf of an unbounded map included
+    assert np.array_equal(got, expected)  # +/-inf of an unbounded map included
     if hasattr(estimator, "decision_function") and not hasattr(estimator, "steps"):
         assert np.array_equal(model.decision_function(data), estimator.decision_function(data))
     assert model.input_schema_ == estimator.input_schema_
@@ -108,7 +115,12 @@ def test_a_pav_map_by_hand(tmp_path):
     focal.save(cal, tmp_path / "pav.json")
     model = focal.runtime.load(tmp_path / "pav.json")
     assert model.transform([-5.0, -1.5, 0.2, 0.7, 9.0]).ravel().tolist() == [
-        -np.inf, -np.inf, 0.0, 0.0, np.inf]
+        -np.inf,
+        -np.inf,
+        0.0,
+        0.0,
+        np.inf,
+    ]
 
 
 def test_a_version_1_file_applies(saved, tmp_path):
@@ -127,8 +139,7 @@ def test_a_version_1_file_applies(saved, tmp_path):
 def test_a_signed_model_needs_its_key(saved, tmp_path):
     est = focal.load(saved["fusion+pav"][0])
     focal.save(est, tmp_path / "s.json", key=b"secret")
-    assert focal.runtime.load(tmp_path / "s.json", key=b"secret").transform(X_NEW).shape == (
-        257, 1)
+    assert focal.runtime.load(tmp_path / "s.json", key=b"secret").transform(X_NEW).shape == (257, 1)
     with pytest.raises(ValueError, match="signature does not match"):
         focal.runtime.load(tmp_path / "s.json", key=b"other")
     with pytest.raises(ValueError, match="no signature"):
@@ -176,28 +187,42 @@ EDITS = {
     "pav": [
         ("decreasing LLRs", lambda d: _fitted(d).update(llr_=_fitted(d)["llr_"][::-1])),
         ("LLRs beyond the bounds", lambda d: _fitted(d)["llr_"].__setitem__(-1, 50.0)),
-        ("overlapping blocks", lambda d: _fitted(d)["score_hi_"].__setitem__(
-            0, _fitted(d)["score_lo_"][1])),
+        (
+            "overlapping blocks",
+            lambda d: _fitted(d)["score_hi_"].__setitem__(0, _fitted(d)["score_lo_"][1]),
+        ),
         ("counts that do not add up", lambda d: _fitted(d).update(n_targets_=1)),
-        ("an unknown interpolation", lambda d: d["model"]["params"].update(
-            interpolation="cubic")),
-        ("an empty block", lambda d: (_fitted(d)["block_n_tar_"].__setitem__(0, 0),
-                                      _fitted(d)["block_n_non_"].__setitem__(0, 0))),
+        ("an unknown interpolation", lambda d: d["model"]["params"].update(interpolation="cubic")),
+        (
+            "an empty block",
+            lambda d: (
+                _fitted(d)["block_n_tar_"].__setitem__(0, 0),
+                _fitted(d)["block_n_non_"].__setitem__(0, 0),
+            ),
+        ),
     ],
     "pav-unbounded-linear": [
-        ("LLRs that are not the blocks' PAV-LLRs", lambda d: _fitted(d)["llr_"].__setitem__(
-            1, _fitted(d)["llr_"][1] + 1e-9)),
+        (
+            "LLRs that are not the blocks' PAV-LLRs",
+            lambda d: _fitted(d)["llr_"].__setitem__(1, _fitted(d)["llr_"][1] + 1e-9),
+        ),
     ],
     "rocch": [
-        ("fractions that do not increase", lambda d: _fitted(d).update(
-            block_n_tar_=_fitted(d)["block_n_tar_"][::-1])),
+        (
+            "fractions that do not increase",
+            lambda d: _fitted(d).update(block_n_tar_=_fitted(d)["block_n_tar_"][::-1]),
+        ),
     ],
     "gaussian-shared": [
-        ("an upper-triangular factor", lambda d: _fitted(d)["model_"]["cholesky"][0].__setitem__(
-            1, 0.5)),
+        (
+            "an upper-triangular factor",
+            lambda d: _fitted(d)["model_"]["cholesky"][0].__setitem__(1, 0.5),
+        ),
         ("a zero pivot", lambda d: _fitted(d)["model_"]["cholesky"][0].__setitem__(0, 0.0)),
-        ("means of 1e200", lambda d: _fitted(d)["model_"].update(
-            means=[[1e200] * 4 for _ in range(3)])),
+        (
+            "means of 1e200",
+            lambda d: _fitted(d)["model_"].update(means=[[1e200] * 4 for _ in range(3)]),
+        ),
     ],
     "multiclass-scalar": [
         ("a width that is not systems x classes", lambda d: _fitted(d).update(n_systems_=3)),
@@ -205,14 +230,17 @@ EDITS = {
     ],
     "fusion+pav": [
         ("two steps of one name", lambda d: d["model"]["steps"][1].update(name="logisticfusion")),
-        ("no estimator", lambda d: [s.update(estimator="passthrough")
-                                    for s in d["model"]["steps"]]),
+        (
+            "no estimator",
+            lambda d: [s.update(estimator="passthrough") for s in d["model"]["steps"]],
+        ),
     ],
 }
 
 
-@pytest.mark.parametrize("name, what, edit", [(n, w, e) for n, edits in EDITS.items()
-                                              for w, e in edits])
+@pytest.mark.parametrize(
+    "name, what, edit", [(n, w, e) for n, edits in EDITS.items() for w, e in edits]
+)
 def test_what_focal_load_refuses_the_runtime_refuses(saved, tmp_path, name, what, edit):
     doc = json.loads(saved[name][0].read_text())
     doc.pop("integrity")
