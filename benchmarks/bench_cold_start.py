@@ -90,6 +90,7 @@ def run(quick: bool = False, rounds: int = 5, reference=None):
         contenders = [
             ("python -c 'import numpy'", [sys.executable, "-c", "import numpy"]),
             ("python -c 'import focal'", [sys.executable, "-c", "import focal"]),
+            ("focal --help", _focal(["--help"])[0]),
         ]
         for name, model in models.items():
             args = _apply_args(name, model, folder / f"{name}.out")

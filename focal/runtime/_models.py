@@ -2,9 +2,9 @@
 
 One class per kind of map (built by :func:`focal.runtime._decode.decode` with the invariants
 :func:`focal.load` checks), applying it with the same function of :mod:`focal.core.maps` as the
-estimator's ``transform``. Attribute names
-are those of the estimators (``coef_``, ``llr_``, ``classes_``, ``n_features_in_`` ...), so
-:mod:`focal.schema` and :mod:`focal._model_integrity` read both alike.
+estimator's ``transform``. Attribute names are those of the estimators (``coef_``, ``llr_``,
+``classes_``, ``n_features_in_`` ...), so :mod:`focal.schema` and :mod:`focal._model_integrity`
+read both alike.
 """
 
 from __future__ import annotations
@@ -39,7 +39,22 @@ def _as_float_matrix(X, n_features, one_column=False, finite=False):
 
 
 class RuntimeModel:
-    """A fitted map read from a model file (base class; see :func:`focal.runtime.load`)."""
+    """A fitted map read from a model file (base class; see :func:`focal.runtime.load`).
+
+    Attributes
+    ----------
+    estimator : str
+        The class of the saved estimator (``"LogisticFusion"``, ..., ``"Pipeline"``).
+    params : dict
+        Its constructor parameters, as saved.
+    input_schema_ : focal.schema.InputSchema
+        Systems and classes the model takes (set by :func:`focal.runtime.load`).
+    output_kind : {"binary", "multiclass"}
+        LLRs or class log-likelihoods.
+
+    The fitted attributes of the estimator that the map needs keep their names (``coef_``,
+    ``intercept_``, ``llr_``, ``classes_``, ``n_features_in_``, ``feature_names_in_`` ...).
+    """
 
     #: "binary" (LLRs) or "multiclass" (class log-likelihoods)
     output_kind = "binary"
@@ -56,7 +71,17 @@ class RuntimeModel:
 
 class _BinaryOutput(RuntimeModel):
     def transform(self, X):
-        """Natural-log LLRs as a column, shape (n_trials, 1)."""
+        """Natural-log LLRs as a column, for pipelines.
+
+        Parameters
+        ----------
+        X : array_like of float, shape (n_trials, n_features_in_)
+            Scores (a 1-D array for one-column models).
+
+        Returns
+        -------
+        ndarray of float, shape (n_trials, 1)
+        """
         return self.decision_function(X)[:, None]
 
 
@@ -64,7 +89,17 @@ class AffineMap(_BinaryOutput):
     """LogisticFusion, LinearCalibrator: ``llr = X @ coef_ + intercept_``."""
 
     def decision_function(self, X):
-        """Calibrated natural-log LLRs, shape (n_trials,)."""
+        """Calibrated natural-log LLRs (thesis eq. 8.16).
+
+        Parameters
+        ----------
+        X : array_like of float, shape (n_trials, n_features_in_)
+            Scores of the systems (LinearCalibrator: also 1-D).
+
+        Returns
+        -------
+        ndarray of float, shape (n_trials,)
+        """
         X = _as_float_matrix(X, self.n_features_in_, self.estimator == "LinearCalibrator")
         with np.errstate(over="ignore", invalid="ignore"):
             llr = maps.affine_llr(X, self.coef_, self.intercept_)
@@ -78,7 +113,17 @@ class BlockMap(_BinaryOutput):
     """PAVCalibrator and ROCCH: the monotone map of PAV blocks to LLRs."""
 
     def decision_function(self, X):
-        """Natural-log LLRs of one column of scores, shape (n_trials,)."""
+        """Natural-log LLRs of the PAV blocks the scores fall into (thesis eq. C.20).
+
+        Parameters
+        ----------
+        X : array_like of float, shape (n_trials,) or (n_trials, 1)
+            Finite scores.
+
+        Returns
+        -------
+        ndarray of float, shape (n_trials,)
+        """
         X = _as_float_matrix(X, 1, one_column=True, finite=True)
         return maps.block_llr_map(
             self.score_lo_, self.score_hi_, self.llr_, X[:, 0], self.interpolation
@@ -93,8 +138,20 @@ class QualityMap(_BinaryOutput):
         return [t] * M if t is None or isinstance(t, str) else list(t)
 
     def decision_function(self, X, quality=None):
-        """Natural-log LLRs, shape (n_trials,); ``quality`` (n_trials, 2 M): model-side then
-        test-side values of ``measures_`` (NaN: missing)."""
+        """Natural-log LLRs of trials with quality measures.
+
+        Parameters
+        ----------
+        X : array_like of float, shape (n_trials, n_features_in_)
+            Scores of the systems.
+        quality : array_like of float, shape (n_trials, 2 M)
+            Model-side then test-side values of the M ``measures_``; NaN marks a missing value
+            (the trial then gets the affine back-off's LLR).
+
+        Returns
+        -------
+        ndarray of float, shape (n_trials,)
+        """
         X = _as_float_matrix(X, self.n_features_in_)
         M = len(self.measures_)
         if quality is None:
@@ -119,7 +176,17 @@ class QualityMap(_BinaryOutput):
         return llr
 
     def transform(self, X, quality=None):
-        """Natural-log LLRs as a column, shape (n_trials, 1)."""
+        """Natural-log LLRs as a column, shape (n_trials, 1) (see :meth:`decision_function`).
+
+        Parameters
+        ----------
+        X : array_like of float, shape (n_trials, n_features_in_)
+        quality : array_like of float, shape (n_trials, 2 M)
+
+        Returns
+        -------
+        ndarray of float, shape (n_trials, 1)
+        """
         return self.decision_function(X, quality)[:, None]
 
 
@@ -129,7 +196,17 @@ class MulticlassMap(RuntimeModel):
     output_kind = "multiclass"
 
     def transform(self, X):
-        """Fused, calibrated log-likelihoods (n_trials, n_classes), natural log."""
+        """Fused, calibrated class log-likelihoods, natural log.
+
+        Parameters
+        ----------
+        X : array_like of float, shape (n_trials, n_systems_ * n_classes_)
+            Each system's class log-likelihoods side by side.
+
+        Returns
+        -------
+        ndarray of float, shape (n_trials, n_classes_)
+        """
         X = _as_float_matrix(X, self.n_features_in_, finite=True)
         L = X.reshape(X.shape[0], self.n_systems_, self.n_classes_)
         mode = "full" if self.coef_.ndim == 3 else "scalar"
@@ -142,7 +219,17 @@ class GaussianMap(RuntimeModel):
     output_kind = "multiclass"
 
     def transform(self, X):
-        """Class log-likelihoods (n_trials, n_classes), natural log."""
+        """Class log-likelihoods under the Gaussian class models, natural log.
+
+        Parameters
+        ----------
+        X : array_like of float, shape (n_trials, n_features_in_)
+            Score vectors.
+
+        Returns
+        -------
+        ndarray of float, shape (n_trials, n_classes_)
+        """
         X = _as_float_matrix(X, self.n_features_in_, finite=True)
         return maps.gaussian_loglikelihoods(X, self.model_)
 
@@ -167,7 +254,20 @@ class Chain(RuntimeModel):
         return len(self.steps)
 
     def transform(self, X, **kwargs):
-        """The last step's output; ``kwargs`` (``quality=``) go to the first step."""
+        """Apply the steps in turn.
+
+        Parameters
+        ----------
+        X : array_like of float
+            The first step's input.
+        **kwargs
+            Passed to the first step (``quality=`` of a quality fusion).
+
+        Returns
+        -------
+        ndarray of float
+            The last step's output.
+        """
         for model in self._models():
             X = model.transform(X, **kwargs)
             kwargs = {}
