@@ -46,6 +46,7 @@ __getattr__, __dir__, _names = attach(
             "cavg_scorer",
         ),
         ".persistence": ("save", "load"),
+        ".core.operating_point": ("OperatingPoint",),
     },
     submodules=("metrics", "std", "core", "io", "runtime", "schema", "estimators", "persistence"),
 )

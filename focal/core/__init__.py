@@ -10,6 +10,7 @@ from .._lazy import attach
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
+        ".operating_point": ("OperatingPoint",),
         ".pav": ("PAVResult", "SortedTrials", "pav", "pav_from_sorted", "sort_trials"),
         ".priors": (
             "bayes_threshold",
