@@ -21,7 +21,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.logistic import DEFAULT_REG
-from ..core.multiclass import as_class_labels, check_prior, log_posteriors
+from ..core.multiclass import as_class_labels, check_prior, class_totals, log_posteriors
 from ..core.multiclass_logistic import MODES, apply_multiclass, fit_multiclass
 from ..core.validation import as_sample_weight, check_int, check_non_negative
 
@@ -243,13 +243,7 @@ class LogLikelihoodOutputMixin:
             w = as_sample_weight(sample_weight, X.shape[0])
             if not w.any():
                 raise ValueError("sample_weight is zero for every trial")
-        totals = np.bincount(labels, weights=w, minlength=n_classes)
-        empty = np.flatnonzero((prior > 0) & (totals <= 0))
-        if empty.size:
-            raise ValueError(
-                f"class(es) {classes[empty].tolist()} have non-zero prior but no trials (of "
-                "positive weight) in y"
-            )
+        class_totals(labels, prior, w, labels_name="y", class_names=classes)
         return classes, labels, prior, w
 
     def _class_names(self, y):
@@ -324,18 +318,18 @@ class LogLikelihoodOutputMixin:
         ``normalize=True``), 0 for perfect log-likelihoods, -1 for uninformative ones; greater
         is better. ``y`` holds labels of ``classes_``; every class of non-zero prior needs trials.
         """
-        from ..core.multiclass import check_multiclass_trials, cross_entropy_nats, \
-            prior_entropy_nats
+        from ..core.multiclass import MulticlassTrials, cross_entropy_nats, prior_entropy_nats
 
         check_is_fitted(self)
         y = np.asarray(y)
         unknown = ~np.isin(y, self.classes_)
         if unknown.any():
             raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
-        L, labels, p, w, _ = check_multiclass_trials(
-            self.transform(X), np.searchsorted(self.classes_, y), self._prior_for(prior),
-            sample_weight, llh_name="X", labels_name="y")
-        return -float(cross_entropy_nats(L, labels, p, w) / prior_entropy_nats(p))
+        t = MulticlassTrials(self.transform(X), np.searchsorted(self.classes_, y),
+                             self._prior_for(prior), sample_weight, llh_name="X",
+                             labels_name="y").active()
+        return -float(cross_entropy_nats(t.llh, t.labels, t.prior, t.sample_weight)
+                      / prior_entropy_nats(t.prior))
 
 
 class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,

@@ -19,10 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import softmax
 
-from ..core.multiclass import check_multiclass_trials, class_trial_weights, contrast_basis
+from ..core.affine import best_affine
+from ..core.multiclass import MulticlassTrials, class_trial_weights, contrast_basis
+from ..core.newton import dense_solver, minimize_newton
 from ..core.validation import check_probability
 from .bayes import BayesRisk, bayes_risk, bayes_risk_analysis
 from .costs import misclassification_cost_matrix
@@ -37,6 +38,10 @@ __all__ = [
     "e_lre",
     "e_lre_default",
 ]
+
+
+_BRIER_TOL = 1e-11       # gradient norm at the Brier minimum (the cost is O(1), f_scale 1)
+_BRIER_MAX_STEP = 1.0    # longest Newton step, standardized units (the model is not convex)
 
 
 def _posteriors(L, p):
@@ -80,7 +85,8 @@ def multiclass_brier(llh, labels, prior=None, normalize: bool = False) -> float:
     >>> multiclass_brier([[np.log(3.0), 0.0], [0.0, 0.0]], [0, 1])
     0.3125
     """
-    L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
+    t = MulticlassTrials(llh, labels, prior).active()
+    L, y, p = t.llh, t.labels, t.prior
     value = float(class_trial_weights(y, p) @ _brier_costs(_posteriors(L, p), y))
     return value / (1.0 - float(p @ p)) if normalize else value
 
@@ -155,6 +161,12 @@ class _BrierObjective:
             gz += dz.sum(axis=0)
         return value, np.concatenate([[ga], self.V.T @ gz])
 
+    def evaluate(self, theta):
+        """``(value, grad, solve, None)`` for :func:`focal.core.newton.minimize_newton`; the
+        solve uses the modified Hessian where it is indefinite (:func:`dense_solver`)."""
+        value, grad = self.value_and_grad(theta)
+        return value, grad, dense_solver(self.hessian(theta)), None
+
     def hessian(self, theta):
         N = self.p.size
         Hzz, Hza, Haa = np.zeros((N, N)), np.zeros(N), 0.0
@@ -183,12 +195,16 @@ def brier_analysis(llh, labels, prior=None) -> BrierAnalysis:
 
     The quadratic rule is smooth but, unlike the logarithmic one, not convex in the
     calibration parameters (thesis sec. 7.4.2 and 8.3; the keynote's remark that Brier gives a
-    non-convex objective). The minimum is found by a trust-region Newton method with the exact
-    gradient and Hessian (which handles the indefinite regions), started from the
-    logarithmic-cost optimal calibration (Albayzin eq. 12) and from the identity; the best of
-    those and of the identity and default systems is returned, so
-    ``minimum <= min(actual, default)`` always. A local minimum in principle (the objective is
-    not convex); ``alpha`` is not constrained. On separable data the infimum 0 is approached as
+    non-convex objective). The minimum over ``(alpha, beta)`` is found by focal's Newton solver
+    (:func:`focal.core.newton.minimize_newton`) with the exact gradient and Hessian, modified
+    where it is indefinite (Nocedal & Wright sec. 3.4) and with steps of at most 1 in
+    standardized units, started from the logarithmic-cost optimal calibration (Albayzin eq.
+    12), from the identity and from its negation; the best of those and of the identity and
+    default systems is returned (:func:`focal.core.affine.best_affine`), so
+    ``minimum <= min(actual, default)`` always. The gradient vanishes there to 1e-11; being a
+    non-convex problem, a minimum that none of the starts reaches cannot be excluded in
+    principle (tests compare with a generic optimizer from many starts). ``alpha`` is not
+    constrained. On separable data the infimum 0 is approached as
     ``|alpha|`` grows; the (tiny) value where the gradient vanishes to 1e-11 is returned.
     Costs are computed as ``||q - e_y||^2`` without cancellation, so tiny values are accurate.
 
@@ -206,27 +222,25 @@ def brier_analysis(llh, labels, prior=None) -> BrierAnalysis:
     BrierAnalysis
         Dimensionless Brier costs, ``alpha`` and ``beta``.
     """
-    L, y, p, _, active = check_multiclass_trials(llh, labels, prior)
-    N = np.asarray(llh).shape[1]
+    t = MulticlassTrials(llh, labels, prior).active()
+    L, y, p = t.llh, t.labels, t.prior
     obj = _BrierObjective(L, y, p)
-    identity = np.concatenate([[obj.scale], np.zeros(p.size - 1)])
-    starts = [identity]
-    alpha0, beta0, _ = affine_calibration_of_trials(L, y, p, np.arange(p.size), p.size)
-    if np.isfinite(alpha0) and np.isfinite(beta0).all():
-        starts.insert(0, np.concatenate([[alpha0 * obj.scale], obj.V.T @ beta0]))
     default = 1.0 - float(p @ p)
-    actual = obj.value(identity)
-    best = min([(actual, identity), (default, np.zeros(p.size))], key=lambda t: t[0])
-    for th in starts:
-        res = minimize(obj.value_and_grad, th, jac=True, hess=obj.hessian, method="trust-exact",
-                       options={"gtol": 1e-11, "maxiter": 200})
-        if res.fun < best[0]:
-            best = (float(res.fun), res.x)
-    val, th = best
-    beta = np.zeros(N)
-    beta[active] = obj.V @ th[1:]
-    return BrierAnalysis(actual=actual, default=default, minimum=float(val),
-                         alpha=float(th[0] / obj.scale), beta=beta)
+    actual = obj.value(np.concatenate([[obj.scale], np.zeros(p.size - 1)]))
+    alpha0, beta0, _ = affine_calibration_of_trials(t)
+    starts = [(1.0, np.zeros(p.size - 1)), (-1.0, np.zeros(p.size - 1))]
+    if np.isfinite(alpha0) and np.isfinite(beta0).all():
+        starts.insert(0, (alpha0, obj.V.T @ beta0))
+    fitted = []
+    for alpha, b in starts:      # the objective is not convex: several starts (docstring)
+        res = minimize_newton(obj.evaluate, np.concatenate([[alpha * obj.scale], b]),
+                              tol=_BRIER_TOL, max_iter=200, max_step=_BRIER_MAX_STEP)
+        fitted.append((res.x[0] / obj.scale, res.x[1:]))
+    choice = best_affine(lambda a, b: obj.value(np.concatenate([[a * obj.scale], b])), fitted,
+                         zero_offset=np.zeros(p.size - 1), identity_value=actual,
+                         default_value=default)
+    return BrierAnalysis(actual=actual, default=default, minimum=float(choice.value),
+                         alpha=float(choice.scale), beta=t.scatter(obj.V @ choice.offset))
 
 
 def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> float:
@@ -345,7 +359,8 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
     C = misclassification_cost_matrix(e)
     base = bayes_risk_analysis(llh, labels, prior, C, normalize=False)
     if base.minimum is None:
-        L, y, p, _, active = check_multiclass_trials(llh, labels, prior)
+        t = MulticlassTrials(llh, labels, prior).active()
+        L, y, p, active = t.llh, t.labels, t.prior, t.classes
         w = class_trial_weights(y, p)
         miss = 1.0 / ((N - 1) * e[active])              # C_eta(j | i), j != i (eq. 8.12)
         shift = np.log(p) - np.log(e[active])
@@ -421,7 +436,8 @@ def e_lre(llh, labels, prior=None, p_target=0.5, normalize: bool = False) -> flo
     >>> e_lre(np.zeros((3, 3)), [0, 1, 2], prior=[0.5, 0.25, 0.25])
     0.375
     """
-    L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
+    t = MulticlassTrials(llh, labels, prior).active()
+    L, y, p = t.llh, t.labels, t.prior
     a = check_probability(p_target)
     N = p.size                          # the classes of non-zero prior are the targets
     Q = _posteriors(L, p)
