@@ -108,7 +108,13 @@ def _problem(llh, prior, cost, labels=None) -> _Problem:
 def _labels(problem: _Problem, labels) -> np.ndarray:
     if problem.trials is not None:
         return problem.trials.labels
-    y = as_binary_labels(labels).astype(np.int64)
+    try:
+        y = as_binary_labels(labels).astype(np.int64)
+    except ValueError as err:
+        raise ValueError(
+            f"llh is 1-D, so it is read as binary LLRs with labels 0/1, but {err}; multiclass "
+            f"log-likelihoods must be a 2-D llh (n_trials, n_classes)"
+        ) from None
     if y.shape[0] != problem.n_trials:
         raise ValueError(
             f"llh and labels have different numbers of trials ({problem.n_trials} and {y.shape[0]})"
