@@ -8,14 +8,7 @@ from scipy.optimize import minimize
 from scipy.special import softmax
 
 from focal.metrics import brier_analysis, multiclass_brier
-
-
-def _trials(n, N, rng, sep=1.5, scale=1.0):
-    y = rng.integers(0, N, n)
-    y[:N] = np.arange(N)
-    llh = rng.normal(size=(n, N)) * 2.0
-    llh[np.arange(n), y] += sep
-    return scale * llh, y
+from tests._support.multiclass import make_trials
 
 
 def _brier(llh, y, prior):
@@ -52,7 +45,7 @@ CASES = [  # (seed, N, sep, scale, prior, sign)
 def test_brier_minimum_over_the_affine_calibration_agrees_with_a_generic_optimizer(
         seed, N, sep, scale, prior, sign):
     rng = np.random.default_rng(seed)
-    llh, y = _trials(400, N, rng, sep, scale)
+    llh, y = make_trials(400, N, rng, sep, scale)
     llh = sign * llh
     p = np.full(N, 1 / N) if prior is None else np.asarray(prior)
     a = brier_analysis(llh, y, p)
