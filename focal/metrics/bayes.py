@@ -346,7 +346,8 @@ class BayesRisk:
         minimum. Also computed for two-class (n, 2) log-likelihoods (the same problem on
         ``l_1 - l_0``). None for N > 2 classes, where the risk is a step function of the N
         calibration parameters and its exact minimum is a combinatorial problem
-        (:func:`focal.metrics.eta_risk_analysis` gives a coordinate-wise minimum for C_eta).
+        (NP-hard as N grows; the thesis defines E^opt, ``recalibrated``, for such criteria,
+        sec. 8.4.2). :func:`focal.metrics.eta_risk_analysis` gives a local minimum for C_eta.
     recalibrated : float
         Risk after the affine calibration ``alpha * l + beta`` (``alpha >= 0``) that minimizes
         the logarithmic cost (multiclass cross-entropy) at the same prior: the thesis' E^opt

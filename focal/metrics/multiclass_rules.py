@@ -327,6 +327,72 @@ def _coordinate_offsets(S, y, w, miss, b, max_sweeps: int = 20):
     return min(risk_of(b), best), b
 
 
+def _line_search(S, y, w, miss, b, d):
+    """Exact minimum of the C_eta risk of ``argmax_j (S_tj + b_j + s d_j)`` over the step
+    ``s``, for a direction ``d`` with entries -1, 0, 1: per trial the winner is on the upper
+    envelope of three lines (the best class of each slope), so the risk is a step function of
+    ``s`` with at most two breakpoints per trial, read off one sort. Returns ``(risk, s)``."""
+    T = S + b
+    n = T.shape[0]
+    rows = np.arange(n)
+    cost = w * miss[y]
+
+    def best_of(mask):
+        if not mask.any():
+            return np.full(n, -np.inf), np.full(n, -1)
+        sub = np.where(mask, T, -np.inf)
+        c = np.argmax(sub, axis=1)
+        return sub[rows, c], c
+
+    (am, cm), (a0, c0), (ap, cp) = best_of(d < 0), best_of(d == 0), best_of(d > 0)
+    with np.errstate(invalid="ignore"):
+        lo, hi, mid = am - a0, a0 - ap, 0.5 * (am - ap)     # -/0, 0/+ and -/+ crossings
+    middle = lo < hi                                        # the slope-0 class wins somewhere
+    e1 = np.where(middle, lo, mid)
+    e2 = np.where(middle, hi, mid)
+
+    def wrong(c):
+        return np.where(c == y, 0.0, cost)
+
+    second = np.where(middle, c0, cp)
+    pos = np.r_[e1, e2]
+    delta = np.r_[wrong(second) - wrong(cm), np.where(middle, wrong(cp) - wrong(c0), 0.0)]
+    start = float(wrong(cm).sum() + delta[pos == -np.inf].sum())
+    keep = np.isfinite(pos)
+    pos, delta = pos[keep], delta[keep]
+    order = np.argsort(pos, kind="stable")
+    pos, steps = pos[order], np.cumsum(delta[order])
+    if pos.size == 0:
+        return start, 0.0
+    ends = np.r_[np.flatnonzero(pos[1:] > pos[:-1]), pos.size - 1]   # last event of each spot
+    values = np.r_[start, start + steps[ends]]
+    k = int(np.argmin(values))
+    spots = pos[ends]
+    if k == 0:
+        return float(values[0]), float(spots[0] - 1.0)
+    if k == spots.size:
+        return float(values[k]), float(spots[-1] + 1.0)
+    return float(values[k]), float(0.5 * (spots[k - 1] + spots[k]))
+
+
+def _pairwise_moves(S, y, w, miss, b, best, max_sweeps: int = 20):
+    """After :func:`_coordinate_offsets`: exact steps along every ``e_j - e_k`` (one class up,
+    another down) and every ``e_j``, until none lowers the risk. Returns ``(risk at b, b)``."""
+    N = S.shape[1]
+    eye = np.eye(N)
+    directions = [eye[j] - eye[k] for j in range(N) for k in range(j + 1, N)] + list(eye)
+    for _ in range(max_sweeps):
+        improved = False
+        for d in directions:
+            value, step = _line_search(S, y, w, miss, b, d)
+            if value < best - 1e-12 * max(best, 1e-300):
+                b, best, improved = b + step * d, value, True
+        if not improved:
+            break
+    d = np.argmax(S + b, axis=1)      # the risk attained at b (free of the sums' round-off)
+    return float(w @ np.where(d == y, 0.0, miss[y])), b
+
+
 def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False):
     """:func:`eta_risk` with its default, recalibrated and minimized values (thesis 8.12, 5.5).
 
@@ -337,13 +403,20 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
     other offsets: the minimum over affine recalibrations is the minimum over the N offsets
     (plus ``alpha < 0``, the same on ``-l``, and ``alpha = 0``, the default). For two classes
     that is one threshold and the minimum is exact. For N > 2 the risk is a step function of
-    N - 1 offsets whose exact minimum is combinatorial; ``minimum`` is then a *coordinate-wise*
-    minimum: started from the logarithmic-optimal calibration (E^opt) and from the identity,
-    each offset is set, one at a time, to its exact best value given the others, until no
-    single offset can lower the risk (from the identity of ``-l`` when the E^opt calibration
-    clamps ``alpha`` to 0, i.e. the scores point the wrong way). The identity, E^opt
-    and the default system are candidates too, so it is never above ``actual``,
-    ``recalibrated`` or ``default``; it is an upper bound of the true minimum.
+    N - 1 offsets, and its exact minimum is combinatorial: choosing the largest set of trials
+    that some offsets classify correctly is a maximum feasible subsystem of difference
+    constraints, which contains the maximum acyclic subgraph problem (NP-hard as N grows;
+    polynomial, of degree N - 1 in the trials, for fixed N). The thesis calls such criteria
+    optimization-unfriendly and defines E^opt instead (sec. 8.4.2, eq. 8.24:
+    ``recalibrated``, the risk at the calibration that minimizes the logarithmic cost).
+    ``minimum`` is therefore a *local* minimum, an upper bound of the affine minimum: from the
+    identity of ``l`` and of ``-l`` and from the logarithmic-optimal calibration with a free
+    ``alpha`` (Albayzin eq. 12), exact steps are taken along
+    every single offset and every pair ``e_j - e_k`` (one class up, another down; each step
+    minimizes the step function exactly along its line), until no such step lowers the risk.
+    The identity, E^opt and the default system are candidates too, so it is never above
+    ``actual``, ``recalibrated`` or ``default``. On small 3-class sets it usually equals the
+    exhaustive minimum, but a global search can find lower values.
 
     Parameters
     ----------
@@ -365,13 +438,14 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
         miss = 1.0 / ((N - 1) * e[active])              # C_eta(j | i), j != i (eq. 8.12)
         shift = np.log(p) - np.log(e[active])
         candidates = [base.default, base.actual, base.recalibrated]
-        starts = [(L, shift)]
-        if base.alpha > 0:
-            starts.append((L, (base.beta[active] + shift) / base.alpha))
-        else:                     # E^opt wanted alpha < 0: the scores point the wrong way
-            starts.append((-L, shift))
+        starts = [(L, shift), (-L, shift)]
+        # the logarithmic-optimal calibration with a free alpha (Albayzin eq. 12), on l or -l
+        alpha, beta, _ = affine_calibration_of_trials(t)
+        if np.isfinite(alpha) and alpha != 0 and np.isfinite(beta).all():
+            starts.append((np.sign(alpha) * L, (beta + shift) / abs(alpha)))
         for S, b0 in starts:
-            candidates.append(_coordinate_offsets(S, y, w, miss, b0.copy())[0])
+            risk, b = _coordinate_offsets(S, y, w, miss, b0.copy())
+            candidates.append(_pairwise_moves(S, y, w, miss, b, risk)[0])
         minimum = float(min(candidates))
         base = BayesRisk(actual=base.actual, default=base.default, minimum=minimum,
                          recalibrated=base.recalibrated, alpha=base.alpha, beta=base.beta,

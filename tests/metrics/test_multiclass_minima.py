@@ -59,3 +59,62 @@ def test_brier_minimum_over_the_affine_calibration_agrees_with_a_generic_optimiz
     # the returned calibration attains the minimum
     assert multiclass_brier(a.alpha * llh + a.beta, y, p) == pytest.approx(a.minimum, rel=1e-12)
     assert np.sign(a.alpha) == sign
+
+
+# ------------------------------------------------------------------------- C_eta
+
+
+def _risk(S, y, w, miss, b):
+    d = np.argmax(S + b, axis=1)
+    return float(w @ np.where(d == y, 0.0, miss[y]))
+
+
+@pytest.mark.parametrize("N", [3, 5])
+def test_exact_line_search_of_the_c_eta_risk(N):
+    """The step along a direction d (entries -1, 0, 1) is exact: brute force over every
+    interval between the points where two classes of a trial tie."""
+    from focal.metrics.multiclass_rules import _line_search
+
+    rng = np.random.default_rng(N)
+    S, y = make_trials(60, N, rng)
+    w = rng.uniform(0.5, 1.5, 60)
+    miss = rng.uniform(1, 3, N)
+    b = rng.normal(size=N)
+    for d in (np.eye(N)[1], np.eye(N)[0] - np.eye(N)[2], np.r_[1, -1, np.zeros(N - 3), 1]):
+        value, step = _line_search(S, y, w, miss, b, d)
+        T = S + b
+        cross = [(T[:, k] - T[:, i]) / (d[i] - d[k])
+                 for i in range(N) for k in range(N) if d[i] > d[k]]
+        pts = np.unique(np.concatenate(cross))
+        probes = np.r_[pts[0] - 1, 0.5 * (pts[1:] + pts[:-1]), pts[-1] + 1]
+        brute = min(_risk(S, y, w, miss, b + s * d) for s in probes)
+        assert value == pytest.approx(brute, rel=1e-12)
+        assert _risk(S, y, w, miss, b + step * d) == pytest.approx(value, rel=1e-12)
+
+
+def test_c_eta_minimum_is_a_local_minimum_below_e_opt_and_both_signs():
+    """The C_eta minimum (thesis eq. 8.12) over the affine calibration: never above the actual,
+    E^opt or default risks, the same for a sign-inverted system, and no exact step along a
+    single offset or a pair of offsets lowers it (a local minimum, see the docstring)."""
+    from focal.metrics import eta_risk_analysis
+    from focal.metrics.multiclass_rules import _line_search
+
+    rng = np.random.default_rng(7)
+    llh, y = make_trials(80, 4, rng, sep=1.0)
+    eta = np.array([0.4, 0.3, 0.2, 0.1])
+    a = eta_risk_analysis(llh, y, eta)
+    assert a.minimum <= min(a.actual, a.recalibrated, a.default)
+    assert eta_risk_analysis(-llh, y, eta).minimum == pytest.approx(a.minimum, rel=1e-12)
+    # the minimum is attained by some offsets b on l or -l; from the search's own result no
+    # exact line step helps
+    w = np.full(4, 0.25)[y] / np.bincount(y)[y]
+    miss = 1 / (3 * eta)
+    S = llh + np.log(0.25) - np.log(eta)
+    from focal.metrics.multiclass_rules import _coordinate_offsets, _pairwise_moves
+
+    risk, b = _coordinate_offsets(S, y, w, miss, np.zeros(4))
+    risk, b = _pairwise_moves(S, y, w, miss, b, risk)
+    assert risk >= a.minimum - 1e-15
+    eye = np.eye(4)
+    for d in [eye[j] - eye[k] for j in range(4) for k in range(4) if j != k] + list(eye):
+        assert _line_search(S, y, w, miss, b, d)[0] >= risk - 1e-12
