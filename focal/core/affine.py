@@ -12,8 +12,9 @@ C_min, the multiclass Brier and C_eta minima and the binary C_nxe^min of term de
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 

@@ -7,7 +7,11 @@ import numpy as np
 import pytest
 
 from focal import MulticlassFusion, metrics
-from focal.core.multiclass import MulticlassTrials, active_classes, check_multiclass_trials
+from focal.core.multiclass import (
+    MulticlassTrials,
+    active_classes,
+    check_multiclass_trials,
+)
 
 LLH = np.array([[0.0, 1.0, 2.0], [3.0, 1.0, 0.0], [1.0, 1.0, 1.0], [2.0, 0.0, 5.0],
                 [0.5, 0.0, 0.0]])
@@ -39,7 +43,7 @@ def test_active_view_drops_zero_prior_classes_and_their_trials():
     assert act.tolist() == [0, 2] and keep.tolist() == [True, True, False, True, False]
     assert y.tolist() == [0, 1, 1]
     # the tuple form is the same view
-    L, yy, p, w, classes = check_multiclass_trials(LLH, LABELS, [0.5, 0.0, 0.5],
+    L, yy, _, w, classes = check_multiclass_trials(LLH, LABELS, [0.5, 0.0, 0.5],
                                                    [1, 2, 3, 4, 5])
     assert np.array_equal(L, a.llh) and np.array_equal(yy, a.labels)
     assert np.array_equal(classes, a.classes) and np.array_equal(w, a.sample_weight)
