@@ -68,7 +68,7 @@ def best_affine(value: Callable, fitted: Sequence = (), *, zero_offset: Any = 0.
         The first candidate of least objective, in the order fitted, identity, default (so an
         optimizer's solution wins ties).
     """
-    candidates = []
+    candidates: list[tuple[float, Any, str, float | None]] = []
     for scale, offset in fitted:
         usable = np.isfinite(scale) and np.all(np.isfinite(offset))
         if usable and (scale >= 0 or not nonnegative_scale):
