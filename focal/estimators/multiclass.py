@@ -24,6 +24,8 @@ from ..core.logistic import DEFAULT_REG
 from ..core.multiclass import as_class_labels, check_prior, log_posteriors
 from ..core.multiclass_logistic import MODES, apply_multiclass, fit_multiclass
 from ..core.validation import as_sample_weight, check_int, check_non_negative
+from .._fitted_state import MULTICLASS_FIELDS, check_multiclass_weights
+from ._state import MulticlassStateMixin
 
 __all__ = ["MulticlassFusion", "stack_systems", "check_class_names", "classes_of_feature_names"]
 
@@ -339,7 +341,7 @@ class LogLikelihoodOutputMixin:
 
 
 class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
-                       TransformerMixin, BaseEstimator):
+                       TransformerMixin, MulticlassStateMixin, BaseEstimator):
     """Fusion and calibration of multiclass log-likelihoods by prior-weighted logistic regression.
 
     Minimizes the prior-weighted multiclass logarithmic cost (thesis eq. 8.17, in nats) of an
@@ -474,3 +476,14 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         L = X.reshape(X.shape[0], self.n_systems_, self.n_classes_)
         mode = "full" if self.coef_.ndim == 3 else "scalar"   # as fitted, whatever set_params did
         return apply_multiclass(L, mode, self.coef_, self.intercept_)
+
+    # -- saved state (focal.estimators._state) --------------------------------------------------
+
+    _state_fields = MULTICLASS_FIELDS
+
+    def _validate_state(self, state, version):
+        """The class labels, then ``n_systems_ x n_classes`` inputs and a weight (matrix) per
+        system."""
+        state = super()._validate_state(state, version)
+        check_multiclass_weights(state, self.mode)
+        return state

@@ -27,6 +27,7 @@ from ..core.quality import (
 )
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.validation import as_sample_weight, check_int, check_non_negative, check_probability
+from .._fitted_state import QUALITY_FIELDS, check_quality_measures
 from .fusion import LogisticFusion, _check_finite_llr
 
 __all__ = ["QualityFusion"]
@@ -424,3 +425,26 @@ class QualityFusion(LogisticFusion):
             quality = {f"{s}{m}" for s in _SIDES for m in self.measures_}
             input_features = [f for f in input_features if str(f) not in quality]
         return super().get_feature_names_out(input_features)
+
+    # -- saved state (focal.estimators._state) --------------------------------------------------
+
+    _state_fields = QUALITY_FIELDS
+
+    def _validate_state(self, state, version):
+        """The measures and quality features against the parameters, then the class labels as
+        :class:`LogisticFusion`."""
+        from .._model_codec import StateError
+
+        check_quality_measures(state, self.measures, self.form, self.features)
+        try:
+            self._transforms(len(state["measures_"]))
+        except ValueError as exc:
+            raise StateError(str(exc), "measures_") from None
+        state = super()._validate_state(state, version)
+        return {**state, "measures_": np.array(state["measures_"], dtype=object),
+                "quality_feature_names_": np.array(state["quality_feature_names_"],
+                                                   dtype=object)}
+
+    def _set_state(self, state):
+        super()._set_state(state)
+        self.rule_objective_ = self.objective_
