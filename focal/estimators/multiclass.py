@@ -356,7 +356,7 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         Prior at which the cost is weighted and the default of ``predict_proba``; flat if None
         (thesis sec. 8.3.3). Zero entries drop that class and its trials from training (its
         output is then not calibrated: offset 0; in ``"full"`` mode its output is 0).
-    mode : {"scalar", "calibration", "full"}
+    mode : {"scalar", "calibration", "full"}, default "scalar"
         ``"scalar"``: ``sum_k alpha_k l_k + beta``, one weight per system and an offset vector
         (FoCal Multiclass, eq. 8.16). ``"calibration"``: one system, ``alpha l + beta`` (Albayzin
         eq. 11; Brümmer & van Leeuwen eq. 18). ``"full"``: ``sum_k A_k l_k + b``, a matrix per
