@@ -1,6 +1,7 @@
 """What each focal estimator saves of its fitted state, and the invariants of those numbers.
 
-Plain data and pure checks on plain arrays (NumPy and focal.core only, no scikit-learn), so that
+Plain data and pure checks on plain arrays (NumPy only when imported; the checks that need
+focal.core import it when called; no scikit-learn), so that
 anything reading a model file, the estimators' own state hooks
 (:mod:`focal.estimators._state`) or a NumPy-only runtime, reads and checks the same fields the
 same way. The fields are :class:`focal._model_codec.Field` tuples, in the order they are
@@ -12,26 +13,46 @@ from __future__ import annotations
 import numpy as np
 
 from ._model_codec import MAX_COUNT, Field, StateError
-from .core.gaussian import COVARIANCE_TYPES
-from .core.multiclass_logistic import MODES
 
-__all__ = ["LOGISTIC_FIELDS", "LINEAR_FIELDS", "PAV_FIELDS", "BLOCK_FIELDS",
-           "MULTICLASS_FIELDS", "GAUSSIAN_FIELDS", "QUALITY_FIELDS", "check_binary_classes",
-           "check_multiclass_classes", "check_blocks", "check_pav_llr", "check_hull_blocks",
-           "check_multiclass_weights", "check_cholesky", "check_quality_measures"]
+#: The covariance models of a Gaussian back-end (:data:`focal.core.gaussian.COVARIANCE_TYPES`,
+#: restated so that this module imports NumPy only; a test keeps them equal)
+COVARIANCE_TYPES = ("shared", "per_class")
+
+__all__ = [
+    "LOGISTIC_FIELDS",
+    "LINEAR_FIELDS",
+    "PAV_FIELDS",
+    "BLOCK_FIELDS",
+    "MULTICLASS_FIELDS",
+    "GAUSSIAN_FIELDS",
+    "QUALITY_FIELDS",
+    "check_binary_classes",
+    "check_multiclass_classes",
+    "check_blocks",
+    "check_pav_llr",
+    "check_hull_blocks",
+    "check_multiclass_weights",
+    "check_cholesky",
+    "check_quality_measures",
+]
 
 # -- fields ------------------------------------------------------------------------------------
 
-_FEATURES = (Field("n_features_in_", "int", minimum=1),
-             Field("feature_names_in_", "names", ("n_features_in_",)))
-_ONE_COLUMN = (Field("n_features_in_", "int", minimum=1, maximum=1),
-               Field("feature_names_in_", "names", ("n_features_in_",)))
+_FEATURES = (
+    Field("n_features_in_", "int", minimum=1),
+    Field("feature_names_in_", "names", ("n_features_in_",)),
+)
+_ONE_COLUMN = (
+    Field("n_features_in_", "int", minimum=1, maximum=1),
+    Field("feature_names_in_", "names", ("n_features_in_",)),
+)
 _BINARY_CLASSES = Field("classes_", "labels", (2,))
 _CLASSES = Field("classes_", "labels", ("n_classes",))
 
 #: LogisticFusion: ``llr = intercept_ + X @ coef_``
 LOGISTIC_FIELDS = (
-    *_FEATURES, _BINARY_CLASSES,
+    *_FEATURES,
+    _BINARY_CLASSES,
     Field("coef_", "floats", ("n_features_in_",)),
     Field("intercept_", "float"),
     Field("n_iter_", "int"),
@@ -40,8 +61,7 @@ LOGISTIC_FIELDS = (
     Field("rule_objective_", "float", minimum=0.0),
 )
 #: LinearCalibrator: LogisticFusion of one column
-LINEAR_FIELDS = tuple(f._replace(shape=(1,)) if f.name == "coef_" else f
-                      for f in LOGISTIC_FIELDS)
+LINEAR_FIELDS = tuple(f._replace(shape=(1,)) if f.name == "coef_" else f for f in LOGISTIC_FIELDS)
 #: The PAV blocks of one column of scores (ROCCH keeps these only)
 BLOCK_FIELDS = (
     *_ONE_COLUMN,
@@ -63,8 +83,12 @@ MULTICLASS_FIELDS = (
     Field("feature_names_in_", "names", ("n_features_in_",)),
     _CLASSES,
     Field("n_systems_", "int", minimum=1),
-    Field("coef_", "floats", {mode: ("n_coef", "n_classes", "n_classes") if mode == "full"
-                              else ("n_coef",) for mode in MODES}, shape_by="mode"),
+    Field(
+        "coef_",
+        "floats",
+        {"full": ("n_coef", "n_classes", "n_classes"), "*": ("n_coef",)},
+        shape_by="mode",
+    ),
     Field("intercept_", "floats", ("n_classes",)),
     Field("loss_", "float", minimum=0.0),
     Field("n_iter_", "int"),
@@ -72,20 +96,31 @@ MULTICLASS_FIELDS = (
 )
 #: GaussianBackend: the centred Gaussian class models (``means_``, ``covariance_`` derived)
 GAUSSIAN_FIELDS = (
-    *_FEATURES, _CLASSES,
-    Field("model_", "object", fields=(
-        Field("covariance", "str", choices=COVARIANCE_TYPES),
-        Field("center", "floats", ("n_features_in_",)),
-        Field("means", "floats", ("n_classes", "n_features_in_")),
-        Field("cholesky", "floats", {"shared": ("n_features_in_", "n_features_in_"),
-                                     "per_class": ("n_classes", "n_features_in_",
-                                                   "n_features_in_")},
-              shape_by="covariance"),
-    )),
+    *_FEATURES,
+    _CLASSES,
+    Field(
+        "model_",
+        "object",
+        fields=(
+            Field("covariance", "str", choices=COVARIANCE_TYPES),
+            Field("center", "floats", ("n_features_in_",)),
+            Field("means", "floats", ("n_classes", "n_features_in_")),
+            Field(
+                "cholesky",
+                "floats",
+                {
+                    "shared": ("n_features_in_", "n_features_in_"),
+                    "per_class": ("n_classes", "n_features_in_", "n_features_in_"),
+                },
+                shape_by="covariance",
+            ),
+        ),
+    ),
 )
 #: QualityFusion: the affine back-off, the quality weights and the measures' names
 QUALITY_FIELDS = (
-    *_FEATURES, _BINARY_CLASSES,
+    *_FEATURES,
+    _BINARY_CLASSES,
     Field("measures_", "strings", ("n_measures",)),
     Field("quality_feature_names_", "strings", ("n_quality_features",)),
     Field("coef_", "floats", ("n_features_in_",)),
@@ -104,6 +139,7 @@ QUALITY_FIELDS = (
 
 # -- class labels ------------------------------------------------------------------------------
 
+
 def _sorted(values) -> bool:
     return all(values[i] < values[i + 1] for i in range(len(values) - 1))
 
@@ -118,12 +154,13 @@ def check_binary_classes(classes, pos_label, version):
         if not _sorted(values):
             raise StateError("class labels must be distinct and sorted", "classes_")
         if values not in ([0, 1], [False, True]) and pos_label is None:
-            return values[1]   # the target of version 1: the larger label
+            return values[1]  # the target of version 1: the larger label
         return pos_label
     target = 1 if pos_label is None else pos_label
     if values[1] != target or (pos_label is None and values[0] != 0):
-        raise StateError(f"must be [non-target, target] with target {target!r} (pos_label)",
-                         "classes_")
+        raise StateError(
+            f"must be [non-target, target] with target {target!r} (pos_label)", "classes_"
+        )
     return pos_label
 
 
@@ -138,7 +175,7 @@ def check_multiclass_classes(classes, class_names, prior, version) -> None:
             raise StateError("must be the class_names parameter", "classes_")
         return
     if classes.dtype.kind in "OU" and version > 1:
-        return   # names in column order (from a DataFrame's columns)
+        return  # names in column order (from a DataFrame's columns)
     if not _sorted(classes.tolist()):
         raise StateError("class labels must be distinct and sorted", "classes_")
     if prior is not None:
@@ -148,11 +185,13 @@ def check_multiclass_classes(classes, class_names, prior, version) -> None:
         except ValueError as exc:
             raise StateError(str(exc), "classes_") from None
         if classes.dtype.kind not in "iu" or not np.array_equal(classes, np.arange(n)):
-            raise StateError("with a prior parameter, the classes must be 0 .. len(prior) - 1",
-                             "classes_")
+            raise StateError(
+                "with a prior parameter, the classes must be 0 .. len(prior) - 1", "classes_"
+            )
 
 
 # -- PAV blocks and the hull -------------------------------------------------------------------
+
 
 def check_blocks(lo, hi, n_tar, n_non) -> None:
     """Score ranges of PAV blocks: ``lo[k] <= hi[k] < lo[k + 1]``; blocks not empty."""
@@ -178,8 +217,11 @@ def _check_non_decreasing(values, field, what) -> None:
     bad = ~(np.diff(values) >= 0)
     if bad.any():
         i = int(np.argmax(bad))
-        raise StateError(f"{what} must be non-decreasing (items {i} and {i + 1}: "
-                         f"{values[i]!r}, {values[i + 1]!r})", field)
+        raise StateError(
+            f"{what} must be non-decreasing (items {i} and {i + 1}: "
+            f"{values[i]!r}, {values[i + 1]!r})",
+            field,
+        )
 
 
 def check_pav_llr(state, pseudo_count) -> None:
@@ -201,8 +243,7 @@ def check_pav_llr(state, pseudo_count) -> None:
             raise StateError("llr_ must be finite when pseudo_count > 0")
         _check_non_decreasing(llr, "llr_", "block LLRs")
         if not (-np.log1p(total_tar / a) < llr[0] and llr[-1] < np.log1p(total_non / a)):
-            raise StateError("llr_ exceeds the bounds set by pseudo_count and the training "
-                             "counts")
+            raise StateError("llr_ exceeds the bounds set by pseudo_count and the training counts")
     else:
         expected = PAVResult(lo, hi, n_tar, n_non, n_tar, n_non, lo).llr
         if not np.array_equal(llr, expected):
@@ -229,17 +270,20 @@ def check_hull_blocks(state):
 
 # -- multiclass --------------------------------------------------------------------------------
 
+
 def check_multiclass_weights(state, mode) -> None:
     """``n_features_in_ = n_systems_ x n_classes``, a weight (matrix) per system, one system in
     ``"calibration"`` mode."""
     n_features, k = state["n_features_in_"], state["n_systems_"]
     n = state["classes_"].shape[0]
     if k * n != n_features:
-        raise StateError(f"n_features_in_ = {n_features} is not n_systems_ x n_classes "
-                         f"({k} x {n})")
+        raise StateError(f"n_features_in_ = {n_features} is not n_systems_ x n_classes ({k} x {n})")
     if state["coef_"].shape[0] != k:
-        raise StateError(f"must be a list of {k} items (one per system, n_systems_), got "
-                         f"{state['coef_'].shape[0]}", "coef_")
+        raise StateError(
+            f"must be a list of {k} items (one per system, n_systems_), got "
+            f"{state['coef_'].shape[0]}",
+            "coef_",
+        )
     if mode == "calibration" and k != 1:
         raise StateError(f"mode='calibration' takes one system, got n_systems_ = {k}")
 
@@ -253,6 +297,7 @@ def check_cholesky(chol) -> None:
 
 
 # -- quality -----------------------------------------------------------------------------------
+
 
 def check_quality_measures(state, measures, form, features) -> None:
     """The measures' names (distinct, non-empty, the ``measures`` parameter if set), the

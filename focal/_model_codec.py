@@ -40,7 +40,8 @@ object    an object holding ``fields``                    dict
 A shape is a tuple whose entries are integers or dimension names. A name already bound (by an
 earlier field of that name, e.g. ``"n_features_in_"``, or by an earlier shape) must match; an
 unbound name binds to the length found (at least 1). ``shape`` may also be a mapping from the
-value of an earlier field or of a constructor parameter (named by ``shape_by``) to a shape.
+value of an earlier field or of a constructor parameter (named by ``shape_by``) to a shape,
+``"*"`` standing for any other value.
 """
 
 from __future__ import annotations
@@ -49,16 +50,38 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-__all__ = ["Field", "Fields", "StateError", "invalid", "read_fields", "write_fields",
-           "param_out", "param_in", "MAX_COUNT"]
+__all__ = [
+    "Field",
+    "Fields",
+    "StateError",
+    "invalid",
+    "read_fields",
+    "write_fields",
+    "param_out",
+    "param_in",
+    "MAX_COUNT",
+]
 
-INT64_MAX = 2 ** 63 - 1
+INT64_MAX = 2**63 - 1
 #: Largest trial count (and sum of counts) a model file may hold: exact in float64
-MAX_COUNT = 2 ** 53
-_MAX_PARAM_DEPTH = 8     # lists nested in parameter values
+MAX_COUNT = 2**53
+_MAX_PARAM_DEPTH = 8  # lists nested in parameter values
 _INF_TEXT = {"inf": np.inf, "-inf": -np.inf}
-LABEL_DTYPES = ("bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
-                "uint64", "float32", "float64", "str", "object")
+LABEL_DTYPES = (
+    "bool",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "uint8",
+    "uint16",
+    "uint32",
+    "uint64",
+    "float32",
+    "float64",
+    "str",
+    "object",
+)
 
 
 class StateError(ValueError):
@@ -92,8 +115,14 @@ def kind_of(value) -> str:
     """JSON type name of a decoded value, for messages."""
     if value is None:
         return "null"
-    return {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
-            list: "a list", dict: "an object"}.get(type(value), type(value).__name__)
+    return {
+        bool: "a boolean",
+        int: "an integer",
+        float: "a number",
+        str: "a string",
+        list: "a list",
+        dict: "an object",
+    }.get(type(value), type(value).__name__)
 
 
 def invalid(where: str, problem: str) -> ValueError:
@@ -159,8 +188,9 @@ class Fields:
         if type(value) is not str:
             raise invalid(where, f"must be a string, got {kind_of(value)}")
         if choices is not None and value not in choices:
-            raise invalid(where, f"must be one of {', '.join(map(repr, choices))}, got "
-                                 f"{value[:80]!r}")
+            raise invalid(
+                where, f"must be one of {', '.join(map(repr, choices))}, got {value[:80]!r}"
+            )
         return value
 
     def object(self, name) -> Fields:
@@ -176,8 +206,9 @@ class Fields:
             if type(x) is not float and not (allow_inf and type(x) is str and x in _INF_TEXT):
                 allowed = 'a finite number, "inf" or "-inf"' if allow_inf else "a finite number"
                 raise invalid(f"{where} (item {i})", f"must be {allowed}, got {kind_of(x)}")
-        out = np.array([_INF_TEXT[x] if type(x) is str else x for x in flat],
-                       dtype=np.float64).reshape(shape)
+        out = np.array(
+            [_INF_TEXT[x] if type(x) is str else x for x in flat], dtype=np.float64
+        ).reshape(shape)
         if np.isnan(out).any() or not (allow_inf or np.isfinite(out).all()):
             raise invalid(where, "must not contain NaN" + ("" if allow_inf else " or inf"))
         return out
@@ -222,8 +253,12 @@ class Fields:
     def strings(self, name, n=None) -> list:
         """A non-empty list of strings (``n`` of them if given)."""
         value, where = self.take(name)
-        if (type(value) is not list or not value or (n is not None and len(value) != n)
-                or any(type(v) is not str for v in value)):
+        if (
+            type(value) is not list
+            or not value
+            or (n is not None and len(value) != n)
+            or any(type(v) is not str for v in value)
+        ):
             size = "a non-empty list" if n is None else f"a list of {n}"
             raise invalid(where, f"must be {size} strings")
         return value
@@ -239,8 +274,11 @@ def nested(value, where, shape):
         want = shape[depth]
         if type(v) is not list or (want is not None and len(v) != want) or not v:
             size = "a non-empty list" if want is None else f"a list of {want} items"
-            raise invalid(loc, f"must be {size}, got {kind_of(v)}"
-                               + (f" of {len(v)} items" if type(v) is list else ""))
+            raise invalid(
+                loc,
+                f"must be {size}, got {kind_of(v)}"
+                + (f" of {len(v)} items" if type(v) is list else ""),
+            )
         if want is None:
             shape[depth] = len(v)
         if depth == len(shape) - 1:
@@ -283,9 +321,14 @@ def floats_out(a) -> list:
         raise ValueError("a fitted array contains NaN: this model cannot be saved")
     out = a.tolist()
     if not np.isfinite(a).all():
+
         def text(v):
-            return [text(x) for x in v] if type(v) is list else (
-                v if np.isfinite(v) else ("inf" if v > 0 else "-inf"))
+            return (
+                [text(x) for x in v]
+                if type(v) is list
+                else (v if np.isfinite(v) else ("inf" if v > 0 else "-inf"))
+            )
+
         out = text(out)
     return out
 
@@ -299,8 +342,10 @@ def labels_out(classes) -> dict:
     elif a.dtype.name in LABEL_DTYPES:
         dtype = a.dtype.name
     else:
-        raise ValueError(f"class labels of dtype {a.dtype} cannot be saved (use integers, "
-                         f"booleans, floats or strings)")
+        raise ValueError(
+            f"class labels of dtype {a.dtype} cannot be saved (use integers, "
+            f"booleans, floats or strings)"
+        )
     return {"dtype": dtype, "values": a.tolist()}
 
 
@@ -319,8 +364,14 @@ _WRITERS = {
 
 def write_fields(fields, state: dict) -> dict:
     """The JSON object of ``state`` (values keyed by field name) described by ``fields``."""
-    return {f.name: (write_fields(f.fields, state[f.name]) if f.kind == "object"
-                     else _WRITERS[f.kind](state[f.name])) for f in fields}
+    return {
+        f.name: (
+            write_fields(f.fields, state[f.name])
+            if f.kind == "object"
+            else _WRITERS[f.kind](state[f.name])
+        )
+        for f in fields
+    }
 
 
 # ---------------------------------------------------------------------------------------------
@@ -329,12 +380,16 @@ def write_fields(fields, state: dict) -> dict:
 
 def _declared_shape(field, context):
     """The shape of ``field`` as declared (numbers and dimension names)."""
-    return field.shape if field.shape_by is None else field.shape[context[field.shape_by]]
+    if field.shape_by is None:
+        return field.shape
+    key = context[field.shape_by]
+    return field.shape[key] if key in field.shape else field.shape["*"]
 
 
 _READERS = {
-    "int": lambda obj, f, shape: obj.int(f.name, 0 if f.minimum is None else f.minimum,
-                                         INT64_MAX if f.maximum is None else f.maximum),
+    "int": lambda obj, f, shape: obj.int(
+        f.name, 0 if f.minimum is None else f.minimum, INT64_MAX if f.maximum is None else f.maximum
+    ),
     "float": lambda obj, f, shape: obj.float(f.name, f.minimum),
     "bool": lambda obj, f, shape: obj.bool(f.name),
     "str": lambda obj, f, shape: obj.str(f.name, f.choices),
@@ -363,8 +418,11 @@ def read_fields(fields, obj: Fields, context: dict | None = None, dims: dict | N
             value = _READERS[f.kind](obj, f, shape)
         if f.kind == "int":
             dims[f.name] = value
-        found = value.shape if isinstance(value, np.ndarray) else (
-            (len(value),) if isinstance(value, list) else ())
+        found = (
+            value.shape
+            if isinstance(value, np.ndarray)
+            else ((len(value),) if isinstance(value, list) else ())
+        )
         for d, n in zip(declared, found, strict=False):
             if type(d) is str:
                 dims.setdefault(d, n)
@@ -398,8 +456,10 @@ def param_out(value, name, depth=0):
         if not np.isfinite(value).all():
             raise ValueError(f"parameter {name!r} contains non-finite values: cannot be saved")
         return {"ndarray": {"dtype": value.dtype.name, "values": value.tolist()}}
-    raise ValueError(f"parameter {name!r} of type {type(value).__name__} cannot be saved "
-                     f"(numbers, strings, booleans, None, lists, tuples and numeric arrays can)")
+    raise ValueError(
+        f"parameter {name!r} of type {type(value).__name__} cannot be saved "
+        f"(numbers, strings, booleans, None, lists, tuples and numeric arrays can)"
+    )
 
 
 def param_in(value, where, depth=0):

@@ -31,5 +31,7 @@ LOADABLE = tuple(name for _, name, _ in REGISTRY)
 
 def loadable_classes() -> dict:
     """``{name: (class, node kind)}`` of the loadable classes (imported here)."""
-    return {name: (getattr(importlib.import_module(module), name), node)
-            for module, name, node in REGISTRY}
+    return {
+        name: (getattr(importlib.import_module(module), name), node)
+        for module, name, node in REGISTRY
+    }

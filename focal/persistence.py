@@ -77,7 +77,8 @@ are ``{"dtype": ..., "values": [...]}``; ``feature_names_in_`` is a list of stri
 pipeline step's ``estimator`` may also be ``"passthrough"`` or null.
 
 How the parts fit: :mod:`focal._model_integrity` reads the bytes (bounded, checksums, strict
-JSON); this module walks the nodes; :mod:`focal._model_codec` reads and writes typed values;
+JSON); this module reads and writes the document, :mod:`focal._model_nodes` its nodes;
+:mod:`focal._model_codec` reads and writes typed values;
 each estimator says what it saves and checks it (the saved-state protocol of
 :mod:`focal.estimators._state`); :mod:`focal._registry` lists the classes that may be loaded.
 
@@ -103,17 +104,9 @@ import hmac
 import json
 import os
 
-from ._model_codec import (
-    Fields,
-    StateError,
-    invalid,
-    kind_of,
-    param_in,
-    param_out,
-    read_fields,
-    write_fields,
-)
+from ._model_codec import Fields, invalid, kind_of
 from ._model_integrity import DEFAULT_MAX_BYTES, digest, parse, pretty
+from ._model_nodes import node_in, node_out
 from ._registry import LOADABLE, loadable_classes
 from ._version import __version__
 
@@ -123,144 +116,6 @@ FORMAT = "focal-model"
 SCHEMA_VERSION = 2
 #: Versions this focal reads: 1 (no input schema; loaded with it derived where possible).
 READABLE_VERSIONS = (1, 2)
-_NEW_IN_VERSION_2 = ("pos_label", "class_names")   # parameters a version-1 file lacks
-_MAX_DEPTH = 8           # pipelines nested in pipelines
-_PIPELINE_PARAMS = ("memory", "transform_input", "verbose")
-_OUTPUTS = (None, "default", "pandas", "polars")
-
-
-def _checked(where, hook, *args):
-    """Run one of an estimator's own checks (its ``_check_params`` or a state hook of
-    :mod:`focal.estimators._state`); its complaint becomes a ValueError naming the place."""
-    try:
-        return hook(*args)
-    except StateError as exc:
-        raise invalid(where if exc.field is None else f"{where}.{exc.field}", str(exc)) from None
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise invalid(where, str(exc)) from None
-
-
-# ---------------------------------------------------------------------------------------------
-# nodes: an estimator writes its parameters and its fitted state (by the hooks of the saved-state
-# protocol); a pipeline writes its steps. Which node a class has comes from the registry.
-
-
-def _node_out(est, classes, where, depth=0):
-    if depth > _MAX_DEPTH:
-        raise ValueError(f"{where}: pipelines nested too deeply to be saved")
-    name = type(est).__name__
-    cls, node = classes.get(name, (None, None))
-    if cls is not type(est):
-        savable = ", ".join(n for n, (_, kind) in classes.items() if kind == "state")
-        raise ValueError(f"{where}: cannot save a {type(est).__module__}.{name}: only focal's "
-                         f"estimators ({savable}) and scikit-learn Pipelines of them can be "
-                         f"saved as JSON (use joblib for anything else)")
-    return _NODES[node][0](est, classes, where, depth)
-
-
-def _node_in(value, classes, where, version, depth=0):
-    if depth > _MAX_DEPTH:
-        raise invalid(where, "pipelines nested too deeply")
-    obj = Fields(value, where)
-    cls, node = classes[obj.str("class", LOADABLE)]
-    return _NODES[node][1](obj, cls, classes, version, depth)
-
-
-def _estimator_out(est, classes, where, depth):
-    from sklearn.exceptions import NotFittedError
-    from sklearn.utils.validation import check_is_fitted
-
-    name = type(est).__name__
-    try:
-        check_is_fitted(est)
-    except NotFittedError:
-        raise NotFittedError(f"{where}: cannot save an unfitted {name}: fit it first") from None
-    params = {k: param_out(v, k) for k, v in est.get_params(deep=False).items()}
-    output = getattr(est, "_sklearn_output_config", {}).get("transform")  # set by set_output
-    if output not in _OUTPUTS:
-        raise ValueError(f"{where}: a {name} with set_output(transform={output!r}) cannot be "
-                         f"saved")
-    return {"class": name, "params": params, "set_output": output,
-            "fitted": write_fields(est._state_fields, est._get_state())}
-
-
-def _estimator_in(obj, cls, classes, version, depth):
-    params_obj = obj.object("params")
-    params = {p: param_in(*params_obj.take(p)) for p in cls().get_params(deep=False)
-              if not (version == 1 and p in _NEW_IN_VERSION_2)}
-    params_obj.done()
-    est = cls(**params)
-    _checked(params_obj.where, est._check_params)
-    output, where = obj.take("set_output")
-    if type(output) not in (str, type(None)) or output not in _OUTPUTS:
-        raise invalid(where, "must be null or one of 'default', 'pandas', 'polars'")
-    if output is not None:
-        try:
-            est.set_output(transform=output)
-        except (ImportError, ValueError) as exc:
-            raise invalid(where, str(exc)) from None
-    fitted = obj.object("fitted")
-    state = read_fields(est._state_fields, fitted, est.get_params(deep=False))
-    obj.done()
-    attributes = _checked(fitted.where, est._validate_state, state, version)
-    _checked(fitted.where, est._set_state, attributes)
-    return est
-
-
-def _pipeline_out(pipe, classes, where, depth):
-    params = pipe.get_params(deep=False)
-    for key, value in params.items():
-        if key == "verbose" or key == "steps" or value is None:
-            continue
-        raise ValueError(f"{where}: a Pipeline with {key}={value!r} cannot be saved (only "
-                         f"memory=None and transform_input=None)")
-    steps = []
-    for i, (name, step) in enumerate(pipe.steps):
-        at = f"{where}.steps[{i}].estimator"
-        if step is None or (isinstance(step, str) and step == "passthrough"):
-            steps.append({"name": name, "estimator": step})
-        else:
-            steps.append({"name": name, "estimator": _node_out(step, classes, at, depth + 1)})
-    if not any(isinstance(s["estimator"], dict) for s in steps):
-        raise ValueError(f"{where}: a Pipeline without estimators cannot be saved")
-    return {"class": type(pipe).__name__,
-            "params": {"memory": None, "transform_input": None, "verbose": bool(pipe.verbose)},
-            "steps": steps}
-
-
-def _pipeline_in(obj, cls, classes, version, depth):
-    params = obj.object("params")
-    memory, at = params.take("memory")
-    transform_input, at2 = params.take("transform_input")
-    verbose = params.bool("verbose")
-    params.done()
-    for v, where in ((memory, at), (transform_input, at2)):
-        if v is not None:
-            raise invalid(where, "must be null")
-    value, where = obj.take("steps")
-    obj.done()
-    if type(value) is not list or not value:
-        raise invalid(where, "must be a non-empty list of steps")
-    steps = []
-    for i, item in enumerate(value):
-        step = Fields(item, f"{where}[{i}]")
-        name = step.str("name")
-        if not name or "__" in name or name in _PIPELINE_PARAMS + ("steps",):
-            raise invalid(step.where, f"invalid step name {name[:80]!r}")
-        est, at = step.take("estimator")
-        step.done()
-        if est is not None and est != "passthrough":
-            est = _node_in(est, classes, at, version, depth + 1)
-        steps.append((name, est))
-    if len({n for n, _ in steps}) != len(steps):
-        raise invalid(where, "step names must be distinct")
-    if all(e is None or isinstance(e, str) for _, e in steps):
-        raise invalid(where, "a pipeline needs at least one estimator")
-    return cls(steps, verbose=verbose)
-
-
-#: how each kind of node of :mod:`focal._registry` is written and read
-_NODES = {"state": (_estimator_out, _estimator_in), "steps": (_pipeline_out, _pipeline_in)}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -272,12 +127,19 @@ def _document(estimator) -> dict:
     from .schema import input_schema
 
     classes = loadable_classes()
-    model = _node_out(estimator, classes, "model")
-    payload = {"format": FORMAT, "version": SCHEMA_VERSION, "focal_version": __version__,
-               "input": input_schema(estimator).to_dict(), "model": model}
+    model = node_out(estimator, classes, "model")
+    payload = {
+        "format": FORMAT,
+        "version": SCHEMA_VERSION,
+        "focal_version": __version__,
+        "input": input_schema(estimator).to_dict(),
+        "model": model,
+    }
     # what load would refuse is refused now (e.g. a parameter changed to an invalid value)
-    _schema_in(_node_in(json.loads(json.dumps(model)), classes, "model", SCHEMA_VERSION),
-               json.loads(json.dumps(payload["input"])))
+    _schema_in(
+        node_in(json.loads(json.dumps(model)), classes, "model", SCHEMA_VERSION),
+        json.loads(json.dumps(payload["input"])),
+    )
     return {**payload, "sha256": digest(payload)}
 
 
@@ -342,19 +204,26 @@ def _decode_document(doc):
     top = Fields(doc, "the file")
     fmt, where = top.take("format")
     if fmt != FORMAT:
-        raise invalid(where, f"not a focal model file (format {str(fmt)[:80]!r}, expected "
-                             f"{FORMAT!r})")
+        raise invalid(
+            where, f"not a focal model file (format {str(fmt)[:80]!r}, expected {FORMAT!r})"
+        )
     version, where = top.take("version")
     if type(version) is not int:
-        raise invalid(where, f"the schema version must be an integer, got {kind_of(version)} "
-                             f"{json.dumps(version)[:40]}: this focal ({__version__}) reads "
-                             f"versions {', '.join(map(str, READABLE_VERSIONS))}")
+        raise invalid(
+            where,
+            f"the schema version must be an integer, got {kind_of(version)} "
+            f"{json.dumps(version)[:40]}: this focal ({__version__}) reads "
+            f"versions {', '.join(map(str, READABLE_VERSIONS))}",
+        )
     if version not in READABLE_VERSIONS:
         newer = type(version) is int and version > SCHEMA_VERSION
-        raise invalid(where, f"schema version {str(version)[:40]} is not supported: this focal "
-                             f"({__version__}) reads versions "
-                             f"{', '.join(map(str, READABLE_VERSIONS))}"
-                             + ("; upgrade focal to load it" if newer else ""))
+        raise invalid(
+            where,
+            f"schema version {str(version)[:40]} is not supported: this focal "
+            f"({__version__}) reads versions "
+            f"{', '.join(map(str, READABLE_VERSIONS))}"
+            + ("; upgrade focal to load it" if newer else ""),
+        )
     top.str("focal_version")
     checksum = top.str("sha256")
     if len(checksum) != 64 or not set(checksum) <= set("0123456789abcdef"):
@@ -364,9 +233,12 @@ def _decode_document(doc):
     top.done()
     payload = {k: v for k, v in doc.items() if k != "sha256"}
     if not hmac.compare_digest(checksum, digest(payload)):
-        raise invalid("sha256", "the checksum does not match the content: the file was "
-                                "modified or damaged after it was saved")
-    return _schema_in(_node_in(model, loadable_classes(), "model", version), schema)
+        raise invalid(
+            "sha256",
+            "the checksum does not match the content: the file was "
+            "modified or damaged after it was saved",
+        )
+    return _schema_in(node_in(model, loadable_classes(), "model", version), schema)
 
 
 def _schema_in(model, value):
@@ -376,15 +248,22 @@ def _schema_in(model, value):
 
     derived = input_schema(model)
     if value is None:
-        missing = [what for what, v in (("system names", derived.systems),
-                                       ("class names", derived.classes if
-                                        derived.kind == "multiclass" else ()))
-                   if v is None]
-        note = ("a model file of version 1 does not record the score-file format"
-                + (f" or the {' and '.join(missing)}" if missing else "")
-                + ": focal apply checks the number of systems and classes only")
-        model.input_schema_ = InputSchema(derived.kind, derived.n_systems, derived.systems,
-                                          derived.classes, notes=(note,))
+        missing = [
+            what
+            for what, v in (
+                ("system names", derived.systems),
+                ("class names", derived.classes if derived.kind == "multiclass" else ()),
+            )
+            if v is None
+        ]
+        note = (
+            "a model file of version 1 does not record the score-file format"
+            + (f" or the {' and '.join(missing)}" if missing else "")
+            + ": focal apply checks the number of systems and classes only"
+        )
+        model.input_schema_ = InputSchema(
+            derived.kind, derived.n_systems, derived.systems, derived.classes, notes=(note,)
+        )
         return model
     obj = Fields(value, "input")
     kind = obj.str("kind", ("binary", "multiclass"))
@@ -392,8 +271,9 @@ def _schema_in(model, value):
     lists = {}
     for name in ("systems", "classes"):
         items, where = obj.take(name)
-        if items is not None and (type(items) is not list or not items
-                                  or any(type(v) is not str for v in items)):
+        if items is not None and (
+            type(items) is not list or not items or any(type(v) is not str for v in items)
+        ):
             raise invalid(where, "must be null or a list of strings")
         lists[name] = None if items is None else tuple(items)
     fmt, where = obj.take("format")
@@ -406,8 +286,9 @@ def _schema_in(model, value):
             raise invalid(where, "must be null or a string")
         text[name] = v
     obj.done()
-    schema = InputSchema(kind, n_systems, lists["systems"], lists["classes"], fmt,
-                         text["task"], text["condition"])
+    schema = InputSchema(
+        kind, n_systems, lists["systems"], lists["classes"], fmt, text["task"], text["condition"]
+    )
     for name in ("kind", "n_systems", "systems", "classes"):
         mine, theirs = getattr(derived, name), getattr(schema, name)
         if theirs != mine and not (mine is None and name in ("systems", "classes")):
@@ -463,7 +344,8 @@ def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES):
         return model
     except ValueError as exc:
         message = str(exc)
-        raise ValueError(message if message.startswith(f"{name}: ") else f"{name}: {message}") \
-            from None
+        raise ValueError(
+            message if message.startswith(f"{name}: ") else f"{name}: {message}"
+        ) from None
     except RecursionError:
         raise ValueError(f"{name}: JSON nested too deeply: not a focal model") from None

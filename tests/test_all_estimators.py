@@ -20,13 +20,13 @@ from sklearn.utils.estimator_checks import estimator_checks_generator
 import focal
 import focal.estimators
 from focal import (
+    ROCCH,
     GaussianBackend,
     LinearCalibrator,
     LogisticFusion,
     MulticlassFusion,
     PAVCalibrator,
     QualityFusion,
-    ROCCH,
 )
 from focal._model_codec import Field
 from focal._registry import LOADABLE, REGISTRY, loadable_classes
@@ -36,13 +36,15 @@ from tests._support.sklearn_contract import run_check
 
 _RNG = np.random.default_rng(12)
 _N = 240
-_Y = (np.arange(_N) % 3 == 0).astype(int)                       # 80 targets, 160 non-targets
-_X = np.column_stack([1.5 * _Y + _RNG.normal(size=_N),
-                      np.round(_Y + _RNG.normal(size=_N), 1)])  # ties in the second column
+_Y = (np.arange(_N) % 3 == 0).astype(int)  # 80 targets, 160 non-targets
+_X = np.column_stack(
+    [1.5 * _Y + _RNG.normal(size=_N), np.round(_Y + _RNG.normal(size=_N), 1)]
+)  # ties in the second column
 _YM = np.arange(_N) % 3
-_XM = np.concatenate([2.0 * (np.eye(3)[_YM] + _RNG.normal(size=(_N, 3))) + k for k in range(2)],
-                     axis=1)
-_Q = _RNG.uniform(3.0, 60.0, size=(_N, 2))                      # model and test durations
+_XM = np.concatenate(
+    [2.0 * (np.eye(3)[_YM] + _RNG.normal(size=(_N, 3))) + k for k in range(2)], axis=1
+)
+_Q = _RNG.uniform(3.0, 60.0, size=(_N, 2))  # model and test durations
 
 
 CASES = [
@@ -53,11 +55,19 @@ CASES = [
     (PAVCalibrator(pseudo_count=0, interpolation="linear"), _X[:, 1], _Y, {}),
     (ROCCH(), _X[:, 1], _Y, {}),
     (MulticlassFusion(), _XM, _YM, {}),
-    (MulticlassFusion(mode="full", class_names=["a", "b", "c"]), _XM,
-     np.array(["a", "b", "c"])[_YM], {}),
+    (
+        MulticlassFusion(mode="full", class_names=["a", "b", "c"]),
+        _XM,
+        np.array(["a", "b", "c"])[_YM],
+        {},
+    ),
     (GaussianBackend(covariance="per_class", prior=[0.2, 0.3, 0.5]), _XM[:, :3], _YM, {}),
-    (QualityFusion(form="scale", measures=["duration"], quality_transform="log"), _X, _Y,
-     {"quality": _Q}),
+    (
+        QualityFusion(form="scale", measures=["duration"], quality_transform="log"),
+        _X,
+        _Y,
+        {"quality": _Q},
+    ),
     (make_pipeline(LogisticFusion(), PAVCalibrator()), _X, _Y, {}),
 ]
 IDS = [f"{type(est).__name__}-{i}" for i, (est, *_) in enumerate(CASES)]
@@ -123,37 +133,77 @@ def test_saved_state_protocol(cls):
             assert list(_fitted(i)._get_state()) == names
 
 
+def test_the_saved_fields_import_numpy_only_and_agree_with_core():
+    """The field descriptions, the codec and the registry import NumPy and each other only (at
+    module level), so a reader without scikit-learn or SciPy can use them."""
+    allowed = {"__future__", "numpy", "typing", "importlib", "focal._model_codec"}
+    for name in ("_fitted_state.py", "_model_codec.py", "_registry.py"):
+        tree = ast.parse((pathlib.Path(focal.__file__).parent / name).read_text())
+        top = set()
+        for node in tree.body:
+            if isinstance(node, ast.Import):
+                top |= {a.name for a in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                top.add(("focal." if node.level else "") + (node.module or ""))
+        assert top <= allowed, (name, top - allowed)
+    from focal import _fitted_state
+    from focal.core.gaussian import COVARIANCE_TYPES
+
+    assert _fitted_state.COVARIANCE_TYPES == COVARIANCE_TYPES
+
+
 def _private_names(path):
     """Attributes named ``_x`` (not dunder) that a module's code uses, and its string
     constants outside docstrings."""
     tree = ast.parse(pathlib.Path(path).read_text())
-    docstrings = {id(node.body[0].value) for node in ast.walk(tree)
-                  if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
-                  and node.body and isinstance(node.body[0], ast.Expr)
-                  and isinstance(node.body[0].value, ast.Constant)}
-    private = {n.attr for n in ast.walk(tree) if isinstance(n, ast.Attribute)
-               and n.attr.startswith("_") and not n.attr.startswith("__")}
-    strings = {n.value for n in ast.walk(tree) if isinstance(n, ast.Constant)
-               and isinstance(n.value, str) and id(n) not in docstrings}
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.FunctionDef, ast.ClassDef))
+        and node.body
+        and isinstance(node.body[0], ast.Expr)
+        and isinstance(node.body[0].value, ast.Constant)
+    }
+    private = {
+        n.attr
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Attribute) and n.attr.startswith("_") and not n.attr.startswith("__")
+    }
+    strings = {
+        n.value
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings
+    }
     return private, strings
 
 
-@pytest.mark.parametrize("module", ["persistence.py", "_model_codec.py", "_model_integrity.py"])
+@pytest.mark.parametrize(
+    "module", ["persistence.py", "_model_nodes.py", "_model_codec.py", "_model_integrity.py"]
+)
 def test_the_serializer_knows_no_estimator_class(module):
     """The serializer names no loadable class and calls no private estimator method other than
     the saved-state protocol (focal/estimators/_state.py)."""
     private, strings = _private_names(pathlib.Path(focal.__file__).parent / module)
-    protocol = {"_state_fields", "_get_state", "_validate_state", "_set_state", "_check_params",
-                "_sklearn_output_config"}  # the last: scikit-learn's record of set_output
+    protocol = {
+        "_state_fields",
+        "_get_state",
+        "_validate_state",
+        "_set_state",
+        "_check_params",
+        "_sklearn_output_config",
+    }  # the last: scikit-learn's record of set_output
     assert private <= protocol, private - protocol
     assert not strings & set(LOADABLE)
 
 
 # ------------------------------------------------------------- documented defaults = signatures
 
-PUBLIC = [getattr(focal.estimators, name) for name in focal.estimators.__all__
-          if isinstance(getattr(focal.estimators, name), type)
-          and issubclass(getattr(focal.estimators, name), BaseEstimator)]
+PUBLIC = [
+    getattr(focal.estimators, name)
+    for name in focal.estimators.__all__
+    if isinstance(getattr(focal.estimators, name), type)
+    and issubclass(getattr(focal.estimators, name), BaseEstimator)
+]
 _SECTION = re.compile(r"^Parameters\n-+\n(.*?)(?=^\S[^\n]*\n-+\n|\Z)", re.S | re.M)
 _DEFAULT = re.compile(r"\bdefault(?:\s*[=:]\s*|\s+is\s+|\s+)(.+)$")
 
@@ -184,7 +234,7 @@ def _default_text(spec):
 
 def _same_default(text, value):
     if text.startswith("``") and text.endswith("``"):
-        return value is None   # an object built when fitting (e.g. ``LogisticRegression()``)
+        return value is None  # an object built when fitting (e.g. ``LogisticRegression()``)
     try:
         stated = ast.literal_eval(text)
     except (ValueError, SyntaxError):
@@ -210,8 +260,7 @@ def test_documented_defaults_match_the_signature(cls):
         text = _default_text(spec)
         if text is not None:
             if not _same_default(text, param.default):
-                problems.append(f"{name}: documented default {text}, signature "
-                                f"{param.default!r}")
+                problems.append(f"{name}: documented default {text}, signature {param.default!r}")
         elif param.default is not None:
             problems.append(f"{name}: default {param.default!r} not stated ({spec!r})")
         elif not spec.endswith("optional"):
@@ -246,10 +295,19 @@ def test_the_default_parser_finds_disagreements():
 #: Checks of the estimator API (parameters, fitted state, unfitted errors, pickling) that every
 #: registered estimator must pass or refuse only by a documented refusal (e.g. a QualityFusion
 #: without quality); the numerical checks run in each estimator's own tests.
-API_CHECKS = ("check_no_attributes_set_in_init", "check_parameters_default_constructible",
-              "check_get_params_invariance", "check_set_params", "check_estimators_unfitted",
-              "check_n_features_in", "check_fit_check_is_fitted", "check_dont_overwrite_parameters",
-              "check_estimators_overwrite_params", "check_estimators_pickle", "check_fit_idempotent")
+API_CHECKS = (
+    "check_no_attributes_set_in_init",
+    "check_parameters_default_constructible",
+    "check_get_params_invariance",
+    "check_set_params",
+    "check_estimators_unfitted",
+    "check_n_features_in",
+    "check_fit_check_is_fitted",
+    "check_dont_overwrite_parameters",
+    "check_estimators_overwrite_params",
+    "check_estimators_pickle",
+    "check_fit_idempotent",
+)
 
 
 def _api_checks():

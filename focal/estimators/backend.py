@@ -6,8 +6,8 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..core.gaussian import COVARIANCE_TYPES, fit_gaussian_classes, gaussian_loglikelihoods
 from .._fitted_state import GAUSSIAN_FIELDS, check_cholesky
+from ..core.gaussian import COVARIANCE_TYPES, fit_gaussian_classes, gaussian_loglikelihoods
 from ._state import MulticlassStateMixin
 from .multiclass import LogLikelihoodOutputMixin, check_class_names
 

@@ -20,6 +20,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted_state import BLOCK_FIELDS, PAV_FIELDS, check_hull_blocks, check_pav_llr
 from ..core.pav import (
     INTERPOLATIONS,
     block_llr_map,
@@ -34,7 +35,6 @@ from ..core.validation import (
     check_pos_label,
     split_by_labels,
 )
-from .._fitted_state import BLOCK_FIELDS, PAV_FIELDS, check_hull_blocks, check_pav_llr
 from ._llr_output import BinaryLLROutputMixin
 from ._state import SavedStateMixin
 

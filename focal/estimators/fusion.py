@@ -20,6 +20,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted_state import LINEAR_FIELDS, LOGISTIC_FIELDS, check_binary_classes
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.scoring_rules import (
@@ -37,7 +38,6 @@ from ..core.validation import (
     check_non_negative,
     check_probability,
 )
-from .._fitted_state import LINEAR_FIELDS, LOGISTIC_FIELDS, check_binary_classes
 from ._llr_output import BinaryLLROutputMixin
 from ._state import SavedStateMixin
 

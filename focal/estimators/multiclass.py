@@ -20,11 +20,11 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted_state import MULTICLASS_FIELDS, check_multiclass_weights
 from ..core.logistic import DEFAULT_REG
 from ..core.multiclass import as_class_labels, check_prior, log_posteriors
 from ..core.multiclass_logistic import MODES, apply_multiclass, fit_multiclass
 from ..core.validation import as_sample_weight, check_int, check_non_negative
-from .._fitted_state import MULTICLASS_FIELDS, check_multiclass_weights
 from ._state import MulticlassStateMixin
 
 __all__ = ["MulticlassFusion", "stack_systems", "check_class_names", "classes_of_feature_names"]

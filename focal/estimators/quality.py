@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted_state import QUALITY_FIELDS, check_quality_measures
 from ..core.logistic import DEFAULT_REG
 from ..core.quality import (
     FEATURES,
@@ -27,7 +28,6 @@ from ..core.quality import (
 )
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.validation import as_sample_weight, check_int, check_non_negative, check_probability
-from .._fitted_state import QUALITY_FIELDS, check_quality_measures
 from .fusion import LogisticFusion, _check_finite_llr
 
 __all__ = ["QualityFusion"]
