@@ -83,12 +83,7 @@ MULTICLASS_FIELDS = (
     Field("feature_names_in_", "names", ("n_features_in_",)),
     _CLASSES,
     Field("n_systems_", "int", minimum=1),
-    Field(
-        "coef_",
-        "floats",
-        {"full": ("n_coef", "n_classes", "n_classes"), "*": ("n_coef",)},
-        shape_by="mode",
-    ),
+    Field("coef_", "floats", [("n_coef",), ("n_coef", "n_classes", "n_classes")]),
     Field("intercept_", "floats", ("n_classes",)),
     Field("loss_", "float", minimum=0.0),
     Field("n_iter_", "int"),
@@ -271,9 +266,10 @@ def check_hull_blocks(state):
 # -- multiclass --------------------------------------------------------------------------------
 
 
-def check_multiclass_weights(state, mode) -> None:
-    """``n_features_in_ = n_systems_ x n_classes``, a weight (matrix) per system, one system in
-    ``"calibration"`` mode."""
+def check_multiclass_weights(state) -> None:
+    """``n_features_in_ = n_systems_ x n_classes`` and a weight (or an N x N matrix) per
+    system; which of the two the weights are is their own (``transform`` applies them as
+    fitted, whatever ``set_params(mode=...)`` did since)."""
     n_features, k = state["n_features_in_"], state["n_systems_"]
     n = state["classes_"].shape[0]
     if k * n != n_features:
@@ -284,8 +280,6 @@ def check_multiclass_weights(state, mode) -> None:
             f"{state['coef_'].shape[0]}",
             "coef_",
         )
-    if mode == "calibration" and k != 1:
-        raise StateError(f"mode='calibration' takes one system, got n_systems_ = {k}")
 
 
 def check_cholesky(chol) -> None:

@@ -41,7 +41,8 @@ A shape is a tuple whose entries are integers or dimension names. A name already
 earlier field of that name, e.g. ``"n_features_in_"``, or by an earlier shape) must match; an
 unbound name binds to the length found (at least 1). ``shape`` may also be a mapping from the
 value of an earlier field or of a constructor parameter (named by ``shape_by``) to a shape,
-``"*"`` standing for any other value.
+``"*"`` standing for any other value, or a list of shapes of increasing rank: the one of the
+value's rank (the depth of its nested lists).
 """
 
 from __future__ import annotations
@@ -259,7 +260,7 @@ class Fields:
             or (n is not None and len(value) != n)
             or any(type(v) is not str for v in value)
         ):
-            size = "a non-empty list" if n is None else f"a list of {n}"
+            size = "a non-empty list of" if n is None else f"a list of {n}"
             raise invalid(where, f"must be {size} strings")
         return value
 
@@ -378,12 +379,18 @@ def write_fields(fields, state: dict) -> dict:
 # reading described fields
 
 
-def _declared_shape(field, context):
+def _declared_shape(field, context, value):
     """The shape of ``field`` as declared (numbers and dimension names)."""
-    if field.shape_by is None:
-        return field.shape
-    key = context[field.shape_by]
-    return field.shape[key] if key in field.shape else field.shape["*"]
+    if field.shape_by is not None:
+        key = context[field.shape_by]
+        return field.shape[key] if key in field.shape else field.shape["*"]
+    if type(field.shape) is list:  # alternatives: the one of the value's rank
+        rank = 0
+        while type(value) is list and value:
+            rank, value = rank + 1, value[0]
+        fitting = [shape for shape in field.shape if len(shape) <= max(rank, 1)]
+        return fitting[-1] if fitting else field.shape[0]
+    return field.shape
 
 
 _READERS = {
@@ -410,7 +417,7 @@ def read_fields(fields, obj: Fields, context: dict | None = None, dims: dict | N
     dims = {} if dims is None else dims
     out = {}
     for f in fields:
-        declared = _declared_shape(f, context)
+        declared = _declared_shape(f, context, obj.value.get(f.name))
         shape = tuple(dims.get(d) if type(d) is str else d for d in declared)
         if f.kind == "object":
             value = read_fields(f.fields, obj.object(f.name), context, dims)

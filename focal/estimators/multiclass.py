@@ -485,5 +485,5 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         """The class labels, then ``n_systems_ x n_classes`` inputs and a weight (matrix) per
         system."""
         state = super()._validate_state(state, version)
-        check_multiclass_weights(state, self.mode)
+        check_multiclass_weights(state)
         return state
