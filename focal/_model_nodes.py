@@ -44,6 +44,9 @@ def _checked(where, hook, *args):
 
 
 def node_out(est, classes, where, depth=0):
+    """The JSON node of ``est`` (at place ``where`` of the document); ``classes`` is
+    :func:`focal._registry.loadable_classes`. Raises ValueError for anything that cannot be
+    saved faithfully."""
     if depth > _MAX_DEPTH:
         raise ValueError(f"{where}: pipelines nested too deeply to be saved")
     name = type(est).__name__
@@ -59,6 +62,8 @@ def node_out(est, classes, where, depth=0):
 
 
 def node_in(value, classes, where, version, depth=0):
+    """The estimator or Pipeline of the JSON node ``value`` of a document of schema
+    ``version``, every part checked; ValueError naming the place otherwise."""
     if depth > _MAX_DEPTH:
         raise invalid(where, "pipelines nested too deeply")
     obj = Fields(value, where)

@@ -148,9 +148,11 @@ def save(estimator, file, *, key=None) -> None:
 
     Parameters
     ----------
-    estimator : LogisticFusion, LinearCalibrator, PAVCalibrator, ROCCH, MulticlassFusion,
-        GaussianBackend, or a ``sklearn.pipeline.Pipeline`` of these (steps may also be
-        ``"passthrough"``; pipelines may be nested). Must be fitted.
+    estimator : estimator
+        A fitted focal estimator of a class in :data:`LOADABLE` (LogisticFusion,
+        LinearCalibrator, PAVCalibrator, ROCCH, MulticlassFusion, GaussianBackend,
+        QualityFusion), or a ``sklearn.pipeline.Pipeline`` of them (steps may also be
+        ``"passthrough"``; pipelines may be nested).
     file : str, path-like, or a file object opened for writing
         A path is written atomically (a temporary file in the same folder, then renamed; an
         existing file keeps its permissions; a symbolic link is followed, not replaced); ``-``
