@@ -47,6 +47,7 @@ value's rank (the depth of its nested lists).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -169,7 +170,8 @@ class Fields:
 
     # -- scalars --------------------------------------------------------------------------------
     def int(self, name, minimum=0, maximum=INT64_MAX) -> int:
-        return check_int(*self.take(name), minimum, maximum)
+        value, where = self.take(name)
+        return check_int(value, where, minimum, maximum)
 
     def float(self, name, minimum=None) -> float:
         value, where = self.take(name)
@@ -350,7 +352,7 @@ def labels_out(classes) -> dict:
     return {"dtype": dtype, "values": a.tolist()}
 
 
-_WRITERS = {
+_WRITERS: dict[str, Callable[[Any], Any]] = {
     "int": int,
     "float": float,
     "bool": bool,

@@ -30,6 +30,9 @@ scikit-learn interface:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 __all__ = ["SavedStateMixin"]
 
 
@@ -57,6 +60,10 @@ class MulticlassStateMixin(SavedStateMixin):
     """Estimators of class log-likelihoods: ``classes_`` follows the multiclass label rule
     (:func:`focal._fitted_state.check_multiclass_classes`); ``prior_`` and ``n_classes_`` are
     rebuilt from the parameters by the estimator's own code."""
+
+    class_names: Any
+    prior: Any
+    _set_classes: Callable[..., None]
 
     def _validate_state(self, state: dict, version: int) -> dict:
         from .._fitted_state import check_multiclass_classes
