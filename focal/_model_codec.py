@@ -7,10 +7,10 @@ type, shape and range, and nothing about any estimator class:
 - :class:`Fields`, one JSON object whose fields are read once each (a missing or unread field
   is an error);
 - :class:`Field`, the description of one saved field (name, kind, shape, bounds) as plain data,
-  and :func:`write_fields` / :func:`read_fields`, which write and read a tuple of them;
-- :func:`param_out` / :func:`param_in`, constructor parameters as JSON values.
+  and :func:`write_fields` / :func:`read_fields`, which write and read a tuple of them.
 
-The document as text (strict parsing, checksums, layout) is :mod:`focal._model_integrity`.
+The document as text (strict parsing, checksums, layout) is :mod:`focal._model_integrity`;
+constructor parameters as JSON values are :mod:`focal._model_nodes`.
 
 Every reader raises ``ValueError("<place in the file>: <problem>")``; the place is a path such as
 ``model.steps[1].estimator.fitted.llr_``. An estimator's own checks of its fitted state raise
@@ -59,15 +59,12 @@ __all__ = [
     "invalid",
     "read_fields",
     "write_fields",
-    "param_out",
-    "param_in",
     "MAX_COUNT",
 ]
 
 INT64_MAX = 2**63 - 1
 #: Largest trial count (and sum of counts) a model file may hold: exact in float64
 MAX_COUNT = 2**53
-_MAX_PARAM_DEPTH = 8  # lists nested in parameter values
 _INF_TEXT = {"inf": np.inf, "-inf": -np.inf}
 LABEL_DTYPES = (
     "bool",
@@ -437,66 +434,4 @@ def read_fields(fields, obj: Fields, context: dict | None = None, dims: dict | N
                 dims.setdefault(d, n)
         out[f.name] = context[f.name] = value
     obj.done()
-    return out
-
-
-# ---------------------------------------------------------------------------------------------
-# constructor parameters
-
-
-def param_out(value, name, depth=0):
-    """A constructor parameter as a JSON value: JSON scalars as they are, a tuple as
-    ``{"tuple": [...]}``, a numeric NumPy array as ``{"ndarray": {"dtype": ..., "values":
-    [...]}}``; anything else (and non-finite numbers) is refused."""
-    if depth > _MAX_PARAM_DEPTH:
-        raise ValueError(f"parameter {name!r} is nested too deeply to be saved")
-    if isinstance(value, np.generic):
-        value = value.item()
-    if value is None or type(value) in (bool, int, str):
-        return value
-    if type(value) is float:
-        if not np.isfinite(value):
-            raise ValueError(f"parameter {name!r} = {value!r} cannot be saved (not finite)")
-        return value
-    if type(value) in (list, tuple):
-        items = [param_out(v, name, depth + 1) for v in value]
-        return items if type(value) is list else {"tuple": items}
-    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
-        if not np.isfinite(value).all():
-            raise ValueError(f"parameter {name!r} contains non-finite values: cannot be saved")
-        return {"ndarray": {"dtype": value.dtype.name, "values": value.tolist()}}
-    raise ValueError(
-        f"parameter {name!r} of type {type(value).__name__} cannot be saved "
-        f"(numbers, strings, booleans, None, lists, tuples and numeric arrays can)"
-    )
-
-
-def param_in(value, where, depth=0):
-    """Inverse of :func:`param_out`."""
-    if depth > _MAX_PARAM_DEPTH:
-        raise invalid(where, "nested too deeply")
-    if value is None or type(value) in (bool, int, float, str):
-        return value
-    if type(value) is list:
-        return [param_in(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
-    obj = Fields(value, where)
-    if set(value) not in ({"tuple"}, {"ndarray"}):
-        raise invalid(where, 'must be a JSON value, {"tuple": [...]} or {"ndarray": {...}}')
-    if "tuple" in value:
-        items, at = obj.take("tuple")
-        obj.done()
-        if type(items) is not list:
-            raise invalid(at, f"must be a list, got {kind_of(items)}")
-        return tuple(param_in(v, f"{at}[{i}]", depth + 1) for i, v in enumerate(items))
-    arr = obj.object("ndarray")
-    obj.done()
-    dtype = arr.str("dtype", [d for d in LABEL_DTYPES if d not in ("str", "object")])
-    values, at = arr.take("values")
-    arr.done()
-    try:
-        out = np.array(values, dtype=dtype)
-    except (TypeError, ValueError, OverflowError):
-        raise invalid(at, f"must be (nested lists of) values of dtype {dtype}") from None
-    if out.tolist() != values or not np.isfinite(out).all():
-        raise invalid(at, f"must be (nested lists of) finite values of dtype {dtype}")
     return out

@@ -1,5 +1,6 @@
 """The nodes of a model document: an estimator (its parameters and its fitted state) or a
-scikit-learn Pipeline of nodes, written and read by :mod:`focal.persistence`.
+scikit-learn Pipeline of nodes, written and read by :mod:`focal.persistence`; constructor
+parameters as JSON values (:func:`param_out`, :func:`param_in`).
 
 Which node a class has comes from :mod:`focal._registry`; what an estimator saves and how it is
 checked and restored comes from the estimator itself, through the saved-state protocol of
@@ -8,23 +9,26 @@ checked and restored comes from the estimator itself, through the saved-state pr
 
 from __future__ import annotations
 
+import numpy as np
+
 from ._model_codec import (
+    LABEL_DTYPES,
     Fields,
     StateError,
     invalid,
-    param_in,
-    param_out,
+    kind_of,
     read_fields,
     write_fields,
 )
 from ._registry import LOADABLE
 
-__all__ = ["node_out", "node_in"]
+__all__ = ["node_out", "node_in", "param_out", "param_in"]
 
 _NEW_IN_VERSION_2 = ("pos_label", "class_names")  # parameters a version-1 file lacks
 _MAX_DEPTH = 8  # pipelines nested in pipelines
 _PIPELINE_PARAMS = ("memory", "transform_input", "verbose")
 _OUTPUTS = (None, "default", "pandas", "polars")
+_MAX_PARAM_DEPTH = 8  # lists nested in parameter values
 
 
 def _checked(where, hook, *args):
@@ -176,3 +180,65 @@ def _pipeline_in(obj, cls, classes, version, depth):
 
 #: how each kind of node of :mod:`focal._registry` is written and read
 _NODES = {"state": (_estimator_out, _estimator_in), "steps": (_pipeline_out, _pipeline_in)}
+
+
+# ---------------------------------------------------------------------------------------------
+# constructor parameters
+
+
+def param_out(value, name, depth=0):
+    """A constructor parameter as a JSON value: JSON scalars as they are, a tuple as
+    ``{"tuple": [...]}``, a numeric NumPy array as ``{"ndarray": {"dtype": ..., "values":
+    [...]}}``; anything else (and non-finite numbers) is refused."""
+    if depth > _MAX_PARAM_DEPTH:
+        raise ValueError(f"parameter {name!r} is nested too deeply to be saved")
+    if isinstance(value, np.generic):
+        value = value.item()
+    if value is None or type(value) in (bool, int, str):
+        return value
+    if type(value) is float:
+        if not np.isfinite(value):
+            raise ValueError(f"parameter {name!r} = {value!r} cannot be saved (not finite)")
+        return value
+    if type(value) in (list, tuple):
+        items = [param_out(v, name, depth + 1) for v in value]
+        return items if type(value) is list else {"tuple": items}
+    if isinstance(value, np.ndarray) and value.dtype.kind in "biuf":
+        if not np.isfinite(value).all():
+            raise ValueError(f"parameter {name!r} contains non-finite values: cannot be saved")
+        return {"ndarray": {"dtype": value.dtype.name, "values": value.tolist()}}
+    raise ValueError(
+        f"parameter {name!r} of type {type(value).__name__} cannot be saved "
+        f"(numbers, strings, booleans, None, lists, tuples and numeric arrays can)"
+    )
+
+
+def param_in(value, where, depth=0):
+    """Inverse of :func:`param_out`."""
+    if depth > _MAX_PARAM_DEPTH:
+        raise invalid(where, "nested too deeply")
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if type(value) is list:
+        return [param_in(v, f"{where}[{i}]", depth + 1) for i, v in enumerate(value)]
+    obj = Fields(value, where)
+    if set(value) not in ({"tuple"}, {"ndarray"}):
+        raise invalid(where, 'must be a JSON value, {"tuple": [...]} or {"ndarray": {...}}')
+    if "tuple" in value:
+        items, at = obj.take("tuple")
+        obj.done()
+        if type(items) is not list:
+            raise invalid(at, f"must be a list, got {kind_of(items)}")
+        return tuple(param_in(v, f"{at}[{i}]", depth + 1) for i, v in enumerate(items))
+    arr = obj.object("ndarray")
+    obj.done()
+    dtype = arr.str("dtype", [d for d in LABEL_DTYPES if d not in ("str", "object")])
+    values, at = arr.take("values")
+    arr.done()
+    try:
+        out = np.array(values, dtype=dtype)
+    except (TypeError, ValueError, OverflowError):
+        raise invalid(at, f"must be (nested lists of) values of dtype {dtype}") from None
+    if out.tolist() != values or not np.isfinite(out).all():
+        raise invalid(at, f"must be (nested lists of) finite values of dtype {dtype}")
+    return out
