@@ -20,10 +20,12 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted_state import MULTICLASS_FIELDS, check_multiclass_weights
 from ..core.logistic import DEFAULT_REG
 from ..core.multiclass import as_class_labels, check_prior, class_totals, log_posteriors
 from ..core.multiclass_logistic import MODES, apply_multiclass, fit_multiclass
 from ..core.validation import as_sample_weight, check_int, check_non_negative
+from ._state import MulticlassStateMixin
 
 __all__ = ["MulticlassFusion", "stack_systems", "check_class_names", "classes_of_feature_names"]
 
@@ -333,7 +335,7 @@ class LogLikelihoodOutputMixin:
 
 
 class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
-                       TransformerMixin, BaseEstimator):
+                       TransformerMixin, MulticlassStateMixin, BaseEstimator):
     """Fusion and calibration of multiclass log-likelihoods by prior-weighted logistic regression.
 
     Minimizes the prior-weighted multiclass logarithmic cost (thesis eq. 8.17, in nats) of an
@@ -348,7 +350,7 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         Prior at which the cost is weighted and the default of ``predict_proba``; flat if None
         (thesis sec. 8.3.3). Zero entries drop that class and its trials from training (its
         output is then not calibrated: offset 0; in ``"full"`` mode its output is 0).
-    mode : {"scalar", "calibration", "full"}
+    mode : {"scalar", "calibration", "full"}, default "scalar"
         ``"scalar"``: ``sum_k alpha_k l_k + beta``, one weight per system and an offset vector
         (FoCal Multiclass, eq. 8.16). ``"calibration"``: one system, ``alpha l + beta`` (Albayzin
         eq. 11; Brümmer & van Leeuwen eq. 18). ``"full"``: ``sum_k A_k l_k + b``, a matrix per
@@ -468,3 +470,14 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         L = X.reshape(X.shape[0], self.n_systems_, self.n_classes_)
         mode = "full" if self.coef_.ndim == 3 else "scalar"   # as fitted, whatever set_params did
         return apply_multiclass(L, mode, self.coef_, self.intercept_)
+
+    # -- saved state (focal.estimators._state) --------------------------------------------------
+
+    _state_fields = MULTICLASS_FIELDS
+
+    def _validate_state(self, state, version):
+        """The class labels, then ``n_systems_ x n_classes`` inputs and a weight (matrix) per
+        system."""
+        state = super()._validate_state(state, version)
+        check_multiclass_weights(state)
+        return state
