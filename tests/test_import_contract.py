@@ -173,6 +173,9 @@ LAYERS = {
     "schema": 3,
     "_model_integrity": 3,
     "dask": 3,
+    "_model_nodes": 3,
+    "_registry": 3,
+    "_fitted_state": 1,  # each estimator's saved fields and invariants (imports core only)
     "cli": 4,
     "_cli_parser": 4,
     "_cli_extras": 4,
@@ -193,6 +196,7 @@ NEUTRAL_MODULES = tuple(
         "_progress",
         "_textfiles",
         "exceptions",
+        "_model_codec",
         "io._text",
         "io._numbers",
     )

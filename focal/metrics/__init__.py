@@ -73,5 +73,6 @@ __getattr__, __dir__, __all__ = attach(
             "calibration_report_of",
         ),
         ".summary": ("SummarizedScores",),
+        "focal.core.multiclass": ("MulticlassTrials",),
     },
 )
