@@ -12,13 +12,22 @@ simultaneously (theorem 5), so it is computed once, independently of any prior.
 How it is computed (no argsort, no Python loop over trials):
 
 1. sort the targets and the non-targets separately (two ``np.sort``, cheaper than one argsort);
-2. place the tied groups of the smaller class inside the larger one with ``searchsorted``: the
-   merged sequence is then a list of *runs*: runs of one label never violate monotonicity, and
-   tied scores of both labels form one mixed run, so tied scores always get the same LLR;
-3. weighted isotonic regression of the runs' target fractions (scipy's C++ PAVA);
+2. place the distinct scores of the smaller class inside the larger one with one
+   ``searchsorted`` (sorted queries: cache friendly). A run holding targets is always pooled
+   with a run of non-targets right after it (a block boundary of the increasing solution is a
+   convex corner of the cumulative-sum diagram, never a point where the fraction drops), so PAV
+   needs one *element* per distinct score of the smaller class: when the targets are fewer, a
+   distinct target score with the non-targets tied to it and those above it up to the next
+   target; otherwise, a distinct non-target score with the targets tied to it and those below
+   it down to the previous non-target. Its counts are differences of the ``searchsorted``
+   positions, so the merged sequence is never built;
+3. weighted isotonic regression of the elements' target fractions (scipy's C++ PAVA);
 4. an exact integer certificate of the result (strictly increasing block fractions, and every
    prefix of a block at least as target-rich as the block: thesis theorem 3), with an exact
    integer PAV as fallback if floating-point rounding ever broke it.
+
+The finer *runs* (maximal runs of one label, the points of the steppy ROC) are built only when
+asked for (:attr:`PAVResult.runs_n_tar`).
 """
 
 from __future__ import annotations
@@ -76,9 +85,18 @@ def sort_trials(tar, non) -> SortedTrials:
     return SortedTrials(t, n)
 
 
-@dataclass(frozen=True, eq=False)
 class PAVResult:
     """The PAV solution as blocks of the sorted scores, lowest scores first.
+
+    Parameters
+    ----------
+    score_lo, score_hi, n_tar, n_non : ndarray
+        The blocks (see Attributes).
+    runs_n_tar, runs_n_non, runs_score_lo : ndarray, optional
+        The runs behind the blocks. Omitted: built on first use from ``trials`` when given,
+        else the blocks stand for the runs (the ROC points are then the hull vertices).
+    trials : SortedTrials, optional
+        The sorted trials the blocks were computed from (keyword only).
 
     Attributes
     ----------
@@ -88,18 +106,47 @@ class PAVResult:
     n_tar, n_non : ndarray of int64, shape (K,)
         Target and non-target trials in each block.
     runs_n_tar, runs_n_non, runs_score_lo : ndarray
-        The finer structure PAV started from: maximal runs of one label in the merged sorted
-        scores (tied scores of both labels form one mixed run). Their boundaries are the
-        points of the steppy empirical ROC / DET curve.
+        The finer structure PAV pools: maximal runs of one label in the merged sorted scores
+        (tied scores of both labels form one mixed run). Their boundaries are the points of the
+        steppy empirical ROC / DET curve. Built on first access when the result was computed
+        from trials (their number can approach the number of trials).
     """
 
-    score_lo: np.ndarray
-    score_hi: np.ndarray
-    n_tar: np.ndarray
-    n_non: np.ndarray
-    runs_n_tar: np.ndarray
-    runs_n_non: np.ndarray
-    runs_score_lo: np.ndarray
+    def __init__(self, score_lo, score_hi, n_tar, n_non, runs_n_tar=None, runs_n_non=None,
+                 runs_score_lo=None, *, trials: SortedTrials | None = None):
+        self.score_lo = score_lo
+        self.score_hi = score_hi
+        self.n_tar = n_tar
+        self.n_non = n_non
+        self._trials = trials
+        if runs_n_tar is not None:
+            self.__dict__["_runs"] = (runs_n_tar, runs_n_non, runs_score_lo)
+        elif trials is None:
+            self.__dict__["_runs"] = (n_tar, n_non, score_lo)
+
+    @cached_property
+    def _runs(self):
+        tar, non = self._trials.tar, self._trials.non
+        if tar.size <= non.size:
+            n_t, n_n, lo, _ = _tie_runs(tar, non)
+        else:
+            n_n, n_t, lo, _ = _tie_runs(non, tar)
+        return n_t, n_n, lo
+
+    @property
+    def runs_n_tar(self) -> np.ndarray:
+        """Target trials in each run (int64)."""
+        return self._runs[0]
+
+    @property
+    def runs_n_non(self) -> np.ndarray:
+        """Non-target trials in each run (int64)."""
+        return self._runs[1]
+
+    @property
+    def runs_score_lo(self) -> np.ndarray:
+        """Lowest score of each run (increasing)."""
+        return self._runs[2]
 
     @property
     def n_targets(self) -> int:
@@ -258,20 +305,72 @@ def _exact_pav_starts(nt_runs, w_runs) -> np.ndarray:
     return np.asarray(stack_s, dtype=np.int64)
 
 
+def _first_of_runs(x: np.ndarray) -> np.ndarray:
+    """Index of the first item of each run of equal neighbours in ``x`` (not empty)."""
+    new = np.empty(x.size, dtype=bool)
+    new[0] = True
+    np.not_equal(x[1:], x[:-1], out=new[1:])
+    return np.flatnonzero(new)
+
+
+def _distinct_sorted(x: np.ndarray):
+    """Distinct values of the ascending ``x`` and how often each occurs (None: once each)."""
+    first = _first_of_runs(x)
+    if first.size == x.size:
+        return x, None
+    return x[first], np.diff(first, append=x.size)
+
+
 def pav_from_sorted(trials: SortedTrials) -> PAVResult:
     """PAV blocks of already sorted and validated trials (see the module docstring)."""
     tar, non = trials.tar, trials.non
     if tar.size <= non.size:
-        n_t, n_n, lo, hi = _tie_runs(tar, non)
+        # element g: the targets between two non-target scores (ties to the upper one
+        # included) and the non-targets from that one up to the next target; element 0
+        # (dropped if empty): the non-targets below every target
+        u, count = _distinct_sorted(tar)
+        left = np.searchsorted(non, u, side="left")
+        g = _first_of_runs(left)
+        n_n = np.diff(left[g], prepend=0, append=non.size)
+        n_t = np.empty_like(n_n)
+        n_t[0] = 0
+        n_t[1:] = np.diff(g, append=u.size) if count is None else np.add.reduceat(count, g)
+        skip = 0 if n_n[0] else 1
+        n_t, n_n = n_t[skip:], n_n[skip:]
+        starts = _pav_starts(n_t, n_n)
+        ends = np.append(starts[1:], n_t.size) - 1
+        j = starts + skip - 1                    # index into g; -1 for element 0
+        lo = np.where(j < 0, non[0], u[g[np.maximum(j, 0)]])
+        j = ends + skip - 1
+        top = np.where(j < 0, 0, left[g[np.maximum(j, 0)]]) + n_n[ends]   # past its last non
+        hi = np.where(n_n[ends] > 0, non[np.maximum(top - 1, 0)], u[-1])
     else:
-        n_n, n_t, lo, hi = _tie_runs(non, tar)
-    return _pav_of_runs(n_t, n_n, lo, hi)
+        # element g: the targets above the previous non-target score up to a non-target score
+        # (ties included) and the non-targets from there up to the next target; a last element
+        # (dropped if empty): the targets above every non-target
+        v, count = _distinct_sorted(non)
+        right = np.searchsorted(tar, v, side="right")
+        g = _first_of_runs(right)
+        n_t = np.diff(right[g], prepend=0, append=tar.size)
+        n_n = np.empty_like(n_t)
+        n_n[-1] = 0
+        n_n[:-1] = np.diff(g, append=v.size) if count is None else np.add.reduceat(count, g)
+        size = n_t.size if n_t[-1] else n_t.size - 1
+        n_t, n_n = n_t[:size], n_n[:size]
+        starts = _pav_starts(n_t, n_n)
+        ends = np.append(starts[1:], size) - 1
+        bottom = np.where(starts > 0, right[g[np.maximum(starts - 1, 0)]], 0)  # lowest target
+        lo = np.where(n_t[starts] > 0, tar[np.minimum(bottom, tar.size - 1)], v[0])
+        last = np.append(g[1:], v.size)[np.minimum(ends, g.size - 1)] - 1     # its last non
+        hi = np.where(ends < g.size, v[last], tar[-1])
+    return PAVResult(score_lo=lo, score_hi=hi, n_tar=np.add.reduceat(n_t, starts),
+                     n_non=np.add.reduceat(n_n, starts), trials=trials)
 
 
-def _pav_of_runs(n_t, n_n, lo, hi) -> PAVResult:
-    """PAV blocks of runs of increasing scores ``[lo, hi]`` carrying integer class counts."""
+def _pav_starts(n_t, n_n) -> np.ndarray:
+    """First index of each PAV block of consecutive items carrying integer class counts
+    (a positive total each), certified exactly."""
     w = n_t + n_n
-
     fit = isotonic_regression(n_t / w, weights=w.astype(float), increasing=True)
     starts = np.asarray(fit.blocks[:-1], dtype=np.int64)
     # merge neighbouring blocks whose fractions are exactly equal (no collinear ROCCH vertices)
@@ -284,7 +383,12 @@ def _pav_of_runs(n_t, n_n, lo, hi) -> PAVResult:
             starts = starts[np.concatenate(([True], ~equal))]
     if not _certified(n_t, w, starts):
         starts = _exact_pav_starts(n_t, w)
+    return starts
 
+
+def _pav_of_runs(n_t, n_n, lo, hi) -> PAVResult:
+    """PAV blocks of runs of increasing scores ``[lo, hi]`` carrying integer class counts."""
+    starts = _pav_starts(n_t, n_n)
     ends = np.append(starts[1:], n_t.size) - 1
     return PAVResult(
         score_lo=lo[starts],
