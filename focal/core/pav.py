@@ -39,7 +39,7 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 
 from .scoring import cross_entropy_nats
-from .validation import check_binary_trials
+from .validation import as_score_array
 
 __all__ = [
     "SortedTrials", "PAVResult", "sort_trials", "pav", "pav_from_sorted",
@@ -47,6 +47,9 @@ __all__ = [
 ]
 
 INTERPOLATIONS = ("step", "linear")
+_CHUNK = 1024  # queries per chunk of _sorted_positions
+_POOL_FIRST = 4096  # items from which _pav_starts pools falling pairs before the PAVA
+_INT64_SAFE = 2**31  # totals below this keep every product of two of them inside int64
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,11 +81,24 @@ class SortedTrials:
 
 
 def sort_trials(tar, non) -> SortedTrials:
-    """Validate ``(tar, non)`` and sort each once. NaN, empty sets or wrong shapes -> ValueError."""
-    t, n = check_binary_trials(tar, non)
-    t.sort()
-    n.sort()
-    return SortedTrials(t, n)
+    """Validate ``(tar, non)`` and sort each once. NaN, empty sets or wrong shapes -> ValueError.
+
+    The same checks and messages as :func:`focal.core.validation.check_binary_trials`, with the
+    NaN check read off the sorted copy (NaN sorts last) instead of a pass of its own: shapes
+    and types are refused before any work, NaN right after the sort.
+    """
+    given = {"tar": np.asarray(tar), "non": np.asarray(non)}
+    for name, x in given.items():
+        if x.dtype.kind not in "biuf" or x.ndim != 1 or x.size == 0:
+            as_score_array(x, name)                  # raises the shared message
+    out = []
+    for name, x in given.items():
+        s = np.array(x, dtype=np.float64, copy=True)
+        s.sort()
+        if np.isnan(s[-1]):
+            as_score_array(x, name)                  # raises, naming the first NaN's index
+        out.append(s)
+    return SortedTrials(*out)
 
 
 class PAVResult:
@@ -271,9 +287,19 @@ def _certified(nt_runs, w_runs, starts) -> bool:
     w_b = np.add.reduceat(w_runs, starts)
     if nt_b.size > 1 and not _exact_less(nt_b[:-1], w_b[:-1], nt_b[1:], w_b[1:]).all():
         return False
-    block_of_run = np.repeat(np.arange(starts.size), np.diff(np.append(starts, nt_runs.size)))
+    sizes = np.diff(starts, append=nt_runs.size)
     cnt = np.cumsum(nt_runs)
     cw = np.cumsum(w_runs)
+    if int(cw[-1]) < _INT64_SAFE:
+        # prefix of item i in block b: (cnt_i - T_b) / (cw_i - W_b), with T_b, W_b the sums
+        # before the block; prefix >= block  <=>  cnt_i w_b - cw_i nt_b >= T_b w_b - W_b nt_b
+        # (every term below 2**62: no overflow)
+        lhs = cnt * np.repeat(w_b, sizes)
+        lhs -= cw * np.repeat(nt_b, sizes)
+        before_t = cnt[starts] - nt_runs[starts]
+        before_w = cw[starts] - w_runs[starts]
+        return bool(np.all(np.minimum.reduceat(lhs, starts) >= before_t * w_b - before_w * nt_b))
+    block_of_run = np.repeat(np.arange(starts.size), sizes)
     base_t = (cnt - nt_runs)[starts][block_of_run]
     base_w = (cw - w_runs)[starts][block_of_run]
     prefix_t = cnt - base_t
@@ -313,63 +339,84 @@ def _first_of_runs(x: np.ndarray) -> np.ndarray:
     return np.flatnonzero(new)
 
 
-def _distinct_sorted(x: np.ndarray):
-    """Distinct values of the ascending ``x`` and how often each occurs (None: once each)."""
-    first = _first_of_runs(x)
-    if first.size == x.size:
-        return x, None
-    return x[first], np.diff(first, append=x.size)
+def _sorted_positions(haystack: np.ndarray, queries: np.ndarray, side: str) -> np.ndarray:
+    """``np.searchsorted(haystack, queries, side)`` for ascending ``queries``, cache friendly.
+
+    A chunk of consecutive queries can only land between the positions of its first query and
+    of the next chunk's first query, so each chunk searches that slice of ``haystack`` (a few
+    thousand scores, cache resident) instead of the whole array: fewer and cheaper probes per
+    query. A loop over chunks of about a thousand queries, not over trials.
+    """
+    chunk = _CHUNK
+    if queries.size <= 4 * chunk:
+        return np.searchsorted(haystack, queries, side=side)
+    out = np.empty(queries.size, dtype=np.intp)
+    bounds = np.searchsorted(haystack, queries[::chunk], side=side).tolist()
+    bounds.append(haystack.size)
+    for k in range(len(bounds) - 1):
+        lo, q = bounds[k], slice(k * chunk, (k + 1) * chunk)
+        np.add(np.searchsorted(haystack[lo:bounds[k + 1]], queries[q], side=side), lo,
+               out=out[q])
+    return out
 
 
 def pav_from_sorted(trials: SortedTrials) -> PAVResult:
     """PAV blocks of already sorted and validated trials (see the module docstring)."""
     tar, non = trials.tar, trials.non
     if tar.size <= non.size:
-        # element g: the targets between two non-target scores (ties to the upper one
-        # included) and the non-targets from that one up to the next target; element 0
-        # (dropped if empty): the non-targets below every target
-        u, count = _distinct_sorted(tar)
-        left = np.searchsorted(non, u, side="left")
+        # element g: the targets above one non-target score up to the next one (ties to that
+        # included) and the non-targets from there up to the next target; element 0 (dropped
+        # if empty): the non-targets below every target
+        left = _sorted_positions(non, tar, "left")
         g = _first_of_runs(left)
         n_n = np.diff(left[g], prepend=0, append=non.size)
         n_t = np.empty_like(n_n)
         n_t[0] = 0
-        n_t[1:] = np.diff(g, append=u.size) if count is None else np.add.reduceat(count, g)
+        n_t[1:] = np.diff(g, append=tar.size)
         skip = 0 if n_n[0] else 1
         n_t, n_n = n_t[skip:], n_n[skip:]
-        starts = _pav_starts(n_t, n_n)
+        starts = _pav_starts(n_t, n_n, tar.size + non.size)
         ends = np.append(starts[1:], n_t.size) - 1
         j = starts + skip - 1                    # index into g; -1 for element 0
-        lo = np.where(j < 0, non[0], u[g[np.maximum(j, 0)]])
+        lo = np.where(j < 0, non[0], tar[g[np.maximum(j, 0)]])
         j = ends + skip - 1
         top = np.where(j < 0, 0, left[g[np.maximum(j, 0)]]) + n_n[ends]   # past its last non
-        hi = np.where(n_n[ends] > 0, non[np.maximum(top - 1, 0)], u[-1])
+        hi = np.where(n_n[ends] > 0, non[np.maximum(top - 1, 0)], tar[-1])
     else:
-        # element g: the targets above the previous non-target score up to a non-target score
-        # (ties included) and the non-targets from there up to the next target; a last element
+        # element g: the targets above one target-free stretch of non-targets up to the next
+        # such stretch (ties to its first score included) and that stretch; a last element
         # (dropped if empty): the targets above every non-target
-        v, count = _distinct_sorted(non)
-        right = np.searchsorted(tar, v, side="right")
+        right = _sorted_positions(tar, non, "right")
         g = _first_of_runs(right)
         n_t = np.diff(right[g], prepend=0, append=tar.size)
         n_n = np.empty_like(n_t)
         n_n[-1] = 0
-        n_n[:-1] = np.diff(g, append=v.size) if count is None else np.add.reduceat(count, g)
+        n_n[:-1] = np.diff(g, append=non.size)
         size = n_t.size if n_t[-1] else n_t.size - 1
         n_t, n_n = n_t[:size], n_n[:size]
-        starts = _pav_starts(n_t, n_n)
+        starts = _pav_starts(n_t, n_n, tar.size + non.size)
         ends = np.append(starts[1:], size) - 1
         bottom = np.where(starts > 0, right[g[np.maximum(starts - 1, 0)]], 0)  # lowest target
-        lo = np.where(n_t[starts] > 0, tar[np.minimum(bottom, tar.size - 1)], v[0])
-        last = np.append(g[1:], v.size)[np.minimum(ends, g.size - 1)] - 1     # its last non
-        hi = np.where(ends < g.size, v[last], tar[-1])
+        lo = np.where(n_t[starts] > 0, tar[np.minimum(bottom, tar.size - 1)], non[0])
+        last = np.append(g[1:], non.size)[np.minimum(ends, g.size - 1)] - 1     # its last non
+        hi = np.where(ends < g.size, non[last], tar[-1])
     return PAVResult(score_lo=lo, score_hi=hi, n_tar=np.add.reduceat(n_t, starts),
                      n_non=np.add.reduceat(n_n, starts), trials=trials)
 
 
-def _pav_starts(n_t, n_n) -> np.ndarray:
+def _pav_starts(n_t, n_n, total: int | None = None) -> np.ndarray:
     """First index of each PAV block of consecutive items carrying integer class counts
-    (a positive total each), certified exactly."""
+    (a positive total each, ``total`` in all when known), certified exactly."""
+    groups = None
+    if n_t.size > _POOL_FIRST and (int(n_t.sum()) + int(n_n.sum()) if total is None
+                                   else total) < _INT64_SAFE:
+        # an item richer in targets than the next one always shares its block (a fraction that
+        # drops is never a block boundary): pool those pairs first, exactly, in one pass
+        rising = np.empty(n_t.size, dtype=bool)
+        rising[0] = True
+        np.less_equal(n_t[:-1] * n_n[1:], n_t[1:] * n_n[:-1], out=rising[1:])
+        groups = np.flatnonzero(rising)
+        n_t, n_n = np.add.reduceat(n_t, groups), np.add.reduceat(n_n, groups)
     w = n_t + n_n
     fit = isotonic_regression(n_t / w, weights=w.astype(float), increasing=True)
     starts = np.asarray(fit.blocks[:-1], dtype=np.int64)
@@ -383,7 +430,7 @@ def _pav_starts(n_t, n_n) -> np.ndarray:
             starts = starts[np.concatenate(([True], ~equal))]
     if not _certified(n_t, w, starts):
         starts = _exact_pav_starts(n_t, w)
-    return starts
+    return starts if groups is None else groups[starts]
 
 
 def _pav_of_runs(n_t, n_n, lo, hi) -> PAVResult:
