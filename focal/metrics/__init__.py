@@ -61,6 +61,7 @@ from .report import (
     calibration_report_of,
 )
 from .summary import SummarizedScores
+from .binary import as_binary_scores
 
 __all__ = [
     "BayesErrorRates", "BinaryScores", "DETCurve", "bayes_error_rates", "cllr", "cross_entropy", "dcf",
@@ -79,4 +80,5 @@ __all__ = [
     "SRE_OPERATING_POINTS", "CPrimary", "c_primary",
     "MulticlassReport", "multiclass_report",
     "SummarizedScores",
+    "as_binary_scores",
 ]

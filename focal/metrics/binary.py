@@ -2,7 +2,10 @@
 
 Every function takes ``(tar, non)``: the scores (or natural-log LLRs) of the target trials and of
 the non-target trials, as in BOSARIS. sklearn users with ``(scores, labels)`` write
-``cllr(*from_labels(scores, labels))``.
+``cllr(*from_labels(scores, labels))``. Each also takes, in place of the pair, a
+:class:`BinaryScores` or the result of :func:`rocch` (``non`` omitted, other arguments by
+keyword): the scores are then validated and sorted once and the PAV / ROCCH run once, however
+many measures are asked (:func:`as_binary_scores`).
 
 Inputs are validated before any work: NaN, an empty class, a wrong shape or a prior outside
 (0, 1) raise ``ValueError``; +/-inf LLRs are legal (infinite cost when wrong, zero when right).
@@ -12,6 +15,7 @@ the ROCCH vertices. To get several of them from one run, use :func:`rocch`::
 
     hull = rocch(tar, non)
     hull.eer, hull.min_dcf(0.01), hull.min_cllr(), hull.prbep, hull.auc
+    eer(hull), min_dcf(hull, p_target=0.01), cllr(hull)        # the same run, no new sort
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from ..core.validation import (
 
 __all__ = [
     "BinaryScores",
+    "as_binary_scores",
     "from_labels",
     "cross_entropy",
     "cllr",
@@ -81,41 +86,65 @@ def from_labels(scores, labels, pos_label=None):
     return split_by_labels(scores, labels, pos_label=pos_label)
 
 
-def cross_entropy(tar, non, p_target=0.5) -> float:
+def cross_entropy(tar, non=None, p_target=0.5) -> float:
     """Empirical cross-entropy C_xe of natural-log LLRs at target prior ``p_target``, in bits.
 
     ``C_xe = (p/|T_tar| sum C_log(tar) + (1-p)/|T_non| sum C_log(non)) / log 2`` with the
     logarithmic cost of SWS plan eq. 37 (thesis eqs. 7.39-7.40); SWS plan eq. 38. The all-zero
     (uninformative) system scores the prior entropy (eq. 39).
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
+    p_target : float in (0, 1), default 0.5
+        Target prior.
     """
-    t, n = check_binary_trials(tar, non)
     p = check_probability(p_target)
+    t, n = _score_arrays(tar, non)
     return cross_entropy_nats(t, n, p) / _LOG2
 
 
-def cllr(tar, non, p_target=0.5) -> float:
+def cllr(tar, non=None, p_target=0.5) -> float:
     """Normalized cross-entropy: C_xe divided by the prior entropy, in bits per bit.
 
     An uninformative system (all LLRs 0) scores exactly 1 at every prior; perfect LLRs score
     0; values above 1 mean the LLRs do harm. At ``p_target=0.5`` this is the classical Cllr
     (thesis eq. 7.41); at any prior it is the SWS plan's C_nxe (eq. 40).
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
+    p_target : float in (0, 1), default 0.5
+        Target prior.
     """
-    t, n = check_binary_trials(tar, non)
     p = check_probability(p_target)
+    t, n = _score_arrays(tar, non)
     return normalized_cross_entropy(cross_entropy_nats(t, n, p), p)
 
 
-def min_cllr(tar, non, p_target=0.5) -> float:
+def min_cllr(tar, non=None, p_target=0.5) -> float:
     """Cllr after the optimal monotone recalibration (PAV), in bits per bit like :func:`cllr`.
 
     The discrimination part of Cllr: the minimum of eq. 7.46 (thesis 7.7.3-7.7.4) normalized by
     the prior entropy, always ``<= 1``; ``cllr - min_cllr`` is the calibration loss.
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
+    p_target : float in (0, 1), default 0.5
+        Target prior.
     """
     p = check_probability(p_target)
     return rocch(tar, non).min_cllr(p)
 
 
-def dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
+def dcf(tar, non=None, p_target=None, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
     """Actual detection cost of natural-log LLRs making Bayes decisions.
 
     Accepts every trial with ``llr >= -logit(P_tar)``, the Bayes threshold of the effective prior
@@ -123,9 +152,23 @@ def dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> flo
     ``P_target C_miss P_miss + (1 - P_target) C_fa P_fa`` (SWS plan eq. 8, thesis eq. 7.11), divided
     by ``min(P_target C_miss, (1 - P_target) C_fa)`` when ``normalize`` (eqs. 9-10). Normalized
     cost is dimensionless (1 = the best fixed decision); unnormalized, in units of the costs.
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
+    p_target : float in (0, 1)
+        Target prior (required).
+    c_miss, c_fa : float > 0, default 1
+        Costs of a miss and of a false alarm.
+    normalize : bool, default True
+        Divide by the cost of the best fixed decision.
     """
-    t, n = check_binary_trials(tar, non)
-    p = check_probability(p_target)
+    if isinstance(tar, (BinaryScores, ROCCH)):
+        return as_binary_scores(tar, non).dcf(_required(p_target, "dcf"), c_miss, c_fa, normalize)
+    t, n = _score_arrays(tar, non)
+    p = check_probability(_required(p_target, "dcf"))
     cm = check_positive(c_miss, "c_miss")
     cf = check_positive(c_fa, "c_fa")
     thr = -effective_log_odds(p, cm, cf)
@@ -142,6 +185,10 @@ class BinaryScores:
     it: every threshold measure then comes from the same sort and the same PAV / ROCCH
     (computed on first use), as DESIGN.md asks. Values equal those of the functions.
 
+    Every measure function of :mod:`focal.metrics.binary` (and the plots) also takes a
+    ``BinaryScores`` in place of ``(tar, non)``: ``eer(scores)``, ``min_dcf(scores,
+    p_target=0.01)``, ``cllr(scores)`` reuse its sort and PAV.
+
     Parameters
     ----------
     tar, non : array_like
@@ -154,7 +201,29 @@ class BinaryScores:
     """
 
     def __init__(self, tar, non):
-        self.trials = sort_trials(tar, non)
+        self._sorted = sort_trials(tar, non)
+
+    @classmethod
+    def of_hull(cls, hull: ROCCH) -> "BinaryScores":
+        """The scores behind a :func:`rocch` result, reusing its sort and PAV (no copy).
+
+        A hull built without its trials (e.g. from block summaries, :mod:`focal.core.summary`)
+        answers the threshold measures (minCllr, EER, minDCF, the hull DET); the measures of
+        the scores themselves (Cllr, actual DCF) then raise ``ValueError``.
+        """
+        obj = cls.__new__(cls)
+        obj._sorted = hull.trials
+        obj.__dict__["hull"] = hull
+        return obj
+
+    @property
+    def trials(self) -> SortedTrials:
+        """The two classes' scores, sorted ascending."""
+        if self._sorted is None:
+            raise ValueError("this ROCCH was built without its trials (e.g. from block "
+                             "summaries): this measure needs the scores; pass (tar, non) or "
+                             "a BinaryScores")
+        return self._sorted
 
     @cached_property
     def hull(self) -> ROCCH:
@@ -163,11 +232,11 @@ class BinaryScores:
 
     @property
     def n_targets(self) -> int:
-        return self.trials.n_tar
+        return self.hull.n_targets if self._sorted is None else self._sorted.n_tar
 
     @property
     def n_nontargets(self) -> int:
-        return self.trials.n_non
+        return self.hull.n_nontargets if self._sorted is None else self._sorted.n_non
 
     def cross_entropy(self, p_target=0.5) -> float:
         """C_xe in bits (SWS plan eq. 38), as :func:`cross_entropy`."""
@@ -203,6 +272,8 @@ class BinaryScores:
 
     def det_curve(self, convex_hull: bool = False) -> "DETCurve":
         """DET points, steppy or of the hull, as :func:`det_curve`."""
+        if not convex_hull:
+            self.trials  # noqa: B018 - the steppy curve needs the trials' runs
         if convex_hull:
             return DETCurve(self.hull.pfa, self.hull.pmiss, self.hull.thresholds)
         return DETCurve(*self.hull.pav.roc_points())
@@ -229,32 +300,109 @@ class BinaryScores:
         )
 
 
-def min_dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
+def as_binary_scores(tar, non=None) -> BinaryScores:
+    """The ``(tar, non)`` argument of every binary measure as one :class:`BinaryScores`.
+
+    Parameters
+    ----------
+    tar : array_like, BinaryScores or ROCCH
+        Target scores; or a :class:`BinaryScores` (returned as it is) or a :func:`rocch` result
+        (its scores, :meth:`BinaryScores.of_hull`), with ``non`` omitted.
+    non : array_like, optional
+        Non-target scores, with array ``tar`` only.
+
+    Returns
+    -------
+    BinaryScores
+        Sorted (and, once asked, PAV-ed) once: pass it to any number of measures.
+    """
+    if isinstance(tar, (BinaryScores, ROCCH)):
+        if non is not None:
+            raise ValueError(f"give either a {type(tar).__name__} or the (tar, non) arrays, not "
+                             "both (with a BinaryScores or ROCCH, pass the other arguments by "
+                             "keyword, e.g. min_dcf(scores, p_target=0.01))")
+        return tar if isinstance(tar, BinaryScores) else BinaryScores.of_hull(tar)
+    if non is None:
+        raise ValueError("non is missing: give the (tar, non) arrays, a BinaryScores or a "
+                         "rocch() result")
+    return BinaryScores(tar, non)
+
+
+def _score_arrays(tar, non=None):
+    """Validated ``(tar, non)`` float arrays of any input :func:`as_binary_scores` takes.
+
+    The sorted arrays of a :class:`BinaryScores` or :func:`rocch` result (shared, not copied:
+    do not modify them), else new validated copies of the arrays in their input order
+    (:func:`focal.core.validation.check_binary_trials`).
+    """
+    if non is None or isinstance(tar, (BinaryScores, ROCCH)):
+        trials = as_binary_scores(tar, non).trials
+        return trials.tar, trials.non
+    return check_binary_trials(tar, non)
+
+
+def _required(value, function: str, name: str = "p_target"):
+    """``value``, or a TypeError naming the missing argument (now optional after ``non``)."""
+    if value is None:
+        raise TypeError(f"{function}() missing the argument {name!r}")
+    return value
+
+
+def min_dcf(tar, non=None, p_target=None, c_miss=1.0, c_fa=1.0,
+            normalize: bool = True) -> float:
     """Minimum detection cost over all score thresholds, from the ROCCH vertices.
 
     Thesis eq. 7.21 (minimum over the discrete ROC, equal to the minimum over the hull, eq. 7.25);
     normalized as in :func:`dcf` (SWS plan eqs. 8-10). Always ``<= dcf`` and ``<= 1``.
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
+    p_target : float in (0, 1)
+        Target prior (required).
+    c_miss, c_fa : float > 0, default 1
+        Costs of a miss and of a false alarm.
+    normalize : bool, default True
+        Divide by the cost of the best fixed decision.
     """
-    return rocch(tar, non).min_dcf(p_target, c_miss, c_fa, normalize)
+    p = check_probability(_required(p_target, "min_dcf"))
+    cm = check_positive(c_miss, "c_miss")
+    cf = check_positive(c_fa, "c_fa")
+    return rocch(tar, non).min_dcf(p, cm, cf, normalize)
 
 
-def eer(tar, non) -> float:
+def eer(tar, non=None) -> float:
     """ROCCH equal-error-rate: where the ROC convex hull crosses P_miss = P_fa (thesis 7.3.7).
 
     A fraction in [0, 0.5]; equals the maximum over priors of the minimum Bayes error-rate
     (thesis eq. 7.32).
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
     """
     return rocch(tar, non).eer
 
 
-def rocch(tar, non) -> ROCCH:
+def rocch(tar, non=None) -> ROCCH:
     """ROC convex hull of the scores: one sort and one PAV shared by every threshold measure.
 
     Returns a :class:`focal.core.ROCCH` with the hull vertices (``pmiss``, ``pfa``), their score
     ``thresholds``, the segment ``llr`` (thesis 7.3.6), ``eer`` (7.3.7), ``prbep`` (7.3.8, an error
-    count), ``auc``, and the methods ``min_dcf``, ``min_cllr`` and ``min_bayes_errors``.
+    count), ``auc``, and the methods ``min_dcf``, ``min_cllr`` and ``min_bayes_errors``. Every
+    measure of this module takes the result in place of ``(tar, non)`` and reuses it.
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
     """
-    return BinaryScores(tar, non).hull
+    return as_binary_scores(tar, non).hull
 
 
 def pav_llr(scores, labels, pos_label=None) -> np.ndarray:
@@ -289,18 +437,19 @@ class DETCurve:
     thresholds: np.ndarray
 
 
-def det_curve(tar, non, convex_hull: bool = False) -> DETCurve:
+def det_curve(tar, non=None, convex_hull: bool = False) -> DETCurve:
     """DET curve points: the steppy empirical ROC (thesis 7.3.4-7.3.5), or its convex hull.
 
     Parameters
     ----------
-    tar, non : array_like
-        Target and non-target scores.
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
     convex_hull : bool, default False
         False: every distinct operating point of the empirical ROC (points inside a run of one
         label, which lie on a straight step, are omitted). True: the ROCCH vertices (thesis 7.3.6).
     """
-    return BinaryScores(tar, non).det_curve(convex_hull)
+    return as_binary_scores(tar, non).det_curve(convex_hull)
 
 
 @dataclass(frozen=True)
@@ -351,7 +500,7 @@ class BayesErrorRates:
         return self.minimum / self.default
 
 
-def bayes_error_rates(tar, non, prior_log_odds) -> BayesErrorRates:
+def bayes_error_rates(tar, non=None, prior_log_odds=None) -> BayesErrorRates:
     """Actual and minimum Bayes error-rate at many prior log-odds at once (thesis sec. 7.6.1).
 
     The fast way: the two classes are sorted once; the actual error-rates at all Bayes thresholds
@@ -361,9 +510,11 @@ def bayes_error_rates(tar, non, prior_log_odds) -> BayesErrorRates:
 
     Parameters
     ----------
-    tar, non : array_like
-        Natural-log LLRs of target and non-target trials.
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
     prior_log_odds : array_like
-        Values of h = logit(effective prior), in nats.
+        Values of h = logit(effective prior), in nats (required).
     """
-    return BinaryScores(tar, non).bayes_error_rates(prior_log_odds)
+    return as_binary_scores(tar, non).bayes_error_rates(
+        _required(prior_log_odds, "bayes_error_rates", "prior_log_odds"))
