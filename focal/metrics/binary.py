@@ -165,8 +165,8 @@ def dcf(tar, non=None, p_target=None, c_miss=1.0, c_fa=1.0, normalize: bool = Tr
     normalize : bool, default True
         Divide by the cost of the best fixed decision.
     """
-    if isinstance(tar, (BinaryScores, ROCCH)):
-        return as_binary_scores(tar, non).dcf(_required(p_target, "dcf"), c_miss, c_fa, normalize)
+    if _check_pair(tar, non):
+        return as_binary_scores(tar).dcf(_required(p_target, "dcf"), c_miss, c_fa, normalize)
     t, n = _score_arrays(tar, non)
     p = check_probability(_required(p_target, "dcf"))
     cm = check_positive(c_miss, "c_miss")
@@ -316,16 +316,24 @@ def as_binary_scores(tar, non=None) -> BinaryScores:
     BinaryScores
         Sorted (and, once asked, PAV-ed) once: pass it to any number of measures.
     """
+    if _check_pair(tar, non):
+        return tar if isinstance(tar, BinaryScores) else BinaryScores.of_hull(tar)
+    return BinaryScores(tar, non)
+
+
+def _check_pair(tar, non) -> bool:
+    """Whether ``tar`` stands for both classes (a BinaryScores / ROCCH); refuses a missing or
+    extra ``non`` (no work done)."""
     if isinstance(tar, (BinaryScores, ROCCH)):
         if non is not None:
             raise ValueError(f"give either a {type(tar).__name__} or the (tar, non) arrays, not "
                              "both (with a BinaryScores or ROCCH, pass the other arguments by "
                              "keyword, e.g. min_dcf(scores, p_target=0.01))")
-        return tar if isinstance(tar, BinaryScores) else BinaryScores.of_hull(tar)
+        return True
     if non is None:
         raise ValueError("non is missing: give the (tar, non) arrays, a BinaryScores or a "
                          "rocch() result")
-    return BinaryScores(tar, non)
+    return False
 
 
 def _score_arrays(tar, non=None):
@@ -367,6 +375,7 @@ def min_dcf(tar, non=None, p_target=None, c_miss=1.0, c_fa=1.0,
     normalize : bool, default True
         Divide by the cost of the best fixed decision.
     """
+    _check_pair(tar, non)
     p = check_probability(_required(p_target, "min_dcf"))
     cm = check_positive(c_miss, "c_miss")
     cf = check_positive(c_fa, "c_fa")
@@ -516,5 +525,6 @@ def bayes_error_rates(tar, non=None, prior_log_odds=None) -> BayesErrorRates:
     prior_log_odds : array_like
         Values of h = logit(effective prior), in nats (required).
     """
-    return as_binary_scores(tar, non).bayes_error_rates(
-        _required(prior_log_odds, "bayes_error_rates", "prior_log_odds"))
+    _check_pair(tar, non)
+    h = _required(prior_log_odds, "bayes_error_rates", "prior_log_odds")
+    return as_binary_scores(tar, non).bayes_error_rates(h)
