@@ -12,15 +12,17 @@ simultaneously (theorem 5), so it is computed once, independently of any prior.
 How it is computed (no argsort, no Python loop over trials):
 
 1. sort the targets and the non-targets separately (two ``np.sort``, cheaper than one argsort);
-2. place the distinct scores of the smaller class inside the larger one with one
-   ``searchsorted`` (sorted queries: cache friendly). A run holding targets is always pooled
-   with a run of non-targets right after it (a block boundary of the increasing solution is a
-   convex corner of the cumulative-sum diagram, never a point where the fraction drops), so PAV
-   needs one *element* per distinct score of the smaller class: when the targets are fewer, a
-   distinct target score with the non-targets tied to it and those above it up to the next
-   target; otherwise, a distinct non-target score with the targets tied to it and those below
-   it down to the previous non-target. Its counts are differences of the ``searchsorted``
-   positions, so the merged sequence is never built;
+2. cut the merged sequence into *elements* without building it. A run holding targets is
+   always pooled with a run of non-targets right after it (a block boundary of the increasing
+   solution is a vertex of the greatest convex minorant of the cumulative-sum diagram, never a
+   point where the target fraction drops), so a block can only start before a target that
+   follows a non-target (or, when the non-targets are fewer, mirrored). The positions of the
+   smaller class among the larger come from ``searchsorted`` (sorted queries, by cache-sized
+   chunks), and with targets the fewer, only where needed: the minorant lies on or below the
+   convex minorant of any subset of the diagram's points, so a stride of 16 targets whose
+   points all lie strictly above the convex minorant of the points before every 16th target
+   (one exact integer test per stride) holds no block start and stays one element, its
+   positions never searched. Element counts are differences of positions;
 3. weighted isotonic regression of the elements' target fractions (scipy's C++ PAVA);
 4. an exact integer certificate of the result (strictly increasing block fractions, and every
    prefix of a block at least as target-rich as the block: thesis theorem 3), with an exact
@@ -38,6 +40,16 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
+from ._pav_kernel import (  # noqa: F401 - _exact_pav_starts, _tie_runs: for the tests
+    _exact_pav_starts,
+    _first_of_runs,
+    _highest,
+    _lowest,
+    _pav_starts,
+    _sorted_positions,
+    _target_points,
+    _tie_runs,
+)
 from .scoring import cross_entropy_nats
 from .validation import as_score_array
 
@@ -47,9 +59,6 @@ __all__ = [
 ]
 
 INTERPOLATIONS = ("step", "linear")
-_CHUNK = 1024  # queries per chunk of _sorted_positions
-_POOL_FIRST = 4096  # items from which _pav_starts pools falling pairs before the PAVA
-_INT64_SAFE = 2**31  # totals below this keep every product of two of them inside int64
 
 
 @dataclass(frozen=True, eq=False)
@@ -215,173 +224,21 @@ class PAVResult:
         return cross_entropy_nats(llr, llr, p_target, tar_weight=self.n_tar, non_weight=self.n_non)
 
 
-def _tie_runs(a: np.ndarray, b: np.ndarray):
-    """Runs of the merged sorted sequence of ``a`` (the smaller class) and ``b``.
-
-    Returns ``(na, nb, lo, hi)`` per run: counts of each class and the score range. A run is
-    either the ``b`` scores strictly between two consecutive distinct ``a`` values (a *gap*), or
-    one distinct ``a`` value together with the ``b`` scores tied to it. Consecutive ``a`` values
-    with neither a gap nor ties between them form one run (they never violate monotonicity and
-    add no ROC point). All work is on arrays of the size of ``a``'s distinct values.
-    """
-    first = np.empty(a.size, dtype=bool)
-    first[0] = True
-    np.not_equal(a[1:], a[:-1], out=first[1:])
-    group_start = np.flatnonzero(first)
-    u = a[group_start]                                   # distinct a values
-    count_a = np.diff(np.append(group_start, a.size))
-    left = np.searchsorted(b, u, side="left")
-    right = left.copy()                                  # b scores tied to u: rare, fix up
-    maybe_tied = b[np.minimum(left, b.size - 1)] == u
-    if maybe_tied.any():
-        right[maybe_tied] = np.searchsorted(b, u[maybe_tied], side="right")
-    tied = right - left
-    gap = left - np.concatenate(([0], right[:-1]))       # b scores strictly before group j
-    final_gap = b.size - right[-1]
-
-    # group j opens a new a-run unless it follows group j-1 with no gap and no ties on either
-    opens = np.ones(u.size, dtype=bool)
-    opens[1:] = (gap[1:] > 0) | (tied[1:] > 0) | (tied[:-1] > 0)
-    run_first = np.flatnonzero(opens)
-    run_last = np.append(run_first[1:], u.size) - 1
-    has_gap = gap[run_first] > 0
-    pos_run = np.arange(run_first.size) + np.cumsum(has_gap)  # output slot of each a-run
-    pos_gap = pos_run[has_gap] - 1
-    size = run_first.size + int(has_gap.sum()) + int(final_gap > 0)
-
-    na = np.zeros(size, dtype=np.int64)
-    nb = np.empty(size, dtype=np.int64)
-    lo = np.empty(size)
-    hi = np.empty(size)
-    na[pos_run] = np.add.reduceat(count_a, run_first)
-    nb[pos_run] = tied[run_first]                        # only single-group runs have ties
-    lo[pos_run] = u[run_first]
-    hi[pos_run] = u[run_last]
-    gap_groups = run_first[has_gap]
-    nb[pos_gap] = gap[gap_groups]
-    lo[pos_gap] = b[left[gap_groups] - gap[gap_groups]]
-    hi[pos_gap] = b[left[gap_groups] - 1]
-    if final_gap > 0:
-        nb[-1] = final_gap
-        lo[-1] = b[right[-1]]
-        hi[-1] = b[-1]
-    return na, nb, lo, hi
-
-
-def _exact_less(a_num, a_den, b_num, b_den):
-    """Exact ``a_num/a_den < b_num/b_den`` for non-negative integer arrays (positive dens)."""
-    if max(int(a_den.max(initial=0)), int(b_den.max(initial=0))) < 2**31:
-        return a_num * b_den < b_num * a_den
-    return np.array([x * w < y * v for x, v, y, w in zip(a_num.tolist(), a_den.tolist(),
-                                                        b_num.tolist(), b_den.tolist())], dtype=bool)
-
-
-def _certified(nt_runs, w_runs, starts) -> bool:
-    """Exact check that the blocks ``starts`` are the PAV solution of the runs.
-
-    PAV blocks are correct iff their target fractions increase strictly from block to block and,
-    within each block, every prefix is at least as target-rich as the whole block (then the
-    block's optimal solution is constant: thesis theorem 3 / Ayer et al. closed form).
-    """
-    nt_b = np.add.reduceat(nt_runs, starts)
-    w_b = np.add.reduceat(w_runs, starts)
-    if nt_b.size > 1 and not _exact_less(nt_b[:-1], w_b[:-1], nt_b[1:], w_b[1:]).all():
-        return False
-    sizes = np.diff(starts, append=nt_runs.size)
-    cnt = np.cumsum(nt_runs)
-    cw = np.cumsum(w_runs)
-    if int(cw[-1]) < _INT64_SAFE:
-        # prefix of item i in block b: (cnt_i - T_b) / (cw_i - W_b), with T_b, W_b the sums
-        # before the block; prefix >= block  <=>  cnt_i w_b - cw_i nt_b >= T_b w_b - W_b nt_b
-        # (every term below 2**62: no overflow)
-        lhs = cnt * np.repeat(w_b, sizes)
-        lhs -= cw * np.repeat(nt_b, sizes)
-        before_t = cnt[starts] - nt_runs[starts]
-        before_w = cw[starts] - w_runs[starts]
-        return bool(np.all(np.minimum.reduceat(lhs, starts) >= before_t * w_b - before_w * nt_b))
-    block_of_run = np.repeat(np.arange(starts.size), sizes)
-    base_t = (cnt - nt_runs)[starts][block_of_run]
-    base_w = (cw - w_runs)[starts][block_of_run]
-    prefix_t = cnt - base_t
-    prefix_w = cw - base_w
-    # prefix fraction >= block fraction  <=>  not (prefix < block)
-    return not _exact_less(prefix_t, prefix_w, nt_b[block_of_run], w_b[block_of_run]).any()
-
-
-def _exact_pav_starts(nt_runs, w_runs) -> np.ndarray:
-    """Reference PAV with exact integer comparisons (fallback; a Python loop over runs).
-
-    Used only if the floating-point isotonic regression fails the exact certificate: its pooled
-    means carry rounding errors, so two neighbouring blocks whose target fractions differ by less
-    than that error (possible only for pools of millions of trials) could be pooled wrongly.
-    """
-    stack_t: list[int] = []
-    stack_w: list[int] = []
-    stack_s: list[int] = []
-    for i, (t, w) in enumerate(zip(nt_runs.tolist(), w_runs.tolist())):
-        stack_t.append(t)
-        stack_w.append(w)
-        stack_s.append(i)
-        # pool while the previous block's fraction >= the last block's fraction
-        while len(stack_t) > 1 and stack_t[-2] * stack_w[-1] >= stack_t[-1] * stack_w[-2]:
-            t_last, w_last = stack_t.pop(), stack_w.pop()
-            stack_s.pop()
-            stack_t[-1] += t_last
-            stack_w[-1] += w_last
-    return np.asarray(stack_s, dtype=np.int64)
-
-
-def _first_of_runs(x: np.ndarray) -> np.ndarray:
-    """Index of the first item of each run of equal neighbours in ``x`` (not empty)."""
-    new = np.empty(x.size, dtype=bool)
-    new[0] = True
-    np.not_equal(x[1:], x[:-1], out=new[1:])
-    return np.flatnonzero(new)
-
-
-def _sorted_positions(haystack: np.ndarray, queries: np.ndarray, side: str) -> np.ndarray:
-    """``np.searchsorted(haystack, queries, side)`` for ascending ``queries``, cache friendly.
-
-    A chunk of consecutive queries can only land between the positions of its first query and
-    of the next chunk's first query, so each chunk searches that slice of ``haystack`` (a few
-    thousand scores, cache resident) instead of the whole array: fewer and cheaper probes per
-    query. A loop over chunks of about a thousand queries, not over trials.
-    """
-    chunk = _CHUNK
-    if queries.size <= 4 * chunk:
-        return np.searchsorted(haystack, queries, side=side)
-    out = np.empty(queries.size, dtype=np.intp)
-    bounds = np.searchsorted(haystack, queries[::chunk], side=side).tolist()
-    bounds.append(haystack.size)
-    for k in range(len(bounds) - 1):
-        lo, q = bounds[k], slice(k * chunk, (k + 1) * chunk)
-        np.add(np.searchsorted(haystack[lo:bounds[k + 1]], queries[q], side=side), lo,
-               out=out[q])
-    return out
-
-
 def pav_from_sorted(trials: SortedTrials) -> PAVResult:
     """PAV blocks of already sorted and validated trials (see the module docstring)."""
     tar, non = trials.tar, trials.non
     if tar.size <= non.size:
-        # element g: the targets above one non-target score up to the next one (ties to that
-        # included) and the non-targets from there up to the next target; element 0 (dropped
-        # if empty): the non-targets below every target
-        left = _sorted_positions(non, tar, "left")
-        g = _first_of_runs(left)
-        n_n = np.diff(left[g], prepend=0, append=non.size)
-        n_t = np.empty_like(n_n)
-        n_t[0] = 0
-        n_t[1:] = np.diff(g, append=tar.size)
-        skip = 0 if n_n[0] else 1
-        n_t, n_n = n_t[skip:], n_n[skip:]
-        starts = _pav_starts(n_t, n_n, tar.size + non.size)
+        # elements between consecutive points of the cumulative-sum diagram where a block may
+        # start (before a target that follows a non-target), see _target_points
+        t_pt, n_pt = _target_points(tar, non)
+        n_t, n_n = np.diff(t_pt), np.diff(n_pt)
+        keep = (n_t + n_n) > 0                   # the first element may be empty
+        if not keep.all():
+            t_pt, n_pt, n_t, n_n = t_pt[1:], n_pt[1:], n_t[keep], n_n[keep]
+        starts = _pav_starts(n_t, n_n)
         ends = np.append(starts[1:], n_t.size) - 1
-        j = starts + skip - 1                    # index into g; -1 for element 0
-        lo = np.where(j < 0, non[0], tar[g[np.maximum(j, 0)]])
-        j = ends + skip - 1
-        top = np.where(j < 0, 0, left[g[np.maximum(j, 0)]]) + n_n[ends]   # past its last non
-        hi = np.where(n_n[ends] > 0, non[np.maximum(top - 1, 0)], tar[-1])
+        lo = _lowest(tar, non, t_pt[starts], n_pt[starts], n_t[starts], n_n[starts])
+        hi = _highest(tar, non, t_pt[ends + 1], n_pt[ends + 1], n_t[ends], n_n[ends])
     else:
         # element g: the targets above one target-free stretch of non-targets up to the next
         # such stretch (ties to its first score included) and that stretch; a last element
@@ -394,7 +251,7 @@ def pav_from_sorted(trials: SortedTrials) -> PAVResult:
         n_n[:-1] = np.diff(g, append=non.size)
         size = n_t.size if n_t[-1] else n_t.size - 1
         n_t, n_n = n_t[:size], n_n[:size]
-        starts = _pav_starts(n_t, n_n, tar.size + non.size)
+        starts = _pav_starts(n_t, n_n)
         ends = np.append(starts[1:], size) - 1
         bottom = np.where(starts > 0, right[g[np.maximum(starts - 1, 0)]], 0)  # lowest target
         lo = np.where(n_t[starts] > 0, tar[np.minimum(bottom, tar.size - 1)], non[0])
@@ -402,35 +259,6 @@ def pav_from_sorted(trials: SortedTrials) -> PAVResult:
         hi = np.where(ends < g.size, non[last], tar[-1])
     return PAVResult(score_lo=lo, score_hi=hi, n_tar=np.add.reduceat(n_t, starts),
                      n_non=np.add.reduceat(n_n, starts), trials=trials)
-
-
-def _pav_starts(n_t, n_n, total: int | None = None) -> np.ndarray:
-    """First index of each PAV block of consecutive items carrying integer class counts
-    (a positive total each, ``total`` in all when known), certified exactly."""
-    groups = None
-    if n_t.size > _POOL_FIRST and (int(n_t.sum()) + int(n_n.sum()) if total is None
-                                   else total) < _INT64_SAFE:
-        # an item richer in targets than the next one always shares its block (a fraction that
-        # drops is never a block boundary): pool those pairs first, exactly, in one pass
-        rising = np.empty(n_t.size, dtype=bool)
-        rising[0] = True
-        np.less_equal(n_t[:-1] * n_n[1:], n_t[1:] * n_n[:-1], out=rising[1:])
-        groups = np.flatnonzero(rising)
-        n_t, n_n = np.add.reduceat(n_t, groups), np.add.reduceat(n_n, groups)
-    w = n_t + n_n
-    fit = isotonic_regression(n_t / w, weights=w.astype(float), increasing=True)
-    starts = np.asarray(fit.blocks[:-1], dtype=np.int64)
-    # merge neighbouring blocks whose fractions are exactly equal (no collinear ROCCH vertices)
-    if starts.size > 1:
-        nt_b = np.add.reduceat(n_t, starts)
-        w_b = np.add.reduceat(w, starts)
-        equal = ~_exact_less(nt_b[:-1], w_b[:-1], nt_b[1:], w_b[1:]) & ~_exact_less(
-            nt_b[1:], w_b[1:], nt_b[:-1], w_b[:-1])
-        if equal.any():
-            starts = starts[np.concatenate(([True], ~equal))]
-    if not _certified(n_t, w, starts):
-        starts = _exact_pav_starts(n_t, w)
-    return starts if groups is None else groups[starts]
 
 
 def _pav_of_runs(n_t, n_n, lo, hi) -> PAVResult:

@@ -178,34 +178,37 @@ def _naive_pav(n_t, n_n):
     return np.array(blocks, dtype=np.int64).T
 
 
-@pytest.mark.parametrize("seed", range(6))
+@pytest.mark.parametrize("seed", range(8))
 @pytest.mark.parametrize("small_paths", [False, True])
 def test_blocks_and_lazy_runs_match_a_naive_merge(seed, small_paths, monkeypatch):
-    """Element pre-pooling, chunked search and falling-pair pooling (forced on small inputs)
-    give the blocks of a naive PAV over the merged runs, and the runs built on demand."""
+    """Elements, the chunked search and the strides of targets skipped above a coarse
+    minorant (forced on small inputs) give the blocks of a naive PAV over the merged runs,
+    and the runs built on demand."""
     import importlib
 
-    core_pav = importlib.import_module("focal.core.pav")
+    core_pav = importlib.import_module("focal.core._pav_kernel")
     if small_paths:
         monkeypatch.setattr(core_pav, "_CHUNK", 3)
-        monkeypatch.setattr(core_pav, "_POOL_FIRST", 0)
+        monkeypatch.setattr(core_pav, "_STRIDE", 2)
     rng = np.random.default_rng(seed)
-    n_tar, n_non = rng.integers(1, 120, 2)
-    scale = [1, 3, 10, 100, 1000, 10][seed]
+    n_tar = rng.integers(1, 400) if seed % 2 else rng.integers(130, 400)
+    n_non = rng.integers(n_tar, 900)
+    scale = [1, 3, 10, 100, 1000, 10, 1e6, 1e9][seed]
     tar = np.round(rng.normal(1.0, 1.0, n_tar) * scale)
     non = np.round(rng.normal(0.0, 1.0, n_non) * scale)
-    result = pav(tar, non)
-    r_t, r_n, r_lo = _merged_runs_oracle(tar, non)
-    b_t, b_n = _naive_pav(r_t.astype(np.int64), r_n.astype(np.int64))
-    np.testing.assert_array_equal(result.n_tar, b_t)
-    np.testing.assert_array_equal(result.n_non, b_n)
-    first = np.cumsum(np.r_[0, (b_t + b_n)[:-1]])          # trials before each block
-    everything = np.sort(np.r_[tar, non])
-    np.testing.assert_array_equal(result.score_lo, everything[first])
-    np.testing.assert_array_equal(result.score_hi, everything[first + b_t + b_n - 1])
-    np.testing.assert_array_equal(result.runs_n_tar, r_t)
-    np.testing.assert_array_equal(result.runs_n_non, r_n)
-    np.testing.assert_array_equal(result.runs_score_lo, r_lo)
+    for t, n in ((tar, non), (non[:n_tar], tar)):          # targets the fewer, then the more
+        result = pav(t, n)
+        r_t, r_n, r_lo = _merged_runs_oracle(t, n)
+        b_t, b_n = _naive_pav(r_t.astype(np.int64), r_n.astype(np.int64))
+        np.testing.assert_array_equal(result.n_tar, b_t)
+        np.testing.assert_array_equal(result.n_non, b_n)
+        first = np.cumsum(np.r_[0, (b_t + b_n)[:-1]])          # trials before each block
+        everything = np.sort(np.r_[t, n])
+        np.testing.assert_array_equal(result.score_lo, everything[first])
+        np.testing.assert_array_equal(result.score_hi, everything[first + b_t + b_n - 1])
+        np.testing.assert_array_equal(result.runs_n_tar, r_t)
+        np.testing.assert_array_equal(result.runs_n_non, r_n)
+        np.testing.assert_array_equal(result.runs_score_lo, r_lo)
 
 
 def test_nan_is_named_at_its_input_position_after_the_sort():
@@ -217,7 +220,7 @@ def test_nan_is_named_at_its_input_position_after_the_sort():
 def test_chunked_sorted_search_equals_searchsorted(side, monkeypatch):
     import importlib
 
-    core_pav = importlib.import_module("focal.core.pav")
+    core_pav = importlib.import_module("focal.core._pav_kernel")
     monkeypatch.setattr(core_pav, "_CHUNK", 4)
     rng = np.random.default_rng(2)
     for _ in range(50):
