@@ -10,7 +10,6 @@ Ratios are interleaved (each round runs every contender once), min and median ov
 from __future__ import annotations
 
 import numpy as np
-
 from _common import best_time, interleaved_times, optional_import, peak_memory, skipped
 
 from focal.metrics import BinaryScores, eer, min_cllr, min_dcf, rocch

@@ -4,7 +4,6 @@ then reuses its one sort and one PAV."""
 import numpy as np
 import pytest
 
-import focal.metrics.binary as binary
 from focal.core.summary import summarize
 from focal.metrics import (
     BinaryScores,
@@ -22,6 +21,7 @@ from focal.metrics import (
     rocch,
     truncated_cllr,
 )
+from focal.metrics import binary_scores as binary
 
 RNG = np.random.default_rng(11)
 TAR = np.round(RNG.normal(1.5, 1.0, 300), 1)      # ties within and between the classes
