@@ -183,8 +183,8 @@ def _check_pair(tar, non) -> bool:
                              "keyword, e.g. min_dcf(scores, p_target=0.01))")
         return True
     if non is None:
-        raise ValueError("non is missing: give the (tar, non) arrays, a BinaryScores or a "
-                         "rocch() result")
+        raise ValueError("non-target scores are missing: give the (tar, non) arrays, a "
+                         "BinaryScores or a rocch() result")
     return False
 
 

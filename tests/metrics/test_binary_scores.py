@@ -114,7 +114,7 @@ def test_a_binary_scores_with_non_too_is_refused_with_a_hint():
         min_dcf(scores, 0.01)
     with pytest.raises(ValueError, match="not both"):
         eer(rocch(TAR, NON), NON)
-    with pytest.raises(ValueError, match="non is missing"):
+    with pytest.raises(ValueError, match="non-target scores are missing"):
         eer(TAR)
     with pytest.raises(TypeError, match="p_target"):
         min_dcf(scores)
