@@ -194,17 +194,16 @@ def _target_points(tar, non):
     """
     n_tar, n_non = tar.size, non.size
     stride = _STRIDE
-    new_value = np.not_equal(tar[1:], tar[:-1])
+    first = np.arange(0, n_tar, stride)
+    sample = tar[first]
     if (n_tar < 64 * stride or n_tar + n_non >= _INT64_SAFE
-            or 4 * np.count_nonzero(new_value) < n_tar):     # few distinct target scores
-        below = np.flatnonzero(np.concatenate(([True], new_value)))  # first of each value
+            or 2 * np.count_nonzero(sample[1:] != sample[:-1]) < first.size):   # heavy ties
+        below = _first_of_runs(tar)                       # first target of each score
         left = _sorted_positions(non, tar[below], "left")
         g = _first_of_runs(left)
-        return (np.append(0, np.append(below[g], n_tar)),
-                np.append(0, np.append(left[g], n_non)))
-    del new_value
-    first = np.arange(0, n_tar, stride)
-    left_first = np.searchsorted(non, tar[first], side="left")
+        return (np.concatenate(([0], below[g], [n_tar])),
+                np.concatenate(([0], left[g], [n_non])))
+    left_first = np.searchsorted(non, sample, side="left")
     # convex minorant of the subset: the origin, the stride points and the end
     w = np.concatenate(([0], first + left_first, [n_tar + n_non]))
     t = np.concatenate(([0], first, [n_tar]))
@@ -217,18 +216,21 @@ def _target_points(tar, non):
     seg = np.minimum(np.searchsorted(vw, corner_w, side="right") - 1, vw.size - 2)
     seg_w, seg_t = vw[seg], vt[seg]
     above = (first - seg_t) * (vw[seg + 1] - seg_w) > (vt[seg + 1] - seg_t) * (corner_w - seg_w)
-    searched = np.repeat(~above, stride)[:n_tar]
-    idx = np.flatnonzero(searched)
-    left = np.empty(n_tar, dtype=np.intp)
-    left[first] = left_first
-    point = np.zeros(n_tar, dtype=bool)
-    point[first] = True
-    if idx.size:
-        left_idx = _sorted_positions(non, tar[idx], "left")
-        left[idx] = left_idx
-        point[idx[_first_of_runs(left_idx)]] = True
-    g = np.flatnonzero(point)
-    return np.append(0, np.append(g, n_tar)), np.append(0, np.append(left[g], n_non))
+    # points packed as (targets below) * 2**32 + (non-targets below): one sort orders them
+    key = first[above] << 32 | left_first[above]          # a skipped stride: its first point
+    searched = np.flatnonzero(~above)
+    if searched.size:
+        idx = (searched[:, None] * stride + np.arange(stride)).ravel()
+        idx = idx[:np.searchsorted(idx, n_tar)]           # the last stride may be short
+        left = _sorted_positions(non, tar[idx], "left")
+        new = np.empty(idx.size, dtype=bool)
+        new[0] = True
+        np.not_equal(left[1:], left[:-1], out=new[1:])
+        new[::stride] = True                               # every stride's first target
+        key = np.concatenate((key, idx[new] << 32 | left[new]))
+    key.sort()
+    return (np.concatenate(([0], key >> 32, [n_tar])),
+            np.concatenate(([0], key & 0xFFFFFFFF, [n_non])))
 
 
 def _pav_starts(n_t, n_n) -> np.ndarray:
