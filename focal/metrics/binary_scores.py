@@ -62,6 +62,16 @@ class BinaryScores:
         A hull built without its trials (e.g. from block summaries, :mod:`focal.core.summary`)
         answers the threshold measures (minCllr, EER, minDCF, the hull DET); the measures of
         the scores themselves (Cllr, actual DCF) then raise ``ValueError``.
+
+        Parameters
+        ----------
+        hull : focal.core.ROCCH
+            A :func:`focal.metrics.rocch` result (or any ROCCH).
+
+        Returns
+        -------
+        BinaryScores
+            Sharing ``hull`` and its sorted trials.
         """
         obj = cls.__new__(cls)
         obj._sorted = hull.trials
