@@ -34,7 +34,7 @@ asked for (:attr:`PAVResult.runs_n_tar`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -110,6 +110,7 @@ def sort_trials(tar, non) -> SortedTrials:
     return SortedTrials(*out)
 
 
+@dataclass(frozen=True, eq=False, init=False)
 class PAVResult:
     """The PAV solution as blocks of the sorted scores, lowest scores first.
 
@@ -135,23 +136,31 @@ class PAVResult:
         (tied scores of both labels form one mixed run). Their boundaries are the points of the
         steppy empirical ROC / DET curve. Built on first access when the result was computed
         from trials (their number can approach the number of trials).
+    runs_source : SortedTrials or tuple
+        What the runs come from: the sorted trials, or the three run arrays themselves.
     """
+
+    score_lo: np.ndarray
+    score_hi: np.ndarray
+    n_tar: np.ndarray
+    n_non: np.ndarray
+    runs_source: object = field(default=None, repr=False)
 
     def __init__(self, score_lo, score_hi, n_tar, n_non, runs_n_tar=None, runs_n_non=None,
                  runs_score_lo=None, *, trials: SortedTrials | None = None):
-        self.score_lo = score_lo
-        self.score_hi = score_hi
-        self.n_tar = n_tar
-        self.n_non = n_non
-        self._trials = trials
         if runs_n_tar is not None:
-            self.__dict__["_runs"] = (runs_n_tar, runs_n_non, runs_score_lo)
-        elif trials is None:
-            self.__dict__["_runs"] = (n_tar, n_non, score_lo)
+            source = (runs_n_tar, runs_n_non, runs_score_lo)
+        else:
+            source = (n_tar, n_non, score_lo) if trials is None else trials
+        for name, value in (("score_lo", score_lo), ("score_hi", score_hi), ("n_tar", n_tar),
+                            ("n_non", n_non), ("runs_source", source)):
+            object.__setattr__(self, name, value)
 
     @cached_property
     def _runs(self):
-        tar, non = self._trials.tar, self._trials.non
+        if isinstance(self.runs_source, tuple):
+            return self.runs_source
+        tar, non = self.runs_source.tar, self.runs_source.non
         if tar.size <= non.size:
             n_t, n_n, lo, _ = _tie_runs(tar, non)
         else:
