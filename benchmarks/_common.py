@@ -36,6 +36,20 @@ def interleaved_best(calls, repeat: int = 5):
     return best, results
 
 
+def interleaved_times(calls, repeat: int = 5):
+    """Every wall-clock time of each ``(fn, args)`` in ``calls``, run in turn ``repeat`` times
+    (as :func:`interleaved_best`), and the last results: report their min and median."""
+    times = [[] for _ in calls]
+    results = [None] * len(calls)
+    for _ in range(repeat):
+        for i, (fn, args) in enumerate(calls):
+            gc.collect()
+            t0 = time.perf_counter()
+            results[i] = fn(*args)
+            times[i].append(time.perf_counter() - t0)
+    return times, results
+
+
 def peak_memory(fn, *args, **kwargs):
     """Peak bytes allocated through Python / NumPy while running ``fn`` once, and its result."""
     gc.collect()

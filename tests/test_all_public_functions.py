@@ -38,6 +38,7 @@ BINARY = {
     "min_truncated_cllr": {},
     "rocch": {},
     "truncated_cllr": {},
+    "as_binary_scores": {},
 }
 # binary measures with a p_target argument
 WITH_P_TARGET = ["cllr", "cross_entropy", "dcf", "min_cllr", "min_dcf"]

@@ -12,18 +12,29 @@ simultaneously (theorem 5), so it is computed once, independently of any prior.
 How it is computed (no argsort, no Python loop over trials):
 
 1. sort the targets and the non-targets separately (two ``np.sort``, cheaper than one argsort);
-2. place the tied groups of the smaller class inside the larger one with ``searchsorted``: the
-   merged sequence is then a list of *runs*: runs of one label never violate monotonicity, and
-   tied scores of both labels form one mixed run, so tied scores always get the same LLR;
-3. weighted isotonic regression of the runs' target fractions (scipy's C++ PAVA);
+2. cut the merged sequence into *elements* without building it. A run holding targets is
+   always pooled with a run of non-targets right after it (a block boundary of the increasing
+   solution is a vertex of the greatest convex minorant of the cumulative-sum diagram, never a
+   point where the target fraction drops), so a block can only start before a target that
+   follows a non-target (or, when the non-targets are fewer, mirrored). The positions of the
+   smaller class among the larger come from ``searchsorted`` (sorted queries, by cache-sized
+   chunks), and with targets the fewer, only where needed: the minorant lies on or below the
+   convex minorant of any subset of the diagram's points, so a stride of 16 targets whose
+   points all lie strictly above the convex minorant of the points before every 16th target
+   (one exact integer test per stride) holds no block start and stays one element, its
+   positions never searched. Element counts are differences of positions;
+3. weighted isotonic regression of the elements' target fractions (scipy's C++ PAVA);
 4. an exact integer certificate of the result (strictly increasing block fractions, and every
    prefix of a block at least as target-rich as the block: thesis theorem 3), with an exact
    integer PAV as fallback if floating-point rounding ever broke it.
+
+The finer *runs* (maximal runs of one label, the points of the steppy ROC) are built only when
+asked for (:attr:`PAVResult.runs_n_tar`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
@@ -31,8 +42,18 @@ from scipy.optimize import isotonic_regression
 
 from .._deprecation import renamed
 from .maps import INTERPOLATIONS, block_llr, block_llr_map, step_index
+from ._pav_kernel import (  # noqa: F401 - _exact_pav_starts, _tie_runs: for the tests
+    _exact_pav_starts,
+    _first_of_runs,
+    _highest,
+    _lowest,
+    _pav_starts,
+    _sorted_positions,
+    _target_points,
+    _tie_runs,
+)
 from .scoring import cross_entropy_nats
-from .validation import check_binary_trials
+from .validation import as_score_array
 
 __all__ = [
     "SortedTrials", "PAVResult", "sort_trials", "pav", "pav_from_sorted",
@@ -76,16 +97,39 @@ class SortedTrials:
 
 
 def sort_trials(tar, non) -> SortedTrials:
-    """Validate ``(tar, non)`` and sort each once. NaN, empty sets or wrong shapes -> ValueError."""
-    t, n = check_binary_trials(tar, non)
-    t.sort()
-    n.sort()
-    return SortedTrials(t, n)
+    """Validate ``(tar, non)`` and sort each once. NaN, empty sets or wrong shapes -> ValueError.
+
+    The same checks and messages as :func:`focal.core.validation.check_binary_trials`, with the
+    NaN check read off the sorted copy (NaN sorts last) instead of a pass of its own: shapes
+    and types are refused before any work, NaN right after the sort.
+    """
+    given = {"tar": np.asarray(tar), "non": np.asarray(non)}
+    for name, x in given.items():
+        if x.dtype.kind not in "biuf" or x.ndim != 1 or x.size == 0:
+            as_score_array(x, name)                  # raises the shared message
+    out = []
+    for name, x in given.items():
+        s = np.array(x, dtype=np.float64, copy=True)
+        s.sort()
+        if np.isnan(s[-1]):
+            as_score_array(x, name)                  # raises, naming the first NaN's index
+        out.append(s)
+    return SortedTrials(*out)
 
 
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, init=False)
 class PAVResult:
     """The PAV solution as blocks of the sorted scores, lowest scores first.
+
+    Parameters
+    ----------
+    score_lo, score_hi, n_tar, n_non : ndarray
+        The blocks (see Attributes).
+    runs_n_tar, runs_n_non, runs_score_lo : ndarray, optional
+        The runs behind the blocks. Omitted: built on first use from ``trials`` when given,
+        else the blocks stand for the runs (the ROC points are then the hull vertices).
+    trials : SortedTrials, optional
+        The sorted trials the blocks were computed from (keyword only).
 
     Attributes
     ----------
@@ -95,18 +139,55 @@ class PAVResult:
     n_tar, n_non : ndarray of int64, shape (K,)
         Target and non-target trials in each block.
     runs_n_tar, runs_n_non, runs_score_lo : ndarray
-        The finer structure PAV started from: maximal runs of one label in the merged sorted
-        scores (tied scores of both labels form one mixed run). Their boundaries are the
-        points of the steppy empirical ROC / DET curve.
+        The finer structure PAV pools: maximal runs of one label in the merged sorted scores
+        (tied scores of both labels form one mixed run). Their boundaries are the points of the
+        steppy empirical ROC / DET curve. Built on first access when the result was computed
+        from trials (their number can approach the number of trials).
+    runs_source : SortedTrials or tuple
+        What the runs come from: the sorted trials, or the three run arrays themselves.
     """
 
     score_lo: np.ndarray
     score_hi: np.ndarray
     n_tar: np.ndarray
     n_non: np.ndarray
-    runs_n_tar: np.ndarray
-    runs_n_non: np.ndarray
-    runs_score_lo: np.ndarray
+    runs_source: object = field(default=None, repr=False)
+
+    def __init__(self, score_lo, score_hi, n_tar, n_non, runs_n_tar=None, runs_n_non=None,
+                 runs_score_lo=None, *, trials: SortedTrials | None = None):
+        if runs_n_tar is not None:
+            source = (runs_n_tar, runs_n_non, runs_score_lo)
+        else:
+            source = (n_tar, n_non, score_lo) if trials is None else trials
+        for name, value in (("score_lo", score_lo), ("score_hi", score_hi), ("n_tar", n_tar),
+                            ("n_non", n_non), ("runs_source", source)):
+            object.__setattr__(self, name, value)
+
+    @cached_property
+    def _runs(self):
+        if isinstance(self.runs_source, tuple):
+            return self.runs_source
+        tar, non = self.runs_source.tar, self.runs_source.non
+        if tar.size <= non.size:
+            n_t, n_n, lo, _ = _tie_runs(tar, non)
+        else:
+            n_n, n_t, lo, _ = _tie_runs(non, tar)
+        return n_t, n_n, lo
+
+    @property
+    def runs_n_tar(self) -> np.ndarray:
+        """Target trials in each run (int64)."""
+        return self._runs[0]
+
+    @property
+    def runs_n_non(self) -> np.ndarray:
+        """Non-target trials in each run (int64)."""
+        return self._runs[1]
+
+    @property
+    def runs_score_lo(self) -> np.ndarray:
+        """Lowest score of each run (increasing)."""
+        return self._runs[2]
 
     @property
     def n_targets(self) -> int:
@@ -156,139 +237,46 @@ class PAVResult:
         return cross_entropy_nats(llr, llr, p_target, tar_weight=self.n_tar, non_weight=self.n_non)
 
 
-def _tie_runs(a: np.ndarray, b: np.ndarray):
-    """Runs of the merged sorted sequence of ``a`` (the smaller class) and ``b``.
-
-    Returns ``(na, nb, lo, hi)`` per run: counts of each class and the score range. A run is
-    either the ``b`` scores strictly between two consecutive distinct ``a`` values (a *gap*), or
-    one distinct ``a`` value together with the ``b`` scores tied to it. Consecutive ``a`` values
-    with neither a gap nor ties between them form one run (they never violate monotonicity and
-    add no ROC point). All work is on arrays of the size of ``a``'s distinct values.
-    """
-    first = np.empty(a.size, dtype=bool)
-    first[0] = True
-    np.not_equal(a[1:], a[:-1], out=first[1:])
-    group_start = np.flatnonzero(first)
-    u = a[group_start]                                   # distinct a values
-    count_a = np.diff(np.append(group_start, a.size))
-    left = np.searchsorted(b, u, side="left")
-    right = left.copy()                                  # b scores tied to u: rare, fix up
-    maybe_tied = b[np.minimum(left, b.size - 1)] == u
-    if maybe_tied.any():
-        right[maybe_tied] = np.searchsorted(b, u[maybe_tied], side="right")
-    tied = right - left
-    gap = left - np.concatenate(([0], right[:-1]))       # b scores strictly before group j
-    final_gap = b.size - right[-1]
-
-    # group j opens a new a-run unless it follows group j-1 with no gap and no ties on either
-    opens = np.ones(u.size, dtype=bool)
-    opens[1:] = (gap[1:] > 0) | (tied[1:] > 0) | (tied[:-1] > 0)
-    run_first = np.flatnonzero(opens)
-    run_last = np.append(run_first[1:], u.size) - 1
-    has_gap = gap[run_first] > 0
-    pos_run = np.arange(run_first.size) + np.cumsum(has_gap)  # output slot of each a-run
-    pos_gap = pos_run[has_gap] - 1
-    size = run_first.size + int(has_gap.sum()) + int(final_gap > 0)
-
-    na = np.zeros(size, dtype=np.int64)
-    nb = np.empty(size, dtype=np.int64)
-    lo = np.empty(size)
-    hi = np.empty(size)
-    na[pos_run] = np.add.reduceat(count_a, run_first)
-    nb[pos_run] = tied[run_first]                        # only single-group runs have ties
-    lo[pos_run] = u[run_first]
-    hi[pos_run] = u[run_last]
-    gap_groups = run_first[has_gap]
-    nb[pos_gap] = gap[gap_groups]
-    lo[pos_gap] = b[left[gap_groups] - gap[gap_groups]]
-    hi[pos_gap] = b[left[gap_groups] - 1]
-    if final_gap > 0:
-        nb[-1] = final_gap
-        lo[-1] = b[right[-1]]
-        hi[-1] = b[-1]
-    return na, nb, lo, hi
-
-
-def _exact_less(a_num, a_den, b_num, b_den):
-    """Exact ``a_num/a_den < b_num/b_den`` for non-negative integer arrays (positive dens)."""
-    if max(int(a_den.max(initial=0)), int(b_den.max(initial=0))) < 2**31:
-        return a_num * b_den < b_num * a_den
-    return np.array([x * w < y * v for x, v, y, w in zip(a_num.tolist(), a_den.tolist(),
-                                                        b_num.tolist(), b_den.tolist())], dtype=bool)
-
-
-def _certified(nt_runs, w_runs, starts) -> bool:
-    """Exact check that the blocks ``starts`` are the PAV solution of the runs.
-
-    PAV blocks are correct iff their target fractions increase strictly from block to block and,
-    within each block, every prefix is at least as target-rich as the whole block (then the
-    block's optimal solution is constant: thesis theorem 3 / Ayer et al. closed form).
-    """
-    nt_b = np.add.reduceat(nt_runs, starts)
-    w_b = np.add.reduceat(w_runs, starts)
-    if nt_b.size > 1 and not _exact_less(nt_b[:-1], w_b[:-1], nt_b[1:], w_b[1:]).all():
-        return False
-    block_of_run = np.repeat(np.arange(starts.size), np.diff(np.append(starts, nt_runs.size)))
-    cnt = np.cumsum(nt_runs)
-    cw = np.cumsum(w_runs)
-    base_t = (cnt - nt_runs)[starts][block_of_run]
-    base_w = (cw - w_runs)[starts][block_of_run]
-    prefix_t = cnt - base_t
-    prefix_w = cw - base_w
-    # prefix fraction >= block fraction  <=>  not (prefix < block)
-    return not _exact_less(prefix_t, prefix_w, nt_b[block_of_run], w_b[block_of_run]).any()
-
-
-def _exact_pav_starts(nt_runs, w_runs) -> np.ndarray:
-    """Reference PAV with exact integer comparisons (fallback; a Python loop over runs).
-
-    Used only if the floating-point isotonic regression fails the exact certificate: its pooled
-    means carry rounding errors, so two neighbouring blocks whose target fractions differ by less
-    than that error (possible only for pools of millions of trials) could be pooled wrongly.
-    """
-    stack_t: list[int] = []
-    stack_w: list[int] = []
-    stack_s: list[int] = []
-    for i, (t, w) in enumerate(zip(nt_runs.tolist(), w_runs.tolist())):
-        stack_t.append(t)
-        stack_w.append(w)
-        stack_s.append(i)
-        # pool while the previous block's fraction >= the last block's fraction
-        while len(stack_t) > 1 and stack_t[-2] * stack_w[-1] >= stack_t[-1] * stack_w[-2]:
-            t_last, w_last = stack_t.pop(), stack_w.pop()
-            stack_s.pop()
-            stack_t[-1] += t_last
-            stack_w[-1] += w_last
-    return np.asarray(stack_s, dtype=np.int64)
-
-
 def pav_from_sorted(trials: SortedTrials) -> PAVResult:
     """PAV blocks of already sorted and validated trials (see the module docstring)."""
     tar, non = trials.tar, trials.non
     if tar.size <= non.size:
-        n_t, n_n, lo, hi = _tie_runs(tar, non)
+        # elements between consecutive points of the cumulative-sum diagram where a block may
+        # start (before a target that follows a non-target), see _target_points
+        t_pt, n_pt = _target_points(tar, non)
+        n_t, n_n = np.diff(t_pt), np.diff(n_pt)
+        keep = (n_t + n_n) > 0                   # the first element may be empty
+        if not keep.all():
+            t_pt, n_pt, n_t, n_n = t_pt[1:], n_pt[1:], n_t[keep], n_n[keep]
+        starts = _pav_starts(n_t, n_n)
+        ends = np.append(starts[1:], n_t.size) - 1
+        lo = _lowest(tar, non, t_pt[starts], n_pt[starts], n_t[starts], n_n[starts])
+        hi = _highest(tar, non, t_pt[ends + 1], n_pt[ends + 1], n_t[ends], n_n[ends])
     else:
-        n_n, n_t, lo, hi = _tie_runs(non, tar)
-    return _pav_of_runs(n_t, n_n, lo, hi)
+        # element g: the targets above one target-free stretch of non-targets up to the next
+        # such stretch (ties to its first score included) and that stretch; a last element
+        # (dropped if empty): the targets above every non-target
+        right = _sorted_positions(tar, non, "right")
+        g = _first_of_runs(right)
+        n_t = np.diff(right[g], prepend=0, append=tar.size)
+        n_n = np.empty_like(n_t)
+        n_n[-1] = 0
+        n_n[:-1] = np.diff(g, append=non.size)
+        size = n_t.size if n_t[-1] else n_t.size - 1
+        n_t, n_n = n_t[:size], n_n[:size]
+        starts = _pav_starts(n_t, n_n)
+        ends = np.append(starts[1:], size) - 1
+        bottom = np.where(starts > 0, right[g[np.maximum(starts - 1, 0)]], 0)  # lowest target
+        lo = np.where(n_t[starts] > 0, tar[np.minimum(bottom, tar.size - 1)], non[0])
+        last = np.append(g[1:], non.size)[np.minimum(ends, g.size - 1)] - 1     # its last non
+        hi = np.where(ends < g.size, non[last], tar[-1])
+    return PAVResult(score_lo=lo, score_hi=hi, n_tar=np.add.reduceat(n_t, starts),
+                     n_non=np.add.reduceat(n_n, starts), trials=trials)
 
 
 def _pav_of_runs(n_t, n_n, lo, hi) -> PAVResult:
     """PAV blocks of runs of increasing scores ``[lo, hi]`` carrying integer class counts."""
-    w = n_t + n_n
-
-    fit = isotonic_regression(n_t / w, weights=w.astype(float), increasing=True)
-    starts = np.asarray(fit.blocks[:-1], dtype=np.int64)
-    # merge neighbouring blocks whose fractions are exactly equal (no collinear ROCCH vertices)
-    if starts.size > 1:
-        nt_b = np.add.reduceat(n_t, starts)
-        w_b = np.add.reduceat(w, starts)
-        equal = ~_exact_less(nt_b[:-1], w_b[:-1], nt_b[1:], w_b[1:]) & ~_exact_less(
-            nt_b[1:], w_b[1:], nt_b[:-1], w_b[:-1])
-        if equal.any():
-            starts = starts[np.concatenate(([True], ~equal))]
-    if not _certified(n_t, w, starts):
-        starts = _exact_pav_starts(n_t, w)
-
+    starts = _pav_starts(n_t, n_n)
     ends = np.append(starts[1:], n_t.size) - 1
     return PAVResult(
         score_lo=lo[starts],

@@ -14,6 +14,7 @@ __getattr__, __dir__, __all__ = attach(
             "BayesErrorRates",
             "BinaryScores",
             "DETCurve",
+            "as_binary_scores",
             "bayes_error_rates",
             "cllr",
             "cross_entropy",

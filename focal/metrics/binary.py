@@ -2,7 +2,10 @@
 
 Every function takes ``(tar, non)``: the scores (or natural-log LLRs) of the target trials and of
 the non-target trials, as in BOSARIS. sklearn users with ``(scores, labels)`` write
-``cllr(*from_labels(scores, labels))``.
+``cllr(*from_labels(scores, labels))``. Each also takes, in place of the pair, a
+:class:`BinaryScores` or the result of :func:`rocch` (``non`` omitted, other arguments by
+keyword): the scores are then validated and sorted once and the PAV / ROCCH run once, however
+many measures are asked (:func:`as_binary_scores`).
 
 Inputs are validated before any work: NaN, an empty class, a wrong shape or a prior outside
 (0, 1) raise ``ValueError``; +/-inf LLRs are legal (infinite cost when wrong, zero when right).
@@ -12,31 +15,36 @@ the ROCCH vertices. To get several of them from one run, use :func:`rocch`::
 
     hull = rocch(tar, non)
     hull.eer, hull.min_dcf(0.01), hull.min_cllr(), hull.prbep, hull.auc
+    eer(hull), min_dcf(hull, p_target=0.01), cllr(hull)        # the same run, no new sort
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import cached_property
-
 import numpy as np
-from scipy.special import expit
 
-from .._deprecation import renamed
-from ..core.pav import SortedTrials, pav_from_sorted, sort_trials
+from ..core.pav import SortedTrials, pav_from_sorted
 from ..core.priors import detection_cost, effective_log_odds
 from ..core.rocch import ROCCH
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.validation import (
     as_score_array,
-    check_binary_trials,
     check_positive,
     check_probability,
     split_by_labels,
 )
+from .binary_scores import (
+    BayesErrorRates,
+    BinaryScores,
+    DETCurve,
+    _check_pair,
+    _required,
+    _score_arrays,
+    as_binary_scores,
+)
 
 __all__ = [
     "BinaryScores",
+    "as_binary_scores",
     "from_labels",
     "cross_entropy",
     "cllr",
@@ -82,41 +90,65 @@ def from_labels(scores, labels, pos_label=None):
     return split_by_labels(scores, labels, pos_label=pos_label)
 
 
-def cross_entropy(tar, non, p_target=0.5) -> float:
+def cross_entropy(tar, non=None, p_target=0.5) -> float:
     """Empirical cross-entropy C_xe of natural-log LLRs at target prior ``p_target``, in bits.
 
     ``C_xe = (p/|T_tar| sum C_log(tar) + (1-p)/|T_non| sum C_log(non)) / log 2`` with the
     logarithmic cost of SWS plan eq. 37 (thesis eqs. 7.39-7.40); SWS plan eq. 38. The all-zero
     (uninformative) system scores the prior entropy (eq. 39).
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
+    p_target : float in (0, 1), default 0.5
+        Target prior.
     """
-    t, n = check_binary_trials(tar, non)
     p = check_probability(p_target)
+    t, n = _score_arrays(tar, non)
     return cross_entropy_nats(t, n, p) / _LOG2
 
 
-def cllr(tar, non, p_target=0.5) -> float:
+def cllr(tar, non=None, p_target=0.5) -> float:
     """Normalized cross-entropy: C_xe divided by the prior entropy, in bits per bit.
 
     An uninformative system (all LLRs 0) scores exactly 1 at every prior; perfect LLRs score
     0; values above 1 mean the LLRs do harm. At ``p_target=0.5`` this is the classical Cllr
     (thesis eq. 7.41); at any prior it is the SWS plan's C_nxe (eq. 40).
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
+    p_target : float in (0, 1), default 0.5
+        Target prior.
     """
-    t, n = check_binary_trials(tar, non)
     p = check_probability(p_target)
+    t, n = _score_arrays(tar, non)
     return normalized_cross_entropy(cross_entropy_nats(t, n, p), p)
 
 
-def min_cllr(tar, non, p_target=0.5) -> float:
+def min_cllr(tar, non=None, p_target=0.5) -> float:
     """Cllr after the optimal monotone recalibration (PAV), in bits per bit like :func:`cllr`.
 
     The discrimination part of Cllr: the minimum of eq. 7.46 (thesis 7.7.3-7.7.4) normalized by
     the prior entropy, always ``<= 1``; ``cllr - min_cllr`` is the calibration loss.
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
+    p_target : float in (0, 1), default 0.5
+        Target prior.
     """
     p = check_probability(p_target)
     return rocch(tar, non).min_cllr(p)
 
 
-def dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
+def dcf(tar, non=None, p_target=None, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
     """Actual detection cost of natural-log LLRs making Bayes decisions.
 
     Accepts every trial with ``llr >= -logit(P_tar)``, the Bayes threshold of the effective prior
@@ -124,9 +156,23 @@ def dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> flo
     ``P_target C_miss P_miss + (1 - P_target) C_fa P_fa`` (SWS plan eq. 8, thesis eq. 7.11), divided
     by ``min(P_target C_miss, (1 - P_target) C_fa)`` when ``normalize`` (eqs. 9-10). Normalized
     cost is dimensionless (1 = the best fixed decision); unnormalized, in units of the costs.
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
+    p_target : float in (0, 1)
+        Target prior (required).
+    c_miss, c_fa : float > 0, default 1
+        Costs of a miss and of a false alarm.
+    normalize : bool, default True
+        Divide by the cost of the best fixed decision.
     """
-    t, n = check_binary_trials(tar, non)
-    p = check_probability(p_target)
+    if _check_pair(tar, non):
+        return as_binary_scores(tar).dcf(_required(p_target, "dcf"), c_miss, c_fa, normalize)
+    t, n = _score_arrays(tar, non)
+    p = check_probability(_required(p_target, "dcf"))
     cm = check_positive(c_miss, "c_miss")
     cf = check_positive(c_fa, "c_fa")
     thr = -effective_log_odds(p, cm, cf)
@@ -135,127 +181,62 @@ def dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> flo
     return float(detection_cost(p_miss, p_fa, p, cm, cf, normalize))
 
 
-class BinaryScores:
-    """Target and non-target scores validated and sorted once, for several measures.
-
-    The module's functions each validate and sort their input; when several measures (or a
-    measure and its curve) are wanted from the same scores, build one ``BinaryScores`` and ask
-    it: every threshold measure then comes from the same sort and the same PAV / ROCCH
-    (computed on first use), as DESIGN.md asks. Values equal those of the functions.
-
-    Parameters
-    ----------
-    tar, non : array_like
-        Scores or natural-log LLRs of the target and non-target trials (NaN -> ValueError).
-
-    Attributes
-    ----------
-    trials : focal.core.SortedTrials
-        The two classes' scores, sorted ascending.
-    """
-
-    def __init__(self, tar, non):
-        self.trials = sort_trials(tar, non)
-
-    @cached_property
-    def hull(self) -> ROCCH:
-        """The ROC convex hull of one PAV run (thesis 7.3.6); see :func:`rocch`."""
-        return ROCCH(pav_from_sorted(self.trials), self.trials)
-
-    @property
-    def n_targets(self) -> int:
-        return self.trials.n_targets
-
-    @property
-    def n_nontargets(self) -> int:
-        return self.trials.n_nontargets
-
-    def cross_entropy(self, p_target=0.5) -> float:
-        """C_xe in bits (SWS plan eq. 38), as :func:`cross_entropy`."""
-        p = check_probability(p_target)
-        return cross_entropy_nats(self.trials.tar, self.trials.non, p) / _LOG2
-
-    def cllr(self, p_target=0.5) -> float:
-        """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS eq. 40), as :func:`cllr`."""
-        p = check_probability(p_target)
-        return normalized_cross_entropy(cross_entropy_nats(self.trials.tar, self.trials.non, p),
-                                        p)
-
-    def min_cllr(self, p_target=0.5) -> float:
-        """Cllr after PAV, bits per bit (thesis 7.7.4), as :func:`min_cllr`."""
-        return self.hull.min_cllr(p_target)
-
-    @property
-    def eer(self) -> float:
-        """ROCCH-EER, a fraction (thesis 7.3.7), as :func:`eer`."""
-        return self.hull.eer
-
-    def dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
-        """Actual DCF of Bayes decisions on the scores read as LLRs, as :func:`dcf`."""
-        p = check_probability(p_target)
-        cm = check_positive(c_miss, "c_miss")
-        cf = check_positive(c_fa, "c_fa")
-        p_miss, p_fa = self.trials.error_rates(np.array([-effective_log_odds(p, cm, cf)]))
-        return float(detection_cost(p_miss[0], p_fa[0], p, cm, cf, normalize))
-
-    def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
-        """Minimum DCF over all thresholds, from the hull (thesis 7.21), as :func:`min_dcf`."""
-        return self.hull.min_dcf(p_target, c_miss, c_fa, normalize)
-
-    def det_curve(self, convex_hull: bool = False) -> "DETCurve":
-        """DET points, steppy or of the hull, as :func:`det_curve`."""
-        if convex_hull:
-            return DETCurve(self.hull.p_fa, self.hull.p_miss, self.hull.thresholds)
-        return DETCurve(*self.hull.pav.roc_points())
-
-    def bayes_error_rates(self, prior_log_odds) -> "BayesErrorRates":
-        """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.6.1), as
-        :func:`bayes_error_rates`."""
-        h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
-        p, q = expit(h), expit(-h)
-        p_miss, p_fa = self.trials.error_rates(-h)
-        best = self.hull.min_bayes_errors(h)
-        return BayesErrorRates(
-            prior_log_odds=h,
-            actual=p * p_miss + q * p_fa,
-            minimum=best.error,
-            actual_p_miss=p_miss,
-            actual_p_fa=p_fa,
-            min_p_miss=best.p_miss,
-            min_p_fa=best.p_fa,
-            min_n_misses=best.n_misses,
-            min_n_false_alarms=best.n_false_alarms,
-            n_targets=self.trials.n_targets,
-            n_nontargets=self.trials.n_nontargets,
-        )
-
-
-def min_dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
+def min_dcf(tar, non=None, p_target=None, c_miss=1.0, c_fa=1.0,
+            normalize: bool = True) -> float:
     """Minimum detection cost over all score thresholds, from the ROCCH vertices.
 
     Thesis eq. 7.21 (minimum over the discrete ROC, equal to the minimum over the hull, eq. 7.25);
     normalized as in :func:`dcf` (SWS plan eqs. 8-10). Always ``<= dcf`` and ``<= 1``.
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
+    p_target : float in (0, 1)
+        Target prior (required).
+    c_miss, c_fa : float > 0, default 1
+        Costs of a miss and of a false alarm.
+    normalize : bool, default True
+        Divide by the cost of the best fixed decision.
     """
-    return rocch(tar, non).min_dcf(p_target, c_miss, c_fa, normalize)
+    _check_pair(tar, non)
+    p = check_probability(_required(p_target, "min_dcf"))
+    cm = check_positive(c_miss, "c_miss")
+    cf = check_positive(c_fa, "c_fa")
+    return rocch(tar, non).min_dcf(p, cm, cf, normalize)
 
 
-def eer(tar, non) -> float:
+def eer(tar, non=None) -> float:
     """ROCCH equal-error-rate: where the ROC convex hull crosses P_miss = P_fa (thesis 7.3.7).
 
     A fraction in [0, 0.5]; equals the maximum over priors of the minimum Bayes error-rate
     (thesis eq. 7.32).
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
     """
     return rocch(tar, non).eer
 
 
-def rocch(tar, non) -> ROCCH:
+def rocch(tar, non=None) -> ROCCH:
     """ROC convex hull of the scores: one sort and one PAV shared by every threshold measure.
 
     Returns a :class:`focal.core.ROCCH` with the hull vertices (``p_miss``, ``p_fa``), their score
     ``thresholds``, the segment ``llr`` (thesis 7.3.6), ``eer`` (7.3.7), ``prbep`` (7.3.8, an error
-    count), ``auc``, and the methods ``min_dcf``, ``min_cllr`` and ``min_bayes_errors``.
+    count), ``auc``, and the methods ``min_dcf``, ``min_cllr`` and ``min_bayes_errors``. Every
+    measure of this module takes the result in place of ``(tar, non)`` and reuses it.
+
+    Parameters
+    ----------
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
     """
-    return BinaryScores(tar, non).hull
+    return as_binary_scores(tar, non).hull
 
 
 def pav_llr(scores, labels, pos_label=None) -> np.ndarray:
@@ -277,91 +258,22 @@ def pav_llr(scores, labels, pos_label=None) -> np.ndarray:
     return result.llr[result.block_index(s)]
 
 
-@dataclass(frozen=True)
-class DETCurve:
-    """Points of a DET / ROC curve: false-alarm and miss rates (fractions) and score thresholds.
-
-    Point ``i`` is the operating point "accept iff score >= thresholds[i]"; ``p_fa`` decreases
-    and ``p_miss`` increases along the arrays. Plot ``probit(p_fa)`` against ``probit(p_miss)``
-    for a DET. ``pfa`` / ``pmiss`` are deprecated names.
-    """
-
-    p_fa: np.ndarray
-    p_miss: np.ndarray
-    thresholds: np.ndarray
-
-    pfa = renamed("p_fa")
-    pmiss = renamed("p_miss")
-
-
-def det_curve(tar, non, convex_hull: bool = False) -> DETCurve:
+def det_curve(tar, non=None, convex_hull: bool = False) -> DETCurve:
     """DET curve points: the steppy empirical ROC (thesis 7.3.4-7.3.5), or its convex hull.
 
     Parameters
     ----------
-    tar, non : array_like
-        Target and non-target scores.
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
     convex_hull : bool, default False
         False: every distinct operating point of the empirical ROC (points inside a run of one
         label, which lie on a straight step, are omitted). True: the ROCCH vertices (thesis 7.3.6).
     """
-    return BinaryScores(tar, non).det_curve(convex_hull)
+    return as_binary_scores(tar, non).det_curve(convex_hull)
 
 
-@dataclass(frozen=True)
-class BayesErrorRates:
-    """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.3.1, 7.6).
-
-    Attributes
-    ----------
-    prior_log_odds : ndarray
-        h = logit of the effective prior; the Bayes threshold on the LLRs is -h.
-    actual, minimum : ndarray
-        E_err(h) = p P_miss + (1 - p) P_fa with p = sigmoid(h), for Bayes decisions on the LLRs
-        (eq. 7.18) and at the optimal threshold (eq. 7.42). Unnormalized fractions.
-    actual_p_miss, actual_p_fa, min_p_miss, min_p_fa : ndarray
-        The error rates behind them (``actual_pmiss``, ...: deprecated names).
-    min_n_misses, min_n_false_alarms : ndarray of int
-        Absolute error counts at the optimal threshold (Doddington's rule of 30, appendix B).
-    n_targets, n_nontargets : int
-        Trial counts.
-    """
-
-    prior_log_odds: np.ndarray
-    actual: np.ndarray
-    minimum: np.ndarray
-    actual_p_miss: np.ndarray
-    actual_p_fa: np.ndarray
-    min_p_miss: np.ndarray
-    min_p_fa: np.ndarray
-    min_n_misses: np.ndarray
-    min_n_false_alarms: np.ndarray
-    n_targets: int
-    n_nontargets: int
-
-    actual_pmiss = renamed("actual_p_miss")
-    actual_pfa = renamed("actual_p_fa")
-    min_pmiss = renamed("min_p_miss")
-    min_pfa = renamed("min_p_fa")
-
-    @property
-    def default(self) -> np.ndarray:
-        """Bayes error-rate of the default system (all LLRs 0): ``min(p, 1 - p)`` (eq. 7.20)."""
-        h = self.prior_log_odds
-        return np.minimum(expit(h), expit(-h))
-
-    @property
-    def actual_normalized(self) -> np.ndarray:
-        """Actual error-rate divided by the default's: the normalized Bayes error-rate (eq. 7.20)."""
-        return self.actual / self.default
-
-    @property
-    def minimum_normalized(self) -> np.ndarray:
-        """Minimum error-rate divided by the default's (eqs. 7.20, 7.43); never above 1."""
-        return self.minimum / self.default
-
-
-def bayes_error_rates(tar, non, prior_log_odds) -> BayesErrorRates:
+def bayes_error_rates(tar, non=None, prior_log_odds=None) -> BayesErrorRates:
     """Actual and minimum Bayes error-rate at many prior log-odds at once (thesis sec. 7.6.1).
 
     The fast way: the two classes are sorted once; the actual error-rates at all Bayes thresholds
@@ -371,9 +283,12 @@ def bayes_error_rates(tar, non, prior_log_odds) -> BayesErrorRates:
 
     Parameters
     ----------
-    tar, non : array_like
-        Natural-log LLRs of target and non-target trials.
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
+        result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
     prior_log_odds : array_like
-        Values of h = logit(effective prior), in nats.
+        Values of h = logit(effective prior), in nats (required).
     """
-    return BinaryScores(tar, non).bayes_error_rates(prior_log_odds)
+    _check_pair(tar, non)
+    h = _required(prior_log_odds, "bayes_error_rates", "prior_log_odds")
+    return as_binary_scores(tar, non).bayes_error_rates(h)

@@ -25,9 +25,10 @@ import numpy as np
 from scipy.special import expit
 
 from ..core.multiclass import check_prior
+from ..core.rocch import ROCCH
 from ..core.validation import check_binary_trials
 from .bayes import binary_prior
-from .binary import pav_llr
+from .binary import BinaryScores, as_binary_scores, pav_llr, _score_arrays
 from .costs import as_cost_matrix
 
 __all__ = ["CombinedApplication", "combine_applications", "truncated_cllr",
@@ -129,7 +130,7 @@ def _softplus(x):
     return np.logaddexp(0.0, x)
 
 
-def truncated_cllr(tar, non, prior_log_odds_range=(-np.inf, np.inf)) -> float:
+def truncated_cllr(tar, non=None, prior_log_odds_range=(-np.inf, np.inf)) -> float:
     """Truncated Cllr: the logarithmic rule restricted to a range of operating points, bits/bit.
 
     Cllr weights every Bayes threshold ``eta`` on the posterior ``q = sigmoid(llr)`` (prior
@@ -155,8 +156,10 @@ def truncated_cllr(tar, non, prior_log_odds_range=(-np.inf, np.inf)) -> float:
 
     Parameters
     ----------
-    tar, non : array_like
-        Natural-log LLRs of target and non-target trials (``±inf`` allowed).
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Natural-log LLRs of target and non-target trials (``±inf`` allowed); or, with ``non``
+        omitted, a :class:`focal.metrics.BinaryScores` or :func:`focal.metrics.rocch` result of
+        them, whose sort is reused (pass ``prior_log_odds_range`` by keyword then).
     prior_log_odds_range : (float, float)
         ``h_lo < h_hi``, natural-log prior log-odds; either may be infinite.
 
@@ -175,11 +178,11 @@ def truncated_cllr(tar, non, prior_log_odds_range=(-np.inf, np.inf)) -> float:
     >>> truncated_cllr(np.zeros(2), np.zeros(3), (-5.0, -2.0))
     1.0
     """
-    t, n = check_binary_trials(tar, non)
+    t, n = _score_arrays(tar, non)
     return _truncated(t, n, *_check_range(prior_log_odds_range))
 
 
-def min_truncated_cllr(tar, non, prior_log_odds_range=(-np.inf, np.inf)) -> float:
+def min_truncated_cllr(tar, non=None, prior_log_odds_range=(-np.inf, np.inf)) -> float:
     """Truncated Cllr after the optimal monotone recalibration (PAV), bits per bit.
 
     The PAV LLRs minimize every proper scoring rule among monotone score transformations
@@ -190,8 +193,10 @@ def min_truncated_cllr(tar, non, prior_log_odds_range=(-np.inf, np.inf)) -> floa
 
     Parameters
     ----------
-    tar, non : array_like
-        Scores of target and non-target trials (any monotone scale).
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        Scores of target and non-target trials (any monotone scale); or, with ``non`` omitted,
+        a :class:`focal.metrics.BinaryScores` or :func:`focal.metrics.rocch` result of them,
+        whose sort and PAV are reused (pass ``prior_log_odds_range`` by keyword then).
     prior_log_odds_range : (float, float)
         As in :func:`truncated_cllr`.
 
@@ -199,6 +204,13 @@ def min_truncated_cllr(tar, non, prior_log_odds_range=(-np.inf, np.inf)) -> floa
     -------
     float
     """
+    if non is None or isinstance(tar, (BinaryScores, ROCCH)):
+        scores = as_binary_scores(tar, non)
+        h_lo, h_hi = _check_range(prior_log_odds_range)
+        result = scores.hull.pav
+        t, n = scores.trials.tar, scores.trials.non
+        return _truncated(result.llr[result.block_index(t)], result.llr[result.block_index(n)],
+                          h_lo, h_hi)
     t, n = check_binary_trials(tar, non)
     h_lo, h_hi = _check_range(prior_log_odds_range)
     llr = pav_llr(np.concatenate([t, n]), np.r_[np.ones(t.size, bool), np.zeros(n.size, bool)])

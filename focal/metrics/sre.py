@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.operating_point import NIST_SRE_POINTS
-from .binary import BinaryScores
+from .binary import BinaryScores, as_binary_scores
 
 __all__ = ["SRE_OPERATING_POINTS", "CPrimary", "c_primary"]
 
@@ -59,13 +59,15 @@ class CPrimary:
                 "act_dcf": list(self.act_dcf), "min_dcf": list(self.min_dcf)}
 
 
-def c_primary(tar, non, operating_points="sre16") -> CPrimary:
+def c_primary(tar, non=None, operating_points="sre16") -> CPrimary:
     """NIST SRE C_primary and minimum C_primary of natural-log LLRs (see the module docstring).
 
     Parameters
     ----------
-    tar, non : array_like
-        LLRs of target and non-target trials.
+    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+        LLRs of target and non-target trials; or, with ``non`` omitted, a
+        :class:`focal.metrics.BinaryScores` or :func:`focal.metrics.rocch` result of them,
+        whose sort is reused (pass ``operating_points`` by keyword then).
     operating_points : str or sequence
         An evaluation name of :data:`SRE_OPERATING_POINTS` (``"sre16"``, ``"sre18"``,
         ``"sre19"``, ``"sre21"``), or two or more ``(P_target, C_miss, C_fa)`` tuples (or
@@ -76,7 +78,7 @@ def c_primary(tar, non, operating_points="sre16") -> CPrimary:
     CPrimary
     """
     name, points = resolve_points(operating_points)
-    return c_primary_of(BinaryScores(tar, non), points, name)
+    return c_primary_of(as_binary_scores(tar, non), points, name)
 
 
 def resolve_points(operating_points):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core.operating_point import OperatingPoint
-from ..metrics import BinaryScores
+from ..metrics import BinaryScores, as_binary_scores
 
 LOG2 = float(np.log(2.0))
 
@@ -67,14 +67,9 @@ def prior_log_odds_grid(prior_log_odds, default_range, n_points: int, extra=()):
 
 
 def binary_scores(tar, non=None) -> BinaryScores:
-    """The plots' input: ``(tar, non)`` arrays, or an existing BinaryScores given as ``tar``."""
-    if isinstance(tar, BinaryScores):
-        if non is not None:
-            raise ValueError("give either a BinaryScores or the (tar, non) arrays, not both")
-        return tar
-    if non is None:
-        raise ValueError("non-target scores are missing: give (tar, non) or a BinaryScores")
-    return BinaryScores(tar, non)
+    """The plots' input: ``(tar, non)`` arrays, or a BinaryScores or rocch() result as ``tar``
+    (:func:`focal.metrics.as_binary_scores`)."""
+    return as_binary_scores(tar, non)
 
 
 def series_label(prefix, text):

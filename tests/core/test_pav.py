@@ -146,3 +146,85 @@ def test_larger_class_can_be_targets():
     mirrored = pav(-a, -b)  # targets <-> non-targets with scores negated: blocks reversed
     np.testing.assert_array_equal(forward.n_tar, mirrored.n_non[::-1])
     np.testing.assert_allclose(forward.llr, -mirrored.llr[::-1])
+
+
+def _merged_runs_oracle(tar, non):
+    """Runs of the merged sorted trials by plain Python: (n_tar, n_non, score) per distinct score,
+    then neighbouring single-label scores of the same label joined."""
+    scores = sorted(set(tar) | set(non))
+    counts = [(list(tar).count(s), list(non).count(s), s) for s in scores]
+    runs = []
+    for t, n, s in counts:
+        if runs and n == 0 and t and runs[-1][1] == 0:
+            runs[-1][0] += t
+        elif runs and t == 0 and n and runs[-1][0] == 0:
+            runs[-1][1] += n
+        else:
+            runs.append([t, n, s])
+    return np.array(runs, dtype=float).T
+
+
+def _naive_pav(n_t, n_n):
+    """Textbook PAV with exact fractions (thesis app. C): block counts, lowest run first."""
+    blocks = []
+    for t, n in zip(n_t.tolist(), n_n.tolist()):
+        blocks.append([t, n])
+        # pool while the previous block is at least as target-rich as the last one
+        while len(blocks) > 1 and (Fraction(blocks[-2][0], sum(blocks[-2]))
+                                   >= Fraction(blocks[-1][0], sum(blocks[-1]))):
+            t_last, n_last = blocks.pop()
+            blocks[-1][0] += t_last
+            blocks[-1][1] += n_last
+    return np.array(blocks, dtype=np.int64).T
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("small_paths", [False, True])
+def test_blocks_and_lazy_runs_match_a_naive_merge(seed, small_paths, monkeypatch):
+    """Elements, the chunked search and the strides of targets skipped above a coarse
+    minorant (forced on small inputs) give the blocks of a naive PAV over the merged runs,
+    and the runs built on demand."""
+    import importlib
+
+    core_pav = importlib.import_module("focal.core._pav_kernel")
+    if small_paths:
+        monkeypatch.setattr(core_pav, "_CHUNK", 3)
+        monkeypatch.setattr(core_pav, "_STRIDE", 2)
+    rng = np.random.default_rng(seed)
+    n_tar = rng.integers(1, 400) if seed % 2 else rng.integers(130, 400)
+    n_non = rng.integers(n_tar, 900)
+    scale = [1, 3, 10, 100, 1000, 10, 1e6, 1e9][seed]
+    tar = np.round(rng.normal(1.0, 1.0, n_tar) * scale)
+    non = np.round(rng.normal(0.0, 1.0, n_non) * scale)
+    for t, n in ((tar, non), (non[:n_tar], tar)):          # targets the fewer, then the more
+        result = pav(t, n)
+        r_t, r_n, r_lo = _merged_runs_oracle(t, n)
+        b_t, b_n = _naive_pav(r_t.astype(np.int64), r_n.astype(np.int64))
+        np.testing.assert_array_equal(result.n_tar, b_t)
+        np.testing.assert_array_equal(result.n_non, b_n)
+        first = np.cumsum(np.r_[0, (b_t + b_n)[:-1]])          # trials before each block
+        everything = np.sort(np.r_[t, n])
+        np.testing.assert_array_equal(result.score_lo, everything[first])
+        np.testing.assert_array_equal(result.score_hi, everything[first + b_t + b_n - 1])
+        np.testing.assert_array_equal(result.runs_n_tar, r_t)
+        np.testing.assert_array_equal(result.runs_n_non, r_n)
+        np.testing.assert_array_equal(result.runs_score_lo, r_lo)
+
+
+def test_nan_is_named_at_its_input_position_after_the_sort():
+    with pytest.raises(ValueError, match=r"^non contains 2 NaN value\(s\), first at index 1"):
+        pav([0.0, 1.0], [3.0, np.nan, -1.0, np.nan])
+
+
+@pytest.mark.parametrize("side", ["left", "right"])
+def test_chunked_sorted_search_equals_searchsorted(side, monkeypatch):
+    import importlib
+
+    core_pav = importlib.import_module("focal.core._pav_kernel")
+    monkeypatch.setattr(core_pav, "_CHUNK", 4)
+    rng = np.random.default_rng(2)
+    for _ in range(50):
+        hay = np.sort(np.round(rng.normal(0, 1, rng.integers(1, 200)) * rng.choice([1, 5, 100])))
+        q = np.sort(np.round(rng.normal(0.5, 1.5, rng.integers(17, 200)) * rng.choice([1, 5])))
+        np.testing.assert_array_equal(core_pav._sorted_positions(hay, q, side),
+                                      np.searchsorted(hay, q, side=side))
