@@ -129,8 +129,8 @@ def test_a_hull_without_trials_answers_threshold_measures_only():
     assert eer(hull) == eer(TAR, NON)
     assert min_dcf(hull, p_target=0.05) == min_dcf(TAR, NON, 0.05)
     assert min_cllr(hull) == min_cllr(TAR, NON)
-    np.testing.assert_array_equal(det_curve(hull, convex_hull=True).pmiss,
-                                  det_curve(TAR, NON, convex_hull=True).pmiss)
+    np.testing.assert_array_equal(det_curve(hull, convex_hull=True).p_miss,
+                                  det_curve(TAR, NON, convex_hull=True).p_miss)
     for measure in (cllr, lambda h: dcf(h, p_target=0.1), det_curve):
         with pytest.raises(ValueError, match="without its trials"):
             measure(hull)
