@@ -2,29 +2,15 @@
 ``--plot DIR`` pages of ``evaluate-multiclass`` and ``sws``."""
 
 import json
-import pathlib
 
 import numpy as np
 import pytest
 
-from focal.cli import build_parser, main
+from focal.cli import build_parser
+from tests._support.cli import LID, SPK, STD, run_main
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-SPK = ROOT / "data_samples" / "speaker_detection"
-LID = ROOT / "data_samples" / "language_recognition"
-STD = ROOT / "data_samples" / "term_detection"
 SWS_FILES = [STD / n for n in ("sws_sample.stdlist.xml", "sws_sample.rttm",
                                "sws_sample.ecf.xml", "sws_sample.tlist.xml")]
-
-
-def run_main(capsys, *args):
-    """(exit status, stdout, stderr) of ``focal.cli.main`` in this process."""
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as exc:  # argparse usage errors
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def run_json(capsys, *args):
