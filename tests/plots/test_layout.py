@@ -168,3 +168,37 @@ def test_pairwise_grid_has_no_overlapping_text(tmp_path, width, n_classes, monke
         assert frame.y0 - 1 <= box.y0 and box.y1 <= frame.y1 + 1, text
     shown = {t for t, _ in visible_texts(fig)}
     assert set(names[-n_classes:]) <= shown and {"Cllr", "minCllr (PAV)"} <= shown
+
+
+@pytest.mark.parametrize("width", [360, 640, 1400])
+def test_standalone_det_legend_hides_no_curve(width):
+    """A DET in a figure of its own: the legend under the plot (a column per system when they
+    fit), never over the curves, unless the figure is too small for it (then in the corner)."""
+    import matplotlib.pyplot as plt
+
+    from focal.plots import det_plot
+
+    rng = np.random.default_rng(0)
+    tar, non = rng.normal(2, 1.5, 400), rng.normal(-2, 1.5, 4000)
+    dpi = max(width / 8.0, 80.0)
+    fig, ax = plt.subplots(figsize=(width / dpi, 0.75 * width / dpi), dpi=dpi,
+                           layout="constrained")
+    for k, name in enumerate(["eval_sys1.scores", "eval_sys2.scores"]):
+        det_plot(tar * (1 - 0.3 * k), non, ax=ax, label=name, operating_points=[0.01, 0.001])
+    try:
+        assert overlaps(fig) == []
+        legend = ax.get_legend()
+        assert len(legend.get_texts()) == 12
+        inside = legend.get_window_extent().overlaps(ax.bbox)
+        assert inside == (width == 360)          # 12 entries leave no room under 270 px
+        if not inside:
+            assert legend.get_window_extent().y0 >= fig.bbox.y0 - 1
+            assert legend._ncols == 2                 # a column per system
+    finally:
+        plt.close(fig)
+    # in a grid without a layout engine the legend stays in the axes' lower left corner
+    from matplotlib.figure import Figure
+
+    grid = Figure(figsize=(8, 3)).subplots(1, 2)
+    det_plot(tar, non, ax=grid[0], label="a")
+    assert grid[0].get_legend()._loc == 3
