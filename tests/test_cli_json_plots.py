@@ -38,7 +38,7 @@ def test_train_and_apply_json(capsys, tmp_path):
     assert d["systems"] == ["dev_sys1.scores", "dev_sys2.scores"]
     assert d["coef"] == model.coef_.tolist() and d["intercept"] == model.intercept_
     assert d["p_target"] == 0.05 and d["pav"] is False
-    assert d["n_targets"] + d["n_nontargets"] == sum(1 for _ in open(SPK / "dev.key"))
+    assert d["n_targets"] + d["n_nontargets"] == len((SPK / "dev.key").read_text().splitlines())
     assert d["training_cllr"] == model.objective_
     pav, _ = run_json(capsys, "train", "--scores", *dev, "--key", SPK / "dev.key", "--pav",
                       "-o", tmp_path / "p.json")
@@ -47,7 +47,7 @@ def test_train_and_apply_json(capsys, tmp_path):
     evals = [SPK / f"eval_sys{k}.scores" for k in (1, 2)]
     a, _ = run_json(capsys, "apply", tmp_path / "m.json", *evals, "--align",
                     "-o", tmp_path / "fused.scores")
-    n_lines = sum(1 for _ in open(tmp_path / "fused.scores"))
+    n_lines = len((tmp_path / "fused.scores").read_text().splitlines())
     assert a == {"output": str(tmp_path / "fused.scores"), "n_trials": n_lines}
 
 

@@ -140,7 +140,7 @@ def test_pairwise_grid_has_no_overlapping_text(tmp_path, width, n_classes, monke
     class name whole inside the figure."""
     import warnings
 
-    import focal.plots.pages as pages
+    from focal.plots import pages
 
     rng = np.random.default_rng(0)
     y = rng.integers(0, n_classes, 600)
