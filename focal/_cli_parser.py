@@ -267,6 +267,13 @@ def build_parser() -> argparse.ArgumentParser:
     thr.add_argument("--bayes-threshold", action="store_true",
                      help="decide at the Bayes threshold of the operating point (scores as LLRs)")
     sw.add_argument("--per-query", action="store_true", help="add the per-query table")
+    sw.add_argument("--prefer", choices=["score", "decision"], default="score",
+                    help="of two detections competing for one occurrence, align the higher "
+                         "score (default) or the YES decision (changes ATWV when decisions are "
+                         "not monotone in score)")
+    sw.add_argument("--cnxe-queries", choices=["evaluated", "all"], default="evaluated",
+                    help="C_nxe over the queries with occurrences (default) or over every query, "
+                         "keeping the trials of queries without occurrences (plan eq. 41)")
     _add_flags(sw, json=True)
     _add_plot(sw, "the term-weighted DET")
 

@@ -203,7 +203,8 @@ def _cmd_sws(args) -> int:
     report = evaluate_term_detection(
         args.system, args.reference, args.audio, args.queries,
         operating_point=args.cost or args.operating_point, tolerance=args.tolerance,
-        n_tps=args.n_tps, threshold="bayes" if args.bayes_threshold else args.threshold)
+        n_tps=args.n_tps, threshold="bayes" if args.bayes_threshold else args.threshold,
+        prefer=args.prefer, cnxe_queries=args.cnxe_queries)
     if args.json:
         _print_json(report.to_dict(per_query=args.per_query))
     else:

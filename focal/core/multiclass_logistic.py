@@ -57,7 +57,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .logistic import DEFAULT_REG, ROUND_OFF_FLOOR
-from .multiclass import class_trial_weights, contrast_basis
+from .multiclass import active_classes, class_trial_weights, contrast_basis
 from .multiclass_objective import (
     FullObjective,
     ScalarObjective,
@@ -253,12 +253,8 @@ def _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter):
     n, K, N_all = L.shape
     if mode == "calibration" and K != 1:
         raise ValueError(f"mode='calibration' takes one system (K = 1), got K = {K}")
-    active = np.flatnonzero(prior > 0)
-    keep = prior[y] > 0
-    remap = np.full(N_all, -1, dtype=np.int64)
-    remap[active] = np.arange(active.size)
+    active, keep, ya = active_classes(prior, y)
     La = L[keep][:, :, active] if (active.size < N_all or not keep.all()) else L
-    ya = remap[y[keep]]
     pa = prior[active]
     if pa.min() < np.finfo(float).tiny:
         raise ValueError(f"prior[{int(active[np.argmin(pa)])}] = {float(pa.min())!r} is below the normal "

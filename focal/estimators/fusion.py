@@ -20,6 +20,7 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted_state import LINEAR_FIELDS, LOGISTIC_FIELDS, check_binary_classes
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.scoring_rules import (
@@ -38,6 +39,7 @@ from ..core.validation import (
     check_probability,
 )
 from ._llr_output import BinaryLLROutputMixin
+from ._state import SavedStateMixin
 
 __all__ = ["LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
            "UnboundedObjectiveWarning"]
@@ -104,7 +106,8 @@ def _target_labels(y, pos_label):
         raise
 
 
-class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, SavedStateMixin,
+                     BaseEstimator):
     """Fuse the scores of several recognizers into one calibrated natural-log LLR.
 
     Learns ``llr = intercept_ + sum_k coef_[k] * X[:, k]`` (thesis eq. 8.16) by minimizing the
@@ -363,6 +366,16 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Ba
                                  f"names seen in fit, got {list(names)!r}")
         return np.asarray(["llr"], dtype=object)
 
+    # -- saved state (focal.estimators._state) --------------------------------------------------
+
+    _state_fields = LOGISTIC_FIELDS
+
+    def _validate_state(self, state, version):
+        """``classes_`` is ``[non-target, target]`` (a version-1 file: sorted, which may set
+        ``pos_label``)."""
+        pos_label = check_binary_classes(state["classes_"], self.pos_label, version)
+        return state if pos_label is self.pos_label else {**state, "pos_label": pos_label}
+
 
 class LinearCalibrator(LogisticFusion):
     """Affine calibration of one system's scores to natural-log LLRs, ``scale_ * s + offset_``.
@@ -397,6 +410,17 @@ class LinearCalibrator(LogisticFusion):
             raise ValueError(
                 f"{type(self).__name__} calibrates the scores of one system: X must be 1-D or "
                 f"have one column, got {X.shape[1]} columns (use LogisticFusion to fuse systems)")
+
+    _state_fields = LINEAR_FIELDS
+
+    def _validate_state(self, state, version):
+        """One input column, then as :class:`LogisticFusion`."""
+        from .._model_codec import StateError
+
+        if state["n_features_in_"] != 1:
+            raise StateError(f"a LinearCalibrator has one input column, got "
+                             f"{state['n_features_in_']}")
+        return super()._validate_state(state, version)
 
     @property
     def scale_(self) -> float:

@@ -15,6 +15,7 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted_state import QUALITY_FIELDS, check_quality_measures
 from ..core.logistic import DEFAULT_REG
 from ..core.quality import (
     FEATURES,
@@ -424,3 +425,26 @@ class QualityFusion(LogisticFusion):
             quality = {f"{s}{m}" for s in _SIDES for m in self.measures_}
             input_features = [f for f in input_features if str(f) not in quality]
         return super().get_feature_names_out(input_features)
+
+    # -- saved state (focal.estimators._state) --------------------------------------------------
+
+    _state_fields = QUALITY_FIELDS
+
+    def _validate_state(self, state, version):
+        """The measures and quality features against the parameters, then the class labels as
+        :class:`LogisticFusion`."""
+        from .._model_codec import StateError
+
+        check_quality_measures(state, self.measures, self.form, self.features)
+        try:
+            self._transforms(len(state["measures_"]))
+        except ValueError as exc:
+            raise StateError(str(exc), "measures_") from None
+        state = super()._validate_state(state, version)
+        return {**state, "measures_": np.array(state["measures_"], dtype=object),
+                "quality_feature_names_": np.array(state["quality_feature_names_"],
+                                                   dtype=object)}
+
+    def _set_state(self, state):
+        super()._set_state(state)
+        self.rule_objective_ = self.objective_

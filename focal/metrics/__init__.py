@@ -54,6 +54,7 @@ from .multiclass_rules import (
     multiclass_brier,
 )
 from .multiclass_report import MulticlassReport, multiclass_report
+from ..core.multiclass import MulticlassTrials
 from .report import (
     CalibrationReport,
     OperatingPointResult,
@@ -79,4 +80,5 @@ __all__ = [
     "SRE_OPERATING_POINTS", "CPrimary", "c_primary",
     "MulticlassReport", "multiclass_report",
     "SummarizedScores",
+    "MulticlassTrials",
 ]
