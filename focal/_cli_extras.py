@@ -10,7 +10,7 @@ import logging
 
 __all__ = ["add_cost", "add_logging", "configure_logging", "operating_points",
            "add_evaluate_options", "read_binary_systems", "evaluate_reports", "add_normalize",
-           "add_json", "print_json"]
+           "add_json", "print_json", "plot_pages", "multiclass_page_writer"]
 
 
 def _cost(text: str):
@@ -164,6 +164,41 @@ def evaluate_reports(systems, ids, points, args):
             random_state=getattr(args, "seed", 0), n_jobs=getattr(args, "jobs", None),
             progress=getattr(args, "progress", False)))
     return reports
+
+
+# -- figures of evaluate-multiclass and sws ----------------------------------------------------
+
+def plot_pages():
+    """:mod:`focal.plots.pages`, or a ValueError saying how to install matplotlib."""
+    try:
+        from .plots import pages
+    except ImportError as exc:
+        raise ValueError(str(exc)) from None
+    return pages
+
+
+def multiclass_page_writer(args):
+    """With ``--plot DIR``: a function writing the figures and page of ``focal
+    evaluate-multiclass`` for its reports (matplotlib checked now, before any work)."""
+    if getattr(args, "plot", None) is None:
+        return None
+    pages = plot_pages()
+
+    def write(reports):
+        from .io import align_multiclass, read_multiclass_key
+        from .io.workflows import read_multiclass_systems
+
+        key = read_multiclass_key(args.key)
+        entries = []
+        for system, report in zip(read_multiclass_systems(args.scores), reports):
+            X, labels, _, classes = align_multiclass(key, system, missing=args.missing,
+                                                     other=args.other)
+            entries.append({"name": report.name, "llh": X, "labels": labels,
+                            "class_names": list(classes), "text": str(report)})
+        return pages.write_multiclass_report(entries, args.plot, size=args.plot_size,
+                                             formats=args.plot_format)
+
+    return write
 
 
 # -- normalize -------------------------------------------------------------------------------

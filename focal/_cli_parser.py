@@ -82,6 +82,17 @@ def _add_flags(parser, *, json=False, other=False, model_output=False):
                             help="model file to write (JSON)")
 
 
+def _add_plot(parser, what):
+    """``--plot DIR`` with ``--plot-size`` and ``--plot-format``, as ``focal evaluate`` has."""
+    parser.add_argument("--plot", metavar="DIR",
+                        help=f"also write {what} and an HTML page (index.html) into DIR (needs "
+                             f"matplotlib)")
+    parser.add_argument("--plot-size", type=_plot_size, default=(800, 600), metavar="WxH",
+                        help="size of each figure in pixels (default 800x600)")
+    parser.add_argument("--plot-format", nargs="+", choices=["png", "pdf", "svg"],
+                        default=["png"], help="figure formats besides PNG, which is always written")
+
+
 def _add_pos_label(parser):
     parser.add_argument("--pos-label", metavar="LABEL",
                         help="the key's target label (e.g. genuine), when the key does not use "
@@ -129,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="with --pav: virtual trials bounding the extreme LLRs (default 1; 0 = "
                          "unbounded, +/-inf possible)")
     _add_missing(tr)
-    _add_flags(tr, model_output=True)
+    _add_flags(tr, json=True, model_output=True)
 
     ap = _command(
         sub, "apply", "apply a saved model to score files",
@@ -210,7 +221,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="training prior, one value per class in the files' order (zeros ignore "
                          "a class)")
     _add_missing(tm, "segments")
-    _add_flags(tm, other=True, model_output=True)
+    _add_flags(tm, json=True, other=True, model_output=True)
 
     em = _command(
         sub, "evaluate-multiclass",
@@ -230,6 +241,7 @@ def build_parser() -> argparse.ArgumentParser:
                          "format)")
     _add_missing(em, "segments")
     _add_flags(em, json=True, other=True)
+    _add_plot(em, "the one-vs-rest detection APE plots and the pairwise Cllr bars of each file")
 
     sw = _command(
         sub, "sws", "spoken term detection scoring (ATWV, C_nxe)",
@@ -266,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="C_nxe over the queries with occurrences (default) or over every query, "
                          "keeping the trials of queries without occurrences (plan eq. 41)")
     _add_flags(sw, json=True)
+    _add_plot(sw, "the term-weighted DET")
 
     demo = _command(
         sub, "demo", "run the main job on the sample data",
@@ -279,6 +292,8 @@ def build_parser() -> argparse.ArgumentParser:
                            "temporary folder, kept)")
     demo.add_argument("--p-target", type=_probability, default=DEFAULT_P_TARGET, metavar="P",
                       help=f"operating point (default {DEFAULT_P_TARGET})")
+    _add_flags(demo, json=True)
+    _add_flags(ap, json=True)
     for command in (tr, tm, ap):
         command.add_argument("--signing-key", metavar="FILE",
                              help="file holding a secret key: sign the saved model (train) or "

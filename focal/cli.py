@@ -50,11 +50,11 @@ def _print_reports(reports, as_json) -> None:
         print()
 
 
-def _save(model, path, key=None) -> None:
+def _save(model, path, key=None, quiet=False) -> None:
     from .persistence import save
 
     save(model, path, key=key)
-    print(f"saved to {path}", file=_summary_stream(path))
+    print(f"saved to {path}", file=sys.stderr if quiet else _summary_stream(path))
 
 
 def _summary_stream(output):
@@ -87,8 +87,17 @@ def _cmd_train(args) -> int:
     fit = train_fusion(args.scores, args.key, p_target=args.p_target, pav=args.pav,
                        pseudo_count=args.pseudo_count, missing=args.missing,
                        pos_label=args.pos_label)
-    print(fit, file=_summary_stream(args.output))
-    _save(fit.model, args.output, _signing_key(args))
+    return _finish_training(fit, args)
+
+
+def _finish_training(fit, args) -> int:
+    """Save the model; print the fit's summary, or with ``--json`` its numbers (stdout then
+    holds the JSON document only)."""
+    if not args.json:
+        print(fit, file=_summary_stream(args.output))
+    _save(fit.model, args.output, _signing_key(args), quiet=args.json)
+    if args.json:
+        _print_json({"model": str(args.output), **fit.to_dict()})
     return 0
 
 
@@ -130,16 +139,18 @@ def _cmd_train_multiclass(args) -> int:
 
     fit = train_multiclass_fusion(args.scores, args.key, mode=args.mode, prior=args.prior,
                                   missing=args.missing, other=args.other)
-    print(fit, file=_summary_stream(args.output))
-    _save(fit.model, args.output, _signing_key(args))
-    return 0
+    return _finish_training(fit, args)
 
 
 def _cmd_evaluate_multiclass(args) -> int:
     from .io import evaluate_multiclass
 
-    _print_reports(evaluate_multiclass(args.scores, args.key, args.condition,
-                                       missing=args.missing, other=args.other), args.json)
+    write_page = _extras.multiclass_page_writer(args)  # before any work
+    reports = evaluate_multiclass(args.scores, args.key, args.condition, missing=args.missing,
+                                  other=args.other)
+    _print_reports(reports, args.json)
+    if write_page is not None:
+        print(f"report: {write_page(reports)}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
@@ -155,8 +166,11 @@ def _apply_quality(model, args) -> int:
     n, n_backoff = apply_quality_model(model, args.scores, args.output, args.quality or (),
                                        per_trial, on_mismatch="align" if args.align else "error",
                                        missing=args.missing, chunk_size=args.chunk_size)
-    print(f"{args.output}: {n:,} trials ({n_backoff:,} without quality: affine back-off)",
-          file=_summary_stream(args.output))
+    if args.json:
+        _print_json({"output": str(args.output), "n_trials": n, "n_backoff": n_backoff})
+    else:
+        print(f"{args.output}: {n:,} trials ({n_backoff:,} without quality: affine back-off)",
+              file=_summary_stream(args.output))
     return 0
 
 
@@ -174,14 +188,18 @@ def _cmd_apply(args) -> int:
         print(f"focal: note: {args.model}: {note}", file=sys.stderr)
     n = apply_model(model, args.scores, args.output, align=args.align, missing=args.missing,
                     condition=args.condition, chunk_size=args.chunk_size)
-    print(f"{args.output}: {n:,} {'segments' if schema.kind == 'multiclass' else 'trials'}",
-          file=_summary_stream(args.output))
+    unit = "segments" if schema.kind == "multiclass" else "trials"
+    if args.json:
+        _print_json({"output": str(args.output), f"n_{unit}": n})
+    else:
+        print(f"{args.output}: {n:,} {unit}", file=_summary_stream(args.output))
     return 0
 
 
 def _cmd_sws(args) -> int:
     from .io.workflows import evaluate_term_detection
 
+    pages = _extras.plot_pages() if args.plot is not None else None  # before any work
     report = evaluate_term_detection(
         args.system, args.reference, args.audio, args.queries,
         operating_point=args.cost or args.operating_point, tolerance=args.tolerance,
@@ -191,13 +209,25 @@ def _cmd_sws(args) -> int:
         _print_json(report.to_dict(per_query=args.per_query))
     else:
         print(report.to_text(per_query=args.per_query))
+    if pages is not None:
+        page = pages.write_std_report(report, args.plot, text=report.to_text(),
+                                      size=args.plot_size, formats=args.plot_format)
+        print(f"report: {page}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
 
 def _cmd_demo(args) -> int:
     from .demo import run_demo
 
-    return run_demo(args.data, args.out, args.p_target)
+    if not args.json:
+        return run_demo(args.data, args.out, args.p_target)
+    import contextlib
+
+    reports = []
+    with contextlib.redirect_stdout(sys.stderr):  # the narrative to stderr, the numbers to stdout
+        status = run_demo(args.data, args.out, args.p_target, reports=reports)
+    _print_json([r.to_dict() for r in reports])
+    return status
 
 
 def _signing_key(args):

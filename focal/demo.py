@@ -42,9 +42,11 @@ def _default_samples() -> pathlib.Path:
     return pathlib.Path(__file__).resolve().parent.parent / "data_samples"
 
 
-def run_demo(data=None, out=None, p_target=0.01) -> int:
+def run_demo(data=None, out=None, p_target=0.01, reports=None) -> int:
     """Train, save, apply and evaluate a fusion of the sample speaker-detection systems,
     printing each step and the command lines that do the same; returns 0.
+
+    ``reports``: a list that receives the eval-set calibration reports (e.g. for JSON).
 
     ``data``: the folder of the sample sets (default ``./data_samples``, else the one next to
     the sources); ``out``: the folder for the model, the fused scores and the plots (default:
@@ -89,12 +91,14 @@ def run_demo(data=None, out=None, p_target=0.01) -> int:
     n = apply_model(load(model_path), evals, fused_path, align=True)
     print(f"\n2. applied to {n:,} eval trials: {fused_path}\n")
     print("3. calibration analysis of the eval set (raw scores read as LLRs, and the fusion)\n")
-    systems, reports = evaluate_binary([str(f) for f in evals] + [str(fused_path)],
-                                       folder / "eval.key", [p])
-    for report in reports:
+    systems, evaluated = evaluate_binary([str(f) for f in evals] + [str(fused_path)],
+                                         folder / "eval.key", [p])
+    if reports is not None:
+        reports.extend(evaluated)
+    for report in evaluated:
         print(report)
         print()
-    print(summary_table(reports, p))
+    print(summary_table(evaluated, p))
     print()
     try:
         from .plots import write_report

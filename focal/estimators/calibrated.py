@@ -15,13 +15,14 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit as _logit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils import get_tags
 from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.multiclass import check_prior, log_posteriors
-from ..core.validation import as_binary_labels, check_probability
+from ..core.priors import bayes_threshold
+from ..core.validation import check_probability
 from ._llr_output import BinaryLLROutputMixin
 from .calibration import PAVCalibrator
 from .fusion import LogisticFusion
@@ -59,8 +60,13 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
     cv : int, cross-validation generator or iterable, default 5
         Folds of the out-of-fold scores (stratified for an int, as in scikit-learn).
     pos_label : label, optional
-        Binary: the target label. Needed unless the labels are 0/1 or False/True (1 / True =
-        target): the target is never guessed from the labels' sort order.
+        Binary: the target label (``classes_[1]``). Without it, ``classes_`` is the sorted
+        labels and ``classes_[1]`` is the positive class whose LLR ``decision_function`` gives,
+        as in scikit-learn's classifiers (for 0/1 and False/True labels: 1 / True = target,
+        focal's rule). Other labels (e.g. ``"genuine"`` / ``"impostor"``) are then only used
+        symmetrically: a ``p_target`` other than 0.5 or unequal costs, which favour one class,
+        are refused until ``pos_label`` names the target, so a prior never lands on the wrong
+        class because of the labels' sort order.
 
     Attributes
     ----------
@@ -153,6 +159,8 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         if binary:
             target = self._target_mask(y, classes)
             classes = np.array([y[~target][0], y[target][0]], dtype=classes.dtype)
+            self._target_named = self.pos_label is not None or _zero_one(classes)
+            self._check_symmetric(self.p_target, classes=classes)
         if not binary and self.method == "pav":
             raise ValueError("Only binary classification is supported with method='pav' (it "
                              f"calibrates two classes); use method='logistic' for {classes.size}")
@@ -181,13 +189,28 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         return self
 
     def _target_mask(self, y, classes):
-        """Target trials of binary ``y``: ``y == pos_label``, or 1 / True for 0/1 labels."""
+        """Target trials of binary ``y``: ``y == pos_label``, else the larger label (1 / True
+        for 0/1 labels)."""
         if self.pos_label is not None:
             if not np.isin(self.pos_label, classes):
                 raise ValueError(f"pos_label={self.pos_label!r} is not a label of y "
                                  f"({classes.tolist()!r})")
             return y == self.pos_label
-        return as_binary_labels(y, "y")
+        return y == classes[1]
+
+    def _check_symmetric(self, p_target, c_miss=1.0, c_fa=1.0, classes=None):
+        """Refuse a prior or costs that favour one class when no label names the target."""
+        p = self.p_target if p_target is None else p_target
+        if self._target_named or (p == 0.5 and c_miss == c_fa):
+            return
+        classes = self.classes_ if classes is None else classes
+        raise ValueError(f"p_target={p!r}, c_miss={c_miss!r}, c_fa={c_fa!r} favour one class, "
+                         f"but the labels {classes.tolist()!r} do not say which is the target: "
+                         f"pass pos_label (labels 0/1 or False/True need none)")
+
+    def _output_prior(self, p_target):
+        self._check_symmetric(p_target)
+        return super()._output_prior(p_target)
 
     def _binary(self) -> bool:
         check_is_fitted(self, "calibrator_")
@@ -219,10 +242,15 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         return np.exp(self.predict_log_proba(X, prior=prior))
 
     def predict(self, X, p_target=None, c_miss=1.0, c_fa=1.0, prior=None):
-        """Bayes decisions: at ``(p_target, c_miss, c_fa)`` (binary) or the MAP class at
-        ``prior`` (multiclass)."""
+        """Bayes decisions: at ``(p_target, c_miss, c_fa)`` (binary: ``classes_[1]`` iff
+        ``llr > -logit(P_eff)``, thesis eq. 7.13; a trial exactly at the threshold, where both
+        decisions cost the same, goes to ``classes_[0]`` as scikit-learn's classifiers decide
+        on ``decision_function > 0``: PAV's step LLRs reach it) or the MAP class at ``prior``
+        (multiclass)."""
         if self._binary():
-            return super().predict(X, p_target, c_miss, c_fa)
+            self._check_symmetric(p_target, c_miss, c_fa)
+            threshold = bayes_threshold(self._output_prior(p_target), c_miss, c_fa)
+            return self.classes_[(self.decision_function(X) > threshold).astype(np.intp)]
         return self.classes_[np.argmax(self.predict_log_proba(X, prior=prior), axis=1)]
 
     def score(self, X, y, sample_weight=None, p_target=None):
@@ -232,6 +260,13 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
             return super().score(X, y, sample_weight, p_target)
         return self.calibrator_.score(self._classifier_scores(X), _class_index(self.classes_, y),
                                       sample_weight)
+
+
+def _zero_one(classes) -> bool:
+    """Whether binary ``classes`` are 0/1 or False/True (focal's rule: 1 / True = target)."""
+    if classes.dtype.kind == "b":
+        return True
+    return classes.dtype.kind in "iuf" and classes.tolist() == [0, 1]
 
 
 def _class_index(classes, y):

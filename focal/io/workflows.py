@@ -86,12 +86,17 @@ class FileFit:
         The training labels (bool for binary: True = target; class indices for multiclass).
     """
 
-    def __init__(self, model, labels, lines):
+    def __init__(self, model, labels, lines, info=None):
         self.model, self.labels, self.n_trials = model, labels, len(labels)
         self._lines = lines
+        self._info = dict(info or {})
 
     def __str__(self) -> str:
         return "\n".join(self._lines)
+
+    def to_dict(self) -> dict:
+        """The fit's numbers as plain Python (for JSON): what ``str()`` shows."""
+        return dict(self._info)
 
 
 def _file_name(path) -> str:
@@ -154,7 +159,13 @@ def train_fusion(score_paths, key_path, *, p_target=0.5, pav=False, pseudo_count
         cal = model[-1]
         lines.append(f"  then PAVCalibrator (pseudo_count {pseudo_count:g}): {cal.llr_.size} "
                      f"blocks, LLRs from {cal.llr_[0]:.4g} to {cal.llr_[-1]:.4g}")
-    return FileFit(model, y, lines)
+    info = {"p_target": float(p_target), "systems": [_file_name(p) for p in score_paths],
+            "n_targets": n_tar, "n_nontargets": len(y) - n_tar,
+            "coef": fusion.coef_.tolist(), "intercept": float(fusion.intercept_),
+            "training_cllr": float(fusion.objective_), "pav": bool(pav)}
+    if pav:
+        info["pav_blocks"] = int(model[-1].llr_.size)
+    return FileFit(model, y, lines, info)
 
 
 def train_multiclass_fusion(score_paths, key_path, *, mode="scalar", prior=None,
@@ -205,7 +216,12 @@ def train_multiclass_fusion(score_paths, key_path, *, mode="scalar", prior=None,
                                                                       score_paths)]
     lines += [f"  offsets {', '.join(f'{b:.4g}' for b in model.intercept_)}",
               f"  training C_mce {model.loss_:.4f} nats (prior-weighted, Albayzin eq. 6)"]
-    return FileFit(model, labels, lines)
+    info = {"mode": mode, "classes": list(classes),
+            "systems": [_file_name(p) for p in score_paths], "n_segments": len(labels),
+            "prior": np.asarray(model.prior_, dtype=float).tolist(),
+            "coef": np.asarray(model.coef_).tolist(), "intercept": model.intercept_.tolist(),
+            "training_c_mce": float(model.loss_)}
+    return FileFit(model, labels, lines, info)
 
 
 def evaluate_binary(score_paths, key_path, p_targets, *, missing="error", pos_label=None):

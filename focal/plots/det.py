@@ -166,8 +166,38 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
 
 
 def finish_det(ax):
-    """Axis labels, grid and legend of a DET plot."""
+    """Axis labels, grid and legend of a DET plot.
+
+    The legend goes under the axes (below the x label, a column per system when they fit) when
+    the figure's layout engine makes room for it (constrained layout, as in a figure of its own)
+    and it takes at most about half the figure's height, where it hides no curve; otherwise in
+    the lower left corner inside the axes, as in a caller's grid of plots.
+    """
     ax.set_xlabel("False-alarm rate (%)")
     ax.set_ylabel("Miss rate (%)")
     ax.grid(True, which="major", linewidth=0.5, alpha=0.6)
-    refresh_legend(ax, loc="lower left", fontsize="small")
+    engine = ax.figure.get_layout_engine()
+    if type(engine).__name__ != "ConstrainedLayoutEngine":
+        refresh_legend(ax, loc="lower left", fontsize="small")
+        return
+    import matplotlib as mpl
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextPath
+    from matplotlib.transforms import offset_copy
+
+    size = float(mpl.rcParams["font.size"])  # the tick labels and the x label above it
+    below = offset_copy(ax.transAxes, fig=ax.figure, y=-(2.6 * size + 12), units="points")
+    _, labels = ax.get_legend_handles_labels()
+    small = FontProperties(size=0.833 * size)
+    entry = max((TextPath((0, 0), t, prop=small).get_extents().width for t in labels),
+                default=0.0) + 3.5 * small.get_size()         # points, with the handle
+    systems = sum(1 for line in ax.lines if line.get_gid() == "det")
+    ncols = max(1, min(int(ax.figure.get_figwidth() * 72 // max(entry, 1.0)), systems))
+    rows = -(-len(labels) // ncols)
+    if rows * 1.6 * small.get_size() > 0.45 * ax.figure.get_figheight() * 72:
+        # too small a figure for the legend under the plot: in the corner, as in a grid
+        refresh_legend(ax, loc="lower left", fontsize="small")
+        return
+    refresh_legend(ax, loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=below,
+                   fontsize="small", frameon=False, borderaxespad=0,
+                   ncols=ncols)  # a column per system when they fit

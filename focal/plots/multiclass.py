@@ -98,22 +98,72 @@ def pairwise_bar_matrix(analysis, recalibrated=None, *, class_names=None, fig=No
         ax.set_xticks([])
         ax.set_xlim(-0.6, len(columns) - 0.4)
     axes[0, 0].set_ylim(0, top)
-    # column names slant when a column is too narrow for them (phone-sized figures)
-    longest = max(len(names[c]) for c in classes[1:])
-    narrow = fig.get_figwidth() / (m - 1) < 0.09 * longest + 0.3
     for r in range(m - 1):
         for c in range(m - 1):
             if not used[r, c]:
                 axes[r, c].set_axis_off()
         axes[r, r].set_ylabel(names[classes[r]], rotation=0, ha="right", va="center")
-        if r > 0:  # it lies over the empty cells to its left: no column must make room for it
-            axes[r, r].yaxis.label.set_in_layout(False)
-        axes[0, r].set_title(names[classes[r + 1]], fontsize="medium",
-                             **({"rotation": 90} if narrow else {}))
+        axes[0, r].set_title(names[classes[r + 1]], fontsize="medium")
         axes[r, r].tick_params(labelleft=True)
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="lower left", fontsize="small", frameon=False)
+    _place_grid(fig, axes, handles, labels)
     return axes
+
+
+def _text_inches(text, size_points) -> float:
+    """Width of ``text`` set in the default font at ``size_points``, in inches."""
+    from matplotlib.font_manager import FontProperties
+    from matplotlib.textpath import TextPath
+
+    return TextPath((0, 0), text, prop=FontProperties(size=size_points)).get_extents().width / 72
+
+
+def _place_grid(fig, axes, handles, labels):
+    """Lay out the pairwise grid from the sizes of its texts (inches), at any figure size.
+
+    No layout engine: it shrinks a grid of many small axes to nothing at phone widths, and is
+    slow. Row names sit left of the diagonal cells, over the empty cells below the diagonal
+    (upright when they fit there, else turned vertical); column names on top (vertical when a
+    column is too narrow for them); the legend in a strip along the bottom.
+    """
+    import matplotlib as mpl
+
+    fig.set_layout_engine(None)  # the grid places its own axes
+    width, height = fig.get_size_inches()
+    n = axes.shape[0]
+    pt = float(mpl.rcParams["font.size"]) / 72.0           # 1 pt of text, in inches
+    pad = 0.08
+    ticks = _text_inches("0.5", 72 * pt) + 7 / 72           # tick labels, ticks and their pad
+    row_names = [axes[r, r].get_ylabel() for r in range(n)]
+    col_names = [axes[0, c].get_title() for c in range(n)]
+    col_widths = [_text_inches(t, 72 * pt) for t in col_names]
+    gap = 0.12
+    left = pad + _text_inches(row_names[0], 72 * pt) + 4 / 72 + ticks
+    pitch0 = (width - left - pad - 0.5 * pt) / n            # column pitch before the right edge
+    upright_cols = max(col_widths) <= 0.95 * pitch0
+    right = pad + (max(0.0, col_widths[-1] / 2 - (pitch0 - gap) / 2) if upright_cols
+                   else 0.8 * pt)
+    top = pad + 6 / 72 + (1.3 * pt if upright_cols else max(col_widths))
+    small = 0.833 * pt
+    legend_w = sum(_text_inches(t, 72 * small) + 3.2 * small for t in labels)
+    legend_rows = 1 if legend_w <= width - 2 * pad else len(labels)
+    bottom = pad + legend_rows * 1.5 * small + 0.1
+    cell_w = (width - left - right) / n - gap
+    cell_h = (height - top - bottom) / n - 0.9 * pt
+    if cell_w <= 0.05 or cell_h <= 0.05:
+        raise ValueError(f"a figure of {width:.2g} x {height:.2g} inches is too small for the "
+                         f"{n + 1} classes' pairwise grid")
+    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height,
+                        top=1 - top / height, wspace=gap / cell_w, hspace=0.9 * pt / cell_h)
+    for c in range(n):
+        if not upright_cols:
+            axes[0, c].set_title(col_names[c], fontsize="medium", rotation=90)
+    for r in range(1, n):  # over the empty cell to the left: upright if it fits there
+        if _text_inches(row_names[r], 72 * pt) + 4 / 72 + ticks > cell_w + gap:
+            axes[r, r].set_ylabel(row_names[r], rotation=90, ha="center", va="bottom")
+    fig.legend(handles, labels, loc="lower left", bbox_to_anchor=(pad / width, pad / height),
+               fontsize="small", frameon=False, ncol=len(labels) if legend_rows == 1 else 1,
+               borderaxespad=0, borderpad=0)
 
 
 def _validated(llh, labels, prior, recalibrated=None):

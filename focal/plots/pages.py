@@ -61,7 +61,8 @@ def write_multiclass_report(systems, out_dir, *, size=(800, 600), dpi=None, form
              {"layout": None, "height_inches": 1.7 * llh.shape[1]}),
             (f"pairwise_{i}", f"{name}: pairwise Cllr", "Cllr of each pair of classes' LLR "
              "l_i - l_j as given (left bar) and its PAV minimum (right), bits; dotted line: "
-             "an uninformative system (1 bit).", pairs, {"height_inches": 0.9 * llh.shape[1]}),
+             "an uninformative system (1 bit).", pairs,
+             {"layout": None, "height_inches": 0.9 * llh.shape[1]}),
         ]
         if system.get("text"):
             texts.append(system["text"])

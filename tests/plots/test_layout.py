@@ -20,7 +20,11 @@ def visible_texts(fig):
     axes += [child for ax in fig.axes for child in getattr(ax, "child_axes", [])]
     texts = []
     for ax in axes:
-        texts += ax.xaxis.get_ticklabels() + ax.yaxis.get_ticklabels()
+        if not (ax.get_visible() and ax.axison):  # e.g. the empty cells of a grid: not drawn
+            texts += [ax.title] + list(ax.texts)
+            continue
+        texts += _in_view(ax.xaxis.get_ticklabels(), ax.get_xlim(), 0)
+        texts += _in_view(ax.yaxis.get_ticklabels(), ax.get_ylim(), 1)
         texts += [ax.xaxis.label, ax.yaxis.label, ax.title] + list(ax.texts)
         if ax.get_legend() is not None:
             texts += ax.get_legend().get_texts()
@@ -30,6 +34,13 @@ def visible_texts(fig):
         if t.get_visible() and t.get_text().strip():
             out.append((t.get_text(), t.get_window_extent(renderer)))
     return out
+
+
+def _in_view(labels, limits, coordinate):
+    """The tick labels matplotlib draws: those of ticks inside the view limits."""
+    lo, hi = sorted(limits)
+    tol = 1e-9 * max(abs(lo), abs(hi), 1.0)
+    return [t for t in labels if lo - tol <= t.get_position()[coordinate] <= hi + tol]
 
 
 def overlaps(fig):
@@ -120,3 +131,74 @@ def test_every_operating_point_is_marked():
     expected = sorted(effective_log_odds(*(op if isinstance(op, tuple) else (op, 1, 1)))
                       for op in ops)
     np.testing.assert_allclose(lines, expected)
+
+
+@pytest.mark.parametrize("width", [360, 1400])
+@pytest.mark.parametrize("n_classes", [3, 7])
+def test_pairwise_grid_has_no_overlapping_text(tmp_path, width, n_classes, monkeypatch):
+    """The multiclass page's pairwise grid at phone and desktop widths: texts apart, every
+    class name whole inside the figure."""
+    import warnings
+
+    from focal.plots import pages
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, n_classes, 600)
+    llh = rng.normal(size=(600, n_classes))
+    llh[np.arange(600), y] += 2.0
+    names = ["Basque", "Catalan", "English", "Galician", "Portuguese", "Spanish", "Others"]
+    figures = {}
+    save = report_module._save
+
+    def keep(fig, folder, stem, fmts, dpi):
+        figures[stem] = fig
+        return save(fig, folder, stem, fmts, dpi)
+
+    monkeypatch.setattr(report_module, "_save", keep)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        pages.write_multiclass_report([{"name": "sys", "llh": llh, "labels": y,
+                                        "class_names": names[-n_classes:]}], tmp_path,
+                                      size=(width, int(0.75 * width)))
+    fig = figures["pairwise_1"]
+    assert overlaps(fig) == []
+    frame = fig.bbox
+    for text, box in visible_texts(fig):
+        assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1, text   # not cut off
+        assert frame.y0 - 1 <= box.y0 and box.y1 <= frame.y1 + 1, text
+    shown = {t for t, _ in visible_texts(fig)}
+    assert set(names[-n_classes:]) <= shown and {"Cllr", "minCllr (PAV)"} <= shown
+
+
+@pytest.mark.parametrize("width", [360, 640, 1400])
+def test_standalone_det_legend_hides_no_curve(width):
+    """A DET in a figure of its own: the legend under the plot (a column per system when they
+    fit), never over the curves, unless the figure is too small for it (then in the corner)."""
+    import matplotlib.pyplot as plt
+
+    from focal.plots import det_plot
+
+    rng = np.random.default_rng(0)
+    tar, non = rng.normal(2, 1.5, 400), rng.normal(-2, 1.5, 4000)
+    dpi = max(width / 8.0, 80.0)
+    fig, ax = plt.subplots(figsize=(width / dpi, 0.75 * width / dpi), dpi=dpi,
+                           layout="constrained")
+    for k, name in enumerate(["eval_sys1.scores", "eval_sys2.scores"]):
+        det_plot(tar * (1 - 0.3 * k), non, ax=ax, label=name, operating_points=[0.01, 0.001])
+    try:
+        assert overlaps(fig) == []
+        legend = ax.get_legend()
+        assert len(legend.get_texts()) == 12
+        inside = legend.get_window_extent().overlaps(ax.bbox)
+        assert inside == (width == 360)          # 12 entries leave no room under 270 px
+        if not inside:
+            assert legend.get_window_extent().y0 >= fig.bbox.y0 - 1
+            assert legend._ncols == 2                 # a column per system
+    finally:
+        plt.close(fig)
+    # in a grid without a layout engine the legend stays in the axes' lower left corner
+    from matplotlib.figure import Figure
+
+    grid = Figure(figsize=(8, 3)).subplots(1, 2)
+    det_plot(tar, non, ax=grid[0], label="a")
+    assert grid[0].get_legend()._loc == 3
