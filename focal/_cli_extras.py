@@ -127,14 +127,16 @@ def add_evaluate_options(ev):
                     help="also the conventional EER of the empirical ROC, beside the ROCCH-EER")
 
 
-def read_binary_systems(paths, key_path, missing, pos_label=None):
+def read_binary_systems(paths, key_path, missing, pos_label=None, format=None, key_format=None):
     """``({path: (tar, non)}, {path: ids})`` with each trial's model and test ids."""
-    from .io import align_trials, read_key, read_scores
+    from .io import align_trials
+    from .io.binary import read_key_and_scores
 
-    key = read_key(key_path, pos_label=pos_label)
+    key, files = read_key_and_scores(paths, key_path, format=format, key_format=key_format,
+                                     pos_label=pos_label)
     systems, ids = {}, {}
-    for path in paths:
-        X, y, models, tests = align_trials(key, read_scores(path), missing=missing)
+    for path, scores in zip(paths, files):
+        X, y, models, tests = align_trials(key, scores, missing=missing)
         y = y.astype(bool)
         systems[str(path)] = (X[y, 0], X[~y, 0])
         ids[str(path)] = ((models[y], tests[y]), (models[~y], tests[~y]))
