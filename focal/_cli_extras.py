@@ -129,16 +129,14 @@ def add_evaluate_options(ev):
 
 def read_binary_systems(paths, key_path, missing, pos_label=None, format=None, key_format=None):
     """``({path: (tar, non)}, {path: ids})`` with each trial's model and test ids."""
-    from .io import align_trials
-    from .io.binary import read_key_and_scores
+    from .io._join import iter_aligned
 
-    key, files = read_key_and_scores(paths, key_path, format=format, key_format=key_format,
-                                     pos_label=pos_label)
     systems, ids = {}, {}
-    for path, scores in zip(paths, files):
-        X, y, models, tests = align_trials(key, scores, missing=missing)
+    for path, x, y, models, tests in iter_aligned(paths, key_path, format=format,
+                                                  key_format=key_format, pos_label=pos_label,
+                                                  missing=missing):
         y = y.astype(bool)
-        systems[str(path)] = (X[y, 0], X[~y, 0])
+        systems[str(path)] = (x[y], x[~y])
         ids[str(path)] = ((models[y], tests[y]), (models[~y], tests[~y]))
     return systems, ids
 

@@ -408,9 +408,20 @@ def _refuse_widening(path, line, length, need, stored):
 
 
 def concat_pieces(pieces):
-    """Concatenate per-block arrays and empty the list (the pieces are freed as we go)."""
-    out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
-    pieces.clear()
+    """Concatenate per-block arrays and empty the list, freeing each piece once copied (the
+    peak is the result and one piece, not twice the result)."""
+    if len(pieces) == 1:
+        return pieces.pop()
+    n = sum(p.shape[0] for p in pieces)
+    dtype = np.result_type(*pieces) if pieces[0].dtype.kind != "S" else \
+        f"S{max(p.dtype.itemsize for p in pieces)}"
+    out = np.empty((n,) + pieces[0].shape[1:], dtype=dtype)
+    at = 0
+    pieces.reverse()
+    while pieces:
+        piece = pieces.pop()
+        out[at:at + piece.shape[0]] = piece
+        at += piece.shape[0]
     return out
 
 

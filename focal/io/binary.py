@@ -177,14 +177,37 @@ def _score_column(fields, path, column=2):
     return fields.numbers([column], path)[:, 0]
 
 
+def _lower(words):
+    """ASCII lower case of a bytes array (same width), without a Python call per word."""
+    raw = np.ascontiguousarray(words).view(np.uint8).copy()
+    raw |= ((raw >= 65) & (raw <= 90)).view(np.uint8) << 5
+    return raw.view(words.dtype)
+
+
+def _one_of(words, choices):
+    """Whether each word of a bytes array (width a multiple of 8) is one of ``choices``."""
+    width = words.dtype.itemsize
+    table = np.array([c for c in choices if len(c) <= width], dtype=f"S{width}")
+    rows = np.ascontiguousarray(words).view(np.uint64).reshape(words.size, -1)
+    table = table.view(np.uint64).reshape(table.size, -1)
+    found = np.zeros(words.size, dtype=bool)
+    for choice in table:
+        same = rows[:, 0] == choice[0]
+        for j in range(1, rows.shape[1]):
+            same &= rows[:, j] == choice[j]
+        found |= same
+    return found
+
+
 def _label_column(fields, path, column=2):
-    words = np.char.lower(fields.ids(column))
-    target = np.isin(words, _TARGET)
-    known = target | np.isin(words, _NONTARGET)
+    raw = fields.ids(column)
+    words = _lower(raw)
+    target = _one_of(words, _TARGET)
+    known = target | _one_of(words, _NONTARGET)
     if not known.all():
         i = int(np.argmin(known))
         raise ValueError(f"{path}:{int(fields.lines[i])}: unknown label "
-                         f"{ids_text(fields.ids(column)[i])!r} (use target/nontarget, tar/non or "
+                         f"{ids_text(raw[i])!r} (use target/nontarget, tar/non or "
                          f"1/0, or name the target label with pos_label / --pos-label)")
     return target
 

@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 from ._text import BLOCK_BYTES
-from .binary import align_trials, read_key_and_scores
+from ._join import iter_aligned, read_aligned
 from .multiclass import _MulticlassReader, MulticlassScores, align_multiclass, read_multiclass_key
 
 __all__ = ["FileFit", "fusion_formula", "read_multiclass_systems", "check_one_task",
@@ -139,10 +139,9 @@ def train_fusion(score_paths, key_path, *, p_target=0.5, pav=False, pseudo_count
     from ..estimators import LogisticFusion, PAVCalibrator
     from ..schema import set_input_schema, system_names
 
-    key, systems = read_key_and_scores(score_paths, key_path, format=format,
-                                       key_format=key_format, pos_label=pos_label)
-    X, y, _, _ = align_trials(key, *systems, missing=missing)
-    del systems
+    X, y, _, _, key_name = read_aligned(score_paths, key_path, format=format,
+                                        key_format=key_format, pos_label=pos_label,
+                                        missing=missing)
     fusion = LogisticFusion(p_target=p_target)
     model = make_pipeline(fusion, PAVCalibrator(pseudo_count=pseudo_count)) if pav else fusion
     model.fit(X, y)
@@ -150,7 +149,7 @@ def train_fusion(score_paths, key_path, *, p_target=0.5, pav=False, pseudo_count
     n_tar = int(y.sum())
     lines = [f"LogisticFusion of {len(score_paths)} system(s), trained at p_target = "
              f"{p_target:g} on {len(y):,} trials ({n_tar:,} target, {len(y) - n_tar:,} "
-             f"non-target) of {key.path}:",
+             f"non-target) of {key_name}:",
              f"  {fusion_formula(fusion, [_file_name(p) for p in score_paths])}   "
              "(natural-log LLR)",
              f"  training Cllr at p_target = {p_target:g}: {fusion.objective_:.4f} "
@@ -238,12 +237,11 @@ def evaluate_binary(score_paths, key_path, p_targets, *, missing="error", pos_la
     """
     from ..metrics import calibration_report, from_labels
 
-    key, files = read_key_and_scores(score_paths, key_path, format=format, key_format=key_format,
-                                     pos_label=pos_label)
     systems = {}
-    for scores in files:
-        X, y, _, _ = align_trials(key, scores, missing=missing)
-        systems[scores.path] = from_labels(X[:, 0], y)
+    for path, x, y, _, _ in iter_aligned(score_paths, key_path, format=format,
+                                         key_format=key_format, pos_label=pos_label,
+                                         missing=missing):  # 'drop' drops per system
+        systems[path] = from_labels(x, y)
     reports = [calibration_report(tar, non, operating_points=p_targets, name=name)
                for name, (tar, non) in systems.items()]
     return systems, reports
