@@ -21,6 +21,7 @@ import numpy as np
 from .._files import write_output
 from ._ids import as_id_array, check_matched, find_duplicate, match_ids
 from ._numbers import format_numbers
+from ._tables import WordFields, read_table, table_kind
 from ._text import (
     BLOCK_BYTES,
     LineMap,
@@ -140,6 +141,11 @@ def _describe(layout, columns, n_fields):
 def score_pieces(path, block_bytes=BLOCK_BYTES, layout=None):
     """Yield ((models, tests), scores (n, 1), lines) per block of a score file (for streaming)."""
     layout = score_layout(layout)
+    kind = table_kind(os.fspath(path))
+    if kind is not None:  # HDF5 / parquet: one piece, its rows numbered from 1
+        models, tests, values = read_table(os.fspath(path), kind, layout, ("score",), None)
+        yield (models, tests), values["score"][:, None], np.arange(1, len(models) + 1)
+        return
     for ids, values, lines in _pieces(os.fspath(path), layout, ("score",), block_bytes):
         yield ids, values["score"][:, None], lines
 
@@ -152,7 +158,14 @@ def _read_table(path, layout, want, block_bytes, pos_label=None):
     values = {r: [] for r in want}
     lines = LineMap()
     n = 0
-    for (m, t), v, where in _pieces(path, layout, want, block_bytes, pos_label):
+    kind = table_kind(path)
+    if kind is not None:  # HDF5 / parquet: read whole, rows numbered from 1
+        label = _label_column if pos_label is None else _named_label_column(pos_label)
+        pieces = [read_table(path, kind, layout, want, _words_to_labels(label))]
+        pieces = [((m, t), v, np.arange(1, len(m) + 1)) for m, t, v in pieces]
+    else:
+        pieces = _pieces(path, layout, want, block_bytes, pos_label)
+    for (m, t), v, where in pieces:
         for r in want:
             values[r].append(v[r])
         models.append(m)
@@ -171,6 +184,16 @@ def _read_table(path, layout, want, block_bytes, pos_label=None):
                          f"({ids_text(models[second])}, {ids_text(tests[second])}), "
                          f"first seen on line {lines.line(first)}")
     return models, tests, values, lines
+
+
+def _words_to_labels(column):
+    """A label column function of :class:`Fields` applied to a bytes array (table files)."""
+    def convert(words, path):
+        n = words.size
+        width = max(8, -(-words.dtype.itemsize // 8) * 8)
+        words = words.astype(f"S{width}")
+        return column(WordFields(words, np.arange(1, n + 1)), path, 0)
+    return convert
 
 
 def _score_column(fields, path, column=2):
