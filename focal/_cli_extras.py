@@ -128,7 +128,8 @@ def add_evaluate_options(ev):
 
 
 def read_binary_systems(paths, key_path, missing, pos_label=None, format=None, key_format=None):
-    """``({path: (tar, non)}, {path: ids})`` with each trial's model and test ids."""
+    """``({path: (tar, non)}, {path: (models, tests, y)})``: each system's target and
+    non-target scores, and the trial ids and labels of its aligned trials."""
     from .io._join import iter_aligned
 
     systems, ids = {}, {}
@@ -137,7 +138,7 @@ def read_binary_systems(paths, key_path, missing, pos_label=None, format=None, k
                                                   missing=missing):
         y = y.astype(bool)
         systems[str(path)] = (x[y], x[~y])
-        ids[str(path)] = ((models[y], tests[y]), (models[~y], tests[~y]))
+        ids[str(path)] = (models, tests, y)  # split only when clusters ask (memory)
     return systems, ids
 
 
@@ -153,9 +154,12 @@ def evaluate_reports(systems, ids, points, args):
         raise ValueError("--bootstrap must be at least 1")
     reports = []
     for name, (tar, non) in systems.items():
-        (tm, tt), (nm, nt) = ids[name]
-        clusters = {"trial": (None, None), "model": (tm, nm), "test": (tt, nt),
-                    "both": ((tm, tt), (nm, nt))}[cluster]
+        clusters = (None, None)
+        if cluster != "trial":
+            models, tests, y = ids[name]
+            tm, tt, nm, nt = models[y], tests[y], models[~y], tests[~y]
+            clusters = {"model": (tm, nm), "test": (tt, nt),
+                        "both": ((tm, tt), (nm, nt))}[cluster]
         reports.append(calibration_report(
             tar, non, operating_points=points, name=name,
             conventional_eer=getattr(args, "conventional_eer", False), c_primary=c_primary,

@@ -51,16 +51,21 @@ def hash_ids(*columns):
     column. Collisions cost time, never correctness: every use checks the bytes.
     """
     n = columns[0].shape[0]
-    h = np.zeros(n, dtype=np.uint64)
-    for c, col in enumerate(columns):
-        words = np.ascontiguousarray(col).view(np.uint64).reshape(n, -1)
-        h += np.uint64((0x9E3779B97F4A7C15 * (c + 1)) % 2**64)
-        for j in range(words.shape[1]):
-            h ^= words[:, j]
-            h *= _M1
-            h ^= h >> np.uint64(29)
-        _mix(h)
-    return h
+    out = np.zeros(n, dtype=np.uint64)
+    words = [np.ascontiguousarray(col).view(np.uint64).reshape(n, -1) for col in columns]
+    for i in range(0, n, _HASH_ROWS):  # a million rows at a time: small temporaries
+        h = out[i:i + _HASH_ROWS]
+        for c, w in enumerate(words):
+            h += np.uint64((0x9E3779B97F4A7C15 * (c + 1)) % 2**64)
+            for j in range(w.shape[1]):
+                h ^= w[i:i + _HASH_ROWS, j]
+                h *= _M1
+                h ^= h >> np.uint64(29)
+            _mix(h)
+    return out
+
+
+_HASH_ROWS = 1 << 20
 
 
 def _exact_keys(columns):
@@ -156,15 +161,17 @@ class HashTable:
         packed |= np.arange(n, dtype=np.uint64)
         packed.sort()
         self.packed = packed
-        high = packed & ~self.mask
-        shared = high[1:] == high[:-1]
+        shared = np.zeros(max(n - 1, 0), dtype=bool)
+        for i in range(0, n - 1, _HASH_ROWS):  # neighbours with the same high bits
+            a, b = packed[i:i + _HASH_ROWS], packed[i + 1:i + 1 + _HASH_ROWS]
+            shared[i:i + b.size] = (a[:b.size] ^ b) <= self.mask
         self.shared_rows = None
         if shared.any():  # a few rows whose high bits collide: matched by their bytes
             both = np.zeros(n, dtype=bool)
             both[1:] |= shared
             both[:-1] |= shared
             self.shared_rows = np.sort((packed[both] & self.mask).astype(np.intp))
-            self.shared_high = np.unique(high[both])
+            self.shared_high = np.unique(packed[both] & ~self.mask)
 
     def lookup(self, query):
         """Row of the table holding each row of ``query`` (tuple of id columns), or -1."""
