@@ -38,7 +38,7 @@ def _sample(models, tests, rows, k=3):
 
 
 def key_scores(key, path, table, *, format=None, missing="error", block_bytes=BLOCK_BYTES,
-               executor=None):
+               executor=None, out=None):
     """The score of each key trial in the score file ``path`` (NaN where it has none).
 
     Parameters
@@ -53,6 +53,8 @@ def key_scores(key, path, table, *, format=None, missing="error", block_bytes=BL
         Scored trials absent from the key: an error (count and first trials), or skipped.
     executor : ThreadPoolExecutor, optional
         Where the blocks are parsed (default: read in the calling thread).
+    out : ndarray of float64, shape (len(key),), optional
+        Where to put the scores (e.g. a column of the systems' matrix).
 
     Returns
     -------
@@ -67,7 +69,8 @@ def key_scores(key, path, table, *, format=None, missing="error", block_bytes=BL
     from .binary import score_pieces
 
     shown = display_name(path)
-    values = np.full(len(key), np.nan)
+    values = np.empty(len(key)) if out is None else out
+    values[:] = np.nan
     seen = np.zeros(len(key), dtype=bool)
     absent, n_absent, n = [], 0, 0
     pieces = score_pieces(os.fspath(path), block_bytes, format)
@@ -151,8 +154,8 @@ def align_files(key, score_paths, *, format=None, missing="error", block_bytes=B
     executor = ThreadPoolExecutor(max_workers=1) if threads else None
     try:
         for j, path in enumerate(score_paths):
-            X[:, j] = key_scores(key, path, table, format=format, missing=missing,
-                                 block_bytes=block_bytes, executor=executor)
+            key_scores(key, path, table, format=format, missing=missing,
+                       block_bytes=block_bytes, executor=executor, out=X[:, j])
     finally:
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
