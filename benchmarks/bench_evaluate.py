@@ -202,7 +202,7 @@ def run(quick: bool = False, repeat: int = 2):
               "1024 MiB")
 
         paths, model = _apply_files(folder, score_path)
-        runs, peaks = _race(f"apply a 3-system fusion to {n:,} trials (streamed)", {
+        runs, _ = _race(f"apply a 3-system fusion to {n:,} trials (streamed)", {
             "focal apply (process)": focal + ["apply", str(model), *map(str, paths), "-o",
                                               str(folder / "fused.scores")]}, repeat)
         best = min(runs["focal apply (process)"])

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_id_array", "hash_ids", "find_duplicate", "match_ids", "check_matched", "HashTable"]
+__all__ = ["HashTable", "as_id_array", "check_matched", "find_duplicate", "hash_ids", "match_ids"]
 
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)

@@ -19,7 +19,7 @@ import numpy as np
 from ._ids import HashTable, as_id_array, find_duplicate
 from ._text import BLOCK_BYTES, display_name, ids_text
 
-__all__ = ["key_scores", "align_files", "read_aligned", "iter_aligned"]
+__all__ = ["align_files", "iter_aligned", "key_scores", "read_aligned"]
 
 
 def _prefetch(pieces, executor):

@@ -30,7 +30,7 @@ import functools
 
 import numpy as np
 
-__all__ = ["parse_numbers", "format_numbers", "byte_masks"]
+__all__ = ["byte_masks", "format_numbers", "parse_numbers"]
 
 _U = np.uint64
 _QMAX_DOUBLE = 22
@@ -50,7 +50,7 @@ def _low_bytes_mask(k):
     return np.take(_LOW_BYTES, k)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def byte_masks(n_words):
     """(8 * n_words + 1, n_words) uint64 table: row k keeps the first k bytes of a token."""
     k = np.arange(8 * n_words + 1)[:, None]

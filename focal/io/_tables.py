@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["table_kind", "read_table", "WordFields"]
+__all__ = ["WordFields", "read_table", "table_kind"]
 
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 PARQUET_MAGIC = b"PAR1"
