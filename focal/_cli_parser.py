@@ -10,9 +10,12 @@ import math
 
 from . import _cli_extras as _extras
 from ._version import __version__
-from .metrics.multiclass_report import CONDITIONS
 
 __all__ = ["build_parser", "DEFAULT_P_TARGET"]
+
+#: ``focal.metrics.multiclass_report.CONDITIONS``, written out: importing the measures would load
+#: SciPy for ``focal --help`` (tests/test_import_contract.py checks that the two agree).
+CONDITIONS = ("closed", "open")
 
 #: Operating point of ``focal evaluate`` and ``focal demo`` when none is given.
 DEFAULT_P_TARGET = 0.01
@@ -283,6 +286,13 @@ def build_parser() -> argparse.ArgumentParser:
     thr.add_argument("--bayes-threshold", action="store_true",
                      help="decide at the Bayes threshold of the operating point (scores as LLRs)")
     sw.add_argument("--per-query", action="store_true", help="add the per-query table")
+    sw.add_argument("--prefer", choices=["score", "decision"], default="score",
+                    help="of two detections competing for one occurrence, align the higher "
+                         "score (default) or the YES decision (changes ATWV when decisions are "
+                         "not monotone in score)")
+    sw.add_argument("--cnxe-queries", choices=["evaluated", "all"], default="evaluated",
+                    help="C_nxe over the queries with occurrences (default) or over every query, "
+                         "keeping the trials of queries without occurrences (plan eq. 41)")
     _add_flags(sw, json=True)
 
     demo = _command(

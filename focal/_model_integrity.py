@@ -1,5 +1,6 @@
 """The front of model loading: bounded reading, a checksum of the raw bytes, keyed signatures,
-nesting depth, and a last check that a loaded model gives usable numbers.
+strict JSON parsing, nesting depth, the document's canonical checksum and layout, and a last
+check that a loaded model gives usable numbers.
 
 A model file written by :func:`focal.save` ends with an ``integrity`` field, on a line of its
 own, after every other field::
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import json
 import os
 import re
 import warnings
@@ -37,7 +39,7 @@ import numpy as np
 from .schema import model_steps
 
 __all__ = ["DEFAULT_MAX_BYTES", "MAX_JSON_DEPTH", "read_model_bytes", "seal", "unseal",
-           "check_depth", "check_usable"]
+           "check_depth", "check_usable", "canonical", "digest", "pretty", "parse"]
 
 #: Largest model file :func:`focal.load` reads by default (bytes)
 DEFAULT_MAX_BYTES = 256 * 2**20
@@ -47,6 +49,7 @@ _READ = 1 << 20
 _SEAL = re.compile(rb',\r?\n[ \t]*"integrity": \{"sha256": "([0-9a-f]{64})"'
                    rb'(?:, "hmac_sha256": "([0-9a-f]{64})")?\}\r?\n\}\s*\Z')
 _TAIL = 300  # the seal line is shorter than this
+_WIDTH = 100  # the writer's line width
 
 
 def read_model_bytes(file, max_bytes=DEFAULT_MAX_BYTES):
@@ -250,3 +253,81 @@ def _with_quality(model, first):
 def _show_row(x):
     shown = ", ".join(f"{v:g}" for v in x[:4])
     return f"[{shown}{', ...' if x.size > 4 else ''}]"
+
+
+# ---------------------------------------------------------------------------------------------
+# the document as text
+
+
+def canonical(payload) -> bytes:
+    """The canonical form of a document (sorted keys, no spaces, ASCII) that ``sha256``
+    covers."""
+    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                      allow_nan=False).encode("ascii")
+
+
+def digest(payload) -> str:
+    return hashlib.sha256(canonical(payload)).hexdigest()
+
+
+def pretty(value, indent=0) -> str:
+    """JSON text for people: short values on one line, long number lists wrapped at _WIDTH."""
+    pad = "  " * indent
+    compact = json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(", ", ": "))
+    if len(compact) + len(pad) <= _WIDTH - 20 or not isinstance(value, (dict, list)):
+        return compact
+    inner = "  " * (indent + 1)
+    if isinstance(value, dict):
+        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {pretty(v, indent + 1)}"
+                 for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+    if any(isinstance(v, (dict, list)) for v in value):
+        return "[\n" + ",\n".join(inner + pretty(v, indent + 1) for v in value) + "\n" + pad + "]"
+    lines, line = [], ""
+    for v in value:
+        text = json.dumps(v, ensure_ascii=False, allow_nan=False)
+        if line and len(inner) + len(line) + len(text) + 2 > _WIDTH:
+            lines.append(line + ",")
+            line = text
+        else:
+            line = f"{line}, {text}" if line else text
+    lines.append(line)
+    return "[\n" + "\n".join(inner + ln for ln in lines) + "\n" + pad + "]"
+
+
+def _reject_constant(name):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite_float(text):
+    value = float(text)
+    if not np.isfinite(value):
+        raise ValueError(f"the number {text[:40]} overflows")
+    return value
+
+
+def _unique_keys(pairs):
+    keys = [k for k, _ in pairs]
+    if len(set(keys)) != len(keys):
+        repeated = next(k for k in keys if keys.count(k) > 1)
+        raise ValueError(f"duplicate key {repeated[:80]!r}")
+    return dict(pairs)
+
+
+def parse(data) -> dict:
+    """Strict JSON: UTF-8, no duplicate keys, no NaN / Infinity, no overflowing numbers."""
+    if isinstance(data, str):
+        text = data
+    else:
+        try:
+            text = bytes(data).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise ValueError(f"not UTF-8 text (byte {exc.start})") from None
+    try:
+        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant,
+                          parse_float=_finite_float)
+    except json.JSONDecodeError as exc:
+        raise ValueError(f"not a valid JSON document ({exc.msg} at line {exc.lineno} column "
+                         f"{exc.colno}); a truncated or damaged file?") from None
+    except RecursionError:
+        raise ValueError("JSON nested too deeply") from None

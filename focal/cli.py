@@ -185,9 +185,9 @@ def _apply_quality(model, args) -> int:
 
 
 def _cmd_apply(args) -> int:
-    from .io import apply_model
+    from .io.apply import apply_model
     from .io.quality import quality_step
-    from .persistence import load
+    from .runtime import load   # NumPy alone: no scikit-learn or SciPy to apply a model
     from .schema import input_schema
 
     model = load(args.model, key=_signing_key(args))
@@ -210,7 +210,8 @@ def _cmd_sws(args) -> int:
     report = evaluate_term_detection(
         args.system, args.reference, args.audio, args.queries,
         operating_point=args.cost or args.operating_point, tolerance=args.tolerance,
-        n_tps=args.n_tps, threshold="bayes" if args.bayes_threshold else args.threshold)
+        n_tps=args.n_tps, threshold="bayes" if args.bayes_threshold else args.threshold,
+        prefer=args.prefer, cnxe_queries=args.cnxe_queries)
     if args.json:
         _print_json(report.to_dict(per_query=args.per_query))
     else:

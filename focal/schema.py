@@ -82,6 +82,9 @@ def model_steps(model):
 def model_kind(model) -> str:
     """``"multiclass"`` when the model's last step outputs class log-likelihoods, else
     ``"binary"``."""
+    kind = getattr(model_steps(model)[-1], "output_kind", None)
+    if kind in KINDS:   # a model of focal.runtime says what it gives
+        return kind
     from .estimators import GaussianBackend, MulticlassFusion
 
     return "multiclass" if isinstance(model_steps(model)[-1], (MulticlassFusion, GaussianBackend)) \
@@ -90,7 +93,7 @@ def model_kind(model) -> str:
 
 def _derived(model) -> InputSchema:
     """The schema the fitted estimators themselves tell (no file format)."""
-    from .estimators.multiclass import classes_of_feature_names
+    from .core.validation import classes_of_feature_names
 
     steps = model_steps(model)
     first, last = steps[0], steps[-1]

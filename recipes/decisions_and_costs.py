@@ -21,7 +21,7 @@ Language recognition (data_samples/language_recognition, closed set, eval):
 
 4. for each system, the multiclass Brier cost (Brümmer & van Leeuwen 2006, eq. 13) before and
    after its optimal affine calibration, the C_eta criterion at flat eta (thesis eq. 8.12) and
-   its coordinate-wise minimum over the calibration, and CAVG's criterion E_lre at the flat
+   its local minimum over the calibration, and CAVG's criterion E_lre at the flat
    prior and at a non-flat one (thesis eq. 8.11);
 5. the Albayzin C_min / F_dis of the sign-inverted (negated) sys1: the plan's free alpha
    (eqs. 11-12) against the thesis' alpha >= 0 (sec. 8.4.2);

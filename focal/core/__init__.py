@@ -1,29 +1,33 @@
 """Core math of focal: priors, the logarithmic scoring rule, PAV and ROCCH.
 
 Pure functions and small result objects on NumPy arrays. Nothing here imports an estimator, a
-plot or a file reader (see DESIGN.md, "Layers").
+plot or a file reader (see ARCHITECTURE.md). The names below load on first use, so that the
+NumPy-only modules (:mod:`focal.core.maps`, what a saved model applies) import without SciPy.
 """
 
-from .operating_point import OperatingPoint
-from .pav import PAVResult, SortedTrials, pav, pav_from_sorted, sort_trials
-from .priors import (
-    bayes_threshold,
-    beta,
-    detection_cost,
-    effective_log_odds,
-    effective_prior,
-    logit,
-    prior_entropy,
-    sigmoid,
-)
-from .rocch import ROCCH, MinBayesErrors, Threshold
-from .scoring import cross_entropy_nats, nontarget_cost, normalized_cross_entropy, target_cost
+from .._lazy import attach
 
-__all__ = [
-    "PAVResult", "SortedTrials", "pav", "pav_from_sorted", "sort_trials",
-    "bayes_threshold", "beta", "effective_log_odds", "effective_prior", "logit",
-    "prior_entropy", "sigmoid", "detection_cost",
-    "ROCCH", "MinBayesErrors", "Threshold",
-    "cross_entropy_nats", "nontarget_cost", "normalized_cross_entropy", "target_cost",
-    "OperatingPoint",
-]
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        ".operating_point": ("OperatingPoint",),
+        ".pav": ("PAVResult", "SortedTrials", "pav", "pav_from_sorted", "sort_trials"),
+        ".priors": (
+            "bayes_threshold",
+            "beta",
+            "effective_log_odds",
+            "effective_prior",
+            "logit",
+            "prior_entropy",
+            "sigmoid",
+            "detection_cost",
+        ),
+        ".rocch": ("ROCCH", "MinBayesErrors", "Threshold"),
+        ".scoring": (
+            "cross_entropy_nats",
+            "nontarget_cost",
+            "normalized_cross_entropy",
+            "target_cost",
+        ),
+    },
+)

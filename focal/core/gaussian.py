@@ -24,7 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.linalg import LinAlgError, cholesky, solve_triangular
+from scipy.linalg import LinAlgError, cholesky
+
+from .maps import gaussian_loglikelihoods
 
 __all__ = ["COVARIANCE_TYPES", "GaussianClasses", "fit_gaussian_classes", "gaussian_loglikelihoods"]
 
@@ -129,26 +131,3 @@ def fit_gaussian_classes(X, y, n_classes, covariance="shared", sample_weight=Non
                          "(variances above 1e308); rescale them")
     return GaussianClasses(center=center, means=np.ldexp(means, k), cholesky=np.ldexp(chol, k),
                            covariance=covariance)
-
-
-def gaussian_loglikelihoods(X, model: GaussianClasses) -> np.ndarray:
-    """Class log-likelihoods ``(n_trials, N)`` of score vectors under ``model`` (natural log).
-
-    ``"shared"``: the linear form (exact up to a per-trial constant); ``"per_class"``: full
-    log-densities. See the module docstring.
-    """
-    Xc = X - model.center
-    if model.covariance == "shared":
-        Lc = model.cholesky
-        W = solve_triangular(Lc, model.means.T, lower=True)        # L^-1 mu_i
-        Xw = solve_triangular(Lc, Xc.T, lower=True)                 # L^-1 x
-        return (Xw.T @ W) - 0.5 * np.einsum("ji,ji->i", W, W)
-    n, d = Xc.shape
-    N = model.means.shape[0]
-    out = np.empty((n, N))
-    for i in range(N):
-        Lc = model.cholesky[i]
-        Z = solve_triangular(Lc, (Xc - model.means[i]).T, lower=True)
-        out[:, i] = (-0.5 * np.einsum("ji,ji->i", Z, Z) - np.log(np.diag(Lc)).sum()
-                     - 0.5 * d * np.log(2.0 * np.pi))
-    return out

@@ -26,6 +26,9 @@ __all__ = [
     "as_class_labels",
     "check_prior",
     "check_multiclass_trials",
+    "MulticlassTrials",
+    "active_classes",
+    "class_totals",
     "class_trial_weights",
     "log_posteriors",
     "log_costs",
@@ -131,20 +134,154 @@ def check_prior(prior, n_classes: int, name: str = "prior") -> np.ndarray:
     return p / total
 
 
-def check_multiclass_trials(llh, labels, prior=None, sample_weight=None, *, llh_name="llh",
-                            labels_name="labels"):
-    """Validate a supervised multiclass trial set and drop what the prior ignores.
+def active_classes(prior: np.ndarray, labels: np.ndarray):
+    """The restriction to the classes of non-zero prior (Albayzin footnote 8), as indices.
+
+    Returns ``(active, keep, labels_active)``: the original indices of the active classes, the
+    mask of the trials whose class is active, and those trials' labels renumbered
+    ``0..N_active-1``. The one place where classes are remapped; ``labels`` must be validated.
+    """
+    active = np.flatnonzero(prior > 0)
+    keep = prior[labels] > 0
+    remap = np.full(prior.shape[0], -1, dtype=np.int64)
+    remap[active] = np.arange(active.size)
+    return active, keep, remap[labels[keep]]
+
+
+def class_totals(labels, prior, sample_weight=None, *, labels_name="labels", class_names=None):
+    """Total trial weight of each class, after checking every class of non-zero prior has some.
+
+    ``labels`` (validated class indices), ``prior`` (validated) and ``sample_weight`` (validated
+    or None). Raises ``ValueError`` naming the classes (by ``class_names`` when given) that have
+    non-zero prior but no trials (of positive weight) in ``labels_name``.
+    """
+    N = prior.shape[0]
+    totals = np.bincount(labels, weights=sample_weight, minlength=N)
+    empty = np.flatnonzero((prior > 0) & (totals <= 0))
+    if empty.size:
+        what = "trials" if sample_weight is None else "trials of positive weight"
+        shown = empty.tolist() if class_names is None else np.asarray(class_names)[empty].tolist()
+        raise ValueError(
+            f"class(es) {shown} have non-zero prior but no {what} in {labels_name}"
+        )
+    return totals
+
+
+class MulticlassTrials:
+    """Supervised multiclass trials validated once: log-likelihoods, labels, prior and weights.
+
+    The multiclass twin of :class:`focal.metrics.BinaryScores`. Every multiclass measure, plot
+    and estimator builds one (or is given one) instead of validating ``(llh, labels, prior)``
+    itself, so every check, and every error message, lives here.
 
     Parameters
     ----------
     llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods (finite).
+        Natural-log likelihoods (finite; :func:`as_llh_matrix`).
     labels : array_like, shape (n_trials,)
-        True class of each trial, ``0..N-1``.
+        True class of each trial, ``0..N-1`` (:func:`as_class_labels`).
     prior : array_like of shape (N,), optional
-        Default flat. Classes with zero prior, and their trials, are dropped.
+        Default flat (:func:`check_prior`). Zero entries mark classes that are ignored with
+        their trials (Albayzin footnote 8): see :meth:`active`.
     sample_weight : array_like of shape (n_trials,), optional
         Non-negative trial weights (a trial of weight k counts as k trials).
+    llh_name, labels_name : str
+        How the arguments are named in error messages.
+
+    Attributes
+    ----------
+    llh : ndarray, shape (n_trials, N)
+    labels : ndarray of int64, shape (n_trials,)
+    prior : ndarray, shape (N,)
+        Sums to 1.
+    sample_weight : ndarray or None
+    active_mask : ndarray of bool, shape (N,)
+        ``prior > 0``.
+    counts : ndarray, shape (N,)
+        Trials (total weight) of each class; positive for every active class.
+    classes : ndarray of int64, shape (N,)
+        Index of each column in the columns of the original log-likelihoods (``arange(N)``,
+        or the active classes for a view made by :meth:`active`).
+    n_columns : int
+        Number of columns of the original log-likelihoods.
+
+    Raises
+    ------
+    ValueError
+        Bad log-likelihoods, labels, prior or weights, mismatched lengths, or a class of
+        non-zero prior without trials (of positive weight).
+    """
+
+    def __init__(self, llh, labels, prior=None, sample_weight=None, *, llh_name="llh",
+                 labels_name="labels"):
+        L = as_llh_matrix(llh, llh_name)
+        N = L.shape[1]
+        y = as_class_labels(labels, N, labels_name)
+        if y.shape[0] != L.shape[0]:
+            raise ValueError(
+                f"{llh_name} and {labels_name} have different numbers of trials "
+                f"({L.shape[0]} and {y.shape[0]})"
+            )
+        p = check_prior(prior, N)
+        w = None if sample_weight is None else as_sample_weight(sample_weight, L.shape[0])
+        counts = class_totals(y, p, w, labels_name=labels_name)
+        self._set(L, y, p, w, counts, np.arange(N), N)
+
+    def _set(self, L, y, p, w, counts, classes, n_columns):
+        self.llh, self.labels, self.prior, self.sample_weight = L, y, p, w
+        self.counts, self.classes, self.n_columns = counts, classes, n_columns
+        self.active_mask = p > 0
+
+    @classmethod
+    def _view(cls, L, y, p, w, counts, classes, n_columns) -> "MulticlassTrials":
+        view = cls.__new__(cls)
+        view._set(L, y, p, w, counts, classes, n_columns)
+        return view
+
+    @property
+    def n_trials(self) -> int:
+        return int(self.labels.shape[0])
+
+    @property
+    def n_classes(self) -> int:
+        return int(self.prior.shape[0])
+
+    def active(self) -> "MulticlassTrials":
+        """The trials restricted to the classes of non-zero prior (Albayzin footnote 8).
+
+        Columns and trials of zero-prior classes are dropped and labels renumbered
+        ``0..N_active-1``; :attr:`classes` keeps the original column of each class. Every
+        prior entry of the view is positive, as the math of this module requires. Returns
+        ``self`` when nothing is dropped.
+        """
+        if self.active_mask.all():
+            return self
+        act, keep, y = active_classes(self.prior, self.labels)
+        L = self.llh[keep][:, act]
+        w = None if self.sample_weight is None else self.sample_weight[keep]
+        return self._view(L, y, self.prior[act], w, self.counts[act], self.classes[act],
+                          self.n_columns)
+
+    def with_prior(self, prior) -> "MulticlassTrials":
+        """The same trials at another prior (validated, and its classes checked for trials)."""
+        p = check_prior(prior, self.n_classes)
+        counts = class_totals(self.labels, p, self.sample_weight)
+        return self._view(self.llh, self.labels, p, self.sample_weight, counts, self.classes,
+                          self.n_columns)
+
+    def scatter(self, values, fill=0.0) -> np.ndarray:
+        """A per-class vector of this view placed in the original columns (``fill`` elsewhere),
+        e.g. calibration offsets fitted on :meth:`active` trials."""
+        out = np.full(self.n_columns, fill, dtype=float)
+        out[self.classes] = values
+        return out
+
+
+def check_multiclass_trials(llh, labels, prior=None, sample_weight=None, *, llh_name="llh",
+                            labels_name="labels"):
+    """Validate a supervised multiclass trial set and drop what the prior ignores.
+
+    The tuple form of ``MulticlassTrials(...).active()`` (see :class:`MulticlassTrials`).
 
     Returns
     -------
@@ -158,37 +295,10 @@ def check_multiclass_trials(llh, labels, prior=None, sample_weight=None, *, llh_
         Sample weights of the kept trials.
     active : ndarray of int64
         Original indices of the active classes.
-
-    Raises ``ValueError`` for mismatched lengths, bad labels / prior / weights, and for an active
-    class without trials (or with zero total weight).
     """
-    L = as_llh_matrix(llh, llh_name)
-    N = L.shape[1]
-    y = as_class_labels(labels, N, labels_name)
-    if y.shape[0] != L.shape[0]:
-        raise ValueError(
-            f"{llh_name} and {labels_name} have different numbers of trials "
-            f"({L.shape[0]} and {y.shape[0]})"
-        )
-    p = check_prior(prior, N)
-    w = None
-    if sample_weight is not None:
-        w = as_sample_weight(sample_weight, L.shape[0])
-    active = np.flatnonzero(p > 0)
-    totals = np.bincount(y, weights=w, minlength=N)
-    empty = active[totals[active] <= 0]
-    if empty.size:
-        what = "trials" if w is None else "trials of positive weight"
-        raise ValueError(
-            f"class(es) {empty.tolist()} have non-zero prior but no {what} in {labels_name}"
-        )
-    keep = p[y] > 0
-    remap = np.full(N, -1, dtype=np.int64)
-    remap[active] = np.arange(active.size)
-    L_act = L[keep][:, active] if active.size < N else L[keep]
-    y_act = remap[y[keep]]
-    w_act = None if w is None else w[keep]
-    return L_act, y_act, p[active], w_act, active
+    t = MulticlassTrials(llh, labels, prior, sample_weight, llh_name=llh_name,
+                         labels_name=labels_name).active()
+    return t.llh, t.labels, t.prior, t.sample_weight, t.classes
 
 
 def class_trial_weights(labels, prior, sample_weight=None) -> np.ndarray:

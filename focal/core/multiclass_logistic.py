@@ -57,7 +57,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .logistic import DEFAULT_REG, ROUND_OFF_FLOOR
-from .multiclass import class_trial_weights, contrast_basis
+from .maps import apply_multiclass
+from .multiclass import active_classes, class_trial_weights, contrast_basis
 from .multiclass_objective import (
     FullObjective,
     ScalarObjective,
@@ -113,20 +114,6 @@ class MulticlassSolution:
     n_evals: int
     grad_norm: float
     converged: bool
-
-
-def apply_multiclass(L: np.ndarray, mode: str, coef: np.ndarray, offset: np.ndarray) -> np.ndarray:
-    """Fused log-likelihoods ``(n, N)`` of the stacked inputs ``L`` of shape ``(n, K, N)``:
-    ``sum_k coef[k] L[:, k] + offset`` (scalar weights) or ``sum_k L[:, k] @ coef[k].T + offset``
-    (full mode matrices)."""
-    out = np.empty((L.shape[0], L.shape[2]))
-    out[:] = offset
-    for k in range(L.shape[1]):
-        if mode == "full":
-            out += L[:, k] @ coef[k].T
-        else:
-            out += coef[k] * L[:, k]
-    return out
 
 
 def _nested_levels(y, c, n_classes, base):
@@ -253,12 +240,8 @@ def _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter):
     n, K, N_all = L.shape
     if mode == "calibration" and K != 1:
         raise ValueError(f"mode='calibration' takes one system (K = 1), got K = {K}")
-    active = np.flatnonzero(prior > 0)
-    keep = prior[y] > 0
-    remap = np.full(N_all, -1, dtype=np.int64)
-    remap[active] = np.arange(active.size)
+    active, keep, ya = active_classes(prior, y)
     La = L[keep][:, :, active] if (active.size < N_all or not keep.all()) else L
-    ya = remap[y[keep]]
     pa = prior[active]
     if pa.min() < np.finfo(float).tiny:
         raise ValueError(f"prior[{int(active[np.argmin(pa)])}] = {float(pa.min())!r} is below the normal "

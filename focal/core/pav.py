@@ -29,6 +29,7 @@ from functools import cached_property
 import numpy as np
 from scipy.optimize import isotonic_regression
 
+from .maps import INTERPOLATIONS, block_llr, block_llr_map, step_index
 from .scoring import cross_entropy_nats
 from .validation import check_binary_trials
 
@@ -37,7 +38,6 @@ __all__ = [
     "step_index", "block_llr_map", "bounded_pav_blocks", "INTERPOLATIONS", "pav_from_counts",
 ]
 
-INTERPOLATIONS = ("step", "linear")
 
 
 @dataclass(frozen=True, eq=False)
@@ -118,10 +118,7 @@ class PAVResult:
         Strictly increasing; ``-inf`` for a block of only non-targets, ``+inf`` for only targets.
         Independent of any prior (theorem 5).
         """
-        num = self.n_tar.astype(float) * float(self.n_nontargets)
-        den = self.n_non.astype(float) * float(self.n_targets)
-        with np.errstate(divide="ignore"):
-            return np.log(num / den)
+        return block_llr(self.n_tar, self.n_non)
 
     def roc_points(self):
         """Steppy empirical ROC: ``(pfa, pmiss, thresholds)`` at every run boundary (thesis 7.3.4).
@@ -344,63 +341,6 @@ def pav_of_runs(n_tar, n_non, score_lo, score_hi) -> PAVResult:
     """
     return _pav_of_runs(np.asarray(n_tar, dtype=np.int64), np.asarray(n_non, dtype=np.int64),
                         np.asarray(score_lo, dtype=float), np.asarray(score_hi, dtype=float))
-
-
-# -- applying a fitted PAV map to new scores -------------------------------------------------
-
-def step_index(score_lo, scores) -> np.ndarray:
-    """Index of the block each score falls into: the last block with ``score_lo <= score``.
-
-    ``score_lo`` holds the (strictly increasing) lowest score of each block. A score between two
-    blocks goes to the block below, one below the first block to block 0: exactly the grouping
-    that the accept-threshold rule "score >= score_lo[k]" of the ROC makes (thesis 7.3.4), so new
-    scores get the decisions the training thresholds would give them. One binary search per score.
-    """
-    lo = np.asarray(score_lo, dtype=float)
-    return np.searchsorted(lo[1:], np.asarray(scores, dtype=float), side="right")
-
-
-def block_llr_map(score_lo, score_hi, llr, scores, interpolation: str = "step") -> np.ndarray:
-    """Apply a monotone block map (score ranges -> LLRs) to any scores, in natural-log LLRs.
-
-    Parameters
-    ----------
-    score_lo, score_hi : array_like, shape (K,)
-        Lowest and highest training score of each block, ``score_lo[k] <= score_hi[k] <
-        score_lo[k + 1]``.
-    llr : array_like, shape (K,)
-        Non-decreasing LLR of each block (a PAV solution: only ``llr[0]`` may be -inf and only
-        ``llr[-1]`` +inf).
-    scores : array_like
-        Scores to map (any shape); must not contain NaN.
-    interpolation : {"step", "linear"}
-        ``"step"``: every score gets the LLR of its block (:func:`step_index`), so training
-        scores get exactly their PAV-LLR and a score between two blocks gets the lower block's.
-        ``"linear"``: piecewise-linear interpolation between the block centres
-        ``(score_lo + score_hi) / 2``, constant beyond the first and last centre; a continuous,
-        non-decreasing map. Blocks with an infinite LLR (only possible without bounding) keep
-        the step rule, since no line joins a finite and an infinite LLR.
-
-    Returns
-    -------
-    ndarray of float, the shape of ``scores``. Non-decreasing in the score for both rules.
-    """
-    if interpolation not in INTERPOLATIONS:
-        raise ValueError(f"interpolation must be one of {INTERPOLATIONS}, got {interpolation!r}")
-    lo = np.asarray(score_lo, dtype=float)
-    hi = np.asarray(score_hi, dtype=float)
-    values = np.asarray(llr, dtype=float)
-    s = np.asarray(scores, dtype=float)
-    finite = np.isfinite(values)
-    if interpolation == "step" or not finite.any():
-        return values.take(step_index(lo, s))
-    # 0.5 lo + 0.5 hi cannot overflow, and (rounding is monotone) lies in [lo, hi]; the clip only
-    # guards subnormal rounding. Centres therefore increase strictly, like the blocks.
-    centres = np.clip(0.5 * lo + 0.5 * hi, lo, hi)
-    if finite.all():
-        return np.interp(s, centres, values)
-    out = values.take(step_index(lo, s))
-    return np.where(np.isfinite(out), np.interp(s, centres[finite], values[finite]), out)
 
 
 # -- bounded PAV: finite LLRs at the extremes -------------------------------------------------

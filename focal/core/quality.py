@@ -40,9 +40,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import logit
-
 from .logistic import DEFAULT_REG, fit_logistic
+from .maps import quality_features, quality_llr, transform_quality
 
 __all__ = ["FORMS", "FEATURES", "TRANSFORMS", "QualityModel", "transform_quality",
            "quality_features", "n_quality_features", "design_matrix", "fit_quality", "quality_llr"]
@@ -52,91 +51,6 @@ FEATURES = ("minmax", "sides")
 TRANSFORMS = ("log", "logit")
 
 _SUBSAMPLE = 1 << 16  # trials in the warm-start subsample of large problems
-
-
-def transform_quality(q, transforms, names):
-    """Apply the monotone transform of each measure to quality values; NaN (missing) stays NaN.
-
-    Parameters
-    ----------
-    q : ndarray of float, shape (n_trials, M)
-        Quality values of one side; NaN marks a missing value. Not modified.
-    transforms : sequence of (None, "log" or "logit"), length M
-        ``"log"``: natural log (the values must be positive, e.g. durations); ``"logit"``:
-        ``log(q / (1 - q))`` (the values must be in (0, 1), e.g. language or channel
-        posteriors); None: the values as they are.
-    names : sequence of str, length M
-        Measure names, for error messages.
-
-    Returns
-    -------
-    ndarray of float, shape (n_trials, M)
-        Column-major (each measure contiguous).
-    """
-    out = np.array(q, dtype=np.float64, order="F")
-    for i, (how, name) in enumerate(zip(transforms, names)):
-        col = out[:, i]
-        if how is None:
-            continue
-        bad = (col <= 0) if how == "log" else (col <= 0) | (col >= 1)
-        if bad.any():
-            row = int(np.flatnonzero(bad)[0])
-            need = "positive values" if how == "log" else "values in (0, 1)"
-            raise ValueError(f"quality measure {name!r} has the value {float(col[row])!r} "
-                             f"(trial {row}): its {how} transform needs {need} (NaN marks a "
-                             "missing value)")
-        if how == "log":
-            np.log(col, out=col)
-        else:
-            col[:] = logit(col)
-    return out
-
-
-def quality_features(qm, qt, form, features="minmax", out=None):
-    """The quality features ``g(q_m, q_t)`` of a form and their names.
-
-    Parameters
-    ----------
-    qm, qt : ndarray of float, shape (n_trials, M)
-        Transformed quality of the model and the test side (no NaN).
-    form : {"bilinear", "linear", "scale"}
-        See the module docstring.
-    features : {"minmax", "sides"}
-        Features of the "linear" and "scale" forms (ignored by "bilinear").
-    out : ndarray of float, shape (n_trials, P), optional
-        Where to write the features (e.g. columns of a design matrix).
-
-    Returns
-    -------
-    g : ndarray of float, shape (n_trials, P)
-    names : list of str, length P
-        ``"model+test[i]"``, ``"model*test[i,j]"`` (bilinear), ``"min[i]"``, ``"max[i]"``
-        (minmax) or ``"model[i]"``, ``"test[i]"`` (sides), with i, j the measure indices.
-    """
-    n, M = qm.shape
-    if form == "bilinear":
-        iu, ju = np.triu_indices(M)
-        g = np.empty((n, M + iu.size), order="F") if out is None else out
-        for i in range(M):
-            np.add(qm[:, i], qt[:, i], out=g[:, i])
-        for c, (i, j) in enumerate(zip(iu, ju), start=M):
-            col = np.multiply(qm[:, i], qt[:, j], out=g[:, c])
-            if i != j:
-                col += qm[:, j] * qt[:, i]
-        names = [f"model+test[{i}]" for i in range(M)]
-        names += [f"model*test[{i},{j}]" for i, j in zip(iu, ju)]
-        return g, names
-    g = np.empty((n, 2 * M), order="F") if out is None else out
-    if features == "minmax":
-        for i in range(M):
-            np.minimum(qm[:, i], qt[:, i], out=g[:, i])
-            np.maximum(qm[:, i], qt[:, i], out=g[:, M + i])
-        names = [f"min[{i}]" for i in range(M)] + [f"max[{i}]" for i in range(M)]
-    else:
-        g[:, :M] = qm
-        g[:, M:] = qt
-        names = [f"model[{i}]" for i in range(M)] + [f"test[{i}]" for i in range(M)]
-    return g, names
 
 
 def n_quality_features(M, form):
@@ -194,22 +108,6 @@ class QualityModel:
     n_passes: int
     grad_norm: float
     converged: bool
-
-
-def quality_llr(X, g, coef, intercept, quality_coef, scale_coef):
-    """Natural-log LLRs of trials with quality: ``(X a + b) + g c + sum_k s_k (g d_k)``.
-
-    The affine part is computed exactly as the affine fusion computes it and the quality part
-    is added last, so with all quality weights zero the output is bit-identical to the affine
-    fusion's.
-    """
-    llr = X @ coef
-    llr += intercept
-    extra = g @ quality_coef
-    if scale_coef.any():
-        extra += np.einsum("nk,nk->n", X, g @ scale_coef.T)
-    llr += extra
-    return llr
 
 
 def fit_quality(X, qm, qt, y, form, init, features="minmax", p_target=0.5, sample_weight=None,

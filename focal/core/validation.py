@@ -26,6 +26,7 @@ __all__ = [
     "check_int",
     "as_sample_weight",
     "split_by_labels",
+    "classes_of_feature_names",
 ]
 
 
@@ -248,3 +249,24 @@ def as_sample_weight(sample_weight, n_trials: int, name: str = "sample_weight") 
     if (w < 0).any():
         raise ValueError(f"{name} contains negative values; weights must be >= 0")
     return w
+
+
+def classes_of_feature_names(feature_names):
+    """The class order that feature names ``"system:class"`` (or, for one system, plain class
+    names) give, or None when they do not name classes that way."""
+    names = [str(n) for n in feature_names]
+    if not all(":" in n for n in names):
+        return None if any(":" in n for n in names) else names
+    pairs = [n.rsplit(":", 1) for n in names]
+    systems = list(dict.fromkeys(p[0] for p in pairs))
+    order = [c for s, c in pairs if s == systems[0]]
+    for system in systems:
+        block = [c for s, c in pairs if s == system]
+        if block != order:
+            raise ValueError(f"the columns of system {system!r} name the classes {block}, those "
+                             f"of {systems[0]!r} {order}: every system needs the same classes "
+                             "in the same order")
+    if [s for s, _ in pairs] != [s for s in systems for _ in order]:
+        raise ValueError("X's columns must hold each system's classes side by side "
+                         "('system:class', system-major)")
+    return order

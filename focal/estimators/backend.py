@@ -6,14 +6,16 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted_state import GAUSSIAN_FIELDS, check_cholesky
 from ..core.gaussian import COVARIANCE_TYPES, fit_gaussian_classes, gaussian_loglikelihoods
+from ._state import MulticlassStateMixin
 from .multiclass import LogLikelihoodOutputMixin, check_class_names
 
 __all__ = ["GaussianBackend"]
 
 
 class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin, TransformerMixin,
-                      BaseEstimator):
+                      MulticlassStateMixin, BaseEstimator):
     """Gaussian class models of score vectors, producing class log-likelihoods.
 
     The back-end of Brümmer & van Leeuwen sec. 5 (149-dimensional score vectors -> 7 language
@@ -98,3 +100,34 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return gaussian_loglikelihoods(X, self.model_)
+
+    # -- saved state (focal.estimators._state): the centred class models; ``means_`` and
+    # ``covariance_`` are derived from them
+
+    _state_fields = GAUSSIAN_FIELDS
+
+    def _get_state(self):
+        m = self.model_
+        return {"n_features_in_": self.n_features_in_,
+                "feature_names_in_": getattr(self, "feature_names_in_", None),
+                "classes_": self.classes_,
+                "model_": {"covariance": m.covariance, "center": m.center, "means": m.means,
+                           "cholesky": m.cholesky}}
+
+    def _validate_state(self, state, version):
+        """The class labels, and lower-triangular Cholesky factors with a positive diagonal."""
+        from ..core.gaussian import GaussianClasses
+
+        state = super()._validate_state(state, version)
+        check_cholesky(state["model_"]["cholesky"])
+        return {**state, "model_": GaussianClasses(**state["model_"])}
+
+    def _set_state(self, state):
+        super()._set_state(state)
+        model = self.model_
+        with np.errstate(over="ignore", invalid="ignore"):
+            self.means_ = model.means + model.center
+            L = model.cholesky
+            self.covariance_ = L @ np.swapaxes(L, -1, -2)
+        if not (np.isfinite(self.means_).all() and np.isfinite(self.covariance_).all()):
+            raise ValueError("the class means or covariances overflow")

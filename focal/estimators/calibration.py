@@ -20,6 +20,7 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted_state import BLOCK_FIELDS, PAV_FIELDS, check_hull_blocks, check_pav_llr
 from ..core.pav import (
     INTERPOLATIONS,
     block_llr_map,
@@ -35,11 +36,12 @@ from ..core.validation import (
     split_by_labels,
 )
 from ._llr_output import BinaryLLROutputMixin
+from ._state import SavedStateMixin
 
 __all__ = ["PAVCalibrator", "ROCCH"]
 
 
-class _ScoreToLLR(BinaryLLROutputMixin, TransformerMixin, BaseEstimator):
+class _ScoreToLLR(BinaryLLROutputMixin, TransformerMixin, SavedStateMixin, BaseEstimator):
     """Shared input handling of the one-column score -> LLR estimators.
 
     Their output is an LLR, so they also give posteriors, Bayes decisions and minus Cllr
@@ -226,6 +228,15 @@ class PAVCalibrator(_ScoreToLLR):
         return block_llr_map(self.score_lo_, self.score_hi_, self.llr_, scores,
                              self.interpolation)
 
+    # -- saved state (focal.estimators._state) --------------------------------------------------
+
+    _state_fields = PAV_FIELDS
+
+    def _validate_state(self, state, version):
+        """The blocks and their (bounded or exact PAV) LLRs (:func:`check_pav_llr`)."""
+        check_pav_llr(state, self.pseudo_count)
+        return state
+
 
 class ROCCH(_ScoreToLLR):
     """The ROC convex hull of binary scores as a fitted estimator (thesis sec. 7.3.6-7.3.8).
@@ -306,6 +317,29 @@ class ROCCH(_ScoreToLLR):
 
     def _map(self, scores):
         return block_llr_map(self.score_lo_, self.score_hi_, self.llr_, scores, "step")
+
+    # -- saved state (focal.estimators._state): the PAV blocks; the hull and every measure
+    # are rebuilt from them by _set_fitted
+
+    _state_fields = BLOCK_FIELDS
+
+    def _get_state(self):
+        pav = self.hull_.pav
+        return {"n_features_in_": self.n_features_in_,
+                "feature_names_in_": getattr(self, "feature_names_in_", None),
+                "score_lo_": pav.score_lo, "score_hi_": pav.score_hi,
+                "block_n_tar_": pav.n_tar, "block_n_non_": pav.n_non}
+
+    def _validate_state(self, state, version):
+        return {"n_features_in_": state["n_features_in_"],
+                "feature_names_in_": state["feature_names_in_"],
+                "blocks": check_hull_blocks(state)}
+
+    def _set_state(self, state):
+        state = dict(state)
+        blocks = state.pop("blocks")
+        super()._set_state(state)
+        self._set_fitted(blocks)
 
     def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
         """Minimum detection cost over all thresholds, from the hull vertices (thesis eqs.

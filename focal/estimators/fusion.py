@@ -20,7 +20,10 @@ from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted_state import LINEAR_FIELDS, LOGISTIC_FIELDS, check_binary_classes
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
+from ..core.maps import affine_llr
+from ..core.maps import check_finite_llr as _check_finite_llr
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.scoring_rules import (
     default_expected_cost,
@@ -38,6 +41,7 @@ from ..core.validation import (
     check_probability,
 )
 from ._llr_output import BinaryLLROutputMixin
+from ._state import SavedStateMixin
 
 __all__ = ["LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
            "UnboundedObjectiveWarning"]
@@ -78,19 +82,6 @@ def _bounded_side(rule):
         sides.append(f"a false alarm costs at most {(rule.a + rule.b - 1) / (rule.b - 1):.4g}")
     return " and ".join(sides)
 
-def _check_finite_llr(X, llr):
-    """Raise ValueError naming the first trial whose input or output is not finite."""
-    bad_rows = np.flatnonzero(~np.isfinite(X).all(axis=1))
-    if bad_rows.size:
-        row = int(bad_rows[0])
-        what = "NaN" if np.isnan(X[row]).any() else "infinity"
-        raise ValueError(f"Input X contains {what} (first in trial {row})")
-    bad = np.flatnonzero(~np.isfinite(llr))
-    if bad.size:
-        raise ValueError(f"the LLR of trial {int(bad[0])} overflows: X holds scores too large "
-                         "for the fitted weights")
-
-
 def _target_labels(y, pos_label):
     """Target mask of training labels by focal's label rule (:func:`as_binary_labels`);
     continuous or multiclass y get scikit-learn's error message."""
@@ -104,7 +95,8 @@ def _target_labels(y, pos_label):
         raise
 
 
-class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, BaseEstimator):
+class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, SavedStateMixin,
+                     BaseEstimator):
     """Fuse the scores of several recognizers into one calibrated natural-log LLR.
 
     Learns ``llr = intercept_ + sum_k coef_[k] * X[:, k]`` (thesis eq. 8.16) by minimizing the
@@ -325,9 +317,7 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Ba
     # -- outputs --------------------------------------------------------------------------------
 
     def _llr(self, X):
-        llr = X @ self.coef_
-        llr += self.intercept_
-        return llr
+        return affine_llr(X, self.coef_, self.intercept_)
 
     def decision_function(self, X):
         """Calibrated natural-log LLRs of the trials, shape (n_trials,).
@@ -363,6 +353,16 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Ba
                                  f"names seen in fit, got {list(names)!r}")
         return np.asarray(["llr"], dtype=object)
 
+    # -- saved state (focal.estimators._state) --------------------------------------------------
+
+    _state_fields = LOGISTIC_FIELDS
+
+    def _validate_state(self, state, version):
+        """``classes_`` is ``[non-target, target]`` (a version-1 file: sorted, which may set
+        ``pos_label``)."""
+        pos_label = check_binary_classes(state["classes_"], self.pos_label, version)
+        return state if pos_label is self.pos_label else {**state, "pos_label": pos_label}
+
 
 class LinearCalibrator(LogisticFusion):
     """Affine calibration of one system's scores to natural-log LLRs, ``scale_ * s + offset_``.
@@ -397,6 +397,17 @@ class LinearCalibrator(LogisticFusion):
             raise ValueError(
                 f"{type(self).__name__} calibrates the scores of one system: X must be 1-D or "
                 f"have one column, got {X.shape[1]} columns (use LogisticFusion to fuse systems)")
+
+    _state_fields = LINEAR_FIELDS
+
+    def _validate_state(self, state, version):
+        """One input column, then as :class:`LogisticFusion`."""
+        from .._model_codec import StateError
+
+        if state["n_features_in_"] != 1:
+            raise StateError(f"a LinearCalibrator has one input column, got "
+                             f"{state['n_features_in_']}")
+        return super()._validate_state(state, version)
 
     @property
     def scale_(self) -> float:

@@ -20,10 +20,13 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted_state import MULTICLASS_FIELDS, check_multiclass_weights
 from ..core.logistic import DEFAULT_REG
-from ..core.multiclass import as_class_labels, check_prior, log_posteriors
+from ..core.multiclass import as_class_labels, check_prior, class_totals, log_posteriors
 from ..core.multiclass_logistic import MODES, apply_multiclass, fit_multiclass
 from ..core.validation import as_sample_weight, check_int, check_non_negative
+from ..core.validation import classes_of_feature_names
+from ._state import MulticlassStateMixin
 
 __all__ = ["MulticlassFusion", "stack_systems", "check_class_names", "classes_of_feature_names"]
 
@@ -117,27 +120,6 @@ def check_class_names(class_names, name="class_names"):
     if len(set(names)) != len(names):
         raise ValueError(f"{name} names a class twice: {names!r}")
     return names
-
-
-def classes_of_feature_names(feature_names):
-    """The class order that feature names ``"system:class"`` (or, for one system, plain class
-    names) give, or None when they do not name classes that way."""
-    names = [str(n) for n in feature_names]
-    if not all(":" in n for n in names):
-        return None if any(":" in n for n in names) else names
-    pairs = [n.rsplit(":", 1) for n in names]
-    systems = list(dict.fromkeys(p[0] for p in pairs))
-    order = [c for s, c in pairs if s == systems[0]]
-    for system in systems:
-        block = [c for s, c in pairs if s == system]
-        if block != order:
-            raise ValueError(f"the columns of system {system!r} name the classes {block}, those "
-                             f"of {systems[0]!r} {order}: every system needs the same classes "
-                             "in the same order")
-    if [s for s, _ in pairs] != [s for s in systems for _ in order]:
-        raise ValueError("X's columns must hold each system's classes side by side "
-                         "('system:class', system-major)")
-    return order
 
 
 def _shown(values, limit=6) -> str:
@@ -243,13 +225,7 @@ class LogLikelihoodOutputMixin:
             w = as_sample_weight(sample_weight, X.shape[0])
             if not w.any():
                 raise ValueError("sample_weight is zero for every trial")
-        totals = np.bincount(labels, weights=w, minlength=n_classes)
-        empty = np.flatnonzero((prior > 0) & (totals <= 0))
-        if empty.size:
-            raise ValueError(
-                f"class(es) {classes[empty].tolist()} have non-zero prior but no trials (of "
-                "positive weight) in y"
-            )
+        class_totals(labels, prior, w, labels_name="y", class_names=classes)
         return classes, labels, prior, w
 
     def _class_names(self, y):
@@ -324,22 +300,22 @@ class LogLikelihoodOutputMixin:
         ``normalize=True``), 0 for perfect log-likelihoods, -1 for uninformative ones; greater
         is better. ``y`` holds labels of ``classes_``; every class of non-zero prior needs trials.
         """
-        from ..core.multiclass import check_multiclass_trials, cross_entropy_nats, \
-            prior_entropy_nats
+        from ..core.multiclass import MulticlassTrials, cross_entropy_nats, prior_entropy_nats
 
         check_is_fitted(self)
         y = np.asarray(y)
         unknown = ~np.isin(y, self.classes_)
         if unknown.any():
             raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
-        L, labels, p, w, _ = check_multiclass_trials(
-            self.transform(X), np.searchsorted(self.classes_, y), self._prior_for(prior),
-            sample_weight, llh_name="X", labels_name="y")
-        return -float(cross_entropy_nats(L, labels, p, w) / prior_entropy_nats(p))
+        t = MulticlassTrials(self.transform(X), np.searchsorted(self.classes_, y),
+                             self._prior_for(prior), sample_weight, llh_name="X",
+                             labels_name="y").active()
+        return -float(cross_entropy_nats(t.llh, t.labels, t.prior, t.sample_weight)
+                      / prior_entropy_nats(t.prior))
 
 
 class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
-                       TransformerMixin, BaseEstimator):
+                       TransformerMixin, MulticlassStateMixin, BaseEstimator):
     """Fusion and calibration of multiclass log-likelihoods by prior-weighted logistic regression.
 
     Minimizes the prior-weighted multiclass logarithmic cost (thesis eq. 8.17, in nats) of an
@@ -354,7 +330,7 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         Prior at which the cost is weighted and the default of ``predict_proba``; flat if None
         (thesis sec. 8.3.3). Zero entries drop that class and its trials from training (its
         output is then not calibrated: offset 0; in ``"full"`` mode its output is 0).
-    mode : {"scalar", "calibration", "full"}
+    mode : {"scalar", "calibration", "full"}, default "scalar"
         ``"scalar"``: ``sum_k alpha_k l_k + beta``, one weight per system and an offset vector
         (FoCal Multiclass, eq. 8.16). ``"calibration"``: one system, ``alpha l + beta`` (Albayzin
         eq. 11; Brümmer & van Leeuwen eq. 18). ``"full"``: ``sum_k A_k l_k + b``, a matrix per
@@ -474,3 +450,14 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         L = X.reshape(X.shape[0], self.n_systems_, self.n_classes_)
         mode = "full" if self.coef_.ndim == 3 else "scalar"   # as fitted, whatever set_params did
         return apply_multiclass(L, mode, self.coef_, self.intercept_)
+
+    # -- saved state (focal.estimators._state) --------------------------------------------------
+
+    _state_fields = MULTICLASS_FIELDS
+
+    def _validate_state(self, state, version):
+        """The class labels, then ``n_systems_ x n_classes`` inputs and a weight (matrix) per
+        system."""
+        state = super()._validate_state(state, version)
+        check_multiclass_weights(state)
+        return state

@@ -15,15 +15,15 @@ import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
+from .._fitted_state import QUALITY_FIELDS, check_quality_measures
 from ..core.logistic import DEFAULT_REG
+from ..core.maps import complete_quality, llr_with_quality, quality_sides
 from ..core.quality import (
     FEATURES,
     FORMS,
     TRANSFORMS,
     fit_quality,
     quality_features,
-    quality_llr,
-    transform_quality,
 )
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.validation import as_sample_weight, check_int, check_non_negative, check_probability
@@ -57,13 +57,7 @@ def _measures_from_columns(columns):
     return found
 
 
-def _complete(qm, qt):
-    """Trials with every measure of both sides (no NaN), one column at a time."""
-    missing = np.zeros(qm.shape[0], dtype=bool)
-    for q in (qm, qt):
-        for i in range(q.shape[1]):
-            missing |= np.isnan(q[:, i])
-    return ~missing
+_complete = complete_quality
 
 
 class QualityFusion(LogisticFusion):
@@ -250,14 +244,7 @@ class QualityFusion(LogisticFusion):
                 raise ValueError(f"quality has {Q.shape[1]} columns for {len(measures)} measures "
                                  f"{measures!r}: it needs the model-side then the test-side "
                                  "value of each")
-        if np.isinf(Q).any():
-            row = int(np.flatnonzero(np.isinf(Q).any(axis=1))[0])
-            raise ValueError(f"quality contains infinity (first in trial {row}); NaN marks a "
-                             "missing value")
-        M = len(measures)
-        transforms = self._transforms(M)
-        qm = transform_quality(Q[:, :M], transforms, measures)
-        qt = transform_quality(Q[:, M:], transforms, measures)
+        qm, qt = quality_sides(Q, self._transforms(len(measures)), measures)
         return X, qm, qt, measures
 
     @staticmethod
@@ -365,18 +352,7 @@ class QualityFusion(LogisticFusion):
     def _llr_with_quality(self, X, qm, qt):
         """The affine fusion's LLRs (back-off), replaced by the quality fusion where the quality
         is complete."""
-        has_q = _complete(qm, qt)
-        if has_q.all():
-            g, _ = quality_features(qm, qt, self.form, self.features)
-            return quality_llr(X, g, self.coef_, self.intercept_, self.quality_coef_,
-                               self.scale_coef_)
-        llr = X @ self.linear_coef_
-        llr += self.linear_intercept_
-        if has_q.any():
-            g, _ = quality_features(qm[has_q], qt[has_q], self.form, self.features)
-            llr[has_q] = quality_llr(X[has_q], g, self.coef_, self.intercept_,
-                                     self.quality_coef_, self.scale_coef_)
-        return llr
+        return llr_with_quality(X, qm, qt, self.form, self.features, self)
 
     def decision_function(self, X, quality=None):
         """Calibrated natural-log LLRs of the trials, shape (n_trials,).
@@ -424,3 +400,26 @@ class QualityFusion(LogisticFusion):
             quality = {f"{s}{m}" for s in _SIDES for m in self.measures_}
             input_features = [f for f in input_features if str(f) not in quality]
         return super().get_feature_names_out(input_features)
+
+    # -- saved state (focal.estimators._state) --------------------------------------------------
+
+    _state_fields = QUALITY_FIELDS
+
+    def _validate_state(self, state, version):
+        """The measures and quality features against the parameters, then the class labels as
+        :class:`LogisticFusion`."""
+        from .._model_codec import StateError
+
+        check_quality_measures(state, self.measures, self.form, self.features)
+        try:
+            self._transforms(len(state["measures_"]))
+        except ValueError as exc:
+            raise StateError(str(exc), "measures_") from None
+        state = super()._validate_state(state, version)
+        return {**state, "measures_": np.array(state["measures_"], dtype=object),
+                "quality_feature_names_": np.array(state["quality_feature_names_"],
+                                                   dtype=object)}
+
+    def _set_state(self, state):
+        super()._set_state(state)
+        self.rule_objective_ = self.objective_

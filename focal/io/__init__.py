@@ -16,65 +16,44 @@ linear in time and bounded in memory: lines longer than 1 MiB, ids longer than 4
 (:func:`read_limits` changes both), NUL bytes and invalid UTF-8 are refused as they are read.
 """
 
-from .binary import (
-    TrialKey,
-    TrialScores,
-    align_scores,
-    align_trials,
-    read_key,
-    read_scores,
-    write_scores,
-)
-from .multiclass import (
-    ALBAYZIN_CLASSES,
-    MulticlassKey,
-    MulticlassScores,
-    align_multiclass,
-    align_multiclass_scores,
-    multiclass_format,
-    read_albayzin_scores,
-    read_multiclass_key,
-    read_multiclass_scores,
-    write_albayzin_scores,
-    write_multiclass_scores,
-)
-from ._text import read_limits
-from .stream import ScoreChunk, apply_to_files, iter_score_chunks
-from .apply import apply_model
-from .workflows import (
-    evaluate_binary,
-    evaluate_multiclass,
-    read_multiclass_systems,
-    train_fusion,
-    train_multiclass_fusion,
-)
+from .._lazy import attach
 
-__all__ = [
-    "ALBAYZIN_CLASSES",
-    "MulticlassKey",
-    "MulticlassScores",
-    "ScoreChunk",
-    "TrialKey",
-    "TrialScores",
-    "align_multiclass",
-    "align_multiclass_scores", "multiclass_format",
-    "align_scores",
-    "align_trials",
-    "apply_to_files",
-    "iter_score_chunks",
-    "read_albayzin_scores",
-    "read_key",
-    "read_limits",
-    "read_multiclass_key",
-    "read_multiclass_scores",
-    "read_scores",
-    "write_albayzin_scores",
-    "write_multiclass_scores",
-    "write_scores",
-    "apply_model",
-    "evaluate_binary",
-    "evaluate_multiclass",
-    "read_multiclass_systems",
-    "train_fusion",
-    "train_multiclass_fusion",
-]
+# each name loads with its module on first use: applying a model reads files without the
+# training workflows (and scikit-learn)
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        ".binary": (
+            "TrialKey",
+            "TrialScores",
+            "align_scores",
+            "align_trials",
+            "read_key",
+            "read_scores",
+            "write_scores",
+        ),
+        ".multiclass": (
+            "ALBAYZIN_CLASSES",
+            "MulticlassKey",
+            "MulticlassScores",
+            "align_multiclass",
+            "align_multiclass_scores",
+            "multiclass_format",
+            "read_albayzin_scores",
+            "read_multiclass_key",
+            "read_multiclass_scores",
+            "write_albayzin_scores",
+            "write_multiclass_scores",
+        ),
+        "._text": ("read_limits",),
+        ".stream": ("ScoreChunk", "apply_to_files", "iter_score_chunks"),
+        ".apply": ("apply_model",),
+        ".workflows": (
+            "evaluate_binary",
+            "evaluate_multiclass",
+            "read_multiclass_systems",
+            "train_fusion",
+            "train_multiclass_fusion",
+        ),
+    },
+)

@@ -84,8 +84,8 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
 
     Parameters
     ----------
-    model : fitted focal estimator or Pipeline
-        E.g. from :func:`focal.load`. Its input schema (:func:`focal.schema.input_schema`)
+    model : fitted focal estimator or Pipeline, or a model of :func:`focal.runtime.load`
+        E.g. from :func:`focal.load`, or (NumPy alone) :func:`focal.runtime.load`. Its input schema (:func:`focal.schema.input_schema`)
         gives the number and names of its systems and its classes in column order.
     paths : sequence of path-like
         One score file per system, in the model's order. Binary models take ``model test

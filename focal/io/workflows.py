@@ -280,7 +280,7 @@ def evaluate_multiclass(score_paths, key_path, conditions=None, *, missing="erro
 
 def evaluate_term_detection(system, reference, audio, queries=None, *,
                             operating_point="sws2013", tolerance=0.5, n_tps=1.0,
-                            threshold=None):
+                            threshold=None, prefer="score", cnxe_queries="evaluated"):
     """The spoken term detection report (:func:`focal.std.term_detection_report`) of files.
 
     Parameters
@@ -297,6 +297,11 @@ def evaluate_term_detection(system, reference, audio, queries=None, *,
     threshold : float, "bayes" or None
         Decide YES iff score >= threshold for ATWV; ``"bayes"``: at the Bayes threshold of the
         operating point (scores read as LLRs); None: the system's own decisions.
+    prefer : {"score", "decision"}
+        Alignment preference between detections competing for one occurrence
+        (:func:`focal.std.align`).
+    cnxe_queries : {"evaluated", "all"}
+        The queries of C_nxe (:func:`focal.std.term_detection_report`).
     """
     import pathlib
 
@@ -326,4 +331,5 @@ def evaluate_term_detection(system, reference, audio, queries=None, *,
     task = read_task(system, reference, audio, queries, n_tps=n_tps)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return term_detection_report(task, tolerance=tolerance, operating_point=op,
-                                     decision_threshold=threshold)
+                                     decision_threshold=threshold, prefer=prefer,
+                                     cnxe_queries=cnxe_queries)

@@ -4,79 +4,75 @@ Binary measures take ``(tar, non)`` score arrays (BOSARIS convention); use
 :func:`from_labels` to call them with ``(scores, labels)``.
 """
 
-from .binary import (
-    BayesErrorRates,
-    BinaryScores,
-    DETCurve,
-    bayes_error_rates,
-    cllr,
-    cross_entropy,
-    dcf,
-    det_curve,
-    eer,
-    from_labels,
-    min_cllr,
-    min_dcf,
-    pav_llr,
-    rocch,
-)
-from .bootstrap import BootstrapInterval, bootstrap_ci, bootstrap_ci_multiclass
-from .sre import SRE_OPERATING_POINTS, CPrimary, c_primary
-from .lre import CavgSweep, SubsetAnalysis, cavg, cavg_sweep, subset_analysis
-from .multiclass import (
-    AlbayzinMeasures,
-    DetectionAnalysis,
-    PairwiseAnalysis,
-    affine_calibration,
-    albayzin_measures,
-    albayzin_prior,
-    detection_analysis,
-    detection_llrs,
-    multiclass_cllr,
-    multiclass_cross_entropy,
-    pairwise_analysis,
-)
-from .bayes import BayesRisk, bayes_decisions, bayes_risk, bayes_risk_analysis, default_bayes_risk
-from .costs import detection_cost_matrix, lre_cost_matrix, misclassification_cost_matrix
-from .combined import (
-    CombinedApplication,
-    combine_applications,
-    min_truncated_cllr,
-    truncated_cllr,
-)
-from .multiclass_rules import (
-    BrierAnalysis,
-    brier_analysis,
-    e_lre,
-    e_lre_default,
-    eta_risk,
-    eta_risk_analysis,
-    multiclass_brier,
-)
-from .multiclass_report import MulticlassReport, multiclass_report
-from .report import (
-    CalibrationReport,
-    OperatingPointResult,
-    calibration_report,
-    calibration_report_of,
-)
-from .summary import SummarizedScores
+from .._lazy import attach
 
-__all__ = [
-    "BayesErrorRates", "BinaryScores", "DETCurve", "bayes_error_rates", "cllr", "cross_entropy", "dcf",
-    "det_curve", "eer", "from_labels", "min_cllr", "min_dcf", "pav_llr", "rocch",
-    "CalibrationReport", "OperatingPointResult", "calibration_report", "calibration_report_of",
-    "multiclass_cross_entropy", "multiclass_cllr", "albayzin_prior", "albayzin_measures",
-    "AlbayzinMeasures", "affine_calibration", "detection_llrs", "detection_analysis",
-    "DetectionAnalysis", "pairwise_analysis", "PairwiseAnalysis", "cavg", "cavg_sweep",
-    "CavgSweep", "subset_analysis", "SubsetAnalysis",
-    "BayesRisk", "bayes_decisions", "bayes_risk", "bayes_risk_analysis", "default_bayes_risk",
-    "detection_cost_matrix", "lre_cost_matrix", "misclassification_cost_matrix",
-    "BrierAnalysis", "brier_analysis", "e_lre", "e_lre_default", "eta_risk", "multiclass_brier",
-    "eta_risk_analysis",
-    "CombinedApplication", "combine_applications", "truncated_cllr", "min_truncated_cllr",
-    "BootstrapInterval", "bootstrap_ci", "bootstrap_ci_multiclass",
-    "SRE_OPERATING_POINTS", "CPrimary", "c_primary",
-    "MulticlassReport", "multiclass_report",
-    "SummarizedScores",
-]
+# each name loads with its module on first use (``focal.metrics.cllr`` imports .binary only)
+__getattr__, __dir__, __all__ = attach(
+    __name__,
+    {
+        ".binary": (
+            "BayesErrorRates",
+            "BinaryScores",
+            "DETCurve",
+            "bayes_error_rates",
+            "cllr",
+            "cross_entropy",
+            "dcf",
+            "det_curve",
+            "eer",
+            "from_labels",
+            "min_cllr",
+            "min_dcf",
+            "pav_llr",
+            "rocch",
+        ),
+        ".bootstrap": ("BootstrapInterval", "bootstrap_ci", "bootstrap_ci_multiclass"),
+        ".sre": ("SRE_OPERATING_POINTS", "CPrimary", "c_primary"),
+        ".lre": ("CavgSweep", "SubsetAnalysis", "cavg", "cavg_sweep", "subset_analysis"),
+        ".multiclass": (
+            "AlbayzinMeasures",
+            "DetectionAnalysis",
+            "PairwiseAnalysis",
+            "affine_calibration",
+            "albayzin_measures",
+            "albayzin_prior",
+            "detection_analysis",
+            "detection_llrs",
+            "multiclass_cllr",
+            "multiclass_cross_entropy",
+            "pairwise_analysis",
+        ),
+        ".bayes": (
+            "BayesRisk",
+            "bayes_decisions",
+            "bayes_risk",
+            "bayes_risk_analysis",
+            "default_bayes_risk",
+        ),
+        ".costs": ("detection_cost_matrix", "lre_cost_matrix", "misclassification_cost_matrix"),
+        ".combined": (
+            "CombinedApplication",
+            "combine_applications",
+            "min_truncated_cllr",
+            "truncated_cllr",
+        ),
+        ".multiclass_rules": (
+            "BrierAnalysis",
+            "brier_analysis",
+            "e_lre",
+            "e_lre_default",
+            "eta_risk",
+            "eta_risk_analysis",
+            "multiclass_brier",
+        ),
+        ".multiclass_report": ("MulticlassReport", "multiclass_report"),
+        ".report": (
+            "CalibrationReport",
+            "OperatingPointResult",
+            "calibration_report",
+            "calibration_report_of",
+        ),
+        ".summary": ("SummarizedScores",),
+        "focal.core.multiclass": ("MulticlassTrials",),
+    },
+)

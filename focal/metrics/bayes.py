@@ -38,7 +38,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logit, logsumexp
 
-from ..core.multiclass import as_class_labels, as_llh_matrix, check_prior
+from ..core.multiclass import MulticlassTrials, as_llh_matrix, check_prior, class_totals
 from ..core.validation import as_binary_labels, as_score_array, check_probability
 from .costs import as_cost_matrix
 from .multiclass import affine_calibration_of_trials
@@ -67,6 +67,7 @@ class _Problem:
     llr: np.ndarray | None = None
     log_odds: float | None = None
     llh: np.ndarray | None = None
+    trials: MulticlassTrials | None = None
 
     @property
     def n_trials(self) -> int:
@@ -87,30 +88,38 @@ def binary_prior(prior):
     return pv, float(np.log(pv[1]) - np.log(pv[0]))
 
 
-def _problem(llh, prior, cost) -> _Problem:
+def _problem(llh, prior, cost, labels=None) -> _Problem:
+    """Validated inputs; multiclass trials with ``labels`` are a
+    :class:`focal.core.multiclass.MulticlassTrials`."""
     arr = np.asarray(llh)
     if arr.ndim == 1:
         llr = as_score_array(arr, "llh", allow_inf=True)
         pv, h = binary_prior(prior)
         return _Problem(cost=as_cost_matrix(cost, 2), prior=pv, llr=llr, log_odds=h)
+    if labels is not None:
+        t = MulticlassTrials(arr, labels, prior)
+        return _Problem(cost=as_cost_matrix(cost, t.n_classes), prior=t.prior, llh=t.llh,
+                        trials=t)
     L = as_llh_matrix(arr, "llh")
     pv = check_prior(prior, L.shape[1])
     return _Problem(cost=as_cost_matrix(cost, L.shape[1]), prior=pv, llh=L)
 
 
 def _labels(problem: _Problem, labels) -> np.ndarray:
-    if problem.llr is not None:
+    if problem.trials is not None:
+        return problem.trials.labels
+    try:
         y = as_binary_labels(labels).astype(np.int64)
-    else:
-        y = as_class_labels(labels, problem.llh.shape[1])
+    except ValueError as err:
+        raise ValueError(
+            f"llh is 1-D, so it is read as binary LLRs with labels 0/1, but {err}; multiclass "
+            f"log-likelihoods must be a 2-D llh (n_trials, n_classes)"
+        ) from None
     if y.shape[0] != problem.n_trials:
         raise ValueError(
             f"llh and labels have different numbers of trials ({problem.n_trials} and {y.shape[0]})"
         )
-    counts = np.bincount(y, minlength=problem.prior.size)
-    empty = np.flatnonzero((problem.prior > 0) & (counts == 0))
-    if empty.size:
-        raise ValueError(f"class(es) {empty.tolist()} have non-zero prior but no trials in labels")
+    class_totals(y, problem.prior)
     return y
 
 
@@ -303,7 +312,7 @@ def bayes_risk(llh, labels, prior, cost, normalize: bool = True) -> float:
     >>> round(bayes_risk([2.0, 0.0, -2.0, 1.0], [1, 1, 0, 0], 0.5, C, normalize=False), 12)
     0.325
     """
-    problem = _problem(llh, prior, cost)
+    problem = _problem(llh, prior, cost, labels)
     y = _labels(problem, labels)
     risk = _risk_of(_decide(problem), y, problem.prior, problem.cost)
     if normalize:
@@ -337,7 +346,8 @@ class BayesRisk:
         minimum. Also computed for two-class (n, 2) log-likelihoods (the same problem on
         ``l_1 - l_0``). None for N > 2 classes, where the risk is a step function of the N
         calibration parameters and its exact minimum is a combinatorial problem
-        (:func:`focal.metrics.eta_risk_analysis` gives a coordinate-wise minimum for C_eta).
+        (NP-hard as N grows; the thesis defines E^opt, ``recalibrated``, for such criteria,
+        sec. 8.4.2). :func:`focal.metrics.eta_risk_analysis` gives a local minimum for C_eta.
     recalibrated : float
         Risk after the affine calibration ``alpha * l + beta`` (``alpha >= 0``) that minimizes
         the logarithmic cost (multiclass cross-entropy) at the same prior: the thesis' E^opt
@@ -399,19 +409,15 @@ def _affine_log_optimal(problem: _Problem, y):
         if np.bincount(yy, minlength=2).min() == 0:       # nothing finite to fit on
             return 1.0, np.zeros(2), problem.llr
         Lf = np.column_stack([np.zeros(yy.size), problem.llr[finite]])
-        alpha, beta, _ = affine_calibration_of_trials(Lf, yy, problem.prior, np.arange(2), 2,
+        alpha, beta, _ = affine_calibration_of_trials(MulticlassTrials(Lf, yy, problem.prior),
                                                       nonnegative_alpha=True)
         offset = beta[1] - beta[0]
         W = np.full(problem.llr.size, offset) if alpha == 0 else alpha * problem.llr + offset
         return alpha, beta, W
-    L, p = problem.llh, problem.prior
-    act = np.flatnonzero(p > 0)
-    keep = p[y] > 0
-    remap = np.full(p.size, -1)
-    remap[act] = np.arange(act.size)
-    alpha, beta, _ = affine_calibration_of_trials(L[keep][:, act], remap[y[keep]], p[act], act,
-                                                  p.size, nonnegative_alpha=True)
-    return alpha, beta, alpha * L + beta
+    t = problem.trials.active()
+    alpha, beta, _ = affine_calibration_of_trials(t, nonnegative_alpha=True)
+    beta = t.scatter(beta)
+    return alpha, beta, alpha * problem.llh + beta
 
 
 def bayes_risk_analysis(llh, labels, prior, cost, normalize: bool = True) -> BayesRisk:
@@ -441,7 +447,7 @@ def bayes_risk_analysis(llh, labels, prior, cost, normalize: bool = True) -> Bay
     >>> round(a.actual, 12), round(a.minimum, 12)     # refer the two trials in the middle
     (0.325, 0.15)
     """
-    problem = _problem(llh, prior, cost)
+    problem = _problem(llh, prior, cost, labels)
     y = _labels(problem, labels)
     p, C = problem.prior, problem.cost
     default = float(np.min(C @ p))

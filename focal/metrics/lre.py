@@ -21,7 +21,7 @@ from itertools import combinations
 import numpy as np
 from scipy.special import logit
 
-from ..core.multiclass import as_class_labels, as_llh_matrix, check_multiclass_trials
+from ..core.multiclass import MulticlassTrials, as_class_labels, as_llh_matrix, class_totals
 from ..core.validation import check_probability
 from .multiclass import affine_calibration_of_trials, detection_llrs
 
@@ -33,42 +33,38 @@ _MAX_SUBSET_CLASSES = 20
 
 
 def _check_trials(llh, labels, decisions=None):
-    """Validated ``(llh or None, labels, decisions or None, n_classes, class counts)``."""
-    L = None
-    if llh is not None:
-        L = as_llh_matrix(llh)
-    D = None
-    if decisions is not None:
-        D = np.asarray(decisions)
-        if D.ndim != 2 or D.dtype.kind not in "biuf":
-            raise ValueError(
-                f"decisions must be a 2-D (n_trials, n_classes) array of accept (1 / True) and "
-                f"reject (0 / False), got dtype {D.dtype} and shape {D.shape}"
-            )
-        if D.dtype.kind != "b":
-            if not np.isin(D, (0, 1)).all():
-                raise ValueError("decisions must contain only 0/1 or False/True")
-        D = D.astype(bool)
-        if L is not None and D.shape != L.shape:
-            raise ValueError(
-                f"decisions has shape {D.shape} but llh has shape {L.shape}"
-            )
-    if L is None and D is None:
-        raise ValueError("give llh (log-likelihoods) or decisions")
-    shape = (L if L is not None else D).shape
-    if shape[1] < 2:
-        raise ValueError(f"CAVG needs at least 2 classes, got {shape[1]}")
-    y = as_class_labels(labels, shape[1])
-    if y.shape[0] != shape[0]:
+    """Validated ``(llh or None, labels, decisions or None, n_classes, class counts)``; every
+    class needs trials (the flat prior of CAVG)."""
+    if decisions is None:
+        if llh is None:
+            raise ValueError("give llh (log-likelihoods) or decisions")
+        t = MulticlassTrials(llh, labels)
+        return t.llh, t.labels, None, t.n_classes, t.counts
+    L = None if llh is None else as_llh_matrix(llh)
+    D = np.asarray(decisions)
+    if D.ndim != 2 or D.dtype.kind not in "biuf":
         raise ValueError(
-            f"labels has {y.shape[0]} trials but the scores have {shape[0]}"
+            f"decisions must be a 2-D (n_trials, n_classes) array of accept (1 / True) and "
+            f"reject (0 / False), got dtype {D.dtype} and shape {D.shape}"
         )
-    counts = np.bincount(y, minlength=shape[1])
-    if (counts == 0).any():
+    if D.dtype.kind != "b":
+        if not np.isin(D, (0, 1)).all():
+            raise ValueError("decisions must contain only 0/1 or False/True")
+    D = D.astype(bool)
+    if L is not None and D.shape != L.shape:
         raise ValueError(
-            f"class(es) {np.flatnonzero(counts == 0).tolist()} have no trials in labels"
+            f"decisions has shape {D.shape} but llh has shape {L.shape}"
         )
-    return L, y, D, shape[1], counts
+    N = D.shape[1]
+    if N < 2:
+        raise ValueError(f"CAVG needs at least 2 classes, got {N}")
+    y = as_class_labels(labels, N)
+    if y.shape[0] != D.shape[0]:
+        raise ValueError(
+            f"decisions and labels have different numbers of trials ({D.shape[0]} and "
+            f"{y.shape[0]})"
+        )
+    return L, y, D, N, class_totals(y, np.full(N, 1.0 / N))
 
 
 def _acceptance_rates(decisions, y, counts):
@@ -220,7 +216,8 @@ def _sweep_rates(lam, y, counts, thresholds, shift=None, weights=None):
 
 def _prior_sweep(llh, labels, prior, pt, recalibrated):
     """:func:`cavg_sweep` at a non-flat evaluation prior (E_lre, thesis eq. 8.11)."""
-    L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
+    t = MulticlassTrials(llh, labels, prior).active()
+    L, y, p = t.llh, t.labels, t.prior
     N = p.size
     if N < 2:
         raise ValueError("the prior must give non-zero probability to at least two classes")
@@ -237,8 +234,7 @@ def _prior_sweep(llh, labels, prior, pt, recalibrated):
     p_miss, p_fa = sweep(L)
     rec = alpha = beta = None
     if recalibrated:
-        alpha, beta, _ = affine_calibration_of_trials(L, y, p, np.arange(N), N,
-                                                      nonnegative_alpha=True)
+        alpha, beta, _ = affine_calibration_of_trials(t, nonnegative_alpha=True)
         r_miss, r_fa = sweep(alpha * L + beta)
         rec = pt * r_miss + (1 - pt) * r_fa
     return CavgSweep(p_target=pt, actual=pt * p_miss + (1 - pt) * p_fa, p_miss=p_miss,
@@ -273,15 +269,14 @@ def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=Non
             raise ValueError("p_targets must be probabilities strictly between 0 and 1")
     if prior is not None:
         return _prior_sweep(llh, labels, prior, pt, recalibrated)
-    L, y, _, N, counts = _check_trials(llh, labels)
+    trials = MulticlassTrials(llh, labels)
+    L, y, counts = trials.llh, trials.labels, trials.counts
     thr = -logit(pt)
     p_miss, p_fa = _sweep_rates(detection_llrs(L), y, counts, thr)
     actual = (pt[:, None] * p_miss + (1 - pt[:, None]) * p_fa).mean(axis=1)
     rec = alpha = beta = None
     if recalibrated:
-        flat = np.full(N, 1.0 / N)
-        alpha, beta, _ = affine_calibration_of_trials(L, y, flat, np.arange(N), N,
-                                                      nonnegative_alpha=True)   # thesis 8.4.2
+        alpha, beta, _ = affine_calibration_of_trials(trials, nonnegative_alpha=True)  # 8.4.2
         r_miss, r_fa = _sweep_rates(detection_llrs(alpha * L + beta), y, counts, thr)
         rec = (pt[:, None] * r_miss + (1 - pt[:, None]) * r_fa).mean(axis=1)
     return CavgSweep(p_target=pt, actual=actual, p_miss=p_miss.mean(axis=1),

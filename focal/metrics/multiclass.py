@@ -16,10 +16,11 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from ..core.affine import best_affine
 from ..core.multiclass import (
+    MulticlassTrials,
     as_class_labels,
     as_llh_matrix,
-    check_multiclass_trials,
     check_prior,
     cross_entropy_nats,
     prior_entropy_nats,
@@ -73,8 +74,8 @@ def multiclass_cross_entropy(llh, labels, prior=None) -> float:
     >>> round(multiclass_cross_entropy([[np.log(3.0), 0.0], [0.0, 0.0]], [0, 1]), 6)
     0.490415
     """
-    L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
-    return cross_entropy_nats(L, y, p)
+    t = MulticlassTrials(llh, labels, prior).active()
+    return cross_entropy_nats(t.llh, t.labels, t.prior)
 
 
 def multiclass_cllr(llh, labels, prior=None, normalize: bool = False) -> float:
@@ -92,9 +93,9 @@ def multiclass_cllr(llh, labels, prior=None, normalize: bool = False) -> float:
     >>> float(multiclass_cllr(np.zeros((4, 4)), [0, 1, 2, 3]))   # useless: log2 4 bits
     2.0
     """
-    L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
-    xe = cross_entropy_nats(L, y, p)
-    return xe / prior_entropy_nats(p) if normalize else xe / _LOG2
+    t = MulticlassTrials(llh, labels, prior).active()
+    xe = cross_entropy_nats(t.llh, t.labels, t.prior)
+    return xe / prior_entropy_nats(t.prior) if normalize else xe / _LOG2
 
 
 def albayzin_prior(n_columns: int, open_set: bool = False) -> np.ndarray:
@@ -185,29 +186,24 @@ def affine_calibration(llh, labels, prior=None, nonnegative_alpha: bool = False)
     c_min : float
         Cross-entropy after recalibration, nats.
     """
-    L, y, p, _, active = check_multiclass_trials(llh, labels, prior)
-    return affine_calibration_of_trials(L, y, p, active, np.asarray(llh).shape[1],
-                                        nonnegative_alpha)
+    t = MulticlassTrials(llh, labels, prior).active()
+    alpha, beta, c_min = affine_calibration_of_trials(t, nonnegative_alpha)
+    return alpha, t.scatter(beta), c_min
 
 
-def affine_calibration_of_trials(L, y, p, active, n_columns, nonnegative_alpha: bool = False):
+def affine_calibration_of_trials(trials, nonnegative_alpha: bool = False):
     """alpha, beta and C_min (nats) of the affine recalibration alpha*l + beta (Albayzin eqs.
-    11-12; ``alpha >= 0`` only with ``nonnegative_alpha``, thesis 8.4.2) of validated
-    log-likelihoods ``L`` restricted to the ``active`` classes; shared by
-    :func:`affine_calibration`, :func:`albayzin_measures` and the CAVG sweep (not in
-    ``__all__``: its inputs are not validated)."""
-    N = L.shape[1]
+    11-12; ``alpha >= 0`` only with ``nonnegative_alpha``, thesis 8.4.2) of the active view of
+    a :class:`focal.core.multiclass.MulticlassTrials` (every prior entry positive); ``beta`` is
+    over the view's columns (``trials.scatter`` places it in the original ones). Shared by :func:`affine_calibration`,
+    :func:`albayzin_measures`, the CAVG sweep and the other multiclass minima (not in
+    ``__all__``)."""
+    L, y, p = trials.llh, trials.labels, trials.prior
     sol = fit_multiclass(L[:, None, :], y, p, "calibration", reg=0.0)
-    candidates = [(1.0, np.zeros(N)), (0.0, np.zeros(N))]   # identity, default system
-    usable = np.isfinite(sol.coef[0]) and np.isfinite(sol.offset).all()
-    if usable and (sol.coef[0] >= 0 or not nonnegative_alpha):
-        candidates.insert(0, (float(sol.coef[0]), sol.offset))
-    values = [cross_entropy_nats(alpha * L + beta, y, p) for alpha, beta in candidates]
-    best = int(np.argmin(values))           # first of equals: the optimizer's solution
-    (alpha, beta_active), c_min = candidates[best], values[best]
-    beta = np.zeros(n_columns)
-    beta[active] = beta_active
-    return alpha, beta, c_min
+    choice = best_affine(lambda alpha, beta: cross_entropy_nats(alpha * L + beta, y, p),
+                         [(float(sol.coef[0]), sol.offset)], zero_offset=np.zeros(p.size),
+                         nonnegative_scale=nonnegative_alpha)
+    return choice.scale, choice.offset, choice.value
 
 
 def albayzin_measures(llh, labels, open_set: bool = False, prior=None,
@@ -253,11 +249,12 @@ def albayzin_measures(llh, labels, open_set: bool = False, prior=None,
     """
     L = as_llh_matrix(llh)
     pr = albayzin_prior(L.shape[1], open_set) if prior is None else prior
-    La, y, p, _, active = check_multiclass_trials(L, labels, pr)
-    c_mce = cross_entropy_nats(La, y, p)
-    c_def = prior_entropy_nats(p)
-    alpha, beta, c_min = affine_calibration_of_trials(La, y, p, active, L.shape[1],
-                                                      nonnegative_alpha)
+    trials = MulticlassTrials(L, labels, pr)
+    t = trials.active()
+    c_mce = cross_entropy_nats(t.llh, t.labels, t.prior)
+    c_def = prior_entropy_nats(t.prior)
+    alpha, beta, c_min = affine_calibration_of_trials(t, nonnegative_alpha)
+    beta = t.scatter(beta)
     f_mce, f_def, f_min = np.expm1(c_mce), np.expm1(c_def), np.expm1(c_min)
     f_act = f_mce / f_def
     f_dis = f_min / f_def
@@ -266,7 +263,7 @@ def albayzin_measures(llh, labels, open_set: bool = False, prior=None,
     else:
         f_cal = 0.0 if f_act == 0 else np.inf
     return AlbayzinMeasures(
-        prior=check_prior(pr, L.shape[1]), c_mce=c_mce, c_def=c_def, c_min=c_min,
+        prior=trials.prior, c_mce=c_mce, c_def=c_def, c_min=c_min,
         f_mce=float(f_mce), f_def=float(f_def), f_min=float(f_min), f_act=float(f_act),
         f_dis=float(f_dis), f_cal=float(f_cal), alpha=alpha, beta=beta,
     )
@@ -360,10 +357,8 @@ def detection_analysis(llh, labels, prior=None, p_target=0.5) -> DetectionAnalys
     classes with non-zero prior. The detection LLRs use ``prior`` for the non-target mixture
     (eq. 9); the binary measures are evaluated at ``p_target`` (0.5: classical Cllr).
     """
-    L = as_llh_matrix(llh)
-    p = check_prior(prior, L.shape[1])
-    check_multiclass_trials(L, labels, p)
-    y = as_class_labels(labels, L.shape[1])
+    trials = MulticlassTrials(llh, labels, prior)
+    L, y, p = trials.llh, trials.labels, trials.prior
     pt = check_probability(p_target)
     lam = detection_llrs(L, p)
     act = np.flatnonzero(p > 0)
@@ -430,18 +425,12 @@ def pairwise_analysis(llh, labels, classes=None) -> PairwiseAnalysis:
     """
     L = as_llh_matrix(llh)
     N = L.shape[1]
-    y = as_class_labels(labels, N)
-    if y.shape[0] != L.shape[0]:
-        raise ValueError(
-            f"llh and labels have different numbers of trials ({L.shape[0]} and {y.shape[0]})"
-        )
     cls = np.arange(N) if classes is None else np.unique(as_class_labels(classes, N, "classes"))
     if cls.size < 2:
         raise ValueError(f"classes must name at least two classes, got {cls.tolist()}")
-    counts = np.bincount(y, minlength=N)
-    empty = cls[counts[cls] == 0]
-    if empty.size:
-        raise ValueError(f"class(es) {empty.tolist()} have no trials in labels")
+    pair_prior = np.zeros(N)
+    pair_prior[cls] = 1.0 / cls.size                  # the classes analysed must have trials
+    y = MulticlassTrials(L, labels, pair_prior).labels
     by_class = {int(i): np.flatnonzero(y == i) for i in cls}
     pairs, c, mc, nt = [], [], [], []
     for a in range(cls.size):

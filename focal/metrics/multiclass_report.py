@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.multiclass import as_class_labels, as_llh_matrix
+from ..core.multiclass import MulticlassTrials, as_class_labels, as_llh_matrix
 from .lre import cavg
 from .multiclass import AlbayzinMeasures, albayzin_measures, multiclass_cllr
 
@@ -136,13 +136,11 @@ class MulticlassReport:
 
 def _condition_result(L, y, condition) -> ConditionResult:
     m = albayzin_measures(L, y, open_set=condition == "open")
-    active = m.prior > 0
-    keep = active[y]
-    index = np.cumsum(active) - 1
+    t = MulticlassTrials(L, y, m.prior).active()
     return ConditionResult(
         condition=condition, albayzin=m,
         multiclass_cllr=float(multiclass_cllr(L, y, m.prior)),
-        cavg=float(cavg(L[keep][:, active], index[y[keep]])))
+        cavg=float(cavg(t.llh, t.labels)))
 
 
 def multiclass_report(llh, labels, classes, conditions=None, *, name: str = "",
@@ -177,7 +175,9 @@ def multiclass_report(llh, labels, classes, conditions=None, *, name: str = "",
     L = as_llh_matrix(llh)
     y = as_class_labels(labels, L.shape[1], "labels")
     if L.shape[0] != y.shape[0]:
-        raise ValueError(f"llh has {L.shape[0]} rows and labels {y.shape[0]} entries")
+        raise ValueError(
+            f"llh and labels have different numbers of trials ({L.shape[0]} and {y.shape[0]})"
+        )
     classes = tuple(str(c) for c in classes)
     if len(classes) != L.shape[1]:
         raise ValueError(f"classes has {len(classes)} names, llh {L.shape[1]} columns")

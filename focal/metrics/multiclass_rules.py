@@ -19,10 +19,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import minimize
 from scipy.special import softmax
 
-from ..core.multiclass import check_multiclass_trials, class_trial_weights, contrast_basis
+from ..core.affine import best_affine
+from ..core.multiclass import MulticlassTrials, class_trial_weights, contrast_basis
+from ..core.newton import dense_solver, minimize_newton
 from ..core.validation import check_probability
 from .bayes import BayesRisk, bayes_risk, bayes_risk_analysis
 from .costs import misclassification_cost_matrix
@@ -37,6 +38,10 @@ __all__ = [
     "e_lre",
     "e_lre_default",
 ]
+
+
+_BRIER_TOL = 1e-11       # gradient norm at the Brier minimum (the cost is O(1), f_scale 1)
+_BRIER_MAX_STEP = 1.0    # longest Newton step, standardized units (the model is not convex)
 
 
 def _posteriors(L, p):
@@ -80,7 +85,8 @@ def multiclass_brier(llh, labels, prior=None, normalize: bool = False) -> float:
     >>> multiclass_brier([[np.log(3.0), 0.0], [0.0, 0.0]], [0, 1])
     0.3125
     """
-    L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
+    t = MulticlassTrials(llh, labels, prior).active()
+    L, y, p = t.llh, t.labels, t.prior
     value = float(class_trial_weights(y, p) @ _brier_costs(_posteriors(L, p), y))
     return value / (1.0 - float(p @ p)) if normalize else value
 
@@ -155,6 +161,12 @@ class _BrierObjective:
             gz += dz.sum(axis=0)
         return value, np.concatenate([[ga], self.V.T @ gz])
 
+    def evaluate(self, theta):
+        """``(value, grad, solve, None)`` for :func:`focal.core.newton.minimize_newton`; the
+        solve uses the modified Hessian where it is indefinite (:func:`dense_solver`)."""
+        value, grad = self.value_and_grad(theta)
+        return value, grad, dense_solver(self.hessian(theta)), None
+
     def hessian(self, theta):
         N = self.p.size
         Hzz, Hza, Haa = np.zeros((N, N)), np.zeros(N), 0.0
@@ -183,12 +195,16 @@ def brier_analysis(llh, labels, prior=None) -> BrierAnalysis:
 
     The quadratic rule is smooth but, unlike the logarithmic one, not convex in the
     calibration parameters (thesis sec. 7.4.2 and 8.3; the keynote's remark that Brier gives a
-    non-convex objective). The minimum is found by a trust-region Newton method with the exact
-    gradient and Hessian (which handles the indefinite regions), started from the
-    logarithmic-cost optimal calibration (Albayzin eq. 12) and from the identity; the best of
-    those and of the identity and default systems is returned, so
-    ``minimum <= min(actual, default)`` always. A local minimum in principle (the objective is
-    not convex); ``alpha`` is not constrained. On separable data the infimum 0 is approached as
+    non-convex objective). The minimum over ``(alpha, beta)`` is found by focal's Newton solver
+    (:func:`focal.core.newton.minimize_newton`) with the exact gradient and Hessian, modified
+    where it is indefinite (Nocedal & Wright sec. 3.4) and with steps of at most 1 in
+    standardized units, started from the logarithmic-cost optimal calibration (Albayzin eq.
+    12), from the identity and from its negation; the best of those and of the identity and
+    default systems is returned (:func:`focal.core.affine.best_affine`), so
+    ``minimum <= min(actual, default)`` always. The gradient vanishes there to 1e-11; being a
+    non-convex problem, a minimum that none of the starts reaches cannot be excluded in
+    principle (tests compare with a generic optimizer from many starts). ``alpha`` is not
+    constrained. On separable data the infimum 0 is approached as
     ``|alpha|`` grows; the (tiny) value where the gradient vanishes to 1e-11 is returned.
     Costs are computed as ``||q - e_y||^2`` without cancellation, so tiny values are accurate.
 
@@ -206,27 +222,25 @@ def brier_analysis(llh, labels, prior=None) -> BrierAnalysis:
     BrierAnalysis
         Dimensionless Brier costs, ``alpha`` and ``beta``.
     """
-    L, y, p, _, active = check_multiclass_trials(llh, labels, prior)
-    N = np.asarray(llh).shape[1]
+    t = MulticlassTrials(llh, labels, prior).active()
+    L, y, p = t.llh, t.labels, t.prior
     obj = _BrierObjective(L, y, p)
-    identity = np.concatenate([[obj.scale], np.zeros(p.size - 1)])
-    starts = [identity]
-    alpha0, beta0, _ = affine_calibration_of_trials(L, y, p, np.arange(p.size), p.size)
-    if np.isfinite(alpha0) and np.isfinite(beta0).all():
-        starts.insert(0, np.concatenate([[alpha0 * obj.scale], obj.V.T @ beta0]))
     default = 1.0 - float(p @ p)
-    actual = obj.value(identity)
-    best = min([(actual, identity), (default, np.zeros(p.size))], key=lambda t: t[0])
-    for th in starts:
-        res = minimize(obj.value_and_grad, th, jac=True, hess=obj.hessian, method="trust-exact",
-                       options={"gtol": 1e-11, "maxiter": 200})
-        if res.fun < best[0]:
-            best = (float(res.fun), res.x)
-    val, th = best
-    beta = np.zeros(N)
-    beta[active] = obj.V @ th[1:]
-    return BrierAnalysis(actual=actual, default=default, minimum=float(val),
-                         alpha=float(th[0] / obj.scale), beta=beta)
+    actual = obj.value(np.concatenate([[obj.scale], np.zeros(p.size - 1)]))
+    alpha0, beta0, _ = affine_calibration_of_trials(t)
+    starts = [(1.0, np.zeros(p.size - 1)), (-1.0, np.zeros(p.size - 1))]
+    if np.isfinite(alpha0) and np.isfinite(beta0).all():
+        starts.insert(0, (alpha0, obj.V.T @ beta0))
+    fitted = []
+    for alpha, b in starts:      # the objective is not convex: several starts (docstring)
+        res = minimize_newton(obj.evaluate, np.concatenate([[alpha * obj.scale], b]),
+                              tol=_BRIER_TOL, max_iter=200, max_step=_BRIER_MAX_STEP)
+        fitted.append((res.x[0] / obj.scale, res.x[1:]))
+    choice = best_affine(lambda a, b: obj.value(np.concatenate([[a * obj.scale], b])), fitted,
+                         zero_offset=np.zeros(p.size - 1), identity_value=actual,
+                         default_value=default)
+    return BrierAnalysis(actual=actual, default=default, minimum=float(choice.value),
+                         alpha=float(choice.scale), beta=t.scatter(obj.V @ choice.offset))
 
 
 def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> float:
@@ -313,6 +327,72 @@ def _coordinate_offsets(S, y, w, miss, b, max_sweeps: int = 20):
     return min(risk_of(b), best), b
 
 
+def _line_search(S, y, w, miss, b, d):
+    """Exact minimum of the C_eta risk of ``argmax_j (S_tj + b_j + s d_j)`` over the step
+    ``s``, for a direction ``d`` with entries -1, 0, 1: per trial the winner is on the upper
+    envelope of three lines (the best class of each slope), so the risk is a step function of
+    ``s`` with at most two breakpoints per trial, read off one sort. Returns ``(risk, s)``."""
+    T = S + b
+    n = T.shape[0]
+    rows = np.arange(n)
+    cost = w * miss[y]
+
+    def best_of(mask):
+        if not mask.any():
+            return np.full(n, -np.inf), np.full(n, -1)
+        sub = np.where(mask, T, -np.inf)
+        c = np.argmax(sub, axis=1)
+        return sub[rows, c], c
+
+    (am, cm), (a0, c0), (ap, cp) = best_of(d < 0), best_of(d == 0), best_of(d > 0)
+    with np.errstate(invalid="ignore"):
+        lo, hi, mid = am - a0, a0 - ap, 0.5 * (am - ap)     # -/0, 0/+ and -/+ crossings
+    middle = lo < hi                                        # the slope-0 class wins somewhere
+    e1 = np.where(middle, lo, mid)
+    e2 = np.where(middle, hi, mid)
+
+    def wrong(c):
+        return np.where(c == y, 0.0, cost)
+
+    second = np.where(middle, c0, cp)
+    pos = np.r_[e1, e2]
+    delta = np.r_[wrong(second) - wrong(cm), np.where(middle, wrong(cp) - wrong(c0), 0.0)]
+    start = float(wrong(cm).sum() + delta[pos == -np.inf].sum())
+    keep = np.isfinite(pos)
+    pos, delta = pos[keep], delta[keep]
+    order = np.argsort(pos, kind="stable")
+    pos, steps = pos[order], np.cumsum(delta[order])
+    if pos.size == 0:
+        return start, 0.0
+    ends = np.r_[np.flatnonzero(pos[1:] > pos[:-1]), pos.size - 1]   # last event of each spot
+    values = np.r_[start, start + steps[ends]]
+    k = int(np.argmin(values))
+    spots = pos[ends]
+    if k == 0:
+        return float(values[0]), float(spots[0] - 1.0)
+    if k == spots.size:
+        return float(values[k]), float(spots[-1] + 1.0)
+    return float(values[k]), float(0.5 * (spots[k - 1] + spots[k]))
+
+
+def _pairwise_moves(S, y, w, miss, b, best, max_sweeps: int = 20):
+    """After :func:`_coordinate_offsets`: exact steps along every ``e_j - e_k`` (one class up,
+    another down) and every ``e_j``, until none lowers the risk. Returns ``(risk at b, b)``."""
+    N = S.shape[1]
+    eye = np.eye(N)
+    directions = [eye[j] - eye[k] for j in range(N) for k in range(j + 1, N)] + list(eye)
+    for _ in range(max_sweeps):
+        improved = False
+        for d in directions:
+            value, step = _line_search(S, y, w, miss, b, d)
+            if value < best - 1e-12 * max(best, 1e-300):
+                b, best, improved = b + step * d, value, True
+        if not improved:
+            break
+    d = np.argmax(S + b, axis=1)      # the risk attained at b (free of the sums' round-off)
+    return float(w @ np.where(d == y, 0.0, miss[y])), b
+
+
 def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False):
     """:func:`eta_risk` with its default, recalibrated and minimized values (thesis 8.12, 5.5).
 
@@ -323,13 +403,20 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
     other offsets: the minimum over affine recalibrations is the minimum over the N offsets
     (plus ``alpha < 0``, the same on ``-l``, and ``alpha = 0``, the default). For two classes
     that is one threshold and the minimum is exact. For N > 2 the risk is a step function of
-    N - 1 offsets whose exact minimum is combinatorial; ``minimum`` is then a *coordinate-wise*
-    minimum: started from the logarithmic-optimal calibration (E^opt) and from the identity,
-    each offset is set, one at a time, to its exact best value given the others, until no
-    single offset can lower the risk (from the identity of ``-l`` when the E^opt calibration
-    clamps ``alpha`` to 0, i.e. the scores point the wrong way). The identity, E^opt
-    and the default system are candidates too, so it is never above ``actual``,
-    ``recalibrated`` or ``default``; it is an upper bound of the true minimum.
+    N - 1 offsets, and its exact minimum is combinatorial: choosing the largest set of trials
+    that some offsets classify correctly is a maximum feasible subsystem of difference
+    constraints, which contains the maximum acyclic subgraph problem (NP-hard as N grows;
+    polynomial, of degree N - 1 in the trials, for fixed N). The thesis calls such criteria
+    optimization-unfriendly and defines E^opt instead (sec. 8.4.2, eq. 8.24:
+    ``recalibrated``, the risk at the calibration that minimizes the logarithmic cost).
+    ``minimum`` is therefore a *local* minimum, an upper bound of the affine minimum: from the
+    identity of ``l`` and of ``-l`` and from the logarithmic-optimal calibration with a free
+    ``alpha`` (Albayzin eq. 12), exact steps are taken along
+    every single offset and every pair ``e_j - e_k`` (one class up, another down; each step
+    minimizes the step function exactly along its line), until no such step lowers the risk.
+    The identity, E^opt and the default system are candidates too, so it is never above
+    ``actual``, ``recalibrated`` or ``default``. On small 3-class sets it usually equals the
+    exhaustive minimum, but a global search can find lower values.
 
     Parameters
     ----------
@@ -345,18 +432,20 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
     C = misclassification_cost_matrix(e)
     base = bayes_risk_analysis(llh, labels, prior, C, normalize=False)
     if base.minimum is None:
-        L, y, p, _, active = check_multiclass_trials(llh, labels, prior)
+        t = MulticlassTrials(llh, labels, prior).active()
+        L, y, p, active = t.llh, t.labels, t.prior, t.classes
         w = class_trial_weights(y, p)
         miss = 1.0 / ((N - 1) * e[active])              # C_eta(j | i), j != i (eq. 8.12)
         shift = np.log(p) - np.log(e[active])
         candidates = [base.default, base.actual, base.recalibrated]
-        starts = [(L, shift)]
-        if base.alpha > 0:
-            starts.append((L, (base.beta[active] + shift) / base.alpha))
-        else:                     # E^opt wanted alpha < 0: the scores point the wrong way
-            starts.append((-L, shift))
+        starts = [(L, shift), (-L, shift)]
+        # the logarithmic-optimal calibration with a free alpha (Albayzin eq. 12), on l or -l
+        alpha, beta, _ = affine_calibration_of_trials(t)
+        if np.isfinite(alpha) and alpha != 0 and np.isfinite(beta).all():
+            starts.append((np.sign(alpha) * L, (beta + shift) / abs(alpha)))
         for S, b0 in starts:
-            candidates.append(_coordinate_offsets(S, y, w, miss, b0.copy())[0])
+            risk, b = _coordinate_offsets(S, y, w, miss, b0.copy())
+            candidates.append(_pairwise_moves(S, y, w, miss, b, risk)[0])
         minimum = float(min(candidates))
         base = BayesRisk(actual=base.actual, default=base.default, minimum=minimum,
                          recalibrated=base.recalibrated, alpha=base.alpha, beta=base.beta,
@@ -421,7 +510,8 @@ def e_lre(llh, labels, prior=None, p_target=0.5, normalize: bool = False) -> flo
     >>> e_lre(np.zeros((3, 3)), [0, 1, 2], prior=[0.5, 0.25, 0.25])
     0.375
     """
-    L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
+    t = MulticlassTrials(llh, labels, prior).active()
+    L, y, p = t.llh, t.labels, t.prior
     a = check_probability(p_target)
     N = p.size                          # the classes of non-zero prior are the targets
     Q = _posteriors(L, p)

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.multiclass import as_class_labels, as_llh_matrix, check_multiclass_trials, check_prior
+from ..core.multiclass import MulticlassTrials, as_class_labels, as_llh_matrix
 from ..metrics import detection_llrs
 from ._axes import new_axes, refresh_legend
 from .binary import ape_plot
@@ -118,17 +118,14 @@ def pairwise_bar_matrix(analysis, recalibrated=None, *, class_names=None, fig=No
 
 def _validated(llh, labels, prior, recalibrated=None):
     """``(L, y, p, R)``: full log-likelihood matrix, labels, prior and the recalibrated matrix
-    (or None), after the checks of :func:`focal.core.multiclass.check_multiclass_trials`."""
-    check_multiclass_trials(llh, labels, prior)
-    L = as_llh_matrix(llh)
+    (or None), validated by :class:`focal.core.multiclass.MulticlassTrials`."""
+    t = MulticlassTrials(llh, labels, prior)
     R = None
     if recalibrated is not None:
         R = as_llh_matrix(recalibrated, "recalibrated")
-        if R.shape != L.shape:
-            raise ValueError(f"recalibrated has shape {R.shape}, llh {L.shape}")
-        check_multiclass_trials(R, labels, prior, llh_name="recalibrated")
-    N = L.shape[1]
-    return L, as_class_labels(labels, N), check_prior(prior, N), R
+        if R.shape != t.llh.shape:
+            raise ValueError(f"recalibrated has shape {R.shape}, llh {t.llh.shape}")
+    return t.llh, t.labels, t.prior, R
 
 
 def _detection_trials(lam, y, p, t):

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.affine import best_affine
 from ..core.logistic import fit_logistic
 from ..core.operating_point import OperatingPoint
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
@@ -316,7 +317,8 @@ def affine_recalibration(trials: AlignedTrials, operating_point=SWS2013,
       targets and non-targets only touch at tied scores the minimum is again approached as
       gamma grows and Newton stops when the gradient vanishes to 1e-10;
     * the result is the smallest of the optimizer's value, C_nxe itself (gamma = 1, delta = 0)
-      and 1 (gamma = delta = 0), so ``C_nxe^min <= min(C_nxe, 1)`` holds by construction.
+      and 1 (gamma = delta = 0) (:func:`focal.core.affine.best_affine`), so
+      ``C_nxe^min <= min(C_nxe, 1)`` holds by construction.
 
     Scores must be finite (an affine map of +/-inf is not a recalibration). ``queries`` as in
     :func:`cxe`.
@@ -341,10 +343,9 @@ def affine_recalibration(trials: AlignedTrials, operating_point=SWS2013,
     y = np.concatenate([np.ones(tar.size, dtype=bool), np.zeros(non.size, dtype=bool)])
     w = np.concatenate([tar_w, non_w])
     fit = fit_logistic(X, y, p_target=p, sample_weight=w, reg=0.0)
-    gamma, delta = float(fit.coef[0]), float(fit.intercept)
-    candidates = [(value(gamma, delta), gamma, delta), (actual, 1.0, 0.0), (1.0, 0.0, 0.0)]
-    best, gamma, delta = min(candidates, key=lambda c: c[0])
-    return AffineRecalibration(best, actual, gamma, delta, llr_min)
+    best = best_affine(value, [(float(fit.coef[0]), float(fit.intercept))],
+                       identity_value=actual, default_value=1.0)
+    return AffineRecalibration(best.value, actual, best.scale, best.offset, llr_min)
 
 
 def min_cnxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluated") -> float:

@@ -197,7 +197,7 @@ class STDReport:
 
 def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_point=SWS2013,
                           decision_threshold: float | None = None, name: str = "",
-                          prefer: str = "score") -> STDReport:
+                          prefer: str = "score", cnxe_queries: str = "evaluated") -> STDReport:
     """Score one spoken term detection system: alignment, ATWV, MTWV, C_nxe and C_nxe^min.
 
     Parameters
@@ -218,6 +218,10 @@ def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_po
         Which of two detections competing for one occurrence is aligned: the higher score
         (default) or the YES decision (see :mod:`focal.std.alignment`, rule 4; it can change
         ATWV when decisions are not monotone in score).
+    cnxe_queries : {"evaluated", "all"}
+        The queries of C_nxe and C_nxe^min: those with occurrences (default, as TWV) or every
+        query of the task, keeping the trials of queries without occurrences (plan eq. 41; see
+        :func:`focal.std.cxe`).
 
     Returns
     -------
@@ -244,8 +248,9 @@ def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_po
     op = resolve_operating_point(operating_point, trials)
     notes = list(task.notes)
     if trials.excluded_queries:
+        but = " but C_nxe (eq. 41)" if cnxe_queries == "all" else ""
         notes.append(f"{_count(len(trials.excluded_queries), 'query has', 'queries have')} no "
-                     f"reference occurrence: excluded from every measure (plan footnote 1)")
+                     f"reference occurrence: excluded from every measure{but} (plan footnote 1)")
     have_decisions = trials.decision is not None or decision_threshold is not None
     act = atwv(trials, op, threshold=decision_threshold) if have_decisions else None
     if act is not None and math.isnan(act.threshold):
@@ -253,13 +258,13 @@ def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_po
                      "thresholds?), so ATWV can exceed MTWV")
     best = mtwv(trials, op)
     cnxe_value = min_value = recal = None
-    if trials.n_detections == 0:
+    if trials.n_detections == 0 and (cnxe_queries != "all" or trials.excluded_score.size == 0):
         notes.append("no detections of evaluated queries: C_nxe is undefined (llr_min, eq. 42)")
     elif not np.isfinite(trials.score).all():
-        cnxe_value = cnxe(trials, op)
+        cnxe_value = cnxe(trials, op, cnxe_queries)
         notes.append("scores contain +/-inf: C_nxe^min (affine recalibration) is undefined")
     else:
-        recal = affine_recalibration(trials, op)
+        recal = affine_recalibration(trials, op, cnxe_queries)
         cnxe_value, min_value = recal.cnxe, recal.min_cnxe
     return STDReport(
         name=name or task.name, operating_point=op, tolerance=trials.tolerance,

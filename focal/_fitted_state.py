@@ -1,0 +1,313 @@
+"""What each focal estimator saves of its fitted state, and the invariants of those numbers.
+
+Plain data and pure checks on plain arrays (NumPy only when imported; the checks that need
+focal.core import it when called; no scikit-learn), so that
+anything reading a model file, the estimators' own state hooks
+(:mod:`focal.estimators._state`) or a NumPy-only runtime, reads and checks the same fields the
+same way. The fields are :class:`focal._model_codec.Field` tuples, in the order they are
+written; the checks raise :class:`focal._model_codec.StateError` naming the field.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._model_codec import MAX_COUNT, Field, StateError
+
+#: The covariance models of a Gaussian back-end (:data:`focal.core.gaussian.COVARIANCE_TYPES`,
+#: restated so that this module imports NumPy only; a test keeps them equal)
+COVARIANCE_TYPES = ("shared", "per_class")
+
+__all__ = [
+    "LOGISTIC_FIELDS",
+    "LINEAR_FIELDS",
+    "PAV_FIELDS",
+    "BLOCK_FIELDS",
+    "MULTICLASS_FIELDS",
+    "GAUSSIAN_FIELDS",
+    "QUALITY_FIELDS",
+    "check_binary_classes",
+    "check_multiclass_classes",
+    "check_blocks",
+    "check_pav_llr",
+    "check_hull_blocks",
+    "check_multiclass_weights",
+    "check_cholesky",
+    "check_quality_measures",
+]
+
+# -- fields ------------------------------------------------------------------------------------
+
+_FEATURES = (
+    Field("n_features_in_", "int", minimum=1),
+    Field("feature_names_in_", "names", ("n_features_in_",)),
+)
+_ONE_COLUMN = (
+    Field("n_features_in_", "int", minimum=1, maximum=1),
+    Field("feature_names_in_", "names", ("n_features_in_",)),
+)
+_BINARY_CLASSES = Field("classes_", "labels", (2,))
+_CLASSES = Field("classes_", "labels", ("n_classes",))
+
+#: LogisticFusion: ``llr = intercept_ + X @ coef_``
+LOGISTIC_FIELDS = (
+    *_FEATURES,
+    _BINARY_CLASSES,
+    Field("coef_", "floats", ("n_features_in_",)),
+    Field("intercept_", "float"),
+    Field("n_iter_", "int"),
+    Field("n_passes_", "int"),
+    Field("objective_", "float", minimum=0.0),
+    Field("rule_objective_", "float", minimum=0.0),
+)
+#: LinearCalibrator: LogisticFusion of one column
+LINEAR_FIELDS = tuple(f._replace(shape=(1,)) if f.name == "coef_" else f for f in LOGISTIC_FIELDS)
+#: The PAV blocks of one column of scores (ROCCH keeps these only)
+BLOCK_FIELDS = (
+    *_ONE_COLUMN,
+    Field("score_lo_", "floats", ("n_blocks",)),
+    Field("score_hi_", "floats", ("n_blocks",)),
+    Field("block_n_tar_", "counts", ("n_blocks",)),
+    Field("block_n_non_", "counts", ("n_blocks",)),
+)
+#: PAVCalibrator: the (bounded) blocks, their LLRs and the training counts
+PAV_FIELDS = (
+    *BLOCK_FIELDS,
+    Field("llr_", "floats", ("n_blocks",), allow_inf=True),
+    Field("n_targets_", "int", minimum=1, maximum=MAX_COUNT),
+    Field("n_nontargets_", "int", minimum=1, maximum=MAX_COUNT),
+)
+#: MulticlassFusion: a weight (or a matrix) per system and an offset vector
+MULTICLASS_FIELDS = (
+    Field("n_features_in_", "int", minimum=2),
+    Field("feature_names_in_", "names", ("n_features_in_",)),
+    _CLASSES,
+    Field("n_systems_", "int", minimum=1),
+    Field("coef_", "floats", [("n_coef",), ("n_coef", "n_classes", "n_classes")]),
+    Field("intercept_", "floats", ("n_classes",)),
+    Field("loss_", "float", minimum=0.0),
+    Field("n_iter_", "int"),
+    Field("converged_", "bool"),
+)
+#: GaussianBackend: the centred Gaussian class models (``means_``, ``covariance_`` derived)
+GAUSSIAN_FIELDS = (
+    *_FEATURES,
+    _CLASSES,
+    Field(
+        "model_",
+        "object",
+        fields=(
+            Field("covariance", "str", choices=COVARIANCE_TYPES),
+            Field("center", "floats", ("n_features_in_",)),
+            Field("means", "floats", ("n_classes", "n_features_in_")),
+            Field(
+                "cholesky",
+                "floats",
+                {
+                    "shared": ("n_features_in_", "n_features_in_"),
+                    "per_class": ("n_classes", "n_features_in_", "n_features_in_"),
+                },
+                shape_by="covariance",
+            ),
+        ),
+    ),
+)
+#: QualityFusion: the affine back-off, the quality weights and the measures' names
+QUALITY_FIELDS = (
+    *_FEATURES,
+    _BINARY_CLASSES,
+    Field("measures_", "strings", ("n_measures",)),
+    Field("quality_feature_names_", "strings", ("n_quality_features",)),
+    Field("coef_", "floats", ("n_features_in_",)),
+    Field("intercept_", "float"),
+    Field("quality_coef_", "floats", ("n_quality_features",)),
+    Field("scale_coef_", "floats", ("n_features_in_", "n_quality_features")),
+    Field("linear_coef_", "floats", ("n_features_in_",)),
+    Field("linear_intercept_", "float"),
+    Field("linear_objective_", "float", minimum=0.0),
+    Field("n_quality_trials_", "int", minimum=1),
+    Field("n_iter_", "int"),
+    Field("n_passes_", "int"),
+    Field("objective_", "float", minimum=0.0),
+)
+
+
+# -- class labels ------------------------------------------------------------------------------
+
+
+def _sorted(values) -> bool:
+    return all(values[i] < values[i + 1] for i in range(len(values) - 1))
+
+
+def check_binary_classes(classes, pos_label, version):
+    """``classes_`` of a binary estimator is ``[non-target, target]``: the target is
+    ``pos_label`` when one is set, else 1 / True (focal's label rule). A version-1 file wrote
+    them sorted, the target last: returns the ``pos_label`` that keeps that meaning (the larger
+    label, for labels other than 0/1)."""
+    values = classes.tolist()
+    if version == 1:
+        if not _sorted(values):
+            raise StateError("class labels must be distinct and sorted", "classes_")
+        if values not in ([0, 1], [False, True]) and pos_label is None:
+            return values[1]  # the target of version 1: the larger label
+        return pos_label
+    target = 1 if pos_label is None else pos_label
+    if values[1] != target or (pos_label is None and values[0] != 0):
+        raise StateError(
+            f"must be [non-target, target] with target {target!r} (pos_label)", "classes_"
+        )
+    return pos_label
+
+
+def check_multiclass_classes(classes, class_names, prior, version) -> None:
+    """``classes_`` of a multiclass estimator: the ``class_names`` parameter when given; names
+    in column order (from a DataFrame's columns, version 2); else sorted labels, ``0..N-1``
+    when a prior fixes N."""
+    from .core.multiclass import check_prior
+
+    if class_names is not None:
+        if classes.tolist() != list(class_names):
+            raise StateError("must be the class_names parameter", "classes_")
+        return
+    if classes.dtype.kind in "OU" and version > 1:
+        return  # names in column order (from a DataFrame's columns)
+    if not _sorted(classes.tolist()):
+        raise StateError("class labels must be distinct and sorted", "classes_")
+    if prior is not None:
+        n = classes.shape[0]
+        try:
+            check_prior(prior, n)
+        except ValueError as exc:
+            raise StateError(str(exc), "classes_") from None
+        if classes.dtype.kind not in "iu" or not np.array_equal(classes, np.arange(n)):
+            raise StateError(
+                "with a prior parameter, the classes must be 0 .. len(prior) - 1", "classes_"
+            )
+
+
+# -- PAV blocks and the hull -------------------------------------------------------------------
+
+
+def check_blocks(lo, hi, n_tar, n_non) -> None:
+    """Score ranges of PAV blocks: ``lo[k] <= hi[k] < lo[k + 1]``; blocks not empty."""
+    if (hi < lo).any():
+        i = int(np.argmax(hi < lo))
+        raise StateError(f"block {i} ends (score_hi_) below its start (score_lo_)")
+    if lo.size > 1 and not (hi[:-1] < lo[1:]).all():
+        i = int(np.argmax(~(hi[:-1] < lo[1:])))
+        raise StateError(f"blocks {i} and {i + 1} overlap (score_hi_ >= next score_lo_)")
+    empty = (n_tar + n_non) == 0
+    if empty.any():
+        raise StateError(f"block {int(np.argmax(empty))} holds no trials")
+
+
+def _fractions_increase(n_tar, n_non) -> bool:
+    """Exact test that the blocks' target fractions n_tar / (n_tar + n_non) strictly increase."""
+    t = n_tar.astype(object)
+    w = (n_tar + n_non).astype(object)
+    return bool((t[:-1] * w[1:] < t[1:] * w[:-1]).all())
+
+
+def _check_non_decreasing(values, field, what) -> None:
+    bad = ~(np.diff(values) >= 0)
+    if bad.any():
+        i = int(np.argmax(bad))
+        raise StateError(
+            f"{what} must be non-decreasing (items {i} and {i + 1}: "
+            f"{values[i]!r}, {values[i + 1]!r})",
+            field,
+        )
+
+
+def check_pav_llr(state, pseudo_count) -> None:
+    """The block LLRs of a PAV calibration: with ``pseudo_count`` a > 0 finite, non-decreasing
+    and within ``-log(1 + N_tar / a) < llr < log(1 + N_non / a)``
+    (:func:`focal.core.pav.bounded_pav_blocks`); with a = 0 exactly the PAV-LLRs of the blocks
+    (thesis eq. C.20), whose target fractions increase strictly."""
+    from .core.pav import PAVResult
+
+    lo, hi = state["score_lo_"], state["score_hi_"]
+    n_tar, n_non, llr = state["block_n_tar_"], state["block_n_non_"], state["llr_"]
+    check_blocks(lo, hi, n_tar, n_non)
+    total_tar, total_non = state["n_targets_"], state["n_nontargets_"]
+    if int(n_tar.sum()) != total_tar or int(n_non.sum()) != total_non:
+        raise StateError("the block counts do not add up to n_targets_ and n_nontargets_")
+    a = pseudo_count
+    if a > 0:
+        if not np.isfinite(llr).all():
+            raise StateError("llr_ must be finite when pseudo_count > 0")
+        _check_non_decreasing(llr, "llr_", "block LLRs")
+        if not (-np.log1p(total_tar / a) < llr[0] and llr[-1] < np.log1p(total_non / a)):
+            raise StateError("llr_ exceeds the bounds set by pseudo_count and the training counts")
+    else:
+        expected = PAVResult(lo, hi, n_tar, n_non, n_tar, n_non, lo).llr
+        if not np.array_equal(llr, expected):
+            raise StateError("llr_ is not the PAV-LLR of the block counts")
+        if lo.size > 1 and not _fractions_increase(n_tar, n_non):
+            raise StateError("the blocks' target fractions must increase strictly")
+
+
+def check_hull_blocks(state):
+    """The blocks of a ROC convex hull: both classes present, target fractions strictly
+    increasing. Returns them as a :class:`focal.core.PAVResult` (one run per block: the steps
+    of the empirical ROC inside the blocks are not kept)."""
+    from .core.pav import PAVResult
+
+    lo, hi = state["score_lo_"], state["score_hi_"]
+    n_tar, n_non = state["block_n_tar_"], state["block_n_non_"]
+    check_blocks(lo, hi, n_tar, n_non)
+    if n_tar.sum() == 0 or n_non.sum() == 0:
+        raise StateError("the blocks must hold target and non-target trials")
+    if lo.size > 1 and not _fractions_increase(n_tar, n_non):
+        raise StateError("the blocks' target fractions must increase strictly (a convex hull)")
+    return PAVResult(lo, hi, n_tar, n_non, n_tar, n_non, lo)
+
+
+# -- multiclass --------------------------------------------------------------------------------
+
+
+def check_multiclass_weights(state) -> None:
+    """``n_features_in_ = n_systems_ x n_classes`` and a weight (or an N x N matrix) per
+    system; which of the two the weights are is their own (``transform`` applies them as
+    fitted, whatever ``set_params(mode=...)`` did since)."""
+    n_features, k = state["n_features_in_"], state["n_systems_"]
+    n = state["classes_"].shape[0]
+    if k * n != n_features:
+        raise StateError(f"n_features_in_ = {n_features} is not n_systems_ x n_classes ({k} x {n})")
+    if state["coef_"].shape[0] != k:
+        raise StateError(
+            f"must be a list of {k} items (one per system, n_systems_), got "
+            f"{state['coef_'].shape[0]}",
+            "coef_",
+        )
+
+
+def check_cholesky(chol) -> None:
+    """Lower-triangular Cholesky factor(s) with a positive diagonal."""
+    if np.triu(chol, 1).any():
+        raise StateError("must be lower triangular", "model_.cholesky")
+    if not (np.diagonal(chol, axis1=-2, axis2=-1) > 0).all():
+        raise StateError("must have a positive diagonal", "model_.cholesky")
+
+
+# -- quality -----------------------------------------------------------------------------------
+
+
+def check_quality_measures(state, measures, form, features) -> None:
+    """The measures' names (distinct, non-empty, the ``measures`` parameter if set), the
+    quality features they give for ``form`` and ``features``
+    (:func:`focal.core.quality.quality_features`), and ``scale_coef_`` zero unless
+    ``form="scale"``."""
+    from .core.quality import quality_features
+
+    names = state["measures_"]
+    if len(set(names)) != len(names) or not all(names):
+        raise StateError("must be a list of distinct non-empty names", "measures_")
+    if measures is not None and list(measures) != names:
+        raise StateError(f"must equal the parameter measures={measures!r}", "measures_")
+    empty = np.empty((0, len(names)))
+    expected = quality_features(empty, empty, form, features)[1]
+    if state["quality_feature_names_"] != expected:
+        raise StateError(f"must be {expected!r} for form={form!r}", "quality_feature_names_")
+    if form != "scale" and state["scale_coef_"].any():
+        raise StateError("scale_coef_ must be zero unless form='scale'")

@@ -1,0 +1,267 @@
+"""focal.runtime.load: the NumPy-only runtime of saved models.
+
+Every loadable estimator (and pipelines of them) gives bit-identical outputs through the runtime
+and through ``focal.load(...).transform``; files that ``focal.load`` refuses, the runtime
+refuses too (edited numbers with recomputed checksums, broken invariants, damage, signatures,
+size cap, version 1 files still load).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+import pytest
+from sklearn.pipeline import make_pipeline
+
+import focal
+import focal.runtime
+from focal import (
+    ROCCH,
+    GaussianBackend,
+    LinearCalibrator,
+    LogisticFusion,
+    MulticlassFusion,
+    PAVCalibrator,
+    QualityFusion,
+)
+
+RNG = np.random.default_rng(7)
+Y = np.r_[np.ones(150), np.zeros(250)].astype(int)
+X = RNG.normal(size=(400, 3)) + 1.2 * Y[:, None]
+X_NEW = RNG.normal(size=(257, 3)) * 3.0
+YC = RNG.integers(0, 3, 400)
+V = RNG.normal(size=(400, 4)) + 2.0 * np.eye(3, 4)[YC]  # back-end score vectors
+L = RNG.normal(size=(400, 6)) + 2.0 * np.tile(np.eye(3)[YC], 2)  # 2 systems x 3 classes
+Q = np.exp(RNG.normal(size=(400, 2)))
+Q[::9, 1] = np.nan
+Q_NEW = np.exp(RNG.normal(size=(257, 2)))
+Q_NEW[::4, 0] = np.nan
+
+
+def _models():
+    """(name, fitted model, input) of every loadable class and a few pipelines."""
+    one = X[:, :1]
+    yield "logistic", LogisticFusion(p_target=0.1).fit(X, Y), X_NEW
+    yield "linear", LinearCalibrator().fit(one, Y), X_NEW[:, 0]
+    yield "pav", PAVCalibrator().fit(one, Y), X_NEW[:, :1]
+    yield "pav-unbounded-linear", PAVCalibrator(0, "linear").fit(one, Y), X_NEW[:, :1]
+    yield "rocch", ROCCH().fit(one, Y), X_NEW[:, :1]
+    yield "fusion+pav", make_pipeline(LogisticFusion(), PAVCalibrator()).fit(X, Y), X_NEW
+    yield "multiclass-scalar", MulticlassFusion().fit(L, YC), L[::2] * 1.7
+    yield "multiclass-full", MulticlassFusion(mode="full").fit(L, YC), L[::2] * 1.7
+    yield "gaussian-shared", GaussianBackend().fit(V, YC), V[::3] * 2
+    yield "gaussian-per-class", GaussianBackend(covariance="per_class").fit(V, YC), V[::3] * 2
+    yield (
+        "backend+fusion",
+        make_pipeline(GaussianBackend(), "passthrough", MulticlassFusion(mode="calibration")).fit(
+            V, YC
+        ),
+        V[::3],
+    )
+    yield (
+        "nested",
+        make_pipeline(make_pipeline(LogisticFusion()), PAVCalibrator()).fit(X, Y),
+        X_NEW,
+    )
+
+
+@pytest.fixture(scope="module")
+def saved(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("models")
+    out = {}
+    for name, model, data in _models():
+        path = folder / f"{name}.json"
+        focal.save(model, path)
+        out[name] = (path, data)
+    return out
+
+
+@pytest.mark.parametrize("name", [name for name, _, _ in _models()])
+def test_outputs_are_bit_identical_to_the_estimators(saved, name):
+    path, data = saved[name]
+    estimator = focal.load(path)
+    model = focal.runtime.load(path)
+    expected = np.asarray(estimator.transform(data))
+    got = model.transform(data)
+    assert type(got) is np.ndarray and got.dtype == np.float64
+    assert got.shape == expected.shape
+    assert np.array_equal(got, expected)  # +/-inf of an unbounded map included
+    if hasattr(estimator, "decision_function") and not hasattr(estimator, "steps"):
+        assert np.array_equal(model.decision_function(data), estimator.decision_function(data))
+    assert model.input_schema_ == estimator.input_schema_
+
+
+def test_quality_fusion_with_missing_measures(tmp_path):
+    fusion = QualityFusion(quality_transform="log").fit(X, Y, quality=Q)
+    qf = make_pipeline(fusion, PAVCalibrator().fit(fusion.transform(X, quality=Q), Y))
+    focal.save(qf, tmp_path / "q.json")
+    model = focal.runtime.load(tmp_path / "q.json")
+    expected = qf[1:].transform(qf[0].transform(X_NEW, quality=Q_NEW))
+    got = model[1:].transform(model[0].transform(X_NEW, quality=Q_NEW))
+    assert np.array_equal(got, expected)
+    assert np.array_equal(model.transform(X_NEW, quality=Q_NEW), expected)
+    # the trials with a missing measure get the affine back-off, exactly
+    back_off = X_NEW @ qf[0].linear_coef_ + qf[0].linear_intercept_
+    rows = np.isnan(Q_NEW).any(axis=1)
+    assert np.array_equal(model[0].decision_function(X_NEW, Q_NEW)[rows], back_off[rows])
+
+
+def test_a_pav_map_by_hand(tmp_path):
+    # blocks [-2, -1] (2 non-targets), [0, 0.5] (1 target, 1 non-target), [1, 3] (2 targets):
+    # PAV-LLRs log((n_t/3) / (n_n/3)) = -inf, 0, +inf
+    cal = PAVCalibrator(pseudo_count=0).fit([-2.0, -1.0, 0.5, 0.0, 1.0, 3.0], [0, 0, 0, 1, 1, 1])
+    focal.save(cal, tmp_path / "pav.json")
+    model = focal.runtime.load(tmp_path / "pav.json")
+    assert model.transform([-5.0, -1.5, 0.2, 0.7, 9.0]).ravel().tolist() == [
+        -np.inf,
+        -np.inf,
+        0.0,
+        0.0,
+        np.inf,
+    ]
+
+
+def test_a_version_1_file_applies(saved, tmp_path):
+    path, data = saved["logistic"]
+    doc = json.loads(path.read_text())
+    doc.pop("integrity")
+    doc.pop("input")
+    doc["version"] = 1
+    del doc["model"]["params"]["pos_label"]
+    _write(tmp_path / "v1.json", doc)
+    model = focal.runtime.load(tmp_path / "v1.json")
+    assert np.array_equal(model.transform(data), focal.load(path).transform(data))
+    assert "version 1" in model.input_schema_.notes[0]
+
+
+def test_a_signed_model_needs_its_key(saved, tmp_path):
+    est = focal.load(saved["fusion+pav"][0])
+    focal.save(est, tmp_path / "s.json", key=b"secret")
+    assert focal.runtime.load(tmp_path / "s.json", key=b"secret").transform(X_NEW).shape == (257, 1)
+    with pytest.raises(ValueError, match="signature does not match"):
+        focal.runtime.load(tmp_path / "s.json", key=b"other")
+    with pytest.raises(ValueError, match="no signature"):
+        focal.runtime.load(saved["logistic"][0], key=b"secret")
+
+
+def test_the_size_cap_and_damage(saved, tmp_path):
+    path = saved["pav"][0]
+    with pytest.raises(ValueError, match="max_bytes"):
+        focal.runtime.load(path, max_bytes=100)
+    data = bytearray(path.read_bytes())
+    data[len(data) // 2] ^= 1
+    (tmp_path / "d.json").write_bytes(bytes(data))
+    with pytest.raises(ValueError, match=r"d\.json: .*(checksum|JSON|UTF-8)"):
+        focal.runtime.load(tmp_path / "d.json")
+
+
+def _write(path, doc):
+    """Write a document with a correct checksum (as an attacker can)."""
+    payload = {k: v for k, v in doc.items() if k != "sha256"}
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    doc["sha256"] = hashlib.sha256(canonical.encode()).hexdigest()
+    path.write_text(json.dumps(doc, indent=1))
+    return path
+
+
+def _fitted(doc):
+    return doc["model"]["fitted"]
+
+
+EDITS = {
+    "logistic": [
+        ("a NaN-producing weight", lambda d: _fitted(d).update(coef_=[1e308, 1e308, 1e308])),
+        ("a weight written as a string", lambda d: _fitted(d).update(coef_=["1", 1.0, 1.0])),
+        ("one weight too few", lambda d: _fitted(d)["coef_"].pop()),
+        ("an unknown field", lambda d: _fitted(d).update(extra=1)),
+        ("a missing field", lambda d: _fitted(d).pop("intercept_")),
+        ("a bad prior", lambda d: d["model"]["params"].update(p_target=1.5)),
+        ("a class that is not loadable", lambda d: d["model"].update({"class": "os.system"})),
+        ("targets first", lambda d: _fitted(d)["classes_"].update(values=[1, 0])),
+        ("another format", lambda d: d.update(format="pickle")),
+        ("a newer version", lambda d: d.update(version=3)),
+        ("other system names", lambda d: d["input"].update(systems=["a", "b", "c", "d"])),
+    ],
+    "pav": [
+        ("decreasing LLRs", lambda d: _fitted(d).update(llr_=_fitted(d)["llr_"][::-1])),
+        ("LLRs beyond the bounds", lambda d: _fitted(d)["llr_"].__setitem__(-1, 50.0)),
+        (
+            "overlapping blocks",
+            lambda d: _fitted(d)["score_hi_"].__setitem__(0, _fitted(d)["score_lo_"][1]),
+        ),
+        ("counts that do not add up", lambda d: _fitted(d).update(n_targets_=1)),
+        ("an unknown interpolation", lambda d: d["model"]["params"].update(interpolation="cubic")),
+        (
+            "an empty block",
+            lambda d: (
+                _fitted(d)["block_n_tar_"].__setitem__(0, 0),
+                _fitted(d)["block_n_non_"].__setitem__(0, 0),
+            ),
+        ),
+    ],
+    "pav-unbounded-linear": [
+        (
+            "LLRs that are not the blocks' PAV-LLRs",
+            lambda d: _fitted(d)["llr_"].__setitem__(1, _fitted(d)["llr_"][1] + 1e-9),
+        ),
+    ],
+    "rocch": [
+        (
+            "fractions that do not increase",
+            lambda d: _fitted(d).update(block_n_tar_=_fitted(d)["block_n_tar_"][::-1]),
+        ),
+    ],
+    "gaussian-shared": [
+        (
+            "an upper-triangular factor",
+            lambda d: _fitted(d)["model_"]["cholesky"][0].__setitem__(1, 0.5),
+        ),
+        ("a zero pivot", lambda d: _fitted(d)["model_"]["cholesky"][0].__setitem__(0, 0.0)),
+        (
+            "means of 1e200",
+            lambda d: _fitted(d)["model_"].update(means=[[1e200] * 4 for _ in range(3)]),
+        ),
+    ],
+    "multiclass-scalar": [
+        ("a width that is not systems x classes", lambda d: _fitted(d).update(n_systems_=3)),
+        ("an offset of the wrong length", lambda d: _fitted(d)["intercept_"].pop()),
+    ],
+    "fusion+pav": [
+        ("two steps of one name", lambda d: d["model"]["steps"][1].update(name="logisticfusion")),
+        (
+            "no estimator",
+            lambda d: [s.update(estimator="passthrough") for s in d["model"]["steps"]],
+        ),
+    ],
+}
+
+
+@pytest.mark.parametrize(
+    "name, what, edit", [(n, w, e) for n, edits in EDITS.items() for w, e in edits]
+)
+def test_what_focal_load_refuses_the_runtime_refuses(saved, tmp_path, name, what, edit):
+    doc = json.loads(saved[name][0].read_text())
+    doc.pop("integrity")
+    edit(doc)
+    path = _write(tmp_path / "edited.json", doc)
+    with pytest.raises(ValueError) as loaded:
+        focal.load(path)
+    with pytest.raises(ValueError) as applied:
+        focal.runtime.load(path)
+    assert str(applied.value).startswith(f"{path}: ")
+    # the same place in the file is named (the text after it may be worded differently)
+    place = str(loaded.value).split(": ")[1]
+    assert str(applied.value).split(": ")[1] == place, (str(loaded.value), str(applied.value))
+
+
+def test_bad_input_is_refused_with_a_clear_error(saved):
+    model = focal.runtime.load(saved["logistic"][0])
+    with pytest.raises(ValueError, match=r"shape \(n_trials, 3\)"):
+        model.transform(X_NEW[:, :2])
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        model.transform(np.full((2, 3), np.nan))
+    pav = focal.runtime.load(saved["pav"][0])
+    with pytest.raises(ValueError, match="Input X contains NaN"):
+        pav.transform([[np.nan]])
