@@ -28,7 +28,7 @@ import numpy as np
 
 from ..exceptions import FileFormatError, InvalidParameterError
 from ._numbers import byte_masks, parse_numbers
-from .formats import display_name, open_source
+from ._source import display_name, open_source
 
 __all__ = [
     "MAX_ID_LENGTH",

@@ -30,14 +30,10 @@ file and the line.
 
 from __future__ import annotations
 
-import contextlib
-import gzip
-import os
 import re
-import sys
 from dataclasses import dataclass, field
 
-from .._files import open_input
+from ._source import display_name, open_source
 
 __all__ = [
     "PRESETS",
@@ -269,37 +265,3 @@ def _by_name(layout, words):
             if r is not None:
                 out.setdefault(r, i)
     return out
-
-
-# ---------------------------------------------------------------------------------------------
-# sources
-
-STDIN = "-"
-_GZIP_MAGIC = b"\x1f\x8b"
-
-
-def display_name(path) -> str:
-    """How messages name an input: ``<stdin>`` for ``-``."""
-    path = os.fspath(path)
-    return "<stdin>" if path == STDIN else path
-
-
-@contextlib.contextmanager
-def open_source(path):
-    """Open an input for binary reading: ``-`` is standard input (not closed afterwards), and a
-    gzip stream (recognised by its magic bytes ``1f 8b``, whatever the file is called) is
-    decompressed on the fly."""
-    path = os.fspath(path)
-    if path == STDIN:
-        raw = contextlib.nullcontext(sys.stdin.buffer)
-    else:
-        raw = open_input(path)
-    with raw as handle:
-        if hasattr(handle, "peek") and handle.peek(2)[:2] == _GZIP_MAGIC:
-            with gzip.GzipFile(fileobj=handle, mode="rb") as unzipped:
-                try:
-                    yield unzipped
-                except (OSError, EOFError) as exc:
-                    raise ValueError(f"{display_name(path)}: broken gzip stream ({exc})") from None
-        else:
-            yield handle
