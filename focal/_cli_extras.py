@@ -127,17 +127,18 @@ def add_evaluate_options(ev):
                     help="also the conventional EER of the empirical ROC, beside the ROCCH-EER")
 
 
-def read_binary_systems(paths, key_path, missing, pos_label=None):
-    """``({path: (tar, non)}, {path: ids})`` with each trial's model and test ids."""
-    from .io import align_trials, read_key, read_scores
+def read_binary_systems(paths, key_path, missing, pos_label=None, format=None, key_format=None):
+    """``({path: (tar, non)}, {path: (models, tests, y)})``: each system's target and
+    non-target scores, and the trial ids and labels of its aligned trials."""
+    from .io._join import iter_aligned
 
-    key = read_key(key_path, pos_label=pos_label)
     systems, ids = {}, {}
-    for path in paths:
-        X, y, models, tests = align_trials(key, read_scores(path), missing=missing)
+    for path, x, y, models, tests in iter_aligned(paths, key_path, format=format,
+                                                  key_format=key_format, pos_label=pos_label,
+                                                  missing=missing):
         y = y.astype(bool)
-        systems[str(path)] = (X[y, 0], X[~y, 0])
-        ids[str(path)] = ((models[y], tests[y]), (models[~y], tests[~y]))
+        systems[str(path)] = (x[y], x[~y])
+        ids[str(path)] = (models, tests, y)  # split only when clusters ask (memory)
     return systems, ids
 
 
@@ -153,9 +154,12 @@ def evaluate_reports(systems, ids, points, args):
         raise ValueError("--bootstrap must be at least 1")
     reports = []
     for name, (tar, non) in systems.items():
-        (tm, tt), (nm, nt) = ids[name]
-        clusters = {"trial": (None, None), "model": (tm, nm), "test": (tt, nt),
-                    "both": ((tm, tt), (nm, nt))}[cluster]
+        clusters = (None, None)
+        if cluster != "trial":
+            models, tests, y = ids[name]
+            tm, tt, nm, nt = models[y], tests[y], models[~y], tests[~y]
+            clusters = {"model": (tm, nm), "test": (tt, nt),
+                        "both": ((tm, tt), (nm, nt))}[cluster]
         reports.append(calibration_report(
             tar, non, operating_points=points, name=name,
             conventional_eer=getattr(args, "conventional_eer", False), c_primary=c_primary,

@@ -106,6 +106,28 @@ def _add_missing(parser, what="trials"):
                              f"or dropped")
 
 
+_PRESETS = ("bosaris", "kaldi", "nist-sre", "wespeaker", "speechbrain", "voxceleb")
+
+
+def _add_formats(parser, key=True):
+    """--format / --columns of the score files (and of the key): focal.io.formats."""
+    parser.add_argument("--format", choices=_PRESETS, metavar="NAME",
+                        help="column layout of the score files: " + ", ".join(_PRESETS)
+                             + " (default bosaris: 'model test score'; a header line naming "
+                               "the columns is skipped); gzip files and '-' (stdin) are read too")
+    parser.add_argument("--columns", metavar="ROLES",
+                        help="the score files' columns for other layouts, by position "
+                             "('model test - score', '-' skips a column) or by header name "
+                             "('model=modelid test=segmentid score=LLR'); roles model/enrol, "
+                             "test/segment, score/llr, label/key")
+    if key:
+        parser.add_argument("--key-format", choices=_PRESETS, metavar="NAME",
+                            help="column layout of the key (default: that of --format; "
+                                 "voxceleb trial lists are 'label enrol test')")
+        parser.add_argument("--key-columns", metavar="ROLES",
+                            help="the key's columns, as --columns (e.g. 'label model test')")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="focal", formatter_class=_Formatter,
@@ -127,8 +149,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--p-target 0.01 -o fuser.json")
     tr.add_argument("--scores", nargs="+", required=True, metavar="FILE",
                     help="one score file per system: lines 'model test score'")
-    tr.add_argument("--key", required=True, metavar="FILE",
-                    help="key file: lines 'model test target|nontarget' (also tar/non, 1/0)")
+    tr.add_argument("--key", metavar="FILE",
+                    help="key file: lines 'model test target|nontarget' (also tar/non, 1/0); "
+                         "not needed when the score files carry the labels (wespeaker, "
+                         "speechbrain)")
+    _add_formats(tr)
     _add_pos_label(tr)
     tr.add_argument("--p-target", type=_probability, default=0.5, metavar="P",
                     help="effective target prior at which the fusion is trained (Cllr at P is "
@@ -155,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("scores", nargs="+", metavar="SCORES",
                     help="one score file per system, in the order the model was trained on")
     ap.add_argument("-o", "--output", required=True, metavar="FILE", help="output score file")
+    _add_formats(ap, key=False)
     ap.add_argument("--align", action="store_true",
                     help="the files list the trials in different orders: read them whole and "
                          "align them on the trial ids (memory grows with the files)")
@@ -180,7 +206,9 @@ def build_parser() -> argparse.ArgumentParser:
         "focal evaluate eval_fused.scores --key eval.key --p-target 0.01 "
         "0.001")
     ev.add_argument("scores", nargs="+", help="score files: lines 'model test score' (LLRs)")
-    ev.add_argument("--key", required=True, help="key file: lines 'model test target|nontarget'")
+    ev.add_argument("--key", help="key file: lines 'model test target|nontarget'; not needed "
+                                  "when the score files carry the labels (wespeaker, speechbrain)")
+    _add_formats(ev)
     _add_pos_label(ev)
     ev.add_argument("--p-target", nargs="+", type=_probability, metavar="P",
                     help=f"effective target priors of the DCF operating points (default "

@@ -77,6 +77,24 @@ def _report_writer():
 # commands
 
 
+def _formats(args):
+    """(score format, key format) from --format/--columns and --key-format/--key-columns."""
+    def one(preset, columns, option):
+        if preset is not None and columns is not None:
+            raise ValueError(f"give --{option}format or --{option}columns, not both")
+        return columns if columns is not None else preset
+
+    key = one(getattr(args, "key_format", None), getattr(args, "key_columns", None), "key-")
+    scores = one(args.format, args.columns, "")
+    if getattr(args, "key", "") is None:
+        from .io.formats import score_layout
+
+        if not score_layout(scores).has("label"):   # a usage error, as argparse reports one
+            build_parser().error(f"{args.command}: the following arguments are required: --key "
+                                 f"(the score files have no label column)")
+    return scores, key
+
+
 def _cmd_train(args) -> int:
     from .io import train_fusion
 
@@ -84,9 +102,10 @@ def _cmd_train(args) -> int:
         from .core.priors import effective_prior
 
         args.p_target = effective_prior(*args.cost)
+    score_format, key_format = _formats(args)
     fit = train_fusion(args.scores, args.key, p_target=args.p_target, pav=args.pav,
                        pseudo_count=args.pseudo_count, missing=args.missing,
-                       pos_label=args.pos_label)
+                       pos_label=args.pos_label, format=score_format, key_format=key_format)
     return _finish_training(fit, args)
 
 
@@ -120,11 +139,16 @@ def _cmd_evaluate(args) -> int:
 
     write_report = _report_writer() if args.plot is not None else None  # before any work
     p_targets = _extras.operating_points(args, [DEFAULT_P_TARGET])
+    score_format, key_format = _formats(args)
     if args.dask is not None:
+        if score_format is not None or key_format is not None:
+            raise ValueError("--format / --columns are not available with --dask (BOSARIS "
+                             "files only)")
         systems, reports = None, _dask_reports(args, p_targets)
     else:
         systems, ids = _extras.read_binary_systems(args.scores, args.key, args.missing,
-                                                   pos_label=args.pos_label)
+                                                   pos_label=args.pos_label,
+                                                   format=score_format, key_format=key_format)
         reports = _extras.evaluate_reports(systems, ids, p_targets, args)
     _print_reports(reports, args.json)
     if write_report is not None:
@@ -187,7 +211,8 @@ def _cmd_apply(args) -> int:
     for note in schema.notes:
         print(f"focal: note: {args.model}: {note}", file=sys.stderr)
     n = apply_model(model, args.scores, args.output, align=args.align, missing=args.missing,
-                    condition=args.condition, chunk_size=args.chunk_size)
+                    condition=args.condition, chunk_size=args.chunk_size,
+                    format=_formats(args)[0])
     unit = "segments" if schema.kind == "multiclass" else "trials"
     if args.json:
         _print_json({"output": str(args.output), f"n_{unit}": n})

@@ -198,6 +198,7 @@ NEUTRAL_MODULES = tuple(
         "exceptions",
         "_model_codec",
         "io._text",
+        "io._source",
         "io._numbers",
     )
 )

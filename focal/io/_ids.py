@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["as_id_array", "hash_ids", "find_duplicate", "match_ids", "check_matched"]
+__all__ = ["HashTable", "as_id_array", "check_matched", "find_duplicate", "hash_ids", "match_ids"]
 
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
@@ -35,6 +35,7 @@ def as_id_array(ids, name="ids"):
 
 
 def _mix(h):
+    """Final avalanche of 64-bit hashes (MurmurHash3's fmix64), in place."""
     h ^= h >> np.uint64(33)
     h *= _M1
     h ^= h >> np.uint64(33)
@@ -44,16 +45,27 @@ def _mix(h):
 
 
 def hash_ids(*columns):
-    """One uint64 hash per row of the id columns (each a bytes array, width multiple of 8)."""
+    """One uint64 hash per row of the id columns (each a bytes array, width multiple of 8).
+
+    Each 8-byte word is folded in by a multiply and a shift; one full avalanche ends each
+    column. Collisions cost time, never correctness: every use checks the bytes.
+    """
     n = columns[0].shape[0]
-    h = np.zeros(n, dtype=np.uint64)
-    for c, col in enumerate(columns):
-        words = np.ascontiguousarray(col).view(np.uint64).reshape(n, -1)
-        h += np.uint64((0x9E3779B97F4A7C15 * (c + 1)) % 2**64)
-        for j in range(words.shape[1]):
-            h ^= words[:, j]
-            h = _mix(h)
-    return h
+    out = np.zeros(n, dtype=np.uint64)
+    words = [np.ascontiguousarray(col).view(np.uint64).reshape(n, -1) for col in columns]
+    for i in range(0, n, _HASH_ROWS):  # a million rows at a time: small temporaries
+        h = out[i:i + _HASH_ROWS]
+        for c, w in enumerate(words):
+            h += np.uint64((0x9E3779B97F4A7C15 * (c + 1)) % 2**64)
+            for j in range(w.shape[1]):
+                h ^= w[i:i + _HASH_ROWS, j]
+                h *= _M1
+                h ^= h >> np.uint64(29)
+            _mix(h)
+    return out
+
+
+_HASH_ROWS = 1 << 20
 
 
 def _exact_keys(columns):
@@ -64,11 +76,27 @@ def _exact_keys(columns):
     return np.ascontiguousarray(raw).view(f"V{raw.shape[1]}").ravel()
 
 
+def _words(column):
+    """An id column (bytes, width a multiple of 8) as an (n, w/8) uint64 matrix (a view)."""
+    column = np.ascontiguousarray(column)
+    return column.view(np.uint64).reshape(column.shape[0], -1)
+
+
 def _same(columns_a, ia, columns_b, ib):
-    eq = np.ones(np.size(ia), dtype=bool)
+    """Whether row ``ia[k]`` of ``columns_a`` equals row ``ib[k]`` of ``columns_b``, byte for
+    byte (ids are zero padded: a wider column's extra words must be zero); ``ia`` None: every
+    row of ``columns_a`` in order."""
+    diff = np.zeros(np.size(ib), dtype=np.uint64)  # OR of the XORs of the ids' words
     for a, b in zip(columns_a, columns_b):
-        eq &= a[ia] == b[ib]
-    return eq
+        ga = _words(a) if ia is None else np.take(_words(a), ia, axis=0)
+        gb = np.take(_words(b), ib, axis=0)
+        k = min(ga.shape[1], gb.shape[1])
+        for j in range(max(ga.shape[1], gb.shape[1])):
+            if j < k:
+                diff |= ga[:, j] ^ gb[:, j]
+            else:  # the wider id's extra words must be zero padding
+                diff |= ga[:, j] if ga.shape[1] > j else gb[:, j]
+    return diff == 0
 
 
 def find_duplicate(columns):
@@ -112,6 +140,105 @@ def _search_sorted_queries(sorted_table, queries):
     return pos
 
 
+class HashTable:
+    """Rows of id columns (no repeated row) ready to be looked up by hash, block by block.
+
+    The table is one sorted uint64 array: each row's hash with its low bits replaced by its
+    row index (a plain sort, several times faster than an argsort of the hashes). A lookup
+    compares the hashes' high bits, then checks every proposed match byte for byte; rows whose
+    high bits are shared by several table rows are matched exactly by their bytes. So the
+    answer never depends on the hash being perfect.
+    """
+
+    def __init__(self, columns, n_query=0):
+        self.columns = columns
+        n = columns[0].shape[0]
+        self.n = n
+        self.bits = _index_bits(max(n, n_query))
+        self.mask = _U((1 << self.bits) - 1)
+        packed = hash_ids(*columns)
+        packed &= ~self.mask
+        packed |= np.arange(n, dtype=np.uint64)
+        packed.sort()
+        self.packed = packed
+        shared = np.zeros(max(n - 1, 0), dtype=bool)
+        for i in range(0, n - 1, _HASH_ROWS):  # neighbours with the same high bits
+            a, b = packed[i:i + _HASH_ROWS], packed[i + 1:i + 1 + _HASH_ROWS]
+            shared[i:i + b.size] = (a[:b.size] ^ b) <= self.mask
+        self.shared_rows = None
+        if shared.any():  # a few rows whose high bits collide: matched by their bytes
+            both = np.zeros(n, dtype=bool)
+            both[1:] |= shared
+            both[:-1] |= shared
+            self.shared_rows = np.sort((packed[both] & self.mask).astype(np.intp))
+            self.shared_high = np.unique(packed[both] & ~self.mask)
+
+    def lookup(self, query):
+        """Row of the table holding each row of ``query`` (tuple of id columns), or -1."""
+        nq = query[0].shape[0]
+        out = np.full(nq, -1, dtype=np.intp)
+        if nq == 0 or self.n == 0:
+            return out
+        query, too_long = _widths_of(query, self.columns)
+        high = hash_ids(*query)
+        high &= ~self.mask
+        if _index_bits(nq) <= self.bits:  # the queries sorted by a plain sort, as the table
+            order = high | np.arange(nq, dtype=np.uint64)
+            order.sort()
+            probe = order & ~self.mask
+            order &= self.mask
+            order = order.astype(np.intp)
+            pos = np.searchsorted(self.packed, probe)
+        else:
+            order = np.argsort(high, kind="stable")
+            probe = high[order]
+            pos = np.searchsorted(self.packed, probe)
+        np.minimum(pos, self.n - 1, out=pos)
+        found = self.packed[pos]
+        hit = (found & ~self.mask) == probe
+        out[order[hit]] = (found[hit] & self.mask).astype(np.intp)
+        # check the proposed matches byte for byte, in query order (one side read in sequence)
+        rows = None if hit.all() else np.flatnonzero(out >= 0)
+        index = out if rows is None else out[rows]
+        ok = _same(query, rows, self.columns, index)
+        if not ok.all():
+            out[np.flatnonzero(~ok) if rows is None else rows[~ok]] = -1
+        if too_long is not None:
+            out[too_long] = -1
+        if self.shared_rows is not None:
+            ambiguous = np.flatnonzero(np.isin(high, self.shared_high))
+            if ambiguous.size:
+                sub = _match_exact(tuple(c[ambiguous] for c in query),
+                                   tuple(c[self.shared_rows] for c in self.columns))
+                out[ambiguous] = np.where(sub >= 0, self.shared_rows[np.maximum(sub, 0)], -1)
+        return out
+
+
+def _widths_of(query, table):
+    """The query columns at the table's widths (hashes read whole words, padding included);
+    a query id longer than the table's width matches nothing (its rows: ``too_long``)."""
+    too_long = None
+    out = []
+    for q, t in zip(query, table):
+        wq, wt = q.dtype.itemsize, t.dtype.itemsize
+        if wq > wt:
+            extra = _words(q)[:, wt // 8:].any(axis=1)
+            too_long = extra if too_long is None else too_long | extra
+            q = np.ascontiguousarray(q).view(np.uint8).reshape(-1, wq)[:, :wt].copy().view(
+                f"S{wt}").ravel()
+        elif wq < wt:
+            q = q.astype(f"S{wt}")
+        out.append(q)
+    return tuple(out), too_long
+
+
+def _index_bits(n):
+    return max(1, int(max(n, 1) - 1).bit_length())
+
+
+_U = np.uint64
+
+
 def match_ids(query, table):
     """For each row of ``query`` (tuple of id columns), its row in ``table``, or -1.
 
@@ -121,22 +248,7 @@ def match_ids(query, table):
     nt = table[0].shape[0]
     if nq == nt and all(np.array_equal(q, t) for q, t in zip(query, table)):
         return np.arange(nq)
-    hq = hash_ids(*query)
-    ht = hash_ids(*table)
-    order = np.argsort(ht)
-    sorted_h = ht[order]
-    if nt > 1 and (sorted_h[1:] == sorted_h[:-1]).any():
-        return _match_exact(query, table)
-    if nt == 0:
-        return np.full(nq, -1)
-    pos = np.minimum(_search_sorted_queries(sorted_h, hq), nt - 1)
-    hit = sorted_h[pos] == hq
-    index = np.where(hit, order[pos], -1)
-    rows = np.flatnonzero(hit)
-    verified = _same(query, rows, table, index[rows])
-    if not verified.all():  # a collision between a query id and a different table id
-        return _match_exact(query, table)
-    return index
+    return HashTable(table, nq).lookup(query)
 
 
 def _match_exact(query, table):

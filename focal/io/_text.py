@@ -22,16 +22,32 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 
 import numpy as np
 
-from .._files import open_input
 from ..exceptions import FileFormatError, InvalidParameterError
 from ._numbers import byte_masks, parse_numbers
+from ._source import display_name, open_source
 
-__all__ = ["Block", "Fields", "LineMap", "iter_blocks", "split_fields", "gather_ids", "ids_text",
-           "concat_pieces", "concat_ids", "check_id_column", "format_lines", "read_limits", "MAX_ID_LENGTH",
-           "MAX_LINE_BYTES"]
+__all__ = [
+    "MAX_ID_LENGTH",
+    "MAX_LINE_BYTES",
+    "Block",
+    "Fields",
+    "LineMap",
+    "blank_line",
+    "check_id_column",
+    "concat_ids",
+    "concat_pieces",
+    "first_record",
+    "format_lines",
+    "gather_ids",
+    "ids_text",
+    "iter_blocks",
+    "read_limits",
+    "split_fields",
+]
 
 FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
 PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
@@ -44,7 +60,7 @@ class Block:
     PAD zero bytes; ``first_line`` is the line number of its first line; ``newlines`` the
     positions of its line feeds in ``data``."""
 
-    __slots__ = ("data", "size", "first_line", "n_lines", "path", "newlines")
+    __slots__ = ("data", "first_line", "n_lines", "newlines", "path", "size")
 
     def __init__(self, data, size, first_line, n_lines, path, newlines):
         self.data, self.size, self.first_line, self.n_lines, self.path = (
@@ -95,6 +111,29 @@ def _positive(value, name):
     return int(value)
 
 
+_SPLIT = re.compile(rb"[\x00-\x20,]+")
+
+
+def first_record(block):
+    """``(line, fields)`` of the block's first line that is neither blank nor a comment (a
+    list of bytes), or None."""
+    body = block.body.tobytes()
+    at, line = 0, block.first_line
+    while at < len(body):
+        end = body.find(b"\n", at)
+        end = len(body) if end < 0 else end
+        fields = [f for f in _SPLIT.split(body[at:end]) if f]
+        if fields and not fields[0].startswith(b"#"):
+            return line, fields, at, end
+        at, line = end + 1, line + 1
+    return None
+
+
+def blank_line(block, start, end):
+    """Turn the bytes ``start:end`` of the block's text into spaces (a header, once read)."""
+    block.data[FRONT + start:FRONT + end] = 32
+
+
 def iter_blocks(path, block_bytes=BLOCK_BYTES):
     """Yield the file as :class:`Block` objects of whole lines (the last may lack a newline).
 
@@ -103,10 +142,11 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
     :data:`MAX_LINE_BYTES` is refused. Each byte is scanned for line breaks once: only the
     partial line at the end of a read is copied, and never searched again.
     """
-    path = os.fspath(path)
+    source = os.fspath(path)
+    path = display_name(source)
     block_bytes = max(int(block_bytes), len(_BOM))
     max_line = MAX_LINE_BYTES
-    with open_input(path) as handle:
+    with open_source(source) as handle:
         carry = np.empty(0, dtype=np.uint8)  # the unfinished last line of the previous read
         line = 1
         first = True
@@ -189,7 +229,7 @@ class Fields:
     """Records of one block: field ``j`` of record ``i`` is
     ``data[starts[i, j] : starts[i, j] + lengths[i, j]]``; ``lines[i]`` is its line number."""
 
-    __slots__ = ("data", "starts", "lengths", "lines", "path")
+    __slots__ = ("data", "lengths", "lines", "path", "starts")
 
     def __init__(self, data, starts, lengths, lines, path=""):
         self.data, self.starts, self.lengths, self.lines = data, starts, lengths, lines
@@ -369,9 +409,20 @@ def _refuse_widening(path, line, length, need, stored):
 
 
 def concat_pieces(pieces):
-    """Concatenate per-block arrays and empty the list (the pieces are freed as we go)."""
-    out = pieces[0] if len(pieces) == 1 else np.concatenate(pieces)
-    pieces.clear()
+    """Concatenate per-block arrays and empty the list, freeing each piece once copied (the
+    peak is the result and one piece, not twice the result)."""
+    if len(pieces) == 1:
+        return pieces.pop()
+    n = sum(p.shape[0] for p in pieces)
+    dtype = np.result_type(*pieces) if pieces[0].dtype.kind != "S" else \
+        f"S{max(p.dtype.itemsize for p in pieces)}"
+    out = np.empty((n,) + pieces[0].shape[1:], dtype=dtype)
+    at = 0
+    pieces.reverse()
+    while pieces:
+        piece = pieces.pop()
+        out[at:at + piece.shape[0]] = piece
+        at += piece.shape[0]
     return out
 
 

@@ -79,7 +79,7 @@ def _class_columns(schema, n_classes, layouts):
 def apply_model(model, paths, output, *, align: bool = False, missing: str = "error",
                 condition: str | None = None, chunk_size: int = 1 << 16,
                 block_bytes: int = BLOCK_BYTES, threads: int | None = None,
-                allow_infinite: bool | None = None) -> int:
+                allow_infinite: bool | None = None, format=None) -> int:
     """Apply a fitted model to the systems' score files and write its output.
 
     Parameters
@@ -109,6 +109,9 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
         Accept +/-inf outputs. Default: only from a model that stores infinite LLRs by design
         (an unbounded ``PAVCalibrator(pseudo_count=0)`` or a ``ROCCH`` whose end blocks hold one
         class). A NaN is always refused.
+    format : str or Layout, optional
+        Columns of binary score files (:func:`focal.io.read_scores`; default ``bosaris``); the
+        output is written as ``model test llr`` lines.
 
     Returns
     -------
@@ -139,7 +142,8 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
         allow_infinite = allows_infinite(model)
     kind = "binary" if schema.kind == "binary" else "auto"
     with open_inputs(paths, kind=kind, on_mismatch="align" if align else "error",
-                     missing=missing, block_bytes=block_bytes, threads=threads) as files:
+                     missing=missing, block_bytes=block_bytes, threads=threads,
+                     format=format) as files:
         layouts = files.layouts
         columns = None
         classes = None

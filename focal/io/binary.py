@@ -21,30 +21,42 @@ import numpy as np
 from .._files import write_output
 from ._ids import as_id_array, check_matched, find_duplicate, match_ids
 from ._numbers import format_numbers
+from ._tables import WordFields, read_table, table_kind
 from ._text import (
     BLOCK_BYTES,
     LineMap,
+    blank_line,
     check_id_column,
     concat_ids,
     concat_pieces,
+    display_name,
+    first_record,
     format_lines,
     ids_text,
     iter_blocks,
     split_fields,
 )
+from .formats import (
+    HEADER_NAMES,
+    PRESETS,
+    is_number,
+    key_layout,
+    resolve_layout,
+    score_layout,
+)
 
 __all__ = [
-    "TrialScores",
     "TrialKey",
-    "read_scores",
-    "read_key",
-    "align_trials",
+    "TrialScores",
     "align_scores",
+    "align_trials",
+    "read_key",
+    "read_key_and_scores",
+    "read_scores",
+    "read_trials",
     "write_scores",
 ]
 
-_SCORE_LAYOUT = "'model test score'"
-_KEY_LAYOUT = "'model test label'"
 _TARGET = (b"target", b"tar", b"1", b"true")
 _NONTARGET = (b"nontarget", b"non-target", b"non", b"0", b"false", b"impostor")
 
@@ -81,69 +93,162 @@ class TrialKey:
         return self.labels.shape[0]
 
 
-def _pieces(path, layout, convert, block_bytes):
-    """Yield ((models, tests), values, lines) per block of a ``model test X`` file."""
+def _value_ok(pos_label):
+    """Whether a word of a score or label column is a value (else the line may be a header)."""
+    def ok(role, word):
+        if role == "score":
+            return is_number(word)
+        if pos_label is not None:
+            return word.decode("utf-8", "replace").lower() not in HEADER_NAMES["label"]
+        return word.lower() in _TARGET + _NONTARGET
+    return ok
+
+
+def _pieces(path, layout, want, block_bytes, pos_label=None):
+    """Yield ((models, tests), {role: values}, lines) per block of a trial file; ``want`` are
+    the value roles read (``"score"``, ``"label"``); the first line may be a header
+    (:func:`focal.io.formats.resolve_layout`)."""
+    shown = display_name(path)
+    columns = None
+    converters = {"score": _score_column,
+                  "label": _label_column if pos_label is None else _named_label_column(pos_label)}
     for block in iter_blocks(path, block_bytes):
-        fields = split_fields(block, 3, layout)
+        if columns is None:
+            first = first_record(block)
+            if first is None:
+                continue
+            line, words, start, end = first
+            columns, n_fields, header = resolve_layout(layout, words, shown, line,
+                                                       _value_ok(pos_label))
+            if header:
+                blank_line(block, start, end)
+            described = _describe(layout, columns, n_fields)
+        fields = split_fields(block, n_fields, described)
         if len(fields):
-            yield (fields.ids(0), fields.ids(1)), convert(fields, path), fields.lines
+            values = {r: converters[r](fields, shown, columns[r]) for r in want}
+            yield (fields.ids(columns["model"]), fields.ids(columns["test"])), values, fields.lines
 
 
-def score_pieces(path, block_bytes=BLOCK_BYTES):
+def _describe(layout, columns, n_fields):
+    if layout.roles is not None:
+        return layout.describe()
+    roles = ["-"] * n_fields
+    for r, i in columns.items():
+        roles[i] = r
+    return "'" + " ".join(roles) + "'"
+
+
+def score_pieces(path, block_bytes=BLOCK_BYTES, layout=None):
     """Yield ((models, tests), scores (n, 1), lines) per block of a score file (for streaming)."""
-    for ids, scores, lines in _pieces(os.fspath(path), _SCORE_LAYOUT, _score_column, block_bytes):
-        yield ids, scores[:, None], lines
+    layout = score_layout(layout)
+    kind = table_kind(os.fspath(path))
+    if kind is not None:  # HDF5 / parquet: one piece, its rows numbered from 1
+        models, tests, values = read_table(os.fspath(path), kind, layout, ("score",), None)
+        yield (models, tests), values["score"][:, None], np.arange(1, len(models) + 1)
+        return
+    for ids, values, lines in _pieces(os.fspath(path), layout, ("score",), block_bytes):
+        yield ids, values["score"][:, None], lines
 
 
-def _read_table(path, layout, convert, block_bytes):
-    """Read ``model test X`` lines; ``convert(fields, path)`` gives the third column's values."""
+def _read_table(path, layout, want, block_bytes, pos_label=None):
+    """Read a trial file whole: ids, {role: values} and the line map; refuse repeated trials."""
     path = os.fspath(path)
-    models, tests, values = [], [], []
+    shown = display_name(path)
+    models, tests = [], []
+    values = {r: [] for r in want}
     lines = LineMap()
     n = 0
-    for (m, t), v, where in _pieces(path, layout, convert, block_bytes):
-        values.append(v)
+    kind = table_kind(path)
+    if kind is not None:  # HDF5 / parquet: read whole, rows numbered from 1
+        label = _label_column if pos_label is None else _named_label_column(pos_label)
+        pieces = [read_table(path, kind, layout, want, _words_to_labels(label))]
+        pieces = [((m, t), v, np.arange(1, len(m) + 1)) for m, t, v in pieces]
+    else:
+        pieces = _pieces(path, layout, want, block_bytes, pos_label)
+    for (m, t), v, where in pieces:
+        for r in want:
+            values[r].append(v[r])
         models.append(m)
         tests.append(t)
         lines.add(n, where)
-        n += len(v)
+        n += len(where)
     if n == 0:
-        raise ValueError(f"{path}: no trials found")
-    models = concat_ids(models, lines, path)
-    tests = concat_ids(tests, lines, path)
-    values = concat_pieces(values)
+        raise ValueError(f"{shown}: no trials found")
+    models = concat_ids(models, lines, shown)
+    tests = concat_ids(tests, lines, shown)
+    values = {r: concat_pieces(v) for r, v in values.items()}
     dup = find_duplicate((models, tests))
     if dup is not None:
         first, second = dup
-        raise ValueError(f"{path}:{lines.line(second)}: duplicate trial "
+        raise ValueError(f"{shown}:{lines.line(second)}: duplicate trial "
                          f"({ids_text(models[second])}, {ids_text(tests[second])}), "
                          f"first seen on line {lines.line(first)}")
     return models, tests, values, lines
 
 
-def _score_column(fields, path):
-    return fields.numbers([2], path)[:, 0]
+def _words_to_labels(column):
+    """A label column function of :class:`Fields` applied to a bytes array (table files)."""
+    def convert(words, path):
+        n = words.size
+        width = max(8, -(-words.dtype.itemsize // 8) * 8)
+        words = words.astype(f"S{width}")
+        return column(WordFields(words, np.arange(1, n + 1)), path, 0)
+    return convert
 
 
-def _label_column(fields, path):
-    words = np.char.lower(fields.ids(2))
-    target = np.isin(words, _TARGET)
-    known = target | np.isin(words, _NONTARGET)
+def _score_column(fields, path, column=2):
+    return fields.numbers([column], path)[:, 0]
+
+
+def _lower(words):
+    """ASCII lower case of a bytes array (same width), without a Python call per word."""
+    raw = np.ascontiguousarray(words).view(np.uint8).copy()
+    raw |= ((raw >= 65) & (raw <= 90)).view(np.uint8) << 5
+    return raw.view(words.dtype)
+
+
+def _one_of(words, choices):
+    """Whether each word of a bytes array (width a multiple of 8) is one of ``choices``."""
+    width = words.dtype.itemsize
+    table = np.array([c for c in choices if len(c) <= width], dtype=f"S{width}")
+    rows = np.ascontiguousarray(words).view(np.uint64).reshape(words.size, -1)
+    table = table.view(np.uint64).reshape(table.size, -1)
+    found = np.zeros(words.size, dtype=bool)
+    for choice in table:
+        same = rows[:, 0] == choice[0]
+        for j in range(1, rows.shape[1]):
+            same &= rows[:, j] == choice[j]
+        found |= same
+    return found
+
+
+def _label_column(fields, path, column=2):
+    raw = fields.ids(column)
+    words = _lower(raw)
+    target = _one_of(words, _TARGET)
+    known = target | _one_of(words, _NONTARGET)
     if not known.all():
         i = int(np.argmin(known))
         raise ValueError(f"{path}:{int(fields.lines[i])}: unknown label "
-                         f"{ids_text(fields.ids(2)[i])!r} (use target/nontarget, tar/non or 1/0)")
+                         f"{ids_text(raw[i])!r} (use target/nontarget, tar/non or "
+                         f"1/0, or name the target label with pos_label / --pos-label)")
     return target
 
 
-def read_scores(path, *, block_bytes: int = BLOCK_BYTES) -> TrialScores:
+def read_scores(path, *, block_bytes: int = BLOCK_BYTES, format=None) -> TrialScores:
     """Read a ``model test score`` file (white space or comma separated).
 
     Parameters
     ----------
     path : str or path-like
+        ``-`` reads standard input; gzip-compressed files are read as they are.
     block_bytes : int
         Bytes read and parsed at a time (memory of the parsing work, not of the result).
+    format : str or Layout, optional
+        The columns: a preset (``bosaris`` (default), ``kaldi``, ``nist-sre``, ``wespeaker``,
+        ``speechbrain``, ``voxceleb``), a ``--columns`` text (``"model test - score"``,
+        ``"model=modelid test=segmentid score=LLR"``) or a :class:`focal.io.formats.Layout`.
+        A header line is skipped when it names the columns (:mod:`focal.io.formats`).
 
     Returns
     -------
@@ -152,14 +257,40 @@ def read_scores(path, *, block_bytes: int = BLOCK_BYTES) -> TrialScores:
     Raises
     ------
     ValueError
-        With file and line: a line without exactly three fields, a score that is not a number,
-        is NaN or is beyond the float64 range (``1e400``; ``inf`` must be spelled out), a
-        repeated (model, test) trial, a file that is not UTF-8 text (NUL bytes included), a
+        With file and line: a line without the layout's number of fields, a score that is not a
+        number, is NaN or is beyond the float64 range (``1e400``; ``inf`` must be spelled out),
+        a repeated (model, test) trial, a file that is not UTF-8 text (NUL bytes included), a
         line longer than 1 MiB or an id longer than 4096 characters (see
-        :func:`focal.io.read_limits`), a ``#``-line that has a record's fields, or no trials.
+        :func:`focal.io.read_limits`), a ``#``-line that has a record's fields, a first line
+        that is neither a record nor a header naming the columns, or no trials.
     """
-    models, tests, scores, lines = _read_table(path, _SCORE_LAYOUT, _score_column, block_bytes)
-    return TrialScores(models, tests, scores, os.fspath(path), lines)
+    layout = score_layout(format)
+    models, tests, values, lines = _read_table(path, layout, ("score",), block_bytes)
+    return TrialScores(models, tests, values["score"], display_name(path), lines)
+
+
+def read_trials(path, *, format, pos_label=None, block_bytes: int = BLOCK_BYTES):
+    """Read a file holding both the scores and the labels (``wespeaker``, ``speechbrain``
+    presets, or ``--columns`` with score and label), in one pass.
+
+    Returns
+    -------
+    scores : TrialScores
+    key : TrialKey
+    """
+    layout = score_layout(format)
+    key_layout(layout)
+    models, tests, values, lines = _read_table(path, layout, ("score", "label"), block_bytes,
+                                               pos_label)
+    shown = display_name(path)
+    key = TrialKey(models, tests, values["label"], shown, lines)
+    _check_pos_label(key, pos_label)
+    return TrialScores(models, tests, values["score"], shown, lines), key
+
+
+def _check_pos_label(key, pos_label):
+    if pos_label is not None and not key.labels.any():
+        raise ValueError(f"{key.path}: no trial has the target label {pos_label!r} (pos_label)")
 
 
 def _named_label_column(pos_label):
@@ -168,8 +299,8 @@ def _named_label_column(pos_label):
     target_word = str(pos_label).encode()
     other = []
 
-    def column(fields, path):
-        words = fields.ids(2)
+    def column(fields, path, index=2):
+        words = fields.ids(index)
         target = words == target_word
         rest = words[~target]
         if rest.size:
@@ -187,18 +318,67 @@ def _named_label_column(pos_label):
     return column
 
 
-def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES) -> TrialKey:
+def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES, format=None) -> TrialKey:
     """Read a ``model test label`` key file.
 
     Labels ``target`` / ``nontarget`` (also tar/non, 1/0, true/false, any case); with
     ``pos_label`` (e.g. ``"genuine"``), that label (exactly) marks the target trials and every
-    other trial must carry one other label (focal's label rule for binary labels).
+    other trial must carry one other label (focal's label rule for binary labels). ``format``
+    gives the columns as in :func:`read_scores` (``voxceleb``: trial lists ``label enrol
+    test``; ``nist-sre``: ``modelid segmentid side targettype``); ``-`` reads standard input,
+    gzip files are read as they are.
     """
-    column = _label_column if pos_label is None else _named_label_column(pos_label)
-    models, tests, labels, lines = _read_table(path, _KEY_LAYOUT, column, block_bytes)
-    if pos_label is not None and not labels.any():
-        raise ValueError(f"{path}: no trial has the target label {pos_label!r} (pos_label)")
-    return TrialKey(models, tests, labels, os.fspath(path), lines)
+    layout = key_layout(format)
+    models, tests, values, lines = _read_table(path, layout, ("label",), block_bytes, pos_label)
+    key = TrialKey(models, tests, values["label"], display_name(path), lines)
+    _check_pos_label(key, pos_label)
+    return key
+
+
+def default_key_format(format=None):
+    """The key layout that goes with a score ``format``: the preset's own key layout, the same
+    columns when they include a label, else ``bosaris``."""
+    if format is None or (isinstance(format, str) and format in PRESETS):
+        return key_layout(format)
+    layout = score_layout(format)
+    return layout if layout.has("label") else key_layout(None)
+
+
+def read_key_and_scores(score_paths, key_path=None, *, format=None, key_format=None,
+                        pos_label=None):
+    """The key and each system's scores, as ``focal train`` / ``evaluate`` read them.
+
+    Parameters
+    ----------
+    score_paths : sequence of path-like
+        One file per system (``-``: standard input, at most once).
+    key_path : path-like, optional
+        The key; None when the score files carry the labels (``wespeaker``, ``speechbrain``,
+        ``--columns`` with a label): the first file's labels are then the key.
+    format, key_format : str or Layout, optional
+        Columns of the score files and of the key (default: :func:`default_key_format`).
+    pos_label : str, optional
+        The key's target label (:func:`read_key`).
+
+    Returns
+    -------
+    key : TrialKey
+    systems : list of TrialScores
+    """
+    paths = [os.fspath(p) for p in score_paths]
+    inputs = paths + ([os.fspath(key_path)] if key_path is not None else [])
+    if inputs.count("-") > 1:
+        raise ValueError("standard input ('-') can be read once: give it for one file only")
+    if key_path is None:
+        layout = score_layout(format)
+        if not layout.has("label"):
+            raise ValueError(f"no key given, and the {layout.name} score files have no label "
+                             f"column: give the key file (--key)")
+        first, key = read_trials(paths[0], format=layout, pos_label=pos_label)
+        return key, [first] + [read_scores(p, format=layout) for p in paths[1:]]
+    key_format = default_key_format(format) if key_format is None else key_format
+    key = read_key(key_path, pos_label=pos_label, format=key_format)
+    return key, [read_scores(p, format=format) for p in paths]
 
 
 def _ids_of(obj):

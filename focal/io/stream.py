@@ -18,13 +18,13 @@ files; trials missing from some file follow the ``missing`` policy).
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 import numpy as np
 
-from ._numbers import format_numbers
 from .._files import check_output, write_output
+from ._numbers import format_numbers
 from ._text import BLOCK_BYTES, format_lines, ids_text
 from .binary import align_scores, read_scores, score_pieces
 from .multiclass import (
@@ -34,7 +34,7 @@ from .multiclass import (
     align_multiclass_scores,
 )
 
-__all__ = ["iter_score_chunks", "apply_to_files", "ScoreChunk", "FileLayout", "open_score_files"]
+__all__ = ["FileLayout", "ScoreChunk", "apply_to_files", "iter_score_chunks", "open_score_files"]
 
 _KINDS = ("binary", "albayzin", "multiclass")
 _READER_KIND = {"albayzin": "albayzin", "multiclass": "generic", "auto": "auto"}
@@ -53,7 +53,7 @@ class ScoreChunk:
         aligned, ``on_mismatch="align"``).
     """
 
-    __slots__ = ("ids", "X", "lines")
+    __slots__ = ("X", "ids", "lines")
 
     def __init__(self, ids, X, lines):
         self.ids, self.X, self.lines = ids, X, lines
@@ -122,10 +122,10 @@ class _Stream:
         return ids, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
 
 
-def _open_stream(path, kind, block_bytes, info, executor=None):
+def _open_stream(path, kind, block_bytes, info, executor=None, layout=None):
     path = os.fspath(path)
     if kind == "binary":
-        return _Stream(path, score_pieces(path, block_bytes), executor)
+        return _Stream(path, score_pieces(path, block_bytes, layout), executor)
     reader = _MulticlassReader(path, block_bytes)
     stream = _Stream(path, reader.pieces(_READER_KIND[kind]), executor)
     stream.peek_size()  # reads the first block: classes, task and condition are known
@@ -188,7 +188,7 @@ class FileLayout:
     ``classes``, ``task`` and ``condition`` are None where the format has none.
     """
 
-    __slots__ = ("path", "kind", "classes", "task", "condition")
+    __slots__ = ("classes", "condition", "kind", "path", "task")
 
     def __init__(self, path, kind, classes=None, task=None, condition=None):
         self.path, self.kind, self.classes = path, kind, classes
@@ -199,10 +199,11 @@ class _OpenFiles:
     """Score files opened side by side: each file's first block is parsed (``layouts``) and
     the rest is served by :meth:`chunks`, so each file is parsed exactly once."""
 
-    def __init__(self, paths, kind, block_bytes, executor):
+    def __init__(self, paths, kind, block_bytes, executor, layout=None):
         self.executor = executor
         info = []
-        self.streams = [_open_stream(p, kind, block_bytes, info, executor) for p in paths]
+        self.streams = [_open_stream(p, kind, block_bytes, info, executor, layout)
+                        for p in paths]
         if kind == "binary":
             self.layouts = [FileLayout(p, "binary") for p in paths]
         else:
@@ -217,13 +218,14 @@ class _OpenFiles:
 
 @contextmanager
 def open_score_files(paths, *, kind: str = "binary", block_bytes: int = BLOCK_BYTES,
-                     threads: int | None = None):
+                     threads: int | None = None, format=None):
     """Open several systems' score files side by side (a context manager).
 
     Parses the first block of each file, so that ``files.layouts`` (one :class:`FileLayout`
     per file) is known before any trial is served, then ``files.chunks(chunk_size)`` yields
     :class:`ScoreChunk` objects as :func:`iter_score_chunks` does; no file is read twice.
     ``kind`` may also be ``"auto"``: multiclass files, each in the format its first record shows.
+    ``format`` gives the columns of binary files (:func:`focal.io.read_scores`).
     """
     if kind not in _KINDS + ("auto",):
         raise ValueError(f"kind must be one of {', '.join(_KINDS + ('auto',))}, got {kind!r}")
@@ -236,7 +238,7 @@ def open_score_files(paths, *, kind: str = "binary", block_bytes: int = BLOCK_BY
         raise ValueError(f"threads must be a non-negative integer, got {threads!r}")
     executor = ThreadPoolExecutor(max_workers=int(threads)) if threads else None
     try:
-        yield _OpenFiles(paths, kind, block_bytes, executor)
+        yield _OpenFiles(paths, kind, block_bytes, executor, format)
     finally:
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
@@ -302,9 +304,10 @@ class _WholeFiles:
     """The ``on_mismatch="align"`` fallback: files read whole (each parsed once) and aligned on
     the trial ids, in the first file's order; multiclass columns in the first file's class order."""
 
-    def __init__(self, paths, kind, missing):
+    def __init__(self, paths, kind, missing, layout=None):
         if kind == "binary":
-            X, models, tests = align_scores(*(read_scores(p) for p in paths), missing=missing)
+            X, models, tests = align_scores(*(read_scores(p, format=layout) for p in paths),
+                                            missing=missing)
             self.ids = (models, tests)
             self.layouts = [FileLayout(p, "binary") for p in paths]
         else:
@@ -333,7 +336,7 @@ def _read_whole(path, kind):
 
 @contextmanager
 def open_inputs(paths, *, kind="binary", on_mismatch="error", missing="error",
-                block_bytes=BLOCK_BYTES, threads=None):
+                block_bytes=BLOCK_BYTES, threads=None, format=None):
     """The systems' score files, streamed side by side (:func:`open_score_files`) or, with
     ``on_mismatch="align"``, read whole and aligned on the trial ids; either way each file is
     parsed once and ``layouts`` is known before the first chunk."""
@@ -342,9 +345,10 @@ def open_inputs(paths, *, kind="binary", on_mismatch="error", missing="error",
     if missing not in ("error", "drop"):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
     if on_mismatch == "align":
-        yield _WholeFiles([os.fspath(p) for p in paths], kind, missing)
+        yield _WholeFiles([os.fspath(p) for p in paths], kind, missing, format)
         return
-    with open_score_files(paths, kind=kind, block_bytes=block_bytes, threads=threads) as files:
+    with open_score_files(paths, kind=kind, block_bytes=block_bytes, threads=threads,
+                          format=format) as files:
         yield files
 
 

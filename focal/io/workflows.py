@@ -15,7 +15,7 @@ import os
 import numpy as np
 
 from ._text import BLOCK_BYTES
-from .binary import align_trials, read_key, read_scores
+from ._join import iter_aligned, read_aligned
 from .multiclass import _MulticlassReader, MulticlassScores, align_multiclass, read_multiclass_key
 
 __all__ = ["FileFit", "fusion_formula", "read_multiclass_systems", "check_one_task",
@@ -111,7 +111,7 @@ def fusion_formula(fusion, names) -> str:
 
 
 def train_fusion(score_paths, key_path, *, p_target=0.5, pav=False, pseudo_count=1.0,
-                 missing="error", pos_label=None) -> FileFit:
+                 missing="error", pos_label=None, format=None, key_format=None) -> FileFit:
     """Fit a :class:`focal.LogisticFusion` (then a :class:`focal.PAVCalibrator` if ``pav``) of
     score files against a key: what ``focal train`` runs.
 
@@ -129,6 +129,9 @@ def train_fusion(score_paths, key_path, *, p_target=0.5, pav=False, pseudo_count
         Trials missing from a score file or the key (:func:`focal.io.align_trials`).
     pos_label : str, optional
         The key's target label when it does not use target/nontarget, tar/non or 1/0.
+    format, key_format : str or Layout, optional
+        Columns of the score files and the key (:func:`focal.io.read_key_and_scores`);
+        ``key_path`` may be None when the score files carry the labels.
 
     Returns
     -------
@@ -141,8 +144,9 @@ def train_fusion(score_paths, key_path, *, p_target=0.5, pav=False, pseudo_count
     from ..estimators import LogisticFusion, PAVCalibrator
     from ..schema import set_input_schema, system_names
 
-    key = read_key(key_path, pos_label=pos_label)
-    X, y, _, _ = align_trials(key, *(read_scores(p) for p in score_paths), missing=missing)
+    X, y, _, _, key_name = read_aligned(score_paths, key_path, format=format,
+                                        key_format=key_format, pos_label=pos_label,
+                                        missing=missing)
     fusion = LogisticFusion(p_target=p_target)
     model = make_pipeline(fusion, PAVCalibrator(pseudo_count=pseudo_count)) if pav else fusion
     model.fit(X, y)
@@ -150,7 +154,7 @@ def train_fusion(score_paths, key_path, *, p_target=0.5, pav=False, pseudo_count
     n_tar = int(y.sum())
     lines = [f"LogisticFusion of {len(score_paths)} system(s), trained at p_target = "
              f"{p_target:g} on {len(y):,} trials ({n_tar:,} target, {len(y) - n_tar:,} "
-             f"non-target) of {os.fspath(key_path)}:",
+             f"non-target) of {key_name}:",
              f"  {fusion_formula(fusion, [_file_name(p) for p in score_paths])}   "
              "(natural-log LLR)",
              f"  training Cllr at p_target = {p_target:g}: {fusion.objective_:.4f} "
@@ -224,7 +228,8 @@ def train_multiclass_fusion(score_paths, key_path, *, mode="scalar", prior=None,
     return FileFit(model, labels, lines, info)
 
 
-def evaluate_binary(score_paths, key_path, p_targets, *, missing="error", pos_label=None):
+def evaluate_binary(score_paths, key_path, p_targets, *, missing="error", pos_label=None,
+                    format=None, key_format=None):
     """Calibration reports of score files read as natural-log LLRs against a key: what
     ``focal evaluate`` runs.
 
@@ -237,6 +242,8 @@ def evaluate_binary(score_paths, key_path, p_targets, *, missing="error", pos_la
     missing : {"error", "drop"}
     pos_label : str, optional
         The key's target label when it does not use target/nontarget, tar/non or 1/0.
+    format, key_format : str or Layout, optional
+        Columns of the score files and the key (:func:`focal.io.read_key_and_scores`).
 
     Returns
     -------
@@ -246,11 +253,11 @@ def evaluate_binary(score_paths, key_path, p_targets, *, missing="error", pos_la
     """
     from ..metrics import calibration_report, from_labels
 
-    key = read_key(key_path, pos_label=pos_label)
     systems = {}
-    for path in score_paths:
-        X, y, _, _ = align_trials(key, read_scores(path), missing=missing)
-        systems[os.fspath(path)] = from_labels(X[:, 0], y)
+    for path, x, y, _, _ in iter_aligned(score_paths, key_path, format=format,
+                                         key_format=key_format, pos_label=pos_label,
+                                         missing=missing):  # 'drop' drops per system
+        systems[path] = from_labels(x, y)
     reports = [calibration_report(tar, non, operating_points=p_targets, name=name)
                for name, (tar, non) in systems.items()]
     return systems, reports

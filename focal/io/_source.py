@@ -1,0 +1,45 @@
+"""Where text inputs come from: ``-`` is standard input, and gzip streams are read as they are
+(recognised by their magic bytes, whatever the file is called). A neutral helper of the block
+reader (:mod:`focal.io._text`), which io and std share."""
+
+from __future__ import annotations
+
+import contextlib
+import gzip
+import os
+import sys
+
+from .._files import open_input
+
+__all__ = ["STDIN", "display_name", "open_source"]
+
+
+STDIN = "-"
+_GZIP_MAGIC = b"\x1f\x8b"
+
+
+def display_name(path) -> str:
+    """How messages name an input: ``<stdin>`` for ``-``."""
+    path = os.fspath(path)
+    return "<stdin>" if path == STDIN else path
+
+
+@contextlib.contextmanager
+def open_source(path):
+    """Open an input for binary reading: ``-`` is standard input (not closed afterwards), and a
+    gzip stream (recognised by its magic bytes ``1f 8b``, whatever the file is called) is
+    decompressed on the fly."""
+    path = os.fspath(path)
+    if path == STDIN:
+        raw = contextlib.nullcontext(sys.stdin.buffer)
+    else:
+        raw = open_input(path)
+    with raw as handle:
+        if hasattr(handle, "peek") and handle.peek(2)[:2] == _GZIP_MAGIC:
+            with gzip.GzipFile(fileobj=handle, mode="rb") as unzipped:
+                try:
+                    yield unzipped
+                except (OSError, EOFError) as exc:
+                    raise ValueError(f"{display_name(path)}: broken gzip stream ({exc})") from None
+        else:
+            yield handle

@@ -1,0 +1,267 @@
+"""Column layouts of binary trial files: which field is the model, the test, the score, the label.
+
+Score and key files of the field differ only in the order of their columns and in an optional
+header line:
+
+============  ==========================================  =====================================
+preset        score file                                  key file
+============  ==========================================  =====================================
+bosaris       ``model test score``                        ``model test label``
+kaldi         ``enrol test score``                        ``enrol test target|nontarget``
+nist-sre      ``modelid segmentid side LLR`` (header)     ``modelid segmentid side targettype``
+wespeaker     ``enrol test score label``                  the same file
+speechbrain   ``enrol test label score``                  the same file
+voxceleb      ``enrol test score``                        ``label enrol test`` (trial lists)
+============  ==========================================  =====================================
+
+A :class:`Layout` gives each column a role (``model``, ``test``, ``score``, ``label``; ``-``
+ignores a column) by position, by header name, or both (``nist-sre``: positions, checked
+against the header names when the file has a header). :func:`parse_layout` reads the
+``--columns`` text: roles by position (``"label model test"``, ``"model test - score"``) or by
+header name (``"model=modelid test=segmentid score=LLR"``). Role synonyms: ``enrol`` /
+``enroll`` for model, ``segment`` for test, ``llr`` for score, ``key`` for label.
+
+Header lines are recognised, never guessed: the first line (after comments and blank lines) is a
+header only when every field of it is a non-numeric name and the fields in the score and label
+columns are column names (``score``, ``llr``, ``label``, ``targettype`` ...) or the names the
+layout asks for. A first line that is neither a record nor such a header is an error naming the
+file and the line.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+from ._source import display_name, open_source
+
+__all__ = [
+    "PRESETS",
+    "ROLES",
+    "Layout",
+    "display_name",
+    "key_layout",
+    "open_source",
+    "parse_layout",
+    "resolve_layout",
+    "score_layout",
+]
+
+ROLES = ("model", "test", "score", "label")
+_SYNONYMS = {"model": "model", "enrol": "model", "enroll": "model", "enrolment": "model",
+             "enrollment": "model", "test": "test", "segment": "test", "score": "score",
+             "llr": "score", "label": "label", "key": "label", "-": None}
+#: column names that make a first line a header (lower case), per value role
+HEADER_NAMES = {
+    "score": {"score", "scores", "llr", "llrs", "lr", "logit", "similarity", "cosine"},
+    "label": {"label", "labels", "key", "targettype", "target_type", "trial_type", "truth",
+              "lab", "is_target", "target/nontarget", "class"},
+}
+_NUMBER = re.compile(rb"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$",
+                     re.IGNORECASE)
+
+
+@dataclass(frozen=True)
+class Layout:
+    """Roles of the columns of a trial file.
+
+    Parameters
+    ----------
+    roles : tuple of str or None, optional
+        The role of each column by position (``None`` ignores the column); also the number of
+        fields of a record.
+    names : dict, optional
+        ``{role: header name}``: the columns found by name in the file's header line (which is
+        then required unless ``roles`` also gives the positions).
+    name : str
+        What error messages call the layout (a preset name or the ``--columns`` text).
+    """
+
+    roles: tuple | None = None
+    names: dict = field(default_factory=dict)
+    name: str = "bosaris"
+
+    def __post_init__(self):
+        if self.roles is None and not self.names:
+            raise ValueError("a layout needs the roles of its columns (by position or by name)")
+        if self.roles is not None:
+            given = [r for r in self.roles if r is not None]
+            if len(set(given)) != len(given):
+                raise ValueError(f"layout {self.name!r}: a role is given twice")
+        for role in list(self.names) + [r for r in self.roles or () if r is not None]:
+            if role not in ROLES:
+                raise ValueError(f"layout {self.name!r}: unknown role {role!r} (one of "
+                                 f"{', '.join(ROLES)})")
+
+    def has(self, role) -> bool:
+        """Whether the layout has a column of ``role``."""
+        return role in self.names or (self.roles is not None and role in self.roles)
+
+    def describe(self) -> str:
+        """The columns as error messages show them, e.g. ``'model test score'``."""
+        if self.roles is not None:
+            return "'" + " ".join(r or "-" for r in self.roles) + "'"
+        return "'" + " ".join(f"{r}={n}" for r, n in self.names.items()) + "'"
+
+
+_SCORE = ("model", "test", "score")
+_KEY = ("model", "test", "label")
+_NIST_NAMES = {"model": "modelid", "test": "segmentid"}
+#: (score layout, key layout) of each preset
+PRESETS = {
+    "bosaris": (Layout(_SCORE, name="bosaris"), Layout(_KEY, name="bosaris")),
+    "kaldi": (Layout(_SCORE, name="kaldi"), Layout(_KEY, name="kaldi")),
+    "nist-sre": (Layout(("model", "test", None, "score"), dict(_NIST_NAMES, score="LLR"),
+                        name="nist-sre"),
+                 Layout(("model", "test", None, "label"), dict(_NIST_NAMES, label="targettype"),
+                        name="nist-sre")),
+    "wespeaker": (Layout(("model", "test", "score", "label"), name="wespeaker"),) * 2,
+    "speechbrain": (Layout(("model", "test", "label", "score"), name="speechbrain"),) * 2,
+    "voxceleb": (Layout(_SCORE, name="voxceleb"),
+                 Layout(("label", "model", "test"), name="voxceleb")),
+}
+
+
+def parse_layout(text: str) -> Layout:
+    """A :class:`Layout` from the ``--columns`` text.
+
+    ``"label model test"`` names the roles by position (``-`` skips a column);
+    ``"model=modelid test=segmentid score=LLR"`` finds the columns by header name. Fields may
+    also be separated by commas.
+    """
+    words = [w for w in re.split(r"[\s,]+", text.strip()) if w]
+    if not words:
+        raise ValueError("--columns: empty; give the role of each column, e.g. 'model test "
+                         "score' or 'model=modelid test=segmentid score=LLR'")
+    named = ["=" in w for w in words]
+    if any(named) and not all(named):
+        raise ValueError(f"--columns {text!r}: give every role by position or every role by "
+                         f"name (role=header_name), not a mix")
+    if all(named):
+        names = {}
+        for w in words:
+            role, _, header = w.partition("=")
+            names[_role(role, text)] = header
+        return Layout(None, names, name=text)
+    return Layout(tuple(_role(w, text) for w in words), name=text)
+
+
+def _role(word, text):
+    try:
+        return _SYNONYMS[word.lower()]
+    except KeyError:
+        raise ValueError(f"--columns {text!r}: unknown role {word!r} (model/enrol, test/segment, "
+                         f"score/llr, label/key, or - to skip a column)") from None
+
+
+def _as_layout(spec, which):
+    if spec is None:
+        spec = "bosaris"
+    if isinstance(spec, Layout):
+        return spec
+    if not isinstance(spec, str):
+        raise ValueError(f"format must be a preset name, a --columns text or a Layout, got "
+                         f"{type(spec).__name__}")
+    if spec in PRESETS:
+        return PRESETS[spec][which]
+    if re.fullmatch(r"[A-Za-z-]+", spec) and spec.lower() not in _SYNONYMS:
+        raise ValueError(f"unknown format {spec!r} (one of {', '.join(PRESETS)}, or the "
+                         f"columns, e.g. 'model test score')")
+    return parse_layout(spec)
+
+
+def score_layout(spec=None) -> Layout:
+    """The layout of a score file: a preset name, a ``--columns`` text or a :class:`Layout`
+    (default ``bosaris``); it must have model, test and score columns."""
+    layout = _as_layout(spec, 0)
+    _require(layout, ("model", "test", "score"), "score file")
+    return layout
+
+
+def key_layout(spec=None) -> Layout:
+    """The layout of a key file (default ``bosaris``); model, test and label columns."""
+    layout = _as_layout(spec, 1)
+    _require(layout, ("model", "test", "label"), "key")
+    return layout
+
+
+def _require(layout, roles, what):
+    missing = [r for r in roles if not layout.has(r)]
+    if missing:
+        raise ValueError(f"format {layout.name!r} has no {', '.join(missing)} column for a "
+                         f"{what} (it has {layout.describe()})")
+
+
+def is_number(word: bytes) -> bool:
+    """Whether a field reads as a number (the header rule: a header has none)."""
+    return bool(_NUMBER.match(word))
+
+
+def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok):
+    """Where each role's column is, and whether the first line is a header.
+
+    Parameters
+    ----------
+    layout : Layout
+    first : list of bytes
+        The fields of the file's first line that is not blank or a comment.
+    path, line : str, int
+        For error messages.
+    value_ok : callable
+        ``value_ok(role, word)``: whether ``word`` is a valid value of a ``score`` or ``label``
+        column (so that the line is a record).
+
+    Returns
+    -------
+    columns : dict
+        ``{role: column index}``.
+    n_fields : int
+        Fields of a record.
+    header : bool
+        Whether the first line is a header (to be skipped).
+    """
+    words = [w.decode("utf-8", "replace") for w in first]
+    if layout.names:
+        found = _by_name(layout, words)
+        if found is not None:
+            n = len(words) if layout.roles is None else len(layout.roles)
+            if layout.roles is not None and len(words) != n:
+                raise ValueError(f"{path}:{line}: header of {len(words)} fields; the "
+                                 f"{layout.name} format has {n} ({layout.describe()})")
+            return found, n, True
+        if layout.roles is None:
+            raise ValueError(f"{path}:{line}: no header line naming the columns "
+                             f"{', '.join(repr(v) for v in layout.names.values())} (found "
+                             f"{' '.join(words)!r})")
+    columns = {r: i for i, r in enumerate(layout.roles) if r is not None}
+    n = len(layout.roles)
+    if len(first) != n:
+        return columns, n, False  # the reader's field-count error names the line
+    values = [r for r in ("score", "label") if r in columns]
+    if all(value_ok(r, first[columns[r]]) for r in values):
+        return columns, n, False
+    if any(is_number(w) for w in first):
+        return columns, n, False  # not a header: the reader names the bad value
+    if all(words[columns[r]].lower() in HEADER_NAMES[r] for r in values):
+        return columns, n, True
+    bad = next(r for r in values if not value_ok(r, first[columns[r]]))
+    raise ValueError(f"{path}:{line}: {words[columns[bad]]!r} in the {bad} column is neither a "
+                     f"{bad} nor a header name focal knows ({', '.join(sorted(HEADER_NAMES[bad]))}); "
+                     f"name the columns with --columns, e.g. 'model=... test=... {bad}=...'")
+
+
+def _by_name(layout, words):
+    """``{role: index}`` when every name of the layout is in ``words`` once, else None."""
+    out = {}
+    for role, name in layout.names.items():
+        hits = [i for i, w in enumerate(words) if w == name]
+        if not hits:
+            hits = [i for i, w in enumerate(words) if w.lower() == name.lower()]
+        if len(hits) != 1:
+            return None
+        out[role] = hits[0]
+    if layout.roles is not None:
+        for i, r in enumerate(layout.roles):
+            if r is not None:
+                out.setdefault(r, i)
+    return out

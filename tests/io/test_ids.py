@@ -1,0 +1,37 @@
+"""Exact id matching through hashes (focal.io._ids): the answer of a Python dict, even when
+every hash collides, ids differ in width, or queries are absent."""
+
+import numpy as np
+import pytest
+
+from focal.io import _ids
+
+
+def _oracle(query, table):
+    where = {row: i for i, row in enumerate(zip(*(c.tolist() for c in table)))}
+    return np.array([where.get(row, -1) for row in zip(*(c.tolist() for c in query))])
+
+
+def _columns(rng, n, width):
+    models = np.array([b"m%d" % k for k in rng.integers(0, 30, n)], dtype=f"S{width}")
+    tests = np.array([b"t%05d" % k for k in rng.integers(0, 3000, n)], dtype="S8")
+    return models, tests
+
+
+@pytest.mark.parametrize("hashing", ["real", "colliding", "constant"])
+def test_match_ids_equals_a_dict_lookup(monkeypatch, hashing):
+    rng = np.random.default_rng(5)
+    models, tests = _columns(rng, 3000, 8)
+    pairs = sorted(set(zip(models.tolist(), tests.tolist())))
+    table = (np.array([p[0] for p in pairs], dtype="S8"), np.array([p[1] for p in pairs], "S8"))
+    qm, qt = _columns(rng, 2500, 16)  # wider query ids: zero padding must not matter
+    query = (np.concatenate([qm, table[0][:500].astype("S16")]),
+             np.concatenate([qt, table[1][:500]]))
+    real = _ids.hash_ids
+    if hashing == "colliding":  # many hashes shared by different ids
+        monkeypatch.setattr(_ids, "hash_ids", lambda *c: real(*c) & np.uint64(0xF << 60))
+    elif hashing == "constant":
+        monkeypatch.setattr(_ids, "hash_ids", lambda *c: np.zeros(c[0].shape[0], np.uint64))
+    got = _ids.match_ids(query, table)
+    assert np.array_equal(got, _oracle(query, table))
+    assert (got[-500:] == np.arange(500)).all()
