@@ -195,6 +195,7 @@ NEUTRAL_MODULES = tuple(
         "_files",
         "_progress",
         "_textfiles",
+        "_deprecation",
         "exceptions",
         "_model_codec",
         "io._text",
