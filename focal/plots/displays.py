@@ -7,10 +7,16 @@ curve). Drawing is done by the plotting functions of :mod:`focal.plots.binary`, 
 functional interface; the curve data come from :mod:`focal.metrics` (one sort and one PAV per
 system, shared by the data and the drawing).
 
->>> from focal.plots import DETDisplay                                   # doctest: +SKIP
+>>> import numpy as np
+>>> from focal.plots import DETDisplay
+>>> rng = np.random.default_rng(0)
+>>> tar, non = rng.normal(2.0, 1.0, 300), rng.normal(-2.0, 1.0, 3000)
 >>> disp = DETDisplay.from_scores(tar, non, name="sys1", operating_points=[0.01])
->>> disp.eer, disp.pfa, disp.pmiss                      # the data
->>> DETDisplay.from_scores(tar2, non2, name="sys2", ax=disp.ax_)          # a second system
+>>> round(disp.eer, 3)                                                  # the data
+0.023
+>>> sys2 = DETDisplay.from_scores(tar + 1.0, non, name="sys2", ax=disp.ax_)  # a second system
+>>> sys2.ax_ is disp.ax_
+True
 """
 
 from __future__ import annotations
