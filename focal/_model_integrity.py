@@ -31,6 +31,8 @@ import hmac
 import os
 import re
 import warnings
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -116,7 +118,7 @@ def _as_key(key):
 
 
 def seal(text: bytes, key=None) -> bytes:
-    """Append the ``integrity`` line to the JSON text of a model document (ending ``\\n}\\n``)."""
+    r"""Append the ``integrity`` line to the JSON text of a model document (ending ``\n}\n``)."""
     body = text.rstrip()
     if not body.endswith(b"}"):
         raise ValueError("a model document must be a JSON object")
@@ -127,7 +129,7 @@ def seal(text: bytes, key=None) -> bytes:
     return body + b',\n  "integrity": {' + fields.encode("ascii") + b"}\n}\n"
 
 
-def unseal(data: bytes, key=None) -> bytes:
+def unseal(data: bytes, key=None) -> tuple[bytes, bool]:
     """The model document of a file's bytes, its ``integrity`` line checked and removed.
 
     Returns ``(document, sealed)``. A file without the line where :func:`seal` puts it
@@ -163,6 +165,7 @@ def check_depth(doc, limit=MAX_JSON_DEPTH) -> None:
     stack = [(doc, 1)]
     while stack:
         value, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(value, dict):
             children = value.values()
         elif isinstance(value, list):

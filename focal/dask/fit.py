@@ -268,7 +268,7 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
 
     # pass 1: labels, class totals, moments (per class, merged exactly)
     moments = compute(*[delayed(_block_moments, pure=True)(i, *b) for i, b in enumerate(blocks)])
-    per_label = {}
+    per_label: dict = {}
     n_rows = sum(m.pop("rows") for m in moments)
     for m in moments:
         for v, stats in m.items():

@@ -189,6 +189,7 @@ class LogLikelihoodOutputMixin:
     #: Whether the input's columns are the classes (blocks of them): class names must then be
     #: matched to columns by name, never by sort order.
     _columns_are_classes = False
+    reg: float  # the estimator's regularization parameter (set by its __init__)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()

@@ -99,7 +99,9 @@ def normalize_files(trials, output, *, method="s-norm", top_n=None, enrol_cohort
             for use, ids, known, what, cohort in ((use_enrol, models, e_ids, "model", enrol_cohort),
                                                   (use_test, tests, t_ids, "test segment",
                                                    test_cohort)):
-                unknown = np.flatnonzero(~np.isin(ids, known)) if use else ()
+                if not use or known is None:
+                    continue
+                unknown = np.flatnonzero(~np.isin(ids, known))
                 if len(unknown):
                     i = int(unknown[0])
                     raise ValueError(f"{trials}:{int(chunk.lines[i])}: {what} "

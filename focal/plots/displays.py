@@ -21,6 +21,9 @@ True
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 
 from ..metrics import BinaryScores, calibration_report_of, from_labels
@@ -42,8 +45,8 @@ __all__ = ["DETDisplay", "APEDisplay", "NBEDisplay", "ECEDisplay", "TippettDispl
 class _ScoresDisplay:
     """Shared by the binary Displays: construction from scores or labels, and ``plot``."""
 
-    _plot = None      # the plotting function
-    _main_gid = None  # gid of the main curve it draws
+    _plot: Callable[..., Any] | None = None  # the plotting function
+    _main_gid: str | None = None  # gid of the main curve it draws
 
     def __init__(self, scores: BinaryScores, *, name=None, plot_kwargs=None):
         self.scores = scores

@@ -153,8 +153,8 @@ class ProbitScale(mscale.ScaleBase):
         def __init__(self, axis, *, max_ticks: int = 11):
             super().__init__(axis)
             self.max_ticks = max_ticks
-    else:
-        def __init__(self, *, max_ticks: int = 11):
+    else:  # the signature matplotlib >= 3.11 inspects: one of the two exists at run time
+        def __init__(self, *, max_ticks: int = 11):  # type: ignore[misc]
             super().__init__(None)
             self.max_ticks = max_ticks
 

@@ -176,11 +176,11 @@ class STDReport:
         if self.cnxe is not None:
             lines.append(f"  {'C_nxe':<16}{self.cnxe:8.4f}  bits/bit at P_tar "
                          f"{op.effective_prior:.6g}")
-        if self.min_cnxe is not None:
-            r = self.recalibration
-            lines.append(f"  {'C_nxe^min':<16}{self.min_cnxe:8.4f}  after llr -> {r.gamma:.5g} llr "
-                         f"{'+' if not r.delta < 0 else '-'} {abs(r.delta):.5g}; calibration "
-                         f"loss {self.calibration_loss:.4f}")
+        rec = self.recalibration
+        if self.min_cnxe is not None and rec is not None:
+            lines.append(f"  {'C_nxe^min':<16}{self.min_cnxe:8.4f}  after llr -> {rec.gamma:.5g} "
+                         f"llr {'+' if not rec.delta < 0 else '-'} {abs(rec.delta):.5g}; "
+                         f"calibration loss {self.calibration_loss:.4f}")
         lines += [f"  note: {n}" for n in self.notes]
         if per_query:
             lines.append(f"  {'query':<24}{'N_act':>7}{'hits':>7}{'misses':>8}{'FA':>7}"
