@@ -15,11 +15,9 @@ import sys
 import numpy as np
 import pytest
 from sklearn.pipeline import make_pipeline
-from test_plots_optional import BLOCK_MATPLOTLIB
 
 import focal
 from focal import LogisticFusion, MulticlassFusion, PAVCalibrator
-from focal.cli import main
 from focal.io import (
     align_multiclass,
     align_multiclass_scores,
@@ -30,6 +28,17 @@ from focal.io import (
     read_multiclass_key,
     read_scores,
 )
+from tests._support.cli import (
+    BLOCK_MATPLOTLIB,
+    DEV,
+    EVAL,
+    LID,
+    ROOT,
+    SPK,
+    STD,
+    run_focal,
+    run_main,
+)
 from focal.metrics import (
     albayzin_measures,
     calibration_report,
@@ -37,30 +46,6 @@ from focal.metrics import (
     from_labels,
     multiclass_cllr,
 )
-
-ROOT = pathlib.Path(__file__).resolve().parent.parent
-SPK = ROOT / "data_samples" / "speaker_detection"
-LID = ROOT / "data_samples" / "language_recognition"
-STD = ROOT / "data_samples" / "term_detection"
-DEV = [SPK / f"dev_sys{k}.scores" for k in (1, 2, 3)]
-EVAL = [SPK / f"eval_sys{k}.scores" for k in (1, 2, 3)]
-
-
-def run_focal(*args, cwd=ROOT, pythonpath=ROOT):
-    env = dict(os.environ, PYTHONPATH=str(pythonpath))
-    return subprocess.run([sys.executable, "-m", "focal", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=300)
-
-
-def run_main(capsys, *args):
-    """(exit status, stdout, stderr) of ``focal.cli.main`` in this process."""
-    try:
-        status = main([str(a) for a in args])
-    except SystemExit as exc:  # argparse: --help (0) and usage errors (2)
-        status = exc.code
-    out, err = capsys.readouterr()
-    return status, out, err
-
 
 def exact(a, b):
     """Bit-identical float arrays."""

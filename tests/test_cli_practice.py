@@ -5,10 +5,10 @@ import logging
 
 import numpy as np
 import pytest
-from test_cli import EVAL, SPK, run_main
 
 from focal.io import align_trials, read_key, read_scores
 from focal.metrics import bootstrap_ci, c_primary, calibration_report, rocch
+from tests._support.cli import EVAL, SPK, STD, run_main
 
 
 def trials(path):
@@ -102,8 +102,6 @@ def test_train_cost_is_its_effective_prior(capsys, tmp_path):
 
 
 def test_sws_cost_in_either_form(capsys):
-    from test_cli import STD
-
     paths = [STD / n for n in ("sws_sample.stdlist.xml", "sws_sample.rttm",
                                "sws_sample.ecf.xml", "sws_sample.tlist.xml")]
     a = run_main(capsys, "sws", *paths, "--cost", "0.001:10:1", "--json")

@@ -26,8 +26,8 @@ import focal
 from focal import PAVCalibrator, ROCCH
 from focal.metrics import cllr, eer, from_labels, min_cllr, min_dcf, pav_llr
 
-from _sklearn_contract import run_check
-from _calibration_reference import (
+from tests._support.sklearn_contract import run_check
+from tests._support.calibration_reference import (
     brute_min_dcf,
     closed_form_pav_llr,
     log_cost_cllr,

@@ -14,7 +14,7 @@ from focal import io
 from focal.io import read_limits
 from focal.std import readers as std
 
-from _limits import expect_error, run_limited
+from tests._support.limits import expect_error, run_limited
 
 # ------------------------------------------------------------------------ the binary readers
 

@@ -20,7 +20,7 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from _sklearn_contract import refused_by_design, run_check
+from tests._support.sklearn_contract import refused_by_design, run_check
 
 import focal
 from focal import (
@@ -66,7 +66,7 @@ def test_sklearn_estimator_checks(estimator, check):
 @parametrize_with_checks([LinearCalibrator(), LinearCalibrator(p_target=0.1)])
 def test_linear_calibrator_sklearn_checks(estimator, check):
     """Every check passes or fails only on the documented one-column refusal (see
-    tests/_sklearn_contract.py); check_fit1d expects 1-D X to be refused, which LinearCalibrator
+    tests/_support/sklearn_contract.py); check_fit1d expects 1-D X to be refused, which LinearCalibrator
     accepts by design (one system's scores as a 1-D array)."""
     name = getattr(check, "func", check).__name__
     try:

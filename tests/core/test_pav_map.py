@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from focal.core.pav import block_llr_map, bounded_pav_blocks, pav, step_index
 from focal.metrics import pav_llr
 
-from _calibration_reference import closed_form_pav_llr
+from tests._support.calibration_reference import closed_form_pav_llr
 
 # small integer scores give many ties between and within classes
 trials = st.lists(st.tuples(st.integers(-4, 4), st.booleans()), min_size=2, max_size=30).filter(

@@ -11,7 +11,7 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from _sklearn_contract import run_check
+from tests._support.sklearn_contract import run_check
 
 from focal import GaussianBackend, LogisticFusion, MulticlassFusion, stack_systems
 from focal.metrics import multiclass_cross_entropy

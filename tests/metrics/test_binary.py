@@ -12,7 +12,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy.integrate import trapezoid
 
-from _calibration_reference import brute_min_dcf, roc_counts, rocch_eer
+from tests._support.calibration_reference import brute_min_dcf, roc_counts, rocch_eer
 
 from focal.metrics import (
     bayes_error_rates,

@@ -23,7 +23,7 @@ from focal.std import (
     term_detection_report,
 )
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data_samples" / "term_detection"
 XML_SET = [SAMPLE / n for n in ("sws_sample.stdlist.xml", "sws_sample.rttm", "sws_sample.ecf.xml",
                                 "sws_sample.tlist.xml")]

@@ -9,7 +9,7 @@ from scipy.special import logsumexp
 
 from focal.io import align_multiclass, read_albayzin_scores, read_multiclass_key
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 FOLDER = ROOT / "data_samples" / "language_recognition"
 SCRIPT = ROOT / "data_samples" / "make_language_recognition.py"
 

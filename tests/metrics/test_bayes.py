@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import softmax
 
-from test_multiclass_metrics import _trials  # the shared trial generator
+from tests._support.multiclass import make_trials
 
 from focal.metrics import (
     affine_calibration,
@@ -33,7 +33,7 @@ def _binary(rng, n_tar=200, n_non=1500):
 
 
 def _multiclass(rng, n, N, sep=1.5, scale=1.0):
-    return _trials(n, N, rng, sep=sep, scale=scale)
+    return make_trials(n, N, rng, sep=sep, scale=scale)
 
 
 # ------------------------------------------------------------------------- binary = DCF

@@ -23,9 +23,9 @@ from focal.metrics import (
     multiclass_brier,
 )
 
-from test_multiclass_metrics import _trials  # noqa: E402  (the shared trial generator)
+from tests._support.multiclass import make_trials
 
-SAMPLES = pathlib.Path(__file__).resolve().parent.parent / "data_samples" / "language_recognition"
+SAMPLES = pathlib.Path(__file__).resolve().parents[2] / "data_samples" / "language_recognition"
 
 
 def _weights(y, prior):
@@ -47,7 +47,7 @@ def direct_brier(llh, y, prior):
 @pytest.mark.parametrize("N", [2, 3, 6])
 def test_multiclass_brier_is_eq_13(N):
     rng = np.random.default_rng(N)
-    llh, y = _trials(300, N, rng)
+    llh, y = make_trials(300, N, rng)
     prior = rng.dirichlet(np.ones(N))
     assert multiclass_brier(llh, y, prior) == pytest.approx(direct_brier(llh, y, prior),
                                                             rel=1e-12, abs=1e-12)
@@ -82,7 +82,7 @@ def test_two_class_brier_is_two_thirds_of_the_canonical_binary_rule():
 
 def test_brier_minimum_agrees_with_a_generic_optimizer():
     rng = np.random.default_rng(11)
-    llh, y = _trials(500, 4, rng, scale=2.6)                # over-confident
+    llh, y = make_trials(500, 4, rng, scale=2.6)                # over-confident
     prior = np.array([0.4, 0.3, 0.2, 0.1])
     a = brier_analysis(llh, y, prior)
 
@@ -124,7 +124,7 @@ def direct_eta_risk(llh, y, prior, eta):
 @pytest.mark.parametrize("N", [2, 3, 5])
 def test_eta_risk_is_eqs_17_to_19(N):
     rng = np.random.default_rng(20 + N)
-    llh, y = _trials(400, N, rng)
+    llh, y = make_trials(400, N, rng)
     prior = rng.dirichlet(np.ones(N))
     eta = rng.dirichlet(np.ones(N))
     assert eta_risk(llh, y, eta, prior) == pytest.approx(direct_eta_risk(llh, y, prior, eta),
@@ -151,7 +151,7 @@ def test_eta_rules_average_to_the_logarithmic_rule():
 
 def test_eta_analysis_two_classes_is_the_exact_threshold_minimum():
     rng = np.random.default_rng(41)
-    llh, y = _trials(60, 2, rng)
+    llh, y = make_trials(60, 2, rng)
     eta = np.array([0.3, 0.7])
     prior = np.array([0.5, 0.5])
     C = misclassification_cost_matrix(eta)
@@ -168,14 +168,14 @@ def test_eta_analysis_two_classes_is_the_exact_threshold_minimum():
 
 def test_e_lre_at_the_flat_prior_is_cavg():
     rng = np.random.default_rng(51)
-    llh, y = _trials(500, 4, rng)
+    llh, y = make_trials(500, 4, rng)
     for a in (0.5, 0.2, 0.8):
         assert e_lre(llh, y, None, a) == pytest.approx(cavg(llh, y, p_target=a), rel=1e-13)
 
 
 def test_e_lre_non_flat_prior_is_the_compound_bayes_risk():
     rng = np.random.default_rng(52)
-    llh, y = _trials(400, 4, rng)
+    llh, y = make_trials(400, 4, rng)
     prior = np.array([0.4, 0.3, 0.2, 0.1])
     for a in (0.5, 0.3):
         _, C = lre_cost_matrix(4, a)
@@ -260,7 +260,7 @@ def test_zero_prior_class_is_not_a_target():
     """Albayzin closed set (out-of-set prior 0): E_lre and C_eta ignore the OOS column and its
     trials, so E_lre equals the CAVG of the targets alone."""
     rng = np.random.default_rng(61)
-    llh, y = _trials(500, 5, rng)
+    llh, y = make_trials(500, 5, rng)
     prior = np.array([0.25, 0.25, 0.25, 0.25, 0.0])
     keep = y < 4
     assert e_lre(llh, y, prior) == pytest.approx(cavg(llh[keep, :4], y[keep]), rel=1e-13)
@@ -278,7 +278,7 @@ def test_cavg_sweep_at_a_non_flat_prior_is_e_lre():
     from focal.metrics import cavg_sweep
 
     rng = np.random.default_rng(71)
-    llh, y = _trials(600, 4, rng)
+    llh, y = make_trials(600, 4, rng)
     prior = np.array([0.4, 0.3, 0.2, 0.1])
     a = np.array([0.02, 0.3, 0.5, 0.8, 0.97])
     sw = cavg_sweep(llh, y, a, prior=prior)
@@ -351,7 +351,7 @@ def test_eta_analysis_coordinate_minimum():
     from focal.metrics import eta_risk_analysis
 
     rng = np.random.default_rng(91)
-    llh, y = _trials(45, 3, rng, sep=1.0)
+    llh, y = make_trials(45, 3, rng, sep=1.0)
     eta = np.array([0.5, 0.3, 0.2])
     a = eta_risk_analysis(llh, y, eta)
     S = llh + np.log(1 / 3) - np.log(eta)

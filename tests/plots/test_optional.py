@@ -8,23 +8,13 @@ import os
 import pathlib
 import subprocess
 import sys
-import textwrap
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+from tests._support.cli import BLOCK_MATPLOTLIB
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+
 SPEAKER = ROOT / "data_samples" / "speaker_detection"
 
-BLOCK_MATPLOTLIB = textwrap.dedent("""
-    import importlib.abc, sys
-
-    class _NoMatplotlib(importlib.abc.MetaPathFinder):
-        def find_spec(self, name, path=None, target=None):
-            if name.split(".")[0] in ("matplotlib", "mpl_toolkits", "pylab"):
-                raise ModuleNotFoundError(f"No module named {name!r}", name=name)
-            return None
-
-    sys.meta_path.insert(0, _NoMatplotlib())
-    sys.modules.pop("matplotlib", None)
-""")
 
 
 def run_python(code: str, *args, block: bool = True):
@@ -91,7 +81,7 @@ def test_cli_plot_without_matplotlib_fails_with_the_install_hint(tmp_path):
 
 
 def test_plot_tests_are_skipped_not_errored_without_matplotlib():
-    modules = ["tests/test_plots.py", "tests/test_plots_multiclass.py"]
+    modules = ["tests/plots/test_plots.py", "tests/plots/test_multiclass.py"]
     result = run_python("""
         import sys
         import pytest

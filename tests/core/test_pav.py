@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from _calibration_reference import closed_form_pav_llr as reference_pav_llr
+from tests._support.calibration_reference import closed_form_pav_llr as reference_pav_llr
 
 from focal.core import pav
 from focal.core.pav import _exact_pav_starts, _tie_runs
@@ -28,7 +28,7 @@ def both_classes(flags, n):
 
 
 def closed_form_pav_llr(scores, labels, prior=None):
-    """The O(G^2) closed form of eqs. 7.47-7.51 (tests/_calibration_reference.py).
+    """The O(G^2) closed form of eqs. 7.47-7.51 (tests/_support/calibration_reference.py).
 
     With ``prior`` the trials carry the prior weights of eq. C.7 (v1 = prior / N_tar,
     v2 = (1 - prior) / N_non), so the posterior solution is that of the prior and the prior

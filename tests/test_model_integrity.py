@@ -11,7 +11,7 @@ import sys
 
 import numpy as np
 import pytest
-from _limits import expect_error, run_limited
+from tests._support.limits import expect_error, run_limited
 
 import focal
 from focal import GaussianBackend, LinearCalibrator, LogisticFusion, PAVCalibrator

@@ -5,7 +5,7 @@ tick labels) and compares them with the measures computed independently here, so
 when a picture shows the wrong thing, not only when no file is written. Headless (Agg).
 
 The whole module is skipped when matplotlib is not installed (the optional ``plot`` extra);
-``tests/test_plots_optional.py`` checks that it is skipped, not errored, in that case.
+``tests/plots/test_optional.py`` checks that it is skipped, not errored, in that case.
 """
 
 import math
@@ -40,7 +40,7 @@ from focal.metrics import (  # noqa: E402
 )
 from focal.plots.scales import DET_TICKS, ProbitLocator, percent_formatter  # noqa: E402
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 STD_SAMPLES = ROOT / "data_samples" / "term_detection"
 SPEAKER = ROOT / "data_samples" / "speaker_detection"
 LN2 = math.log(2.0)

@@ -18,7 +18,7 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from _sklearn_contract import run_check
+from tests._support.sklearn_contract import run_check
 
 import focal
 from focal import LogisticFusion, PAVCalibrator, QualityFusion
@@ -389,7 +389,7 @@ _REFUSED_BY_DESIGN = {
 @parametrize_with_checks([QualityFusion(), QualityFusion(form="scale", measures=["d"])])
 def test_sklearn_estimator_checks(estimator, check):
     """Without quality the model is not defined: checks that fit plain arrays may fail only on
-    that documented refusal (tests/_sklearn_contract.py); every other check must pass."""
+    that documented refusal (tests/_support/sklearn_contract.py); every other check must pass."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         run_check(estimator, check, _REFUSED_BY_DESIGN)
@@ -474,7 +474,7 @@ def test_sample_durations_cover_every_trial():
     from focal.io import align_trials, read_key, read_scores
     from focal.io.quality import read_quality, trial_quality
 
-    folder = pathlib.Path(__file__).resolve().parent.parent / "data_samples" / "speaker_detection"
+    folder = pathlib.Path(__file__).resolve().parents[2] / "data_samples" / "speaker_detection"
     for name in ("dev", "eval"):
         _, _, models, tests = align_trials(read_key(folder / f"{name}.key"),
                                            read_scores(folder / f"{name}_varlen_sys1.scores"))
@@ -493,7 +493,7 @@ def test_focal_apply_with_quality_files(tmp_path, capsys):
     from focal.io import align_trials, read_key, read_scores
     from focal.io.quality import read_quality, trial_quality
 
-    folder = pathlib.Path(__file__).resolve().parent.parent / "data_samples" / "speaker_detection"
+    folder = pathlib.Path(__file__).resolve().parents[2] / "data_samples" / "speaker_detection"
     systems = [folder / f"eval_varlen_sys{k}.scores" for k in (1, 2, 3)]
     X, y, models, tests = align_trials(read_key(folder / "eval.key"),
                                        *(read_scores(p) for p in systems))

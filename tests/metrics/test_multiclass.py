@@ -7,6 +7,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import logsumexp, softmax
 
+from tests._support.multiclass import make_trials
 from focal.metrics import (
     affine_calibration,
     albayzin_measures,
@@ -23,14 +24,6 @@ from focal.metrics import (
     pairwise_analysis,
     subset_analysis,
 )
-
-
-def _trials(n, N, rng, sep=1.5, scale=1.0):
-    y = rng.integers(0, N, n)
-    y[:N] = np.arange(N)  # every class present
-    llh = rng.normal(size=(n, N)) * 2.0
-    llh[np.arange(n), y] += sep
-    return scale * llh, y
 
 
 def direct_cavg(llh, y, p_target=0.5):
@@ -60,7 +53,7 @@ def test_uninformative_system_scores_prior_entropy():
 
 def test_two_class_cllr_equals_binary_cllr_of_the_llr():
     rng = np.random.default_rng(0)
-    llh, y = _trials(500, 2, rng)
+    llh, y = make_trials(500, 2, rng)
     llr = llh[:, 0] - llh[:, 1]
     tar, non = llr[y == 0], llr[y == 1]
     assert multiclass_cllr(llh, y) == pytest.approx(cllr(tar, non), rel=1e-13)
@@ -70,7 +63,7 @@ def test_two_class_cllr_equals_binary_cllr_of_the_llr():
 
 def test_zero_prior_class_and_its_trials_are_ignored():
     rng = np.random.default_rng(1)
-    llh, y = _trials(300, 4, rng)
+    llh, y = make_trials(300, 4, rng)
     prior = np.array([0.3, 0.0, 0.3, 0.4])
     keep = y != 1
     sub = llh[keep][:, [0, 2, 3]]
@@ -85,7 +78,7 @@ def test_zero_prior_class_and_its_trials_are_ignored():
 
 def test_cross_entropy_by_direct_formula():
     rng = np.random.default_rng(2)
-    llh, y = _trials(200, 3, rng)
+    llh, y = make_trials(200, 3, rng)
     prior = np.array([0.5, 0.3, 0.2])
     post = llh + np.log(prior)
     post -= logsumexp(post, axis=1, keepdims=True)
@@ -128,7 +121,7 @@ def test_albayzin_uninformative_system():
 
 def test_albayzin_closed_set_ignores_oos_trials_and_column():
     rng = np.random.default_rng(3)
-    llh, y = _trials(400, 5, rng)
+    llh, y = make_trials(400, 5, rng)
     m = albayzin_measures(llh, y)
     keep = y < 4
     assert m.c_mce == pytest.approx(multiclass_cross_entropy(llh[keep, :4], y[keep]), rel=1e-14)
@@ -143,7 +136,7 @@ _SCALES = st.one_of(st.just(0.0), st.floats(1e-3, 6.0), st.floats(-3.0, -1e-3))
 @given(seed=st.integers(0, 10**6), scale=_SCALES, open_set=st.booleans())
 def test_albayzin_identities(seed, scale, open_set):
     rng = np.random.default_rng(seed)
-    llh, y = _trials(60, 4, rng, sep=rng.uniform(0, 3), scale=scale)
+    llh, y = make_trials(60, 4, rng, sep=rng.uniform(0, 3), scale=scale)
     m = albayzin_measures(llh, y, open_set=open_set)
     c = albayzin_measures(llh, y, open_set=open_set, nonnegative_alpha=True)
     assert m.c_min <= m.c_def and m.c_min <= m.c_mce
@@ -159,7 +152,7 @@ def test_subnormal_log_likelihood_spreads_are_refused():
     """C_min needs a scale of the order of 1/spread, which overflows: a clear error, not a
     number (the solver's spread check)."""
     rng = np.random.default_rng(0)
-    llh, y = _trials(60, 4, rng, scale=2.2e-313)
+    llh, y = make_trials(60, 4, rng, scale=2.2e-313)
     with pytest.raises(ValueError, match="rescale"):
         albayzin_measures(llh, y)
 
@@ -180,7 +173,7 @@ def test_anti_informative_system_is_clamped_to_alpha_zero_when_asked():
     """Thesis 8.4.2: alpha >= 0 makes a sign-inverted system the default one; the plan's
     unconstrained alpha (the default) flips it back: the same C_min as the system itself."""
     rng = np.random.default_rng(5)
-    llh, y = _trials(300, 3, rng, sep=3.0)
+    llh, y = make_trials(300, 3, rng, sep=3.0)
     a_free, b_free, c_free = affine_calibration(-llh, y)
     a_own, b_own, c_own = affine_calibration(llh, y)
     assert a_own > 0 and a_free == pytest.approx(-a_own, rel=1e-9)
@@ -194,7 +187,7 @@ def test_anti_informative_system_is_clamped_to_alpha_zero_when_asked():
 
 def test_detection_llrs_eq9():
     rng = np.random.default_rng(6)
-    llh, _ = _trials(300, 4, rng, scale=5.0)
+    llh, _ = make_trials(300, 4, rng, scale=5.0)
     for prior in (None, np.array([0.1, 0.2, 0.3, 0.4]), np.array([0.5, 0.0, 0.5, 0.0])):
         p = np.full(4, 0.25) if prior is None else prior
         lam = detection_llrs(llh, prior)
@@ -214,7 +207,7 @@ def test_detection_llrs_exact_for_constant_rows_and_huge_values():
 
 def test_detection_analysis_uses_binary_measures():
     rng = np.random.default_rng(7)
-    llh, y = _trials(400, 3, rng)
+    llh, y = make_trials(400, 3, rng)
     res = detection_analysis(llh, y)
     lam = detection_llrs(llh)
     for t in range(3):
@@ -230,7 +223,7 @@ def test_detection_analysis_uses_binary_measures():
 @pytest.mark.parametrize("p_target", [0.5, 0.2, 0.9])
 def test_cavg_equals_direct_eq_8_3(N, p_target):
     rng = np.random.default_rng(8 + N)
-    llh, y = _trials(300, N, rng)
+    llh, y = make_trials(300, N, rng)
     assert cavg(llh, y, p_target=p_target) == pytest.approx(direct_cavg(llh, y, p_target),
                                                            abs=1e-15)
 
@@ -250,7 +243,7 @@ def test_cavg_worked_cases():
 @given(seed=st.integers(0, 10**6), N=st.integers(2, 6), scale=st.floats(-20, 20))
 def test_cavg_in_unit_interval(seed, N, scale):
     rng = np.random.default_rng(seed)
-    llh, y = _trials(40, N, rng, scale=scale)
+    llh, y = make_trials(40, N, rng, scale=scale)
     c = cavg(llh, y)
     assert 0.0 <= c <= 1.0
     d = rng.integers(0, 2, size=(40, N))
@@ -270,7 +263,7 @@ def test_cavg_bad_input():
 
 def test_cavg_sweep_matches_cavg_at_every_prior():
     rng = np.random.default_rng(9)
-    llh, y = _trials(300, 4, rng, scale=2.0)
+    llh, y = make_trials(300, 4, rng, scale=2.0)
     p = np.array([0.01, 0.2, 0.5, 0.77, 0.99])
     sw = cavg_sweep(llh, y, p_targets=p)
     for j, pj in enumerate(p):
@@ -286,7 +279,7 @@ def test_cavg_sweep_matches_cavg_at_every_prior():
 
 def test_pairwise_analysis_matches_binary_measures():
     rng = np.random.default_rng(10)
-    llh, y = _trials(300, 4, rng)
+    llh, y = make_trials(300, 4, rng)
     res = pairwise_analysis(llh, y)
     assert res.pairs.shape == (6, 2)
     for (i, j), c, mc in zip(res.pairs, res.cllr, res.min_cllr):
@@ -333,7 +326,7 @@ def _brute_force(llh, y, fn):
 @pytest.mark.parametrize("wide", [False, True])
 def test_subset_analysis_against_brute_force(wide):
     rng = np.random.default_rng(12)
-    llh, y = _trials(250, 5, rng)
+    llh, y = make_trials(250, 5, rng)
     if wide:
         llh[::3] *= 1e4   # rows of huge dynamic range take the exact path
     cases = {
@@ -353,10 +346,10 @@ def test_subset_analysis_against_brute_force(wide):
 
 def test_subset_analysis_callable_and_count():
     rng = np.random.default_rng(13)
-    llh, y = _trials(40, 4, rng)
+    llh, y = make_trials(40, 4, rng)
     res = subset_analysis(llh, y, measure=lambda L, yy: float(L.shape[1]))
     np.testing.assert_array_equal(res.values, res.sizes)
-    llh14, y14 = _trials(60, 14, rng)
+    llh14, y14 = make_trials(60, 14, rng)
     assert subset_analysis(llh14, y14).values.size == 16369    # thesis sec. 8.3.3
     with pytest.raises(ValueError, match="measure"):
         subset_analysis(llh, y, measure="eer")

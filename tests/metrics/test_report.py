@@ -11,7 +11,7 @@ import pytest
 
 from focal.metrics import CalibrationReport, calibration_report, from_labels
 
-from _calibration_reference import (
+from tests._support.calibration_reference import (
     brute_act_dcf,
     brute_min_dcf,
     closed_form_pav_llr,

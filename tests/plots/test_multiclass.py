@@ -1,6 +1,6 @@
 """focal.plots for multiclass log-likelihoods: the seeds' analyses, checked against focal.metrics.
 
-Skipped without matplotlib (see tests/test_plots_optional.py).
+Skipped without matplotlib (see tests/plots/test_optional.py).
 """
 
 import numpy as np

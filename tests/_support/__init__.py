@@ -1,0 +1,1 @@
+"""Shared test helpers and independent oracles (imported by tests, never collected)."""
