@@ -87,6 +87,26 @@ def cross_entropy(tar, non, p_target=0.5) -> float:
     ``C_xe = (p/|T_tar| sum C_log(tar) + (1-p)/|T_non| sum C_log(non)) / log 2`` with the
     logarithmic cost of SWS plan eq. 37 (thesis eqs. 7.39-7.40); SWS plan eq. 38. The all-zero
     (uninformative) system scores the prior entropy (eq. 39).
+
+    Parameters
+    ----------
+    tar, non : array_like of shape (n_tar,) and (n_non,)
+        Natural-log LLRs of the target and of the non-target trials; +/-inf allowed, NaN and
+        empty classes raise ``ValueError``.
+    p_target : float, default 0.5
+        Target prior in (0, 1) at which the cross-entropy is weighted.
+
+    Returns
+    -------
+    float
+        C_xe in bits, >= 0 (infinite if a wrong decision has infinite confidence).
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     t, n = check_binary_trials(tar, non)
     p = check_probability(p_target)
@@ -99,6 +119,32 @@ def cllr(tar, non, p_target=0.5) -> float:
     An uninformative system (all LLRs 0) scores exactly 1 at every prior; perfect LLRs score
     0; values above 1 mean the LLRs do harm. At ``p_target=0.5`` this is the classical Cllr
     (thesis eq. 7.41); at any prior it is the SWS plan's C_nxe (eq. 40).
+
+    Parameters
+    ----------
+    tar, non : array_like of shape (n_tar,) and (n_non,)
+        Natural-log LLRs of the target and of the non-target trials; +/-inf allowed, NaN and
+        empty classes raise ``ValueError``.
+    p_target : float, default 0.5
+        Target prior in (0, 1) at which the cross-entropy is weighted.
+
+    Returns
+    -------
+    float
+        Cllr (C_nxe) in bits per bit, >= 0.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+
+    Examples
+    --------
+    >>> from focal.metrics import cllr
+    >>> cllr([0.0, 0.0], [0.0])
+    1.0
     """
     t, n = check_binary_trials(tar, non)
     p = check_probability(p_target)
@@ -110,6 +156,24 @@ def min_cllr(tar, non, p_target=0.5) -> float:
 
     The discrimination part of Cllr: the minimum of eq. 7.46 (thesis 7.7.3-7.7.4) normalized by
     the prior entropy, always ``<= 1``; ``cllr - min_cllr`` is the calibration loss.
+
+    Parameters
+    ----------
+    tar, non : array_like of shape (n_tar,) and (n_non,)
+        Scores of the target and of the non-target trials (any monotone scale: only their
+        order matters); NaN and empty classes raise ``ValueError``.
+    p_target : float, default 0.5
+        Target prior in (0, 1) at which the cross-entropy is weighted.
+
+    Returns
+    -------
+    float
+        minCllr in bits per bit, in [0, 1].
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     p = check_probability(p_target)
     return rocch(tar, non).min_cllr(p)
@@ -123,6 +187,31 @@ def dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> flo
     ``P_target C_miss P_miss + (1 - P_target) C_fa P_fa`` (SWS plan eq. 8, thesis eq. 7.11), divided
     by ``min(P_target C_miss, (1 - P_target) C_fa)`` when ``normalize`` (eqs. 9-10). Normalized
     cost is dimensionless (1 = the best fixed decision); unnormalized, in units of the costs.
+
+    Parameters
+    ----------
+    tar, non : array_like of shape (n_tar,) and (n_non,)
+        Natural-log LLRs of the target and of the non-target trials; +/-inf allowed, NaN and
+        empty classes raise ``ValueError``.
+    p_target : float
+        Target prior P_target in (0, 1).
+    c_miss, c_fa : float, default 1.0
+        Costs of a miss and of a false alarm (> 0).
+    normalize : bool, default True
+        Divide by ``min(P_target C_miss, (1 - P_target) C_fa)``, the cost of the best fixed
+        decision.
+
+    Returns
+    -------
+    float
+        The detection cost (normalized: dimensionless; else in units of the costs).
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     t, n = check_binary_trials(tar, non)
     p = check_probability(p_target)
@@ -163,25 +252,60 @@ class BinaryScores:
 
     @property
     def n_targets(self) -> int:
+        """Number of target trials."""
         return self.trials.n_tar
 
     @property
     def n_nontargets(self) -> int:
+        """Number of non-target trials."""
         return self.trials.n_non
 
     def cross_entropy(self, p_target=0.5) -> float:
-        """C_xe in bits (SWS plan eq. 38), as :func:`cross_entropy`."""
+        """C_xe in bits (SWS plan eq. 38), as :func:`cross_entropy`.
+
+        Parameters
+        ----------
+        p_target : float, default 0.5
+            Target prior in (0, 1).
+
+        Returns
+        -------
+        float
+            C_xe in bits.
+        """
         p = check_probability(p_target)
         return cross_entropy_nats(self.trials.tar, self.trials.non, p) / _LOG2
 
     def cllr(self, p_target=0.5) -> float:
-        """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS eq. 40), as :func:`cllr`."""
+        """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS eq. 40), as :func:`cllr`.
+
+        Parameters
+        ----------
+        p_target : float, default 0.5
+            Target prior in (0, 1).
+
+        Returns
+        -------
+        float
+            Cllr in bits per bit.
+        """
         p = check_probability(p_target)
         return normalized_cross_entropy(cross_entropy_nats(self.trials.tar, self.trials.non, p),
                                         p)
 
     def min_cllr(self, p_target=0.5) -> float:
-        """Cllr after PAV, bits per bit (thesis 7.7.4), as :func:`min_cllr`."""
+        """Cllr after PAV, bits per bit (thesis 7.7.4), as :func:`min_cllr`.
+
+        Parameters
+        ----------
+        p_target : float, default 0.5
+            Target prior in (0, 1).
+
+        Returns
+        -------
+        float
+            minCllr in bits per bit, in [0, 1].
+        """
         return self.hull.min_cllr(p_target)
 
     @property
@@ -190,7 +314,22 @@ class BinaryScores:
         return self.hull.eer
 
     def dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
-        """Actual DCF of Bayes decisions on the scores read as LLRs, as :func:`dcf`."""
+        """Actual DCF of Bayes decisions on the scores read as LLRs, as :func:`dcf`.
+
+        Parameters
+        ----------
+        p_target : float
+            Target prior P_target in (0, 1).
+        c_miss, c_fa : float, default 1.0
+            Costs of a miss and of a false alarm (> 0).
+        normalize : bool, default True
+            Divide by the cost of the best fixed decision.
+
+        Returns
+        -------
+        float
+            The detection cost.
+        """
         p = check_probability(p_target)
         cm = check_positive(c_miss, "c_miss")
         cf = check_positive(c_fa, "c_fa")
@@ -198,18 +337,55 @@ class BinaryScores:
         return float(detection_cost(p_miss[0], p_fa[0], p, cm, cf, normalize))
 
     def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
-        """Minimum DCF over all thresholds, from the hull (thesis 7.21), as :func:`min_dcf`."""
+        """Minimum DCF over all thresholds, from the hull (thesis 7.21), as :func:`min_dcf`.
+
+        Parameters
+        ----------
+        p_target : float
+            Target prior P_target in (0, 1).
+        c_miss, c_fa : float, default 1.0
+            Costs of a miss and of a false alarm (> 0).
+        normalize : bool, default True
+            Divide by the cost of the best fixed decision.
+
+        Returns
+        -------
+        float
+            The minimum detection cost.
+        """
         return self.hull.min_dcf(p_target, c_miss, c_fa, normalize)
 
     def det_curve(self, convex_hull: bool = False) -> "DETCurve":
-        """DET points, steppy or of the hull, as :func:`det_curve`."""
+        """DET points, steppy or of the hull, as :func:`det_curve`.
+
+        Parameters
+        ----------
+        convex_hull : bool, default False
+            False: the empirical ROC's operating points; True: the ROCCH vertices.
+
+        Returns
+        -------
+        DETCurve
+            The operating points.
+        """
         if convex_hull:
             return DETCurve(self.hull.pfa, self.hull.pmiss, self.hull.thresholds)
         return DETCurve(*self.hull.pav.roc_points())
 
     def bayes_error_rates(self, prior_log_odds) -> "BayesErrorRates":
         """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.6.1), as
-        :func:`bayes_error_rates`."""
+        :func:`bayes_error_rates`.
+
+        Parameters
+        ----------
+        prior_log_odds : array_like
+            Values of h = logit(effective prior), in nats.
+
+        Returns
+        -------
+        BayesErrorRates
+            The error-rates at each ``h``.
+        """
         h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
         p, q = expit(h), expit(-h)
         p_miss, p_fa = self.trials.error_rates(-h)
@@ -234,6 +410,31 @@ def min_dcf(tar, non, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) ->
 
     Thesis eq. 7.21 (minimum over the discrete ROC, equal to the minimum over the hull, eq. 7.25);
     normalized as in :func:`dcf` (SWS plan eqs. 8-10). Always ``<= dcf`` and ``<= 1``.
+
+    Parameters
+    ----------
+    tar, non : array_like of shape (n_tar,) and (n_non,)
+        Scores of the target and of the non-target trials (any monotone scale: only their
+        order matters); NaN and empty classes raise ``ValueError``.
+    p_target : float
+        Target prior P_target in (0, 1).
+    c_miss, c_fa : float, default 1.0
+        Costs of a miss and of a false alarm (> 0).
+    normalize : bool, default True
+        Divide by ``min(P_target C_miss, (1 - P_target) C_fa)``, the cost of the best fixed
+        decision.
+
+    Returns
+    -------
+    float
+        The minimum detection cost (normalized: dimensionless, <= 1).
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     return rocch(tar, non).min_dcf(p_target, c_miss, c_fa, normalize)
 
@@ -243,6 +444,28 @@ def eer(tar, non) -> float:
 
     A fraction in [0, 0.5]; equals the maximum over priors of the minimum Bayes error-rate
     (thesis eq. 7.32).
+
+    Parameters
+    ----------
+    tar, non : array_like of shape (n_tar,) and (n_non,)
+        Scores of the target and of the non-target trials (any monotone scale: only their
+        order matters); NaN and empty classes raise ``ValueError``.
+
+    Returns
+    -------
+    float
+        The ROCCH-EER, a fraction in [0, 0.5].
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+
+    Examples
+    --------
+    >>> from focal.metrics import eer
+    >>> eer([1.0, 2.0, 3.0], [-1.0, 0.0])
+    0.0
     """
     return rocch(tar, non).eer
 
@@ -253,6 +476,22 @@ def rocch(tar, non) -> ROCCH:
     Returns a :class:`focal.core.ROCCH` with the hull vertices (``pmiss``, ``pfa``), their score
     ``thresholds``, the segment ``llr`` (thesis 7.3.6), ``eer`` (7.3.7), ``prbep`` (7.3.8, an error
     count), ``auc``, and the methods ``min_dcf``, ``min_cllr`` and ``min_bayes_errors``.
+
+    Parameters
+    ----------
+    tar, non : array_like of shape (n_tar,) and (n_non,)
+        Scores of the target and of the non-target trials (any monotone scale: only their
+        order matters); NaN and empty classes raise ``ValueError``.
+
+    Returns
+    -------
+    focal.core.ROCCH
+        The hull of these trials.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     return BinaryScores(tar, non).hull
 
@@ -267,6 +506,26 @@ def pav_llr(scores, labels, pos_label=None) -> np.ndarray:
     independent of any prior and of the proper scoring rule; tied scores always get the same
     value; ``-inf`` / ``+inf`` for the lowest / highest blocks when those hold only one class.
     ``cllr`` of the result equals :func:`min_cllr`.
+
+    Parameters
+    ----------
+    scores : array_like of shape (n_trials,)
+        Scores of all trials (NaN raises ``ValueError``).
+    labels : array_like of shape (n_trials,)
+        Class of each trial: 1 / True for targets, 0 / False for non-targets, or any two
+        labels with ``pos_label``.
+    pos_label : scalar, optional
+        The target label, required for labels other than 0/1 and False/True.
+
+    Returns
+    -------
+    ndarray of shape (n_trials,)
+        The PAV LLR of each trial in nats, in input order (may be +/-inf).
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     s = as_score_array(scores, "scores")
     t, n = split_by_labels(s, labels, pos_label=pos_label)   # fresh arrays: sorted in place
@@ -282,6 +541,15 @@ class DETCurve:
 
     Point ``i`` is the operating point "accept iff score >= thresholds[i]"; ``pfa`` decreases and
     ``pmiss`` increases along the arrays. Plot ``probit(pfa)`` against ``probit(pmiss)`` for a DET.
+
+    Attributes
+    ----------
+    pfa : ndarray
+        False-alarm rate of each operating point (fraction of non-targets accepted).
+    pmiss : ndarray
+        Miss rate of each operating point (fraction of targets rejected).
+    thresholds : ndarray
+        Score threshold of each operating point.
     """
 
     pfa: np.ndarray
@@ -299,6 +567,16 @@ def det_curve(tar, non, convex_hull: bool = False) -> DETCurve:
     convex_hull : bool, default False
         False: every distinct operating point of the empirical ROC (points inside a run of one
         label, which lie on a straight step, are omitted). True: the ROCCH vertices (thesis 7.3.6).
+
+    Returns
+    -------
+    DETCurve
+        The operating points, by decreasing false-alarm rate.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     return BinaryScores(tar, non).det_curve(convex_hull)
 
@@ -365,5 +643,15 @@ def bayes_error_rates(tar, non, prior_log_odds) -> BayesErrorRates:
         Natural-log LLRs of target and non-target trials.
     prior_log_odds : array_like
         Values of h = logit(effective prior), in nats.
+
+    Returns
+    -------
+    BayesErrorRates
+        The actual and minimum error-rates (and their parts) at each ``h``.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     return BinaryScores(tar, non).bayes_error_rates(prior_log_odds)
