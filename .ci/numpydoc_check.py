@@ -3,15 +3,14 @@
 The public API is every function and class named in the ``__all__`` of the packages below (the
 estimators' public methods included). Each must have a docstring whose Parameters section
 documents exactly the parameters of its signature, in order and with a type, and whose Returns
-(or Yields) section exists when it returns a value. For a dataclass (a result object, built by
-focal rather than by its users) the fields may be documented under Attributes instead.
+(or Yields) section exists when it returns a value. A result class (built by focal rather than
+by its users) may document its constructor's parameters under Attributes instead.
 
 Run from the repository root: ``python .ci/numpydoc_check.py``.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import importlib
 import inspect
 import sys
@@ -71,20 +70,30 @@ def _public_methods(path, cls):
         yield f"{path}.{name}", member
 
 
-def _dataclass_fields_documented(obj, errors):
-    """Drop PR01 / PR02 / PR03 for a dataclass whose fields are documented as Attributes."""
-    if not (inspect.isclass(obj) and dataclasses.is_dataclass(obj)):
+def _attributes_document_fields(obj, errors):
+    """Accept a result class without Parameters whose Attributes document its constructor.
+
+    Result objects (dataclasses and the like) are built by focal, not by its users: their
+    fields are documented as Attributes. Such a class passes PR01 / PR02 / PR03 when every
+    parameter of its constructor is documented there.
+    """
+    if not inspect.isclass(obj):
         return errors
     doc = ClassDoc(obj, config={"show_class_members": False})
+    if doc["Parameters"] or not doc["Attributes"]:
+        return errors
     documented = set()
-    for section in ("Parameters", "Attributes"):
-        for item in doc[section]:
-            documented.update(n.strip() for n in item.name.split(","))
-    fields = {f.name for f in dataclasses.fields(obj) if f.init}
-    missing = sorted(fields - documented)
+    for item in doc["Attributes"]:
+        documented.update(n.strip() for n in item.name.split(","))
+    try:
+        params = inspect.signature(obj).parameters.values()
+    except (TypeError, ValueError):
+        return errors
+    names = {p.name for p in params if p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)}
+    missing = sorted(names - documented)
     kept = [(c, m) for c, m in errors if c not in {"PR01", "PR02", "PR03"}]
     if missing:
-        kept.append(("PR01", f"fields {missing} not documented (Parameters or Attributes)"))
+        kept.append(("PR01", f"parameters {missing} not documented (Parameters or Attributes)"))
     return kept
 
 
@@ -96,7 +105,7 @@ def main():
         n_checked += 1
         result = validate(path)
         errors = [(c, m) for c, m in result["errors"] if c in CHECKS]
-        errors = _dataclass_fields_documented(obj, errors)
+        errors = _attributes_document_fields(obj, errors)
         findings.extend(f"{path}: {code} {message}" for code, message in errors)
     print("\n".join(findings))
     print(f"numpydoc: {n_checked} public objects checked, {len(findings)} findings")

@@ -19,6 +19,11 @@ How it is computed (no argsort, no Python loop over trials):
 4. an exact integer certificate of the result (strictly increasing block fractions, and every
    prefix of a block at least as target-rich as the block: thesis theorem 3), with an exact
    integer PAV as fallback if floating-point rounding ever broke it.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -42,17 +47,25 @@ INTERPOLATIONS = ("step", "linear")
 
 @dataclass(frozen=True, eq=False)
 class SortedTrials:
-    """Target and non-target scores, each sorted ascending (validated, float64 copies)."""
+    """Target and non-target scores, each sorted ascending (validated, float64 copies).
+
+    Attributes
+    ----------
+    tar, non : ndarray of float64
+        The target and the non-target scores, ascending.
+    """
 
     tar: np.ndarray
     non: np.ndarray
 
     @property
     def n_tar(self) -> int:
+        """Number of target trials."""
         return int(self.tar.size)
 
     @property
     def n_non(self) -> int:
+        """Number of non-target trials."""
         return int(self.non.size)
 
     def error_rates(self, thresholds):
@@ -61,6 +74,21 @@ class SortedTrials:
         ``P_miss = #(tar < thr) / N_tar``, ``P_fa = #(non >= thr) / N_non`` (thesis eqs.
         7.16-7.19), for any number of thresholds at once by binary search in the sorted scores
         (the joint-sort computation of thesis sec. 7.6.1). Returns two float arrays.
+
+        Parameters
+        ----------
+        thresholds : float or array_like
+            Score thresholds.
+
+        Returns
+        -------
+        p_miss, p_fa : ndarray
+            Miss and false-alarm rate (fractions) at each threshold.
+
+        References
+        ----------
+        .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+           extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
         """
         thr = np.asarray(thresholds, dtype=float)
         misses = np.searchsorted(self.tar, thr, side="left")
@@ -69,7 +97,18 @@ class SortedTrials:
 
 
 def sort_trials(tar, non) -> SortedTrials:
-    """Validate ``(tar, non)`` and sort each once. NaN, empty sets or wrong shapes -> ValueError."""
+    """Validate ``(tar, non)`` and sort each once. NaN, empty sets or wrong shapes -> ValueError.
+
+    Parameters
+    ----------
+    tar, non : array_like of shape (n_tar,) and (n_non,)
+        Scores of the target and of the non-target trials.
+
+    Returns
+    -------
+    SortedTrials
+        Sorted float64 copies.
+    """
     t, n = check_binary_trials(tar, non)
     t.sort()
     n.sort()
@@ -129,6 +168,11 @@ class PAVResult:
         Point ``j`` is "accept iff score >= thresholds[j]"; the last threshold is +inf. Points
         strictly inside a run of one label are collinear with its ends and omitted; a run of tied
         target and non-target scores gives a diagonal step, because no threshold can split it.
+
+        Returns
+        -------
+        pfa, pmiss, thresholds : ndarray
+            False-alarm and miss rates (fractions) and the threshold of each point.
         """
         n_t, n_n = self.n_targets, self.n_nontargets
         pmiss = np.concatenate(([0], np.cumsum(self.runs_n_tar))) / n_t
@@ -140,6 +184,16 @@ class PAVResult:
 
         For the training scores this is exact; for unseen scores between blocks it returns the
         block below.
+
+        Parameters
+        ----------
+        scores : array_like
+            Scores to look up.
+
+        Returns
+        -------
+        ndarray of int
+            Block index of each score, in ``0..K-1``.
         """
         return step_index(self.score_lo, scores)
 
@@ -147,6 +201,21 @@ class PAVResult:
         """E_log after PAV: the minimum prior-weighted logarithmic cost, in nats (eq. 7.46).
 
         Each block contributes its LLR weighted by its target / non-target counts.
+
+        Parameters
+        ----------
+        p_target : float
+            Target prior in (0, 1).
+
+        Returns
+        -------
+        float
+            The minimum cross-entropy in nats.
+
+        References
+        ----------
+        .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+           extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
         """
         llr = self.llr
         return cross_entropy_nats(llr, llr, p_target, tar_weight=self.n_tar, non_weight=self.n_non)
@@ -259,7 +328,23 @@ def _exact_pav_starts(nt_runs, w_runs) -> np.ndarray:
 
 
 def pav_from_sorted(trials: SortedTrials) -> PAVResult:
-    """PAV blocks of already sorted and validated trials (see the module docstring)."""
+    """PAV blocks of already sorted and validated trials (see the module docstring).
+
+    Parameters
+    ----------
+    trials : SortedTrials
+        Validated trials, each class sorted ascending (:func:`sort_trials`).
+
+    Returns
+    -------
+    PAVResult
+        The PAV blocks, lowest scores first.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    """
     tar, non = trials.tar, trials.non
     if tar.size <= non.size:
         n_t, n_n, lo, hi = _tie_runs(tar, non)

@@ -8,6 +8,11 @@ on the few hull vertices; nothing here touches the trials again.
 Vertex ``k`` (``k = 0..K``) is the operating point "accept iff score >= thresholds[k]": the
 first ``k`` PAV blocks are rejected. Vertex 0 accepts everything (P_miss = 0, P_fa = 1), vertex K
 rejects everything (P_miss = 1, P_fa = 0). Error rates are fractions in [0, 1].
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -217,6 +222,18 @@ class ROCCH:
         ``low`` and ``high`` are the lowest and highest optimal thresholds; every threshold
         between ``low`` and ``high`` that is a hull vertex is optimal too, and ``value`` is
         ``low``. Thresholds are on the scale of the scores given (raw scores or LLRs).
+
+        Parameters
+        ----------
+        p_target : float
+            Target prior P_target in (0, 1).
+        c_miss, c_fa : float, default 1.0
+            Costs of a miss and of a false alarm (> 0).
+
+        Returns
+        -------
+        Threshold
+            The optimal threshold and the range of equally optimal ones.
         """
         p = check_probability(p_target, "p_target")
         cm = check_positive(c_miss, "c_miss")
@@ -270,6 +287,20 @@ class ROCCH:
         vertices; with ``normalize=True`` divided by the default cost
         ``min(P_target C_miss, (1 - P_target) C_fa)`` (SWS plan eqs. 8-10), so 1 is the cost of the
         best fixed decision. In units of the costs when not normalized.
+
+        Parameters
+        ----------
+        p_target : float
+            Target prior P_target in (0, 1).
+        c_miss, c_fa : float, default 1.0
+            Costs of a miss and of a false alarm (> 0).
+        normalize : bool, default True
+            Divide by the cost of the best fixed decision.
+
+        Returns
+        -------
+        float
+            The minimum detection cost.
         """
         p = check_probability(p_target, "p_target")
         cm = check_positive(c_miss, "c_miss")
@@ -283,6 +314,16 @@ class ROCCH:
         threshold -h, found by binary search in the (increasing) segment LLRs; the neighbouring
         vertices are checked too, so ties are resolved by exact minimization. Error rates are
         unnormalized fractions (divide by ``min(p, 1 - p)`` for the normalized plot, eq. 7.20).
+
+        Parameters
+        ----------
+        prior_log_odds : float or array_like
+            Prior log-odds h in nats (NaN raises ``ValueError``).
+
+        Returns
+        -------
+        MinBayesErrors
+            The minimum error-rates and their parts at each ``h``.
         """
         h = np.asarray(prior_log_odds, dtype=float)
         if np.isnan(h).any():
@@ -303,10 +344,27 @@ class ROCCH:
 
     def min_cllr(self, p_target=0.5) -> float:
         """Cllr after optimal monotone recalibration (PAV), in bits, normalized by the prior
-        entropy like :func:`focal.metrics.cllr` (thesis sec. 7.7.4, eq. 7.46)."""
+        entropy like :func:`focal.metrics.cllr` (thesis sec. 7.7.4, eq. 7.46).
+
+        Parameters
+        ----------
+        p_target : float, default 0.5
+            Target prior in (0, 1).
+
+        Returns
+        -------
+        float
+            minCllr in bits per bit, in [0, 1].
+        """
         p = check_probability(p_target, "p_target")
         return normalized_cross_entropy(self.pav.cross_entropy(p), p)
 
     def det_points(self):
-        """Hull vertices as ``(pfa, pmiss)`` arrays, ready for a (probit-scaled) DET plot."""
+        """Hull vertices as ``(pfa, pmiss)`` arrays, ready for a (probit-scaled) DET plot.
+
+        Returns
+        -------
+        pfa, pmiss : ndarray
+            Copies of the vertices' false-alarm and miss rates (fractions).
+        """
         return self.pfa.copy(), self.pmiss.copy()
