@@ -93,7 +93,13 @@ class BootstrapInterval:
     replicates: np.ndarray
 
     def to_dict(self) -> dict:
-        """Plain-Python numbers (no replicates), for JSON."""
+        """Plain-Python numbers (no replicates), for JSON.
+
+        Returns
+        -------
+        dict
+            The fields as Python scalars.
+        """
         return {"measure": self.measure, "estimate": self.estimate, "low": self.low,
                 "high": self.high, "confidence": self.confidence,
                 "n_bootstrap": self.n_bootstrap, "n_dropped": self.n_dropped,
@@ -384,7 +390,8 @@ def bootstrap_ci(measure, tar, non, *, p_target=None, c_miss=1.0, c_fa=1.0, n_bo
 
     Returns
     -------
-    BootstrapInterval, or a list of them when ``measure`` is a list.
+    BootstrapInterval or list of BootstrapInterval
+        The point estimate and its interval; a list when ``measure`` is a list.
 
     Notes
     -----
@@ -432,12 +439,23 @@ def bootstrap_ci_multiclass(measure, llh, labels, *, prior=None, p_target=0.5, c
     clusters : array_like, optional
         Cluster label of every trial (e.g. the speaker), or a pair of label arrays for two-way
         resampling; default trial-level, which resamples each class keeping its size.
-    n_bootstrap, confidence, random_state, n_jobs, progress, method
-        As in :func:`bootstrap_ci`.
+    n_bootstrap : int, default 1000
+        Number of replicates.
+    confidence : float, default 0.95
+        Nominal coverage of the interval.
+    random_state : int, RandomState or None
+        Seed: equal seeds give equal intervals whatever ``n_jobs``.
+    n_jobs : int, optional
+        Parallel workers (joblib processes) over blocks of replicates.
+    progress : bool or callable, default False
+        A tqdm progress bar (True) or a callable told the number of replicates done.
+    method : {"bca", "percentile"}, default "bca"
+        The interval, as in :func:`bootstrap_ci`.
 
     Returns
     -------
-    BootstrapInterval, or a list of them when ``measure`` is a list.
+    BootstrapInterval or list of BootstrapInterval
+        The point estimate and its interval; a list when ``measure`` is a list.
     """
     names = [measure] if isinstance(measure, str) else list(measure)
     for name in names:

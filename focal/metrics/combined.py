@@ -72,6 +72,7 @@ def combine_applications(applications, weights=None) -> CombinedApplication:
     Returns
     -------
     CombinedApplication
+        The equivalent prior and cost matrix (and the decisions they allow).
 
     Examples
     --------
@@ -198,6 +199,7 @@ def min_truncated_cllr(tar, non, prior_log_odds_range=(-np.inf, np.inf)) -> floa
     Returns
     -------
     float
+        The minimum truncated Cllr in bits per bit, in [0, 1].
     """
     t, n = check_binary_trials(tar, non)
     h_lo, h_hi = _check_range(prior_log_odds_range)

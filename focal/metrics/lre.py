@@ -419,6 +419,7 @@ def subset_analysis(llh, labels, measure="cavg", progress=False) -> SubsetAnalys
     Returns
     -------
     SubsetAnalysis
+        The measure of every subset of two or more classes.
 
     Examples
     --------

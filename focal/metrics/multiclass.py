@@ -152,7 +152,13 @@ class AlbayzinMeasures:
     beta: np.ndarray
 
     def to_dict(self) -> dict:
-        """Plain-Python dictionary of every number (for JSON or programs)."""
+        """Plain-Python dictionary of every number (for JSON or programs).
+
+        Returns
+        -------
+        dict
+            The fields as plain Python values (JSON-ready).
+        """
         d = asdict(self)
         d["prior"] = self.prior.tolist()
         d["beta"] = self.beta.tolist()
@@ -286,6 +292,7 @@ def detection_llrs(llh, prior=None) -> np.ndarray:
     Returns
     -------
     ndarray, shape (n_trials, N)
+        Natural-log detection LLR of every class against the rest, per trial.
 
     Examples
     --------

@@ -94,7 +94,13 @@ class MulticlassReport:
     results: tuple
 
     def to_dict(self) -> dict:
-        """Plain-Python dictionary of every number (for JSON or programs)."""
+        """Plain-Python dictionary of every number (for JSON or programs).
+
+        Returns
+        -------
+        dict
+            The fields as plain Python values (JSON-ready).
+        """
         return {"name": self.name, "task": self.task, "condition": self.condition,
                 "n_segments": self.n_segments, "classes": list(self.classes),
                 "measures": {r.condition: r.to_dict() for r in self.results}}

@@ -255,6 +255,7 @@ def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> floa
     Returns
     -------
     float
+        The empirical Bayes risk of the weighted misclassification cost.
 
     Examples
     --------
@@ -339,6 +340,7 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
     Returns
     -------
     focal.metrics.BayesRisk
+        Actual, minimum (after affine recalibration) and default risks.
     """
     N = np.asarray(llh).shape[1] if np.ndim(llh) == 2 else 2
     e = np.full(N, 1.0 / N) if eta is None else np.asarray(eta, dtype=float)
@@ -409,6 +411,7 @@ def e_lre(llh, labels, prior=None, p_target=0.5, normalize: bool = False) -> flo
     Returns
     -------
     float
+        E_lre, a fraction in [0, 1] (CAVG at the flat prior).
 
     Examples
     --------

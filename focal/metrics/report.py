@@ -98,7 +98,13 @@ class CalibrationReport:
         return self.cllr - self.min_cllr
 
     def to_dict(self) -> dict:
-        """Plain-Python dictionary of every number (for JSON or programs)."""
+        """Plain-Python dictionary of every number (for JSON or programs).
+
+        Returns
+        -------
+        dict
+            The fields as plain Python values (JSON-ready).
+        """
         return {
             "name": self.name,
             "n_targets": self.n_targets,

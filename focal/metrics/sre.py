@@ -55,7 +55,13 @@ class CPrimary:
     name: str = ""
 
     def to_dict(self) -> dict:
-        """Plain-Python numbers for JSON."""
+        """Plain-Python numbers for JSON.
+
+        Returns
+        -------
+        dict
+            The fields as plain Python values (JSON-ready).
+        """
         return {"name": self.name, "c_primary": self.actual, "min_c_primary": self.minimum,
                 "operating_points": [list(op) for op in self.operating_points],
                 "act_dcf": list(self.act_dcf), "min_dcf": list(self.min_dcf)}
@@ -76,6 +82,7 @@ def c_primary(tar, non, operating_points="sre16") -> CPrimary:
     Returns
     -------
     CPrimary
+        The actual and minimum C_primary and the DCFs of each operating point.
     """
     name, points = resolve_points(operating_points)
     return c_primary_of(BinaryScores(tar, non), points, name)
