@@ -245,6 +245,25 @@ def default_bayes_risk(prior, cost) -> float:
     The normalizer of :func:`bayes_risk` (thesis eq. 7.20 for detection; the default system of
     Albayzin eq. 7 for the logarithmic cost). ``prior`` as in :func:`bayes_decisions` (a scalar
     is a binary ``p_target``).
+
+    Parameters
+    ----------
+    prior : float, array_like of shape (N,), or None
+        Binary: ``p_target`` or ``(1 - p_target, p_target)``. Multiclass: prior vector (zeros
+        allowed). None: flat.
+    cost : array_like, shape (n_decisions, N)
+        ``cost[d, i]``: cost of decision d when class i is true (binary: classes (non-target,
+        target)). Finite and non-negative.
+
+    Returns
+    -------
+    float
+        The default risk, in the units of ``cost``.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     C = np.asarray(cost)
     C = as_cost_matrix(C, C.shape[1] if C.ndim == 2 else -1)
@@ -279,12 +298,19 @@ def bayes_risk(llh, labels, prior, cost, normalize: bool = True) -> float:
 
     Parameters
     ----------
-    llh, prior, cost
-        As in :func:`bayes_decisions`.
+    llh : array_like, shape (n_trials,) or (n_trials, N)
+        Binary natural-log LLRs (1-D; +/-inf allowed) or multiclass natural-log likelihoods.
     labels : array_like, shape (n_trials,)
         Binary: 1 = target, 0 = non-target. Multiclass: class indices ``0..N-1``; every class of
         non-zero prior needs trials; trials of zero-prior classes are ignored.
-    normalize : bool
+    prior : float, array_like of shape (N,), or None
+        Binary: ``p_target`` or ``(1 - p_target, p_target)``. Multiclass: prior vector (zeros
+        allowed). None: flat.
+    cost : array_like, shape (n_decisions, N)
+        ``cost[d, i]``: cost of decision d when class i is true (binary: classes (non-target,
+        target)). Finite and non-negative.
+    normalize : bool, default True
+        Divide by :func:`default_bayes_risk`.
 
     Returns
     -------
@@ -423,8 +449,19 @@ def bayes_risk_analysis(llh, labels, prior, cost, normalize: bool = True) -> Bay
 
     Parameters
     ----------
-    llh, labels, prior, cost, normalize
-        As in :func:`bayes_risk`.
+    llh : array_like, shape (n_trials,) or (n_trials, N)
+        Binary natural-log LLRs (1-D; +/-inf allowed) or multiclass natural-log likelihoods.
+    labels : array_like, shape (n_trials,)
+        Binary: 1 = target, 0 = non-target. Multiclass: class indices ``0..N-1``; every class of
+        non-zero prior needs trials; trials of zero-prior classes are ignored.
+    prior : float, array_like of shape (N,), or None
+        Binary: ``p_target`` or ``(1 - p_target, p_target)``. Multiclass: prior vector (zeros
+        allowed). None: flat.
+    cost : array_like, shape (n_decisions, N)
+        ``cost[d, i]``: cost of decision d when class i is true (binary: classes (non-target,
+        target)). Finite and non-negative.
+    normalize : bool, default True
+        Divide every risk by :func:`default_bayes_risk`.
 
     Returns
     -------

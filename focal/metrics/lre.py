@@ -254,9 +254,13 @@ def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=Non
 
     Parameters
     ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite).
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1``.
     p_targets : array_like, optional
         Target priors in (0, 1); default 201 points evenly spaced in logit from -7 to 7.
-    recalibrated : bool
+    recalibrated : bool, default True
         Also sweep the optimally affine-recalibrated log-likelihoods (thesis eqs. 8.22-8.24;
         calibration at the flat prior), as a contrast for calibration analysis.
     prior : array_like, shape (N,), optional
@@ -264,6 +268,16 @@ def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=Non
         8.11, :func:`focal.metrics.e_lre`), the posteriors and the class weights at that prior
         and the recalibration fitted at it. Zero entries drop a class (no target) and its
         trials.
+
+    Returns
+    -------
+    CavgSweep
+        CAVG (or E_lre) and its miss / false-alarm parts at each target prior.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     if p_targets is None:
         pt = 1.0 / (1.0 + np.exp(-np.linspace(-7.0, 7.0, 201)))

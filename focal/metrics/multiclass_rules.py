@@ -70,6 +70,29 @@ def multiclass_brier(llh, labels, prior=None, normalize: bool = False) -> float:
     of the binary Brier rule in the canonical units of thesis eq. 7.36 (``3 (1 - q)^2``).
     Dimensionless.
 
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite).
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1``.
+    prior : array_like, shape (N,), optional
+        Evaluation prior (default flat; zeros ignore a class and its trials).
+    normalize : bool, default False
+        Divide by the default system's cost ``1 - sum_i pi_i^2``.
+
+    Returns
+    -------
+    float
+        The Brier cost, in [0, 2] (dimensionless).
+
+    References
+    ----------
+    .. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+       Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+    .. [2] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+
     Examples
     --------
     A class-0 trial with posterior (3/4, 1/4) costs ``1 - 3/2 + 10/16 = 1/8``; an
@@ -250,7 +273,8 @@ def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> floa
         The cost weights, strictly inside the simplex (default flat).
     prior : array_like, shape (N,), optional
         Evaluation prior (default flat; zeros ignore a class and its trials).
-    normalize : bool
+    normalize : bool, default False
+        Divide by the default system's risk.
 
     Returns
     -------
@@ -334,8 +358,16 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
 
     Parameters
     ----------
-    llh, labels, eta, prior, normalize
-        As in :func:`eta_risk`.
+    llh : array_like, shape (n_trials, N) or (n_trials,)
+        Natural-log likelihoods, or binary LLRs, as in :func:`eta_risk`.
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1`` (binary: 1 = target).
+    eta : array_like, shape (N,), optional
+        The cost weights, strictly inside the simplex (default flat).
+    prior : array_like, shape (N,), optional
+        Evaluation prior (default flat; zeros ignore a class and its trials).
+    normalize : bool, default False
+        Divide every risk by the default system's.
 
     Returns
     -------
@@ -406,7 +438,8 @@ def e_lre(llh, labels, prior=None, p_target=0.5, normalize: bool = False) -> flo
         Evaluation prior (default flat, which gives CAVG).
     p_target : float
         Target prior alpha of each detection application (thesis eq. 8.28).
-    normalize : bool
+    normalize : bool, default False
+        Divide by :func:`e_lre_default`.
 
     Returns
     -------
@@ -440,7 +473,25 @@ def e_lre_default(prior, p_target=0.5) -> float:
     """E_lre of the best decisions without the recognizer: ``sum_k min(pi_k p, (1 - pi_k)(1 -
     p)/(N - 1))`` (accept or reject each target by the prior alone); ``min(p, 1 - p)`` at the
     flat prior, the CAVG default of :class:`focal.metrics.CavgSweep`. Classes of zero prior
-    are not targets (as in :func:`e_lre`)."""
+    are not targets (as in :func:`e_lre`).
+
+    Parameters
+    ----------
+    prior : array_like, shape (N,)
+        Evaluation prior over the classes.
+    p_target : float, default 0.5
+        Target prior alpha of each detection application.
+
+    Returns
+    -------
+    float
+        The default E_lre, a fraction.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    """
     pr = np.asarray(prior, dtype=float)
     pr = pr[pr > 0]
     a = check_probability(p_target)
