@@ -29,6 +29,19 @@ class OperatingPointResult:
     ``min_dcf_threshold`` is the score threshold where the minimum is attained (accept iff
     score >= ``min_dcf_threshold.value``; ``low`` / ``high`` span equally optimal ones), see
     :meth:`focal.core.ROCCH.min_dcf_threshold`.
+
+    Attributes
+    ----------
+    p_target : float
+        Target prior P_target of the application.
+    c_miss, c_fa : float
+        Costs of a miss and of a false alarm.
+    effective_prior : float
+        The effective target prior of ``(p_target, c_miss, c_fa)``.
+    act_dcf, min_dcf : float
+        Actual (Bayes decisions on the LLRs) and minimum normalized DCF, dimensionless.
+    min_dcf_threshold : focal.core.Threshold or None
+        The score threshold of the minimum.
     """
 
     p_target: float
@@ -262,10 +275,17 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
         With a coverage such as 0.95, add bootstrap confidence intervals of Cllr, minCllr, EER
         and every actual / minimum DCF (:func:`focal.metrics.bootstrap_ci`, all from the same
         replicates).
-    n_bootstrap, tar_clusters, non_clusters, random_state, n_jobs, progress
-        Replicates, cluster labels (speaker / model / test, or a (model, test) pair for two-way
-        resampling), seed, workers and progress bar of the bootstrap, as in
-        :func:`focal.metrics.bootstrap_ci`.
+    n_bootstrap : int, default 1000
+        Replicates of the bootstrap.
+    tar_clusters, non_clusters : array_like, optional
+        Cluster labels (speaker / model / test, or a (model, test) pair for two-way
+        resampling), as in :func:`focal.metrics.bootstrap_ci`.
+    random_state : int, RandomState or None
+        Seed of the bootstrap.
+    n_jobs : int, optional
+        Workers of the bootstrap.
+    progress : bool or callable, default False
+        Progress bar (or callback) of the bootstrap.
 
     Returns
     -------
@@ -323,7 +343,24 @@ def calibration_report_of(scores: BinaryScores, operating_points=((0.01, 1.0, 1.
                           p_target=0.5, name: str = "") -> CalibrationReport:
     """:func:`calibration_report` of scores already sorted in a :class:`BinaryScores`, so that a
     caller drawing curves of the same scores (``scores.bayes_error_rates``) sorts and runs PAV
-    only once."""
+    only once.
+
+    Parameters
+    ----------
+    scores : BinaryScores
+        The validated, sorted trials.
+    operating_points : sequence, default ((0.01, 1, 1),)
+        As in :func:`calibration_report`.
+    p_target : float, default 0.5
+        Prior of Cllr / minCllr.
+    name : str, default ""
+        Label printed in the report's title.
+
+    Returns
+    -------
+    CalibrationReport
+        The same report as :func:`calibration_report` of these trials.
+    """
     p = check_probability(p_target)
     return _report(scores, _operating_points(operating_points), p, name)
 
