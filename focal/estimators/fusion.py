@@ -256,6 +256,7 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Ba
         Returns
         -------
         self
+            The fitted estimator.
         """
         p, reg, tol, max_iter, rule = self._check_params()
         X, y = validate_data(self, self._as_2d(X), y, dtype=np.float64)
@@ -334,6 +335,16 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Ba
 
         Not a log posterior odds: add ``logit(p)`` for the log posterior odds at prior p. Its
         sign is the Bayes decision only where the effective prior is 0.5; use :meth:`predict`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems)
+            Scores of each system for each trial.
+
+        Returns
+        -------
+        ndarray of shape (n_trials,)
+            The fused LLRs in nats.
         """
         check_is_fitted(self)
         X = self._validate_X(X)
@@ -345,13 +356,32 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Ba
         return llr
 
     def transform(self, X):
-        """Calibrated natural-log LLRs as a column, shape (n_trials, 1), for pipelines."""
+        """Calibrated natural-log LLRs as a column, shape (n_trials, 1), for pipelines.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems)
+            Scores of each system for each trial.
+
+        Returns
+        -------
+        ndarray of shape (n_trials, 1)
+            The fused LLRs in nats.
+        """
         return self.decision_function(X)[:, None]
 
     def get_feature_names_out(self, input_features=None):
         """The one output feature: ``["llr"]``.
 
-        ``input_features``, if given, must be the names of the systems seen in ``fit``.
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            If given, must be the names of the systems seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of str
+            ``["llr"]``.
         """
         check_is_fitted(self)
         if input_features is not None:
@@ -371,6 +401,22 @@ class LinearCalibrator(LogisticFusion):
     calibration"; Brümmer & van Leeuwen eq. 18). Takes the scores as a 1-D array or a single
     column. Parameters, attributes and methods are those of :class:`LogisticFusion`, plus
     ``scale_`` and ``offset_`` (``coef_[0]`` and ``intercept_``).
+
+    Parameters
+    ----------
+    p_target : float, default 0.5
+        Effective target prior of the training cost, as in :class:`LogisticFusion`.
+    reg : float, default 1e-9
+        Relative L2 penalty on the scale, as in :class:`LogisticFusion`.
+    tol : float, default 1e-10
+        Relative convergence threshold, as in :class:`LogisticFusion`.
+    max_iter : int, default 100
+        Maximum number of Newton iterations.
+    scoring_rule : str or (a, b), default "logarithmic"
+        Proper scoring rule of the training objective, as in :class:`LogisticFusion`.
+    pos_label : int, float, bool or str, optional
+        The label of the target class in ``y`` (required for labels other than 0/1 and
+        False/True).
 
     Examples
     --------

@@ -430,9 +430,20 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
     def fit(self, X, y, sample_weight=None):
         """Fit on training log-likelihoods ``X`` (layout in the module docstring) and labels.
 
-        ``y``: class labels (indices ``0..N-1``; see :class:`LogLikelihoodOutputMixin`).
-        ``sample_weight``: optional non-negative trial weights (a trial of weight k counts as k
-        trials; class totals replace counts in the prior weighting).
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems * n_classes)
+            The systems' log-likelihood blocks side by side (see :func:`stack_systems`).
+        y : array-like of shape (n_trials,)
+            Class labels (indices ``0..N-1``; see :class:`LogLikelihoodOutputMixin`).
+        sample_weight : array-like of shape (n_trials,), optional
+            Non-negative trial weights (a trial of weight k counts as k trials; class totals
+            replace counts in the prior weighting).
+
+        Returns
+        -------
+        self
+            The fitted estimator.
         """
         self._check_params()
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
@@ -469,7 +480,18 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         return self
 
     def transform(self, X):
-        """Fused, calibrated log-likelihoods ``(n_trials, n_classes)``, natural log."""
+        """Fused, calibrated log-likelihoods ``(n_trials, n_classes)``, natural log.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems * n_classes)
+            The systems' log-likelihood blocks, laid out as in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_trials, n_classes)
+            Natural-log likelihood of each class for each trial.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         L = X.reshape(X.shape[0], self.n_systems_, self.n_classes_)
