@@ -1167,6 +1167,7 @@ def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES):
     Parameters
     ----------
     file : str, path-like, or a file object opened for reading (text or binary)
+        The model file.
     key : bytes or str, optional
         The key the model was saved with: its HMAC-SHA256 signature must then match (a file
         saved without a key, or with another key, is refused).

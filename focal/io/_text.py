@@ -75,6 +75,11 @@ def read_limits(*, max_id_length: int | None = None, max_line_bytes: int | None 
         Longest line accepted, in bytes; default 1 MiB. A longer line (a file without line
         breaks, ``/dev/zero``, ...) is refused as soon as that many bytes are read, so reading
         hostile input stays linear in time and bounded in memory.
+
+    Yields
+    ------
+    None
+        The limits hold inside the ``with`` block and are restored on exit.
     """
     global MAX_ID_LENGTH, MAX_LINE_BYTES
     saved = MAX_ID_LENGTH, MAX_LINE_BYTES

@@ -101,10 +101,16 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
         The files list the trials in different orders: read them whole and align them on the
         trial ids (memory grows with the files); ``missing`` then says what to do with trials
         absent from some file (``"error"`` or ``"drop"``).
+    missing : {"error", "drop"}, default "error"
+        With ``align``: a trial absent from some file is an error, or is dropped.
     condition : {"Closed", "Open"}, optional
         Condition written to an Albayzin output.
-    chunk_size, block_bytes, threads
-        Streaming: trials per chunk, bytes read per block, reader threads.
+    chunk_size : int, default 65536
+        Streaming: trials per chunk.
+    block_bytes : int
+        Streaming: bytes read per block.
+    threads : int, optional
+        Streaming: reader threads.
     allow_infinite : bool, optional
         Accept +/-inf outputs. Default: only from a model that stores infinite LLRs by design
         (an unbounded ``PAVCalibrator(pseudo_count=0)`` or a ``ROCCH`` whose end blocks hold one

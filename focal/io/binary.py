@@ -53,8 +53,16 @@ _NONTARGET = (b"nontarget", b"non-target", b"non", b"0", b"false", b"impostor")
 class TrialScores:
     """Scores of one system: ``models[i]``, ``tests[i]``, ``scores[i]`` for trial i (file order).
 
-    ``models`` and ``tests`` are bytes arrays (UTF-8), ``scores`` float64; ``lines`` maps a
-    trial index to its line in ``path`` (for error messages), when read from a file.
+    Attributes
+    ----------
+    models, tests : ndarray of bytes
+        The trial ids (UTF-8).
+    scores : ndarray of float64
+        The score of each trial.
+    path : str
+        The file read ("" when not read from a file).
+    lines : LineMap or None
+        Maps a trial index to its line in ``path`` (for error messages).
     """
 
     models: np.ndarray
@@ -69,7 +77,19 @@ class TrialScores:
 
 @dataclass(frozen=True, eq=False)
 class TrialKey:
-    """Supervision: ``labels[i]`` is True when trial (``models[i]``, ``tests[i]``) is a target trial."""
+    """Supervision: ``labels[i]`` is True when trial (``models[i]``, ``tests[i]``) is a target trial.
+
+    Attributes
+    ----------
+    models, tests : ndarray of bytes
+        The trial ids (UTF-8).
+    labels : ndarray of bool
+        True for target trials.
+    path : str
+        The file read ("" when not read from a file).
+    lines : LineMap or None
+        Maps a trial index to its line in ``path`` (for error messages).
+    """
 
     models: np.ndarray
     tests: np.ndarray
@@ -142,12 +162,14 @@ def read_scores(path, *, block_bytes: int = BLOCK_BYTES) -> TrialScores:
     Parameters
     ----------
     path : str or path-like
+        The score file.
     block_bytes : int
         Bytes read and parsed at a time (memory of the parsing work, not of the result).
 
     Returns
     -------
     TrialScores
+        The trials in file order, with their line numbers.
 
     Raises
     ------
@@ -193,6 +215,20 @@ def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES) -> TrialKe
     Labels ``target`` / ``nontarget`` (also tar/non, 1/0, true/false, any case); with
     ``pos_label`` (e.g. ``"genuine"``), that label (exactly) marks the target trials and every
     other trial must carry one other label (focal's label rule for binary labels).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The key file.
+    pos_label : str, optional
+        The label marking target trials, for keys with other labels than the standard ones.
+    block_bytes : int
+        Bytes read and parsed at a time.
+
+    Returns
+    -------
+    TrialKey
+        The trials in file order, with their line numbers.
     """
     column = _label_column if pos_label is None else _named_label_column(pos_label)
     models, tests, labels, lines = _read_table(path, _KEY_LAYOUT, column, block_bytes)
@@ -240,6 +276,7 @@ def align_trials(key: TrialKey, *systems: TrialScores, missing: str = "error"):
     Parameters
     ----------
     key : TrialKey
+        The key: which trials, and which of them are targets.
     *systems : TrialScores
         One per system, trials in any order.
     missing : {"error", "drop"}
@@ -252,6 +289,7 @@ def align_trials(key: TrialKey, *systems: TrialScores, missing: str = "error"):
     X : ndarray, shape (n_trials, n_systems)
         Scores, one column per system, trials in key order.
     y : ndarray of bool, shape (n_trials,)
+        True for target trials.
     models, tests : ndarray of bytes
         The trial ids of the rows.
     """
@@ -272,7 +310,22 @@ def align_scores(*systems: TrialScores, missing: str = "error"):
     """Align several systems' scores on the (model, test) pair, in the first system's order.
 
     The key-less counterpart of :func:`align_trials`, for applying a fitted fusion to eval
-    files. Returns ``X (n_trials, n_systems), models, tests``.
+    files.
+
+    Parameters
+    ----------
+    *systems : TrialScores
+        One per system, trials in any order.
+    missing : {"error", "drop"}
+        A trial missing from some system: raise ``ValueError`` (``"error"``), or keep only the
+        trials present in every system (``"drop"``).
+
+    Returns
+    -------
+    X : ndarray, shape (n_trials, n_systems)
+        Scores, one column per system, trials in the first system's order.
+    models, tests : ndarray of bytes
+        The trial ids of the rows.
     """
     _check_missing(missing)
     if not systems:
@@ -292,6 +345,17 @@ def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> N
     Scores are written with the shortest decimal that reads back to the identical float64
     (``-0.0``, subnormals, ``inf`` included). NaN scores are refused. The file is written
     atomically (complete or not at all); ``-`` and devices or FIFOs are streamed to.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write (``-``: standard output).
+    models, tests : array_like of str or bytes, shape (n_trials,)
+        The trial ids.
+    scores : array_like of float, shape (n_trials,)
+        The scores.
+    chunk_size : int, default 65536
+        Lines formatted at a time.
     """
     models = np.asarray(models)
     tests = np.asarray(tests)
