@@ -181,6 +181,7 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     scores = binary_scores(tar, non)
     hull = scores.hull
@@ -240,7 +241,18 @@ _APE_BARS: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
 
 
 def ape_bar_axes(ax):
-    """The Axes holding the Cllr bars of the APE plot drawn on ``ax`` (None if there is none)."""
+    """The Axes holding the Cllr bars of the APE plot drawn on ``ax`` (None if there is none).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Axes an APE plot was drawn on.
+
+    Returns
+    -------
+    matplotlib.axes.Axes or None
+        Its bar axes.
+    """
     return _APE_BARS.get(ax)
 
 
@@ -358,6 +370,7 @@ def ape_plot(tar, non=None, *, label=None, ax=None, bar_ax=None, bar: bool = Tru
         (at least [-10, 10], widened to the LLRs: the plotted area then equals Cllr to within
         a small fraction; the bar always shows the exact value).
     n_points : int, default 2001
+        Number of prior log-odds of the grid.
     compact : bool, default False
         For grids of small plots: no legend (the curves keep their labels), no axis labels and
         no right-hand error-rate axis.
@@ -443,8 +456,11 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     label : str, optional
         System name (e.g. ``"eval"`` and ``"dev"`` in two calls, as in fig. 7.8).
     ax : matplotlib Axes, optional
+        Axes to draw on (default: a new figure's).
     prior_log_odds : array_like, optional
         The h values; default ``n_points`` over [-7, 2], widened to show the operating point.
+    n_points : int, default 401
+        Number of prior log-odds of the default grid.
     components : bool, default False
         Also draw the two parts of the actual curve, ``p P_miss / min(p, 1 - p)`` (dotted) and
         ``(1 - p) P_fa / min(p, 1 - p)`` (dash-dot); for h < 0 these are P_miss and the
@@ -466,6 +482,7 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     if operating_point is not None and operating_points is not None:
         raise ValueError("give operating_point or operating_points, not both")
@@ -537,10 +554,13 @@ def ece_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     tar, non : array_like
         Natural-log LLRs of the target and non-target trials.
     label : str, optional
+        Legend label of the curve.
     ax : matplotlib Axes, optional
+        Axes to draw on (default: a new figure's).
     prior_log_odds : array_like, optional
         Natural-log prior odds h; default ``n_points`` over [-7, 7].
     n_points : int, default 101 (the curves are smooth; each point is one pass over the trials)
+        Number of prior log-odds of the grid.
     log10_odds : bool, default False
         Label the horizontal axis in log10 prior odds (forensic practice); the curves are the
         same, drawn at ``h / ln 10``.
@@ -550,6 +570,7 @@ def ece_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     h = prior_log_odds_grid(prior_log_odds, (-7.0, 7.0), n_points)
     if np.abs(h).max() > 700:
@@ -603,7 +624,9 @@ def tippett_plot(tar, non=None, *, label=None, ax=None, log10_lr: bool = False, 
     tar, non : array_like
         Natural-log LLRs (+/-inf allowed: they are never passed on the plotted range).
     label : str, optional
+        Legend label of the curve.
     ax : matplotlib Axes, optional
+        Axes to draw on (default: a new figure's).
     log10_lr : bool, default False
         Horizontal axis in log10 likelihood-ratio units (``llr / ln 10``) instead of nats.
     **line_kwargs
@@ -612,6 +635,7 @@ def tippett_plot(tar, non=None, *, label=None, ax=None, log10_lr: bool = False, 
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     trials = binary_scores(tar, non).trials
     values = np.concatenate([_distinct_finite(trials.tar), _distinct_finite(trials.non)])

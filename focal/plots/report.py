@@ -35,6 +35,18 @@ def output_folder(path=None, prefix: str = "focal_") -> pathlib.Path:
 
     Recipes write their figures here: by default a fresh folder under the system's temporary
     directory (named ``prefix`` + random letters), never the current directory.
+
+    Parameters
+    ----------
+    path : str or path-like, optional
+        The folder to use (created with its parents if needed).
+    prefix : str, default "focal_"
+        Name prefix of a new temporary folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder.
     """
     if path is None:
         return pathlib.Path(tempfile.mkdtemp(prefix=prefix))
@@ -201,6 +213,7 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
         ``{name: (tar, non)}`` or ``[(name, tar, non), ...]``: natural-log LLRs of the target
         and non-target trials of each system.
     out_dir : str or path
+        Folder the page and its figures are written to (created if needed).
     operating_points : sequence, default (0.01,)
         Priors or ``(P_target, C_miss, C_fa)`` tuples of the DCF columns (as for
         :func:`focal.metrics.calibration_report`); each is marked on the DET and NBE plots.
@@ -213,6 +226,7 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     formats : sequence of str, default ("png",)
         Among ``"png"``, ``"pdf"``, ``"svg"``; PNG is always written (the page shows it).
     title : str
+        Title of the page.
 
     Returns
     -------

@@ -145,6 +145,12 @@ class ProbitScale(mscale.ScaleBase):
     Registered as ``"probit"`` when :mod:`focal.plots` is imported::
 
         ax.set_xscale("probit"); ax.set_yscale("probit")
+
+    Parameters
+    ----------
+    max_ticks : int, default 11
+        Most tick marks shown. (Before matplotlib 3.11 the constructor also takes the
+        ``axis`` it scales, first, as matplotlib passes it.)
     """
 
     name = "probit"
@@ -159,15 +165,43 @@ class ProbitScale(mscale.ScaleBase):
             self.max_ticks = max_ticks
 
     def get_transform(self):
+        """The probit transform of the axis.
+
+        Returns
+        -------
+        matplotlib.transforms.Transform
+            Probability -> probit(probability).
+        """
         return _ProbitTransform()
 
     def set_default_locators_and_formatters(self, axis):
+        """Percent ticks at round probabilities, no minor ticks.
+
+        Parameters
+        ----------
+        axis : matplotlib Axis
+            The axis to set up.
+        """
         axis.set_major_locator(ProbitLocator(self.max_ticks))
         axis.set_major_formatter(percent_formatter)
         axis.set_minor_locator(ticker.NullLocator())
         axis.set_minor_formatter(ticker.NullFormatter())
 
     def limit_range_for_scale(self, vmin, vmax, minpos):
+        """Keep the view inside (0, 1), where the probit is finite.
+
+        Parameters
+        ----------
+        vmin, vmax : float
+            The requested view limits.
+        minpos : float
+            The smallest positive value of the data (matplotlib's convention).
+
+        Returns
+        -------
+        vmin, vmax : float
+            The limits, with 0 and 1 replaced by ``minpos`` and ``1 - minpos``.
+        """
         if not np.isfinite(minpos) or minpos <= 0:
             minpos = 1e-7
         return (minpos if vmin <= 0 else vmin, 1.0 - minpos if vmax >= 1 else vmax)

@@ -148,6 +148,7 @@ def atwv(trials: AlignedTrials, operating_point=SWS2013, threshold=None) -> TWVR
     Parameters
     ----------
     trials : AlignedTrials
+        The aligned detections and reference occurrences (:func:`focal.std.align`).
     operating_point : OperatingPoint, tuple or "sws2012"
     threshold : float, optional
         Decide YES iff ``score >= threshold`` instead of using the decisions (required when the
