@@ -189,7 +189,18 @@ class Reference:
         return int(self.query.shape[0])
 
     def subset(self, keep) -> "Reference":
-        """The occurrences where the boolean mask ``keep`` is True (new arrays)."""
+        """The occurrences where the boolean mask ``keep`` is True (new arrays).
+
+        Parameters
+        ----------
+        keep : array_like of bool, shape (n_occurrences,)
+            The occurrences to keep.
+
+        Returns
+        -------
+        Reference
+            The kept occurrences.
+        """
         keep = np.asarray(keep, dtype=bool)
         return Reference(self.query[keep], self.file[keep], self.tbeg[keep], self.dur[keep],
                          None if self.channel is None else self.channel[keep])
@@ -272,6 +283,15 @@ class OperatingPoint:
     ``beta = C_fa (1 - P_target) / (C_miss P_target)`` weights false alarms in TWV (eq. 7); the
     equivalent *effective prior* ``P_tar`` (eqs. 22-23) sets the Bayes threshold ``-logit(P_tar)``
     (eq. 31) and the prior of C_nxe (eqs. 37-40).
+
+    Parameters
+    ----------
+    p_target : float
+        Target prior P_target in (0, 1).
+    c_miss, c_fa : float, default 1.0
+        Costs of a miss and of a false alarm (> 0).
+    name : str, default ""
+        Name of the operating point (e.g. ``"SWS 2013"``).
     """
 
     p_target: float

@@ -395,6 +395,15 @@ class ECF:
     ``duration`` is T_audio: the total length of the union of the excerpt spans of each file
     (channels of a file share its time line; overlapping excerpts count once).
     ``source_signal_duration`` is the ECF attribute of that name, when present.
+
+    Attributes
+    ----------
+    file, channel : tuple
+        File name and channel of each excerpt.
+    tbeg, dur : ndarray
+        Start and duration of each excerpt, seconds.
+    source_signal_duration : float or None
+        The ECF attribute of that name, when present.
     """
 
     file: tuple
@@ -405,6 +414,7 @@ class ECF:
 
     @property
     def duration(self) -> float:
+        """T_audio: total length of the union of each file's excerpt spans, seconds."""
         spans: dict = {}
         for f, t, d in zip(self.file, self.tbeg.tolist(), self.dur.tolist()):
             spans.setdefault(f, []).append((t, t + d))
@@ -419,12 +429,29 @@ class ECF:
         return total
 
     def sources(self) -> set:
-        """The (file, channel) pairs the ECF lists."""
+        """The (file, channel) pairs the ECF lists.
+
+        Returns
+        -------
+        set of tuple
+            The ``(file, channel)`` pairs.
+        """
         return set(zip(self.file, self.channel))
 
 
 def read_ecf(path) -> ECF:
-    """Read an experiment control file (see the module docstring)."""
+    """Read an experiment control file (see the module docstring).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    ECF
+        The excerpts and their total duration.
+    """
     t = _parse_xml(path, _ECFTarget(path))
     ssd = t.root.get("source_signal_duration")
     ssd = None if ssd is None else _number(ssd, f"{t.path}: <ecf>", "source_signal_duration")
@@ -434,7 +461,18 @@ def read_ecf(path) -> ECF:
 
 
 def read_tlist(path) -> dict:
-    """Read a term list: ``{termid: termtext}`` in file order."""
+    """Read a term list: ``{termid: termtext}`` in file order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    dict
+        ``{termid: termtext}`` in file order.
+    """
     return dict(_parse_xml(path, _TermListTarget(path)).terms)
 
 
@@ -444,7 +482,18 @@ def _read_stdlist(path):
 
 
 def read_stdlist(path) -> Detections:
-    """Read the system output (STDLIST or KWSLIST XML) as :class:`Detections`."""
+    """Read the system output (STDLIST or KWSLIST XML) as :class:`Detections`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    Detections
+        The detections, file order.
+    """
     return _read_stdlist(path)[0]
 
 
@@ -495,6 +544,16 @@ def read_rttm(path) -> Reference:
 
     The orthography field (6th) is the query id, ``tbeg`` / ``tdur`` (4th / 5th) the span in
     seconds, the 2nd / 3rd fields file and channel.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    Reference
+        The reference occurrences, file order.
     """
     p = os.fspath(path)
     lines = array("q")
@@ -537,7 +596,18 @@ def _table(path, what: str, counts: tuple):
 
 
 def read_detection_table(path) -> Detections:
-    """Read detections from a table ``query file tbeg dur score [decision]`` (channel 1)."""
+    """Read detections from a table ``query file tbeg dur score [decision]`` (channel 1).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    Detections
+        The detections, file order.
+    """
     rows, table = _table(path, "detection (query file tbeg dur score [decision])", (6, 5))
     for x in table:
         rows.add(x[0], x[1], "1", x[2], x[3], x[4], x[5] if len(x) == 6 else None)
@@ -545,7 +615,18 @@ def read_detection_table(path) -> Detections:
 
 
 def read_reference_table(path) -> Reference:
-    """Read reference occurrences from a table ``query file tbeg dur`` (channel 1)."""
+    """Read reference occurrences from a table ``query file tbeg dur`` (channel 1).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    Reference
+        The reference occurrences, file order.
+    """
     rows, table = _table(path, "reference (query file tbeg dur)", (4,))
     for x in table:
         rows.add(x[0], x[1], "1", x[2], x[3])
@@ -553,7 +634,18 @@ def read_reference_table(path) -> Reference:
 
 
 def read_audio_table(path) -> ECF:
-    """Read the searched audio from a table ``file tbeg dur`` (channel 1): the ECF's equivalent."""
+    """Read the searched audio from a table ``file tbeg dur`` (channel 1): the ECF's equivalent.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    ECF
+        The excerpts and their total duration.
+    """
     rows, table = _table(path, "audio (file tbeg dur)", (3,))
     for x in table:
         rows.add("", x[0], "1", x[1], x[2])
@@ -563,7 +655,18 @@ def read_audio_table(path) -> ECF:
 
 
 def read_query_table(path) -> dict:
-    """Read a term list from a table ``query [text...]``: ``{query: text}`` in file order."""
+    """Read a term list from a table ``query [text...]``: ``{query: text}`` in file order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    dict
+        ``{query: text}`` in file order.
+    """
     p = os.fspath(path)
     terms: dict = {}
     for lineno, fields in _data_lines(path, "#"):

@@ -86,7 +86,13 @@ class STDReport:
     def per_query(self) -> list:
         """One dict per evaluated query at the actual decisions (or at the MTWV threshold when
         there are none): occurrences, hits, misses, false alarms, P_miss, P_fa and the query's
-        own TWV ``1 - P_miss(q) - beta P_fa(q)``."""
+        own TWV ``1 - P_miss(q) - beta P_fa(q)``.
+
+        Returns
+        -------
+        list of dict
+            One dict per evaluated query, in the task's query order.
+        """
         t = self.trials
         if self.decision_threshold is not None:
             accept = t.score >= self.decision_threshold
@@ -105,7 +111,18 @@ class STDReport:
         ]
 
     def to_dict(self, per_query: bool = False) -> dict:
-        """Plain-Python dictionary of every number (for JSON or programs)."""
+        """Plain-Python dictionary of every number (for JSON or programs).
+
+        Parameters
+        ----------
+        per_query : bool, default False
+            Add the per-query table (:meth:`per_query`) under ``"queries"``.
+
+        Returns
+        -------
+        dict
+            Every number of the report as plain Python values.
+        """
         op = self.operating_point
         t = self.trials
         out = {
@@ -137,7 +154,18 @@ class STDReport:
         return out
 
     def to_text(self, per_query: bool = False) -> str:
-        """The report as text (lines of at most 100 columns); ``per_query`` adds a query table."""
+        """The report as text (lines of at most 100 columns).
+
+        Parameters
+        ----------
+        per_query : bool, default False
+            Add a table of the queries.
+
+        Returns
+        -------
+        str
+            The report.
+        """
         t = self.trials
         op = self.operating_point
         lines = ["Spoken term detection" + (f": {self.name}" if self.name else ""),
@@ -222,6 +250,7 @@ def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_po
     Returns
     -------
     STDReport
+        Every measure as an attribute, ``to_dict()`` for programs, ``str()`` for people.
 
     Examples
     --------
