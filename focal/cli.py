@@ -243,6 +243,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 
 def main(argv=None) -> int:
+    """Run the ``focal`` command line on ``argv`` and return its exit status."""
     args = build_parser().parse_args(argv)
     _extras.configure_logging(args)
     try:

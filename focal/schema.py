@@ -61,6 +61,7 @@ class InputSchema:
     notes: tuple = field(default=(), compare=False)
 
     def to_dict(self) -> dict:
+        """Plain-Python values for JSON."""
         return {"kind": self.kind, "n_systems": self.n_systems,
                 "systems": None if self.systems is None else list(self.systems),
                 "classes": None if self.classes is None else list(self.classes),

@@ -1,8 +1,8 @@
-"""Duration-aware fusion: affine fusion vs QMF vs quality fusion, overall and by duration.
+r"""Duration-aware fusion: affine fusion vs QMF vs quality fusion, overall and by duration.
 
     python recipes/quality_fusion.py                  # the variable-length sample set
-    python recipes/quality_fusion.py --dev-key dev.key --dev a.scores b.scores \\
-        --dev-quality dev.durations --eval-key eval.key --eval a.scores b.scores \\
+    python recipes/quality_fusion.py --dev-key dev.key --dev a.scores b.scores \
+        --dev-quality dev.durations --eval-key eval.key --eval a.scores b.scores \
         --eval-quality eval.durations --out figures/
 
 Scores whose calibration drifts with segment duration (data_samples/speaker_detection's

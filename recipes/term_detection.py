@@ -1,7 +1,7 @@
-"""Score a spoken term detection system: ATWV, MTWV, C_nxe, C_nxe^min and the DET curve.
+r"""Score a spoken term detection system: ATWV, MTWV, C_nxe, C_nxe^min and the DET curve.
 
     python recipes/term_detection.py                 # the sample set in data_samples/
-    python recipes/term_detection.py sys.stdlist.xml ref.rttm audio.ecf.xml terms.tlist.xml \\
+    python recipes/term_detection.py sys.stdlist.xml ref.rttm audio.ecf.xml terms.tlist.xml \
         --operating-point 0.0001 10 1 --out figures/
 
 The MediaEval 2013 Spoken Web Search evaluation (seed 002) of one system. The four inputs are the

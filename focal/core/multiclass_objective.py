@@ -73,6 +73,7 @@ class Block:
 
     @property
     def cols(self):
+        """Row indices ``0..m-1`` of the block's trials."""
         return np.arange(self.y.shape[0])
 
     @property
@@ -149,10 +150,12 @@ class ScalarObjective:
         self.K = blocks[0].x.shape[0]
 
     def penalty(self, theta):
+        """The L2 penalty of ``theta`` (nats)."""
         a = theta[:self.K]
         return 0.5 * self.reg * float(a @ a)
 
     def evaluate(self, theta):
+        """Objective value, gradient and per-block posteriors at ``theta``."""
         K, V = self.K, self.V
         N = V.shape[0]
         a, b = theta[:K], theta[K:]
@@ -210,9 +213,11 @@ class FullObjective:
         self.pw = pw.ravel()
 
     def penalty(self, theta):
+        """The L2 penalty of ``theta`` (nats)."""
         return 0.5 * float(self.pw @ (theta * theta))
 
     def evaluate(self, theta):
+        """Objective value, gradient and per-block posteriors at ``theta``."""
         VB = self.V @ theta.reshape(self.C, self.D)          # (N, D)
         grad = np.zeros((self.V.shape[0], self.D))
         loss = 0.0

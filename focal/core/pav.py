@@ -152,7 +152,7 @@ class PAVResult:
 
     @cached_property
     def llr(self) -> np.ndarray:
-        """Natural-log LLR of each block, ``log((n_tar/N_tar) / (n_non/N_non))`` (eqs. 7.50-7.51, C.20).
+        """LLR (nats) of each block, ``log((n_tar/N_tar) / (n_non/N_non))`` (eqs. 7.50-7.51, C.20).
 
         Strictly increasing; ``-inf`` for a block of only non-targets, ``+inf`` for only targets.
         Independent of any prior (theorem 5).

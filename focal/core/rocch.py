@@ -125,7 +125,7 @@ class ROCCH:
         return np.array([alpha * int(a) - beta * int(b) for a, b in zip(m, f)], dtype=object)
 
     def _crossing_misses(self, alpha: int, beta: int, m=None, f=None) -> Fraction:
-        """Miss count (exact rational) where the hull meets ``alpha * misses == beta * false_alarms``.
+        """Miss count (exact rational) where the hull meets ``alpha misses == beta false_alarms``.
 
         On the segment from vertex (M0, F0) to (M1, F1), with dM = M1 - M0, dF = F0 - F1, the
         crossing has ``misses = beta (M0 dF + F0 dM) / (alpha dM + beta dF)``. With ``m, f``

@@ -110,6 +110,7 @@ class BetaRule:
 
     @property
     def is_logarithmic(self) -> bool:
+        """Whether this is the logarithmic rule (a = b = 1)."""
         return self.a == 1.0 and self.b == 1.0
 
     @property

@@ -90,18 +90,22 @@ class ScoreSummary:
 
     @property
     def n_blocks(self) -> int:
+        """Number of PAV blocks."""
         return int(self.n_tar.size)
 
     @property
     def n_targets(self) -> int:
+        """Number of target trials."""
         return int(self.n_tar.sum())
 
     @property
     def n_nontargets(self) -> int:
+        """Number of non-target trials."""
         return int(self.n_non.sum())
 
     @property
     def has_runs(self) -> bool:
+        """Whether the runs of the steppy DET curve are kept."""
         return self.runs_n_tar is not None
 
     def to_pav(self) -> PAVResult:

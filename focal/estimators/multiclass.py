@@ -229,11 +229,13 @@ class LogLikelihoodOutputMixin:
             try:
                 classes, labels = np.unique(y_arr, return_inverse=True)
             except TypeError as err:
-                raise ValueError(f"Unknown label type: y mixes incomparable values ({err})")
+                raise ValueError(
+                    f"Unknown label type: y mixes incomparable values ({err})") from err
             n_classes = classes.shape[0]
             if self._columns_are_classes and not np.array_equal(classes, np.arange(n_classes)):
                 raise ValueError(
-                    f"y holds the labels {_shown(classes)}, not the class indices 0..{n_classes - 1}"
+                    f"y holds the labels {_shown(classes)}, not the class indices "
+                    f"0..{n_classes - 1}"
                     ": labels are column numbers, or class names with class_names=[...] in X's "
                     "column order (a class without trials needs a prior or class_names)")
         if n_classes < 2:

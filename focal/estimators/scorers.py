@@ -67,6 +67,7 @@ class LLRScorer:
         return f"{self.name}({args})"
 
     def __call__(self, estimator, X, y):
+        """Minus the measure of ``estimator``'s outputs on ``X`` against ``y``."""
         llr = _llr_output(estimator, X)
         kwargs = dict(self.kwargs)
         pos_label = kwargs.pop("pos_label", None)
@@ -239,6 +240,7 @@ class LLHScorer(LLRScorer):
     """
 
     def __call__(self, estimator, X, y):
+        """Minus the measure of ``estimator``'s outputs on ``X`` against ``y``."""
         method = "transform" if hasattr(estimator, "transform") else "decision_function"
         llh = np.asarray(getattr(estimator, method)(X), dtype=float)
         classes = getattr(estimator, "classes_", None)

@@ -77,7 +77,7 @@ class TrialScores:
 
 @dataclass(frozen=True, eq=False)
 class TrialKey:
-    """Supervision: ``labels[i]`` is True when trial (``models[i]``, ``tests[i]``) is a target trial.
+    """Supervision: ``labels[i]`` is True when trial (``models[i]``, ``tests[i]``) is a target.
 
     Attributes
     ----------
@@ -264,7 +264,7 @@ def _columns(reference, systems, missing, reference_name):
         if missing == "error":
             check_matched(where, len(system), system.path or "scores", reference_name,
                           "trial", "score", lambda i: _sample(reference, i),
-                          lambda i: _sample(system, i))
+                          lambda i, s=system: _sample(s, i))
         keep &= found
         columns.append(np.where(found, system.scores[np.maximum(where, 0)], np.nan))
     return np.column_stack(columns), keep

@@ -74,7 +74,7 @@ _OOS_NAMES = ("oos", "out-of-set")
 
 @dataclass(frozen=True, eq=False)
 class MulticlassScores:
-    """Log-likelihoods of one system: ``llh[i, j]`` for segment ``segments[i]`` and class ``classes[j]``.
+    """Log-likelihoods of one system: ``llh[i, j]`` for segment ``segments[i]``, class ``classes[j]``.
 
     Attributes
     ----------
@@ -512,7 +512,7 @@ def _blocks(reference, reference_name, systems, classes, missing):
             check_matched(where, len(system), system.path or "scores", reference_name,
                           "segment", "scores",
                           lambda i: ", ".join(ids_text(reference[k]) for k in i[:3]),
-                          lambda i: ", ".join(ids_text(system.segments[k]) for k in i[:3]))
+                          lambda i, s=system: ", ".join(ids_text(s.segments[k]) for k in i[:3]))
         keep &= found
         blocks.append(np.asarray(system.llh, dtype=np.float64)[np.maximum(where, 0)][:, order])
     return np.concatenate(blocks, axis=1), keep

@@ -620,7 +620,7 @@ class BayesErrorRates:
 
     @property
     def actual_normalized(self) -> np.ndarray:
-        """Actual error-rate divided by the default's: the normalized Bayes error-rate (eq. 7.20)."""
+        """Actual error-rate over the default's: the normalized Bayes error-rate (eq. 7.20)."""
         return self.actual / self.default
 
     @property

@@ -98,7 +98,8 @@ def combine_applications(applications, weights=None) -> CombinedApplication:
     if rho.shape != (len(apps),) or not np.isfinite(rho).all() or (rho < 0).any() \
             or not (rho > 0).any():
         raise ValueError(
-            f"weights must be {len(apps)} finite non-negative numbers, not all zero; got {weights!r}"
+            f"weights must be {len(apps)} finite non-negative numbers, not all zero; "
+            f"got {weights!r}"
         )
     priors, costs = [], []
     for k, app in enumerate(apps):

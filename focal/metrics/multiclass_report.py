@@ -66,6 +66,7 @@ class ConditionResult:
     cavg: float
 
     def to_dict(self) -> dict:
+        """Plain-Python numbers for JSON."""
         return {**self.albayzin.to_dict(), "multiclass_cllr": self.multiclass_cllr,
                 "cavg": self.cavg, "cavg_definition": CAVG_DEFINITIONS[self.condition]}
 

@@ -181,7 +181,7 @@ class _BrierObjective:
     def hessian(self, theta):
         N = self.p.size
         Hzz, Hza, Haa = np.zeros((N, N)), np.zeros(N), 0.0
-        for u, y, c, Q, G in self._chunks(theta):
+        for u, _y, c, Q, G in self._chunks(theta):
             s = np.einsum("ij,ij->i", Q, G)
             J = -Q[:, :, None] * Q[:, None, :]
             idx = np.arange(N)

@@ -54,7 +54,7 @@ class OperatingPointResult:
 
     @property
     def calibration_loss(self) -> float:
-        """``act_dcf - min_dcf``: the point calibration loss (thesis sec. 7.3.3), normalized cost."""
+        """``act_dcf - min_dcf``: the point calibration loss (thesis 7.3.3), normalized cost."""
         return self.act_dcf - self.min_dcf
 
 

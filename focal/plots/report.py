@@ -130,11 +130,10 @@ def _html_page(title, head_html, figures, size, texts_title, texts) -> str:
     parts = [
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         f"<title>{html.escape(title)}</title>",
-        "<style>body{font-family:sans-serif;max-width:%dpx;margin:1em auto}"
+        f"<style>body{{font-family:sans-serif;max-width:{max(w + 40, 900)}px;margin:1em auto}}"
         "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 8px;"
         "text-align:right}td:first-child,th:first-child{text-align:left}"
-        "img{max-width:100%%;height:auto}pre{background:#f4f4f4;padding:.5em}</style>"
-        % max(w + 40, 900),
+        "img{max-width:100%;height:auto}pre{background:#f4f4f4;padding:.5em}</style>",
         "</head>", "<body>", f"<h1>{html.escape(title)}</h1>", head_html,
     ]
     for fig in figures:

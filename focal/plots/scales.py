@@ -71,6 +71,7 @@ class ProbitLocator(ticker.Locator):
         self.max_ticks = max_ticks
 
     def __call__(self):
+        """Tick locations of the attached axis."""
         vmin, vmax = self.axis.get_view_interval()
         ticks = self.tick_values(vmin, vmax)
         lo, hi = sorted((vmin, vmax))
@@ -82,6 +83,7 @@ class ProbitLocator(ticker.Locator):
         return spaced
 
     def tick_values(self, vmin, vmax):
+        """Round probabilities between ``vmin`` and ``vmax``, at most ``max_ticks``."""
         lo, hi = sorted((vmin, vmax))
         ticks = DET_TICKS[(DET_TICKS >= lo * (1 - 1e-9)) & (DET_TICKS <= hi * (1 + 1e-9))]
         if ticks.size <= self.max_ticks:

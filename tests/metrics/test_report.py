@@ -188,7 +188,7 @@ def test_str_is_a_readable_aligned_table():
     # every row is as wide as the header and its numbers end under their column titles
     for title in ("C_miss", "C_fa", "actDCF", "minDCF", "loss"):
         end = header.index(title) + len(title)
-        for row, op in zip(rows, rep.operating_points):
+        for row, _ in zip(rows, rep.operating_points):
             assert len(row) == len(header)
             assert row[end - 1] != " " and (end == len(row) or row[end] == " ")
     for row, op in zip(rows, rep.operating_points):

@@ -123,7 +123,7 @@ def test_read_stdlist_errors_name_file_and_element(tmp_path, second, message):
 
 def test_doctype_and_entities_are_refused(tmp_path):
     lol = '<!ENTITY a0 "lol">' + "".join(
-        f'<!ENTITY a{i} "{("&a%d;" % (i - 1)) * 10}">' for i in range(1, 10))
+        f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10))
     bomb = f'<?xml version="1.0"?>\n<!DOCTYPE stdlist [{lol}]>\n<stdlist>&a9;</stdlist>\n'
     with pytest.raises(ValueError, match="DOCTYPE"):
         read_stdlist(write(tmp_path, "bomb.xml", bomb))
