@@ -48,6 +48,7 @@ __all__ = [
     "cmce_scorer",
     "multiclass_cllr_scorer",
     "cavg_scorer",
+    "OperatingPoint",
 ]
 
 # Estimators (and with them scikit-learn) load on first use, so that ``import focal`` stays
@@ -65,6 +66,7 @@ _LAZY["QualityFusion"] = "focal.estimators"
 _LAZY.update({name: "focal.estimators" for name in (
     "CalibratedClassifier", "ScoreNormalizer", "cmce_scorer", "multiclass_cllr_scorer",
     "cavg_scorer")})
+_LAZY["OperatingPoint"] = "focal.core.operating_point"
 
 
 def __getattr__(name):

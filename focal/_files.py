@@ -16,8 +16,8 @@ Every file focal writes (models, score files, calibrated outputs) goes through
   a named pipe), to anything under ``/dev`` or ``/proc`` (``/dev/stdout`` redirected to a
   file with ``>> log`` is appended to, not replaced) and to ``-`` (standard output): these
   cannot be replaced atomically and must never be replaced by a regular file;
-- names the file in every error (``path: cannot write: No space left on device``) as a
-  ``ValueError``.
+- names the file in every error (``path: cannot write: No space left on device``): the
+  ``OSError`` of the system (also a ``ValueError``, :func:`focal.exceptions.file_access_error`).
 
 Inputs are opened with :func:`open_input`. A FIFO input blocks until a writer opens it, as
 ``cat`` does (no portable way to time this out exists).
@@ -41,12 +41,15 @@ _WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO
                  errno.EPERM}
 
 
-def _fail(path, action, exc) -> ValueError:
-    return ValueError(f"{os.fspath(path)}: {action}: {exc.strerror or exc}")
+def _fail(path, action, exc) -> OSError:
+    from .exceptions import file_access_error
+
+    return file_access_error(exc, path, action)
 
 
 def open_input(path):
-    """Open ``path`` for binary reading; OS errors become a ``ValueError`` naming the path."""
+    """Open ``path`` for binary reading; an OS error names the path (``path: cannot open:
+    reason``) and stays an ``OSError`` (see :func:`focal.exceptions.file_access_error`)."""
     path = os.fspath(path)
     try:
         return open(path, "rb")

@@ -4,6 +4,7 @@ Pure functions and small result objects on NumPy arrays. Nothing here imports an
 plot or a file reader (see DESIGN.md, "Layers").
 """
 
+from .operating_point import OperatingPoint
 from .pav import PAVResult, SortedTrials, pav, pav_from_sorted, sort_trials
 from .priors import (
     bayes_threshold,
@@ -24,4 +25,5 @@ __all__ = [
     "prior_entropy", "sigmoid", "detection_cost",
     "ROCCH", "MinBayesErrors", "Threshold",
     "cross_entropy_nats", "nontarget_cost", "normalized_cross_entropy", "target_cost",
+    "OperatingPoint",
 ]

@@ -1,8 +1,9 @@
 """Input checks shared by every focal function: clear errors before any work starts.
 
 Every check returns a *new* float64 array (or a Python float) and never modifies what the
-caller passed in. Errors are ``ValueError`` (or ``TypeError`` for values that are not numbers
-at all) whose message names the argument and the problem.
+caller passed in. Errors are ``ValueError`` whose message names the argument and the problem;
+a bad parameter (a prior, a cost, a count) raises :class:`focal.exceptions.InvalidParameterError`,
+which is both a ``ValueError`` and a ``TypeError``.
 """
 
 from __future__ import annotations
@@ -10,6 +11,8 @@ from __future__ import annotations
 import numbers
 
 import numpy as np
+
+from ..exceptions import InvalidParameterError
 
 __all__ = [
     "as_score_array",
@@ -185,41 +188,43 @@ def _as_real_scalar(value, name: str) -> float:
         if arr.ndim == 0 and arr.dtype.kind in "iuf":
             value = arr.item()
         else:
-            raise TypeError(f"{name} must be a real number, got {value!r}")
+            raise InvalidParameterError(f"{name} must be a real number, got {value!r}")
     v = float(value)
     if np.isnan(v):
-        raise ValueError(f"{name} must be a number, got NaN")
+        raise InvalidParameterError(f"{name} must be a number, got NaN")
     return v
 
 
 def check_probability(p, name: str = "p_target") -> float:
-    """Return ``p`` as a float strictly inside (0, 1), else raise ``ValueError``."""
+    """Return ``p`` as a float strictly inside (0, 1), else raise an InvalidParameterError."""
     v = _as_real_scalar(p, name)
     if not 0.0 < v < 1.0:
-        raise ValueError(f"{name} must be strictly between 0 and 1, got {v!r}")
+        raise InvalidParameterError(f"{name} must be strictly between 0 and 1, got {v!r}")
     return v
 
 
 def check_positive(c, name: str) -> float:
-    """Return ``c`` as a finite float > 0 (e.g. a cost), else raise ``ValueError``."""
+    """Return ``c`` as a finite float > 0 (e.g. a cost), else raise an InvalidParameterError."""
     v = _as_real_scalar(c, name)
     if not (np.isfinite(v) and v > 0.0):
-        raise ValueError(f"{name} must be a finite number > 0, got {v!r}")
+        raise InvalidParameterError(f"{name} must be a finite number > 0, got {v!r}")
     return v
 
 
 def check_non_negative(value, name: str, *, strict: bool = False) -> float:
     """Return an estimator parameter as a finite float >= 0 (> 0 if ``strict``).
 
-    Booleans, strings and other non-numbers raise ``ValueError`` (scikit-learn reports bad
-    parameters as ValueError), so ``reg="0.5"`` is refused rather than silently converted.
+    Booleans, strings and other non-numbers raise
+    :class:`~focal.exceptions.InvalidParameterError` (a ``ValueError`` and a ``TypeError``, as
+    scikit-learn reports bad parameters), so ``reg="0.5"`` is refused rather than silently
+    converted.
     """
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a real number, got {value!r}")
+        raise InvalidParameterError(f"{name} must be a real number, got {value!r}")
     v = float(value)
     if not np.isfinite(v) or v < 0 or (strict and v == 0):
         bound = "> 0" if strict else ">= 0"
-        raise ValueError(f"{name} must be a finite number {bound}, got {value!r}")
+        raise InvalidParameterError(f"{name} must be a finite number {bound}, got {value!r}")
     return v
 
 
@@ -227,7 +232,7 @@ def check_int(value, name: str, minimum: int = 1) -> int:
     """Return an estimator parameter as an int >= ``minimum``; floats and booleans are refused."""
     if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral)
             or value < minimum):
-        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 

@@ -22,12 +22,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.validation import (
-    as_binary_labels,
-    check_pos_label,
-    check_positive,
-    check_probability,
-)
+from ..core.operating_point import OperatingPoint
+from ..core.validation import as_binary_labels, check_pos_label, check_probability
 from ..metrics.binary import cllr, dcf, eer, min_cllr, min_dcf
 
 __all__ = [
@@ -114,8 +110,8 @@ def _label(pos_label) -> dict:
 
 
 def _operating_point(p_target, c_miss, c_fa):
-    return {"p_target": check_probability(p_target), "c_miss": check_positive(c_miss, "c_miss"),
-            "c_fa": check_positive(c_fa, "c_fa")}
+    op = OperatingPoint(p_target, c_miss, c_fa)
+    return {"p_target": op.p_target, "c_miss": op.c_miss, "c_fa": op.c_fa}
 
 
 def cllr_scorer(p_target=0.5, *, pos_label=None) -> LLRScorer:

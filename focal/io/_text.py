@@ -26,6 +26,7 @@ import os
 import numpy as np
 
 from .._files import open_input
+from ..exceptions import FileFormatError, InvalidParameterError
 from ._numbers import byte_masks, parse_numbers
 
 __all__ = ["Block", "Fields", "LineMap", "iter_blocks", "split_fields", "gather_ids", "ids_text",
@@ -95,7 +96,7 @@ def read_limits(*, max_id_length: int | None = None, max_line_bytes: int | None 
 
 def _positive(value, name):
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+        raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}")
     return int(value)
 
 
@@ -129,7 +130,7 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
             fresh = data[FRONT + carry.size:FRONT + size]  # bytes not scanned yet
             if got and fresh.min() == 0:
                 at = carry.size + int(np.argmax(fresh == 0))
-                raise ValueError(f"{path}:{line + _count_lines(data[FRONT:FRONT + at])}: NUL "
+                raise FileFormatError(path, line + _count_lines(data[FRONT:FRONT + at]), f"NUL "
                                  f"byte: not a text file")
             newlines = np.flatnonzero(fresh == 10) + (FRONT + carry.size)
             if end_of_file:  # what is left is a last line without newline
@@ -139,14 +140,14 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
                 return
             if newlines.size == 0:  # no newline yet: keep reading (a long line)
                 if size > max_line:
-                    raise ValueError(f"{path}:{line}: line longer than {max_line} bytes "
+                    raise FileFormatError(path, line, f"line longer than {max_line} bytes "
                                      f"(no line break): not a score file?")
                 carry = data[FRONT:FRONT + size].copy()
                 continue
             cut = int(newlines[-1]) + 1 - FRONT
             if size - cut > max_line or _longest_line(newlines) > max_line:
-                raise ValueError(f"{path}:{line + _long_line(newlines, max_line)}: "
-                                 f"line longer than {max_line} bytes: not a score file?")
+                raise FileFormatError(path, line + _long_line(newlines, max_line),
+                                      f"line longer than {max_line} bytes: not a score file?")
             carry = data[FRONT + cut:FRONT + size].copy()
             data[FRONT + cut:FRONT + cut + PAD] = 0
             block = _make_block(data, cut, newlines, newlines.size, line, path)
@@ -180,7 +181,7 @@ def _make_block(data, size, newlines, n_lines, first_line, path):
         try:
             body.tobytes().decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise ValueError(f"{path}:{_line_at(block, exc.start)}: not a UTF-8 text file "
+            raise FileFormatError(path, _line_at(block, exc.start), f"not a UTF-8 text file "
                              f"({exc.reason})") from None
     return block
 
@@ -209,7 +210,7 @@ class Fields:
         lengths = self.lengths[:, cols].ravel()
 
         def fail(i, message):
-            raise ValueError(f"{path}:{int(self.lines[i // len(cols)])}: {what} {message}")
+            raise FileFormatError(path, int(self.lines[i // len(cols)]), f"{what} {message}")
 
         return parse_numbers(self.data, starts, lengths, fail).reshape(len(self), len(cols))
 
@@ -224,7 +225,7 @@ class Fields:
             for i in np.flatnonzero(lengths > limit):
                 text = self.data[starts[i]:starts[i] + lengths[i]].tobytes().decode("utf-8")
                 if len(text) > limit:
-                    raise ValueError(f"{self.path}:{int(self.lines[i])}: id longer than "
+                    raise FileFormatError(self.path, int(self.lines[i]), f"id longer than "
                                      f"{limit} characters")
         if lengths.size:  # the block's ids share the width of its longest
             need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
@@ -273,14 +274,14 @@ def split_fields(block, n_fields, layout):
     glued[glued] = ends[first_token[glued]] - starts[first_token[glued]] > 1
     if glued.any():
         i = int(np.argmax(glued))
-        raise ValueError(f"{block.path}:{block.first_line + i}: a line starting with '#' has "
+        raise FileFormatError(block.path, block.first_line + i, f"a line starting with '#' has "
                          f"the {n_fields} fields of a record: a comment, or a record whose id "
                          f"starts with '#'? Ids may not start with '#'; write comments as "
                          f"'# text'")
     wrong = record & (counts != n_fields)
     if wrong.any():
         i = int(np.argmax(wrong))
-        raise ValueError(f"{block.path}:{block.first_line + i}: expected {n_fields} fields "
+        raise FileFormatError(block.path, block.first_line + i, f"expected {n_fields} fields "
                          f"{layout}, got {int(counts[i])}")
     rows = np.flatnonzero(record)
     take = (first_token[rows][:, None] + np.arange(n_fields)).ravel()
@@ -366,7 +367,7 @@ def _too_wide(need, stored, free=_ID_STORAGE_FREE):
 
 
 def _refuse_widening(path, line, length, need, stored):
-    raise ValueError(f"{path}:{line}: an id of {length} bytes among much shorter ones: ids are "
+    raise FileFormatError(path, line, f"an id of {length} bytes among much shorter ones: ids are "
                      f"stored at the width of the longest, which would take "
                      f"{need / 2**20:,.0f} MiB ({need / stored:.0f}x their size); shorten the "
                      f"long ids")

@@ -11,11 +11,9 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from scipy.special import expit
-
-from ..core.priors import effective_log_odds
+from ..core.operating_point import OperatingPoint
 from ..core.rocch import Threshold
-from ..core.validation import check_positive, check_probability
+from ..core.validation import check_probability
 from .binary import BinaryScores
 
 __all__ = ["OperatingPointResult", "CalibrationReport", "calibration_report",
@@ -225,20 +223,12 @@ def parse_operating_point(text: str, where: str = "operating point"):
 
 
 def check_operating_point(op, where: str):
-    """``op`` (a prior, or ``(P_target, C_miss, C_fa)``) as three validated floats.
+    """``op`` (a prior, ``(P_target, C_miss, C_fa)`` or an OperatingPoint) as three validated
+    floats (:meth:`focal.core.operating_point.OperatingPoint.coerce`).
 
     Errors are ``ValueError`` naming ``where`` (the argument, e.g. ``"operating_points[2]"``).
     """
-    if np.ndim(op) == 0:
-        pt, cm, cf = op, 1.0, 1.0
-    else:
-        values = tuple(np.ravel(op).tolist()) if isinstance(op, np.ndarray) else tuple(op)
-        if len(values) != 3:
-            raise ValueError(f"{where} must be a target prior or a tuple (P_target, C_miss, "
-                             f"C_fa), got {op!r}")
-        pt, cm, cf = values
-    return (check_probability(pt, f"{where} P_target"), check_positive(cm, f"{where} C_miss"),
-            check_positive(cf, f"{where} C_fa"))
+    return OperatingPoint.coerce(op, where).as_tuple()
 
 
 def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=0.5,
@@ -377,7 +367,7 @@ def _report(scores: BinaryScores, points, p, name) -> CalibrationReport:
     results = [
         OperatingPointResult(
             p_target=pt, c_miss=cm, c_fa=cf,
-            effective_prior=float(expit(effective_log_odds(pt, cm, cf))),
+            effective_prior=OperatingPoint(pt, cm, cf).effective_prior,
             act_dcf=scores.dcf(pt, cm, cf),
             min_dcf=scores.min_dcf(pt, cm, cf),
             min_dcf_threshold=scores.hull.min_dcf_threshold(pt, cm, cf),

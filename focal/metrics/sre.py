@@ -20,16 +20,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..core.operating_point import NIST_SRE_POINTS
 from .binary import BinaryScores
 
 __all__ = ["SRE_OPERATING_POINTS", "CPrimary", "c_primary"]
 
-SRE_OPERATING_POINTS = {
-    "sre16": ((0.01, 1.0, 1.0), (0.005, 1.0, 1.0)),
-    "sre18": ((0.01, 1.0, 1.0), (0.005, 1.0, 1.0)),
-    "sre19": ((0.01, 1.0, 1.0), (0.005, 1.0, 1.0)),
-    "sre21": ((0.01, 1.0, 1.0), (0.05, 1.0, 1.0)),
-}
+SRE_OPERATING_POINTS = NIST_SRE_POINTS
+"""The points of each evaluation, ``{"sre16": ((P_target, C_miss, C_fa), ...), ...}``: the table
+of :meth:`focal.core.operating_point.OperatingPoint.nist_sre`."""
 
 
 @dataclass(frozen=True)

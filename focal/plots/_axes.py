@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.priors import effective_log_odds
-from ..metrics.report import check_operating_point
+from ..core.operating_point import OperatingPoint
+from ..metrics import BinaryScores
 
 LOG2 = float(np.log(2.0))
 
@@ -25,15 +25,13 @@ def operating_point(op, name: str = "operating_point"):
 
     ``h`` is the effective prior log-odds (thesis eq. 7.13); validation errors name ``name``.
     """
-    pt, cm, cf = check_operating_point(op, name)
-    return pt, cm, cf, effective_log_odds(pt, cm, cf)
+    op = OperatingPoint.coerce(op, name)
+    return op.p_target, op.c_miss, op.c_fa, op.log_odds
 
 
 def describe_operating_point(pt: float, cm: float, cf: float) -> str:
     """``'P_tar=0.01'`` or ``'P_tar=0.01, C_miss=10, C_fa=1'`` for legends."""
-    if cm == 1.0 and cf == 1.0:
-        return f"P_tar={pt:g}"
-    return f"P_tar={pt:g}, C_miss={cm:g}, C_fa={cf:g}"
+    return OperatingPoint(pt, cm, cf).describe()
 
 
 def has_gid(ax, gid: str) -> bool:
@@ -66,3 +64,34 @@ def prior_log_odds_grid(prior_log_odds, default_range, n_points: int, extra=()):
     if int(n_points) < 2:
         raise ValueError(f"n_points must be at least 2, got {n_points!r}")
     return np.linspace(lo, hi, int(n_points))
+
+
+def binary_scores(tar, non=None) -> BinaryScores:
+    """The plots' input: ``(tar, non)`` arrays, or an existing BinaryScores given as ``tar``."""
+    if isinstance(tar, BinaryScores):
+        if non is not None:
+            raise ValueError("give either a BinaryScores or the (tar, non) arrays, not both")
+        return tar
+    if non is None:
+        raise ValueError("non-target scores are missing: give (tar, non) or a BinaryScores")
+    return BinaryScores(tar, non)
+
+
+def series_label(prefix, text):
+    """Legend text of one curve: ``"system: what"``, or ``what`` alone for an unnamed system."""
+    return f"{prefix}: {text}" if prefix else text
+
+
+def first_line(ax, x, y, label, gid, line_kwargs):
+    """Draw the main curve of a system; its colour (cycle or caller's) is used for the rest."""
+    (line,) = ax.plot(x, y, label=label, gid=gid, **line_kwargs)
+    return line, line.get_color()
+
+
+def widen_xlim(ax, first: bool, h):
+    """Horizontal limits: the h range of this call, or of every call so far on ``ax``."""
+    lo, hi = float(h[0]), float(h[-1])
+    if not first:
+        old_lo, old_hi = ax.get_xlim()
+        lo, hi = min(lo, old_lo), max(hi, old_hi)
+    ax.set_xlim(lo, hi)

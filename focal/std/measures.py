@@ -29,11 +29,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.logistic import fit_logistic
+from ..core.operating_point import OperatingPoint
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.validation import as_score_array, check_non_negative, check_positive
+from ..exceptions import InvalidParameterError
 from ..metrics.binary import DETCurve
 from .alignment import AlignedTrials
-from .model import SWS2013, OperatingPoint
+from .model import SWS2013
 
 __all__ = [
     "TWVResult", "AffineRecalibration",
@@ -46,25 +48,20 @@ _LOG2 = math.log(2.0)
 
 
 def resolve_operating_point(operating_point, trials: AlignedTrials) -> OperatingPoint:
-    """An :class:`OperatingPoint` from what the caller gave.
+    """An :class:`~focal.core.operating_point.OperatingPoint` from what the caller gave.
 
-    Accepts an ``OperatingPoint``, a tuple ``(P_target, C_miss, C_fa)``, or the string
-    ``"sws2012"`` for the data-dependent SWS 2012 point ``P_target = N_true / (n_tps T_audio)``,
-    ``C_miss = C_fa = 1`` (plan eqs. 17-18).
+    Accepts an ``OperatingPoint``, a tuple ``(P_target, C_miss, C_fa)``, a bare prior (unit
+    costs), or the string ``"sws2012"`` for the data-dependent SWS 2012 point
+    ``OperatingPoint.sws2012(trials.n_true, trials.n_trials)``: ``P_target = N_true / (n_tps
+    T_audio)``, ``C_miss = C_fa = 1`` (plan eqs. 17-18).
     """
-    if isinstance(operating_point, OperatingPoint):
-        return operating_point
     if isinstance(operating_point, str):
         if operating_point.lower() != "sws2012":
-            raise ValueError(f"operating_point must be an OperatingPoint, a tuple "
-                             f"(P_target, C_miss, C_fa) or 'sws2012'; got {operating_point!r}")
+            raise InvalidParameterError(
+                f"operating_point must be an OperatingPoint, a tuple (P_target, C_miss, C_fa) "
+                f"or 'sws2012'; got {operating_point!r}")
         return OperatingPoint.sws2012(trials.n_true, trials.n_trials)
-    try:
-        p, cm, cf = operating_point
-    except (TypeError, ValueError):
-        raise ValueError(f"operating_point must be an OperatingPoint, a tuple (P_target, C_miss, "
-                         f"C_fa) or 'sws2012'; got {operating_point!r}") from None
-    return OperatingPoint(p, cm, cf)
+    return OperatingPoint.coerce(operating_point)
 
 
 # ---------------------------------------------------------------------------------------------

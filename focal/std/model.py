@@ -16,15 +16,15 @@ NumPy arrays; it never modifies the caller's data.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from ..core.priors import beta as _beta
-from ..core.priors import effective_prior as _effective_prior
-from ..core.validation import as_binary_labels, as_score_array, check_positive, check_probability
+from ..core.operating_point import OperatingPoint
+from ..core.validation import as_binary_labels, as_score_array, check_positive
 
-__all__ = ["Detections", "Reference", "STDTask", "OperatingPoint", "SWS2013", "STD2006",
+__all__ = ["Detections", "Reference", "STDTask", "ECF", "OperatingPoint", "SWS2013", "STD2006",
            "factorize"]
 
 
@@ -189,18 +189,7 @@ class Reference:
         return int(self.query.shape[0])
 
     def subset(self, keep) -> "Reference":
-        """The occurrences where the boolean mask ``keep`` is True (new arrays).
-
-        Parameters
-        ----------
-        keep : array_like of bool, shape (n_occurrences,)
-            The occurrences to keep.
-
-        Returns
-        -------
-        Reference
-            The kept occurrences.
-        """
+        """The occurrences where the boolean mask ``keep`` is True (new arrays)."""
         keep = np.asarray(keep, dtype=bool)
         return Reference(self.query[keep], self.file[keep], self.tbeg[keep], self.dur[keep],
                          None if self.channel is None else self.channel[keep])
@@ -276,64 +265,43 @@ class STDTask:
         return self.n_tps * self.t_audio
 
 
-@dataclass(frozen=True)
-class OperatingPoint:
-    """An application (P_target, C_miss, C_fa) of the term-weighted value (plan sec. 2.5).
+@dataclass(frozen=True, eq=False)
+class ECF:
+    """The audio an evaluation searched: excerpts (file, channel, tbeg, dur in seconds).
 
-    ``beta = C_fa (1 - P_target) / (C_miss P_target)`` weights false alarms in TWV (eq. 7); the
-    equivalent *effective prior* ``P_tar`` (eqs. 22-23) sets the Bayes threshold ``-logit(P_tar)``
-    (eq. 31) and the prior of C_nxe (eqs. 37-40).
-
-    Parameters
-    ----------
-    p_target : float
-        Target prior P_target in (0, 1).
-    c_miss, c_fa : float, default 1.0
-        Costs of a miss and of a false alarm (> 0).
-    name : str, default ""
-        Name of the operating point (e.g. ``"SWS 2013"``).
+    ``duration`` is T_audio: the total length of the union of the excerpt spans of each file
+    (channels of a file share its time line; overlapping excerpts count once).
+    ``source_signal_duration`` is the ECF attribute of that name, when present.
     """
 
-    p_target: float
-    c_miss: float = 1.0
-    c_fa: float = 1.0
-    name: str = ""
-
-    def __post_init__(self):
-        object.__setattr__(self, "p_target", check_probability(self.p_target, "p_target"))
-        object.__setattr__(self, "c_miss", check_positive(self.c_miss, "c_miss"))
-        object.__setattr__(self, "c_fa", check_positive(self.c_fa, "c_fa"))
+    file: tuple
+    channel: tuple
+    tbeg: np.ndarray
+    dur: np.ndarray
+    source_signal_duration: float | None = None
 
     @property
-    def beta(self) -> float:
-        """``C_fa (1 - P_target) / (C_miss P_target)`` (plan eq. 7); 66.66 for SWS 2013."""
-        return _beta(self.p_target, self.c_miss, self.c_fa)
+    def duration(self) -> float:
+        spans: dict = {}
+        for f, t, d in zip(self.file, self.tbeg.tolist(), self.dur.tolist()):
+            spans.setdefault(f, []).append((t, t + d))
+        total = 0.0
+        for intervals in spans.values():
+            intervals.sort()
+            end = -math.inf
+            for lo, hi in intervals:
+                if hi > end:
+                    total += hi - max(lo, end)
+                    end = hi
+        return total
 
-    @property
-    def effective_prior(self) -> float:
-        """``P_tar = C_miss P_target / (C_miss P_target + C_fa (1 - P_target))`` (plan eq. 23)."""
-        return _effective_prior(self.p_target, self.c_miss, self.c_fa)
-
-    @classmethod
-    def from_effective_prior(cls, p_tar: float, name: str = "") -> "OperatingPoint":
-        """The equivalent application ``(P_tar, 1, 1)`` with flat costs (plan eqs. 22-24)."""
-        return cls(p_tar, 1.0, 1.0, name)
-
-    @classmethod
-    def sws2012(cls, n_true: int, n_trials: float) -> "OperatingPoint":
-        """The SWS 2012 operating point: ``C_miss = C_fa = 1`` and ``P_target = N_true / N``.
-
-        ``N = n_tps T_audio`` trials per query and ``N_true`` reference occurrences of all the
-        evaluated queries (plan eq. 17), so ``beta = (N - N_true) / N_true`` (eq. 18).
-        """
-        if not 0 < n_true < n_trials:
-            raise ValueError(f"the SWS 2012 operating point needs 0 < N_true < n_tps*T_audio; "
-                             f"got N_true={n_true} and n_tps*T_audio={n_trials:g}")
-        return cls(n_true / n_trials, 1.0, 1.0, "SWS 2012 (P_target = N_true / (n_tps T_audio))")
+    def sources(self) -> set:
+        """The (file, channel) pairs the ECF lists."""
+        return set(zip(self.file, self.channel))
 
 
-SWS2013 = OperatingPoint(0.00015, 100.0, 1.0, "MediaEval SWS 2013")
+SWS2013 = OperatingPoint.sws2013()
 """The MediaEval 2013 SWS operating point (plan eq. 21): beta = 66.66, P_tar = 0.0148."""
 
-STD2006 = OperatingPoint(1e-4, 10.0, 1.0, "NIST STD 2006")
+STD2006 = OperatingPoint.std2006()
 """The NIST STD 2006 operating point (plan sec. 2.5): beta = 999.9."""

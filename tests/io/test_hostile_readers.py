@@ -225,7 +225,7 @@ STD_CASES = (
     [(n, "50 MB line", b"a" * 50_000_000, r"line longer than|no XML element")
      for n in list(STD_TEXT) + list(STD_XML)]
     + [(n, "NUL", b"\x00" * 5_000_000, r"NUL byte") for n in list(STD_TEXT) + list(STD_XML)]
-    + [(n, "invalid UTF-8", STD_TEXT[n][1] + b"\xff\xfe\n", r"not UTF-8") for n in STD_TEXT]
+    + [(n, "invalid UTF-8", STD_TEXT[n][1] + b"\xff\xfe\n", r":2: not a UTF-8") for n in STD_TEXT]
     + [("ecf", "50 MB attribute", b'<ecf><excerpt audio_filename="' + b"a" * 50_000_000,
         r"no XML element")]
 )
@@ -264,17 +264,19 @@ def test_xml_bombs_and_external_entities_are_refused(tmp_path, name, data):
 
 
 @pytest.mark.parametrize("line, match", [
-    (b"q1 f 1_000 0.2 1.5 YES\n", r"line 1: tbeg is not a number: '1_000'"),
-    (b"q1 f -0.5 0.2 1.5 YES\n", r"line 1: tbeg must be >= 0 seconds"),
-    (b"q1 f 0.5 -0.2 1.5 YES\n", r"line 1: dur must be >= 0 seconds"),
-    (b"q1 f 0.5 0.2 1e400 YES\n", r"line 1: score '1e400' is out of the float64 range"),
-    (b"q1 f 0.5 0.2 nan YES\n", r"line 1: score must be a number"),
-    (b"q1 f 0.5 0.2 1_5 YES\n", r"line 1: score is not a number"),
-    (b"#q1 f 0.5 0.2 1.5 YES\n", r"line 1: a line starting with '#q1' has the fields"),
+    (b"q1 f 1_000 0.2 1.5 YES\n", r"d:1: tbeg '1_000' is not a number"),
+    (b"q1 f -0.5 0.2 1.5 YES\n", r"d:1: tbeg must be >= 0 seconds"),
+    (b"q1 f inf 0.2 1.5 YES\n", r"d:1: tbeg must be a finite number"),
+    (b"q1 f 0.5 -0.2 1.5 YES\n", r"d:1: dur must be >= 0 seconds"),
+    (b"q1 f 0.5 0.2 1e400 YES\n", r"d:1: score '1e400' is out of the float64 range"),
+    (b"q1 f 0.5 0.2 nan YES\n", r"d:1: score is NaN"),
+    (b"q1 f 0.5 0.2 1_5 YES\n", r"d:1: score '1_5' is not a number"),
+    (b"q1 f 0.5 0.2 1.5 MAYBE\n", r"d:1: decision must be YES or NO, got 'MAYBE'"),
+    (b"#q1 f 0.5 0.2 1.5 YES\n", r"d:1: a line starting with '#q1' has the fields"),
 ])
 def test_std_detection_numbers_and_comments(tmp_path, line, match):
     path = _write(tmp_path, "d", b"# query file tbeg dur score decision\n" + line)
-    with pytest.raises(ValueError, match=match.replace("line 1", "line 2")):
+    with pytest.raises(ValueError, match=match.replace(":1:", ":2:")):
         std.read_detection_table(path)
 
 

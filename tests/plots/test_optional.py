@@ -8,6 +8,7 @@ import os
 import pathlib
 import subprocess
 import sys
+import textwrap
 
 from tests._support.cli import BLOCK_MATPLOTLIB
 

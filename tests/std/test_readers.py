@@ -182,9 +182,9 @@ def test_read_rttm(tmp_path):
     assert ref.query.tolist() == ["q1", "q2"] and ref.file.tolist() == ["f", "g"]
     assert ref.channel.tolist() == ["1", "2"]
     assert ref.tbeg.tolist() == [2.5, 4.0] and ref.dur.tolist() == [0.5, 1.0]
-    with pytest.raises(ValueError, match=r"r2.rttm, line 2: tbeg is not a number"):
+    with pytest.raises(ValueError, match=r"r2.rttm:2: tbeg 'x' is not a number"):
         read_rttm(write(tmp_path, "r2.rttm", "LEXEME f 1 0 1 q lex s <NA>\nLEXEME f 1 x 1 q lex s <NA>\n"))
-    with pytest.raises(ValueError, match=r"line 1: a LEXEME line needs"):
+    with pytest.raises(ValueError, match=r"r3.rttm:1: a LEXEME line needs"):
         read_rttm(write(tmp_path, "r3.rttm", "LEXEME f 1 0 1\n"))
 
 
@@ -194,16 +194,16 @@ def test_read_tables(tmp_path):
     assert det.channel.tolist() == ["1", "1"]
     no_dec = read_detection_table(write(tmp_path, "n.txt", "q f 1.0 0.5 2.5\n"))
     assert no_dec.decision is None
-    with pytest.raises(ValueError, match=r"m.txt, line 3: a detection .* has 6 fields, got 5"):
+    with pytest.raises(ValueError, match=r"m.txt:3: a detection .* has 6 fields, got 5"):
         read_detection_table(write(tmp_path, "m.txt", "#\nq f 1 1 1 YES\nq f 1 1 1\n"))
     ref = read_reference_table(write(tmp_path, "r.txt", "q f 1.0 0.5\n"))
     assert ref.tbeg.tolist() == [1.0]
-    with pytest.raises(ValueError, match=r"line 1: dur must be >= 0"):
+    with pytest.raises(ValueError, match=r"r2.txt:1: dur must be >= 0"):
         read_reference_table(write(tmp_path, "r2.txt", "q f 1.0 -0.5\n"))
     audio = read_audio_table(write(tmp_path, "a.txt", "f 0 10\ng 0 5\n"))
     assert audio.duration == 15.0
     assert read_query_table(write(tmp_path, "q.txt", "q1 some words\nq2\n")) == {"q1": "some words", "q2": ""}
-    with pytest.raises(ValueError, match="line 2: duplicate query id 'q1'"):
+    with pytest.raises(ValueError, match="q2.txt:2: duplicate query id 'q1'"):
         read_query_table(write(tmp_path, "q2.txt", "q1\nq1\n"))
 
 
@@ -276,17 +276,20 @@ def test_report_without_decisions_and_with_infinite_scores():
 
 
 def test_batched_reading_keeps_line_numbers(tmp_path, monkeypatch):
-    import focal.std.readers as readers
+    import focal._textfiles as _textfiles
+    import focal.std._xml as xml_readers
 
     lines = [f"q f{i % 3} {i}.5 0.25 {i / 10} {'YES' if i % 2 else 'NO'}" for i in range(10)]
     whole = read_detection_table(write(tmp_path, "ok.txt", "# h\n" + "\n".join(lines) + "\n"))
-    monkeypatch.setattr(readers._Rows, "BATCH", 3)
+    monkeypatch.setattr(_textfiles, "BLOCK_BYTES", 16)   # a block per line or two
     batched = read_detection_table(tmp_path / "ok.txt")
     for name in ("query", "file", "tbeg", "dur", "score", "decision"):
         assert getattr(batched, name).tolist() == getattr(whole, name).tolist()
     lines[7] = "q f1 7.5 0.25 oops NO"
-    with pytest.raises(ValueError, match=r"bad.txt, line 9: score is not a number: 'oops'"):
+    with pytest.raises(ValueError, match=r"bad.txt:9: score 'oops' is not a number") as err:
         read_detection_table(write(tmp_path, "bad.txt", "# h\n" + "\n".join(lines) + "\n"))
+    assert err.value.line == 9 and err.value.path.endswith("bad.txt")
+    monkeypatch.setattr(xml_readers._Rows, "BATCH", 3)
     xml = "<stdlist>" + "".join(
         f'<detected_termlist termid="q{j}">' + "".join(
             f'<term file="f" tbeg="{k}" dur="{-1 if (j, k) == (2, 1) else 1}" score="0" decision="NO"/>'
@@ -298,7 +301,7 @@ def test_batched_reading_keeps_line_numbers(tmp_path, monkeypatch):
 def test_text_files_must_be_utf8(tmp_path):
     p = tmp_path / "latin.txt"
     p.write_bytes(b"q f 1 1 0 YES\nq f\xe9 1 1 0 YES\n")
-    with pytest.raises(ValueError, match=r"latin.txt, line 2: not UTF-8"):
+    with pytest.raises(ValueError, match=r"latin.txt:2: not a UTF-8 text file"):
         read_detection_table(p)
 
 

@@ -1,0 +1,173 @@
+"""DET plots of binary scores: the steppy DET, its ROC convex hull, EER and DCF points.
+
+Takes ``(tar, non)`` or a :class:`focal.metrics.BinaryScores` (thesis sec. 7.3.4-7.3.7).
+
+Curve data come from :mod:`focal.metrics`; this module only draws them. Each artist carries a
+``gid`` so that programs and tests can find it.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._axes import (
+    binary_scores,
+    describe_operating_point,
+    first_line,
+    has_gid,
+    new_axes,
+    refresh_legend,
+    series_label,
+)
+from ._axes import (
+    operating_point as _parse_operating_point,
+)
+from .scales import probit_limits
+
+__all__ = ["det_plot", "finish_det", "set_probit_limits"]
+
+def _hull_segments(pfa, pmiss, points_per_segment: int = 24):
+    """ROCCH vertices joined by straight segments *in probability space*.
+
+    Under the probit transform the hull's straight segments become curves (thesis sec. 7.3.6,
+    fig. 7.3), so each segment is drawn through ``points_per_segment`` points; the vertices are
+    among them.
+    """
+    t = np.linspace(0.0, 1.0, points_per_segment)[:-1]
+    x = (pfa[:-1, None] + np.outer(pfa[1:] - pfa[:-1], t)).ravel()
+    y = (pmiss[:-1, None] + np.outer(pmiss[1:] - pmiss[:-1], t)).ravel()
+    return np.append(x, pfa[-1]), np.append(y, pmiss[-1])
+
+
+def set_probit_limits(ax, first: bool, xlim, ylim, curve, marks, ceiling=(0.5, 0.5)):
+    """View limits covering the new curve and marks (and, after the first call, the earlier ones).
+
+    ``curve`` and ``marks`` are ``(pfa, pmiss)`` pairs. The curve is shown up to ``ceiling``
+    (per axis); a mark beyond (a minDCF point at a low prior often has P_miss > 50 %) raises
+    the limit to show it.
+    """
+    for given, axis, setter, getter in ((xlim, 0, ax.set_xlim, ax.get_xlim),
+                                        (ylim, 1, ax.set_ylim, ax.get_ylim)):
+        if given is not None:
+            setter(*given)
+            continue
+        mark = np.asarray(marks[axis], dtype=float)
+        top = ceiling[axis]
+        below_one = mark[mark < 1.0]
+        top = min(max(top, 1.0 - (1.0 - float(below_one.max())) / 1.5
+                      if below_one.size else top), 0.9999)
+        lo, hi = probit_limits(np.concatenate([curve[axis], mark]), ceiling=top)
+        if not first:
+            old_lo, old_hi = getter()
+            lo, hi = min(lo, old_lo), max(hi, old_hi)
+        setter(lo, hi)
+
+
+_OP_MARKERS = (("s", "x"), ("D", "+"), ("^", "1"), ("v", "2"))  # (minDCF, actDCF) per point
+
+
+def _edge_mark(ax, pfa, pmiss, **kwargs):
+    """A DET marker; a rate of 0 or 1 (at minus / plus infinity on the probit axis) sits on the
+    axis edge.
+
+    The rate stays the data value (0 or 1, which are also the edges in the axes' own
+    coordinates); only the coordinate system of that axis changes, so the marker stays on the
+    edge whatever limits later calls set.
+    """
+    from matplotlib.transforms import blended_transform_factory
+
+    x_edge, y_edge = not 0 < pfa < 1, not 0 < pmiss < 1
+    transform = blended_transform_factory(ax.transAxes if x_edge else ax.transData,
+                                          ax.transAxes if y_edge else ax.transData)
+    ax.plot([pfa], [pmiss], linestyle="none", transform=transform, clip_on=not (x_edge or y_edge),
+            **kwargs)
+
+
+def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, eer: bool = True,
+             operating_point=None, operating_points=None, xlim=None, ylim=None, **line_kwargs):
+    """DET plot: miss rate against false-alarm rate on probit axes (thesis sec. 7.3.4-7.3.7).
+
+    Draws the steppy empirical DET (every operating point "accept iff score >= threshold",
+    joined by horizontal and vertical steps), optionally its ROC convex hull (whose straight
+    segments are curves on probit axes), the ROCCH-EER point, and at an operating point the
+    minimum-DCF point (the optimal hull vertex) and the actual-DCF point (Bayes decisions on the
+    scores read as LLRs, threshold ``-logit(P_tar)``). Axes are ``"probit"`` scaled
+    (:class:`focal.plots.scales.ProbitScale`): the plotted data are the rates themselves
+    (fractions), the tick labels percentages.
+
+    Parameters
+    ----------
+    tar, non : array_like
+        Target and non-target scores (natural-log LLRs for the actual-DCF point).
+    label : str, optional
+        System name for the legend.
+    ax : matplotlib Axes, optional
+        Draw here (call again with the same ``ax`` to add systems); default a new figure.
+    rocch_curve : bool, default False
+        Also draw the ROCCH-DET, dashed.
+    eer : bool, default True
+        Mark the ROCCH-EER, the point where the hull crosses P_miss = P_fa (thesis 7.3.7).
+    operating_point : float or (P_target, C_miss, C_fa), optional
+        Mark the minDCF and actual-DCF points there; the legend gives both normalized costs
+        (SWS plan eqs. 8-10). A point with no false alarms (or no misses), at minus infinity
+        on the probit axis, is drawn on the axis edge.
+    operating_points : sequence, optional
+        Several such points, each marked with its own marker shapes.
+    xlim, ylim : (float, float), optional
+        View limits as rates (fractions); default from the data, up to 50 %.
+    **line_kwargs
+        Passed to ``ax.plot`` for the steppy curve (``color``, ``linewidth``, ...).
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+    """
+    scores = binary_scores(tar, non)
+    hull = scores.hull
+    if operating_point is not None and operating_points is not None:
+        raise ValueError("give operating_point or operating_points, not both")
+    ops = [] if operating_point is None else [_parse_operating_point(operating_point)]
+    ops += [_parse_operating_point(op, f"operating_points[{i}]")
+            for i, op in enumerate(operating_points or ())]
+    rates = scores.bayes_error_rates([op[3] for op in ops]) if ops else None
+    pfa, pmiss, _ = hull.pav.roc_points()
+    ax = new_axes(ax)
+    first = not has_gid(ax, "det")
+    ax.set_xscale("probit")
+    ax.set_yscale("probit")
+    line, color = first_line(ax, pfa, pmiss, label, "det", line_kwargs)
+    if rocch_curve:
+        x, y = _hull_segments(hull.pfa, hull.pmiss)
+        ax.plot(x, y, color=color, linestyle="--", linewidth=0.9 * line.get_linewidth(),
+                label=series_label(label, "ROCCH"), gid="det-rocch")
+    if eer:
+        e = hull.eer
+        ax.plot([e], [e], linestyle="none", marker="o", color=color, markerfacecolor="none",
+                label=series_label(label, f"EER = {100 * e:.2f} %"), gid="det-eer")
+    for i, (pt, cm, cf, _) in enumerate(ops):
+        where = describe_operating_point(pt, cm, cf)
+        default = rates.default[i]
+        mark_min, mark_act = _OP_MARKERS[i % len(_OP_MARKERS)]
+        _edge_mark(ax, rates.min_pfa[i], rates.min_pmiss[i], marker=mark_min, color=color,
+                   gid="det-min-dcf",
+                   label=series_label(label,
+                                      f"minDCF = {rates.minimum[i] / default:.3f} ({where})"))
+        _edge_mark(ax, rates.actual_pfa[i], rates.actual_pmiss[i], marker=mark_act, color=color,
+                   markersize=8, gid="det-act-dcf",
+                   label=series_label(label, f"actDCF = {rates.actual[i] / default:.3f}"
+                                      + (f" ({where})" if len(ops) > 1 else "")))
+    marks = ([hull.eer], [hull.eer]) if eer else ([], [])
+    if rates is not None:
+        marks = (np.concatenate([marks[0], rates.min_pfa, rates.actual_pfa]),
+                 np.concatenate([marks[1], rates.min_pmiss, rates.actual_pmiss]))
+    set_probit_limits(ax, first, xlim, ylim, (pfa, pmiss), marks)
+    finish_det(ax)
+    return ax
+
+
+def finish_det(ax):
+    """Axis labels, grid and legend of a DET plot."""
+    ax.set_xlabel("False-alarm rate (%)")
+    ax.set_ylabel("Miss rate (%)")
+    ax.grid(True, which="major", linewidth=0.5, alpha=0.6)
+    refresh_legend(ax, loc="lower left", fontsize="small")
