@@ -45,6 +45,9 @@ NIST_SRE_POINTS = {
 class OperatingPoint:
     """An application (P_target, C_miss, C_fa) of binary detection.
 
+    Iterating gives ``(p_target, c_miss, c_fa)``, so a point can be unpacked or passed as
+    ``*op`` wherever the three numbers are expected.
+
     Parameters
     ----------
     p_target : float
@@ -54,9 +57,6 @@ class OperatingPoint:
         matters for decisions).
     name : str, default ""
         A label for reports (``"MediaEval SWS 2013"``).
-
-    Iterating gives ``(p_target, c_miss, c_fa)``, so a point can be unpacked or passed as
-    ``*op`` wherever the three numbers are expected.
 
     Examples
     --------
@@ -80,7 +80,13 @@ class OperatingPoint:
         return iter((self.p_target, self.c_miss, self.c_fa))
 
     def as_tuple(self) -> tuple:
-        """``(p_target, c_miss, c_fa)`` as floats."""
+        """``(p_target, c_miss, c_fa)`` as floats.
+
+        Returns
+        -------
+        tuple of float
+            ``(p_target, c_miss, c_fa)``.
+        """
         return (self.p_target, self.c_miss, self.c_fa)
 
     @property
@@ -110,11 +116,30 @@ class OperatingPoint:
     def detection_cost(self, p_miss, p_fa, normalize: bool = True):
         """``P_target C_miss P_miss + (1 - P_target) C_fa P_fa`` (SWS plan eq. 8), divided by
         the default cost ``min(P_target C_miss, (1 - P_target) C_fa)`` when ``normalize``
-        (eqs. 9-10); works on arrays of rates."""
+        (eqs. 9-10); works on arrays of rates.
+
+        Parameters
+        ----------
+        p_miss, p_fa : float or array_like
+            Miss and false-alarm rates (fractions).
+        normalize : bool, default True
+            Divide by the default cost.
+
+        Returns
+        -------
+        float or ndarray
+            The cost, of the shape of the rates (dimensionless when normalized).
+        """
         return _detection_cost(p_miss, p_fa, self.p_target, self.c_miss, self.c_fa, normalize)
 
     def describe(self) -> str:
-        """``'P_tar=0.01'`` or ``'P_tar=0.01, C_miss=10, C_fa=1'``, for legends and tables."""
+        """``'P_tar=0.01'`` or ``'P_tar=0.01, C_miss=10, C_fa=1'``, for legends and tables.
+
+        Returns
+        -------
+        str
+            The short description.
+        """
         if self.c_miss == 1.0 and self.c_fa == 1.0:
             return f"P_tar={self.p_target:g}"
         return f"P_tar={self.p_target:g}, C_miss={self.c_miss:g}, C_fa={self.c_fa:g}"

@@ -41,7 +41,18 @@ _APE_BARS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def ape_bar_axes(ax):
-    """The Axes holding the Cllr bars of the APE plot drawn on ``ax`` (None if there is none)."""
+    """The Axes holding the Cllr bars of the APE plot drawn on ``ax`` (None if there is none).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Axes an APE plot was drawn on.
+
+    Returns
+    -------
+    matplotlib.axes.Axes or None
+        Its bar axes.
+    """
     return _APE_BARS.get(ax)
 
 
@@ -159,6 +170,7 @@ def ape_plot(tar, non=None, *, label=None, ax=None, bar_ax=None, bar: bool = Tru
         (at least [-10, 10], widened to the LLRs: the plotted area then equals Cllr to within
         a small fraction; the bar always shows the exact value).
     n_points : int, default 2001
+        Number of prior log-odds of the grid.
     compact : bool, default False
         For grids of small plots: no legend (the curves keep their labels), no axis labels and
         no right-hand error-rate axis.

@@ -121,6 +121,7 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     scores = binary_scores(tar, non)
     hull = scores.hull

@@ -40,7 +40,9 @@ def tippett_plot(tar, non=None, *, label=None, ax=None, log10_lr: bool = False, 
     tar, non : array_like
         Natural-log LLRs (+/-inf allowed: they are never passed on the plotted range).
     label : str, optional
+        Legend label of the curve.
     ax : matplotlib Axes, optional
+        Axes to draw on (default: a new figure's).
     log10_lr : bool, default False
         Horizontal axis in log10 likelihood-ratio units (``llr / ln 10``) instead of nats.
     **line_kwargs
@@ -49,6 +51,7 @@ def tippett_plot(tar, non=None, *, label=None, ax=None, log10_lr: bool = False, 
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     trials = binary_scores(tar, non).trials
     values = np.concatenate([_distinct_finite(trials.tar), _distinct_finite(trials.non)])

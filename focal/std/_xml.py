@@ -337,7 +337,18 @@ class _TermListTarget(_Target):
 
 
 def read_ecf(path) -> ECF:
-    """Read an experiment control file (see :mod:`focal.std.readers`)."""
+    """Read an experiment control file (see :mod:`focal.std.readers`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    ECF
+        The excerpts and their total duration.
+    """
     t = _parse_xml(path, _ECFTarget(path))
     ssd = t.root.get("source_signal_duration")
     if ssd is not None:
@@ -348,7 +359,18 @@ def read_ecf(path) -> ECF:
 
 
 def read_tlist(path) -> dict:
-    """Read a term list: ``{termid: termtext}`` in file order."""
+    """Read a term list: ``{termid: termtext}`` in file order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    dict
+        ``{termid: termtext}`` in file order.
+    """
     return dict(_parse_xml(path, _TermListTarget(path)).terms)
 
 
@@ -359,5 +381,16 @@ def read_stdlist_and_attributes(path):
 
 
 def read_stdlist(path) -> Detections:
-    """Read the system output (STDLIST or KWSLIST XML) as :class:`Detections`."""
+    """Read the system output (STDLIST or KWSLIST XML) as :class:`Detections`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    Detections
+        The detections, file order.
+    """
     return read_stdlist_and_attributes(path)[0]

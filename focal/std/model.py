@@ -189,7 +189,18 @@ class Reference:
         return int(self.query.shape[0])
 
     def subset(self, keep) -> "Reference":
-        """The occurrences where the boolean mask ``keep`` is True (new arrays)."""
+        """The occurrences where the boolean mask ``keep`` is True (new arrays).
+
+        Parameters
+        ----------
+        keep : array_like of bool, shape (n_occurrences,)
+            The occurrences to keep.
+
+        Returns
+        -------
+        Reference
+            The kept occurrences.
+        """
         keep = np.asarray(keep, dtype=bool)
         return Reference(self.query[keep], self.file[keep], self.tbeg[keep], self.dur[keep],
                          None if self.channel is None else self.channel[keep])
@@ -272,6 +283,15 @@ class ECF:
     ``duration`` is T_audio: the total length of the union of the excerpt spans of each file
     (channels of a file share its time line; overlapping excerpts count once).
     ``source_signal_duration`` is the ECF attribute of that name, when present.
+
+    Attributes
+    ----------
+    file, channel : tuple
+        File name and channel of each excerpt.
+    tbeg, dur : ndarray
+        Start and duration of each excerpt, seconds.
+    source_signal_duration : float or None
+        The ECF attribute of that name, when present.
     """
 
     file: tuple
@@ -282,6 +302,7 @@ class ECF:
 
     @property
     def duration(self) -> float:
+        """T_audio: total length of the union of each file's excerpt spans, seconds."""
         spans: dict = {}
         for f, t, d in zip(self.file, self.tbeg.tolist(), self.dur.tolist()):
             spans.setdefault(f, []).append((t, t + d))
@@ -296,7 +317,13 @@ class ECF:
         return total
 
     def sources(self) -> set:
-        """The (file, channel) pairs the ECF lists."""
+        """The (file, channel) pairs the ECF lists.
+
+        Returns
+        -------
+        set of tuple
+            The ``(file, channel)`` pairs.
+        """
         return set(zip(self.file, self.channel))
 
 

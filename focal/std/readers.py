@@ -167,7 +167,18 @@ def _tables(path, what: str, counts: tuple):
 
 
 def read_detection_table(path) -> Detections:
-    """Read detections from a table ``query file tbeg dur score [decision]`` (channel 1)."""
+    """Read detections from a table ``query file tbeg dur score [decision]`` (channel 1).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    Detections
+        The detections, file order.
+    """
     cols = _Columns("query", "file", "tbeg", "dur", "score", "decision")
     width = None
     for f in _tables(path, "detection (query file tbeg dur score [decision])", (6, 5)):
@@ -181,7 +192,18 @@ def read_detection_table(path) -> Detections:
 
 
 def read_reference_table(path) -> Reference:
-    """Read reference occurrences from a table ``query file tbeg dur`` (channel 1)."""
+    """Read reference occurrences from a table ``query file tbeg dur`` (channel 1).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    Reference
+        The reference occurrences, file order.
+    """
     cols = _Columns("query", "file", "tbeg", "dur")
     for f in _tables(path, "reference (query file tbeg dur)", (4,)):
         cols.add(query=_strings(f.ids(0)), file=_strings(f.ids(1)), tbeg=_seconds(f, 2, "tbeg"),
@@ -190,7 +212,18 @@ def read_reference_table(path) -> Reference:
 
 
 def read_audio_table(path) -> ECF:
-    """Read the searched audio from a table ``file tbeg dur`` (channel 1): the ECF's equivalent."""
+    """Read the searched audio from a table ``file tbeg dur`` (channel 1): the ECF's equivalent.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    ECF
+        The excerpts and their total duration.
+    """
     cols = _Columns("file", "tbeg", "dur")
     for f in _tables(path, "audio (file tbeg dur)", (3,)):
         cols.add(file=_strings(f.ids(0)), tbeg=_seconds(f, 1, "tbeg"), dur=_seconds(f, 2, "dur"))
@@ -201,7 +234,18 @@ def read_audio_table(path) -> ECF:
 
 
 def read_query_table(path) -> dict:
-    """Read a term list from a table ``query [text...]``: ``{query: text}`` in file order."""
+    """Read a term list from a table ``query [text...]``: ``{query: text}`` in file order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    dict
+        ``{query: text}`` in file order.
+    """
     terms: dict = {}
     for lf in iter_line_fields(path):
         comment, refused = _comment_lines(lf, None)
@@ -220,6 +264,16 @@ def read_rttm(path) -> Reference:
 
     The orthography field (6th) is the query id, ``tbeg`` / ``tdur`` (4th / 5th) the span in
     seconds, the 2nd / 3rd fields file and channel.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    Reference
+        The reference occurrences, file order.
     """
     cols = _Columns("query", "file", "channel", "tbeg", "dur")
     for lf in iter_line_fields(path):
