@@ -40,7 +40,8 @@ Optimization: Newton's method with exact derivatives in standardized coordinates
 (:mod:`focal.core.newton`, the solver binary fits use too, with its scale-free stopping rule:
 the gradient relative to :func:`objective_scale`), deterministic. Posteriors near 1 keep their
 complement to full relative precision, so extreme priors converge to the optimum.
-``"scalar"``/``"calibration"`` use the exact (K + N - 1)-square Hessian from one chunked pass per iteration. ``"full"`` has
+``"scalar"``/``"calibration"`` use the exact (K + N - 1)-square Hessian from one chunked pass
+per iteration. ``"full"`` has
 ``(N-1)(K(N-1)+1)`` parameters (520 for 3 systems of 14 classes): it is solved on nested,
 class-stratified subsets of the trials growing x4 per level, each level started from the
 previous solution and solved to its sampling accuracy, the last (all trials) to ``tol``. The
