@@ -1,6 +1,6 @@
 """Binary core: PAV / ROCCH / minCllr / EER / minDCF on 10M trials (1M target, 9M non-target).
 
-Targets (foundation issue): min_cllr, eer and min_dcf from one shared PAV/ROCCH run within 2x of
+Targets: min_cllr, eer and min_dcf from one shared PAV/ROCCH run within 2x of
 one ``numpy.sort`` of the same scores, each faster than the sklearn-based alternative, and peak
 memory under 6x the input bytes.
 """

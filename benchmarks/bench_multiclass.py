@@ -1,4 +1,4 @@
-"""Multiclass fusion / calibration and language-recognition measures (issue 5).
+"""Multiclass fusion / calibration and language-recognition measures.
 
 Targets:
 - ``"full"`` mode on 200k trials x 3 systems x 14 classes reaches the same objective as

@@ -1,6 +1,6 @@
 """Spoken term detection: full SWS 2013 report on 500 queries, 20 hours of audio, 1M detections.
 
-Target (issue 6): alignment, ATWV, MTWV, C_nxe and C_nxe^min together under 20 s on one core,
+Target: alignment, ATWV, MTWV, C_nxe and C_nxe^min together under 20 s on one core,
 with memory proportional to the detection list. The peer a user would run instead is NIST's
 F4DE STDEval / KWSEval (Perl); it is not a Python package and is not timed here.
 """

@@ -90,6 +90,14 @@ for models that are shipped, stored or shared: loading is safe on files from unt
 does not depend on the versions of scikit-learn or NumPy that wrote it. Use pickle / joblib for
 anything else (arbitrary scikit-learn objects, your own subclasses, scratch work within one
 environment), and never load a pickle from a source you do not trust: unpickling runs code.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations

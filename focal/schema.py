@@ -9,6 +9,12 @@ the model file and :func:`focal.load` checks it against the model and attaches i
 
 System names of a multiclass model are written into ``feature_names_in_`` as
 ``"system:class"``, one per input column, as a DataFrame with such columns would give them.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The focal command line: the workflows give the Python API's numbers exactly; bad input exits 1
-with one line naming the file and line; usage errors exit 2 (issue 7).
+with one line naming the file and line; usage errors exit 2.
 
 The main binary workflow and the demo run as a user runs them (subprocess); the other commands
 run in-process through ``focal.cli.main``, the same code behind the console script.

@@ -1,5 +1,5 @@
 """focal.save / focal.load: bit-identical round trips, and every kind of bad file refused with a
-ValueError (issue 7, persistence)."""
+ValueError."""
 
 import copy
 import dataclasses

@@ -4,6 +4,11 @@ derivatives (prior-weighted multiclass logarithmic cost, thesis eq. 8.17).
 
 Every objective exposes ``evaluate(theta) -> (value, grad, solve, info)`` for
 :func:`focal.core.newton.minimize_newton`.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

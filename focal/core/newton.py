@@ -18,6 +18,11 @@ matter) and passes ``f_scale``, the natural size of its objective: focal uses th
 uninformative recognizer at the training prior divided by that cost at the flat prior (1 at
 ``p_target = 0.5``; about 4e-11 at ``p_target = 1e-12``). A fixed absolute threshold would
 declare an objective of size 1e-11 converged at its starting point.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

@@ -12,6 +12,13 @@ natural-log LLRs; the formulas are those of :mod:`focal.core.priors`.
 Named points: :meth:`OperatingPoint.sws2013`, :meth:`OperatingPoint.std2006`,
 :meth:`OperatingPoint.sws2012` (which depends on the data) and the pairs of NIST speaker
 recognition evaluations, :meth:`OperatingPoint.nist_sre`.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations

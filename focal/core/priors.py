@@ -3,6 +3,13 @@
 An application (P_target, C_miss, C_fa) is equivalent, for evaluation, to a single *effective
 target prior* with unit costs (thesis eqs. 7.12-7.13; SWS plan eqs. 22-24). Log-odds use natural
 logarithms; entropies are in bits.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations

@@ -33,6 +33,11 @@ All three are linear in their parameters: the LLR is ``theta^T phi(s, q)`` for a
 logistic regression as the affine fusion (thesis eq. 8.17, :func:`focal.core.logistic.
 fit_logistic`): same objective, same penalty in standardized units, same Newton solver,
 started from the affine fusion (the quality weights at zero).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

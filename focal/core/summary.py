@@ -40,6 +40,11 @@ Nothing here depends on an engine. With Spark, Ray or a plain process pool, a us
 Counts are exact integers; trial weights are integer multiplicities (a trial of weight k counts
 as k trials, e.g. pre-aggregated duplicate trials), so every count stays exact and the PAV keeps
 its exact integer certificate (:func:`focal.core.pav.pav_of_runs`).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

@@ -7,6 +7,11 @@ logarithmic cost, thesis eq. 8.17, with the L2 penalty in standardized units of
 partitions per evaluation, each partition returning its cost, gradient and (K+1)-square Hessian
 sums. The trials never leave the workers; the result is the usual in-memory estimator (save it
 with :func:`focal.save`, apply it with ``transform`` or, on dask collections, :func:`apply`).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

@@ -11,6 +11,11 @@ the weighted mean centred vector ``u_bar`` and the scales; then
 :func:`focal.core.newton.minimize_newton` runs (with the core's scale-free stopping rule) on an
 objective callback that does one map-reduce per evaluation: every partition returns its cost,
 gradient and (K + N)-square Hessian sums.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

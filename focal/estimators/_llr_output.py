@@ -5,6 +5,11 @@ gets ``predict_proba`` / ``predict_log_proba`` (Bayes' rule at a target prior, t
 ``predict`` (Bayes decisions at ``(p_target, c_miss, c_fa)``, thesis eq. 7.13) and ``score``
 (minus Cllr at the prior, greater is better) from :class:`BinaryLLROutputMixin`. The default
 prior is the estimator's ``p_target`` parameter if it has one, else 0.5.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""Gaussian back-end: score vectors in, class log-likelihoods out (a scikit-learn transformer)."""
+"""Gaussian back-end: score vectors in, class log-likelihoods out (a scikit-learn transformer).
+
+References
+----------
+.. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+"""
 
 from __future__ import annotations
 

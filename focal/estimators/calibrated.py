@@ -8,6 +8,13 @@ of trials the classifier was trained on) are mapped to LLRs by prior-weighted lo
 to multiclass log-likelihoods by :class:`MulticlassFusion` in ``"calibration"`` mode (Brümmer &
 van Leeuwen eq. 18). The posterior is then a matter of the application's prior, chosen at
 prediction time.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
 """
 
 from __future__ import annotations

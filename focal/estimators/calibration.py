@@ -10,6 +10,11 @@ computed twice.
   blocks), step or linear map for unseen scores, constant beyond the training range.
 * :class:`ROCCH`: the hull as a fitted object: vertices, ROCCH-EER, PRBEP, AUC, minDCF at any
   operating point, and ``transform`` giving the LLR of the hull segment a score falls on.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

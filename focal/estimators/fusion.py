@@ -8,6 +8,15 @@ K = 1 case: affine calibration of one system's scores (Brümmer & van Leeuwen eq
 Both are scikit-learn classifiers and transformers: ``decision_function`` and ``transform`` give
 the LLRs (1-D and (n, 1)), ``predict_proba`` / ``predict`` the Bayes posteriors and decisions at a
 chosen prior, ``score`` minus Cllr, so they compose in pipelines and model selection.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+.. [3] N. Brümmer, keynote talk on proper scoring rules, Odyssey 2012: The Speaker and
+   Language Recognition Workshop, Singapore, 2012 ("the keynote").
 """
 
 from __future__ import annotations

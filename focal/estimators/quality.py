@@ -5,6 +5,11 @@ sec. 8.3.1, eq. 8.16) with terms in quality measures of the model side and the t
 trial (durations, SNR, ...), trained by the same prior-weighted logistic regression (eq. 8.17).
 The forms and their features are in :mod:`focal.core.quality`. Trials with a missing quality
 value (NaN) get the affine fusion's LLRs, fitted on all trials ("back-off").
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

@@ -5,6 +5,12 @@ many systems and which, and the classes in column order. The files are opened on
 their first records say (format, header, Albayzin task and condition) is checked against the
 schema before any trial is transformed, class columns are reordered by name, and the output
 is streamed a chunk at a time.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations

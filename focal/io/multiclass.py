@@ -22,6 +22,12 @@ The generic format has a header line naming the classes, then ``segment score...
 
 Both read into a (n_segments, n_classes) float64 matrix of log-likelihoods; an aligned key gives
 labels 0..N-1 in the class order. Errors are ``ValueError`` naming the file and the line.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations

@@ -13,6 +13,12 @@ When the files do not list the same trials in the same order, the default is a `
 naming both files, the lines and the trial ids. ``on_mismatch="align"`` is the documented
 fallback: the files are read whole and aligned on the trial ids (memory then grows with the
 files; trials missing from some file follow the ``missing`` policy).
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations

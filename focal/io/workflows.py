@@ -6,6 +6,14 @@ condition for the systems of a multiclass job), and returns fitted models that c
 input schema (:mod:`focal.schema`: system names from the file names, class names and order
 from the files' headers, the score-file format) or report objects
 (:class:`focal.metrics.CalibrationReport`, :class:`focal.metrics.MulticlassReport`).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations

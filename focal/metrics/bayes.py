@@ -29,6 +29,16 @@ target, 0 = non-target (class order (non-target, target), so ``C`` has two colum
 is then ``p_target`` or the pair ``(1 - p_target, p_target)``. Multiclass inputs are
 ``(n_trials, N)`` log-likelihoods with labels ``0..N-1`` and a prior vector (zeros allowed: that
 class and its trials are ignored, Albayzin plan footnote 8).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+.. [3] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations

@@ -12,6 +12,13 @@ the ROCCH vertices. To get several of them from one run, use :func:`rocch`::
 
     hull = rocch(tar, non)
     hull.eer, hull.min_dcf(0.01), hull.min_cllr(), hull.prbep, hull.auc
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations

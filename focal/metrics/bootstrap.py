@@ -27,6 +27,14 @@ Stat. 1(2), 2007, for two-way crossed data):
 Replicates are processed in blocks whose size bounds memory (about 2**22 weights per block),
 each block drawing from its own child of one ``numpy.random.SeedSequence``, so the result depends
 on ``random_state`` but not on ``n_jobs``. Blocks run in parallel with joblib.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations

@@ -14,6 +14,13 @@
   restricted to a range of prior log-odds (the keynote's "truncated Cllr", a fixed-threshold
   version of Doddington's proposal aimed at the low false-alarm region), beside the
   prior-shifted Cllr of :func:`focal.metrics.cllr` (``p_target`` != 1/2).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] N. Brümmer, keynote talk on proper scoring rules, Odyssey 2012: The Speaker and
+   Language Recognition Workshop, Singapore, 2012 ("the keynote").
 """
 
 from __future__ import annotations

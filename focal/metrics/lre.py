@@ -11,6 +11,16 @@ class-i trials that accept k. From log-likelihoods, the Bayes decision of applic
 k iff its detection LLR (flat non-target prior, Brümmer & van Leeuwen eq. 9) is at least
 ``-logit(P_target)``; at ``P_target = 1/2`` that is "posterior of k at the flat prior >= 1/N"
 (thesis sec. 8.1.1). CAVG is a fraction in [0, 1].
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [3] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
 """
 
 from __future__ import annotations

@@ -12,6 +12,12 @@ out-of-set column and its segments are ignored, CAVG is NIST's over the target l
 ``"open"``: the flat prior over all classes (eq. 2 with ``pi_OOS = 1/m``). The open-set CAVG is
 focal's own extension: no paper defines one; focal treats the out-of-set class as one more
 target language of the CAVG average.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations

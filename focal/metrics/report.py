@@ -3,6 +3,13 @@
 Reports what a speaker- or forensic-LR engineer reads first: Cllr, minCllr and the calibration
 loss Cllr - minCllr (thesis sec. 7.7.4), the ROCCH-EER (7.3.7), and actual / minimum normalized
 DCF at chosen operating points (SWS plan eqs. 8-10, thesis eq. 7.21).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations

@@ -12,6 +12,13 @@ eq. 7.21). The operating points are those of the evaluation plans:
 - SRE16 (NIST 2016 Speaker Recognition Evaluation Plan, sec. 3.1), SRE18 CTS and SRE19 CTS:
   P_target = 0.01 and 0.005, C_miss = C_fa = 1;
 - SRE21 (NIST 2021 Speaker Recognition Evaluation Plan, sec. 3.1): P_target = 0.01 and 0.05.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations

@@ -7,6 +7,13 @@ contiguous score ranges computed anywhere) and, for the actual-decision measures
 those of the in-memory functions: exactly for the counts, EER, PRBEP, AUC, minDCF and the PAV
 blocks (the same integer computation on the same blocks), to rounding for the sums (Cllr).
 See :mod:`focal.core.summary` for how an engine (Spark, Ray, Dask) produces the inputs.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations

@@ -17,6 +17,11 @@ system, shared by the data and the drawing).
 >>> sys2 = DETDisplay.from_scores(tar + 1.0, non, name="sys2", ax=disp.ax_)  # a second system
 >>> sys2.ax_ is disp.ax_
 True
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Plots of multiclass (language recognition) log-likelihoods: the analyses of the seeds.
+"""Plots of multiclass (language recognition) log-likelihoods: the analyses of [1]_ and [2]_.
 
 * :func:`pairwise_bar_matrix`: Cllr of every pair of classes before and after a calibration,
   and minCllr, as a matrix of small bar graphs (Brümmer & van Leeuwen 2006, fig. 3);
@@ -11,6 +11,13 @@
 The numbers come from :mod:`focal.metrics` (:func:`~focal.metrics.pairwise_analysis`,
 :func:`~focal.metrics.detection_llrs`, :func:`~focal.metrics.subset_analysis`); these functions
 draw them. Grids are drawn on a given or new figure and returned as arrays of Axes.
+
+References
+----------
+.. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+.. [2] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

@@ -1,4 +1,12 @@
-"""A report of binary LLR sets: figures (PNG, optionally PDF) and an HTML page with the numbers."""
+"""A report of binary LLR sets: figures (PNG, optionally PDF) and an HTML page with the numbers.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+"""
 
 from __future__ import annotations
 

@@ -6,6 +6,11 @@ plain error rates on probit-scaled axes and ``line.get_xdata()`` are the rates t
 are the customary 1-2-5 series, labelled in percent. Rates of exactly 0 or 1 lie at minus / plus
 infinity; they are clipped to a far-away finite position (as matplotlib's log scale clips 0), so a
 curve that reaches 0 runs off the edge of the plot instead of stopping short.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

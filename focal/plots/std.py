@@ -1,4 +1,10 @@
-"""Spoken term detection: the DET curve of the threshold sweep with the ATWV and MTWV points."""
+"""Spoken term detection: the DET curve of the threshold sweep with the ATWV and MTWV points.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+"""
 
 from __future__ import annotations
 

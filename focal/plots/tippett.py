@@ -5,6 +5,11 @@ of the joint sort (thesis sec. 7.6.1) at every score.
 
 Curve data come from :mod:`focal.metrics`; this module only draws them. Each artist carries a
 ``gid`` so that programs and tests can find it.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

@@ -6,6 +6,11 @@ Parsed with the standard library's ``xml.etree.ElementTree`` parser, streaming i
 subset is read (no entity is ever expanded or fetched). Errors are
 :class:`focal.exceptions.FileFormatError` ``path: <element>: message`` (the element stands for
 the line, which the parser does not report), or ``path:line: not well-formed XML (...)``.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations

@@ -39,6 +39,11 @@ maximum-weight bipartite matching with detection weights strictly increasing in 
 Hungarian method, or LAPJVsp for very large components): in a matroid, any strictly increasing
 positive weights make the maximum-weight independent set the greedy basis, so this is exactly
 rule 4. Only these few components are visited by a Python loop.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Spoken term detection measures of the MediaEval 2013 SWS plan (seed 002), on aligned trials.
+"""Spoken term detection measures of the MediaEval 2013 SWS plan [1]_, on aligned trials.
 
 * Term-weighted value at a threshold (eqs. 1-7), its actual value ATWV from the system's YES
   decisions and its maximum MTWV over all thresholds with the threshold that attains it
@@ -19,6 +19,11 @@
 * Indexing / searching speed factors and the processing load (sec. 4.3, eqs. 46-48).
 
 LLRs are natural logs; C_xe is in bits, C_nxe in bits per bit of prior entropy.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Data model of a spoken term detection (STD / query-by-example search) evaluation.
 
-A *task* is what the MediaEval SWS 2013 measures (seed 002) are computed from:
+A *task* is what the MediaEval SWS 2013 measures (SWS plan [1]_) are computed from:
 
 * the system's **detections**: query id, audio file (and channel), start time ``tbeg`` and duration
   ``dur`` in seconds, a score (more positive = more likely; a natural-log LLR when C_nxe is
@@ -12,6 +12,11 @@ A *task* is what the MediaEval SWS 2013 measures (seed 002) are computed from:
 
 Everything here validates its input once (clear ``ValueError`` naming the argument) and stores new
 NumPy arrays; it never modifies the caller's data.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations

@@ -37,6 +37,11 @@ defines them: a plain-table line whose first field is ``#`` followed by more tex
 record's number of fields (``#q1 f 1.0 2.0``) is refused as ambiguous, never skipped. Lines are
 at most :func:`focal.io.read_limits` long and NUL bytes are refused, so binary or endless input
 (``/dev/zero``) fails at once.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations

@@ -1,4 +1,10 @@
-"""The spoken term detection report: every SWS 2013 figure of one system, as text or a dict."""
+"""The spoken term detection report: every SWS 2013 figure of one system, as text or a dict.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+"""
 
 from __future__ import annotations
 

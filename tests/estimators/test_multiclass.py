@@ -104,7 +104,7 @@ def test_dataframe_input_keeps_feature_names():
 # ------------------------------------------------------------------------------- behaviour
 
 def _binary_calibration_reference(s, is_target, p_target, reg):
-    """Binary affine calibration of one score by focal's LogisticFusion with K = 1 (issue 3)."""
+    """Binary affine calibration of one score by focal's LogisticFusion with K = 1."""
     fuser = LogisticFusion(p_target=p_target, reg=reg).fit(s[:, None], is_target)
     return fuser.decision_function(s[:, None])
 

@@ -248,7 +248,7 @@ def test_albayzin_sign_inverted_submission():
     f_cal = f_act / f_dis - 1
     assert m.c_mce == pytest.approx(c_mce, rel=1e-12)
     assert m.f_dis == pytest.approx(f_dis, rel=1e-7) and m.f_cal == pytest.approx(f_cal, rel=1e-7)
-    # pinned to 4 digits (these data do not give the 1.0574 / 0.3758 / 2969.5)
+    # pinned to 4 digits
     assert (round(generic, 4), round(f_dis, 4), round(f_cal, 1)) == (0.8426, 0.2645, 1566.8)
     # thesis form: clamped to the default system, C_min = C_def = log 6, F_dis = 1
     assert c.c_min == pytest.approx(np.log(6), rel=1e-15) and c.f_dis == pytest.approx(1.0)

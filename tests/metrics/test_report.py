@@ -1,4 +1,4 @@
-"""The calibration-analysis report (issue 4, item 4): every number against an independent
+"""The calibration-analysis report: every number against an independent
 computation (``_calibration_reference``: plain-Python log cost, the O(T^2) closed-form PAV,
 brute-force thresholds, the minimax EER / PRBEP of thesis eqs. 7.29-7.32), hand-worked cases,
 and the readability of ``str``."""

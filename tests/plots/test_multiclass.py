@@ -1,4 +1,5 @@
-"""focal.plots for multiclass log-likelihoods: the seeds' analyses, checked against focal.metrics.
+"""focal.plots for multiclass log-likelihoods: the analyses of Brümmer & van Leeuwen
+(2006) and of the thesis, checked against focal.metrics.
 
 Skipped without matplotlib (see tests/plots/test_optional.py).
 """
