@@ -192,7 +192,8 @@ class _Object:
 
     # -- scalars --------------------------------------------------------------------------------
     def int(self, name, minimum=0, maximum=_INT64_MAX) -> int:
-        return _check_int(*self.take(name), minimum, maximum)
+        value, where = self.take(name)
+        return _check_int(value, where, minimum, maximum)
 
     def float(self, name, minimum=None) -> float:
         value, where = self.take(name)

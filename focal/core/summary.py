@@ -122,11 +122,11 @@ class ScoreSummary:
         if self.n_targets == 0 or self.n_nontargets == 0:
             raise ValueError(f"the summarized trials hold {self.n_targets} target and "
                              f"{self.n_nontargets} non-target trials: measures need both classes")
-        if self.has_runs:
-            runs = (self.runs_n_tar, self.runs_n_non, self.runs_score_lo)
-        else:
-            runs = (self.n_tar, self.n_non, self.score_lo)
-        return PAVResult(self.score_lo, self.score_hi, self.n_tar, self.n_non, *runs)
+        runs_t, runs_n, runs_lo = self.runs_n_tar, self.runs_n_non, self.runs_score_lo
+        if runs_t is None or runs_n is None or runs_lo is None:  # no runs kept: the blocks
+            runs_t, runs_n, runs_lo = self.n_tar, self.n_non, self.score_lo
+        return PAVResult(self.score_lo, self.score_hi, self.n_tar, self.n_non, runs_t, runs_n,
+                         runs_lo)
 
     def hull(self) -> ROCCH:
         """The ROC convex hull of the summarized trials (thesis 7.3.6)."""
@@ -285,7 +285,8 @@ def merge(summaries, keep_runs: bool | None = None) -> ScoreSummary:
         return ScoreSummary.empty(keep_runs)
     cat = [np.concatenate([getattr(p, f) for p in parts])
            for f in ("n_tar", "n_non", "score_lo", "score_hi")]
-    merged = _from_runs(*cat, keep_runs=False)
+    n_t, n_n, lo, hi = cat
+    merged = _from_runs(n_t, n_n, lo, hi, keep_runs=False)
     if not keep_runs:
         return merged
     runs = _join_runs(*(np.concatenate([getattr(p, f) for p in parts])
@@ -411,7 +412,8 @@ def trial_sums(scores, labels, sample_weight=None, *, p_targets=(), thresholds=(
         n_tar, n_non = tar.size, non.size
         n_mis, n_fa = mis, n_non - fa
     else:
-        ct, cn = np.concatenate(([0], np.cumsum(tw))), np.concatenate(([0], np.cumsum(nw)))
+        ct = np.concatenate(([0], np.cumsum(tw)))
+        cn = np.concatenate(([0], np.cumsum(np.asarray(nw))))
         n_tar, n_non = int(ct[-1]), int(cn[-1])
         n_mis, n_fa = ct[mis], n_non - cn[fa]
     return TrialSums(int(n_tar), int(n_non), p, _cost_sums(tar, tw, p, target_cost),

@@ -410,7 +410,7 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
     if not normalize:
         return base
     d = base.default
-    if d <= 0:
+    if d is None or d <= 0:
         raise ValueError("the default risk is 0: the normalized risk is undefined")
     return BayesRisk(actual=base.actual / d, default=1.0, minimum=base.minimum / d,
                      recalibrated=base.recalibrated / d, alpha=base.alpha, beta=base.beta,

@@ -15,6 +15,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -22,6 +23,9 @@ from ..core.operating_point import OperatingPoint
 from ..core.rocch import Threshold
 from ..core.validation import check_probability
 from .binary import BinaryScores
+
+if TYPE_CHECKING:
+    from .sre import CPrimary
 
 __all__ = ["OperatingPointResult", "CalibrationReport", "calibration_report",
            "calibration_report_of", "parse_operating_point", "summary_table"]
@@ -108,7 +112,7 @@ class CalibrationReport:
     eer_threshold: Threshold | None = None
     intervals: tuple = ()
     eer_conventional: float | None = None
-    c_primary: object = None
+    c_primary: CPrimary | None = None
 
     @property
     def calibration_loss(self) -> float:
@@ -315,7 +319,7 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
     points = _operating_points(operating_points)
     scores = BinaryScores(tar, non)
     report = _report(scores, points, p, name)
-    extra = {}
+    extra: dict[str, Any] = {}
     if conventional_eer:
         extra["eer_conventional"] = scores.hull.conventional_eer
     if c_primary is not None:

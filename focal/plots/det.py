@@ -153,6 +153,7 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
         ax.plot([e], [e], linestyle="none", marker="o", color=color, markerfacecolor="none",
                 label=series_label(label, f"EER = {100 * e:.2f} %"), gid="det-eer")
     for i, (pt, cm, cf, _) in enumerate(ops):
+        assert rates is not None  # computed whenever there are operating points
         where = describe_operating_point(pt, cm, cf)
         default = rates.default[i]
         mark_min, mark_act = _OP_MARKERS[i % len(_OP_MARKERS)]
@@ -164,7 +165,7 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
                    markersize=8, gid="det-act-dcf",
                    label=series_label(label, f"actDCF = {rates.actual[i] / default:.3f}"
                                       + (f" ({where})" if len(ops) > 1 else "")))
-    marks = ([hull.eer], [hull.eer]) if eer else ([], [])
+    marks: tuple = ([hull.eer], [hull.eer]) if eer else ([], [])
     if rates is not None:
         marks = (np.concatenate([marks[0], rates.min_pfa, rates.actual_pfa]),
                  np.concatenate([marks[1], rates.min_pmiss, rates.actual_pmiss]))

@@ -156,6 +156,8 @@ def twv(trials: AlignedTrials, threshold: float, operating_point=SWS2013) -> TWV
 def _decision_threshold(trials: AlignedTrials) -> float:
     """The threshold the YES decisions correspond to, or NaN when no single threshold does."""
     yes = trials.decision
+    if yes is None:
+        raise ValueError("the detections carry no YES/NO decisions")
     if not yes.any():
         return math.inf
     lowest_yes = float(trials.score[yes].min())

@@ -321,7 +321,10 @@ def _is_reference_table(path) -> bool:
 
 
 def _check_sources(labels: Detections | Reference, known: set, what: str, source):
-    pairs = set(zip(labels.file.tolist(), labels.channel.tolist()))
+    files = labels.file.tolist()
+    # no channel: one channel per file, channel "1" as the readers' tables have it
+    channels = ["1"] * len(files) if labels.channel is None else labels.channel.tolist()
+    pairs = set(zip(files, channels))
     unknown = sorted(pairs - known, key=str)
     if unknown:
         f, c = unknown[0]
