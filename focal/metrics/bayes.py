@@ -233,12 +233,6 @@ def bayes_decisions(llh, prior, cost) -> np.ndarray:
 # risk
 
 
-def _trial_weights(prior: np.ndarray, y: np.ndarray) -> np.ndarray:
-    counts = np.bincount(y, minlength=prior.size)
-    per = np.divide(prior, counts, out=np.zeros_like(prior), where=counts > 0)
-    return per[y]
-
-
 def _risk_of(decisions, y, prior, cost) -> float:
     """``sum_i pi_i / |T_i| sum_t C[d_t, i]`` from a confusion count matrix (no trial loop)."""
     D, N = cost.shape

@@ -118,7 +118,7 @@ class _Columns:
         parts = self.parts[name]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
-    def located(self, n_channel=None) -> dict:
+    def located(self) -> dict:
         out = {name: self.get(name, object) for name in ("query", "file")}
         out.update(tbeg=self.get("tbeg"), dur=self.get("dur"))
         channel = self.get("channel", object) if "channel" in self.parts else None
