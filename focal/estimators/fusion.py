@@ -41,7 +41,6 @@ from ..core.validation import (
     as_sample_weight,
     binary_classes,
     check_pos_label,
-    as_score_array,
     check_int,
     check_non_negative,
     check_probability,
