@@ -80,7 +80,7 @@ _OOS_NAMES = ("oos", "out-of-set")
 
 @dataclass(frozen=True, eq=False)
 class MulticlassScores:
-    """Log-likelihoods of one system: ``llh[i, j]`` of segment ``segments[i]``, class ``classes[j]``.
+    """Log-likelihoods of one system: ``llh[i, j]`` of segment ``segments[i]`` and class ``j``.
 
     Attributes
     ----------

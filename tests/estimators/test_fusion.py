@@ -66,8 +66,8 @@ def test_sklearn_estimator_checks(estimator, check):
 @parametrize_with_checks([LinearCalibrator(), LinearCalibrator(p_target=0.1)])
 def test_linear_calibrator_sklearn_checks(estimator, check):
     """Every check passes or fails only on the documented one-column refusal (see
-    tests/_support/sklearn_contract.py); check_fit1d expects 1-D X to be refused, which LinearCalibrator
-    accepts by design (one system's scores as a 1-D array)."""
+    tests/_support/sklearn_contract.py); check_fit1d expects 1-D X to be refused, which
+    LinearCalibrator accepts by design (one system's scores as a 1-D array)."""
     name = getattr(check, "func", check).__name__
     try:
         with warnings.catch_warnings():

@@ -585,7 +585,7 @@ def test_per_trial_quality_files(tmp_path, capsys):
 
 
 def test_monotone_transforms_of_the_measures():
-    """"log" and "logit" equal fitting on the transformed values by hand (no transform)."""
+    """The "log" and "logit" transforms equal fitting on the transformed values by hand."""
     X, y, Q = _trials(n=1500, M=2, seed=30)
     P = np.column_stack([Q[:, 0], Q[:, 1] / 61, Q[:, 2], Q[:, 3] / 61])  # a probability
     manual = np.column_stack([np.log(P[:, 0]), logit(P[:, 1]), np.log(P[:, 2]),
