@@ -80,7 +80,9 @@ class _Problem:
 
     @property
     def n_trials(self) -> int:
-        return (self.llr if self.llr is not None else self.llh).shape[0]
+        """Number of trials (rows of ``llr`` or ``llh``)."""
+        scores = self.llr if self.llr is not None else self.llh
+        return 0 if scores is None else scores.shape[0]
 
 
 def binary_prior(prior):
@@ -109,7 +111,7 @@ def _problem(llh, prior, cost) -> _Problem:
 
 
 def _labels(problem: _Problem, labels) -> np.ndarray:
-    if problem.llr is not None:
+    if problem.llr is not None or problem.llh is None:
         y = as_binary_labels(labels).astype(np.int64)
     else:
         y = as_class_labels(labels, problem.llh.shape[1])
@@ -165,10 +167,11 @@ def binary_envelope(cost: np.ndarray, log_odds: float):
 
 
 def _decide(problem: _Problem) -> np.ndarray:
-    if problem.llr is not None:
+    if problem.llr is not None and problem.log_odds is not None:
         dec, thr = binary_envelope(problem.cost, problem.log_odds)
         return dec[np.searchsorted(thr, problem.llr, side="right")]
     L, p, C = problem.llh, problem.prior, problem.cost
+    assert L is not None  # a problem is binary (llr, log_odds) or multiclass (llh)
     act = p > 0
     W = C[:, act] * p[act]                                    # (D, N_active)
     with np.errstate(divide="ignore"):
@@ -435,6 +438,7 @@ def _affine_log_optimal(problem: _Problem, y):
         W = np.full(problem.llr.size, offset) if alpha == 0 else alpha * problem.llr + offset
         return alpha, beta, W
     L, p = problem.llh, problem.prior
+    assert L is not None  # a problem is binary (llr, log_odds) or multiclass (llh)
     act = np.flatnonzero(p > 0)
     keep = p[y] > 0
     remap = np.full(p.size, -1)
@@ -490,7 +494,7 @@ def bayes_risk_analysis(llh, labels, prior, cost, normalize: bool = True) -> Bay
     minimum = None
     if problem.llr is not None:
         minimum = min(_monotone_minimum(problem.llr, y, p, C, problem.log_odds), actual)
-    elif problem.llh.shape[1] == 2 and (p > 0).all():     # two classes: the binary problem
+    elif problem.llh is not None and problem.llh.shape[1] == 2 and (p > 0).all():  # 2 classes
         llr = problem.llh[:, 1] - problem.llh[:, 0]
         minimum = min(_monotone_minimum(llr, y, p, C, float(np.log(p[1]) - np.log(p[0]))),
                       actual)

@@ -412,7 +412,8 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
     d = base.default
     if d is None or d <= 0:
         raise ValueError("the default risk is 0: the normalized risk is undefined")
-    return BayesRisk(actual=base.actual / d, default=1.0, minimum=base.minimum / d,
+    scaled_min = None if base.minimum is None else base.minimum / d
+    return BayesRisk(actual=base.actual / d, default=1.0, minimum=scaled_min,
                      recalibrated=base.recalibrated / d, alpha=base.alpha, beta=base.beta,
                      unit="normalized")
 
