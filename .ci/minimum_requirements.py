@@ -7,6 +7,7 @@ floors in pyproject.toml (the one place they are declared) are proven, not hoped
 import pathlib
 import re
 import sys
+
 import tomllib
 
 project = tomllib.loads(pathlib.Path(sys.argv[1]).read_text())["project"]

@@ -9,7 +9,6 @@ same scores into the fitted thresholds.
 from __future__ import annotations
 
 import numpy as np
-
 from _common import best_time, optional_import, peak_memory, print_table, skipped
 
 from focal import ROCCH, PAVCalibrator

@@ -22,7 +22,6 @@ import tempfile
 import time
 
 import numpy as np
-
 from _common import print_table
 from bench_io import N_SYSTEMS, _make_files
 

@@ -8,7 +8,6 @@ memory under 6x the input bytes.
 from __future__ import annotations
 
 import numpy as np
-
 from _common import best_time, interleaved_best, optional_import, peak_memory, print_table, skipped
 
 from focal.metrics import rocch

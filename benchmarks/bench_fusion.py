@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-
 from _common import best_time, optional_import, peak_memory, print_table, skipped
 
 from focal import LogisticFusion

@@ -20,7 +20,6 @@ import tempfile
 import time
 
 import numpy as np
-
 from _common import best_time, optional_import, peak_memory, print_table, skipped
 
 from focal.io import iter_score_chunks, read_scores, write_scores

@@ -12,7 +12,6 @@ import tempfile
 import time
 
 import numpy as np
-
 from _common import peak_memory, skipped
 
 from focal import bayes_threshold
@@ -23,18 +22,19 @@ from focal.std import (
     STDTask,
     affine_recalibration,
     align,
-    read_detection_table,
-    read_stdlist,
     atwv,
     cnxe,
     mtwv,
+    read_detection_table,
+    read_stdlist,
     term_detection_report,
 )
 
 
 def make_task(n_queries, n_files, file_seconds, n_detections, seed=0):
     """Synthetic search: ~20 occurrences per query, 0-3 detections near each, the rest false
-    alarms spread over the audio; scores roughly calibrated LLRs, YES at the Bayes threshold."""
+    alarms spread over the audio; scores roughly calibrated LLRs, YES at the Bayes threshold.
+    """
     rng = np.random.default_rng(seed)
     n_occ = int(rng.poisson(20, n_queries).sum())
     occ_q = rng.integers(0, n_queries, n_occ)
@@ -127,7 +127,7 @@ def run(quick: bool = False):
         size = os.path.getsize(xml_path)
     assert np.array_equal(from_xml.score, from_table.score)
     assert np.array_equal(np.sort(from_xml.score), np.sort(det.score))
-    print(f"\n== reading the detections (at the edge; not part of the 20 s target)")
+    print("\n== reading the detections (at the edge; not part of the 20 s target)")
     print(f"  STDLIST XML ({size / 2**20:.0f} MiB)   {t_xml:8.2f} s")
     print(f"  plain table              {t_table:8.2f} s")
     skipped("NIST F4DE STDEval/KWSEval", "Perl tool, not a Python peer")

@@ -183,7 +183,8 @@ _PROBE = (0.0, 1.0, -1.0, 10.0, -10.0, 100.0, -100.0)
 
 def allows_infinite(model) -> bool:
     """True when a step stores infinite fitted numbers (an unbounded PAV or ROCCH: +/-inf
-    log-likelihood ratios are part of the model, outside the range of the training scores)."""
+    log-likelihood ratios are part of the model, outside the range of the training scores).
+    """
     for step in model_steps(model):
         for name, value in vars(step).items():
             if name.endswith("_") and isinstance(value, np.ndarray) and value.dtype.kind == "f" \
@@ -236,7 +237,8 @@ def check_usable(model) -> None:
 def _with_quality(model, first):
     """``apply(X)`` of a quality fusion (alone or first in a pipeline): the outputs with every
     quality measure missing (the affine back-off) and with every measure 0.5 (inside the domain
-    of every transform) side by side."""
+    of every transform) side by side.
+    """
     rest = model[1:] if getattr(model, "steps", None) and len(model.steps) > 1 else None
 
     def apply(X):

@@ -23,7 +23,6 @@ import warnings
 from . import _cli_extras as _extras
 from ._cli_parser import DEFAULT_P_TARGET, build_parser
 
-
 # ---------------------------------------------------------------------------------------------
 # printing
 

@@ -217,13 +217,14 @@ class _Object:
                                   f"{value[:80]!r}")
         return value
 
-    def object(self, name) -> "_Object":
+    def object(self, name) -> _Object:
         return _Object(*self.take(name))
 
     # -- arrays ---------------------------------------------------------------------------------
     def floats(self, name, shape, allow_inf=False) -> np.ndarray:
         """A float64 array of ``shape`` (None: any length >= 1); finite unless ``allow_inf``
-        (then +/-inf, written "inf" / "-inf", are accepted too; NaN never)."""
+        (then +/-inf, written "inf" / "-inf", are accepted too; NaN never).
+        """
         value, where = self.take(name)
         flat, shape = _nested(value, where, shape)
         for i, x in enumerate(flat):
@@ -238,7 +239,8 @@ class _Object:
 
     def counts(self, name, shape) -> np.ndarray:
         """An int64 array of trial counts of ``shape`` (None: any length >= 1); the counts and
-        their sum are at most 2**53 (exact in float64)."""
+        their sum are at most 2**53 (exact in float64).
+        """
         value, where = self.take(name)
         flat, shape = _nested(value, where, shape)
         for i, x in enumerate(flat):
@@ -249,7 +251,8 @@ class _Object:
 
     def labels(self, name, n=None, ordered=True) -> np.ndarray:
         """Class labels ``{"dtype": ..., "values": [...]}``: distinct and, if ``ordered``, sorted
-        (np.unique's order), ``n`` of them (None: at least 2)."""
+        (np.unique's order), ``n`` of them (None: at least 2).
+        """
         obj = self.object(name)
         dtype = obj.str("dtype", _LABEL_DTYPES)
         values, where = obj.take("values")
@@ -276,7 +279,8 @@ class _Object:
 
 def _nested(value, where, shape):
     """The leaves of nested lists of ``shape`` (``None`` entries: any length >= 1), row-major,
-    and the actual shape."""
+    and the actual shape.
+    """
     shape = list(shape)
     flat = []
 
@@ -488,7 +492,8 @@ def _blocks_in(f):
 def _binary_labels(est, f):
     """``classes_`` of a binary estimator, ``[non-target, target]``: the target is pos_label
     when one is set, else 1 / True (focal's label rule). A version-1 file wrote them sorted,
-    the target last."""
+    the target last.
+    """
     classes = f.labels("classes_", 2, ordered=_VERSION.get() == 1)
     where = f"{f.where}.classes_"
     if _VERSION.get() == 1:
@@ -687,7 +692,8 @@ class _MulticlassCodec:
 
 class _GaussianCodec:
     """GaussianBackend: the centred Gaussian class models (``model_``); ``means_`` and
-    ``covariance_`` are derived from them."""
+    ``covariance_`` are derived from them.
+    """
 
     @staticmethod
     def encode(est):
@@ -1123,7 +1129,8 @@ def _decode_document(doc):
 
 def _schema_in(model, value):
     """Check the ``input`` schema of a document against its model and attach it; a version-1
-    document has none: the schema is derived from the model, with a note of what is missing."""
+    document has none: the schema is derived from the model, with a note of what is missing.
+    """
     from .schema import FORMATS, InputSchema, input_schema
 
     derived = input_schema(model)

@@ -88,7 +88,8 @@ def model_steps(model):
 
 def model_kind(model) -> str:
     """``"multiclass"`` when the model's last step outputs class log-likelihoods, else
-    ``"binary"``."""
+    ``"binary"``.
+    """
     from .estimators import GaussianBackend, MulticlassFusion
 
     return "multiclass" if isinstance(model_steps(model)[-1], (MulticlassFusion, GaussianBackend)) \
@@ -130,7 +131,8 @@ def _derived(model) -> InputSchema:
 def input_schema(model) -> InputSchema:
     """The input schema of a fitted model: the one attached by :func:`set_input_schema` (or
     :func:`focal.load`) while it still agrees with the estimators (a model fitted again has
-    other inputs), else what the estimators tell."""
+    other inputs), else what the estimators tell.
+    """
     schema = getattr(model, "input_schema_", None)
     derived = _derived(model)
     if isinstance(schema, InputSchema) and all(
@@ -146,7 +148,8 @@ def system_names(paths) -> tuple:
     share at the start or the end, e.g.
     ``dev_sys1.scores, dev_sys2.scores -> sys1, sys2`` and ``dev/a/scores.txt, dev/b/scores.txt
     -> a, b``, so that ``eval_sys1.scores, eval_sys2.scores`` name the same systems. One file
-    keeps its whole name (without the extension)."""
+    keeps its whole name (without the extension).
+    """
     paths = [pathlib.PurePath(p) for p in paths]
     if len(paths) == 1:
         return (paths[0].stem or paths[0].name,)

@@ -62,7 +62,8 @@ class GaussianClasses:
 
 def _cholesky(S: np.ndarray, ridge: float, scale: float, what: str) -> np.ndarray:
     """Lower Cholesky factor of ``S + ridge I``; ValueError when a pivot is negligible relative
-    to ``scale`` (the average variance of the data)."""
+    to ``scale`` (the average variance of the data).
+    """
     d = S.shape[0]
     if ridge > 0:
         S = S + ridge * np.eye(d)

@@ -129,7 +129,8 @@ class MulticlassSolution:
 def apply_multiclass(L: np.ndarray, mode: str, coef: np.ndarray, offset: np.ndarray) -> np.ndarray:
     """Fused log-likelihoods ``(n, N)`` of the stacked inputs ``L`` of shape ``(n, K, N)``:
     ``sum_k coef[k] L[:, k] + offset`` (scalar weights) or ``sum_k L[:, k] @ coef[k].T + offset``
-    (full mode matrices)."""
+    (full mode matrices).
+    """
     out = np.empty((L.shape[0], L.shape[2]))
     out[:] = offset
     for k in range(L.shape[1]):
@@ -208,7 +209,8 @@ def fit_multiclass(L, y, prior, mode="scalar", sample_weight=None, reg=DEFAULT_R
 
 def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter, f_scale):
     """Full mode, level by level (module docstring). Returns (last NewtonResult, n_iter,
-    n_evals); ``result.x`` is B of shape (N-1, K(N-1)+1) flattened, standardized units."""
+    n_evals); ``result.x`` is B of shape (N-1, K(N-1)+1) flattened, standardized units.
+    """
     K = La.shape[1]
     C = V.shape[1]
     D = K * C + 1

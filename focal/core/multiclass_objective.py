@@ -70,7 +70,8 @@ def _spreads(L, c, u_bar, pow2):
 @dataclass
 class Block:
     """One chunk of trials, class-major: ``x`` is ``(K, N, m)`` standardized log-likelihoods
-    (scalar mode) or ``(D, m)`` contrast features plus a row of ones (full mode)."""
+    (scalar mode) or ``(D, m)`` contrast features plus a row of ones (full mode).
+    """
 
     x: np.ndarray
     y: np.ndarray
@@ -146,7 +147,8 @@ def softmax_columns(G: np.ndarray, y: np.ndarray, c: np.ndarray, flat=None, accu
 
 class ScalarObjective:
     """Scalar-mode objective in standardized coordinates ``theta = (alpha~ (K), b (N-1))``:
-    logits ``sum_k alpha~_k l~_tk + V b + log pi``, with exact gradient and Hessian (one pass)."""
+    logits ``sum_k alpha~_k l~_tk + V b + log pi``, with exact gradient and Hessian (one pass).
+    """
 
     accurate = True  # see softmax_columns
 
@@ -204,7 +206,8 @@ class FullObjective:
     coordinates of every system and a constant 1 (D = K (N-1) + 1), ``B`` of shape (N-1, D)
     flattened row-major. One pass gives objective and gradient; Newton systems are solved
     exactly with the Hessian (``precondition is None``) or by conjugate gradients with exact
-    Hessian-vector products, preconditioned by a given factorized Hessian."""
+    Hessian-vector products, preconditioned by a given factorized Hessian.
+    """
 
     accurate = True  # see softmax_columns
 
@@ -329,7 +332,8 @@ def scalar_blocks(La, rows, y, w, u_bar, s):
 
 def full_blocks(scalar, V):
     """Full-mode chunks ``(D, m)``: contrast coordinates of every system and a row of ones,
-    from the scalar-mode chunks ``scalar``."""
+    from the scalar-mode chunks ``scalar``.
+    """
     blocks = []
     for blk in scalar:
         K, _, m = blk.x.shape

@@ -27,8 +27,9 @@ References
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
@@ -121,7 +122,8 @@ def preconditioned_cg(hessp: Callable, g: np.ndarray, precondition: Callable, rt
 
 def _norm(g):
     """Euclidean norm without underflow or overflow of the squares (BLAS nrm2): gradients of
-    objectives at extreme priors are of order 1e-200."""
+    objectives at extreme priors are of order 1e-200.
+    """
     return float(linalg_norm(g, check_finite=False))
 
 

@@ -99,25 +99,29 @@ class OperatingPoint:
     @property
     def log_odds(self) -> float:
         """Effective prior log-odds ``logit(P_target) + log(C_miss / C_fa)`` in nats (thesis
-        eq. 7.13)."""
+        eq. 7.13).
+        """
         return _effective_log_odds(self.p_target, self.c_miss, self.c_fa)
 
     @property
     def effective_prior(self) -> float:
         """``P_tar = C_miss P_target / (C_miss P_target + C_fa (1 - P_target))`` (SWS plan
-        eq. 23): the prior of the equivalent application with unit costs."""
+        eq. 23): the prior of the equivalent application with unit costs.
+        """
         return _effective_prior(self.p_target, self.c_miss, self.c_fa)
 
     @property
     def beta(self) -> float:
         """``C_fa (1 - P_target) / (C_miss P_target)``, the weight of false alarms in TWV (SWS
-        plan eq. 7); 66.66 for SWS 2013. Dimensionless."""
+        plan eq. 7); 66.66 for SWS 2013. Dimensionless.
+        """
         return _beta(self.p_target, self.c_miss, self.c_fa)
 
     @property
     def bayes_threshold(self) -> float:
         """Bayes decision threshold on natural-log LLRs: accept iff ``llr >= -log_odds``
-        (thesis sec. 7.3.1; SWS plan eq. 31)."""
+        (thesis sec. 7.3.1; SWS plan eq. 31).
+        """
         return _bayes_threshold(self.p_target, self.c_miss, self.c_fa)
 
     def detection_cost(self, p_miss, p_fa, normalize: bool = True):
@@ -182,7 +186,8 @@ class OperatingPoint:
     @classmethod
     def sws2013(cls) -> OperatingPoint:
         """MediaEval 2013 Spoken Web Search: ``(0.00015, 100, 1)`` (SWS plan eq. 21), beta =
-        66.66, P_tar = 0.0148."""
+        66.66, P_tar = 0.0148.
+        """
         return cls(0.00015, 100.0, 1.0, "MediaEval SWS 2013")
 
     @classmethod

@@ -15,7 +15,8 @@ References
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, logit as _logit
+from scipy.special import expit
+from scipy.special import logit as _logit
 
 from .validation import check_positive, check_probability
 

@@ -152,7 +152,8 @@ def n_quality_features(M, form):
 def design_matrix(X, qm, qt, form, features="minmax"):
     """Feature vectors ``phi`` of the trials (without the constant): ``[s, g]`` or, for the
     "scale" form, ``[s, g, s_1 g, ..., s_K g]``, with ``g`` the :func:`quality_features`.
-    Shape (n_trials, K + P) or (n, K + P + K P); built in place, one column at a time."""
+    Shape (n_trials, K + P) or (n, K + P + K P); built in place, one column at a time.
+    """
     n, K = X.shape
     P = n_quality_features(qm.shape[1], form)
     width = K + P + (K * P if form == "scale" else 0)

@@ -117,7 +117,8 @@ class ROCCH:
     # -- points where the hull crosses a line through the origin ------------------------
     def _side_of_line(self, alpha: int, beta: int, m=None, f=None) -> np.ndarray:
         """``alpha * misses - beta * false_alarms`` at every vertex (or at the points of counts
-        ``m, f``), exact (strictly increasing)."""
+        ``m, f``), exact (strictly increasing).
+        """
         if m is None:
             m, f = self.n_misses, self.n_false_alarms
         if max(self.n_targets, self.n_nontargets, alpha, beta) < _INT64_SAFE:
@@ -171,7 +172,8 @@ class ROCCH:
     def prbep(self) -> float:
         """Precision-recall break-even point: the number of misses (= number of false alarms)
         where the hull crosses misses = false alarms, an absolute error count, usually not an
-        integer (thesis sec. 7.3.8)."""
+        integer (thesis sec. 7.3.8).
+        """
         return float(self._crossing_misses(1, 1))
 
     @property
@@ -207,13 +209,13 @@ class ROCCH:
         return misses.astype(np.int64), self.n_nontargets - below_non.astype(np.int64)
 
     # -- score thresholds (where on the raw score scale the optimal decisions fall) --------
-    def _threshold_of_vertices(self, optimal: np.ndarray) -> "Threshold":
+    def _threshold_of_vertices(self, optimal: np.ndarray) -> Threshold:
         """:class:`Threshold` of the optimal vertices ``optimal`` (a boolean mask, not empty)."""
         k = np.flatnonzero(optimal)
         return Threshold(value=float(self.thresholds[k[0]]), low=float(self.thresholds[k[0]]),
                          high=float(self.thresholds[k[-1]]))
 
-    def min_dcf_threshold(self, p_target, c_miss=1.0, c_fa=1.0) -> "Threshold":
+    def min_dcf_threshold(self, p_target, c_miss=1.0, c_fa=1.0) -> Threshold:
         """Score threshold of the minimum DCF (thesis eq. 7.21): "accept iff score >= value".
 
         The minimum over thresholds is attained at a hull vertex; hard decisions at
@@ -243,7 +245,7 @@ class ROCCH:
         return self._threshold_of_vertices(cost <= best + _TIE_RTOL * max(best, 1e-300))
 
     @property
-    def eer_threshold(self) -> "Threshold":
+    def eer_threshold(self) -> Threshold:
         """Score threshold at the ROCCH-EER (thesis sec. 7.3.7): "accept iff score >= value".
 
         When the hull crosses P_miss = P_fa at a vertex, ``low == high == value`` and hard

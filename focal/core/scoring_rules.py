@@ -114,7 +114,8 @@ class BetaRule:
     @property
     def name(self) -> str:
         """``'logarithmic'``, ``'brier'``, ``'boosting'``, ``'low_false_alarm'``, or
-        ``'beta(a, b)'``."""
+        ``'beta(a, b)'``.
+        """
         return _NAMED.get((self.a, self.b), f"beta({self.a:g}, {self.b:g})")
 
     @property

@@ -88,7 +88,7 @@ class ScoreSummary:
     runs_score_lo: np.ndarray | None = None
 
     @classmethod
-    def empty(cls, keep_runs: bool = False) -> "ScoreSummary":
+    def empty(cls, keep_runs: bool = False) -> ScoreSummary:
         """The summary of no trials (the neutral element of :func:`merge`)."""
         f, i = np.empty(0), np.empty(0, dtype=np.int64)
         return cls(f, f, i, i, *((i, i, f) if keep_runs else (None, None, None)))
@@ -196,7 +196,8 @@ def as_count_weights(sample_weight, n: int, name: str = "sample_weight") -> np.n
 
 def distinct_counts(x, w):
     """Distinct values of the scores ``x`` and the summed integer weights ``w`` of each,
-    ascending (one stable sort)."""
+    ascending (one stable sort).
+    """
     if x.size == 0:
         return x, np.empty(0, dtype=np.int64)
     order = np.argsort(x, kind="stable")
@@ -209,7 +210,8 @@ def distinct_counts(x, w):
 
 def check_trials(scores, labels, sample_weight):
     """``(scores, labels, weights)`` validated: float64 scores (NaN refused, +/-inf allowed,
-    empty allowed), bool labels (1 / True = target), int64 multiplicities or None."""
+    empty allowed), bool labels (1 / True = target), int64 multiplicities or None.
+    """
     s = as_score_array(scores, "scores", allow_empty=True)
     y = as_binary_labels(labels, "labels") if s.size else np.zeros(0, dtype=bool)
     if y.shape != s.shape:
@@ -323,13 +325,13 @@ class TrialSums:
     n_false_alarms: np.ndarray
 
     @classmethod
-    def empty(cls, p_targets=(), thresholds=()) -> "TrialSums":
+    def empty(cls, p_targets=(), thresholds=()) -> TrialSums:
         """Sums of no trials at the given priors and thresholds (the neutral element of ``+``)."""
         p, t = _priors(p_targets), _thresholds(thresholds)
         return cls(0, 0, p, np.zeros(p.size), np.zeros(p.size), t,
                    np.zeros(t.size, dtype=np.int64), np.zeros(t.size, dtype=np.int64))
 
-    def __add__(self, other: "TrialSums") -> "TrialSums":
+    def __add__(self, other: TrialSums) -> TrialSums:
         if not (np.array_equal(self.p_targets, other.p_targets)
                 and np.array_equal(self.thresholds, other.thresholds)):
             raise ValueError("TrialSums added together must use the same p_targets and "

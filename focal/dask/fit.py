@@ -131,7 +131,8 @@ def probe_fit(estimator, labels, width, names=None):
     scores, one iteration): it applies the estimator's own label and parameter rules (which
     label is the target, class names, refusals with their messages) and sets every fitted
     attribute that does not depend on the scores, so the distributed fit never re-implements
-    them."""
+    them.
+    """
     from sklearn.base import clone
 
     X = np.zeros((labels.shape[0], width))

@@ -120,7 +120,8 @@ def _objective(blk, a, off):
 
 def fit_multiclass(estimator, X, y, sample_weight=None, *, persist: bool = True):
     """Fit a :class:`focal.MulticlassFusion` (``mode="scalar"`` or ``"calibration"``) on dask
-    arrays ``X`` (n_trials, n_systems * n_classes) and ``y``; see :func:`focal.dask.fit`."""
+    arrays ``X`` (n_trials, n_systems * n_classes) and ``y``; see :func:`focal.dask.fit`.
+    """
     import dask
     import dask.array as da
 

@@ -22,8 +22,8 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import logit as _logit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
-from sklearn.utils import get_tags
 from sklearn.model_selection import check_cv, cross_val_predict
+from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 

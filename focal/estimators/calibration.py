@@ -19,7 +19,6 @@ References
 
 from __future__ import annotations
 
-
 import numpy as np
 from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin

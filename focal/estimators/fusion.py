@@ -40,9 +40,9 @@ from ..core.validation import (
     as_binary_labels,
     as_sample_weight,
     binary_classes,
-    check_pos_label,
     check_int,
     check_non_negative,
+    check_pos_label,
     check_probability,
 )
 from ._llr_output import BinaryLLROutputMixin
@@ -101,7 +101,8 @@ def _check_finite_llr(X, llr):
 
 def _target_labels(y, pos_label):
     """Target mask of training labels by focal's label rule (:func:`as_binary_labels`);
-    continuous or multiclass y get scikit-learn's error message."""
+    continuous or multiclass y get scikit-learn's error message.
+    """
     try:
         return as_binary_labels(y, "y", pos_label)
     except ValueError:
@@ -300,7 +301,8 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Ba
 
     def _report(self, X, is_target, weights, p, rule, sol):
         """Set ``objective_`` and ``rule_objective_``; warn if the penalty holds the fit or the
-        rule has no finite minimum on the training scores."""
+        rule has no finite minimum on the training scores.
+        """
         limit = np.inf
         if not rule.is_logarithmic:
             llr = self._llr(X)

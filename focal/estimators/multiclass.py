@@ -131,7 +131,8 @@ def check_class_names(class_names, name="class_names"):
 
 def classes_of_feature_names(feature_names):
     """The class order that feature names ``"system:class"`` (or, for one system, plain class
-    names) give, or None when they do not name classes that way."""
+    names) give, or None when they do not name classes that way.
+    """
     names = [str(n) for n in feature_names]
     if not all(":" in n for n in names):
         return None if any(":" in n for n in names) else names
@@ -267,7 +268,8 @@ class LogLikelihoodOutputMixin:
 
     def _class_names(self, y):
         """The class names in column order (``class_names``, else the feature names), or None;
-        class-name labels without them are refused where columns are classes."""
+        class-name labels without them are refused where columns are classes.
+        """
         names = check_class_names(self.class_names)
         named_labels = y.dtype.kind in "US" or (y.dtype.kind == "O" and not _numeric(y))
         seen = getattr(self, "feature_names_in_", None)
@@ -306,7 +308,8 @@ class LogLikelihoodOutputMixin:
 
     def predict_log_proba(self, X, prior=None):
         """Log posteriors ``(n_trials, n_classes)`` at ``prior`` (default ``prior_``); ``-inf``
-        for zero-prior classes."""
+        for zero-prior classes.
+        """
         check_is_fitted(self)
         return log_posteriors(self.transform(X), self._prior_for(prior))
 
@@ -337,8 +340,11 @@ class LogLikelihoodOutputMixin:
         ``normalize=True``), 0 for perfect log-likelihoods, -1 for uninformative ones; greater
         is better. ``y`` holds labels of ``classes_``; every class of non-zero prior needs trials.
         """
-        from ..core.multiclass import check_multiclass_trials, cross_entropy_nats, \
-            prior_entropy_nats
+        from ..core.multiclass import (
+            check_multiclass_trials,
+            cross_entropy_nats,
+            prior_entropy_nats,
+        )
 
         check_is_fitted(self)
         y = np.asarray(y)

@@ -191,7 +191,8 @@ class QualityFusion(LogisticFusion):
     def _check_params(self):
         """Validated (p_target, reg, tol, max_iter); ``form``, ``features``, ``measures`` and
         ``quality_transform`` are checked too (the last against the data's measures in ``fit``).
-        A ValueError names a bad one."""
+        A ValueError names a bad one.
+        """
         p = check_probability(self.p_target, "p_target")
         reg = check_non_negative(self.reg, "reg")
         tol = check_non_negative(self.tol, "tol", strict=True)
@@ -381,7 +382,8 @@ class QualityFusion(LogisticFusion):
 
     def _llr_with_quality(self, X, qm, qt):
         """The affine fusion's LLRs (back-off), replaced by the quality fusion where the quality
-        is complete."""
+        is complete.
+        """
         has_q = _complete(qm, qt)
         if has_q.all():
             g, _ = quality_features(qm, qt, self.form, self.features)

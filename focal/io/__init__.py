@@ -22,6 +22,8 @@ References
    GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
+from ._text import read_limits
+from .apply import apply_model
 from .binary import (
     TrialKey,
     TrialScores,
@@ -44,9 +46,7 @@ from .multiclass import (
     write_albayzin_scores,
     write_multiclass_scores,
 )
-from ._text import read_limits
 from .stream import ScoreChunk, apply_to_files, iter_score_chunks
-from .apply import apply_model
 from .workflows import (
     evaluate_binary,
     evaluate_multiclass,

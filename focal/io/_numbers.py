@@ -143,10 +143,11 @@ def _low_bytes_mask(k):
     return np.take(_LOW_BYTES, k)
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def byte_masks(n_words):
     """Row k: masks of the bytes 0..k-1 of an ``n_words``-word value (looked up with np.take,
-    which is several times faster than fancy indexing for small tables)."""
+    which is several times faster than fancy indexing for small tables).
+    """
     table = np.array([[(1 << (8 * min(max(k - 8 * i, 0), 8))) - 1 for i in range(n_words)]
                       for k in range(8 * n_words + 1)], dtype=np.uint64)
     table.setflags(write=False)
@@ -261,7 +262,8 @@ def _scan_decimal(words, lengths, windows, starts):
 
 def _scan_exponent(words, lengths, valid, nondigit, e_pos, windows, starts):
     """Exponent ``(e|E)[+-]d{1,3}`` after the marker at ``e_pos`` (rows that have one):
-    (value, valid and short)."""
+    (value, valid and short).
+    """
     minus = _row_bits(_equal(words, 45))
     signs = _row_bits(_equal(words, 43)) | minus
     after = np.minimum(e_pos + 1, 62)

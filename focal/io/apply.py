@@ -60,7 +60,8 @@ def _check_systems(schema, paths):
 def _class_columns(schema, n_classes, layouts):
     """Column index, into the files' side-by-side blocks, of each input the model takes: the
     files' classes reordered by name to the model's order (or, for a model that does not know
-    its class names, to the first file's). Also returns the class names."""
+    its class names, to the first file's). Also returns the class names.
+    """
     order = []
     expected, whose = schema.classes, "the model's"
     if expected is None:   # a model that does not know its class names: the first file's order

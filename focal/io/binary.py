@@ -186,7 +186,8 @@ def read_scores(path, *, block_bytes: int = BLOCK_BYTES) -> TrialScores:
 
 def _named_label_column(pos_label):
     """The label column of a key whose target label is ``pos_label`` (exact), all other trials
-    carrying one other label (focal's label rule, ``as_binary_labels``)."""
+    carrying one other label (focal's label rule, ``as_binary_labels``).
+    """
     target_word = str(pos_label).encode()
     other = []
 

@@ -38,9 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._files import write_output
+from . import _text
 from ._ids import as_id_array, check_matched, find_duplicate, match_ids
 from ._numbers import format_numbers
-from . import _text
 from ._text import (
     BLOCK_BYTES,
     LineMap,
@@ -293,7 +293,8 @@ def _is_number(word):
 def _check_header(where, names):
     """The class names of a generic file's header: not numbers (a file without a header would
     lose its first segment to it), distinct even ignoring case (keys are matched to the classes
-    ignoring case). ``where`` starts the messages (``path:line``)."""
+    ignoring case). ``where`` starts the messages (``path:line``).
+    """
     numbers = [c for c in names if _is_number(c)]
     if numbers:
         raise ValueError(f"{where}: the class name(s) {', '.join(numbers[:3])} are numbers: the "

@@ -29,7 +29,8 @@ __all__ = ["cohort_matrix", "normalize_files"]
 
 def cohort_matrix(cohort: TrialScores, rows: str):
     """``(row_ids, matrix)`` of a cohort score file, rows from the ``"models"`` or ``"tests"``
-    column and one column per cohort member; a grid with holes is a ValueError naming the file."""
+    column and one column per cohort member; a grid with holes is a ValueError naming the file.
+    """
     if rows not in ("models", "tests"):
         raise ValueError(f"rows must be 'models' or 'tests', got {rows!r}")
     row_col, member_col = ((cohort.models, cohort.tests) if rows == "models"

@@ -24,7 +24,7 @@ import numpy as np
 
 from ._text import BLOCK_BYTES
 from .binary import align_trials, read_key, read_scores
-from .multiclass import _MulticlassReader, MulticlassScores, align_multiclass, read_multiclass_key
+from .multiclass import MulticlassScores, _MulticlassReader, align_multiclass, read_multiclass_key
 
 __all__ = ["FileFit", "fusion_formula", "read_multiclass_systems", "check_one_task",
            "training_prior", "train_fusion",

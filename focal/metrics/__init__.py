@@ -10,6 +10,7 @@ References
    GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
+from .bayes import BayesRisk, bayes_decisions, bayes_risk, bayes_risk_analysis, default_bayes_risk
 from .binary import (
     BayesErrorRates,
     BinaryScores,
@@ -27,7 +28,13 @@ from .binary import (
     rocch,
 )
 from .bootstrap import BootstrapInterval, bootstrap_ci, bootstrap_ci_multiclass
-from .sre import SRE_OPERATING_POINTS, CPrimary, c_primary
+from .combined import (
+    CombinedApplication,
+    combine_applications,
+    min_truncated_cllr,
+    truncated_cllr,
+)
+from .costs import detection_cost_matrix, lre_cost_matrix, misclassification_cost_matrix
 from .lre import CavgSweep, SubsetAnalysis, cavg, cavg_sweep, subset_analysis
 from .multiclass import (
     AlbayzinMeasures,
@@ -42,14 +49,7 @@ from .multiclass import (
     multiclass_cross_entropy,
     pairwise_analysis,
 )
-from .bayes import BayesRisk, bayes_decisions, bayes_risk, bayes_risk_analysis, default_bayes_risk
-from .costs import detection_cost_matrix, lre_cost_matrix, misclassification_cost_matrix
-from .combined import (
-    CombinedApplication,
-    combine_applications,
-    min_truncated_cllr,
-    truncated_cllr,
-)
+from .multiclass_report import MulticlassReport, multiclass_report
 from .multiclass_rules import (
     BrierAnalysis,
     brier_analysis,
@@ -59,13 +59,13 @@ from .multiclass_rules import (
     eta_risk_analysis,
     multiclass_brier,
 )
-from .multiclass_report import MulticlassReport, multiclass_report
 from .report import (
     CalibrationReport,
     OperatingPointResult,
     calibration_report,
     calibration_report_of,
 )
+from .sre import SRE_OPERATING_POINTS, CPrimary, c_primary
 from .summary import SummarizedScores
 
 __all__ = [

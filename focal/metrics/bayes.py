@@ -88,7 +88,8 @@ class _Problem:
 def binary_prior(prior):
     """``(prior vector (non-target, target), prior log-odds)`` of a binary prior given as
     ``p_target``, as a pair ``(1 - p, p)`` or None (1/2); both entries must be positive.
-    Shared with :mod:`focal.metrics.combined` (not in ``__all__``)."""
+    Shared with :mod:`focal.metrics.combined` (not in ``__all__``).
+    """
     arr = np.asarray(prior) if prior is not None else None
     if arr is None or arr.ndim == 0:
         p = 0.5 if prior is None else check_probability(prior, "prior")
@@ -425,7 +426,8 @@ def _monotone_minimum(llr, y, prior, cost, log_odds) -> float:
 def _affine_log_optimal(problem: _Problem, y):
     """The affine calibration ``W*`` minimizing the logarithmic cost at the problem's prior with
     ``alpha >= 0`` (thesis eqs. 8.21-8.22, sec. 8.4.2): ``(alpha, beta (N,), calibrated input)``.
-    Infinite binary LLRs are left out of the fit (and stay infinite unless ``alpha = 0``)."""
+    Infinite binary LLRs are left out of the fit (and stay infinite unless ``alpha = 0``).
+    """
     if problem.llr is not None:
         finite = np.isfinite(problem.llr)
         yy = y[finite]

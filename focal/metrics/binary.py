@@ -362,7 +362,7 @@ class BinaryScores:
         """
         return self.hull.min_dcf(p_target, c_miss, c_fa, normalize)
 
-    def det_curve(self, convex_hull: bool = False) -> "DETCurve":
+    def det_curve(self, convex_hull: bool = False) -> DETCurve:
         """DET points, steppy or of the hull, as :func:`det_curve`.
 
         Parameters
@@ -379,7 +379,7 @@ class BinaryScores:
             return DETCurve(self.hull.pfa, self.hull.pmiss, self.hull.thresholds)
         return DETCurve(*self.hull.pav.roc_points())
 
-    def bayes_error_rates(self, prior_log_odds) -> "BayesErrorRates":
+    def bayes_error_rates(self, prior_log_odds) -> BayesErrorRates:
         """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.6.1), as
         :func:`bayes_error_rates`.
 

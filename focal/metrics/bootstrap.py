@@ -273,7 +273,8 @@ def _run(evaluator, resampler, n_bootstrap, random_state, n_jobs, progress=False
 
 def _jackknife_groups(resampler, n_groups=_JACKKNIFE_GROUPS):
     """Weight rows of the delete-a-group jackknife: trials (or clusters of the first way) split
-    into at most ``n_groups`` groups (every ``n_groups``-th one, a fixed assignment)."""
+    into at most ``n_groups`` groups (every ``n_groups``-th one, a fixed assignment).
+    """
     if resampler.ways is None:
         unit = np.empty(resampler.n, dtype=np.int64)
         for idx in resampler.strata:  # groups cut across the strata, each keeps both classes
@@ -287,7 +288,8 @@ def _jackknife_groups(resampler, n_groups=_JACKKNIFE_GROUPS):
 
 def _acceleration(evaluator, resampler):
     """BCa acceleration of every measure (Efron & Tibshirani 1993, eq. 14.15), from the
-    delete-a-group jackknife (one weighted evaluation per group)."""
+    delete-a-group jackknife (one weighted evaluation per group).
+    """
     jack = evaluator.values(_jackknife_groups(resampler))
     d = np.nanmean(jack, axis=0) - jack
     num = np.nansum(d ** 3, axis=0)
@@ -299,7 +301,8 @@ def _acceleration(evaluator, resampler):
 
 def _intervals(names, estimates, values, confidence, kind, acceleration=None):
     """Percentile or, with ``acceleration``, BCa intervals (Efron & Tibshirani 1993, sec. 13.3
-    and ch. 14)."""
+    and ch. 14).
+    """
     from scipy.special import ndtr, ndtri
 
     alpha = (1.0 - confidence) / 2.0

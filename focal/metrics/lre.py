@@ -186,7 +186,8 @@ class CavgSweep:
     def default(self) -> np.ndarray:
         """CAVG of the best fixed decision (reject all or accept all): ``min(p, 1 - p)``; at a
         non-flat prior, each target accepted or rejected by the prior alone:
-        ``sum_k min(pi_k p, (1 - pi_k)(1 - p)/(N - 1))``."""
+        ``sum_k min(pi_k p, (1 - pi_k)(1 - p)/(N - 1))``.
+        """
         if self.prior is None:
             return np.minimum(self.p_target, 1.0 - self.p_target)
         p, pr = self.p_target[:, None], self.prior[None, :]
@@ -346,7 +347,8 @@ def _count_rows(flags: np.ndarray) -> np.ndarray:
 def _subset_stats(L, y, want_xe):
     """Sufficient statistics of every subset (bitmask ``g`` over the N classes) and class i:
     ``miss[g, i]`` trials of i rejecting i, ``fa[g, i]`` false accepts of other classes of g by
-    trials of i, ``xe[g, i]`` sum of -log posterior of i (flat prior over g), nats."""
+    trials of i, ``xe[g, i]`` sum of -log posterior of i (flat prior over g), nats.
+    """
     n, N = L.shape
     size = 1 << N
     miss = np.zeros((size, N))
@@ -392,7 +394,8 @@ def _subset_stats(L, y, want_xe):
 
 def _subset_stats_exact(L, y, miss, fa, xe):
     """The same statistics for rows of very wide dynamic range, one subset at a time, each
-    shifted by its own maximum (exact for log-likelihoods of any magnitude)."""
+    shifted by its own maximum (exact for log-likelihoods of any magnitude).
+    """
     N = L.shape[1]
     for size in range(2, N + 1):
         for combo in combinations(range(N), size):

@@ -275,7 +275,8 @@ def affine_calibration_of_trials(L, y, p, active, n_columns, nonnegative_alpha: 
     11-12; ``alpha >= 0`` only with ``nonnegative_alpha``, thesis 8.4.2) of validated
     log-likelihoods ``L`` restricted to the ``active`` classes; shared by
     :func:`affine_calibration`, :func:`albayzin_measures` and the CAVG sweep (not in
-    ``__all__``: its inputs are not validated)."""
+    ``__all__``: its inputs are not validated).
+    """
     N = L.shape[1]
     sol = fit_multiclass(L[:, None, :], y, p, "calibration", reg=0.0)
     candidates = [(1.0, np.zeros(N)), (0.0, np.zeros(N))]   # identity, default system

@@ -46,7 +46,8 @@ CAVG_DEFINITIONS = {
 
 def default_conditions(condition) -> list:
     """The evaluation condition of a file's condition: ``["closed"]`` for an Albayzin
-    ``Closed`` file, else ``["open"]`` (``Open`` files and the generic format)."""
+    ``Closed`` file, else ``["open"]`` (``Open`` files and the generic format).
+    """
     return ["closed" if condition == "Closed" else "open"]
 
 

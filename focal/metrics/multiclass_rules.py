@@ -58,7 +58,8 @@ def _posteriors(L, p):
 
 def _minus_truth(Q, y):
     """``Q - e_y`` per row, its ``y`` entry computed as minus the sum of the others (no
-    cancellation when the true class's posterior is near 1)."""
+    cancellation when the true class's posterior is near 1).
+    """
     rows = np.arange(y.shape[0])
     G = Q.copy()
     G[rows, y] = 0.0
@@ -312,7 +313,8 @@ def _coordinate_offsets(S, y, w, miss, b, max_sweeps: int = 20):
     """Offsets ``b`` lowering ``sum_t w_t C(argmax_j (S_tj + b_j) | y_t)`` one class at a time,
     each step exact: with the other offsets fixed, trial t decides j iff ``b_j > theta_t`` (its
     margin to the best other class), so the risk is a step function of ``b_j`` read off one
-    sort of the margins. ``C(j | i) = miss_i`` for ``j != i``. Returns ``(risk, b)``."""
+    sort of the margins. ``C(j | i) = miss_i`` for ``j != i``. Returns ``(risk, b)``.
+    """
     n, N = S.shape
     rows = np.arange(n)
 
@@ -420,7 +422,8 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
 
 def _lre_threshold(p_target: float, n_classes: int) -> float:
     """Posterior threshold of CAVG's compound Bayes decision: accept k iff
-    ``P(k | l, pi) >= (1 - a) / ((N - 1) a + 1 - a)`` (``1/N`` at ``a = 1/2``)."""
+    ``P(k | l, pi) >= (1 - a) / ((N - 1) a + 1 - a)`` (``1/N`` at ``a = 1/2``).
+    """
     a = p_target
     return (1.0 - a) / ((n_classes - 1) * a + 1.0 - a)
 

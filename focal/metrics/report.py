@@ -222,7 +222,8 @@ def _format_threshold(thr) -> str:
 
 def parse_operating_point(text: str, where: str = "operating point"):
     """``"P_TARGET:C_MISS:C_FA"`` (or a bare ``"P_TARGET"``, unit costs) as three validated floats,
-    the way users write an operating point on a command line (e.g. ``0.01:1:10``)."""
+    the way users write an operating point on a command line (e.g. ``0.01:1:10``).
+    """
     fields = str(text).strip().split(":")
     if len(fields) not in (1, 3):
         raise ValueError(f"{where} must be P_TARGET or P_TARGET:C_MISS:C_FA, got {text!r}")
@@ -402,7 +403,8 @@ def _report(scores: BinaryScores, points, p, name) -> CalibrationReport:
 
 def summary_table(reports, p_target) -> str:
     """One line per report: Cllr, minCllr, EER and the DCFs of its first operating point
-    (names shortened to their last path component)."""
+    (names shortened to their last path component).
+    """
     def short(name):
         return str(name).replace("\\", "/").rsplit("/", 1)[-1]
 

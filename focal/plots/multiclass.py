@@ -126,7 +126,8 @@ def pairwise_bar_matrix(analysis, recalibrated=None, *, class_names=None, fig=No
 
 def _validated(llh, labels, prior, recalibrated=None):
     """``(L, y, p, R)``: full log-likelihood matrix, labels, prior and the recalibrated matrix
-    (or None), after the checks of :func:`focal.core.multiclass.check_multiclass_trials`."""
+    (or None), after the checks of :func:`focal.core.multiclass.check_multiclass_trials`.
+    """
     check_multiclass_trials(llh, labels, prior)
     L = as_llh_matrix(llh)
     R = None

@@ -133,7 +133,8 @@ def _page(title, reports, figures, size) -> str:
 
 def _html_page(title, head_html, figures, size, texts_title, texts) -> str:
     """The HTML page of a report: a heading, ``head_html`` (trusted, built here), the figures
-    with their captions, and the text reports (escaped)."""
+    with their captions, and the text reports (escaped).
+    """
     w, h = size
     parts = [
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
@@ -171,7 +172,8 @@ _MARKER_NAMES = (("square", "cross"), ("diamond", "plus"), ("triangle", "tri-dow
 def _legends_below(fig, names):
     """Replace the axes legends by one compact figure legend under the plots: a line of each
     system's colour and name (the caption says which line style or marker is which), so that
-    no legend hides a curve and the legend fits at any width."""
+    no legend hides a curve and the legend fits at any width.
+    """
     mains = [line for ax in fig.axes for line in ax.lines if line.get_gid() in _MAIN_CURVES]
     if not mains:
         return
@@ -302,7 +304,8 @@ def draw_figures(specs, folder, size, dpi, formats, after=None):
     """Draw and save ``specs`` = ``[(stem, title, caption, draw(fig)[, options]), ...]``; the
     optional ``options`` dict may set ``layout`` (default ``"constrained"``; None for figures
     that place their own axes) and ``height_inches`` (a taller figure for grids of plots).
-    Returns the ReportFigures."""
+    Returns the ReportFigures.
+    """
     w, h = size
     figures = []
     for stem, title_, caption, draw, *options in specs:

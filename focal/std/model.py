@@ -193,7 +193,7 @@ class Reference:
     def __len__(self) -> int:
         return int(self.query.shape[0])
 
-    def subset(self, keep) -> "Reference":
+    def subset(self, keep) -> Reference:
         """The occurrences where the boolean mask ``keep`` is True (new arrays).
 
         Parameters

@@ -131,7 +131,8 @@ class _Columns:
 def _comment_lines(lf, counts):
     """(comment, refused): lines whose first field starts with ``#``, and those among them
     that look like records (first field longer than ``#`` and, unless ``counts`` is None, a
-    record's number of fields)."""
+    record's number of fields).
+    """
     comment = lf.first_field_starts_with(b"#")
     refused = comment & ~lf.first_field_is(b"#")
     if counts is not None:

@@ -34,7 +34,8 @@ def refused_by_design(exc) -> bool:
 def run_check(estimator, check, refusable) -> None:
     """Run one sklearn check: it must pass, or, when its name is in ``refusable``, may fail only
     by one of the documented refusals (which checks build such data depends on the version of
-    scikit-learn, so a refusable check that passes is fine)."""
+    scikit-learn, so a refusable check that passes is fine).
+    """
     try:
         check(estimator)
     except Exception as exc:

@@ -2,7 +2,6 @@
 
 from focal.std import Detections, Reference, STDTask
 
-
 # T_audio = 1000 s, n_tps = 1: N = 1000 trials per query.
 #
 # reference                    detections (query file tbeg dur -> mid point, score, decision)

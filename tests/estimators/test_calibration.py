@@ -23,10 +23,8 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import focal
-from focal import PAVCalibrator, ROCCH
+from focal import ROCCH, PAVCalibrator
 from focal.metrics import cllr, eer, from_labels, min_cllr, min_dcf, pav_llr
-
-from tests._support.sklearn_contract import run_check
 from tests._support.calibration_reference import (
     brute_min_dcf,
     closed_form_pav_llr,
@@ -35,6 +33,7 @@ from tests._support.calibration_reference import (
     rocch_prbep,
     rocch_vertices,
 )
+from tests._support.sklearn_contract import run_check
 
 ESTIMATORS = [
     PAVCalibrator(),

@@ -5,8 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from focal.io import align_scores, align_trials, read_key, read_scores, write_scores
-from focal.io import _ids
+from focal.io import _ids, align_scores, align_trials, read_key, read_scores, write_scores
 from focal.io.binary import TrialKey, TrialScores
 
 

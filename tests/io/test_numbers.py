@@ -5,10 +5,10 @@ import struct
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
-from focal.io._numbers import _EXTENDED, _X87, decimal_to_float, format_numbers, parse_numbers
+from focal.io._numbers import _X87, decimal_to_float, format_numbers, parse_numbers
 
 EDGES = [0.0, -0.0, math.inf, -math.inf, 5e-324, -5e-324, 2.2250738585072014e-308,
          2.225073858507201e-308, 1e308, -1e308, 1.7976931348623157e308, 0.1, 0.3, 1 / 3, 1e16,
@@ -24,7 +24,8 @@ def texts_of(values):
 
 def buffer_of(tokens):
     """A text buffer holding the tokens on separate lines (padded with zero bytes on both
-    sides, as the file reader pads its blocks), and the tokens' starts and lengths."""
+    sides, as the file reader pads its blocks), and the tokens' starts and lengths.
+    """
     encoded = [t.encode() for t in tokens]
     data = b"\n".join(encoded) + b"\n"
     lengths = np.array([len(t) for t in encoded], dtype=np.int64)

@@ -1,7 +1,8 @@
 """The calibration-analysis report: every number against an independent
 computation (``_calibration_reference``: plain-Python log cost, the O(T^2) closed-form PAV,
 brute-force thresholds, the minimax EER / PRBEP of thesis eqs. 7.29-7.32), hand-worked cases,
-and the readability of ``str``."""
+and the readability of ``str``.
+"""
 
 import json
 import math
@@ -10,7 +11,6 @@ import numpy as np
 import pytest
 
 from focal.metrics import CalibrationReport, calibration_report, from_labels
-
 from tests._support.calibration_reference import (
     brute_act_dcf,
     brute_min_dcf,
