@@ -1,6 +1,6 @@
 """PAV / ROCCH calibrators on 10M trials (1M target, 9M non-target, shuffled, with labels).
 
-Targets (issue 4): ``PAVCalibrator.fit`` at least 3x faster than sklearn's
+Targets: ``PAVCalibrator.fit`` at least 3x faster than sklearn's
 ``IsotonicRegression(out_of_bounds="clip").fit`` on the same data (which does not even give
 LLRs), and ``PAVCalibrator.transform`` of 10M scores within 3x of ``numpy.searchsorted`` of the
 same scores into the fitted thresholds.
@@ -9,7 +9,6 @@ same scores into the fitted thresholds.
 from __future__ import annotations
 
 import numpy as np
-
 from _common import best_time, optional_import, peak_memory, print_table, skipped
 
 from focal import ROCCH, PAVCalibrator

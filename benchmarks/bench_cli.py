@@ -1,6 +1,6 @@
 """``focal apply`` end to end, as a user runs it: a saved 3-system fusion on 10M trials.
 
-Target (issue 7): ``focal apply`` on a 10M-trial, 3-system binary set runs in bounded memory
+Target: ``focal apply`` on a 10M-trial, 3-system binary set runs in bounded memory
 (peak under 1 GiB) and at least 1M trials/s end to end: the command is started as a process
 (``python -m focal apply fuser.json sys1 sys2 sys3 -o out``), so the time includes Python's
 start, the imports, loading and checking the JSON model, parsing the three files, checking
@@ -22,7 +22,6 @@ import tempfile
 import time
 
 import numpy as np
-
 from _common import print_table
 from bench_io import N_SYSTEMS, _make_files
 

@@ -30,7 +30,6 @@ import tempfile
 import time
 
 import numpy as np
-
 from _common import optional_import, print_table, skipped
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent

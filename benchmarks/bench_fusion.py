@@ -1,6 +1,6 @@
 """Binary logistic-regression fusion: 1M and 10M trials x 4 systems.
 
-Targets (issue 3): ``LogisticFusion.fit`` reaches the minimum (objective within 1e-8 relative)
+Targets: ``LogisticFusion.fit`` reaches the minimum (objective within 1e-8 relative)
 at least 5x faster than sklearn ``LogisticRegression(solver="lbfgs")`` with prior sample
 weights reaching the same objective value, in at most 30 passes over the data; ``transform``
 within 2x of the numpy expression ``X @ coef_ + intercept_`` on the same array.
@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 
 import numpy as np
-
 from _common import best_time, optional_import, peak_memory, print_table, skipped
 
 from focal import LogisticFusion

@@ -1,6 +1,6 @@
 """Score files: reading a 10M-line file, and streaming a 3-system fusion through apply_to_files.
 
-Targets (issue 7): a 10M-line score file loads in a few seconds and within 3x its in-memory
+Targets: a 10M-line score file loads in a few seconds and within 3x its in-memory
 array size; applying a transform to 10M trials x 3 systems (the work of ``focal apply``) runs at
 >= 1M trials/s end to end, parsing and writing included, with peak memory under 1 GiB.
 
@@ -20,7 +20,6 @@ import tempfile
 import time
 
 import numpy as np
-
 from _common import best_time, optional_import, peak_memory, print_table, skipped
 
 from focal.io import iter_score_chunks, read_scores, write_scores

@@ -1,4 +1,4 @@
-"""Multiclass fusion / calibration and language-recognition measures (issue 5).
+"""Multiclass fusion / calibration and language-recognition measures.
 
 Targets:
 - ``"full"`` mode on 200k trials x 3 systems x 14 classes reaches the same objective as
@@ -16,9 +16,8 @@ at a matching objective and on equal threads (the host is shared: timings are no
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import log_softmax
-
 from _common import best_time, optional_import, peak_memory, print_table, skipped
+from scipy.special import log_softmax
 
 from focal.core.multiclass import cross_entropy_nats
 from focal.core.multiclass_logistic import apply_multiclass, fit_multiclass
@@ -27,7 +26,8 @@ from focal.metrics import subset_analysis
 
 def _scores(n, K, N, seed=0, sep=0.4, aligned=False):
     """K systems of unit-noise scores whose class means are random per system (so rotation
-    helps) or, ``aligned``, favour the true class (a typical bank of language recognizers)."""
+    helps) or, ``aligned``, favour the true class (a typical bank of language recognizers).
+    """
     rng = np.random.default_rng(seed)
     y = rng.integers(0, N, n)
     L = np.empty((n, K, N))
@@ -44,7 +44,8 @@ def _objective(L, y, prior, mode, coef, offset):
 
 def _sklearn_full(L, y, prior, tol):
     """What a user without focal writes: multinomial logistic regression on the systems'
-    centred log-likelihood blocks, trials weighted by prior / class count."""
+    centred log-likelihood blocks, trials weighted by prior / class count.
+    """
     from sklearn.linear_model import LogisticRegression
 
     n = L.shape[0]

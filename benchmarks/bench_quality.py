@@ -20,7 +20,8 @@ P_TARGET = 0.05
 
 def _data(n, seed=0):
     """Three correlated systems whose calibration drifts with the log durations of both sides,
-    and a second quality measure (an SNR in dB) that moves the offset."""
+    and a second quality measure (an SNR in dB) that moves the offset.
+    """
     rng = np.random.default_rng(seed)
     y = rng.random(n) < 0.1
     dur = np.exp(rng.uniform(np.log(3), np.log(120), size=(n, 2)))

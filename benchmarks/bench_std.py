@@ -1,6 +1,6 @@
 """Spoken term detection: full SWS 2013 report on 500 queries, 20 hours of audio, 1M detections.
 
-Target (issue 6): alignment, ATWV, MTWV, C_nxe and C_nxe^min together under 20 s on one core,
+Target: alignment, ATWV, MTWV, C_nxe and C_nxe^min together under 20 s on one core,
 with memory proportional to the detection list. The peer a user would run instead is NIST's
 F4DE STDEval / KWSEval (Perl); it is not a Python package and is not timed here.
 """
@@ -29,13 +29,16 @@ from focal.std import (
     atwv,
     cnxe,
     mtwv,
+    read_detection_table,
+    read_stdlist,
     term_detection_report,
 )
 
 
 def make_task(n_queries, n_files, file_seconds, n_detections, seed=0):
     """Synthetic search: ~20 occurrences per query, 0-3 detections near each, the rest false
-    alarms spread over the audio; scores roughly calibrated LLRs, YES at the Bayes threshold."""
+    alarms spread over the audio; scores roughly calibrated LLRs, YES at the Bayes threshold.
+    """
     rng = np.random.default_rng(seed)
     n_occ = int(rng.poisson(20, n_queries).sum())
     occ_q = rng.integers(0, n_queries, n_occ)
@@ -149,7 +152,7 @@ def run(quick: bool = False):
         size = os.path.getsize(xml_path)
     assert np.array_equal(from_xml.score, from_table.score)
     assert np.array_equal(np.sort(from_xml.score), np.sort(det.score))
-    print(f"\n== reading the detections (at the edge; not part of the 20 s target)")
+    print("\n== reading the detections (at the edge; not part of the 20 s target)")
     print(f"  STDLIST XML ({size / 2**20:.0f} MiB)   {t_xml:8.2f} s")
     print(f"  plain table              {t_table:8.2f} s")
     if t_pandas is None:

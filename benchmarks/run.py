@@ -5,7 +5,7 @@
     python benchmarks/run.py --quick    # small sizes, a smoke run
 
 Each ``benchmarks/bench_<name>.py`` defines ``run(quick: bool)``, which prints its timings and the
-ratios the issues set as targets. Peers that are not installed are skipped with a note.
+ratios set as targets. Peers that are not installed are skipped with a note.
 """
 
 from __future__ import annotations

@@ -55,7 +55,8 @@ def _trials(rng, first_speaker):
 
 def _system_scores(rng, y, separation=1.0, shift=0.0):
     """The three systems' scores; ``separation`` scales the target means and ``shift`` moves
-    every raw score (per trial, both 1 and 0 for the fixed-length sets)."""
+    every raw score (per trial, both 1 and 0 for the fixed-length sets).
+    """
     n = y.size
     shared = rng.normal(size=n)  # trial difficulty seen by every system
     raw1 = np.where(y, 2.6, 0.0) * separation + shift + 0.5 * shared + 0.8 * rng.normal(size=n)

@@ -44,7 +44,8 @@ def _occurrences(rng, queries, files, durations):
 
 def _detections(rng, queries, files, durations, occurrences):
     """1-2 detections near 85% of the occurrences (LLR-like scores around +5), ~20 false alarms
-    per query spread over the audio (scores around -2); YES at the Bayes threshold."""
+    per query spread over the audio (scores around -2); YES at the Bayes threshold.
+    """
     rows = []
     for q, f, tbeg, dur in occurrences:
         if rng.random() < 0.85:

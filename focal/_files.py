@@ -49,7 +49,8 @@ def _fail(path, action, exc) -> OSError:
 
 def open_input(path):
     """Open ``path`` for binary reading; an OS error names the path (``path: cannot open:
-    reason``) and stays an ``OSError`` (see :func:`focal.exceptions.file_access_error`)."""
+    reason``) and stays an ``OSError`` (see :func:`focal.exceptions.file_access_error`).
+    """
     path = os.fspath(path)
     try:
         return open(path, "rb")
@@ -76,7 +77,8 @@ _STREAM_FOLDERS = ("/dev/", "/proc/")  # /dev/stdout, /dev/fd/1: the caller's op
 def is_stream(path) -> bool:
     """True for ``-``, for paths that are character devices, FIFOs or sockets, and for paths
     under ``/dev`` or ``/proc`` (``/dev/stdout`` redirected to a regular file, ``>> log``,
-    must be appended to through the open descriptor, never replaced)."""
+    must be appended to through the open descriptor, never replaced).
+    """
     path = os.fspath(path)
     if path == "-" or (os.name == "posix" and os.path.abspath(path).startswith(_STREAM_FOLDERS)):
         return True
@@ -123,7 +125,8 @@ def _on_sigterm(signum, frame):
 @contextlib.contextmanager
 def _sigterm_cleans_up():
     """While writing, turn SIGTERM into an exception (so the temporary file is removed), when
-    SIGTERM has its default action and we are in the main thread; else change nothing."""
+    SIGTERM has its default action and we are in the main thread; else change nothing.
+    """
     if (threading.current_thread() is not threading.main_thread()
             or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
         yield
@@ -216,7 +219,8 @@ def write_output(path, inputs=()):
 
 def read_secret(path) -> bytes:
     """The secret key held in the file ``path``: its bytes (at most 64 KiB), without a final
-    line break. Raises ``ValueError`` for an empty key."""
+    line break. Raises ``ValueError`` for an empty key.
+    """
     with open_input(path) as handle:
         key = handle.read(1 << 16).rstrip(b"\r\n")
     if not key:

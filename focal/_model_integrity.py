@@ -33,6 +33,8 @@ import json
 import os
 import re
 import warnings
+from collections.abc import Iterable
+from typing import Any
 
 import numpy as np
 
@@ -119,7 +121,7 @@ def _as_key(key):
 
 
 def seal(text: bytes, key=None) -> bytes:
-    """Append the ``integrity`` line to the JSON text of a model document (ending ``\\n}\\n``)."""
+    r"""Append the ``integrity`` line to the JSON text of a model document (ending ``\n}\n``)."""
     body = text.rstrip()
     if not body.endswith(b"}"):
         raise ValueError("a model document must be a JSON object")
@@ -130,7 +132,7 @@ def seal(text: bytes, key=None) -> bytes:
     return body + b',\n  "integrity": {' + fields.encode("ascii") + b"}\n}\n"
 
 
-def unseal(data: bytes, key=None) -> bytes:
+def unseal(data: bytes, key=None) -> tuple[bytes, bool]:
     """The model document of a file's bytes, its ``integrity`` line checked and removed.
 
     Returns ``(document, sealed)``. A file without the line where :func:`seal` puts it
@@ -166,6 +168,7 @@ def check_depth(doc, limit=MAX_JSON_DEPTH) -> None:
     stack = [(doc, 1)]
     while stack:
         value, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(value, dict):
             children = value.values()
         elif isinstance(value, list):
@@ -183,7 +186,8 @@ _PROBE = (0.0, 1.0, -1.0, 10.0, -10.0, 100.0, -100.0)
 
 def allows_infinite(model) -> bool:
     """True when a step stores infinite fitted numbers (an unbounded PAV or ROCCH: +/-inf
-    log-likelihood ratios are part of the model, outside the range of the training scores)."""
+    log-likelihood ratios are part of the model, outside the range of the training scores).
+    """
     for step in model_steps(model):
         for name, value in vars(step).items():
             if name.endswith("_") and isinstance(value, np.ndarray) and value.dtype.kind == "f" \
@@ -236,7 +240,8 @@ def check_usable(model) -> None:
 def _with_quality(model, first):
     """``apply(X)`` of a quality fusion (alone or first in a pipeline): the outputs with every
     quality measure missing (the affine back-off) and with every measure 0.5 (inside the domain
-    of every transform) side by side."""
+    of every transform) side by side.
+    """
     rest = model[1:] if getattr(model, "steps", None) and len(model.steps) > 1 else None
 
     def apply(X):

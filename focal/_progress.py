@@ -22,7 +22,7 @@ class Progress:
     ``update(n)`` adds ``n`` done steps; with ``progress=True`` a tqdm bar shows them.
     """
 
-    def __init__(self, progress, total: int, what: str):
+    def __init__(self, progress, total: int | None, what: str):
         self.callback = progress if callable(progress) else None
         self.bar = None
         self.done = 0

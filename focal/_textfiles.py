@@ -80,7 +80,8 @@ class LineFields:
 
     def fields(self, rows, width: int):
         """The first ``width`` fields of the given block lines as io ``Fields`` (each of those
-        lines must hold at least ``width``)."""
+        lines must hold at least ``width``).
+        """
         from .io._text import Fields
 
         rows = np.asarray(rows, dtype=np.int64)

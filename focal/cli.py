@@ -23,7 +23,6 @@ import warnings
 from . import _cli_extras as _extras
 from ._cli_parser import DEFAULT_P_TARGET, build_parser
 
-
 # ---------------------------------------------------------------------------------------------
 # printing
 
@@ -299,6 +298,7 @@ def _show_warning(message, category, filename, lineno, file=None, line=None):
 
 
 def main(argv=None) -> int:
+    """Run the ``focal`` command line on ``argv`` and return its exit status."""
     args = build_parser().parse_args(argv)
     _extras.configure_logging(args)
     try:

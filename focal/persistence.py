@@ -96,6 +96,14 @@ for models that are shipped, stored or shared: loading is safe on files from unt
 does not depend on the versions of scikit-learn or NumPy that wrote it. Use pickle / joblib for
 anything else (arbitrary scikit-learn objects, your own subclasses, scratch work within one
 environment), and never load a pickle from a source you do not trust: unpickling runs code.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -245,7 +253,8 @@ def _decode_document(doc):
 
 def _schema_in(model, value):
     """Check the ``input`` schema of a document against its model and attach it; a version-1
-    document has none: the schema is derived from the model, with a note of what is missing."""
+    document has none: the schema is derived from the model, with a note of what is missing.
+    """
     from .schema import FORMATS, InputSchema, input_schema
 
     derived = input_schema(model)
@@ -307,6 +316,7 @@ def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES):
     Parameters
     ----------
     file : str, path-like, or a file object opened for reading (text or binary)
+        The model file.
     key : bytes or str, optional
         The key the model was saved with: its HMAC-SHA256 signature must then match (a file
         saved without a key, or with another key, is refused).

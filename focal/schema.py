@@ -9,6 +9,12 @@ the model file and :func:`focal.load` checks it against the model and attaches i
 
 System names of a multiclass model are written into ``feature_names_in_`` as
 ``"system:class"``, one per input column, as a DataFrame with such columns would give them.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -61,6 +67,7 @@ class InputSchema:
     notes: tuple = field(default=(), compare=False)
 
     def to_dict(self) -> dict:
+        """Plain-Python values for JSON."""
         return {"kind": self.kind, "n_systems": self.n_systems,
                 "systems": None if self.systems is None else list(self.systems),
                 "classes": None if self.classes is None else list(self.classes),
@@ -126,7 +133,8 @@ def _derived(model) -> InputSchema:
 def input_schema(model) -> InputSchema:
     """The input schema of a fitted model: the one attached by :func:`set_input_schema` (or
     :func:`focal.load`) while it still agrees with the estimators (a model fitted again has
-    other inputs), else what the estimators tell."""
+    other inputs), else what the estimators tell.
+    """
     schema = getattr(model, "input_schema_", None)
     derived = _derived(model)
     if isinstance(schema, InputSchema) and all(
@@ -142,7 +150,8 @@ def system_names(paths) -> tuple:
     share at the start or the end, e.g.
     ``dev_sys1.scores, dev_sys2.scores -> sys1, sys2`` and ``dev/a/scores.txt, dev/b/scores.txt
     -> a, b``, so that ``eval_sys1.scores, eval_sys2.scores`` name the same systems. One file
-    keeps its whole name (without the extension)."""
+    keeps its whole name (without the extension).
+    """
     paths = [pathlib.PurePath(p) for p in paths]
     if len(paths) == 1:
         return (paths[0].stem or paths[0].name,)

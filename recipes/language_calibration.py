@@ -85,7 +85,8 @@ def read_system(path):
 
 def align(key, system):
     """Log-likelihoods and labels of the key's segments; languages outside an Albayzin task's
-    targets count as out-of-set (plan sec. 2)."""
+    targets count as out-of-set (plan sec. 2).
+    """
     X, y, _, classes = align_multiclass(key, system,
                                         other="oos" if system.task is not None else "error")
     return X, y, classes

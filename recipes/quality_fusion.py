@@ -1,8 +1,8 @@
-"""Duration-aware fusion: affine fusion vs QMF vs quality fusion, overall and by duration.
+r"""Duration-aware fusion: affine fusion vs QMF vs quality fusion, overall and by duration.
 
     python recipes/quality_fusion.py                  # the variable-length sample set
-    python recipes/quality_fusion.py --dev-key dev.key --dev a.scores b.scores \\
-        --dev-quality dev.durations --eval-key eval.key --eval a.scores b.scores \\
+    python recipes/quality_fusion.py --dev-key dev.key --dev a.scores b.scores \
+        --dev-quality dev.durations --eval-key eval.key --eval a.scores b.scores \
         --eval-quality eval.durations --out figures/
 
 Scores whose calibration drifts with segment duration (data_samples/speaker_detection's
@@ -62,7 +62,8 @@ def load(key_path, score_paths, quality_path):
 
 def _simulate(rng, n, truth):
     """One system's scores and labels whose LLR is (a0 + a1 L) s + (b0 + b1 L), with L the log
-    of the shorter side's duration: the labels are drawn from the posterior at prior 1/2."""
+    of the shorter side's duration: the labels are drawn from the posterior at prior 1/2.
+    """
     durations = np.exp(rng.uniform(np.log(3), np.log(120), size=(n, 2)))
     L = np.log(durations.min(axis=1))
     s = rng.normal(scale=2.0, size=n)
@@ -73,7 +74,8 @@ def _simulate(rng, n, truth):
 
 def known_drift(p, n=100_000, truth=(-0.1, 0.45, 1.5, -0.8)):
     """Fit the scale form to data with a known duration-dependent slope and offset; print the
-    truth, the estimates and the eval Cllr of the affine and the quality fusion."""
+    truth, the estimates and the eval Cllr of the affine and the quality fusion.
+    """
     rng = np.random.default_rng(2010)
     s, y, dur = _simulate(rng, n, truth)
     qf = QualityFusion(form="scale", measures=["duration"], quality_transform="log",

@@ -1,7 +1,7 @@
-"""Fuse three speaker-detection systems at P_target = 0.01 and compare with each system alone.
+r"""Fuse three speaker-detection systems at P_target = 0.01 and compare with each system alone.
 
     python recipes/speaker_fusion.py                  # the sample set in data_samples/
-    python recipes/speaker_fusion.py --dev-key dev.key --dev a.scores b.scores c.scores \\
+    python recipes/speaker_fusion.py --dev-key dev.key --dev a.scores b.scores c.scores \
         --eval-key eval.key --eval a.scores b.scores c.scores --out figures/
 
 The recipe of thesis sec. 8.3 on binary scores (files of lines ``model test score`` and keys of

@@ -1,14 +1,15 @@
-"""Score a spoken term detection system: ATWV, MTWV, C_nxe, C_nxe^min and the DET curve.
+r"""Score a spoken term detection system: ATWV, MTWV, C_nxe, C_nxe^min and the DET curve.
 
     python recipes/term_detection.py                 # the sample set in data_samples/
-    python recipes/term_detection.py sys.stdlist.xml ref.rttm audio.ecf.xml terms.tlist.xml \\
+    python recipes/term_detection.py sys.stdlist.xml ref.rttm audio.ecf.xml terms.tlist.xml \
         --operating-point 0.0001 10 1 --out figures/
 
-The MediaEval 2013 Spoken Web Search evaluation (seed 002) of one system. The four inputs are the
-system's detections (STDLIST XML or a table ``query file tbeg dur score decision``), the
-reference (RTTM or a table ``query file tbeg dur``), the audio (ECF XML, a table
-``file tbeg dur``, or T_audio in seconds) and optionally the term list (TLIST XML or a table);
-formats are recognized by content (:func:`focal.std.read_task`). The recipe
+The MediaEval 2013 Spoken Web Search evaluation (Rodríguez-Fuentes & Penagarikano 2013) of
+one system. The four inputs are the system's detections (STDLIST XML or a table
+``query file tbeg dur score decision``), the reference (RTTM or a table ``query file tbeg dur``),
+the audio (ECF XML, a table ``file tbeg dur``, or T_audio in seconds) and optionally the term
+list (TLIST XML or a table); formats are recognized by content (:func:`focal.std.read_task`).
+The recipe
 
 1. aligns detections with reference occurrences (plan sec. 2.1) and prints the report: ATWV of
    the system's decisions, MTWV and its threshold (eqs. 1-7), C_nxe over the full trial set with

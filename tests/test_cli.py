@@ -1,5 +1,5 @@
 """The focal command line: the workflows give the Python API's numbers exactly; bad input exits 1
-with one line naming the file and line; usage errors exit 2 (issue 7).
+with one line naming the file and line; usage errors exit 2.
 
 The main binary workflow and the demo run as a user runs them (subprocess); the other commands
 run in-process through ``focal.cli.main``, the same code behind the console script.
@@ -7,7 +7,6 @@ run in-process through ``focal.cli.main``, the same code behind the console scri
 
 import json
 import os
-import pathlib
 import shutil
 import subprocess
 import sys
@@ -28,6 +27,13 @@ from focal.io import (
     read_multiclass_key,
     read_scores,
 )
+from focal.metrics import (
+    albayzin_measures,
+    calibration_report,
+    cavg,
+    from_labels,
+    multiclass_cllr,
+)
 from tests._support.cli import (
     BLOCK_MATPLOTLIB,
     DEV,
@@ -39,13 +45,7 @@ from tests._support.cli import (
     run_focal,
     run_main,
 )
-from focal.metrics import (
-    albayzin_measures,
-    calibration_report,
-    cavg,
-    from_labels,
-    multiclass_cllr,
-)
+
 
 def exact(a, b):
     """Bit-identical float arrays."""
@@ -107,7 +107,8 @@ def test_train_with_pav_and_apply_give_the_pipeline_numbers(tmp_path, capsys):
 
 def test_apply_streams_files_in_the_same_order(tmp_path, capsys):
     """Without --align the files are streamed; a file of another trial order is refused with
-    both files and lines named and --align suggested."""
+    both files and lines named and --align suggested.
+    """
     model_path = tmp_path / "fuser.json"
     X, y, models, tests = align_trials(read_key(SPK / "dev.key"), *map(read_scores, DEV))
     focal.save(LogisticFusion().fit(X, y), model_path)
@@ -388,7 +389,8 @@ def test_console_help_and_usage_error():
 
 def test_demo_runs_from_an_installed_copy_on_the_checkout_samples(tmp_path):
     """As after ``pip install .`` without matplotlib: the package lives elsewhere, data_samples/
-    is found in the current directory (the checkout), and the demo says why it draws nothing."""
+    is found in the current directory (the checkout), and the demo says why it draws nothing.
+    """
     site = tmp_path / "site"
     shutil.copytree(ROOT / "focal", site / "focal",
                     ignore=shutil.ignore_patterns("__pycache__"))
@@ -453,7 +455,8 @@ def test_exceptions_map_to_exit_statuses(capsys, monkeypatch):
 
 def test_no_raw_warnings_from_extreme_log_likelihoods(tmp_path, capsys):
     """Overflowing log-likelihood differences give finite or infinite measures, not numpy's
-    RuntimeWarnings on stderr (pytest turns an escaping warning into an error)."""
+    RuntimeWarnings on stderr (pytest turns an escaping warning into an error).
+    """
     scores, key = tmp_path / "x.txt", tmp_path / "x.key"
     scores.write_text("segment a b OOS\ns1 1e308 -1e308 0\ns2 1e308 -1e308 2\n"
                       "s3 -1e308 0 1e308\n")

@@ -1,6 +1,7 @@
 """Outputs never lose a user's data: an output that is an input (by any path or link) is refused
 before anything is written; links, devices and FIFOs are never replaced; a failed or interrupted
-write leaves the complete old file or the complete new one, and no temporary file."""
+write leaves the complete old file or the complete new one, and no temporary file.
+"""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ import focal
 from focal import LogisticFusion
 from focal._files import check_output, write_output
 from focal.cli import main
-from focal.io import apply_to_files, read_scores, write_scores
+from focal.io import read_scores, write_scores
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX links, FIFOs, signals")
 
@@ -230,7 +231,8 @@ def test_sigterm_leaves_no_temporary_file(tmp_path):
 @pytest.mark.slow
 def test_interrupting_apply_never_leaves_a_partial_output_or_changes_an_input(tmp_path):
     """5e6 trials, 20 interruptions at random times (SIGINT and SIGKILL): the output is the
-    complete old file or the complete new one; the inputs are unchanged (by hash)."""
+    complete old file or the complete new one; the inputs are unchanged (by hash).
+    """
     n = 5_000_000
     paths = _big_inputs(tmp_path, n)
     model = str(tmp_path / "model.json")

@@ -1,5 +1,6 @@
 """Identity end to end: systems, classes and the target label keep their meaning from the files
-to the model to its output, or the mismatch is a clear error (never a silently wrong number)."""
+to the model to its output, or the mismatch is a clear error (never a silently wrong number).
+"""
 
 import json
 import pathlib
@@ -35,7 +36,8 @@ PERM = [3, 0, 6, 1, 5, 2, 4]     # "segment Galician Basque OOS Catalan Spanish 
 
 def generic_copies(folder, split, k, perm=None):
     """System k's Albayzin open-set file of ``split`` in the generic format, its columns (and
-    header) in the order ``perm``."""
+    header) in the order ``perm``.
+    """
     a = read_albayzin_scores(LID / f"{split}_sys{k}_open.txt")
     order = list(range(len(a.classes))) if perm is None else perm
     if perm is not None:
@@ -75,7 +77,8 @@ def test_a_permuted_header_is_applied_to_the_right_columns(tmp_path, mode, syste
 
 def test_class_names_as_labels_train_against_the_right_columns():
     """Fitted with language names, MulticlassFusion pairs them with the columns by name (the
-    files' order), as with indices; without the order it refuses instead of sorting."""
+    files' order), as with indices; without the order it refuses instead of sorting.
+    """
     systems = [read_albayzin_scores(LID / f"dev_sys{k}_open.txt") for k in (1, 2, 3)]
     X, y, _, classes = align_multiclass(read_multiclass_key(LID / "dev.key"), *systems)
     names = np.array(classes)[y]
@@ -344,7 +347,8 @@ def test_any_header_order_of_any_file_gives_the_same_output(tmp_path, lid_model_
 
 def test_a_model_without_class_names_takes_the_first_files_order(tmp_path):
     """Fitted on arrays (classes 0..N-1), the model pairs columns with the first file's header;
-    the other files' columns are matched to it by name, and a file of other classes is refused."""
+    the other files' columns are matched to it by name, and a file of other classes is refused.
+    """
     systems = [read_albayzin_scores(LID / f"dev_sys{k}_open.txt") for k in (1, 2)]
     X, y, _, _ = align_multiclass(read_multiclass_key(LID / "dev.key"), *systems)
     model = MulticlassFusion().fit(X, y)

@@ -1,5 +1,6 @@
 """Hostile model files: focal.load refuses them fast, in bounded memory, with a ValueError naming
-the file; keyed signatures (HMAC-SHA256) prove who saved a model."""
+the file; keyed signatures (HMAC-SHA256) prove who saved a model.
+"""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import sys
 
 import numpy as np
 import pytest
-from tests._support.limits import expect_error, run_limited
 
 import focal
 from focal import GaussianBackend, LinearCalibrator, LogisticFusion, PAVCalibrator
+from tests._support.limits import expect_error, run_limited
 
 
 def _data(n=300, d=2, seed=0):
@@ -40,7 +41,8 @@ def _load(path, key=None):
 
 def _resave(path, edit):
     """Edit the JSON document of a saved model and give it correct checksums (as an attacker
-    can): only focal's semantic checks stand in the way."""
+    can): only focal's semantic checks stand in the way.
+    """
     doc = json.loads(path.read_text())
     doc.pop("integrity", None)
     edit(doc)

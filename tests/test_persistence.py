@@ -1,5 +1,6 @@
 """focal.save / focal.load: bit-identical round trips, and every kind of bad file refused with a
-ValueError (issue 7, persistence)."""
+ValueError.
+"""
 
 import copy
 import dataclasses
@@ -22,14 +23,13 @@ from sklearn.pipeline import Pipeline, make_pipeline
 import focal
 import focal.schema
 from focal import (
+    ROCCH,
     GaussianBackend,
     LinearCalibrator,
     LogisticFusion,
     MulticlassFusion,
     PAVCalibrator,
-    ROCCH,
 )
-
 
 # ------------------------------------------------------------------------------ data and models
 
@@ -703,7 +703,8 @@ def test_input_schema_round_trip_and_checks(tmp_path):
 
 def test_version_1_files_still_load_with_a_note():
     """A file written by the previous focal (version 1: no input schema, no pos_label or
-    class_names parameters, classes sorted) loads with the schema derived where it can be."""
+    class_names parameters, classes sorted) loads with the schema derived where it can be.
+    """
     doc = document("fusion-dataframe")
     doc.pop("sha256")
     doc["version"] = 1

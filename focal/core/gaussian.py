@@ -17,6 +17,14 @@ within-class (shared) or per-class covariance. The data are centred by their wei
 first, so offsets of any size do not cost precision. An optional scale-free ridge adds
 ``reg`` times the average variance of the data (``trace`` of their total covariance / d) to
 every covariance diagonal.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
 """
 
 from __future__ import annotations
@@ -56,7 +64,8 @@ class GaussianClasses:
 
 def _cholesky(S: np.ndarray, ridge: float, scale: float, what: str) -> np.ndarray:
     """Lower Cholesky factor of ``S + ridge I``; ValueError when a pivot is negligible relative
-    to ``scale`` (the average variance of the data)."""
+    to ``scale`` (the average variance of the data).
+    """
     d = S.shape[0]
     if ridge > 0:
         S = S + ridge * np.eye(d)

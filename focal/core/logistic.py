@@ -37,6 +37,11 @@ quadratically convergent Newton steps run on all the data. Everything is determi
 rule of the beta family (thesis eq. 8.15 with the rules of :mod:`focal.core.scoring_rules`); those
 objectives are non-convex in general, so it refines a given starting point (normally the
 logistic solution) with Newton steps on a modified Hessian.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

@@ -39,8 +39,9 @@ exactly the binary one of ``fit_logistic`` at the same ``reg``.
 Optimization: Newton's method with exact derivatives in standardized coordinates
 (:mod:`focal.core.newton`, the solver binary fits use too, with its scale-free stopping rule:
 the gradient relative to :func:`objective_scale`), deterministic. Posteriors near 1 keep their
-complement to full relative precision, so extreme priors converge to the optimum. ``"scalar"``/``"calibration"`` use the exact
-(K + N - 1)-square Hessian from one chunked pass per iteration. ``"full"`` has
+complement to full relative precision, so extreme priors converge to the optimum.
+``"scalar"``/``"calibration"`` use the exact (K + N - 1)-square Hessian from one chunked pass
+per iteration. ``"full"`` has
 ``(N-1)(K(N-1)+1)`` parameters (520 for 3 systems of 14 classes): it is solved on nested,
 class-stratified subsets of the trials growing x4 per level, each level started from the
 previous solution and solved to its sampling accuracy, the last (all trials) to ``tol``. The
@@ -48,6 +49,16 @@ smallest level (started from its scalar-mode solution) takes exact Newton steps;
 ones solve each Newton system by conjugate gradients with exact Hessian-vector products (one
 pass each), preconditioned by the smallest level's exact Hessian. Small problems are a single
 level of exact Newton steps.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [3] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
 """
 
 from __future__ import annotations
@@ -184,7 +195,8 @@ def fit_multiclass(L, y, prior, mode="scalar", sample_weight=None, reg=DEFAULT_R
 
 def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter, f_scale):
     """Full mode, level by level (module docstring). Returns (last NewtonResult, n_iter,
-    n_evals); ``result.x`` is B of shape (N-1, K(N-1)+1) flattened, standardized units."""
+    n_evals); ``result.x`` is B of shape (N-1, K(N-1)+1) flattened, standardized units.
+    """
     K = La.shape[1]
     C = V.shape[1]
     D = K * C + 1

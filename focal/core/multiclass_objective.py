@@ -4,6 +4,11 @@ derivatives (prior-weighted multiclass logarithmic cost, thesis eq. 8.17).
 
 Every objective exposes ``evaluate(theta) -> (value, grad, solve, info)`` for
 :func:`focal.core.newton.minimize_newton`.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -65,7 +70,8 @@ def _spreads(L, c, u_bar, pow2):
 @dataclass
 class Block:
     """One chunk of trials, class-major: ``x`` is ``(K, N, m)`` standardized log-likelihoods
-    (scalar mode) or ``(D, m)`` contrast features plus a row of ones (full mode)."""
+    (scalar mode) or ``(D, m)`` contrast features plus a row of ones (full mode).
+    """
 
     x: np.ndarray
     y: np.ndarray
@@ -73,6 +79,7 @@ class Block:
 
     @property
     def cols(self):
+        """Row indices ``0..m-1`` of the block's trials."""
         return np.arange(self.y.shape[0])
 
     @property
@@ -140,7 +147,8 @@ def softmax_columns(G: np.ndarray, y: np.ndarray, c: np.ndarray, flat=None, accu
 
 class ScalarObjective:
     """Scalar-mode objective in standardized coordinates ``theta = (alpha~ (K), b (N-1))``:
-    logits ``sum_k alpha~_k l~_tk + V b + log pi``, with exact gradient and Hessian (one pass)."""
+    logits ``sum_k alpha~_k l~_tk + V b + log pi``, with exact gradient and Hessian (one pass).
+    """
 
     accurate = True  # see softmax_columns
 
@@ -149,10 +157,12 @@ class ScalarObjective:
         self.K = blocks[0].x.shape[0]
 
     def penalty(self, theta):
+        """The L2 penalty of ``theta`` (nats)."""
         a = theta[:self.K]
         return 0.5 * self.reg * float(a @ a)
 
     def evaluate(self, theta):
+        """Objective value, gradient and per-block posteriors at ``theta``."""
         K, V = self.K, self.V
         N = V.shape[0]
         a, b = theta[:K], theta[K:]
@@ -196,7 +206,8 @@ class FullObjective:
     coordinates of every system and a constant 1 (D = K (N-1) + 1), ``B`` of shape (N-1, D)
     flattened row-major. One pass gives objective and gradient; Newton systems are solved
     exactly with the Hessian (``precondition is None``) or by conjugate gradients with exact
-    Hessian-vector products, preconditioned by a given factorized Hessian."""
+    Hessian-vector products, preconditioned by a given factorized Hessian.
+    """
 
     accurate = True  # see softmax_columns
 
@@ -210,9 +221,11 @@ class FullObjective:
         self.pw = pw.ravel()
 
     def penalty(self, theta):
+        """The L2 penalty of ``theta`` (nats)."""
         return 0.5 * float(self.pw @ (theta * theta))
 
     def evaluate(self, theta):
+        """Objective value, gradient and per-block posteriors at ``theta``."""
         VB = self.V @ theta.reshape(self.C, self.D)          # (N, D)
         grad = np.zeros((self.V.shape[0], self.D))
         loss = 0.0
@@ -319,7 +332,8 @@ def scalar_blocks(La, rows, y, w, u_bar, s):
 
 def full_blocks(scalar, V):
     """Full-mode chunks ``(D, m)``: contrast coordinates of every system and a row of ones,
-    from the scalar-mode chunks ``scalar``."""
+    from the scalar-mode chunks ``scalar``.
+    """
     blocks = []
     for blk in scalar:
         K, _, m = blk.x.shape

@@ -18,12 +18,18 @@ matter) and passes ``f_scale``, the natural size of its objective: focal uses th
 uninformative recognizer at the training prior divided by that cost at the flat prior (1 at
 ``p_target = 0.5``; about 4e-11 at ``p_target = 1e-12``). A fixed absolute threshold would
 declare an objective of size 1e-11 converged at its starting point.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from scipy.linalg import LinAlgError, cho_factor, cho_solve, eigh
@@ -116,7 +122,8 @@ def preconditioned_cg(hessp: Callable, g: np.ndarray, precondition: Callable, rt
 
 def _norm(g):
     """Euclidean norm without underflow or overflow of the squares (BLAS nrm2): gradients of
-    objectives at extreme priors are of order 1e-200."""
+    objectives at extreme priors are of order 1e-200.
+    """
     return float(linalg_norm(g, check_finite=False))
 
 

@@ -12,6 +12,13 @@ natural-log LLRs; the formulas are those of :mod:`focal.core.priors`.
 Named points: :meth:`OperatingPoint.sws2013`, :meth:`OperatingPoint.std2006`,
 :meth:`OperatingPoint.sws2012` (which depends on the data) and the pairs of NIST speaker
 recognition evaluations, :meth:`OperatingPoint.nist_sre`.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
@@ -45,6 +52,9 @@ NIST_SRE_POINTS = {
 class OperatingPoint:
     """An application (P_target, C_miss, C_fa) of binary detection.
 
+    Iterating gives ``(p_target, c_miss, c_fa)``, so a point can be unpacked or passed as
+    ``*op`` wherever the three numbers are expected.
+
     Parameters
     ----------
     p_target : float
@@ -54,9 +64,6 @@ class OperatingPoint:
         matters for decisions).
     name : str, default ""
         A label for reports (``"MediaEval SWS 2013"``).
-
-    Iterating gives ``(p_target, c_miss, c_fa)``, so a point can be unpacked or passed as
-    ``*op`` wherever the three numbers are expected.
 
     Examples
     --------
@@ -80,41 +87,70 @@ class OperatingPoint:
         return iter((self.p_target, self.c_miss, self.c_fa))
 
     def as_tuple(self) -> tuple:
-        """``(p_target, c_miss, c_fa)`` as floats."""
+        """``(p_target, c_miss, c_fa)`` as floats.
+
+        Returns
+        -------
+        tuple of float
+            ``(p_target, c_miss, c_fa)``.
+        """
         return (self.p_target, self.c_miss, self.c_fa)
 
     @property
     def log_odds(self) -> float:
         """Effective prior log-odds ``logit(P_target) + log(C_miss / C_fa)`` in nats (thesis
-        eq. 7.13)."""
+        eq. 7.13).
+        """
         return _effective_log_odds(self.p_target, self.c_miss, self.c_fa)
 
     @property
     def effective_prior(self) -> float:
         """``P_tar = C_miss P_target / (C_miss P_target + C_fa (1 - P_target))`` (SWS plan
-        eq. 23): the prior of the equivalent application with unit costs."""
+        eq. 23): the prior of the equivalent application with unit costs.
+        """
         return _effective_prior(self.p_target, self.c_miss, self.c_fa)
 
     @property
     def beta(self) -> float:
         """``C_fa (1 - P_target) / (C_miss P_target)``, the weight of false alarms in TWV (SWS
-        plan eq. 7); 66.66 for SWS 2013. Dimensionless."""
+        plan eq. 7); 66.66 for SWS 2013. Dimensionless.
+        """
         return _beta(self.p_target, self.c_miss, self.c_fa)
 
     @property
     def bayes_threshold(self) -> float:
         """Bayes decision threshold on natural-log LLRs: accept iff ``llr >= -log_odds``
-        (thesis sec. 7.3.1; SWS plan eq. 31)."""
+        (thesis sec. 7.3.1; SWS plan eq. 31).
+        """
         return _bayes_threshold(self.p_target, self.c_miss, self.c_fa)
 
     def detection_cost(self, p_miss, p_fa, normalize: bool = True):
         """``P_target C_miss P_miss + (1 - P_target) C_fa P_fa`` (SWS plan eq. 8), divided by
         the default cost ``min(P_target C_miss, (1 - P_target) C_fa)`` when ``normalize``
-        (eqs. 9-10); works on arrays of rates."""
+        (eqs. 9-10); works on arrays of rates.
+
+        Parameters
+        ----------
+        p_miss, p_fa : float or array_like
+            Miss and false-alarm rates (fractions).
+        normalize : bool, default True
+            Divide by the default cost.
+
+        Returns
+        -------
+        float or ndarray
+            The cost, of the shape of the rates (dimensionless when normalized).
+        """
         return _detection_cost(p_miss, p_fa, self.p_target, self.c_miss, self.c_fa, normalize)
 
     def describe(self) -> str:
-        """``'P_tar=0.01'`` or ``'P_tar=0.01, C_miss=10, C_fa=1'``, for legends and tables."""
+        """``'P_tar=0.01'`` or ``'P_tar=0.01, C_miss=10, C_fa=1'``, for legends and tables.
+
+        Returns
+        -------
+        str
+            The short description.
+        """
         if self.c_miss == 1.0 and self.c_fa == 1.0:
             return f"P_tar={self.p_target:g}"
         return f"P_tar={self.p_target:g}, C_miss={self.c_miss:g}, C_fa={self.c_fa:g}"
@@ -150,7 +186,8 @@ class OperatingPoint:
     @classmethod
     def sws2013(cls) -> OperatingPoint:
         """MediaEval 2013 Spoken Web Search: ``(0.00015, 100, 1)`` (SWS plan eq. 21), beta =
-        66.66, P_tar = 0.0148."""
+        66.66, P_tar = 0.0148.
+        """
         return cls(0.00015, 100.0, 1.0, "MediaEval SWS 2013")
 
     @classmethod

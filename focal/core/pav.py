@@ -64,7 +64,13 @@ __all__ = [
 
 @dataclass(frozen=True, eq=False)
 class SortedTrials:
-    """Target and non-target scores, each sorted ascending (validated, float64 copies)."""
+    """Target and non-target scores, each sorted ascending (validated, float64 copies).
+
+    Attributes
+    ----------
+    tar, non : ndarray of float64
+        The target and the non-target scores, ascending.
+    """
 
     tar: np.ndarray
     non: np.ndarray
@@ -89,6 +95,21 @@ class SortedTrials:
         ``P_miss = #(tar < thr) / N_tar``, ``P_fa = #(non >= thr) / N_non`` (thesis eqs.
         7.16-7.19), for any number of thresholds at once by binary search in the sorted scores
         (the joint-sort computation of thesis sec. 7.6.1). Returns two float arrays.
+
+        Parameters
+        ----------
+        thresholds : float or array_like
+            Score thresholds.
+
+        Returns
+        -------
+        p_miss, p_fa : ndarray
+            Miss and false-alarm rate (fractions) at each threshold.
+
+        References
+        ----------
+        .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+           extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
         """
         thr = np.asarray(thresholds, dtype=float)
         misses = np.searchsorted(self.tar, thr, side="left")
@@ -201,7 +222,7 @@ class PAVResult:
 
     @cached_property
     def llr(self) -> np.ndarray:
-        """Natural-log LLR of each block, ``log((n_tar/N_tar) / (n_non/N_non))`` (eqs. 7.50-7.51, C.20).
+        """LLR (nats) of each block, ``log((n_tar/N_tar) / (n_non/N_non))`` (eqs. 7.50-7.51, C.20).
 
         Strictly increasing; ``-inf`` for a block of only non-targets, ``+inf`` for only targets.
         Independent of any prior (theorem 5).
@@ -214,6 +235,11 @@ class PAVResult:
         Point ``j`` is "accept iff score >= thresholds[j]"; the last threshold is +inf. Points
         strictly inside a run of one label are collinear with its ends and omitted; a run of tied
         target and non-target scores gives a diagonal step, because no threshold can split it.
+
+        Returns
+        -------
+        pfa, pmiss, thresholds : ndarray
+            False-alarm and miss rates (fractions) and the threshold of each point.
         """
         n_t, n_n = self.n_targets, self.n_nontargets
         pmiss = np.concatenate(([0], np.cumsum(self.runs_n_tar))) / n_t
@@ -225,6 +251,16 @@ class PAVResult:
 
         For the training scores this is exact; for unseen scores between blocks it returns the
         block below.
+
+        Parameters
+        ----------
+        scores : array_like
+            Scores to look up.
+
+        Returns
+        -------
+        ndarray of int
+            Block index of each score, in ``0..K-1``.
         """
         return step_index(self.score_lo, scores)
 
@@ -232,13 +268,44 @@ class PAVResult:
         """E_log after PAV: the minimum prior-weighted logarithmic cost, in nats (eq. 7.46).
 
         Each block contributes its LLR weighted by its target / non-target counts.
+
+        Parameters
+        ----------
+        p_target : float
+            Target prior in (0, 1).
+
+        Returns
+        -------
+        float
+            The minimum cross-entropy in nats.
+
+        References
+        ----------
+        .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+           extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
         """
         llr = self.llr
         return cross_entropy_nats(llr, llr, p_target, tar_weight=self.n_tar, non_weight=self.n_non)
 
 
 def pav_from_sorted(trials: SortedTrials) -> PAVResult:
-    """PAV blocks of already sorted and validated trials (see the module docstring)."""
+    """PAV blocks of already sorted and validated trials (see the module docstring).
+
+    Parameters
+    ----------
+    trials : SortedTrials
+        Validated trials, each class sorted ascending (:func:`sort_trials`).
+
+    Returns
+    -------
+    PAVResult
+        The PAV blocks, lowest scores first.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    """
     tar, non = trials.tar, trials.non
     if tar.size <= non.size:
         # elements between consecutive points of the cumulative-sum diagram where a block may

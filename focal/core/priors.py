@@ -3,12 +3,20 @@
 An application (P_target, C_miss, C_fa) is equivalent, for evaluation, to a single *effective
 target prior* with unit costs (thesis eqs. 7.12-7.13; SWS plan eqs. 22-24). Log-odds use natural
 logarithms; entropies are in bits.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
 
 import numpy as np
-from scipy.special import expit, logit as _logit
+from scipy.special import expit
+from scipy.special import logit as _logit
 
 from .validation import check_positive, check_probability
 
@@ -25,12 +33,50 @@ __all__ = [
 
 
 def logit(p):
-    """Log-odds ``log(p / (1 - p))`` in nats (thesis footnote 8); works on arrays."""
+    """Log-odds ``log(p / (1 - p))`` in nats (thesis footnote 8); works on arrays.
+
+    Parameters
+    ----------
+    p : float or array_like
+        Probabilities in [0, 1] (0 and 1 give -inf and +inf).
+
+    Returns
+    -------
+    float or ndarray
+        The log-odds in nats.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+
+    Examples
+    --------
+    >>> from focal import logit
+    >>> float(logit(0.5))
+    0.0
+    """
     return _logit(p)
 
 
 def sigmoid(x):
-    """Inverse logit ``1 / (1 + exp(-x))`` (thesis footnote 8); overflow-free on arrays."""
+    """Inverse logit ``1 / (1 + exp(-x))`` (thesis footnote 8); overflow-free on arrays.
+
+    Parameters
+    ----------
+    x : float or array_like
+        Log-odds in nats.
+
+    Returns
+    -------
+    float or ndarray
+        The probabilities, in [0, 1].
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    """
     return expit(x)
 
 
@@ -38,6 +84,23 @@ def effective_log_odds(p_target, c_miss=1.0, c_fa=1.0) -> float:
     """Log-odds of the effective prior: ``logit(P_target) + log(C_miss / C_fa)`` (thesis eq. 7.13).
 
     Computed in the log domain, so it stays exact for priors far in the tails.
+
+    Parameters
+    ----------
+    p_target : float
+        Target prior P_target in (0, 1).
+    c_miss, c_fa : float, default 1.0
+        Costs of a miss and of a false alarm (> 0).
+
+    Returns
+    -------
+    float
+        The effective prior log-odds in nats.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     p = check_probability(p_target, "p_target")
     cm = check_positive(c_miss, "c_miss")
@@ -51,6 +114,31 @@ def effective_prior(p_target, c_miss=1.0, c_fa=1.0) -> float:
     ``P_tar = C_miss P_target / (C_miss P_target + C_fa (1 - P_target))`` (SWS plan eq. 23,
     thesis eq. 7.13). The application (P_tar, 1, 1) makes the same Bayes decisions and ranks
     systems in the same order as the original one. Dimensionless probability in (0, 1).
+
+    Parameters
+    ----------
+    p_target : float
+        Target prior P_target in (0, 1).
+    c_miss, c_fa : float, default 1.0
+        Costs of a miss and of a false alarm (> 0).
+
+    Returns
+    -------
+    float
+        The effective target prior P_tar.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+
+    Examples
+    --------
+    >>> from focal import effective_prior
+    >>> round(effective_prior(0.01, c_miss=10.0), 4)
+    0.0917
     """
     return float(expit(effective_log_odds(p_target, c_miss, c_fa)))
 
@@ -60,6 +148,23 @@ def beta(p_target, c_miss=1.0, c_fa=1.0) -> float:
 
     SWS plan eq. 7 (TWV) and eq. 11 (NIST normalized cost). Equals ``(1 - P_tar) / P_tar`` for the
     effective prior (eq. 22). Dimensionless.
+
+    Parameters
+    ----------
+    p_target : float
+        Target prior P_target in (0, 1).
+    c_miss, c_fa : float, default 1.0
+        Costs of a miss and of a false alarm (> 0).
+
+    Returns
+    -------
+    float
+        beta, > 0.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     return float(np.exp(-effective_log_odds(p_target, c_miss, c_fa)))
 
@@ -70,6 +175,21 @@ def prior_entropy(p_target) -> float:
     ``H(p) = (p log(1/p) + (1 - p) log(1/(1 - p))) / log 2`` (SWS plan eq. 39). Computed with the
     same logarithmic-cost expression as :func:`focal.core.scoring.cross_entropy_nats`, so an
     uninformative system normalizes to exactly 1.
+
+    Parameters
+    ----------
+    p_target : float
+        Target prior in (0, 1).
+
+    Returns
+    -------
+    float
+        The entropy in bits, in (0, 1].
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     p = check_probability(p_target, "p_target")
     plo = _logit(p)
@@ -80,6 +200,25 @@ def bayes_threshold(p_target, c_miss=1.0, c_fa=1.0) -> float:
     """Bayes decision threshold on natural-log LLRs: accept iff ``llr >= -logit(P_tar)``.
 
     Thesis sec. 7.3.1 (threshold ``-h`` for prior log-odds ``h``) and SWS plan eqs. 30-31.
+
+    Parameters
+    ----------
+    p_target : float
+        Target prior P_target in (0, 1).
+    c_miss, c_fa : float, default 1.0
+        Costs of a miss and of a false alarm (> 0).
+
+    Returns
+    -------
+    float
+        The threshold in nats.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     return -effective_log_odds(p_target, c_miss, c_fa)
 
@@ -91,6 +230,27 @@ def detection_cost(p_miss, p_fa, p_target, c_miss=1.0, c_fa=1.0, normalize: bool
     (eqs. 9-10), so 1 is the cost of the best decision made without looking at the scores.
     Works on arrays of rates; parameters must already be validated. Normalized cost is
     dimensionless; otherwise it is in the units of the costs.
+
+    Parameters
+    ----------
+    p_miss, p_fa : float or array_like
+        Miss and false-alarm rates (fractions).
+    p_target : float
+        Target prior P_target in (0, 1).
+    c_miss, c_fa : float, default 1.0
+        Costs of a miss and of a false alarm (> 0).
+    normalize : bool, default True
+        Divide by the default cost.
+
+    Returns
+    -------
+    float or ndarray
+        The cost, of the shape of the rates.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     a = p_target * c_miss
     b = (1.0 - p_target) * c_fa

@@ -33,6 +33,11 @@ All three are linear in their parameters: the LLR is ``theta^T phi(s, q)`` for a
 logistic regression as the affine fusion (thesis eq. 8.17, :func:`focal.core.logistic.
 fit_logistic`): same objective, same penalty in standardized units, same Newton solver,
 started from the affine fusion (the quality weights at zero).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -61,7 +66,8 @@ def n_quality_features(M, form):
 def design_matrix(X, qm, qt, form, features="minmax"):
     """Feature vectors ``phi`` of the trials (without the constant): ``[s, g]`` or, for the
     "scale" form, ``[s, g, s_1 g, ..., s_K g]``, with ``g`` the :func:`quality_features`.
-    Shape (n_trials, K + P) or (n, K + P + K P); built in place, one column at a time."""
+    Shape (n_trials, K + P) or (n, K + P + K P); built in place, one column at a time.
+    """
     n, K = X.shape
     P = n_quality_features(qm.shape[1], form)
     width = K + P + (K * P if form == "scale" else 0)

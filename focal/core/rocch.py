@@ -8,6 +8,11 @@ on the few hull vertices; nothing here touches the trials again.
 Vertex ``k`` (``k = 0..K``) is the operating point "accept iff score >= thresholds[k]": the
 first ``k`` PAV blocks are rejected. Vertex 0 accepts everything (P_miss = 0, P_fa = 1), vertex K
 rejects everything (P_miss = 1, P_fa = 0). Error rates are fractions in [0, 1].
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -120,7 +125,8 @@ class ROCCH:
     # -- points where the hull crosses a line through the origin ------------------------
     def _side_of_line(self, alpha: int, beta: int, m=None, f=None) -> np.ndarray:
         """``alpha * misses - beta * false_alarms`` at every vertex (or at the points of counts
-        ``m, f``), exact (strictly increasing)."""
+        ``m, f``), exact (strictly increasing).
+        """
         if m is None:
             m, f = self.n_misses, self.n_false_alarms
         if max(self.n_targets, self.n_nontargets, alpha, beta) < _INT64_SAFE:
@@ -128,7 +134,7 @@ class ROCCH:
         return np.array([alpha * int(a) - beta * int(b) for a, b in zip(m, f)], dtype=object)
 
     def _crossing_misses(self, alpha: int, beta: int, m=None, f=None) -> Fraction:
-        """Miss count (exact rational) where the hull meets ``alpha * misses == beta * false_alarms``.
+        """Miss count (exact rational) where the hull meets ``alpha misses == beta false_alarms``.
 
         On the segment from vertex (M0, F0) to (M1, F1), with dM = M1 - M0, dF = F0 - F1, the
         crossing has ``misses = beta (M0 dF + F0 dM) / (alpha dM + beta dF)``. With ``m, f``
@@ -174,7 +180,8 @@ class ROCCH:
     def prbep(self) -> float:
         """Precision-recall break-even point: the number of misses (= number of false alarms)
         where the hull crosses misses = false alarms, an absolute error count, usually not an
-        integer (thesis sec. 7.3.8)."""
+        integer (thesis sec. 7.3.8).
+        """
         return float(self._crossing_misses(1, 1))
 
     @property
@@ -210,13 +217,13 @@ class ROCCH:
         return misses.astype(np.int64), self.n_nontargets - below_non.astype(np.int64)
 
     # -- score thresholds (where on the raw score scale the optimal decisions fall) --------
-    def _threshold_of_vertices(self, optimal: np.ndarray) -> "Threshold":
+    def _threshold_of_vertices(self, optimal: np.ndarray) -> Threshold:
         """:class:`Threshold` of the optimal vertices ``optimal`` (a boolean mask, not empty)."""
         k = np.flatnonzero(optimal)
         return Threshold(value=float(self.thresholds[k[0]]), low=float(self.thresholds[k[0]]),
                          high=float(self.thresholds[k[-1]]))
 
-    def min_dcf_threshold(self, p_target, c_miss=1.0, c_fa=1.0) -> "Threshold":
+    def min_dcf_threshold(self, p_target, c_miss=1.0, c_fa=1.0) -> Threshold:
         """Score threshold of the minimum DCF (thesis eq. 7.21): "accept iff score >= value".
 
         The minimum over thresholds is attained at a hull vertex; hard decisions at
@@ -225,6 +232,18 @@ class ROCCH:
         ``low`` and ``high`` are the lowest and highest optimal thresholds; every threshold
         between ``low`` and ``high`` that is a hull vertex is optimal too, and ``value`` is
         ``low``. Thresholds are on the scale of the scores given (raw scores or LLRs).
+
+        Parameters
+        ----------
+        p_target : float
+            Target prior P_target in (0, 1).
+        c_miss, c_fa : float, default 1.0
+            Costs of a miss and of a false alarm (> 0).
+
+        Returns
+        -------
+        Threshold
+            The optimal threshold and the range of equally optimal ones.
         """
         p = check_probability(p_target, "p_target")
         cm = check_positive(c_miss, "c_miss")
@@ -234,7 +253,7 @@ class ROCCH:
         return self._threshold_of_vertices(cost <= best + _TIE_RTOL * max(best, 1e-300))
 
     @property
-    def eer_threshold(self) -> "Threshold":
+    def eer_threshold(self) -> Threshold:
         """Score threshold at the ROCCH-EER (thesis sec. 7.3.7): "accept iff score >= value".
 
         When the hull crosses P_miss = P_fa at a vertex, ``low == high == value`` and hard
@@ -278,6 +297,20 @@ class ROCCH:
         vertices; with ``normalize=True`` divided by the default cost
         ``min(P_target C_miss, (1 - P_target) C_fa)`` (SWS plan eqs. 8-10), so 1 is the cost of the
         best fixed decision. In units of the costs when not normalized.
+
+        Parameters
+        ----------
+        p_target : float
+            Target prior P_target in (0, 1).
+        c_miss, c_fa : float, default 1.0
+            Costs of a miss and of a false alarm (> 0).
+        normalize : bool, default True
+            Divide by the cost of the best fixed decision.
+
+        Returns
+        -------
+        float
+            The minimum detection cost.
         """
         p = check_probability(p_target, "p_target")
         cm = check_positive(c_miss, "c_miss")
@@ -291,6 +324,16 @@ class ROCCH:
         threshold -h, found by binary search in the (increasing) segment LLRs; the neighbouring
         vertices are checked too, so ties are resolved by exact minimization. Error rates are
         unnormalized fractions (divide by ``min(p, 1 - p)`` for the normalized plot, eq. 7.20).
+
+        Parameters
+        ----------
+        prior_log_odds : float or array_like
+            Prior log-odds h in nats (NaN raises ``ValueError``).
+
+        Returns
+        -------
+        MinBayesErrors
+            The minimum error-rates and their parts at each ``h``.
         """
         h = np.asarray(prior_log_odds, dtype=float)
         if np.isnan(h).any():
@@ -311,10 +354,27 @@ class ROCCH:
 
     def min_cllr(self, p_target=0.5) -> float:
         """Cllr after optimal monotone recalibration (PAV), in bits, normalized by the prior
-        entropy like :func:`focal.metrics.cllr` (thesis sec. 7.7.4, eq. 7.46)."""
+        entropy like :func:`focal.metrics.cllr` (thesis sec. 7.7.4, eq. 7.46).
+
+        Parameters
+        ----------
+        p_target : float, default 0.5
+            Target prior in (0, 1).
+
+        Returns
+        -------
+        float
+            minCllr in bits per bit, in [0, 1].
+        """
         p = check_probability(p_target, "p_target")
         return normalized_cross_entropy(self.pav.cross_entropy(p), p)
 
     def det_points(self):
-        """Hull vertices as ``(pfa, pmiss)`` arrays, ready for a (probit-scaled) DET plot."""
+        """Hull vertices as ``(pfa, pmiss)`` arrays, ready for a (probit-scaled) DET plot.
+
+        Returns
+        -------
+        pfa, pmiss : ndarray
+            Copies of the vertices' false-alarm and miss rates (fractions).
+        """
         return self.p_fa.copy(), self.p_miss.copy()

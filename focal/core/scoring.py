@@ -9,6 +9,13 @@ prior log-odds ``h = logit(p_target)``, in nats::
 and the empirical cross-entropy weights each class by prior / count (thesis eq. 7.40). Both are
 computed with ``logaddexp``, so LLRs of any magnitude (and +/-inf) are exact: a wrong infinite
 LLR costs inf, a right one costs 0.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
@@ -24,12 +31,48 @@ _LOG2 = float(np.log(2.0))
 
 
 def target_cost(llr, plo):
-    """Logarithmic cost (nats) of target trials with LLRs ``llr`` at prior log-odds ``plo`` (eq. 7.39)."""
+    """Logarithmic cost (nats) of target trials at prior log-odds ``plo`` (thesis eq. 7.39).
+
+    Parameters
+    ----------
+    llr : array_like
+        Natural-log LLRs of target trials.
+    plo : float
+        Prior log-odds ``logit(p_target)``.
+
+    Returns
+    -------
+    ndarray
+        ``log(1 + exp(-(llr + plo)))`` per trial, in nats.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    """
     return np.logaddexp(0.0, -(np.asarray(llr, dtype=float) + plo))
 
 
 def nontarget_cost(llr, plo):
-    """Logarithmic cost (nats) of non-target trials with LLRs ``llr`` at prior log-odds ``plo`` (eq. 7.39)."""
+    """Logarithmic cost (nats) of non-target trials at prior log-odds ``plo`` (thesis eq. 7.39).
+
+    Parameters
+    ----------
+    llr : array_like
+        Natural-log LLRs of non-target trials.
+    plo : float
+        Prior log-odds ``logit(p_target)``.
+
+    Returns
+    -------
+    ndarray
+        ``log(1 + exp(llr + plo))`` per trial, in nats.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    """
     return np.logaddexp(0.0, np.asarray(llr, dtype=float) + plo)
 
 
@@ -58,6 +101,25 @@ def cross_entropy_nats(tar_llr, non_llr, p_target: float, tar_weight=None, non_w
     ``p/|T1| sum_t C_log(target) + (1-p)/|T2| sum_t C_log(non-target)``, where optional
     non-negative weights replace the trial counts (a trial of weight k counts as k trials; used
     for PAV blocks and for censored trials). ``p_target`` must already be validated.
+
+    Parameters
+    ----------
+    tar_llr, non_llr : array_like
+        Natural-log LLRs of the target and of the non-target trials.
+    p_target : float
+        Target prior in (0, 1).
+    tar_weight, non_weight : array_like, optional
+        Non-negative trial weights (None: every trial counts once).
+
+    Returns
+    -------
+    float
+        E_log in nats.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     plo = float(logit(p_target))
     c_t = _class_mean(target_cost(tar_llr, plo), tar_weight)
@@ -70,5 +132,22 @@ def normalized_cross_entropy(xe_nats: float, p_target: float) -> float:
 
     The Cllr / C_nxe normalization: 1 for the uninformative system at every prior (exactly, as
     :func:`focal.core.priors.prior_entropy` uses the same expression), 0 for a perfect one.
+
+    Parameters
+    ----------
+    xe_nats : float
+        A cross-entropy in nats.
+    p_target : float
+        Target prior in (0, 1) it was computed at.
+
+    Returns
+    -------
+    float
+        The normalized cross-entropy in bits per bit.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     return xe_nats / _LOG2 / prior_entropy(p_target)

@@ -40,6 +40,15 @@ p = b - 1, s = a, x = 1 - q) divided by the beta function B(a, b). For p >= 1 it
 ``B(p, s) I_(1-x)(s, p)`` (regularized incomplete beta); for p < 1, where it may diverge at
 x = 0, it is computed from ``log x`` with Gauss-Jacobi rules that carry the endpoint
 singularities exactly, so it is accurate to a few ulps for LLRs of any size.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+.. [3] N. Brümmer, keynote talk on proper scoring rules, Odyssey 2012: The Speaker and
+   Language Recognition Workshop, Singapore, 2012 ("the keynote").
 """
 
 from __future__ import annotations
@@ -105,11 +114,13 @@ class BetaRule:
     @property
     def name(self) -> str:
         """``'logarithmic'``, ``'brier'``, ``'boosting'``, ``'low_false_alarm'``, or
-        ``'beta(a, b)'``."""
+        ``'beta(a, b)'``.
+        """
         return _NAMED.get((self.a, self.b), f"beta({self.a:g}, {self.b:g})")
 
     @property
     def is_logarithmic(self) -> bool:
+        """Whether this is the logarithmic rule (a = b = 1)."""
         return self.a == 1.0 and self.b == 1.0
 
     @property

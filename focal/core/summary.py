@@ -40,6 +40,11 @@ Nothing here depends on an engine. With Spark, Ray or a plain process pool, a us
 Counts are exact integers; trial weights are integer multiplicities (a trial of weight k counts
 as k trials, e.g. pre-aggregated duplicate trials), so every count stays exact and the PAV keeps
 its exact integer certificate (:func:`focal.core.pav.pav_of_runs`).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -84,25 +89,29 @@ class ScoreSummary:
     runs_score_lo: np.ndarray | None = None
 
     @classmethod
-    def empty(cls, keep_runs: bool = False) -> "ScoreSummary":
+    def empty(cls, keep_runs: bool = False) -> ScoreSummary:
         """The summary of no trials (the neutral element of :func:`merge`)."""
         f, i = np.empty(0), np.empty(0, dtype=np.int64)
         return cls(f, f, i, i, *((i, i, f) if keep_runs else (None, None, None)))
 
     @property
     def n_blocks(self) -> int:
+        """Number of PAV blocks."""
         return int(self.n_tar.size)
 
     @property
     def n_targets(self) -> int:
+        """Number of target trials."""
         return int(self.n_tar.sum())
 
     @property
     def n_nontargets(self) -> int:
+        """Number of non-target trials."""
         return int(self.n_non.sum())
 
     @property
     def has_runs(self) -> bool:
+        """Whether the runs of the steppy DET curve are kept."""
         return self.runs_n_tar is not None
 
     def to_pav(self) -> PAVResult:
@@ -114,11 +123,11 @@ class ScoreSummary:
         if self.n_targets == 0 or self.n_nontargets == 0:
             raise ValueError(f"the summarized trials hold {self.n_targets} target and "
                              f"{self.n_nontargets} non-target trials: measures need both classes")
-        if self.has_runs:
-            runs = (self.runs_n_tar, self.runs_n_non, self.runs_score_lo)
-        else:
-            runs = (self.n_tar, self.n_non, self.score_lo)
-        return PAVResult(self.score_lo, self.score_hi, self.n_tar, self.n_non, *runs)
+        runs_t, runs_n, runs_lo = self.runs_n_tar, self.runs_n_non, self.runs_score_lo
+        if runs_t is None or runs_n is None or runs_lo is None:  # no runs kept: the blocks
+            runs_t, runs_n, runs_lo = self.n_tar, self.n_non, self.score_lo
+        return PAVResult(self.score_lo, self.score_hi, self.n_tar, self.n_non, runs_t, runs_n,
+                         runs_lo)
 
     def hull(self) -> ROCCH:
         """The ROC convex hull of the summarized trials (thesis 7.3.6)."""
@@ -188,7 +197,8 @@ def as_count_weights(sample_weight, n: int, name: str = "sample_weight") -> np.n
 
 def distinct_counts(x, w):
     """Distinct values of the scores ``x`` and the summed integer weights ``w`` of each,
-    ascending (one stable sort)."""
+    ascending (one stable sort).
+    """
     if x.size == 0:
         return x, np.empty(0, dtype=np.int64)
     order = np.argsort(x, kind="stable")
@@ -201,7 +211,8 @@ def distinct_counts(x, w):
 
 def check_trials(scores, labels, sample_weight):
     """``(scores, labels, weights)`` validated: float64 scores (NaN refused, +/-inf allowed,
-    empty allowed), bool labels (1 / True = target), int64 multiplicities or None."""
+    empty allowed), bool labels (1 / True = target), int64 multiplicities or None.
+    """
     s = as_score_array(scores, "scores", allow_empty=True)
     y = as_binary_labels(labels, "labels") if s.size else np.zeros(0, dtype=bool)
     if y.shape != s.shape:
@@ -277,7 +288,8 @@ def merge(summaries, keep_runs: bool | None = None) -> ScoreSummary:
         return ScoreSummary.empty(keep_runs)
     cat = [np.concatenate([getattr(p, f) for p in parts])
            for f in ("n_tar", "n_non", "score_lo", "score_hi")]
-    merged = _from_runs(*cat, keep_runs=False)
+    n_t, n_n, lo, hi = cat
+    merged = _from_runs(n_t, n_n, lo, hi, keep_runs=False)
     if not keep_runs:
         return merged
     runs = _join_runs(*(np.concatenate([getattr(p, f) for p in parts])
@@ -318,13 +330,13 @@ class TrialSums:
     n_non = renamed("n_nontargets")
 
     @classmethod
-    def empty(cls, p_targets=(), thresholds=()) -> "TrialSums":
+    def empty(cls, p_targets=(), thresholds=()) -> TrialSums:
         """Sums of no trials at the given priors and thresholds (the neutral element of ``+``)."""
         p, t = _priors(p_targets), _thresholds(thresholds)
         return cls(0, 0, p, np.zeros(p.size), np.zeros(p.size), t,
                    np.zeros(t.size, dtype=np.int64), np.zeros(t.size, dtype=np.int64))
 
-    def __add__(self, other: "TrialSums") -> "TrialSums":
+    def __add__(self, other: TrialSums) -> TrialSums:
         if not (np.array_equal(self.p_targets, other.p_targets)
                 and np.array_equal(self.thresholds, other.thresholds)):
             raise ValueError("TrialSums added together must use the same p_targets and "
@@ -409,7 +421,8 @@ def trial_sums(scores, labels, sample_weight=None, *, p_targets=(), thresholds=(
         n_tar, n_non = tar.size, non.size
         n_mis, n_fa = mis, n_non - fa
     else:
-        ct, cn = np.concatenate(([0], np.cumsum(tw))), np.concatenate(([0], np.cumsum(nw)))
+        ct = np.concatenate(([0], np.cumsum(tw)))
+        cn = np.concatenate(([0], np.cumsum(np.asarray(nw))))
         n_tar, n_non = int(ct[-1]), int(cn[-1])
         n_mis, n_fa = ct[mis], n_non - cn[fa]
     return TrialSums(int(n_tar), int(n_non), p, _cost_sums(tar, tw, p, target_cost),

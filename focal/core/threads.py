@@ -13,11 +13,12 @@ from __future__ import annotations
 import contextlib
 import functools
 import threading
+from typing import Any
 
 __all__ = ["single_threaded_blas"]
 
 _lock = threading.Lock()
-_state = {"users": 0, "limiter": None}
+_state: dict[str, Any] = {"users": 0, "limiter": None}
 
 
 @functools.lru_cache(maxsize=1)

@@ -154,7 +154,8 @@ def check_pos_label(pos_label, name: str = "pos_label"):
 
 def binary_classes(labels, is_target) -> np.ndarray:
     """``[non-target label, target label]`` of labels checked by :func:`as_binary_labels`, both
-    classes present (``classes_`` of focal's binary estimators: ``classes_[1]`` is the target)."""
+    classes present (``classes_`` of focal's binary estimators: ``classes_[1]`` is the target).
+    """
     arr = np.asarray(labels)
     return np.concatenate([arr[~is_target][:1], arr[is_target][:1]])
 

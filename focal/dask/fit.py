@@ -7,6 +7,11 @@ logarithmic cost, thesis eq. 8.17, with the L2 penalty in standardized units of
 partitions per evaluation, each partition returning its cost, gradient and (K+1)-square Hessian
 sums. The trials never leave the workers; the result is the usual in-memory estimator (save it
 with :func:`focal.save`, apply it with ``transform`` or, on dask collections, :func:`apply`).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -126,7 +131,8 @@ def probe_fit(estimator, labels, width, names=None):
     scores, one iteration): it applies the estimator's own label and parameter rules (which
     label is the target, class names, refusals with their messages) and sets every fitted
     attribute that does not depend on the scores, so the distributed fit never re-implements
-    them."""
+    them.
+    """
     from sklearn.base import clone
 
     X = np.zeros((labels.shape[0], width))
@@ -268,7 +274,7 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
 
     # pass 1: labels, class totals, moments (per class, merged exactly)
     moments = compute(*[delayed(_block_moments, pure=True)(i, *b) for i, b in enumerate(blocks)])
-    per_label = {}
+    per_label: dict = {}
     n_rows = sum(m.pop("rows") for m in moments)
     for m in moments:
         for v, stats in m.items():

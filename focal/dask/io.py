@@ -27,7 +27,7 @@ def expand_paths(pattern_or_paths, name: str):
     """A path, a glob pattern or a list of them -> sorted list of existing files (ValueError)."""
     items = [pattern_or_paths] if isinstance(pattern_or_paths, (str, os.PathLike)) else list(
         pattern_or_paths)
-    out = []
+    out: list[str] = []
     for item in items:
         item = os.fspath(item)
         matches = sorted(glob.glob(item)) if glob.has_magic(item) else [item]

@@ -11,6 +11,13 @@ returned :class:`focal.metrics.SummarizedScores`.
 
 Work runs on the active dask scheduler: open a ``dask.distributed.Client`` first to use a
 cluster.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
@@ -40,6 +47,8 @@ def summarize(scores, labels, sample_weight=None, *, p_targets=(), thresholds=()
     labels : dask array or dask Series, shape (n_trials,)
         1 / True for target trials, 0 / False for non-targets; partitions lined up with
         ``scores`` (a dask array is rechunked to ``scores``' chunks).
+    sample_weight : dask array or dask Series, optional
+        Non-negative integer multiplicity of each trial (None: every trial counts once).
     p_targets : array_like
         Priors at which Cllr / cross-entropy will be asked for.
     thresholds : array_like
@@ -56,6 +65,7 @@ def summarize(scores, labels, sample_weight=None, *, p_targets=(), thresholds=()
     Returns
     -------
     SummarizedScores
+        The PAV block summary and the trial sums, from which every measure is read.
     """
     summary, sums = summarize_dask(scores, labels, sample_weight, p_targets=p_targets,
                                    thresholds=thresholds, keep_runs=keep_runs,
@@ -68,10 +78,15 @@ def cross_entropy(scores, labels, p_target=0.5, sample_weight=None) -> float:
 
     Parameters
     ----------
-    scores, labels, sample_weight
-        The trials, as in :func:`summarize`.
+    scores : dask array or dask Series, shape (n_trials,)
+        Scores or natural-log LLRs, as in :func:`summarize`.
+    labels : dask array or dask Series, shape (n_trials,)
+        1 / True for targets, 0 / False for non-targets, as in :func:`summarize`.
     p_target : float, default 0.5
         Effective target prior weighting the two classes' mean costs (thesis eq. 7.40).
+
+    sample_weight : dask array or dask Series, optional
+        Integer trial multiplicities, as in :func:`summarize`.
 
     Returns
     -------
@@ -89,10 +104,15 @@ def cllr(scores, labels, p_target=0.5, sample_weight=None) -> float:
 
     Parameters
     ----------
-    scores, labels, sample_weight
-        The trials, as in :func:`summarize`.
+    scores : dask array or dask Series, shape (n_trials,)
+        Scores or natural-log LLRs, as in :func:`summarize`.
+    labels : dask array or dask Series, shape (n_trials,)
+        1 / True for targets, 0 / False for non-targets, as in :func:`summarize`.
     p_target : float, default 0.5
         Effective target prior (0.5: the classical Cllr).
+
+    sample_weight : dask array or dask Series, optional
+        Integer trial multiplicities, as in :func:`summarize`.
 
     Returns
     -------
@@ -108,10 +128,15 @@ def min_cllr(scores, labels, p_target=0.5, sample_weight=None) -> float:
 
     Parameters
     ----------
-    scores, labels, sample_weight
-        The trials, as in :func:`summarize`.
+    scores : dask array or dask Series, shape (n_trials,)
+        Scores or natural-log LLRs, as in :func:`summarize`.
+    labels : dask array or dask Series, shape (n_trials,)
+        1 / True for targets, 0 / False for non-targets, as in :func:`summarize`.
     p_target : float, default 0.5
         Effective target prior.
+
+    sample_weight : dask array or dask Series, optional
+        Integer trial multiplicities, as in :func:`summarize`.
 
     Returns
     -------
@@ -128,12 +153,19 @@ def dcf(scores, labels, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True,
 
     Parameters
     ----------
-    scores, labels, sample_weight
-        The trials, as in :func:`summarize`.
-    p_target, c_miss, c_fa : float
-        The application: target prior and costs.
+    scores : dask array or dask Series, shape (n_trials,)
+        Scores or natural-log LLRs, as in :func:`summarize`.
+    labels : dask array or dask Series, shape (n_trials,)
+        1 / True for targets, 0 / False for non-targets, as in :func:`summarize`.
+    p_target : float
+        Target prior P_target in (0, 1).
+    c_miss, c_fa : float, default 1.0
+        Costs of a miss and of a false alarm (> 0).
     normalize : bool, default True
         Divide by the cost of the best fixed decision.
+
+    sample_weight : dask array or dask Series, optional
+        Integer trial multiplicities, as in :func:`summarize`.
 
     Returns
     -------
@@ -152,10 +184,19 @@ def min_dcf(scores, labels, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = Tr
 
     Parameters
     ----------
-    scores, labels, sample_weight
-        The trials, as in :func:`summarize`.
-    p_target, c_miss, c_fa, normalize
-        The application and the normalization, as in :func:`dcf`.
+    scores : dask array or dask Series, shape (n_trials,)
+        Scores or natural-log LLRs, as in :func:`summarize`.
+    labels : dask array or dask Series, shape (n_trials,)
+        1 / True for targets, 0 / False for non-targets, as in :func:`summarize`.
+    p_target : float
+        Target prior P_target in (0, 1).
+    c_miss, c_fa : float, default 1.0
+        Costs of a miss and of a false alarm (> 0).
+    normalize : bool, default True
+        Divide by the cost of the best fixed decision.
+
+    sample_weight : dask array or dask Series, optional
+        Integer trial multiplicities, as in :func:`summarize`.
 
     Returns
     -------
@@ -172,8 +213,13 @@ def eer(scores, labels, sample_weight=None) -> float:
 
     Parameters
     ----------
-    scores, labels, sample_weight
-        The trials, as in :func:`summarize`.
+    scores : dask array or dask Series, shape (n_trials,)
+        Scores or natural-log LLRs, as in :func:`summarize`.
+    labels : dask array or dask Series, shape (n_trials,)
+        1 / True for targets, 0 / False for non-targets, as in :func:`summarize`.
+
+    sample_weight : dask array or dask Series, optional
+        Integer trial multiplicities, as in :func:`summarize`.
 
     Returns
     -------
@@ -189,6 +235,20 @@ def rocch(scores, labels, sample_weight=None) -> ROCCH:
     ``scores``, ``labels`` and ``sample_weight`` are as in :func:`summarize`. Returns a
     :class:`focal.core.ROCCH` with the vertices, ``eer``, ``prbep``, ``auc``, ``min_dcf``,
     ``min_cllr`` and ``min_bayes_errors``, from the PAV blocks of all the trials.
+
+    Parameters
+    ----------
+    scores : dask array or dask Series, shape (n_trials,)
+        Scores or natural-log LLRs, as in :func:`summarize`.
+    labels : dask array or dask Series, shape (n_trials,)
+        1 / True for targets, 0 / False for non-targets, as in :func:`summarize`.
+    sample_weight : dask array or dask Series, optional
+        Integer trial multiplicities, as in :func:`summarize`.
+
+    Returns
+    -------
+    focal.core.ROCCH
+        The hull of all the trials.
     """
     return summarize(scores, labels, sample_weight).hull
 
@@ -198,6 +258,22 @@ def det_curve(scores, labels, convex_hull: bool = False, sample_weight=None) -> 
 
     The steppy curve keeps every run of one label, which can be as many points as trials; the
     hull (``convex_hull=True``) has only the PAV blocks.
+
+    Parameters
+    ----------
+    scores : dask array or dask Series, shape (n_trials,)
+        Scores or natural-log LLRs, as in :func:`summarize`.
+    labels : dask array or dask Series, shape (n_trials,)
+        1 / True for targets, 0 / False for non-targets, as in :func:`summarize`.
+    convex_hull : bool, default False
+        False: the empirical ROC's operating points; True: the ROCCH vertices.
+    sample_weight : dask array or dask Series, optional
+        Integer trial multiplicities, as in :func:`summarize`.
+
+    Returns
+    -------
+    focal.metrics.DETCurve
+        The operating points.
     """
     return summarize(scores, labels, sample_weight,
                      keep_runs=not convex_hull).det_curve(convex_hull)
@@ -205,7 +281,24 @@ def det_curve(scores, labels, convex_hull: bool = False, sample_weight=None) -> 
 
 def bayes_error_rates(scores, labels, prior_log_odds, sample_weight=None) -> BayesErrorRates:
     """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.6.1), as
-    :func:`focal.metrics.bayes_error_rates`."""
+    :func:`focal.metrics.bayes_error_rates`.
+
+    Parameters
+    ----------
+    scores : dask array or dask Series, shape (n_trials,)
+        Scores or natural-log LLRs, as in :func:`summarize`.
+    labels : dask array or dask Series, shape (n_trials,)
+        1 / True for targets, 0 / False for non-targets, as in :func:`summarize`.
+    prior_log_odds : array_like
+        Values of h = logit(effective prior), in nats.
+    sample_weight : dask array or dask Series, optional
+        Integer trial multiplicities, as in :func:`summarize`.
+
+    Returns
+    -------
+    focal.metrics.BayesErrorRates
+        The actual and minimum error-rates at each ``h``.
+    """
     h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
     return summarize(scores, labels, sample_weight, thresholds=-h).bayes_error_rates(h)
 
@@ -214,7 +307,28 @@ def calibration_report(scores, labels, operating_points=((0.01, 1.0, 1.0),), p_t
                        name: str = "", sample_weight=None) -> CalibrationReport:
     """Calibration analysis (Cllr, minCllr, EER, PRBEP, actual / minimum DCF) in one pass, as
     :func:`focal.metrics.calibration_report` of the same trials (thesis 7.3.7, 7.7.4; SWS plan
-    eqs. 8-10)."""
+    eqs. 8-10).
+
+    Parameters
+    ----------
+    scores : dask array or dask Series, shape (n_trials,)
+        Scores or natural-log LLRs, as in :func:`summarize`.
+    labels : dask array or dask Series, shape (n_trials,)
+        1 / True for targets, 0 / False for non-targets, as in :func:`summarize`.
+    operating_points : sequence of (p_target, c_miss, c_fa)
+        The applications at which actual and minimum DCF are reported.
+    p_target : float, default 0.5
+        Prior of Cllr / minCllr (0.5: the classical Cllr).
+    name : str, default ""
+        Name of the system, shown in the report.
+    sample_weight : dask array or dask Series, optional
+        Integer trial multiplicities, as in :func:`summarize`.
+
+    Returns
+    -------
+    focal.metrics.CalibrationReport
+        The report, equal to that of :func:`focal.metrics.calibration_report`.
+    """
     p = check_probability(p_target)
     points = _operating_points(operating_points)
     thresholds = [-effective_log_odds(pt, cm, cf) for pt, cm, cf in points]
@@ -229,6 +343,20 @@ def pav_llr(scores, labels, sample_weight=None):
     ``scores`` (a dask array), each partition mapped through the blocks' score ranges
     (:func:`focal.core.pav.step_index`): tied scores get the same LLR, and ``cllr`` of the
     result equals :func:`min_cllr`.
+
+    Parameters
+    ----------
+    scores : dask array, shape (n_trials,)
+        Scores or natural-log LLRs (a dask array: the result has its chunks).
+    labels : dask array or dask Series, shape (n_trials,)
+        1 / True for targets, 0 / False for non-targets, as in :func:`summarize`.
+    sample_weight : dask array or dask Series, optional
+        Integer trial multiplicities, as in :func:`summarize`.
+
+    Returns
+    -------
+    dask array, shape (n_trials,)
+        The PAV LLR of each trial in nats, lazily computed.
     """
     from ..core.pav import step_index
     from ._partitions import _is_dask

@@ -11,6 +11,11 @@ the weighted mean centred vector ``u_bar`` and the scales; then
 :func:`focal.core.newton.minimize_newton` runs (with the core's scale-free stopping rule) on an
 objective callback that does one map-reduce per evaluation: every partition returns its cost,
 gradient and (K + N)-square Hessian sums.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -115,7 +120,8 @@ def _objective(blk, a, off):
 
 def fit_multiclass(estimator, X, y, sample_weight=None, *, persist: bool = True):
     """Fit a :class:`focal.MulticlassFusion` (``mode="scalar"`` or ``"calibration"``) on dask
-    arrays ``X`` (n_trials, n_systems * n_classes) and ``y``; see :func:`focal.dask.fit`."""
+    arrays ``X`` (n_trials, n_systems * n_classes) and ``y``; see :func:`focal.dask.fit`.
+    """
     import dask
     import dask.array as da
 

@@ -16,6 +16,20 @@ def cluster_client(address=None, n_workers=None, memory_limit="2GiB"):
 
     ``address`` None or ``"local"``: a ``LocalCluster`` of ``n_workers`` single-threaded worker
     processes (default: one per core) with ``memory_limit`` each, closed on exit.
+
+    Parameters
+    ----------
+    address : str, optional
+        Scheduler address; None, ``""`` or ``"local"`` starts a local cluster.
+    n_workers : int, optional
+        Worker processes of the local cluster (default: one per core).
+    memory_limit : str, default "2GiB"
+        Memory limit of each local worker.
+
+    Yields
+    ------
+    distributed.Client
+        The client, closed (with its local cluster) when the block exits.
     """
     from distributed import Client, LocalCluster
 
@@ -41,14 +55,21 @@ def evaluate_files(score_files, key, operating_points=((0.01, 1.0, 1.0),), p_tar
         partition).
     key : path, glob pattern or list of them
         Key files.
-    operating_points, p_target
-        As in :func:`focal.metrics.calibration_report`.
+    operating_points : sequence of (p_target, c_miss, c_fa)
+        The applications of the DCFs, as in :func:`focal.metrics.calibration_report`.
+    p_target : float, default 0.5
+        Prior of Cllr / minCllr, as in :func:`focal.metrics.calibration_report`.
     missing : {"error", "drop"}
         As in :func:`focal.io.align_trials`, per system against the key.
     pos_label : str, optional
         Target label of the keys, as in :func:`focal.io.read_key`.
     address : str, optional
         Scheduler address; None or ``"local"`` starts a local cluster for the call.
+
+    Returns
+    -------
+    list of focal.metrics.CalibrationReport
+        One report per system, in the order of ``score_files``.
     """
     reports = []
     with cluster_client(address):

@@ -1,24 +1,25 @@
 """scikit-learn estimators: thin layers that validate input, call core math and store fitted
-``name_`` attributes (DESIGN.md, "Layers")."""
+``name_`` attributes (DESIGN.md, "Layers").
+"""
 
 from .backend import GaussianBackend
 from .calibrated import CalibratedClassifier
-from .calibration import PAVCalibrator, ROCCH
+from .calibration import ROCCH, PAVCalibrator
 from .fusion import LinearCalibrator, LogisticFusion, PerfectSeparationWarning
 from .multiclass import MulticlassFusion, stack_systems
-from .quality import QualityFusion
 from .normalization import ScoreNormalizer
+from .quality import QualityFusion
 from .scorers import (
     LLHScorer,
     LLRScorer,
     cavg_scorer,
     cllr_scorer,
     cmce_scorer,
-    multiclass_cllr_scorer,
     dcf_scorer,
     eer_scorer,
     min_cllr_scorer,
     min_dcf_scorer,
+    multiclass_cllr_scorer,
 )
 
 __all__ = [

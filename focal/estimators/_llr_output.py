@@ -5,6 +5,11 @@ gets ``predict_proba`` / ``predict_log_proba`` (Bayes' rule at a target prior, t
 ``predict`` (Bayes decisions at ``(p_target, c_miss, c_fa)``, thesis eq. 7.13) and ``score``
 (minus Cllr at the prior, greater is better) from :class:`BinaryLLROutputMixin`. The default
 prior is the estimator's ``p_target`` parameter if it has one, else 0.5.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -28,13 +33,15 @@ class BinaryLLROutputMixin:
 
     def predict_log_proba(self, X, p_target=None):
         """Log posteriors (nats) of ``classes_`` at prior ``p_target``: for the target
-        ``-softplus(-(llr + logit p))``, exact for LLRs of any magnitude."""
+        ``-softplus(-(llr + logit p))``, exact for LLRs of any magnitude.
+        """
         z = self.decision_function(X) + logit(self._output_prior(p_target))
         return -np.logaddexp(0.0, np.column_stack([z, -z]))
 
     def predict_proba(self, X, p_target=None):
         """Posteriors of ``classes_`` at prior ``p_target``:
-        ``P(target) = sigmoid(llr + logit p)``."""
+        ``P(target) = sigmoid(llr + logit p)``.
+        """
         z = self.decision_function(X) + logit(self._output_prior(p_target))
         return np.column_stack([expit(-z), expit(z)])
 
@@ -45,7 +52,8 @@ class BinaryLLROutputMixin:
         With ``cost``, a matrix ``cost[d, j]`` of decisions d (e.g. reject, accept, refer) by
         classes ``classes_[j]`` (non-target, target), the result is instead the index of each
         trial's Bayes decision (:func:`focal.metrics.bayes_decisions`); ``c_miss`` and ``c_fa``
-        must then be left at 1."""
+        must then be left at 1.
+        """
         if cost is not None:
             if c_miss != 1.0 or c_fa != 1.0:
                 raise ValueError("give either cost or (c_miss, c_fa), not both")
@@ -58,7 +66,8 @@ class BinaryLLROutputMixin:
 
     def score(self, X, y, sample_weight=None, p_target=None):
         """Minus Cllr (bits per bit, :func:`focal.metrics.cllr`) at ``p_target``: 0 for perfect
-        LLRs, -1 for uninformative ones. ``y`` holds labels of ``classes_`` (both present)."""
+        LLRs, -1 for uninformative ones. ``y`` holds labels of ``classes_`` (both present).
+        """
         llr = self.decision_function(X)
         y = np.asarray(y)
         if y.shape != llr.shape:

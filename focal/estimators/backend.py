@@ -1,4 +1,10 @@
-"""Gaussian back-end: score vectors in, class log-likelihoods out (a scikit-learn transformer)."""
+"""Gaussian back-end: score vectors in, class log-likelihoods out (a scikit-learn transformer).
+
+References
+----------
+.. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+"""
 
 from __future__ import annotations
 
@@ -83,7 +89,23 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
 
     def fit(self, X, y, sample_weight=None):
         """Estimate the class models from score vectors ``X`` (n_trials, d) and labels ``y``
-        (class indices; every class needs trials, per-class covariances need more than d)."""
+        (class indices; every class needs trials, per-class covariances need more than d).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, d)
+            Score vectors (finite).
+        y : array-like of shape (n_trials,)
+            Class labels (indices ``0..N-1``, or names with ``class_names``; see
+            :class:`focal.estimators.multiclass.LogLikelihoodOutputMixin`).
+        sample_weight : array-like of shape (n_trials,), optional
+            Non-negative trial weights: a trial of weight k counts as k trials.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+        """
         reg = self._check_params()
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         classes, labels, prior, w = self._validate_targets(X, y, sample_weight)
@@ -96,7 +118,18 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
         return self
 
     def transform(self, X):
-        """Class log-likelihoods ``(n_trials, n_classes)``, natural log."""
+        """Class log-likelihoods ``(n_trials, n_classes)``, natural log.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, d)
+            Score vectors.
+
+        Returns
+        -------
+        ndarray of shape (n_trials, n_classes)
+            Natural-log likelihood of each class for each trial.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         return gaussian_loglikelihoods(X, self.model_)

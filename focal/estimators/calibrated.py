@@ -8,6 +8,13 @@ of trials the classifier was trained on) are mapped to LLRs by prior-weighted lo
 to multiclass log-likelihoods by :class:`MulticlassFusion` in ``"calibration"`` mode (Brümmer &
 van Leeuwen eq. 18). The posterior is then a matter of the application's prior, chosen at
 prediction time.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
 """
 
 from __future__ import annotations
@@ -139,11 +146,14 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         Parameters
         ----------
         X : array_like, shape (n_samples, n_features)
+            Training data of the classifier.
         y : array_like, shape (n_samples,)
+            Class labels (two or more classes).
 
         Returns
         -------
         self
+            The fitted estimator.
         """
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
@@ -223,20 +233,61 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         return self._scores(self.estimator_, X, self._score_method)
 
     def decision_function(self, X):
-        """Calibrated natural-log LLRs, shape (n,) (binary), or log-likelihoods (n, N)."""
+        """Calibrated natural-log LLRs, shape (n,) (binary), or log-likelihoods (n, N).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            Data of the classifier.
+
+        Returns
+        -------
+        ndarray of shape (n_samples,) or (n_samples, n_classes)
+            LLRs (binary) or log-likelihoods (multiclass), natural log.
+        """
         s = self._classifier_scores(X)
         if self.classes_.size == 2:
             return self.calibrator_.decision_function(self._sign * s.reshape(-1, 1))
         return self.calibrator_.transform(s)
 
     def predict_log_proba(self, X, p_target=None, prior=None):
-        """Log posteriors at ``p_target`` (binary) or ``prior`` (multiclass; default the fitted)."""
+        """Log posteriors at ``p_target`` (binary) or ``prior`` (multiclass; default the fitted).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            Data of the classifier.
+        p_target : float, optional
+            Binary: effective target prior (default: the one of the fit).
+        prior : array_like of shape (n_classes,), optional
+            Multiclass: class prior (default: the fitted one).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Natural-log posteriors of ``classes_``.
+        """
         if self._binary():
             return super().predict_log_proba(X, p_target)
         return log_posteriors(self.decision_function(X), self.calibrator_._prior_for(prior))
 
     def predict_proba(self, X, p_target=None, prior=None):
-        """Posteriors at ``p_target`` (binary) or ``prior`` (multiclass; default the fitted)."""
+        """Posteriors at ``p_target`` (binary) or ``prior`` (multiclass; default the fitted).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            Data of the classifier.
+        p_target : float, optional
+            Binary: effective target prior (default: the one of the fit).
+        prior : array_like of shape (n_classes,), optional
+            Multiclass: class prior (default: the fitted one).
+
+        Returns
+        -------
+        ndarray of shape (n_samples, n_classes)
+            Posteriors of ``classes_``.
+        """
         if self._binary():
             return super().predict_proba(X, p_target)
         return np.exp(self.predict_log_proba(X, prior=prior))
@@ -246,7 +297,24 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         ``llr > -logit(P_eff)``, thesis eq. 7.13; a trial exactly at the threshold, where both
         decisions cost the same, goes to ``classes_[0]`` as scikit-learn's classifiers decide
         on ``decision_function > 0``: PAV's step LLRs reach it) or the MAP class at ``prior``
-        (multiclass)."""
+        (multiclass).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            Data of the classifier.
+        p_target : float, optional
+            Binary: effective target prior (default: the one of the fit).
+        c_miss, c_fa : float, default 1.0
+            Binary: costs of a miss and of a false alarm.
+        prior : array_like of shape (n_classes,), optional
+            Multiclass: class prior (default: the fitted one).
+
+        Returns
+        -------
+        ndarray of shape (n_samples,)
+            The decided class of each sample.
+        """
         if self._binary():
             self._check_symmetric(p_target, c_miss, c_fa)
             threshold = bayes_threshold(self._output_prior(p_target), c_miss, c_fa)
@@ -255,7 +323,24 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
 
     def score(self, X, y, sample_weight=None, p_target=None):
         """Minus Cllr (binary, at ``p_target``) or minus multiclass Cllr (at the fitted prior, in
-        bits per bit: :meth:`MulticlassFusion.score`): greater is better, 0 for perfect outputs."""
+        bits per bit: :meth:`MulticlassFusion.score`): greater is better, 0 for perfect outputs.
+
+        Parameters
+        ----------
+        X : array_like, shape (n_samples, n_features)
+            Data of the classifier.
+        y : array_like of shape (n_samples,)
+            True classes.
+        sample_weight : array_like of shape (n_samples,), optional
+            Sample weights.
+        p_target : float, optional
+            Binary: the prior of Cllr (default: the one of the fit).
+
+        Returns
+        -------
+        float
+            Minus Cllr, bits per bit.
+        """
         if self._binary():
             return super().score(X, y, sample_weight, p_target)
         return self.calibrator_.score(self._classifier_scores(X), _class_index(self.classes_, y),

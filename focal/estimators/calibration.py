@@ -10,10 +10,14 @@ computed twice.
   blocks), step or linear map for unseen scores, constant beyond the training range.
 * :class:`ROCCH`: the hull as a fitted object: vertices, ROCCH-EER, PRBEP, AUC, minDCF at any
   operating point, and ``transform`` giving the LLR of the hull segment a score falls on.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
-
 
 import numpy as np
 from scipy import sparse
@@ -90,6 +94,7 @@ class _ScoreToLLR(BinaryLLROutputMixin, TransformerMixin, SavedStateMixin, BaseE
         Returns
         -------
         self
+            The fitted estimator.
         """
         try:
             self._check_params()
@@ -350,23 +355,65 @@ class ROCCH(_ScoreToLLR):
         """Minimum detection cost over all thresholds, from the hull vertices (thesis eqs.
         7.21, 7.25), divided by ``min(P_target C_miss, (1 - P_target) C_fa)`` when ``normalize``
         (dimensionless; in units of the costs otherwise). Same as :func:`focal.metrics.min_dcf`.
+
+        Parameters
+        ----------
+        p_target : float
+            Target prior P_target in (0, 1).
+        c_miss, c_fa : float, default 1.0
+            Costs of a miss and of a false alarm (> 0).
+        normalize : bool, default True
+            Divide by the cost of the best fixed decision.
+
+        Returns
+        -------
+        float
+            The minimum detection cost on the training scores.
         """
         check_is_fitted(self, "hull_")
         return self.hull_.min_dcf(p_target, c_miss, c_fa, normalize)
 
     def min_cllr(self, p_target=0.5) -> float:
         """Cllr after PAV, in bits normalized by the prior entropy (thesis 7.7.4); as
-        :func:`focal.metrics.min_cllr`."""
+        :func:`focal.metrics.min_cllr`.
+
+        Parameters
+        ----------
+        p_target : float, default 0.5
+            Target prior in (0, 1).
+
+        Returns
+        -------
+        float
+            minCllr in bits per bit, in [0, 1].
+        """
         check_is_fitted(self, "hull_")
         return self.hull_.min_cllr(p_target)
 
     def min_bayes_errors(self, prior_log_odds):
         """Minimum Bayes error-rates at prior log-odds ``prior_log_odds`` (thesis eq. 7.42): a
-        :class:`focal.core.MinBayesErrors` with the error, the optimal vertex's rates and counts."""
+        :class:`focal.core.MinBayesErrors` with the error, the optimal vertex's rates and counts.
+
+        Parameters
+        ----------
+        prior_log_odds : float or array_like
+            Prior log-odds h in nats.
+
+        Returns
+        -------
+        focal.core.MinBayesErrors
+            The minimum error-rates at each ``h``.
+        """
         check_is_fitted(self, "hull_")
         return self.hull_.min_bayes_errors(prior_log_odds)
 
     def det_points(self):
-        """Hull vertices as ``(pfa, pmiss)`` arrays (fractions), for a probit-scaled DET plot."""
+        """Hull vertices as ``(pfa, pmiss)`` arrays (fractions), for a probit-scaled DET plot.
+
+        Returns
+        -------
+        pfa, pmiss : ndarray
+            The vertices' false-alarm and miss rates.
+        """
         check_is_fitted(self, "hull_")
         return self.hull_.det_points()

@@ -8,6 +8,15 @@ K = 1 case: affine calibration of one system's scores (Brümmer & van Leeuwen eq
 Both are scikit-learn classifiers and transformers: ``decision_function`` and ``transform`` give
 the LLRs (1-D and (n, 1)), ``predict_proba`` / ``predict`` the Bayes posteriors and decisions at a
 chosen prior, ``score`` minus Cllr, so they compose in pipelines and model selection.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+.. [3] N. Brümmer, keynote talk on proper scoring rules, Odyssey 2012: The Speaker and
+   Language Recognition Workshop, Singapore, 2012 ("the keynote").
 """
 
 from __future__ import annotations
@@ -34,10 +43,9 @@ from ..core.validation import (
     as_binary_labels,
     as_sample_weight,
     binary_classes,
-    check_pos_label,
-    as_score_array,
     check_int,
     check_non_negative,
+    check_pos_label,
     check_probability,
 )
 from ._llr_output import BinaryLLROutputMixin
@@ -84,7 +92,8 @@ def _bounded_side(rule):
 
 def _target_labels(y, pos_label):
     """Target mask of training labels by focal's label rule (:func:`as_binary_labels`);
-    continuous or multiclass y get scikit-learn's error message."""
+    continuous or multiclass y get scikit-learn's error message.
+    """
     try:
         return as_binary_labels(y, "y", pos_label)
     except ValueError:
@@ -248,6 +257,7 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Sa
         Returns
         -------
         self
+            The fitted estimator.
         """
         p, reg, tol, max_iter, rule = self._check_params()
         X, y = validate_data(self, self._as_2d(X), y, dtype=np.float64)
@@ -283,7 +293,8 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Sa
 
     def _report(self, X, is_target, weights, p, rule, sol):
         """Set ``objective_`` and ``rule_objective_``; warn if the penalty holds the fit or the
-        rule has no finite minimum on the training scores."""
+        rule has no finite minimum on the training scores.
+        """
         limit = np.inf
         if not rule.is_logarithmic:
             llr = self._llr(X)
@@ -324,6 +335,16 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Sa
 
         Not a log posterior odds: add ``logit(p)`` for the log posterior odds at prior p. Its
         sign is the Bayes decision only where the effective prior is 0.5; use :meth:`predict`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems)
+            Scores of each system for each trial.
+
+        Returns
+        -------
+        ndarray of shape (n_trials,)
+            The fused LLRs in nats.
         """
         check_is_fitted(self)
         X = self._validate_X(X)
@@ -335,13 +356,32 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Sa
         return llr
 
     def transform(self, X):
-        """Calibrated natural-log LLRs as a column, shape (n_trials, 1), for pipelines."""
+        """Calibrated natural-log LLRs as a column, shape (n_trials, 1), for pipelines.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems)
+            Scores of each system for each trial.
+
+        Returns
+        -------
+        ndarray of shape (n_trials, 1)
+            The fused LLRs in nats.
+        """
         return self.decision_function(X)[:, None]
 
     def get_feature_names_out(self, input_features=None):
         """The one output feature: ``["llr"]``.
 
-        ``input_features``, if given, must be the names of the systems seen in ``fit``.
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            If given, must be the names of the systems seen in ``fit``.
+
+        Returns
+        -------
+        ndarray of str
+            ``["llr"]``.
         """
         check_is_fitted(self)
         if input_features is not None:
@@ -371,6 +411,22 @@ class LinearCalibrator(LogisticFusion):
     calibration"; Brümmer & van Leeuwen eq. 18). Takes the scores as a 1-D array or a single
     column. Parameters, attributes and methods are those of :class:`LogisticFusion`, plus
     ``scale_`` and ``offset_`` (``coef_[0]`` and ``intercept_``).
+
+    Parameters
+    ----------
+    p_target : float, default 0.5
+        Effective target prior of the training cost, as in :class:`LogisticFusion`.
+    reg : float, default 1e-9
+        Relative L2 penalty on the scale, as in :class:`LogisticFusion`.
+    tol : float, default 1e-10
+        Relative convergence threshold, as in :class:`LogisticFusion`.
+    max_iter : int, default 100
+        Maximum number of Newton iterations.
+    scoring_rule : str or (a, b), default "logarithmic"
+        Proper scoring rule of the training objective, as in :class:`LogisticFusion`.
+    pos_label : int, float, bool or str, optional
+        The label of the target class in ``y`` (required for labels other than 0/1 and
+        False/True).
 
     Examples
     --------

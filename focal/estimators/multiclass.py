@@ -9,6 +9,16 @@ the systems side by side, system-major::
 :func:`stack_systems` to build it from a list (or dict) of per-system ``(n, n_classes)`` arrays or
 DataFrames, or from a DataFrame with ``(system, class)`` MultiIndex columns. Labels are class
 indices ``0..n_classes-1``. Output: ``(n_trials, n_classes)`` natural-log likelihoods.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [3] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
 """
 
 from __future__ import annotations
@@ -171,6 +181,7 @@ class LogLikelihoodOutputMixin:
     #: Whether the input's columns are the classes (blocks of them): class names must then be
     #: matched to columns by name, never by sort order.
     _columns_are_classes = False
+    reg: float  # the estimator's regularization parameter (set by its __init__)
 
     def __sklearn_tags__(self):
         tags = super().__sklearn_tags__()
@@ -210,11 +221,13 @@ class LogLikelihoodOutputMixin:
             try:
                 classes, labels = np.unique(y_arr, return_inverse=True)
             except TypeError as err:
-                raise ValueError(f"Unknown label type: y mixes incomparable values ({err})")
+                raise ValueError(
+                    f"Unknown label type: y mixes incomparable values ({err})") from err
             n_classes = classes.shape[0]
             if self._columns_are_classes and not np.array_equal(classes, np.arange(n_classes)):
                 raise ValueError(
-                    f"y holds the labels {_shown(classes)}, not the class indices 0..{n_classes - 1}"
+                    f"y holds the labels {_shown(classes)}, not the class indices "
+                    f"0..{n_classes - 1}"
                     ": labels are column numbers, or class names with class_names=[...] in X's "
                     "column order (a class without trials needs a prior or class_names)")
         if n_classes < 2:
@@ -230,7 +243,8 @@ class LogLikelihoodOutputMixin:
 
     def _class_names(self, y):
         """The class names in column order (``class_names``, else the feature names), or None;
-        class-name labels without them are refused where columns are classes."""
+        class-name labels without them are refused where columns are classes.
+        """
         names = check_class_names(self.class_names)
         named_labels = y.dtype.kind in "US" or (y.dtype.kind == "O" and not _numeric(y))
         seen = getattr(self, "feature_names_in_", None)
@@ -269,7 +283,8 @@ class LogLikelihoodOutputMixin:
 
     def predict_log_proba(self, X, prior=None):
         """Log posteriors ``(n_trials, n_classes)`` at ``prior`` (default ``prior_``); ``-inf``
-        for zero-prior classes."""
+        for zero-prior classes.
+        """
         check_is_fitted(self)
         return log_posteriors(self.transform(X), self._prior_for(prior))
 
@@ -405,9 +420,20 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
     def fit(self, X, y, sample_weight=None):
         """Fit on training log-likelihoods ``X`` (layout in the module docstring) and labels.
 
-        ``y``: class labels (indices ``0..N-1``; see :class:`LogLikelihoodOutputMixin`).
-        ``sample_weight``: optional non-negative trial weights (a trial of weight k counts as k
-        trials; class totals replace counts in the prior weighting).
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems * n_classes)
+            The systems' log-likelihood blocks side by side (see :func:`stack_systems`).
+        y : array-like of shape (n_trials,)
+            Class labels (indices ``0..N-1``; see :class:`LogLikelihoodOutputMixin`).
+        sample_weight : array-like of shape (n_trials,), optional
+            Non-negative trial weights (a trial of weight k counts as k trials; class totals
+            replace counts in the prior weighting).
+
+        Returns
+        -------
+        self
+            The fitted estimator.
         """
         self._check_params()
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
@@ -444,7 +470,18 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         return self
 
     def transform(self, X):
-        """Fused, calibrated log-likelihoods ``(n_trials, n_classes)``, natural log."""
+        """Fused, calibrated log-likelihoods ``(n_trials, n_classes)``, natural log.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems * n_classes)
+            The systems' log-likelihood blocks, laid out as in ``fit``.
+
+        Returns
+        -------
+        ndarray of shape (n_trials, n_classes)
+            Natural-log likelihood of each class for each trial.
+        """
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         L = X.reshape(X.shape[0], self.n_systems_, self.n_classes_)

@@ -75,6 +75,7 @@ class ScoreNormalizer(BaseEstimator):
         Returns
         -------
         self
+            The fitted estimator.
         """
         use_enrol, use_test = self._sides()
         top = self.top_n if self.method == "as-norm" else None
@@ -116,8 +117,18 @@ class ScoreNormalizer(BaseEstimator):
     def transform(self, scores, enrol_ids=None, test_ids=None):
         """Normalized scores of trials ``(scores[i], enrol_ids[i], test_ids[i])``.
 
-        ``enrol_ids`` / ``test_ids`` name each trial's model and segment as in ``fit`` (only
-        the sides the method uses are needed). Returns a float array shaped like ``scores``.
+        Parameters
+        ----------
+        scores : array_like
+            Raw scores of the trials.
+        enrol_ids, test_ids : array_like, optional
+            Each trial's model and test segment, named as in ``fit`` (only the sides the method
+            uses are needed); shaped like ``scores``.
+
+        Returns
+        -------
+        ndarray
+            The normalized scores, shaped like ``scores``.
         """
         check_is_fitted(self, "enrol_mean_")
         s = np.asarray(scores, dtype=float)
@@ -139,6 +150,23 @@ class ScoreNormalizer(BaseEstimator):
 
     def fit_transform(self, scores, enrol_ids, test_ids, enrol_cohort=None, test_cohort=None,
                       *, enrol_cohort_ids=None, test_cohort_ids=None):
-        """``fit`` on the cohorts, then ``transform`` the trials."""
+        """``fit`` on the cohorts, then ``transform`` the trials.
+
+        Parameters
+        ----------
+        scores : array_like
+            Raw scores of the trials.
+        enrol_ids, test_ids : array_like
+            Each trial's model and test segment.
+        enrol_cohort, test_cohort : array_like, optional
+            The cohort score matrices, as in ``fit``.
+        enrol_cohort_ids, test_cohort_ids : array_like, optional
+            The names of the cohort matrices' rows (``fit``'s ``enrol_ids`` / ``test_ids``).
+
+        Returns
+        -------
+        ndarray
+            The normalized scores, shaped like ``scores``.
+        """
         return self.fit(enrol_cohort, test_cohort, enrol_ids=enrol_cohort_ids,
                         test_ids=test_cohort_ids).transform(scores, enrol_ids, test_ids)

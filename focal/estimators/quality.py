@@ -5,6 +5,11 @@ sec. 8.3.1, eq. 8.16) with terms in quality measures of the model side and the t
 trial (durations, SNR, ...), trained by the same prior-weighted logistic regression (eq. 8.17).
 The forms and their features are in :mod:`focal.core.quality`. Trials with a missing quality
 value (NaN) get the affine fusion's LLRs, fitted on all trials ("back-off").
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -102,9 +107,20 @@ class QualityFusion(LogisticFusion):
         Quality features ``f`` of the "linear" and "scale" forms: per measure ``min`` and
         ``max`` of the two sides (symmetric: swapping model and test changes nothing), or the
         model side and the test side.
-    p_target, reg, tol, max_iter, pos_label
-        As in :class:`~focal.estimators.fusion.LogisticFusion`; the penalty ``reg`` acts on every
-        weight, the quality ones included, in standardized units (its scale does not matter).
+    p_target : float, default 0.5
+        Effective target prior of the training cost, as in
+        :class:`~focal.estimators.fusion.LogisticFusion`.
+    reg : float, default 1e-9
+        Relative L2 penalty, as in :class:`~focal.estimators.fusion.LogisticFusion`; it acts on
+        every weight, the quality ones included, in standardized units (its scale does not
+        matter).
+    tol : float, default 1e-10
+        Relative convergence threshold, as in :class:`~focal.estimators.fusion.LogisticFusion`.
+    max_iter : int, default 100
+        Maximum number of Newton iterations.
+    pos_label : int, float, bool or str, optional
+        The label of the target class in ``y`` (required for labels other than 0/1 and
+        False/True).
 
     Attributes
     ----------
@@ -169,7 +185,8 @@ class QualityFusion(LogisticFusion):
     def _check_params(self):
         """Validated (p_target, reg, tol, max_iter); ``form``, ``features``, ``measures`` and
         ``quality_transform`` are checked too (the last against the data's measures in ``fit``).
-        A ValueError names a bad one."""
+        A ValueError names a bad one.
+        """
         p = check_probability(self.p_target, "p_target")
         reg = check_non_negative(self.reg, "reg")
         tol = check_non_negative(self.tol, "tol", strict=True)
@@ -281,6 +298,7 @@ class QualityFusion(LogisticFusion):
         Returns
         -------
         self
+            The fitted estimator.
         """
         p, reg, tol, max_iter = self._check_params()
         X, qm, qt, measures = self._split(X, quality, fitting=True)
@@ -360,6 +378,18 @@ class QualityFusion(LogisticFusion):
         Trials with a missing (NaN) quality value get the affine fusion's LLRs
         (``X @ linear_coef_ + linear_intercept_``, exactly as :class:`LogisticFusion` computes
         them). ``quality`` and the DataFrame columns are read as in :meth:`fit`.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems) or DataFrame
+            Scores of each system (a DataFrame may carry the quality columns too).
+        quality : array-like of shape (n_trials, 2 * n_measures), optional
+            Quality measures of each trial, read as in :meth:`fit`.
+
+        Returns
+        -------
+        ndarray of shape (n_trials,)
+            The LLRs in nats.
         """
         check_is_fitted(self)
         X, qm, qt, _ = self._split(X, quality, fitting=False)
@@ -373,28 +403,116 @@ class QualityFusion(LogisticFusion):
         return llr
 
     def transform(self, X, quality=None):
-        """Calibrated natural-log LLRs as a column, shape (n_trials, 1), for pipelines."""
+        """Calibrated natural-log LLRs as a column, shape (n_trials, 1), for pipelines.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems) or DataFrame
+            Scores of each system (a DataFrame may carry the quality columns too).
+        quality : array-like of shape (n_trials, 2 * n_measures), optional
+            Quality measures of each trial, read as in :meth:`fit`.
+
+        Returns
+        -------
+        ndarray of shape (n_trials, 1)
+            The LLRs in nats.
+        """
         return self.decision_function(X, quality)[:, None]
 
     def predict_log_proba(self, X, p_target=None, quality=None):
-        """Log posteriors of ``classes_`` at ``p_target`` (see :class:`LogisticFusion`)."""
+        """Log posteriors of ``classes_`` at ``p_target`` (see :class:`LogisticFusion`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems) or DataFrame
+            Scores of each system (a DataFrame may carry the quality columns too).
+        p_target : float, optional
+            Effective target prior (default: the one of the fit).
+        quality : array-like of shape (n_trials, 2 * n_measures), optional
+            Quality measures of each trial, read as in :meth:`fit`.
+
+        Returns
+        -------
+        ndarray of shape (n_trials, 2)
+            Natural-log posteriors of ``classes_``.
+        """
         return super().predict_log_proba(_Trials(X, quality), p_target)
 
     def predict_proba(self, X, p_target=None, quality=None):
-        """Posteriors of ``classes_`` at ``p_target`` (see :class:`LogisticFusion`)."""
+        """Posteriors of ``classes_`` at ``p_target`` (see :class:`LogisticFusion`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems) or DataFrame
+            Scores of each system (a DataFrame may carry the quality columns too).
+        p_target : float, optional
+            Effective target prior (default: the one of the fit).
+        quality : array-like of shape (n_trials, 2 * n_measures), optional
+            Quality measures of each trial, read as in :meth:`fit`.
+
+        Returns
+        -------
+        ndarray of shape (n_trials, 2)
+            Posteriors of ``classes_``.
+        """
         return super().predict_proba(_Trials(X, quality), p_target)
 
     def predict(self, X, p_target=None, c_miss=1.0, c_fa=1.0, quality=None):
-        """Bayes decisions for the application (see :meth:`LogisticFusion.predict`)."""
+        """Bayes decisions for the application (see :meth:`LogisticFusion.predict`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems) or DataFrame
+            Scores of each system (a DataFrame may carry the quality columns too).
+        p_target : float, optional
+            Effective target prior (default: the one of the fit).
+        c_miss, c_fa : float, default 1.0
+            Costs of a miss and of a false alarm.
+        quality : array-like of shape (n_trials, 2 * n_measures), optional
+            Quality measures of each trial, read as in :meth:`fit`.
+
+        Returns
+        -------
+        ndarray of shape (n_trials,)
+            The decided label of each trial.
+        """
         return super().predict(_Trials(X, quality), p_target, c_miss, c_fa)
 
     def score(self, X, y, sample_weight=None, quality=None):
-        """Minus Cllr at ``p_target`` (bits), greater is better (see :class:`LogisticFusion`)."""
+        """Minus Cllr at ``p_target`` (bits), greater is better (see :class:`LogisticFusion`).
+
+        Parameters
+        ----------
+        X : array-like of shape (n_trials, n_systems) or DataFrame
+            Scores of each system (a DataFrame may carry the quality columns too).
+        y : array-like of shape (n_trials,)
+            True labels.
+        sample_weight : array-like of shape (n_trials,), optional
+            Trial weights.
+        quality : array-like of shape (n_trials, 2 * n_measures), optional
+            Quality measures of each trial, read as in :meth:`fit`.
+
+        Returns
+        -------
+        float
+            Minus Cllr in bits per bit.
+        """
         return super().score(_Trials(X, quality), y, sample_weight)
 
     def get_feature_names_out(self, input_features=None):
-        """The one output feature: ``["llr"]``; ``input_features`` may include the quality
-        columns ``model_<m>`` / ``test_<m>`` besides the systems seen in ``fit``."""
+        """The one output feature: ``["llr"]``.
+
+        Parameters
+        ----------
+        input_features : array-like of str, optional
+            The systems seen in ``fit``, and possibly the quality columns ``model_<m>`` /
+            ``test_<m>``.
+
+        Returns
+        -------
+        ndarray of str
+            ``["llr"]``.
+        """
         check_is_fitted(self)
         if input_features is not None:
             quality = {f"{s}{m}" for s in _SIDES for m in self.measures_}

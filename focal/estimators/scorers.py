@@ -63,6 +63,7 @@ class LLRScorer:
         return f"{self.name}({args})"
 
     def __call__(self, estimator, X, y):
+        """Minus the measure of ``estimator``'s outputs on ``X`` against ``y``."""
         llr = _llr_output(estimator, X)
         kwargs = dict(self.kwargs)
         pos_label = kwargs.pop("pos_label", None)
@@ -114,31 +115,103 @@ def _operating_point(p_target, c_miss, c_fa):
 
 
 def cllr_scorer(p_target=0.5, *, pos_label=None) -> LLRScorer:
-    """Minus Cllr (bits per bit) at ``p_target``: :func:`focal.metrics.cllr`."""
+    """Minus Cllr (bits per bit) at ``p_target``: :func:`focal.metrics.cllr`.
+
+    Parameters
+    ----------
+    p_target : float, default 0.5
+        Target prior in (0, 1).
+    pos_label : scalar, optional
+        The target label of ``y`` (required for labels other than 0/1 and False/True).
+
+    Returns
+    -------
+    LLRScorer
+        A scorer ``scorer(estimator, X, y)`` for scikit-learn's model selection (greater is
+        better).
+    """
     return LLRScorer(cllr, "cllr_scorer", p_target=check_probability(p_target),
                      **_label(pos_label))
 
 
 def min_cllr_scorer(p_target=0.5, *, pos_label=None) -> LLRScorer:
-    """Minus minCllr (the discrimination part of Cllr): :func:`focal.metrics.min_cllr`."""
+    """Minus minCllr (the discrimination part of Cllr): :func:`focal.metrics.min_cllr`.
+
+    Parameters
+    ----------
+    p_target : float, default 0.5
+        Target prior in (0, 1).
+    pos_label : scalar, optional
+        The target label of ``y`` (required for labels other than 0/1 and False/True).
+
+    Returns
+    -------
+    LLRScorer
+        A scorer ``scorer(estimator, X, y)`` for scikit-learn's model selection (greater is
+        better).
+    """
     return LLRScorer(min_cllr, "min_cllr_scorer", p_target=check_probability(p_target),
                      **_label(pos_label))
 
 
 def dcf_scorer(p_target, c_miss=1.0, c_fa=1.0, *, pos_label=None) -> LLRScorer:
-    """Minus the normalized actual DCF of Bayes decisions on the LLRs: :func:`focal.metrics.dcf`."""
+    """Minus the normalized actual DCF of Bayes decisions on the LLRs: :func:`focal.metrics.dcf`.
+
+    Parameters
+    ----------
+    p_target : float
+        Target prior P_target in (0, 1).
+    c_miss, c_fa : float, default 1.0
+        Costs of a miss and of a false alarm (> 0).
+    pos_label : scalar, optional
+        The target label of ``y`` (required for labels other than 0/1 and False/True).
+
+    Returns
+    -------
+    LLRScorer
+        A scorer ``scorer(estimator, X, y)`` for scikit-learn's model selection (greater is
+        better).
+    """
     return LLRScorer(dcf, "dcf_scorer", **_operating_point(p_target, c_miss, c_fa),
                      **_label(pos_label))
 
 
 def min_dcf_scorer(p_target, c_miss=1.0, c_fa=1.0, *, pos_label=None) -> LLRScorer:
-    """Minus the normalized minimum DCF: :func:`focal.metrics.min_dcf`."""
+    """Minus the normalized minimum DCF: :func:`focal.metrics.min_dcf`.
+
+    Parameters
+    ----------
+    p_target : float
+        Target prior P_target in (0, 1).
+    c_miss, c_fa : float, default 1.0
+        Costs of a miss and of a false alarm (> 0).
+    pos_label : scalar, optional
+        The target label of ``y`` (required for labels other than 0/1 and False/True).
+
+    Returns
+    -------
+    LLRScorer
+        A scorer ``scorer(estimator, X, y)`` for scikit-learn's model selection (greater is
+        better).
+    """
     return LLRScorer(min_dcf, "min_dcf_scorer", **_operating_point(p_target, c_miss, c_fa),
                      **_label(pos_label))
 
 
 def eer_scorer(*, pos_label=None) -> LLRScorer:
-    """Minus the ROCCH equal-error-rate (a fraction): :func:`focal.metrics.eer`."""
+    """Minus the ROCCH equal-error-rate (a fraction): :func:`focal.metrics.eer`.
+
+    Parameters
+    ----------
+    pos_label : scalar, optional
+        The target label of ``y`` (required for labels other than 0/1 and False/True).
+
+    Returns
+    -------
+    LLRScorer
+        A scorer ``scorer(estimator, X, y)`` for scikit-learn's model selection (greater is
+        better).
+    """
     return LLRScorer(eer, "eer_scorer", **_label(pos_label))
 
 
@@ -163,6 +236,7 @@ class LLHScorer(LLRScorer):
     """
 
     def __call__(self, estimator, X, y):
+        """Minus the measure of ``estimator``'s outputs on ``X`` against ``y``."""
         method = "transform" if hasattr(estimator, "transform") else "decision_function"
         llh = np.asarray(getattr(estimator, method)(X), dtype=float)
         classes = getattr(estimator, "classes_", None)
@@ -182,14 +256,40 @@ class LLHScorer(LLRScorer):
 
 def cmce_scorer(prior=None) -> LLHScorer:
     """Minus C_mce in nats at ``prior`` (default flat):
-    :func:`focal.metrics.multiclass_cross_entropy`."""
+    :func:`focal.metrics.multiclass_cross_entropy`.
+
+    Parameters
+    ----------
+    prior : array_like of shape (n_classes,), optional
+        Evaluation prior, default flat.
+
+    Returns
+    -------
+    LLHScorer
+        A scorer ``scorer(estimator, X, y)`` for scikit-learn's model selection (greater is
+        better).
+    """
     from ..metrics.multiclass import multiclass_cross_entropy
 
     return LLHScorer(multiclass_cross_entropy, "cmce_scorer", prior=prior)
 
 
 def multiclass_cllr_scorer(prior=None, normalize=False) -> LLHScorer:
-    """Minus multiclass Cllr in bits (or normalized): :func:`focal.metrics.multiclass_cllr`."""
+    """Minus multiclass Cllr in bits (or normalized): :func:`focal.metrics.multiclass_cllr`.
+
+    Parameters
+    ----------
+    prior : array_like of shape (n_classes,), optional
+        Evaluation prior, default flat.
+    normalize : bool, default False
+        Divide by the prior entropy (1 = uninformative).
+
+    Returns
+    -------
+    LLHScorer
+        A scorer ``scorer(estimator, X, y)`` for scikit-learn's model selection (greater is
+        better).
+    """
     from ..metrics.multiclass import multiclass_cllr
 
     return LLHScorer(multiclass_cllr, "multiclass_cllr_scorer", prior=prior,
@@ -197,7 +297,19 @@ def multiclass_cllr_scorer(prior=None, normalize=False) -> LLHScorer:
 
 
 def cavg_scorer(p_target=0.5) -> LLHScorer:
-    """Minus NIST LRE CAVG of the Bayes decisions at ``p_target``: :func:`focal.metrics.cavg`."""
+    """Minus NIST LRE CAVG of the Bayes decisions at ``p_target``: :func:`focal.metrics.cavg`.
+
+    Parameters
+    ----------
+    p_target : float, default 0.5
+        Target prior of each detection application, in (0, 1).
+
+    Returns
+    -------
+    LLHScorer
+        A scorer ``scorer(estimator, X, y)`` for scikit-learn's model selection (greater is
+        better).
+    """
     from ..metrics.lre import cavg
 
     return LLHScorer(cavg, "cavg_scorer", p_target=check_probability(p_target))

@@ -14,6 +14,12 @@ UTF-8 bytes and read numbers exactly; writers write numbers that read back bit-i
 Every reader error is a ``ValueError`` naming the file and the line. Hostile input stays
 linear in time and bounded in memory: lines longer than 1 MiB, ids longer than 4096 characters
 (:func:`read_limits` changes both), NUL bytes and invalid UTF-8 are refused as they are read.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from .._lazy import attach

@@ -58,7 +58,8 @@ _BOM = b"\xef\xbb\xbf"
 class Block:
     """One block of whole lines: ``data`` is FRONT zero bytes, the ``size`` bytes of text, then
     PAD zero bytes; ``first_line`` is the line number of its first line; ``newlines`` the
-    positions of its line feeds in ``data``."""
+    positions of its line feeds in ``data``.
+    """
 
     __slots__ = ("data", "first_line", "n_lines", "newlines", "path", "size")
 
@@ -92,6 +93,11 @@ def read_limits(*, max_id_length: int | None = None, max_line_bytes: int | None 
         Longest line accepted, in bytes; default 1 MiB. A longer line (a file without line
         breaks, ``/dev/zero``, ...) is refused as soon as that many bytes are read, so reading
         hostile input stays linear in time and bounded in memory.
+
+    Yields
+    ------
+    None
+        The limits hold inside the ``with`` block and are restored on exit.
     """
     global MAX_ID_LENGTH, MAX_LINE_BYTES
     saved = MAX_ID_LENGTH, MAX_LINE_BYTES
@@ -165,8 +171,8 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
             fresh = data[FRONT + carry.size:FRONT + size]  # bytes not scanned yet
             if got and fresh.min() == 0:
                 at = carry.size + int(np.argmax(fresh == 0))
-                raise FileFormatError(path, line + _count_lines(data[FRONT:FRONT + at]), f"NUL "
-                                 f"byte: not a text file")
+                raise FileFormatError(path, line + _count_lines(data[FRONT:FRONT + at]), "NUL "
+                                 "byte: not a text file")
             newlines = np.flatnonzero(fresh == 10) + (FRONT + carry.size)
             if end_of_file:  # what is left is a last line without newline
                 if size:
@@ -227,7 +233,8 @@ def _line_at(block, offset):
 
 class Fields:
     """Records of one block: field ``j`` of record ``i`` is
-    ``data[starts[i, j] : starts[i, j] + lengths[i, j]]``; ``lines[i]`` is its line number."""
+    ``data[starts[i, j] : starts[i, j] + lengths[i, j]]``; ``lines[i]`` is its line number.
+    """
 
     __slots__ = ("data", "lengths", "lines", "path", "starts")
 
@@ -327,7 +334,8 @@ def split_fields(block, n_fields, layout):
 
 def _uniform(starts, ends, newlines, n_lines, n_fields, data):
     """True when every line holds exactly ``n_fields`` fields and none is a comment: the
-    common case, checked without mapping each field to its line."""
+    common case, checked without mapping each field to its line.
+    """
     if starts.size != n_fields * n_lines:
         return False
     first = starts[::n_fields]
@@ -378,7 +386,8 @@ _BLOCK_ID_STORAGE_FREE = 128 << 20  # one block
 
 def concat_ids(pieces, lines, path):
     """Concatenate per-block id arrays (empties the list), refusing a file whose few long ids
-    would widen every other id's storage more than :data:`ID_WIDENING_LIMIT` times."""
+    would widen every other id's storage more than :data:`ID_WIDENING_LIMIT` times.
+    """
     n = sum(p.shape[0] for p in pieces)
     widest = max(range(len(pieces)), key=lambda k: pieces[k].dtype.itemsize)
     width = pieces[widest].dtype.itemsize

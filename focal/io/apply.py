@@ -5,6 +5,12 @@ many systems and which, and the classes in column order. The files are opened on
 their first records say (format, header, Albayzin task and condition) is checked against the
 schema before any trial is transformed, class columns are reordered by name, and the output
 is streamed a chunk at a time.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -54,7 +60,8 @@ def _check_systems(schema, paths):
 def _class_columns(schema, n_classes, layouts):
     """Column index, into the files' side-by-side blocks, of each input the model takes: the
     files' classes reordered by name to the model's order (or, for a model that does not know
-    its class names, to the first file's). Also returns the class names."""
+    its class names, to the first file's). Also returns the class names.
+    """
     order = []
     expected, whose = schema.classes, "the model's"
     if expected is None:   # a model that does not know its class names: the first file's order
@@ -101,10 +108,16 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
         The files list the trials in different orders: read them whole and align them on the
         trial ids (memory grows with the files); ``missing`` then says what to do with trials
         absent from some file (``"error"`` or ``"drop"``).
+    missing : {"error", "drop"}, default "error"
+        With ``align``: a trial absent from some file is an error, or is dropped.
     condition : {"Closed", "Open"}, optional
         Condition written to an Albayzin output.
-    chunk_size, block_bytes, threads
-        Streaming: trials per chunk, bytes read per block, reader threads.
+    chunk_size : int, default 65536
+        Streaming: trials per chunk.
+    block_bytes : int
+        Streaming: bytes read per block.
+    threads : int, optional
+        Streaming: reader threads.
     allow_infinite : bool, optional
         Accept +/-inf outputs. Default: only from a model that stores infinite LLRs by design
         (an unbounded ``PAVCalibrator(pseudo_count=0)`` or a ``ROCCH`` whose end blocks hold one

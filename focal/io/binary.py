@@ -65,8 +65,16 @@ _NONTARGET = (b"nontarget", b"non-target", b"non", b"0", b"false", b"impostor")
 class TrialScores:
     """Scores of one system: ``models[i]``, ``tests[i]``, ``scores[i]`` for trial i (file order).
 
-    ``models`` and ``tests`` are bytes arrays (UTF-8), ``scores`` float64; ``lines`` maps a
-    trial index to its line in ``path`` (for error messages), when read from a file.
+    Attributes
+    ----------
+    models, tests : ndarray of bytes
+        The trial ids (UTF-8).
+    scores : ndarray of float64
+        The score of each trial.
+    path : str
+        The file read ("" when not read from a file).
+    lines : LineMap or None
+        Maps a trial index to its line in ``path`` (for error messages).
     """
 
     models: np.ndarray
@@ -81,7 +89,19 @@ class TrialScores:
 
 @dataclass(frozen=True, eq=False)
 class TrialKey:
-    """Supervision: ``labels[i]`` is True when trial (``models[i]``, ``tests[i]``) is a target trial."""
+    """Supervision: ``labels[i]`` is True when trial (``models[i]``, ``tests[i]``) is a target.
+
+    Attributes
+    ----------
+    models, tests : ndarray of bytes
+        The trial ids (UTF-8).
+    labels : ndarray of bool
+        True for target trials.
+    path : str
+        The file read ("" when not read from a file).
+    lines : LineMap or None
+        Maps a trial index to its line in ``path`` (for error messages).
+    """
 
     models: np.ndarray
     tests: np.ndarray
@@ -253,6 +273,7 @@ def read_scores(path, *, block_bytes: int = BLOCK_BYTES, format=None) -> TrialSc
     Returns
     -------
     TrialScores
+        The trials in file order, with their line numbers.
 
     Raises
     ------
@@ -295,7 +316,8 @@ def _check_pos_label(key, pos_label):
 
 def _named_label_column(pos_label):
     """The label column of a key whose target label is ``pos_label`` (exact), all other trials
-    carrying one other label (focal's label rule, ``as_binary_labels``)."""
+    carrying one other label (focal's label rule, ``as_binary_labels``).
+    """
     target_word = str(pos_label).encode()
     other = []
 
@@ -408,7 +430,7 @@ def _columns(reference, systems, missing, reference_name):
         if missing == "error":
             check_matched(where, len(system), system.path or "scores", reference_name,
                           "trial", "score", lambda i: _sample(reference, i),
-                          lambda i: _sample(system, i))
+                          lambda i, s=system: _sample(s, i))
         keep &= found
         columns.append(np.where(found, system.scores[np.maximum(where, 0)], np.nan))
     return np.column_stack(columns), keep
@@ -420,6 +442,7 @@ def align_trials(key: TrialKey, *systems: TrialScores, missing: str = "error"):
     Parameters
     ----------
     key : TrialKey
+        The key: which trials, and which of them are targets.
     *systems : TrialScores
         One per system, trials in any order.
     missing : {"error", "drop"}
@@ -432,6 +455,7 @@ def align_trials(key: TrialKey, *systems: TrialScores, missing: str = "error"):
     X : ndarray, shape (n_trials, n_systems)
         Scores, one column per system, trials in key order.
     y : ndarray of bool, shape (n_trials,)
+        True for target trials.
     models, tests : ndarray of bytes
         The trial ids of the rows.
     """
@@ -452,7 +476,22 @@ def align_scores(*systems: TrialScores, missing: str = "error"):
     """Align several systems' scores on the (model, test) pair, in the first system's order.
 
     The key-less counterpart of :func:`align_trials`, for applying a fitted fusion to eval
-    files. Returns ``X (n_trials, n_systems), models, tests``.
+    files.
+
+    Parameters
+    ----------
+    *systems : TrialScores
+        One per system, trials in any order.
+    missing : {"error", "drop"}
+        A trial missing from some system: raise ``ValueError`` (``"error"``), or keep only the
+        trials present in every system (``"drop"``).
+
+    Returns
+    -------
+    X : ndarray, shape (n_trials, n_systems)
+        Scores, one column per system, trials in the first system's order.
+    models, tests : ndarray of bytes
+        The trial ids of the rows.
     """
     _check_missing(missing)
     if not systems:
@@ -472,6 +511,17 @@ def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> N
     Scores are written with the shortest decimal that reads back to the identical float64
     (``-0.0``, subnormals, ``inf`` included). NaN scores are refused. The file is written
     atomically (complete or not at all); ``-`` and devices or FIFOs are streamed to.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write (``-``: standard output).
+    models, tests : array_like of str or bytes, shape (n_trials,)
+        The trial ids.
+    scores : array_like of float, shape (n_trials,)
+        The scores.
+    chunk_size : int, default 65536
+        Lines formatted at a time.
     """
     models = np.asarray(models)
     tests = np.asarray(tests)

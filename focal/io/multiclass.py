@@ -22,6 +22,12 @@ The generic format has a header line naming the classes, then ``segment score...
 
 Both read into a (n_segments, n_classes) float64 matrix of log-likelihoods; an aligned key gives
 labels 0..N-1 in the class order. Errors are ``ValueError`` naming the file and the line.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -32,9 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._files import write_output
+from . import _text
 from ._ids import as_id_array, check_matched, find_duplicate, match_ids
 from ._numbers import format_numbers
-from . import _text
 from ._text import (
     BLOCK_BYTES,
     LineMap,
@@ -74,9 +80,22 @@ _OOS_NAMES = ("oos", "out-of-set")
 
 @dataclass(frozen=True, eq=False)
 class MulticlassScores:
-    """Log-likelihoods of one system: ``llh[i, j]`` for segment ``segments[i]`` and class ``classes[j]``.
+    """Log-likelihoods of one system: ``llh[i, j]`` of segment ``segments[i]`` and class ``j``.
 
-    ``task`` and ``condition`` are set for Albayzin files (``None`` for the generic format).
+    Attributes
+    ----------
+    segments : ndarray of bytes
+        The segment names (UTF-8), file order.
+    llh : ndarray of float64, shape (n_segments, n_classes)
+        Natural-log likelihoods.
+    classes : tuple of str
+        The class of each column.
+    path : str
+        The file read ("" when not read from a file).
+    task, condition : str or None
+        The Albayzin task and condition (None for the generic format).
+    lines : LineMap or None
+        Maps a row to its line in ``path`` (for error messages).
     """
 
     segments: np.ndarray
@@ -93,7 +112,17 @@ class MulticlassScores:
 
 @dataclass(frozen=True, eq=False)
 class MulticlassKey:
-    """True class names: segment ``segments[i]`` is in class ``languages[i]`` (bytes)."""
+    """True class names: segment ``segments[i]`` is in class ``languages[i]`` (bytes).
+
+    Attributes
+    ----------
+    segments, languages : ndarray of bytes
+        The segment names and their true classes, file order.
+    path : str
+        The file read ("" when not read from a file).
+    lines : LineMap or None
+        Maps a row to its line in ``path`` (for error messages).
+    """
 
     segments: np.ndarray
     languages: np.ndarray
@@ -125,7 +154,20 @@ def multiclass_format(path, block_bytes=BLOCK_BYTES) -> str:
     """Which multiclass score format ``path`` holds: ``"albayzin"`` when its first record starts
     with an Albayzin task (``Plenty`` / ``Empty``, any case), else ``"multiclass"`` (the generic
     format, whose first record is its header). Records are split exactly as the readers split
-    them; an empty file counts as generic (its reader then reports it)."""
+    them; an empty file counts as generic (its reader then reports it).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+    block_bytes : int
+        Bytes read and parsed at a time.
+
+    Returns
+    -------
+    str
+        ``"albayzin"`` or ``"multiclass"``.
+    """
     for block in iter_blocks(path, block_bytes):
         _, fields = _first_record(block)
         if fields is not None:
@@ -251,7 +293,8 @@ def _is_number(word):
 def _check_header(where, names):
     """The class names of a generic file's header: not numbers (a file without a header would
     lose its first segment to it), distinct even ignoring case (keys are matched to the classes
-    ignoring case). ``where`` starts the messages (``path:line``)."""
+    ignoring case). ``where`` starts the messages (``path:line``).
+    """
     numbers = [c for c in names if _is_number(c)]
     if numbers:
         raise ValueError(f"{where}: the class name(s) {', '.join(numbers[:3])} are numbers: the "
@@ -268,6 +311,13 @@ def _check_header(where, names):
 
 def read_albayzin_scores(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassScores:
     """Read an Albayzin 2012 system-output file (plan sec. 6.1.3).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+    block_bytes : int
+        Bytes read and parsed at a time.
 
     Returns
     -------
@@ -295,7 +345,20 @@ def read_multiclass_scores(path, *, block_bytes: int = BLOCK_BYTES) -> Multiclas
 
     Class names must not be numbers (a file without a header would otherwise lose its first
     segment to it) and must differ other than in case (keys are matched ignoring case): both
-    are ``ValueError`` naming the file and line."""
+    are ``ValueError`` naming the file and line.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+    block_bytes : int
+        Bytes read and parsed at a time.
+
+    Returns
+    -------
+    MulticlassScores
+        The segments in file order and their log-likelihoods.
+    """
     reader = _MulticlassReader(path, block_bytes)
     segments, llh, lines = reader.read("generic")
     return MulticlassScores(segments, llh, reader.classes, reader.path, None, None, lines)
@@ -303,7 +366,20 @@ def read_multiclass_scores(path, *, block_bytes: int = BLOCK_BYTES) -> Multiclas
 
 def read_multiclass_key(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassKey:
     """Read a ``segment language`` key (Albayzin or generic). Language names are checked
-    against the classes when the key is aligned (:func:`align_multiclass`)."""
+    against the classes when the key is aligned (:func:`align_multiclass`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+    block_bytes : int
+        Bytes read and parsed at a time.
+
+    Returns
+    -------
+    MulticlassKey
+        The segments in file order and their languages.
+    """
     path = os.fspath(path)
     segments, languages, lines = [], [], LineMap()
     n = 0
@@ -357,6 +433,7 @@ def align_multiclass(key: MulticlassKey, *systems: MulticlassScores, missing: st
     Parameters
     ----------
     key : MulticlassKey
+        The key: the true language of each segment.
     *systems : MulticlassScores
         One per system; they must have the same classes (the generic format may list them in
         another order: columns are reordered to the first system's order).
@@ -376,7 +453,9 @@ def align_multiclass(key: MulticlassKey, *systems: MulticlassScores, missing: st
     labels : ndarray of int, shape (n_segments,)
         True class index 0..N-1 of each row.
     segments : ndarray of bytes
+        The segment names of the rows.
     classes : tuple of str
+        The class of each column of a block.
     """
     if missing not in ("error", "drop"):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
@@ -395,8 +474,22 @@ def align_multiclass(key: MulticlassKey, *systems: MulticlassScores, missing: st
 def align_multiclass_scores(*systems: MulticlassScores, missing: str = "error"):
     """Align several systems on the segment name, in the first system's order (no key).
 
-    Returns ``X (n_segments, n_systems * n_classes), segments, classes``; see
-    :func:`align_multiclass`.
+    Parameters
+    ----------
+    *systems : MulticlassScores
+        One per system, with the same classes.
+    missing : {"error", "drop"}
+        A segment missing from some system: raise ``ValueError`` (``"error"``) or keep only
+        the segments present in every system (``"drop"``).
+
+    Returns
+    -------
+    X : ndarray, shape (n_segments, n_systems * n_classes)
+        The systems' log-likelihood blocks side by side, as in :func:`align_multiclass`.
+    segments : ndarray of bytes
+        The segment names of the rows, in the first system's order.
+    classes : tuple of str
+        The class of each column of a block.
     """
     if missing not in ("error", "drop"):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
@@ -426,7 +519,7 @@ def _blocks(reference, reference_name, systems, classes, missing):
             check_matched(where, len(system), system.path or "scores", reference_name,
                           "segment", "scores",
                           lambda i: ", ".join(ids_text(reference[k]) for k in i[:3]),
-                          lambda i: ", ".join(ids_text(system.segments[k]) for k in i[:3]))
+                          lambda i, s=system: ", ".join(ids_text(s.segments[k]) for k in i[:3]))
         keep &= found
         blocks.append(np.asarray(system.llh, dtype=np.float64)[np.maximum(where, 0)][:, order])
     return np.concatenate(blocks, axis=1), keep
@@ -474,6 +567,21 @@ def write_albayzin_scores(path, segments, llh, task, condition, *,
 
     ``llh`` is (n_segments, n + 1) in the task's class order (:data:`ALBAYZIN_CLASSES`), natural
     log; numbers are written so that they read back bit-identically.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+    segments : array_like of str, shape (n_segments,)
+        The segment names.
+    llh : array_like, shape (n_segments, n + 1)
+        Natural-log likelihoods in the task's class order.
+    task : {"Plenty", "Empty"}
+        The Albayzin task.
+    condition : {"Closed", "Open"}
+        The Albayzin condition.
+    chunk_size : int, default 32768
+        Lines formatted at a time.
     """
     if task not in ALBAYZIN_CLASSES:
         raise ValueError(f"task must be 'Plenty' or 'Empty', got {task!r}")
@@ -491,7 +599,21 @@ def write_albayzin_scores(path, segments, llh, task, condition, *,
 
 
 def write_multiclass_scores(path, segments, llh, classes, *, chunk_size: int = 1 << 15) -> None:
-    """Write the generic format: a header ``segment class1 ... classN`` then one line per segment."""
+    """Write the generic format: a header ``segment class1 ... classN`` then one line per segment.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+    segments : array_like of str, shape (n_segments,)
+        The segment names.
+    llh : array_like, shape (n_segments, n_classes)
+        Natural-log likelihoods.
+    classes : sequence of str
+        The class name of each column.
+    chunk_size : int, default 32768
+        Lines formatted at a time.
+    """
     llh = _check_llh(segments, llh)
     classes = [str(c) for c in classes]
     if len(classes) != llh.shape[1]:

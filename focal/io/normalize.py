@@ -29,7 +29,8 @@ __all__ = ["cohort_matrix", "normalize_files"]
 
 def cohort_matrix(cohort: TrialScores, rows: str):
     """``(row_ids, matrix)`` of a cohort score file, rows from the ``"models"`` or ``"tests"``
-    column and one column per cohort member; a grid with holes is a ValueError naming the file."""
+    column and one column per cohort member; a grid with holes is a ValueError naming the file.
+    """
     if rows not in ("models", "tests"):
         raise ValueError(f"rows must be 'models' or 'tests', got {rows!r}")
     row_col, member_col = ((cohort.models, cohort.tests) if rows == "models"
@@ -99,7 +100,9 @@ def normalize_files(trials, output, *, method="s-norm", top_n=None, enrol_cohort
             for use, ids, known, what, cohort in ((use_enrol, models, e_ids, "model", enrol_cohort),
                                                   (use_test, tests, t_ids, "test segment",
                                                    test_cohort)):
-                unknown = np.flatnonzero(~np.isin(ids, known)) if use else ()
+                if not use or known is None:
+                    continue
+                unknown = np.flatnonzero(~np.isin(ids, known))
                 if len(unknown):
                     i = int(unknown[0])
                     raise ValueError(f"{trials}:{int(chunk.lines[i])}: {what} "

@@ -15,10 +15,10 @@ and its trials then fall back to the affine fusion in :class:`focal.QualityFusio
 
 from __future__ import annotations
 
-import numpy as np
-
 import os
 from typing import NamedTuple
+
+import numpy as np
 
 from ._ids import as_id_array, match_ids
 from .multiclass import read_multiclass_scores
@@ -65,7 +65,8 @@ class QualityTable(NamedTuple):
 
 def check_transformable(tables, trials, measures, transforms):
     """Refuse, with ``path:line``, a value that a measure's transform cannot take (a
-    non-positive value under "log", one outside (0, 1) under "logit"), before any work."""
+    non-positive value under "log", one outside (0, 1) under "logit"), before any work.
+    """
     allowed = {"log": (lambda v: v > 0, "positive"),
                "logit": (lambda v: (v > 0) & (v < 1), "in (0, 1)")}
     for name, how in zip(measures, transforms):
@@ -113,7 +114,8 @@ def read_trial_quality(columns):
 
 def _locate(tables, measures, trials=None):
     """{measure: (file index, column)} and the measures asked for (default: all), checked:
-    each side of each measure must be in a segment table or a per-trial file."""
+    each side of each measure must be in a segment table or a per-trial file.
+    """
     where = {}
     for t, table in enumerate(tables):
         for j, name in enumerate(table.names):
@@ -193,7 +195,8 @@ def _same_width(query, table):
 
 def quality_step(model):
     """The :class:`focal.QualityFusion` a model starts with (itself, or a Pipeline's first
-    step), or None."""
+    step), or None.
+    """
     first = model.steps[0][1] if hasattr(model, "steps") else model
     return first if hasattr(first, "measures_") else None
 

@@ -13,6 +13,12 @@ When the files do not list the same trials in the same order, the default is a `
 naming both files, the lines and the trial ids. ``on_mismatch="align"`` is the documented
 fallback: the files are read whole and aligned on the trial ids (memory then grows with the
 files; trials missing from some file follow the ``missing`` policy).
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -97,7 +103,8 @@ class _Stream:
 
     def take(self, n):
         """The next ``n`` records (fewer at the end of the file) as (ids, values, lines), or None
-        at the end of the file."""
+        at the end of the file.
+        """
         while self._buffered < n and not self._done:
             self._pull()
         n = min(n, self._buffered)
@@ -197,7 +204,8 @@ class FileLayout:
 
 class _OpenFiles:
     """Score files opened side by side: each file's first block is parsed (``layouts``) and
-    the rest is served by :meth:`chunks`, so each file is parsed exactly once."""
+    the rest is served by :meth:`chunks`, so each file is parsed exactly once.
+    """
 
     def __init__(self, paths, kind, block_bytes, executor, layout=None):
         self.executor = executor
@@ -302,7 +310,8 @@ def _equal_ids(a, b):
 
 class _WholeFiles:
     """The ``on_mismatch="align"`` fallback: files read whole (each parsed once) and aligned on
-    the trial ids, in the first file's order; multiclass columns in the first file's class order."""
+    the trial ids, in the first file's order; multiclass columns in the first file's class order.
+    """
 
     def __init__(self, paths, kind, missing, layout=None):
         if kind == "binary":
@@ -339,7 +348,8 @@ def open_inputs(paths, *, kind="binary", on_mismatch="error", missing="error",
                 block_bytes=BLOCK_BYTES, threads=None, format=None):
     """The systems' score files, streamed side by side (:func:`open_score_files`) or, with
     ``on_mismatch="align"``, read whole and aligned on the trial ids; either way each file is
-    parsed once and ``layouts`` is known before the first chunk."""
+    parsed once and ``layouts`` is known before the first chunk.
+    """
     if on_mismatch not in ("error", "align"):
         raise ValueError(f"on_mismatch must be 'error' or 'align', got {on_mismatch!r}")
     if missing not in ("error", "drop"):
@@ -438,7 +448,8 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
 def output_format(layout, condition=None, classes=None):
     """``(kind, header bytes, constant prefix fields, number of output columns)`` of a file
     written in the format of ``layout``: Albayzin lines with its task and ``condition`` (default:
-    its own), or the generic format with ``classes`` (default: its own) in the header."""
+    its own), or the generic format with ``classes`` (default: its own) in the header.
+    """
     if layout.kind == "binary":
         return "binary", b"", [], 1
     if layout.kind == "albayzin":
@@ -459,7 +470,8 @@ def write_applied(transform, chunks, output, fmt, *, inputs=(), allow_infinite=T
     ``inputs``, atomically or streamed); non-finite outputs are refused unless
     ``allow_infinite`` (NaN always), naming ``path`` and the line. Returns the trial count.
     With ``with_ids``, ``transform(chunk.X, chunk.ids)`` gets the trial ids too (e.g. to look
-    up per-segment quality measures)."""
+    up per-segment quality measures).
+    """
     kind, header, prefix, n_out = fmt
     written = 0
     with write_output(output, inputs) as out:

@@ -6,6 +6,14 @@ condition for the systems of a multiclass job), and returns fitted models that c
 input schema (:mod:`focal.schema`: system names from the file names, class names and order
 from the files' headers, the score-file format) or report objects
 (:class:`focal.metrics.CalibrationReport`, :class:`focal.metrics.MulticlassReport`).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -27,7 +35,20 @@ __all__ = ["FileFit", "fusion_formula", "read_multiclass_systems", "check_one_ta
 def read_multiclass_systems(paths, *, block_bytes: int = BLOCK_BYTES) -> list:
     """Each file's log-likelihoods, in the format its first record shows (Albayzin 2012 or the
     generic format with a header), each file parsed once; the files must share one task and
-    condition (:func:`check_one_task`)."""
+    condition (:func:`check_one_task`).
+
+    Parameters
+    ----------
+    paths : sequence of path-like
+        One file per system.
+    block_bytes : int
+        Bytes read and parsed at a time.
+
+    Returns
+    -------
+    list of MulticlassScores
+        One per file, in the order of ``paths``.
+    """
     systems = []
     for path in paths:
         reader = _MulticlassReader(path, block_bytes)
@@ -125,6 +146,8 @@ def train_fusion(score_paths, key_path, *, p_target=0.5, pav=False, pseudo_count
         Effective target prior of the training cost (thesis sec. 8.3.2).
     pav : bool
         Follow the fusion by a PAV calibration bounded by ``pseudo_count`` virtual trials.
+    pseudo_count : float, default 1.0
+        Virtual trials bounding the PAV calibration's extreme LLRs.
     missing : {"error", "drop"}
         Trials missing from a score file or the key (:func:`focal.io.align_trials`).
     pos_label : str, optional
@@ -236,10 +259,13 @@ def evaluate_binary(score_paths, key_path, p_targets, *, missing="error", pos_la
     Parameters
     ----------
     score_paths : sequence of path-like
+        One ``model test score`` file per system, read as natural-log LLRs.
     key_path : path-like
+        ``model test label`` key (:func:`focal.io.read_key`).
     p_targets : sequence
         Operating points of the DCFs (:func:`focal.metrics.calibration_report`).
     missing : {"error", "drop"}
+        Trials missing from a score file or the key (:func:`focal.io.align_trials`).
     pos_label : str, optional
         The key's target label when it does not use target/nontarget, tar/non or 1/0.
     format, key_format : str or Layout, optional
@@ -250,6 +276,7 @@ def evaluate_binary(score_paths, key_path, p_targets, *, missing="error", pos_la
     systems : dict
         ``{path: (tar, non)}`` LLRs of each file.
     reports : list of CalibrationReport
+        One per file, in the order of ``score_paths``.
     """
     from ..metrics import calibration_report, from_labels
 
@@ -273,6 +300,7 @@ def evaluate_multiclass(score_paths, key_path, conditions=None, *, missing="erro
     score_paths : sequence of path-like
         Albayzin 2012 or generic files of one task and condition.
     key_path : path-like
+        ``segment language`` key (:func:`focal.io.read_multiclass_key`).
     conditions : sequence of {"closed", "open"}, optional
         Default: each file's own (:func:`focal.metrics.multiclass_report.default_conditions`).
     missing, other : str
@@ -281,6 +309,7 @@ def evaluate_multiclass(score_paths, key_path, conditions=None, *, missing="erro
     Returns
     -------
     list of MulticlassReport
+        One per file and condition.
     """
     from ..metrics.multiclass_report import multiclass_report
 

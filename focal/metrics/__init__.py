@@ -2,6 +2,12 @@
 
 Binary measures take ``(tar, non)`` score arrays (BOSARIS convention); use
 :func:`from_labels` to call them with ``(scores, labels)``.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from .._lazy import attach

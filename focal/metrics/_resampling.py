@@ -42,7 +42,8 @@ class _Resampler:
 def _draw_counts(rng, n, size):
     """``size`` rows of how often each of ``n`` units is drawn in ``n`` draws with replacement
     (multinomial counts), from uniform indices and one bincount: much faster than
-    ``rng.multinomial`` over many categories."""
+    ``rng.multinomial`` over many categories.
+    """
     idx = rng.integers(0, n, size=(size, n))
     idx += (np.arange(size) * n)[:, None]
     return np.bincount(idx.ravel(), minlength=size * n).reshape(size, n)

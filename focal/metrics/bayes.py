@@ -29,6 +29,16 @@ target, 0 = non-target (class order (non-target, target), so ``C`` has two colum
 is then ``p_target`` or the pair ``(1 - p_target, p_target)``. Multiclass inputs are
 ``(n_trials, N)`` log-likelihoods with labels ``0..N-1`` and a prior vector (zeros allowed: that
 class and its trials are ignored, Albayzin plan footnote 8).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+.. [3] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -71,13 +81,16 @@ class _Problem:
 
     @property
     def n_trials(self) -> int:
-        return (self.llr if self.llr is not None else self.llh).shape[0]
+        """Number of trials (rows of ``llr`` or ``llh``)."""
+        scores = self.llr if self.llr is not None else self.llh
+        return 0 if scores is None else scores.shape[0]
 
 
 def binary_prior(prior):
     """``(prior vector (non-target, target), prior log-odds)`` of a binary prior given as
     ``p_target``, as a pair ``(1 - p, p)`` or None (1/2); both entries must be positive.
-    Shared with :mod:`focal.metrics.combined` (not in ``__all__``)."""
+    Shared with :mod:`focal.metrics.combined` (not in ``__all__``).
+    """
     arr = np.asarray(prior) if prior is not None else None
     if arr is None or arr.ndim == 0:
         p = 0.5 if prior is None else check_probability(prior, "prior")
@@ -164,10 +177,11 @@ def binary_envelope(cost: np.ndarray, log_odds: float):
 
 
 def _decide(problem: _Problem) -> np.ndarray:
-    if problem.llr is not None:
+    if problem.llr is not None and problem.log_odds is not None:
         dec, thr = binary_envelope(problem.cost, problem.log_odds)
         return dec[np.searchsorted(thr, problem.llr, side="right")]
     L, p, C = problem.llh, problem.prior, problem.cost
+    assert L is not None  # a problem is binary (llr, log_odds) or multiclass (llh)
     act = p > 0
     W = C[:, act] * p[act]                                    # (D, N_active)
     with np.errstate(divide="ignore"):
@@ -232,12 +246,6 @@ def bayes_decisions(llh, prior, cost) -> np.ndarray:
 # risk
 
 
-def _trial_weights(prior: np.ndarray, y: np.ndarray) -> np.ndarray:
-    counts = np.bincount(y, minlength=prior.size)
-    per = np.divide(prior, counts, out=np.zeros_like(prior), where=counts > 0)
-    return per[y]
-
-
 def _risk_of(decisions, y, prior, cost) -> float:
     """``sum_i pi_i / |T_i| sum_t C[d_t, i]`` from a confusion count matrix (no trial loop)."""
     D, N = cost.shape
@@ -254,6 +262,25 @@ def default_bayes_risk(prior, cost) -> float:
     The normalizer of :func:`bayes_risk` (thesis eq. 7.20 for detection; the default system of
     Albayzin eq. 7 for the logarithmic cost). ``prior`` as in :func:`bayes_decisions` (a scalar
     is a binary ``p_target``).
+
+    Parameters
+    ----------
+    prior : float, array_like of shape (N,), or None
+        Binary: ``p_target`` or ``(1 - p_target, p_target)``. Multiclass: prior vector (zeros
+        allowed). None: flat.
+    cost : array_like, shape (n_decisions, N)
+        ``cost[d, i]``: cost of decision d when class i is true (binary: classes (non-target,
+        target)). Finite and non-negative.
+
+    Returns
+    -------
+    float
+        The default risk, in the units of ``cost``.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     C = np.asarray(cost)
     C = as_cost_matrix(C, C.shape[1] if C.ndim == 2 else -1)
@@ -288,12 +315,19 @@ def bayes_risk(llh, labels, prior, cost, normalize: bool = True) -> float:
 
     Parameters
     ----------
-    llh, prior, cost
-        As in :func:`bayes_decisions`.
+    llh : array_like, shape (n_trials,) or (n_trials, N)
+        Binary natural-log LLRs (1-D; +/-inf allowed) or multiclass natural-log likelihoods.
     labels : array_like, shape (n_trials,)
         Binary: 1 = target, 0 = non-target. Multiclass: class indices ``0..N-1``; every class of
         non-zero prior needs trials; trials of zero-prior classes are ignored.
-    normalize : bool
+    prior : float, array_like of shape (N,), or None
+        Binary: ``p_target`` or ``(1 - p_target, p_target)``. Multiclass: prior vector (zeros
+        allowed). None: flat.
+    cost : array_like, shape (n_decisions, N)
+        ``cost[d, i]``: cost of decision d when class i is true (binary: classes (non-target,
+        target)). Finite and non-negative.
+    normalize : bool, default True
+        Divide by :func:`default_bayes_risk`.
 
     Returns
     -------
@@ -402,7 +436,8 @@ def _monotone_minimum(llr, y, prior, cost, log_odds) -> float:
 def _affine_log_optimal(problem: _Problem, y):
     """The affine calibration ``W*`` minimizing the logarithmic cost at the problem's prior with
     ``alpha >= 0`` (thesis eqs. 8.21-8.22, sec. 8.4.2): ``(alpha, beta (N,), calibrated input)``.
-    Infinite binary LLRs are left out of the fit (and stay infinite unless ``alpha = 0``)."""
+    Infinite binary LLRs are left out of the fit (and stay infinite unless ``alpha = 0``).
+    """
     if problem.llr is not None:
         finite = np.isfinite(problem.llr)
         yy = y[finite]
@@ -429,8 +464,19 @@ def bayes_risk_analysis(llh, labels, prior, cost, normalize: bool = True) -> Bay
 
     Parameters
     ----------
-    llh, labels, prior, cost, normalize
-        As in :func:`bayes_risk`.
+    llh : array_like, shape (n_trials,) or (n_trials, N)
+        Binary natural-log LLRs (1-D; +/-inf allowed) or multiclass natural-log likelihoods.
+    labels : array_like, shape (n_trials,)
+        Binary: 1 = target, 0 = non-target. Multiclass: class indices ``0..N-1``; every class of
+        non-zero prior needs trials; trials of zero-prior classes are ignored.
+    prior : float, array_like of shape (N,), or None
+        Binary: ``p_target`` or ``(1 - p_target, p_target)``. Multiclass: prior vector (zeros
+        allowed). None: flat.
+    cost : array_like, shape (n_decisions, N)
+        ``cost[d, i]``: cost of decision d when class i is true (binary: classes (non-target,
+        target)). Finite and non-negative.
+    normalize : bool, default True
+        Divide every risk by :func:`default_bayes_risk`.
 
     Returns
     -------
@@ -455,7 +501,7 @@ def bayes_risk_analysis(llh, labels, prior, cost, normalize: bool = True) -> Bay
     minimum = None
     if problem.llr is not None:
         minimum = min(_monotone_minimum(problem.llr, y, p, C, problem.log_odds), actual)
-    elif problem.llh.shape[1] == 2 and (p > 0).all():     # two classes: the binary problem
+    elif problem.llh is not None and problem.llh.shape[1] == 2 and (p > 0).all():  # 2 classes
         llr = problem.llh[:, 1] - problem.llh[:, 0]
         minimum = min(_monotone_minimum(llr, y, p, C, float(np.log(p[1]) - np.log(p[0]))),
                       actual)

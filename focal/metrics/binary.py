@@ -249,6 +249,26 @@ def pav_llr(scores, labels, pos_label=None) -> np.ndarray:
     independent of any prior and of the proper scoring rule; tied scores always get the same
     value; ``-inf`` / ``+inf`` for the lowest / highest blocks when those hold only one class.
     ``cllr`` of the result equals :func:`min_cllr`.
+
+    Parameters
+    ----------
+    scores : array_like of shape (n_trials,)
+        Scores of all trials (NaN raises ``ValueError``).
+    labels : array_like of shape (n_trials,)
+        Class of each trial: 1 / True for targets, 0 / False for non-targets, or any two
+        labels with ``pos_label``.
+    pos_label : scalar, optional
+        The target label, required for labels other than 0/1 and False/True.
+
+    Returns
+    -------
+    ndarray of shape (n_trials,)
+        The PAV LLR of each trial in nats, in input order (may be +/-inf).
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     s = as_score_array(scores, "scores")
     t, n = split_by_labels(s, labels, pos_label=pos_label)   # fresh arrays: sorted in place
@@ -269,6 +289,16 @@ def det_curve(tar, non=None, convex_hull: bool = False) -> DETCurve:
     convex_hull : bool, default False
         False: every distinct operating point of the empirical ROC (points inside a run of one
         label, which lie on a straight step, are omitted). True: the ROCCH vertices (thesis 7.3.6).
+
+    Returns
+    -------
+    DETCurve
+        The operating points, by decreasing false-alarm rate.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     return as_binary_scores(tar, non).det_curve(convex_hull)
 

@@ -27,6 +27,14 @@ Stat. 1(2), 2007, for two-way crossed data):
 Replicates are processed in blocks whose size bounds memory (about 2**22 weights per block),
 each block drawing from its own child of one ``numpy.random.SeedSequence``, so the result depends
 on ``random_state`` but not on ``n_jobs``. Blocks run in parallel with joblib.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -93,7 +101,13 @@ class BootstrapInterval:
     replicates: np.ndarray
 
     def to_dict(self) -> dict:
-        """Plain-Python numbers (no replicates), for JSON."""
+        """Plain-Python numbers (no replicates), for JSON.
+
+        Returns
+        -------
+        dict
+            The fields as Python scalars.
+        """
         return {"measure": self.measure, "estimate": self.estimate, "low": self.low,
                 "high": self.high, "confidence": self.confidence,
                 "n_bootstrap": self.n_bootstrap, "n_dropped": self.n_dropped,
@@ -259,7 +273,8 @@ def _run(evaluator, resampler, n_bootstrap, random_state, n_jobs, progress=False
 
 def _jackknife_groups(resampler, n_groups=_JACKKNIFE_GROUPS):
     """Weight rows of the delete-a-group jackknife: trials (or clusters of the first way) split
-    into at most ``n_groups`` groups (every ``n_groups``-th one, a fixed assignment)."""
+    into at most ``n_groups`` groups (every ``n_groups``-th one, a fixed assignment).
+    """
     if resampler.ways is None:
         unit = np.empty(resampler.n, dtype=np.int64)
         for idx in resampler.strata:  # groups cut across the strata, each keeps both classes
@@ -273,7 +288,8 @@ def _jackknife_groups(resampler, n_groups=_JACKKNIFE_GROUPS):
 
 def _acceleration(evaluator, resampler):
     """BCa acceleration of every measure (Efron & Tibshirani 1993, eq. 14.15), from the
-    delete-a-group jackknife (one weighted evaluation per group)."""
+    delete-a-group jackknife (one weighted evaluation per group).
+    """
     jack = evaluator.values(_jackknife_groups(resampler))
     d = np.nanmean(jack, axis=0) - jack
     num = np.nansum(d ** 3, axis=0)
@@ -285,7 +301,8 @@ def _acceleration(evaluator, resampler):
 
 def _intervals(names, estimates, values, confidence, kind, acceleration=None):
     """Percentile or, with ``acceleration``, BCa intervals (Efron & Tibshirani 1993, sec. 13.3
-    and ch. 14)."""
+    and ch. 14).
+    """
     from scipy.special import ndtr, ndtri
 
     alpha = (1.0 - confidence) / 2.0
@@ -384,7 +401,8 @@ def bootstrap_ci(measure, tar, non, *, p_target=None, c_miss=1.0, c_fa=1.0, n_bo
 
     Returns
     -------
-    BootstrapInterval, or a list of them when ``measure`` is a list.
+    BootstrapInterval or list of BootstrapInterval
+        The point estimate and its interval; a list when ``measure`` is a list.
 
     Notes
     -----
@@ -439,12 +457,23 @@ def bootstrap_ci_multiclass(measure, llh, labels, *, prior=None, p_target=0.5, c
     clusters : array_like, optional
         Cluster label of every trial (e.g. the speaker), or a pair of label arrays for two-way
         resampling; default trial-level, which resamples each class keeping its size.
-    n_bootstrap, confidence, random_state, n_jobs, progress, method
-        As in :func:`bootstrap_ci`.
+    n_bootstrap : int, default 1000
+        Number of replicates.
+    confidence : float, default 0.95
+        Nominal coverage of the interval.
+    random_state : int, RandomState or None
+        Seed: equal seeds give equal intervals whatever ``n_jobs``.
+    n_jobs : int, optional
+        Parallel workers (joblib processes) over blocks of replicates.
+    progress : bool or callable, default False
+        A tqdm progress bar (True) or a callable told the number of replicates done.
+    method : {"bca", "percentile"}, default "bca"
+        The interval, as in :func:`bootstrap_ci`.
 
     Returns
     -------
-    BootstrapInterval, or a list of them when ``measure`` is a list.
+    BootstrapInterval or list of BootstrapInterval
+        The point estimate and its interval; a list when ``measure`` is a list.
     """
     names = [measure] if isinstance(measure, str) else list(measure)
     for name in names:

@@ -14,6 +14,13 @@
   restricted to a range of prior log-odds (the keynote's "truncated Cllr", a fixed-threshold
   version of Doddington's proposal aimed at the low false-alarm region), beside the
   prior-shifted Cllr of :func:`focal.metrics.cllr` (``p_target`` != 1/2).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] N. Brümmer, keynote talk on proper scoring rules, Odyssey 2012: The Speaker and
+   Language Recognition Workshop, Singapore, 2012 ("the keynote").
 """
 
 from __future__ import annotations
@@ -73,6 +80,7 @@ def combine_applications(applications, weights=None) -> CombinedApplication:
     Returns
     -------
     CombinedApplication
+        The equivalent prior and cost matrix (and the decisions they allow).
 
     Examples
     --------
@@ -98,7 +106,8 @@ def combine_applications(applications, weights=None) -> CombinedApplication:
     if rho.shape != (len(apps),) or not np.isfinite(rho).all() or (rho < 0).any() \
             or not (rho > 0).any():
         raise ValueError(
-            f"weights must be {len(apps)} finite non-negative numbers, not all zero; got {weights!r}"
+            f"weights must be {len(apps)} finite non-negative numbers, not all zero; "
+            f"got {weights!r}"
         )
     priors, costs = [], []
     for k, app in enumerate(apps):
@@ -203,6 +212,7 @@ def min_truncated_cllr(tar, non=None, prior_log_odds_range=(-np.inf, np.inf)) ->
     Returns
     -------
     float
+        The minimum truncated Cllr in bits per bit, in [0, 1].
     """
     if non is None or isinstance(tar, (BinaryScores, ROCCH)):
         scores = as_binary_scores(tar, non)

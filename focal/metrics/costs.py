@@ -3,6 +3,16 @@
 Used by :mod:`focal.metrics.bayes` (Bayes decisions and risk of any cost function) and by
 :mod:`focal.metrics.combined`. Costs are finite and non-negative, in any unit; columns follow
 the classes (binary: non-target, target).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+.. [3] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -22,6 +32,27 @@ def detection_cost_matrix(c_miss=1.0, c_fa=1.0, c_refer=None) -> np.ndarray:
     Rows are the decisions (reject, accept) and, with ``c_refer``, a third decision *refer*
     (abstain) that costs ``c_refer`` whatever the truth. Without it this is the application of
     NIST's DCF (SWS plan eq. 8; thesis eq. 7.11).
+
+    Parameters
+    ----------
+    c_miss : float, default 1.0
+        Cost of rejecting a target.
+    c_fa : float, default 1.0
+        Cost of accepting a non-target.
+    c_refer : float, optional
+        Cost of the third decision, refer (None: no such decision).
+
+    Returns
+    -------
+    ndarray of shape (2, 2) or (3, 2)
+        ``C[d, i]``: decisions reject, accept (and refer) by classes non-target, target.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+    .. [2] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 
     Examples
     --------
@@ -61,6 +92,7 @@ def lre_cost_matrix(n_classes: int, p_target=0.5):
     subsets : ndarray of bool, shape (2**N, N)
         Row d is decision d: ``subsets[d, k]`` accepts target k.
     cost : ndarray, shape (2**N, N)
+        ``cost[d, i]``: cost of decision d when the true class is i.
 
     Notes
     -----
@@ -87,6 +119,24 @@ def misclassification_cost_matrix(eta) -> np.ndarray:
     ``N/(N-1)``. Its Bayes decision is ``argmax_j P(j | l, pi) / eta_j`` (Albayzin eq. 19), and
     the average of the induced scoring rule over ``eta`` uniform on the simplex is the
     logarithmic rule (thesis eq. 8.13, Albayzin eq. 21).
+
+    Parameters
+    ----------
+    eta : array_like of shape (N,)
+        Class weights strictly inside the probability simplex.
+
+    Returns
+    -------
+    ndarray of shape (N, N)
+        ``C[j, i]``: cost of recognizing class j when the truth is class i.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+       G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+       GTTS, UPV/EHU, 2012 ("Albayzin plan").
     """
     e = np.asarray(eta, dtype=float)
     if e.ndim != 1 or e.size < 2:

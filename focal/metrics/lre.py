@@ -11,6 +11,16 @@ class-i trials that accept k. From log-likelihoods, the Bayes decision of applic
 k iff its detection LLR (flat non-target prior, Brümmer & van Leeuwen eq. 9) is at least
 ``-logit(P_target)``; at ``P_target = 1/2`` that is "posterior of k at the flat prior >= 1/N"
 (thesis sec. 8.1.1). CAVG is a fraction in [0, 1].
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [3] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
 """
 
 from __future__ import annotations
@@ -172,7 +182,8 @@ class CavgSweep:
     def default(self) -> np.ndarray:
         """CAVG of the best fixed decision (reject all or accept all): ``min(p, 1 - p)``; at a
         non-flat prior, each target accepted or rejected by the prior alone:
-        ``sum_k min(pi_k p, (1 - pi_k)(1 - p)/(N - 1))``."""
+        ``sum_k min(pi_k p, (1 - pi_k)(1 - p)/(N - 1))``.
+        """
         if self.prior is None:
             return np.minimum(self.p_target, 1.0 - self.p_target)
         p, pr = self.p_target[:, None], self.prior[None, :]
@@ -250,9 +261,13 @@ def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=Non
 
     Parameters
     ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite).
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1``.
     p_targets : array_like, optional
         Target priors in (0, 1); default 201 points evenly spaced in logit from -7 to 7.
-    recalibrated : bool
+    recalibrated : bool, default True
         Also sweep the optimally affine-recalibrated log-likelihoods (thesis eqs. 8.22-8.24;
         calibration at the flat prior), as a contrast for calibration analysis.
     prior : array_like, shape (N,), optional
@@ -260,6 +275,16 @@ def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=Non
         8.11, :func:`focal.metrics.e_lre`), the posteriors and the class weights at that prior
         and the recalibration fitted at it. Zero entries drop a class (no target) and its
         trials.
+
+    Returns
+    -------
+    CavgSweep
+        CAVG (or E_lre) and its miss / false-alarm parts at each target prior.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     if p_targets is None:
         pt = 1.0 / (1.0 + np.exp(-np.linspace(-7.0, 7.0, 201)))
@@ -317,7 +342,8 @@ def _count_rows(flags: np.ndarray) -> np.ndarray:
 def _subset_stats(L, y, want_xe):
     """Sufficient statistics of every subset (bitmask ``g`` over the N classes) and class i:
     ``miss[g, i]`` trials of i rejecting i, ``fa[g, i]`` false accepts of other classes of g by
-    trials of i, ``xe[g, i]`` sum of -log posterior of i (flat prior over g), nats."""
+    trials of i, ``xe[g, i]`` sum of -log posterior of i (flat prior over g), nats.
+    """
     n, N = L.shape
     size = 1 << N
     miss = np.zeros((size, N))
@@ -363,7 +389,8 @@ def _subset_stats(L, y, want_xe):
 
 def _subset_stats_exact(L, y, miss, fa, xe):
     """The same statistics for rows of very wide dynamic range, one subset at a time, each
-    shifted by its own maximum (exact for log-likelihoods of any magnitude)."""
+    shifted by its own maximum (exact for log-likelihoods of any magnitude).
+    """
     N = L.shape[1]
     for size in range(2, N + 1):
         for combo in combinations(range(N), size):
@@ -414,6 +441,7 @@ def subset_analysis(llh, labels, measure="cavg", progress=False) -> SubsetAnalys
     Returns
     -------
     SubsetAnalysis
+        The measure of every subset of two or more classes.
 
     Examples
     --------

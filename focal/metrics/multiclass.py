@@ -8,6 +8,16 @@ with zero prior is ignored, and so are its trials: Albayzin footnote 8). Bad inp
 
 Units: cross-entropies ``C_mce`` are in nats (Albayzin eq. 6); ``multiclass_cllr`` is in bits
 (Brümmer & van Leeuwen eq. 17); binary measures follow :mod:`focal.metrics.binary`.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [3] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
 """
 
 from __future__ import annotations
@@ -64,6 +74,19 @@ def multiclass_cross_entropy(llh, labels, prior=None) -> float:
     prior : array_like, shape (N,), optional
         Default flat. Zero entries ignore that class and its trials.
 
+    Returns
+    -------
+    float
+        C_mce in nats, >= 0.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+       G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+       GTTS, UPV/EHU, 2012 ("Albayzin plan").
+    .. [2] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+
     Examples
     --------
     A class-0 trial with likelihoods (3, 1) costs log(4/3), an uninformative class-1 trial
@@ -86,6 +109,27 @@ def multiclass_cllr(llh, labels, prior=None, normalize: bool = False) -> float:
     reference, so an uninformative system scores 1 at every prior, as binary
     :func:`focal.metrics.cllr` does. For N = 2 this equals binary ``cllr`` of ``l_1 - l_2``.
 
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite), one row per trial.
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1`` of each trial.
+    prior : array_like, shape (N,), optional
+        Class prior, default flat. Zero entries ignore that class and its trials.
+    normalize : bool, default False
+        Divide by the prior entropy, so an uninformative system scores 1.
+
+    Returns
+    -------
+    float
+        Bits (or bits per bit when normalized), >= 0.
+
+    References
+    ----------
+    .. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+       Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+
     Examples
     --------
     >>> import numpy as np
@@ -103,6 +147,24 @@ def albayzin_prior(n_columns: int, open_set: bool = False) -> np.ndarray:
 
     Closed set: ``pi_m = 0`` (the last column, out-of-set, and its trials are ignored), the n
     targets share 1 equally. Open set: ``pi_m = 1/m``, which makes the prior flat over all m.
+
+    Parameters
+    ----------
+    n_columns : int
+        m = n + 1 >= 3: the n target languages and the out-of-set class (last).
+    open_set : bool, default False
+        The open-set condition (out-of-set trials count) instead of the closed set.
+
+    Returns
+    -------
+    ndarray of shape (m,)
+        The prior.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+       G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+       GTTS, UPV/EHU, 2012 ("Albayzin plan").
     """
     m = int(n_columns)
     if m < 3:
@@ -153,7 +215,13 @@ class AlbayzinMeasures:
     beta: np.ndarray
 
     def to_dict(self) -> dict:
-        """Plain-Python dictionary of every number (for JSON or programs)."""
+        """Plain-Python dictionary of every number (for JSON or programs).
+
+        Returns
+        -------
+        dict
+            The fields as plain Python values (JSON-ready).
+        """
         d = asdict(self)
         d["prior"] = self.prior.tolist()
         d["beta"] = self.beta.tolist()
@@ -178,9 +246,21 @@ def affine_calibration(llh, labels, prior=None, nonnegative_alpha: bool = False)
     ``c_min <= min(C_mce, C_def)`` holds exactly even when the data are separable (then the
     infimum 0 is approached, not reached).
 
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite), one row per trial.
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1`` of each trial.
+    prior : array_like, shape (N,), optional
+        Class prior, default flat. Zero entries ignore that class and its trials.
+    nonnegative_alpha : bool, default False
+        Constrain ``alpha >= 0`` (the thesis' E_lre^opt) instead of a free ``alpha``.
+
     Returns
     -------
     alpha : float
+        The scale.
     beta : ndarray, shape (N,)
         Zero mean over the classes with non-zero prior, 0 for the others.
     c_min : float
@@ -280,9 +360,17 @@ def detection_llrs(llh, prior=None) -> np.ndarray:
     computed). Exact for log-likelihoods of any magnitude: the sum is shifted by the largest
     non-target log-likelihood, and an uninformative (constant) row gives exactly 0. O(n N).
 
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite), one row per trial.
+    prior : array_like, shape (N,), optional
+        Class prior weighting the non-target mixture, default flat; zero entries are left out.
+
     Returns
     -------
     ndarray, shape (n_trials, N)
+        Natural-log detection LLR of every class against the rest, per trial.
 
     Examples
     --------
@@ -356,6 +444,27 @@ def detection_analysis(llh, labels, prior=None, p_target=0.5) -> DetectionAnalys
     Target trials of class t are those labelled t; non-targets are the trials of the other
     classes with non-zero prior. The detection LLRs use ``prior`` for the non-target mixture
     (eq. 9); the binary measures are evaluated at ``p_target`` (0.5: classical Cllr).
+
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite), one row per trial.
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1`` of each trial.
+    prior : array_like, shape (N,), optional
+        Class prior, default flat. Zero entries ignore that class and its trials.
+    p_target : float, default 0.5
+        Target prior of the binary measures.
+
+    Returns
+    -------
+    DetectionAnalysis
+        Cllr and minCllr (bits per bit) and EER (fraction) of each active class.
+
+    References
+    ----------
+    .. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+       Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
     """
     trials = MulticlassTrials(llh, labels, prior)
     L, y, p = trials.llh, trials.labels, trials.prior
@@ -400,7 +509,18 @@ class PairwiseAnalysis:
 
     def matrix(self, measure: str = "cllr") -> np.ndarray:
         """``(N, N)`` symmetric matrix of ``measure`` (``"cllr"`` or ``"min_cllr"``); NaN on
-        the diagonal and for pairs not analysed."""
+        the diagonal and for pairs not analysed.
+
+        Parameters
+        ----------
+        measure : {"cllr", "min_cllr"}, default "cllr"
+            The measure to arrange.
+
+        Returns
+        -------
+        ndarray of shape (N, N)
+            The measure of pair (i, j) at ``[i, j]`` and ``[j, i]``, bits per bit.
+        """
         if measure not in ("cllr", "min_cllr"):
             raise ValueError(f"measure must be 'cllr' or 'min_cllr', got {measure!r}")
         out = np.full((self.n_classes, self.n_classes), np.nan)
@@ -420,8 +540,25 @@ def pairwise_analysis(llh, labels, classes=None) -> PairwiseAnalysis:
 
     Parameters
     ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite), one row per trial.
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1`` of each trial.
     classes : sequence of int, optional
         The classes to pair (default all); each needs trials.
+
+    Returns
+    -------
+    PairwiseAnalysis
+        Cllr and minCllr of every pair.
+
+    References
+    ----------
+    .. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+       Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+    .. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+       G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+       GTTS, UPV/EHU, 2012 ("Albayzin plan").
     """
     L = as_llh_matrix(llh)
     N = L.shape[1]

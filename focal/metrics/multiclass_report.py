@@ -12,6 +12,12 @@ out-of-set column and its segments are ignored, CAVG is NIST's over the target l
 ``"open"``: the flat prior over all classes (eq. 2 with ``pi_OOS = 1/m``). The open-set CAVG is
 focal's own extension: no paper defines one; focal treats the out-of-set class as one more
 target language of the CAVG average.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -40,7 +46,8 @@ CAVG_DEFINITIONS = {
 
 def default_conditions(condition) -> list:
     """The evaluation condition of a file's condition: ``["closed"]`` for an Albayzin
-    ``Closed`` file, else ``["open"]`` (``Open`` files and the generic format)."""
+    ``Closed`` file, else ``["open"]`` (``Open`` files and the generic format).
+    """
     return ["closed" if condition == "Closed" else "open"]
 
 
@@ -66,6 +73,7 @@ class ConditionResult:
     cavg: float
 
     def to_dict(self) -> dict:
+        """Plain-Python numbers for JSON."""
         return {**self.albayzin.to_dict(), "multiclass_cllr": self.multiclass_cllr,
                 "cavg": self.cavg, "cavg_definition": CAVG_DEFINITIONS[self.condition]}
 
@@ -94,7 +102,13 @@ class MulticlassReport:
     results: tuple
 
     def to_dict(self) -> dict:
-        """Plain-Python dictionary of every number (for JSON or programs)."""
+        """Plain-Python dictionary of every number (for JSON or programs).
+
+        Returns
+        -------
+        dict
+            The fields as plain Python values (JSON-ready).
+        """
         return {"name": self.name, "task": self.task, "condition": self.condition,
                 "n_segments": self.n_segments, "classes": list(self.classes),
                 "measures": {r.condition: r.to_dict() for r in self.results}}

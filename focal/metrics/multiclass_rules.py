@@ -12,6 +12,18 @@ Each is averaged over supervised trials like C_mce (Albayzin eq. 6; thesis eq. 8
 posterior ``P(i | l_t, pi)`` of Bayes' rule at the evaluation prior, and the weights
 ``pi_i / |T_i|``. Inputs as in :mod:`focal.metrics.multiclass` (log-likelihoods ``(n, N)``,
 labels ``0..N-1``, a prior with possible zeros).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [3] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+.. [4] N. Brümmer, keynote talk on proper scoring rules, Odyssey 2012: The Speaker and
+   Language Recognition Workshop, Singapore, 2012 ("the keynote").
 """
 
 from __future__ import annotations
@@ -51,7 +63,8 @@ def _posteriors(L, p):
 
 def _minus_truth(Q, y):
     """``Q - e_y`` per row, its ``y`` entry computed as minus the sum of the others (no
-    cancellation when the true class's posterior is near 1)."""
+    cancellation when the true class's posterior is near 1).
+    """
     rows = np.arange(y.shape[0])
     G = Q.copy()
     G[rows, y] = 0.0
@@ -74,6 +87,29 @@ def multiclass_brier(llh, labels, prior=None, normalize: bool = False) -> float:
     (``1 - 1/N`` at the flat prior), which ``normalize=True`` divides by. For N = 2 it is 2/3
     of the binary Brier rule in the canonical units of thesis eq. 7.36 (``3 (1 - q)^2``).
     Dimensionless.
+
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Natural-log likelihoods (finite).
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1``.
+    prior : array_like, shape (N,), optional
+        Evaluation prior (default flat; zeros ignore a class and its trials).
+    normalize : bool, default False
+        Divide by the default system's cost ``1 - sum_i pi_i^2``.
+
+    Returns
+    -------
+    float
+        The Brier cost, in [0, 2] (dimensionless).
+
+    References
+    ----------
+    .. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+       Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+    .. [2] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 
     Examples
     --------
@@ -170,7 +206,7 @@ class _BrierObjective:
     def hessian(self, theta):
         N = self.p.size
         Hzz, Hza, Haa = np.zeros((N, N)), np.zeros(N), 0.0
-        for u, y, c, Q, G in self._chunks(theta):
+        for u, _y, c, Q, G in self._chunks(theta):
             s = np.einsum("ij,ij->i", Q, G)
             J = -Q[:, :, None] * Q[:, None, :]
             idx = np.arange(N)
@@ -264,11 +300,13 @@ def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> floa
         The cost weights, strictly inside the simplex (default flat).
     prior : array_like, shape (N,), optional
         Evaluation prior (default flat; zeros ignore a class and its trials).
-    normalize : bool
+    normalize : bool, default False
+        Divide by the default system's risk.
 
     Returns
     -------
     float
+        The empirical Bayes risk of the weighted misclassification cost.
 
     Examples
     --------
@@ -289,7 +327,8 @@ def _coordinate_offsets(S, y, w, miss, b, max_sweeps: int = 20):
     """Offsets ``b`` lowering ``sum_t w_t C(argmax_j (S_tj + b_j) | y_t)`` one class at a time,
     each step exact: with the other offsets fixed, trial t decides j iff ``b_j > theta_t`` (its
     margin to the best other class), so the risk is a step function of ``b_j`` read off one
-    sort of the margins. ``C(j | i) = miss_i`` for ``j != i``. Returns ``(risk, b)``."""
+    sort of the margins. ``C(j | i) = miss_i`` for ``j != i``. Returns ``(risk, b)``.
+    """
     n, N = S.shape
     rows = np.arange(n)
 
@@ -420,12 +459,21 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
 
     Parameters
     ----------
-    llh, labels, eta, prior, normalize
-        As in :func:`eta_risk`.
+    llh : array_like, shape (n_trials, N) or (n_trials,)
+        Natural-log likelihoods, or binary LLRs, as in :func:`eta_risk`.
+    labels : array_like of int, shape (n_trials,)
+        True class ``0..N-1`` (binary: 1 = target).
+    eta : array_like, shape (N,), optional
+        The cost weights, strictly inside the simplex (default flat).
+    prior : array_like, shape (N,), optional
+        Evaluation prior (default flat; zeros ignore a class and its trials).
+    normalize : bool, default False
+        Divide every risk by the default system's.
 
     Returns
     -------
     focal.metrics.BayesRisk
+        Actual, minimum (after affine recalibration) and default risks.
     """
     N = np.asarray(llh).shape[1] if np.ndim(llh) == 2 else 2
     e = np.full(N, 1.0 / N) if eta is None else np.asarray(eta, dtype=float)
@@ -453,16 +501,18 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
     if not normalize:
         return base
     d = base.default
-    if d <= 0:
+    if d is None or d <= 0:
         raise ValueError("the default risk is 0: the normalized risk is undefined")
-    return BayesRisk(actual=base.actual / d, default=1.0, minimum=base.minimum / d,
+    scaled_min = None if base.minimum is None else base.minimum / d
+    return BayesRisk(actual=base.actual / d, default=1.0, minimum=scaled_min,
                      recalibrated=base.recalibrated / d, alpha=base.alpha, beta=base.beta,
                      unit="normalized")
 
 
 def _lre_threshold(p_target: float, n_classes: int) -> float:
     """Posterior threshold of CAVG's compound Bayes decision: accept k iff
-    ``P(k | l, pi) >= (1 - a) / ((N - 1) a + 1 - a)`` (``1/N`` at ``a = 1/2``)."""
+    ``P(k | l, pi) >= (1 - a) / ((N - 1) a + 1 - a)`` (``1/N`` at ``a = 1/2``).
+    """
     a = p_target
     return (1.0 - a) / ((n_classes - 1) * a + 1.0 - a)
 
@@ -493,11 +543,13 @@ def e_lre(llh, labels, prior=None, p_target=0.5, normalize: bool = False) -> flo
         Evaluation prior (default flat, which gives CAVG).
     p_target : float
         Target prior alpha of each detection application (thesis eq. 8.28).
-    normalize : bool
+    normalize : bool, default False
+        Divide by :func:`e_lre_default`.
 
     Returns
     -------
     float
+        E_lre, a fraction in [0, 1] (CAVG at the flat prior).
 
     Examples
     --------
@@ -527,7 +579,25 @@ def e_lre_default(prior, p_target=0.5) -> float:
     """E_lre of the best decisions without the recognizer: ``sum_k min(pi_k p, (1 - pi_k)(1 -
     p)/(N - 1))`` (accept or reject each target by the prior alone); ``min(p, 1 - p)`` at the
     flat prior, the CAVG default of :class:`focal.metrics.CavgSweep`. Classes of zero prior
-    are not targets (as in :func:`e_lre`)."""
+    are not targets (as in :func:`e_lre`).
+
+    Parameters
+    ----------
+    prior : array_like, shape (N,)
+        Evaluation prior over the classes.
+    p_target : float, default 0.5
+        Target prior alpha of each detection application.
+
+    Returns
+    -------
+    float
+        The default E_lre, a fraction.
+
+    References
+    ----------
+    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    """
     pr = np.asarray(prior, dtype=float)
     pr = pr[pr > 0]
     a = check_probability(p_target)

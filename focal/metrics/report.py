@@ -3,11 +3,19 @@
 Reports what a speaker- or forensic-LR engineer reads first: Cllr, minCllr and the calibration
 loss Cllr - minCllr (thesis sec. 7.7.4), the ROCCH-EER (7.3.7), and actual / minimum normalized
 DCF at chosen operating points (SWS plan eqs. 8-10, thesis eq. 7.21).
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -15,6 +23,9 @@ from ..core.operating_point import OperatingPoint
 from ..core.rocch import Threshold
 from ..core.validation import check_probability
 from .binary import BinaryScores
+
+if TYPE_CHECKING:
+    from .sre import CPrimary
 
 __all__ = ["OperatingPointResult", "CalibrationReport", "calibration_report",
            "calibration_report_of", "parse_operating_point", "summary_table"]
@@ -27,6 +38,19 @@ class OperatingPointResult:
     ``min_dcf_threshold`` is the score threshold where the minimum is attained (accept iff
     score >= ``min_dcf_threshold.value``; ``low`` / ``high`` span equally optimal ones), see
     :meth:`focal.core.ROCCH.min_dcf_threshold`.
+
+    Attributes
+    ----------
+    p_target : float
+        Target prior P_target of the application.
+    c_miss, c_fa : float
+        Costs of a miss and of a false alarm.
+    effective_prior : float
+        The effective target prior of ``(p_target, c_miss, c_fa)``.
+    act_dcf, min_dcf : float
+        Actual (Bayes decisions on the LLRs) and minimum normalized DCF, dimensionless.
+    min_dcf_threshold : focal.core.Threshold or None
+        The score threshold of the minimum.
     """
 
     p_target: float
@@ -39,7 +63,7 @@ class OperatingPointResult:
 
     @property
     def calibration_loss(self) -> float:
-        """``act_dcf - min_dcf``: the point calibration loss (thesis sec. 7.3.3), normalized cost."""
+        """``act_dcf - min_dcf``: the point calibration loss (thesis 7.3.3), normalized cost."""
         return self.act_dcf - self.min_dcf
 
 
@@ -88,7 +112,7 @@ class CalibrationReport:
     eer_threshold: Threshold | None = None
     intervals: tuple = ()
     eer_conventional: float | None = None
-    c_primary: object = None
+    c_primary: CPrimary | None = None
 
     @property
     def calibration_loss(self) -> float:
@@ -96,7 +120,13 @@ class CalibrationReport:
         return self.cllr - self.min_cllr
 
     def to_dict(self) -> dict:
-        """Plain-Python dictionary of every number (for JSON or programs)."""
+        """Plain-Python dictionary of every number (for JSON or programs).
+
+        Returns
+        -------
+        dict
+            The fields as plain Python values (JSON-ready).
+        """
         return {
             "name": self.name,
             "n_targets": self.n_targets,
@@ -192,7 +222,8 @@ def _format_threshold(thr) -> str:
 
 def parse_operating_point(text: str, where: str = "operating point"):
     """``"P_TARGET:C_MISS:C_FA"`` (or a bare ``"P_TARGET"``, unit costs) as three validated floats,
-    the way users write an operating point on a command line (e.g. ``0.01:1:10``)."""
+    the way users write an operating point on a command line (e.g. ``0.01:1:10``).
+    """
     fields = str(text).strip().split(":")
     if len(fields) not in (1, 3):
         raise ValueError(f"{where} must be P_TARGET or P_TARGET:C_MISS:C_FA, got {text!r}")
@@ -246,10 +277,17 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
         With a coverage such as 0.95, add bootstrap confidence intervals of Cllr, minCllr, EER
         and every actual / minimum DCF (:func:`focal.metrics.bootstrap_ci`, all from the same
         replicates).
-    n_bootstrap, tar_clusters, non_clusters, random_state, n_jobs, progress
-        Replicates, cluster labels (speaker / model / test, or a (model, test) pair for two-way
-        resampling), seed, workers and progress bar of the bootstrap, as in
-        :func:`focal.metrics.bootstrap_ci`.
+    n_bootstrap : int, default 1000
+        Replicates of the bootstrap.
+    tar_clusters, non_clusters : array_like, optional
+        Cluster labels (speaker / model / test, or a (model, test) pair for two-way
+        resampling), as in :func:`focal.metrics.bootstrap_ci`.
+    random_state : int, RandomState or None
+        Seed of the bootstrap.
+    n_jobs : int, optional
+        Workers of the bootstrap.
+    progress : bool or callable, default False
+        Progress bar (or callback) of the bootstrap.
 
     Returns
     -------
@@ -282,7 +320,7 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
     points = _operating_points(operating_points)
     scores = BinaryScores(tar, non)
     report = _report(scores, points, p, name)
-    extra = {}
+    extra: dict[str, Any] = {}
     if conventional_eer:
         extra["eer_conventional"] = scores.hull.conventional_eer
     if c_primary is not None:
@@ -307,7 +345,24 @@ def calibration_report_of(scores: BinaryScores, operating_points=((0.01, 1.0, 1.
                           p_target=0.5, name: str = "") -> CalibrationReport:
     """:func:`calibration_report` of scores already sorted in a :class:`BinaryScores`, so that a
     caller drawing curves of the same scores (``scores.bayes_error_rates``) sorts and runs PAV
-    only once."""
+    only once.
+
+    Parameters
+    ----------
+    scores : BinaryScores
+        The validated, sorted trials.
+    operating_points : sequence, default ((0.01, 1, 1),)
+        As in :func:`calibration_report`.
+    p_target : float, default 0.5
+        Prior of Cllr / minCllr.
+    name : str, default ""
+        Label printed in the report's title.
+
+    Returns
+    -------
+    CalibrationReport
+        The same report as :func:`calibration_report` of these trials.
+    """
     p = check_probability(p_target)
     return _report(scores, _operating_points(operating_points), p, name)
 
@@ -348,7 +403,8 @@ def _report(scores: BinaryScores, points, p, name) -> CalibrationReport:
 
 def summary_table(reports, p_target) -> str:
     """One line per report: Cllr, minCllr, EER and the DCFs of its first operating point
-    (names shortened to their last path component)."""
+    (names shortened to their last path component).
+    """
     def short(name):
         return str(name).replace("\\", "/").rsplit("/", 1)[-1]
 

@@ -12,6 +12,13 @@ eq. 7.21). The operating points are those of the evaluation plans:
 - SRE16 (NIST 2016 Speaker Recognition Evaluation Plan, sec. 3.1), SRE18 CTS and SRE19 CTS:
   P_target = 0.01 and 0.005, C_miss = C_fa = 1;
 - SRE21 (NIST 2021 Speaker Recognition Evaluation Plan, sec. 3.1): P_target = 0.01 and 0.05.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
@@ -53,7 +60,13 @@ class CPrimary:
     name: str = ""
 
     def to_dict(self) -> dict:
-        """Plain-Python numbers for JSON."""
+        """Plain-Python numbers for JSON.
+
+        Returns
+        -------
+        dict
+            The fields as plain Python values (JSON-ready).
+        """
         return {"name": self.name, "c_primary": self.actual, "min_c_primary": self.minimum,
                 "operating_points": [list(op) for op in self.operating_points],
                 "act_dcf": list(self.act_dcf), "min_dcf": list(self.min_dcf)}
@@ -76,6 +89,7 @@ def c_primary(tar, non=None, operating_points="sre16") -> CPrimary:
     Returns
     -------
     CPrimary
+        The actual and minimum C_primary and the DCFs of each operating point.
     """
     name, points = resolve_points(operating_points)
     return c_primary_of(as_binary_scores(tar, non), points, name)

@@ -7,6 +7,13 @@ contiguous score ranges computed anywhere) and, for the actual-decision measures
 those of the in-memory functions: exactly for the counts, EER, PRBEP, AUC, minDCF and the PAV
 blocks (the same integer computation on the same blocks), to rounding for the sums (Cllr).
 See :mod:`focal.core.summary` for how an engine (Spark, Ray, Dask) produces the inputs.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
@@ -57,10 +64,12 @@ class SummarizedScores:
 
     @property
     def n_targets(self) -> int:
+        """Number of target trials."""
         return self.summary.n_targets
 
     @property
     def n_nontargets(self) -> int:
+        """Number of non-target trials."""
         return self.summary.n_nontargets
 
     def _sums(self, what: str) -> TrialSums:
@@ -70,21 +79,58 @@ class SummarizedScores:
 
     # -- actual decisions: sums -----------------------------------------------------------
     def cross_entropy(self, p_target=0.5) -> float:
-        """C_xe in bits (SWS plan eq. 38), as :func:`focal.metrics.cross_entropy`."""
+        """C_xe in bits (SWS plan eq. 38), as :func:`focal.metrics.cross_entropy`.
+
+        Parameters
+        ----------
+        p_target : float, default 0.5
+            Target prior in (0, 1).
+
+        Returns
+        -------
+        float
+            C_xe in bits.
+        """
         p = check_probability(p_target)
         c_t, c_n = self._sums("cross_entropy").mean_costs(p)
         return (p * c_t + (1.0 - p) * c_n) / _LOG2
 
     def cllr(self, p_target=0.5) -> float:
         """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS eq. 40), as
-        :func:`focal.metrics.cllr`."""
+        :func:`focal.metrics.cllr`.
+
+        Parameters
+        ----------
+        p_target : float, default 0.5
+            Target prior in (0, 1).
+
+        Returns
+        -------
+        float
+            Cllr in bits per bit.
+        """
         p = check_probability(p_target)
         c_t, c_n = self._sums("cllr").mean_costs(p)
         return normalized_cross_entropy(p * c_t + (1.0 - p) * c_n, p)
 
     def dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
         """Actual DCF of Bayes decisions on the scores read as LLRs, as
-        :func:`focal.metrics.dcf`."""
+        :func:`focal.metrics.dcf`.
+
+        Parameters
+        ----------
+        p_target : float
+            Target prior P_target in (0, 1).
+        c_miss, c_fa : float, default 1.0
+            Costs of a miss and of a false alarm (> 0).
+        normalize : bool, default True
+            Divide by the cost of the best fixed decision.
+
+        Returns
+        -------
+        float
+            The detection cost.
+        """
         p = check_probability(p_target)
         cm = check_positive(c_miss, "c_miss")
         cf = check_positive(c_fa, "c_fa")
@@ -94,11 +140,37 @@ class SummarizedScores:
 
     # -- threshold-optimized: the hull ----------------------------------------------------
     def min_cllr(self, p_target=0.5) -> float:
-        """Cllr after PAV, bits per bit (thesis 7.7.4), as :func:`focal.metrics.min_cllr`."""
+        """Cllr after PAV, bits per bit (thesis 7.7.4), as :func:`focal.metrics.min_cllr`.
+
+        Parameters
+        ----------
+        p_target : float, default 0.5
+            Target prior in (0, 1).
+
+        Returns
+        -------
+        float
+            minCllr in bits per bit, in [0, 1].
+        """
         return self.hull.min_cllr(p_target)
 
     def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
-        """Minimum DCF over all thresholds (thesis eq. 7.21), as :func:`focal.metrics.min_dcf`."""
+        """Minimum DCF over all thresholds (thesis eq. 7.21), as :func:`focal.metrics.min_dcf`.
+
+        Parameters
+        ----------
+        p_target : float
+            Target prior P_target in (0, 1).
+        c_miss, c_fa : float, default 1.0
+            Costs of a miss and of a false alarm (> 0).
+        normalize : bool, default True
+            Divide by the cost of the best fixed decision.
+
+        Returns
+        -------
+        float
+            The minimum detection cost.
+        """
         return self.hull.min_dcf(p_target, c_miss, c_fa, normalize)
 
     @property
@@ -118,7 +190,18 @@ class SummarizedScores:
 
     def det_curve(self, convex_hull: bool = False) -> DETCurve:
         """DET points, steppy (needs a summary with runs) or of the hull, as
-        :func:`focal.metrics.det_curve`."""
+        :func:`focal.metrics.det_curve`.
+
+        Parameters
+        ----------
+        convex_hull : bool, default False
+            False: the empirical ROC's operating points; True: the ROCCH vertices.
+
+        Returns
+        -------
+        DETCurve
+            The operating points.
+        """
         if convex_hull:
             return DETCurve(self.hull.p_fa, self.hull.p_miss, self.hull.thresholds)
         if not self.summary.has_runs:
@@ -128,7 +211,18 @@ class SummarizedScores:
 
     def bayes_error_rates(self, prior_log_odds) -> BayesErrorRates:
         """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.6.1), as
-        :func:`focal.metrics.bayes_error_rates` (thresholds ``-h`` must be in the sums)."""
+        :func:`focal.metrics.bayes_error_rates` (thresholds ``-h`` must be in the sums).
+
+        Parameters
+        ----------
+        prior_log_odds : array_like
+            Values of h = logit(effective prior), in nats.
+
+        Returns
+        -------
+        BayesErrorRates
+            The error-rates at each ``h``.
+        """
         h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
         sums = self._sums("bayes_error_rates")
         idx = np.searchsorted(sums.thresholds, -h)

@@ -1,4 +1,10 @@
-"""Small helpers shared by the plotting modules: new axes, colours, operating points, legends."""
+"""Small helpers shared by the plotting modules: new axes, colours, operating points, legends.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+"""
 
 from __future__ import annotations
 

@@ -4,6 +4,13 @@ Takes ``(tar, non)`` or a :class:`focal.metrics.BinaryScores` (thesis sec. 7.7.4
 
 Curve data come from :mod:`focal.metrics`; this module only draws them. Each artist carries a
 ``gid`` so that programs and tests can find it.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
 """
 
 from __future__ import annotations
@@ -41,7 +48,18 @@ _APE_BARS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
 
 def ape_bar_axes(ax):
-    """The Axes holding the Cllr bars of the APE plot drawn on ``ax`` (None if there is none)."""
+    """The Axes holding the Cllr bars of the APE plot drawn on ``ax`` (None if there is none).
+
+    Parameters
+    ----------
+    ax : matplotlib Axes
+        Axes an APE plot was drawn on.
+
+    Returns
+    -------
+    matplotlib.axes.Axes or None
+        Its bar axes.
+    """
     return _APE_BARS.get(ax)
 
 
@@ -159,6 +177,7 @@ def ape_plot(tar, non=None, *, label=None, ax=None, bar_ax=None, bar: bool = Tru
         (at least [-10, 10], widened to the LLRs: the plotted area then equals Cllr to within
         a small fraction; the bar always shows the exact value).
     n_points : int, default 2001
+        Number of prior log-odds of the grid.
     compact : bool, default False
         For grids of small plots: no legend (the curves keep their labels), no axis labels and
         no right-hand error-rate axis.

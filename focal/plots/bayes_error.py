@@ -6,6 +6,11 @@ the once-validated LLRs.
 
 Curve data come from :mod:`focal.metrics`; this module only draws them. Each artist carries a
 ``gid`` so that programs and tests can find it.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -74,8 +79,11 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     label : str, optional
         System name (e.g. ``"eval"`` and ``"dev"`` in two calls, as in fig. 7.8).
     ax : matplotlib Axes, optional
+        Axes to draw on (default: a new figure's).
     prior_log_odds : array_like, optional
         The h values; default ``n_points`` over [-7, 2], widened to show the operating point.
+    n_points : int, default 401
+        Number of prior log-odds of the default grid.
     components : bool, default False
         Also draw the two parts of the actual curve, ``p P_miss / min(p, 1 - p)`` (dotted) and
         ``(1 - p) P_fa / min(p, 1 - p)`` (dash-dot); for h < 0 these are P_miss and the
@@ -97,6 +105,7 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     if operating_point is not None and operating_points is not None:
         raise ValueError("give operating_point or operating_points, not both")
@@ -165,10 +174,13 @@ def ece_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     tar, non : array_like
         Natural-log LLRs of the target and non-target trials.
     label : str, optional
+        Legend label of the curve.
     ax : matplotlib Axes, optional
+        Axes to draw on (default: a new figure's).
     prior_log_odds : array_like, optional
         Natural-log prior odds h; default ``n_points`` over [-7, 7].
     n_points : int, default 101 (the curves are smooth; each point is one pass over the trials)
+        Number of prior log-odds of the grid.
     log10_odds : bool, default False
         Label the horizontal axis in log10 prior odds (forensic practice); the curves are the
         same, drawn at ``h / ln 10``.
@@ -178,6 +190,7 @@ def ece_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     h = prior_log_odds_grid(prior_log_odds, (-7.0, 7.0), n_points)
     if np.abs(h).max() > 700:

@@ -17,6 +17,11 @@ find it.
 
 The functions live in :mod:`focal.plots.det`, :mod:`focal.plots.ape`,
 :mod:`focal.plots.bayes_error` and :mod:`focal.plots.tippett`; this module gathers them.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations

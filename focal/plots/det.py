@@ -4,6 +4,13 @@ Takes ``(tar, non)`` or a :class:`focal.metrics.BinaryScores` (thesis sec. 7.3.4
 
 Curve data come from :mod:`focal.metrics`; this module only draws them. Each artist carries a
 ``gid`` so that programs and tests can find it.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
@@ -121,6 +128,7 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     scores = binary_scores(tar, non)
     hull = scores.hull
@@ -145,6 +153,7 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
         ax.plot([e], [e], linestyle="none", marker="o", color=color, markerfacecolor="none",
                 label=series_label(label, f"EER = {100 * e:.2f} %"), gid="det-eer")
     for i, (pt, cm, cf, _) in enumerate(ops):
+        assert rates is not None  # computed whenever there are operating points
         where = describe_operating_point(pt, cm, cf)
         default = rates.default[i]
         mark_min, mark_act = _OP_MARKERS[i % len(_OP_MARKERS)]
@@ -156,7 +165,7 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
                    markersize=8, gid="det-act-dcf",
                    label=series_label(label, f"actDCF = {rates.actual[i] / default:.3f}"
                                       + (f" ({where})" if len(ops) > 1 else "")))
-    marks = ([hull.eer], [hull.eer]) if eer else ([], [])
+    marks: tuple = ([hull.eer], [hull.eer]) if eer else ([], [])
     if rates is not None:
         marks = (np.concatenate([marks[0], rates.min_p_fa, rates.actual_p_fa]),
                  np.concatenate([marks[1], rates.min_p_miss, rates.actual_p_miss]))

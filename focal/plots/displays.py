@@ -7,13 +7,19 @@ curve). Drawing is done by the plotting functions of :mod:`focal.plots.binary`, 
 functional interface; the curve data come from :mod:`focal.metrics` (one sort and one PAV per
 system, shared by the data and the drawing).
 
->>> from focal.plots import DETDisplay                                   # doctest: +SKIP
+>>> import numpy as np
+>>> from focal.plots import DETDisplay
+>>> rng = np.random.default_rng(0)
+>>> tar, non = rng.normal(2.0, 1.0, 300), rng.normal(-2.0, 1.0, 3000)
 >>> disp = DETDisplay.from_scores(tar, non, name="sys1", operating_points=[0.01])
 >>> disp.eer, disp.p_fa, disp.p_miss                    # the data
 >>> DETDisplay.from_scores(tar2, non2, name="sys2", ax=disp.ax_)          # a second system
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -37,8 +43,8 @@ __all__ = ["DETDisplay", "APEDisplay", "NBEDisplay", "ECEDisplay", "TippettDispl
 class _ScoresDisplay:
     """Shared by the binary Displays: construction from scores or labels, and ``plot``."""
 
-    _plot = None      # the plotting function
-    _main_gid = None  # gid of the main curve it draws
+    _plot: Callable[..., Any] | None = None  # the plotting function
+    _main_gid: str | None = None  # gid of the main curve it draws
 
     def __init__(self, scores: BinaryScores, *, name=None, plot_kwargs=None):
         self.scores = scores
@@ -62,9 +68,19 @@ class _ScoresDisplay:
     def plot(self, ax=None, *, name=None, **kwargs):
         """Draw on ``ax`` (default a new figure); ``kwargs`` override the stored options.
 
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Axes to draw on (default: a new figure's).
+        name : str, optional
+            Legend label, instead of the stored one.
+        **kwargs
+            Options of the plotting function, overriding the stored ones.
+
         Returns
         -------
-        self, with ``ax_``, ``figure_`` and ``line_`` set.
+        self
+            The Display, with ``ax_``, ``figure_`` and ``line_`` set.
         """
         options = {**self.plot_kwargs, **kwargs}
         label = self.name if name is None else name
@@ -77,6 +93,15 @@ class _ScoresDisplay:
 
 class DETDisplay(_ScoresDisplay):
     """DET curve (thesis sec. 7.3.4-7.3.7), drawn by :func:`focal.plots.det_plot`.
+
+    Parameters
+    ----------
+    scores : focal.metrics.BinaryScores
+        The validated, sorted trials (use :meth:`from_scores` or :meth:`from_labels`).
+    name : str, optional
+        Legend label of the curves.
+    plot_kwargs : dict, optional
+        Options of the plotting function, used by :meth:`plot`.
 
     Attributes
     ----------
@@ -108,6 +133,15 @@ class APEDisplay(_ScoresDisplay):
     """Applied-probability-of-error curves (thesis sec. 7.7.4), drawn by
     :func:`focal.plots.ape_plot`.
 
+    Parameters
+    ----------
+    scores : focal.metrics.BinaryScores
+        The validated, sorted trials (use :meth:`from_scores` or :meth:`from_labels`).
+    name : str, optional
+        Legend label of the curves.
+    plot_kwargs : dict, optional
+        Options of the plotting function, used by :meth:`plot`.
+
     Attributes
     ----------
     prior_log_odds : ndarray
@@ -134,6 +168,15 @@ class APEDisplay(_ScoresDisplay):
 
 class NBEDisplay(_ScoresDisplay):
     """Normalized Bayes error-rate curves (thesis sec. 7.6), drawn by :func:`focal.plots.nbe_plot`.
+
+    Parameters
+    ----------
+    scores : focal.metrics.BinaryScores
+        The validated, sorted trials (use :meth:`from_scores` or :meth:`from_labels`).
+    name : str, optional
+        Legend label of the curves.
+    plot_kwargs : dict, optional
+        Options of the plotting function, used by :meth:`plot`.
 
     Attributes
     ----------
@@ -162,12 +205,38 @@ class NBEDisplay(_ScoresDisplay):
 class ECEDisplay(_ScoresDisplay):
     """Empirical cross-entropy curves, drawn by :func:`focal.plots.ece_plot`; after
     :meth:`plot` the data of the drawn curves are ``prior_log_odds``, ``actual`` (the LLRs) and
-    ``minimum`` (after PAV), in bits."""
+    ``minimum`` (after PAV), in bits.
+
+    Parameters
+    ----------
+    scores : focal.metrics.BinaryScores
+        The validated, sorted trials (use :meth:`from_scores` or :meth:`from_labels`).
+    name : str, optional
+        Legend label of the curves.
+    plot_kwargs : dict, optional
+        Options of the plotting function, used by :meth:`plot`.
+    """
 
     _plot = staticmethod(ece_plot)
     _main_gid = "ece-actual"
 
     def plot(self, ax=None, *, name=None, **kwargs):
+        """Draw on ``ax`` and keep the drawn curves' data.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Axes to draw on (default: a new figure's).
+        name : str, optional
+            Legend label, instead of the stored one.
+        **kwargs
+            Options of :func:`focal.plots.ece_plot`, overriding the stored ones.
+
+        Returns
+        -------
+        ECEDisplay
+            ``self``, with ``ax_``, ``figure_``, ``line_`` and the curve data set.
+        """
         super().plot(ax=ax, name=name, **kwargs)
         own = [ln for ln in self.ax_.lines if ln.get_color() == self.line_.get_color()]
         self.prior_log_odds = np.asarray(self.line_.get_xdata())
@@ -179,6 +248,15 @@ class ECEDisplay(_ScoresDisplay):
 
 class TippettDisplay(_ScoresDisplay):
     """Tippett plot, drawn by :func:`focal.plots.tippett_plot`.
+
+    Parameters
+    ----------
+    scores : focal.metrics.BinaryScores
+        The validated, sorted trials (use :meth:`from_scores` or :meth:`from_labels`).
+    name : str, optional
+        Legend label of the curves.
+    plot_kwargs : dict, optional
+        Options of the plotting function, used by :meth:`plot`.
 
     Attributes
     ----------

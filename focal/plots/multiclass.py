@@ -1,4 +1,4 @@
-"""Plots of multiclass (language recognition) log-likelihoods: the analyses of the seeds.
+"""Plots of multiclass (language recognition) log-likelihoods: the analyses of [1]_ and [2]_.
 
 * :func:`pairwise_bar_matrix`: Cllr of every pair of classes before and after a calibration,
   and minCllr, as a matrix of small bar graphs (Brümmer & van Leeuwen 2006, fig. 3);
@@ -11,6 +11,13 @@
 The numbers come from :mod:`focal.metrics` (:func:`~focal.metrics.pairwise_analysis`,
 :func:`~focal.metrics.detection_llrs`, :func:`~focal.metrics.subset_analysis`); these functions
 draw them. Grids are drawn on a given or new figure and returned as arrays of Axes.
+
+References
+----------
+.. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+.. [2] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -64,6 +71,7 @@ def pairwise_bar_matrix(analysis, recalibrated=None, *, class_names=None, fig=No
     class_names : sequence of str, optional
         Names of the ``analysis.n_classes`` classes.
     fig : matplotlib Figure, optional
+        Figure to draw in (default: a new one).
 
     Returns
     -------
@@ -205,9 +213,11 @@ def detection_ape_plots(llh, labels, *, prior=None, recalibrated=None, class_nam
     recalibrated : array_like, shape (n_trials, N), optional
         The log-likelihoods after a calibration (e.g. ``MulticlassFusion(mode="calibration")``).
     class_names : sequence of str, optional
+        Names of the classes, for the titles.
     classes : sequence of int, optional
         Target classes to plot (default every class with non-zero prior).
     fig : matplotlib Figure, optional
+        Figure to draw in (default: a new one).
     n_points : int, default 1001
         Points per APE curve.
 
@@ -259,9 +269,27 @@ def detection_llr_scatter(llh, recalibrated, labels, target: int, *, prior=None,
     close to a line of slope about alpha, though not exactly a function of x (the paper's
     eq. 19).
 
+    Parameters
+    ----------
+    llh : array_like, shape (n_trials, N)
+        Log-likelihoods as given.
+    recalibrated : array_like, shape (n_trials, N)
+        The log-likelihoods after a calibration.
+    labels : array_like of int
+        True class of every trial.
+    target : int
+        The target class whose detection LLRs are drawn.
+    prior : array_like, shape (N,), optional
+        Prior of the non-target mixture (flat by default).
+    class_names : sequence of str, optional
+        Names of the classes, for the axis labels.
+    ax : matplotlib Axes, optional
+        Axes to draw on (default: a new figure's).
+
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     L, y, p, R = _validated(llh, labels, prior, recalibrated)
     N = L.shape[1]
@@ -298,9 +326,23 @@ def subset_scatter(analysis, *, ax=None, jitter: float = 0.3, label=None, **scat
     mean of each size and a star the set of all classes. Call again with the same ``ax`` (and a
     ``label``) to compare systems, e.g. before and after a calibration.
 
+    Parameters
+    ----------
+    analysis : focal.metrics.SubsetAnalysis
+        The measure of every subset.
+    ax : matplotlib Axes, optional
+        Axes to draw on (default: a new figure's).
+    jitter : float, default 0.3
+        Largest horizontal offset of a dot from its subset size.
+    label : str, optional
+        Legend label (e.g. the system's name).
+    **scatter_kwargs
+        Passed to matplotlib's ``scatter``.
+
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     sizes = np.asarray(analysis.sizes)
     values = np.asarray(analysis.values, dtype=float)
@@ -346,7 +388,9 @@ def cavg_sweep_plot(sweep, *, ax=None, label=None, normalized: bool = True, **li
     Parameters
     ----------
     sweep : focal.metrics.CavgSweep
+        The sweep to draw (:func:`focal.metrics.cavg_sweep`).
     ax : matplotlib Axes, optional
+        Axes to draw on (default: a new figure's).
     label : str, optional
         Prefix for the legend (e.g. the system's name); call again on the same ``ax`` to
         compare systems.
@@ -358,6 +402,7 @@ def cavg_sweep_plot(sweep, *, ax=None, label=None, normalized: bool = True, **li
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     p = np.asarray(sweep.p_target, dtype=float)
     x = np.log(p) - np.log1p(-p)

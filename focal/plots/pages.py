@@ -2,6 +2,14 @@
 
 The counterparts of :func:`focal.plots.write_report` (binary LLRs): figures into a folder and an
 ``index.html`` showing them with the text reports, at any pixel size (same options).
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
+   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
+   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
+   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
 """
 
 from __future__ import annotations

@@ -1,4 +1,12 @@
-"""A report of binary LLR sets: figures (PNG, optionally PDF) and an HTML page with the numbers."""
+"""A report of binary LLR sets: figures (PNG, optionally PDF) and an HTML page with the numbers.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+"""
 
 from __future__ import annotations
 
@@ -35,6 +43,18 @@ def output_folder(path=None, prefix: str = "focal_") -> pathlib.Path:
 
     Recipes write their figures here: by default a fresh folder under the system's temporary
     directory (named ``prefix`` + random letters), never the current directory.
+
+    Parameters
+    ----------
+    path : str or path-like, optional
+        The folder to use (created with its parents if needed).
+    prefix : str, default "focal_"
+        Name prefix of a new temporary folder.
+
+    Returns
+    -------
+    pathlib.Path
+        The folder.
     """
     if path is None:
         return pathlib.Path(tempfile.mkdtemp(prefix=prefix))
@@ -113,16 +133,16 @@ def _page(title, reports, figures, size) -> str:
 
 def _html_page(title, head_html, figures, size, texts_title, texts) -> str:
     """The HTML page of a report: a heading, ``head_html`` (trusted, built here), the figures
-    with their captions, and the text reports (escaped)."""
+    with their captions, and the text reports (escaped).
+    """
     w, h = size
     parts = [
         "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
         f"<title>{html.escape(title)}</title>",
-        "<style>body{font-family:sans-serif;max-width:%dpx;margin:1em auto}"
+        f"<style>body{{font-family:sans-serif;max-width:{max(w + 40, 900)}px;margin:1em auto}}"
         "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 8px;"
         "text-align:right}td:first-child,th:first-child{text-align:left}"
-        "img{max-width:100%%;height:auto}pre{background:#f4f4f4;padding:.5em}</style>"
-        % max(w + 40, 900),
+        "img{max-width:100%;height:auto}pre{background:#f4f4f4;padding:.5em}</style>",
         "</head>", "<body>", f"<h1>{html.escape(title)}</h1>", head_html,
     ]
     for fig in figures:
@@ -152,7 +172,8 @@ _MARKER_NAMES = (("square", "cross"), ("diamond", "plus"), ("triangle", "tri-dow
 def _legends_below(fig, names):
     """Replace the axes legends by one compact figure legend under the plots: a line of each
     system's colour and name (the caption says which line style or marker is which), so that
-    no legend hides a curve and the legend fits at any width."""
+    no legend hides a curve and the legend fits at any width.
+    """
     mains = [line for ax in fig.axes for line in ax.lines if line.get_gid() in _MAIN_CURVES]
     if not mains:
         return
@@ -201,6 +222,7 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
         ``{name: (tar, non)}`` or ``[(name, tar, non), ...]``: natural-log LLRs of the target
         and non-target trials of each system.
     out_dir : str or path
+        Folder the page and its figures are written to (created if needed).
     operating_points : sequence, default (0.01,)
         Priors or ``(P_target, C_miss, C_fa)`` tuples of the DCF columns (as for
         :func:`focal.metrics.calibration_report`); each is marked on the DET and NBE plots.
@@ -213,6 +235,7 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     formats : sequence of str, default ("png",)
         Among ``"png"``, ``"pdf"``, ``"svg"``; PNG is always written (the page shows it).
     title : str
+        Title of the page.
 
     Returns
     -------
@@ -281,7 +304,8 @@ def draw_figures(specs, folder, size, dpi, formats, after=None):
     """Draw and save ``specs`` = ``[(stem, title, caption, draw(fig)[, options]), ...]``; the
     optional ``options`` dict may set ``layout`` (default ``"constrained"``; None for figures
     that place their own axes) and ``height_inches`` (a taller figure for grids of plots).
-    Returns the ReportFigures."""
+    Returns the ReportFigures.
+    """
     w, h = size
     figures = []
     for stem, title_, caption, draw, *options in specs:

@@ -6,6 +6,11 @@ plain error rates on probit-scaled axes and ``line.get_xdata()`` are the rates t
 are the customary 1-2-5 series, labelled in percent. Rates of exactly 0 or 1 lie at minus / plus
 infinity; they are clipped to a far-away finite position (as matplotlib's log scale clips 0), so a
 curve that reaches 0 runs off the edge of the plot instead of stopping short.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -71,6 +76,7 @@ class ProbitLocator(ticker.Locator):
         self.max_ticks = max_ticks
 
     def __call__(self):
+        """Tick locations of the attached axis."""
         vmin, vmax = self.axis.get_view_interval()
         ticks = self.tick_values(vmin, vmax)
         lo, hi = sorted((vmin, vmax))
@@ -82,6 +88,7 @@ class ProbitLocator(ticker.Locator):
         return spaced
 
     def tick_values(self, vmin, vmax):
+        """Round probabilities between ``vmin`` and ``vmax``, at most ``max_ticks``."""
         lo, hi = sorted((vmin, vmax))
         ticks = DET_TICKS[(DET_TICKS >= lo * (1 - 1e-9)) & (DET_TICKS <= hi * (1 + 1e-9))]
         if ticks.size <= self.max_ticks:
@@ -145,6 +152,12 @@ class ProbitScale(mscale.ScaleBase):
     Registered as ``"probit"`` when :mod:`focal.plots` is imported::
 
         ax.set_xscale("probit"); ax.set_yscale("probit")
+
+    Parameters
+    ----------
+    max_ticks : int, default 11
+        Most tick marks shown. (Before matplotlib 3.11 the constructor also takes the
+        ``axis`` it scales, first, as matplotlib passes it.)
     """
 
     name = "probit"
@@ -153,21 +166,49 @@ class ProbitScale(mscale.ScaleBase):
         def __init__(self, axis, *, max_ticks: int = 11):
             super().__init__(axis)
             self.max_ticks = max_ticks
-    else:
-        def __init__(self, *, max_ticks: int = 11):
+    else:  # the signature matplotlib >= 3.11 inspects: one of the two exists at run time
+        def __init__(self, *, max_ticks: int = 11):  # type: ignore[misc]
             super().__init__(None)
             self.max_ticks = max_ticks
 
     def get_transform(self):
+        """The probit transform of the axis.
+
+        Returns
+        -------
+        matplotlib.transforms.Transform
+            Probability -> probit(probability).
+        """
         return _ProbitTransform()
 
     def set_default_locators_and_formatters(self, axis):
+        """Percent ticks at round probabilities, no minor ticks.
+
+        Parameters
+        ----------
+        axis : matplotlib Axis
+            The axis to set up.
+        """
         axis.set_major_locator(ProbitLocator(self.max_ticks))
         axis.set_major_formatter(percent_formatter)
         axis.set_minor_locator(ticker.NullLocator())
         axis.set_minor_formatter(ticker.NullFormatter())
 
     def limit_range_for_scale(self, vmin, vmax, minpos):
+        """Keep the view inside (0, 1), where the probit is finite.
+
+        Parameters
+        ----------
+        vmin, vmax : float
+            The requested view limits.
+        minpos : float
+            The smallest positive value of the data (matplotlib's convention).
+
+        Returns
+        -------
+        vmin, vmax : float
+            The limits, with 0 and 1 replaced by ``minpos`` and ``1 - minpos``.
+        """
         if not np.isfinite(minpos) or minpos <= 0:
             minpos = 1e-7
         return (minpos if vmin <= 0 else vmin, 1.0 - minpos if vmax >= 1 else vmax)

@@ -1,4 +1,10 @@
-"""Spoken term detection: the DET curve of the threshold sweep with the ATWV and MTWV points."""
+"""Spoken term detection: the DET curve of the threshold sweep with the ATWV and MTWV points.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+"""
 
 from __future__ import annotations
 
@@ -30,7 +36,9 @@ def std_det_plot(source, *, operating_point=SWS2013, threshold=None, label=None,
         With aligned trials: decide YES iff ``score >= threshold`` for ATWV (needed when the
         detections carry no decisions; otherwise no ATWV point is drawn).
     label : str, optional
+        Legend label of the curve.
     ax : matplotlib Axes, optional
+        Axes to draw on (default: a new figure's).
     xlim, ylim : (float, float), optional
         View limits as rates; default from the curve.
     **line_kwargs
@@ -39,6 +47,7 @@ def std_det_plot(source, *, operating_point=SWS2013, threshold=None, label=None,
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     if isinstance(source, STDReport):
         trials, actual, best = source.trials, source.atwv, source.mtwv

@@ -5,6 +5,11 @@ of the joint sort (thesis sec. 7.6.1) at every score.
 
 Curve data come from :mod:`focal.metrics`; this module only draws them. Each artist carries a
 ``gid`` so that programs and tests can find it.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
@@ -40,7 +45,9 @@ def tippett_plot(tar, non=None, *, label=None, ax=None, log10_lr: bool = False, 
     tar, non : array_like
         Natural-log LLRs (+/-inf allowed: they are never passed on the plotted range).
     label : str, optional
+        Legend label of the curve.
     ax : matplotlib Axes, optional
+        Axes to draw on (default: a new figure's).
     log10_lr : bool, default False
         Horizontal axis in log10 likelihood-ratio units (``llr / ln 10``) instead of nats.
     **line_kwargs
@@ -49,6 +56,7 @@ def tippett_plot(tar, non=None, *, label=None, ax=None, log10_lr: bool = False, 
     Returns
     -------
     matplotlib.axes.Axes
+        The Axes drawn on.
     """
     trials = binary_scores(tar, non).trials
     values = np.concatenate([_distinct_finite(trials.tar), _distinct_finite(trials.non)])

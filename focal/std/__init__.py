@@ -1,4 +1,4 @@
-"""Spoken term detection scoring: the MediaEval 2013 Spoken Web Search measures (seed 002).
+"""Spoken term detection scoring: the MediaEval 2013 Spoken Web Search measures [1]_.
 
 Read a system's output and the reference, align them, and compute ATWV, MTWV, the DET points,
 C_nxe and C_nxe^min::
@@ -14,6 +14,11 @@ also available one by one: :func:`align` gives the aligned trial set that :func:
 
 Modules: ``model`` (data model), ``alignment`` and ``measures`` (pure math), ``readers`` (file
 formats), ``report``.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from .alignment import TIME_SLACK, AlignedTrials, QueryCounts, Sweep, align

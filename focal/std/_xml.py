@@ -6,6 +6,11 @@ Parsed with the standard library's ``xml.etree.ElementTree`` parser, streaming i
 subset is read (no entity is ever expanded or fetched). Errors are
 :class:`focal.exceptions.FileFormatError` ``path: <element>: message`` (the element stands for
 the line, which the parser does not report), or ``path:line: not well-formed XML (...)``.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
@@ -337,7 +342,18 @@ class _TermListTarget(_Target):
 
 
 def read_ecf(path) -> ECF:
-    """Read an experiment control file (see :mod:`focal.std.readers`)."""
+    """Read an experiment control file (see :mod:`focal.std.readers`).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    ECF
+        The excerpts and their total duration.
+    """
     t = _parse_xml(path, _ECFTarget(path))
     ssd = t.root.get("source_signal_duration")
     if ssd is not None:
@@ -348,7 +364,18 @@ def read_ecf(path) -> ECF:
 
 
 def read_tlist(path) -> dict:
-    """Read a term list: ``{termid: termtext}`` in file order."""
+    """Read a term list: ``{termid: termtext}`` in file order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    dict
+        ``{termid: termtext}`` in file order.
+    """
     return dict(_parse_xml(path, _TermListTarget(path)).terms)
 
 
@@ -359,5 +386,16 @@ def read_stdlist_and_attributes(path):
 
 
 def read_stdlist(path) -> Detections:
-    """Read the system output (STDLIST or KWSLIST XML) as :class:`Detections`."""
+    """Read the system output (STDLIST or KWSLIST XML) as :class:`Detections`.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    Detections
+        The detections, file order.
+    """
     return read_stdlist_and_attributes(path)[0]

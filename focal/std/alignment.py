@@ -39,6 +39,11 @@ maximum-weight bipartite matching with detection weights strictly increasing in 
 Hungarian method, or LAPJVsp for very large components): in a matroid, any strictly increasing
 positive weights make the maximum-weight independent set the greedy basis, so this is exactly
 rule 4. Only these few components are visited by a Python loop.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
@@ -228,6 +233,15 @@ class QueryCounts:
 
     ``n_misses = n_act - n_hits``; ``p_miss = n_misses / n_act`` (plan eq. 1) and
     ``p_fa = n_false_alarms / n_nontarget`` (eq. 3), one entry per query.
+
+    Attributes
+    ----------
+    n_hits, n_false_alarms : ndarray of int
+        Accepted aligned and accepted unaligned detections of each query.
+    n_act : ndarray of int
+        Reference occurrences of each query.
+    n_nontarget : ndarray
+        Non-target trials of each query (plan eq. 3).
     """
 
     n_hits: np.ndarray
@@ -237,14 +251,17 @@ class QueryCounts:
 
     @property
     def n_misses(self) -> np.ndarray:
+        """Missed occurrences of each query."""
         return self.n_act - self.n_hits
 
     @property
     def p_miss(self) -> np.ndarray:
+        """Miss rate of each query (plan eq. 1)."""
         return self.n_misses / self.n_act
 
     @property
     def p_fa(self) -> np.ndarray:
+        """False-alarm rate of each query (plan eq. 3)."""
         return self.n_false_alarms / self.n_nontarget
 
 
@@ -256,6 +273,15 @@ class Sweep:
     ``p_miss`` and ``p_fa`` are the averages over queries (plan eqs. 4-5); ``n_hits`` and
     ``n_false_alarms`` the totals. The all-reject point (theta = +inf: P_miss = 1, P_fa = 0) is
     not included.
+
+    Attributes
+    ----------
+    thresholds : ndarray
+        The distinct scores, decreasing.
+    p_miss, p_fa : ndarray
+        Miss and false-alarm rates averaged over queries at each threshold.
+    n_hits, n_false_alarms : ndarray of int
+        Total hits and false alarms at each threshold.
     """
 
     thresholds: np.ndarray
@@ -337,10 +363,22 @@ class AlignedTrials:
 
     @property
     def n_aligned(self) -> int:
+        """Number of detections aligned with an occurrence."""
         return int(np.count_nonzero(self.hit))
 
     def occurrence_detection(self, n_occurrences: int) -> np.ndarray:
-        """For each reference occurrence: index of its aligned detection (task order), or -1."""
+        """For each reference occurrence: index of its aligned detection (task order), or -1.
+
+        Parameters
+        ----------
+        n_occurrences : int
+            Number of reference occurrences of the task.
+
+        Returns
+        -------
+        ndarray of int64, shape (n_occurrences,)
+            The detection index of each occurrence, -1 when none is aligned.
+        """
         out = np.full(n_occurrences, -1, dtype=np.int64)
         det = np.flatnonzero(self.detection_occurrence >= 0)
         out[self.detection_occurrence[det]] = det
@@ -351,6 +389,16 @@ class AlignedTrials:
 
         The plan's three rules (sec. 2.1): an accepted aligned detection is a hit, an accepted
         unaligned one a false alarm, everything else of the reference a miss.
+
+        Parameters
+        ----------
+        accept : array_like of bool, shape (n_detections,)
+            The YES decisions.
+
+        Returns
+        -------
+        QueryCounts
+            Hits and false alarms of each query.
         """
         accept = np.asarray(accept, dtype=bool)
         if accept.shape != self.score.shape:
@@ -391,6 +439,7 @@ def align(task: STDTask, tolerance: float = 0.5, prefer: str = "score") -> Align
     Parameters
     ----------
     task : STDTask
+        The detections, the reference and the evaluated queries.
     tolerance : float
         Largest distance, in seconds, between a detection's mid point and an occurrence's time
         span for the two to be aligned (0.5 s in NIST STD 2006 and SWS 2013).

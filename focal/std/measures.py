@@ -1,4 +1,4 @@
-"""Spoken term detection measures of the MediaEval 2013 SWS plan (seed 002), on aligned trials.
+"""Spoken term detection measures of the MediaEval 2013 SWS plan [1]_, on aligned trials.
 
 * Term-weighted value at a threshold (eqs. 1-7), its actual value ATWV from the system's YES
   decisions and its maximum MTWV over all thresholds with the threshold that attains it
@@ -19,6 +19,11 @@
 * Indexing / searching speed factors and the processing load (sec. 4.3, eqs. 46-48).
 
 LLRs are natural logs; C_xe is in bits, C_nxe in bits per bit of prior entropy.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
@@ -121,7 +126,27 @@ def _twv_of(trials: AlignedTrials, accept, threshold: float, op: OperatingPoint)
 
 
 def twv(trials: AlignedTrials, threshold: float, operating_point=SWS2013) -> TWVResult:
-    """TWV(theta) when every detection with ``score >= threshold`` says YES (plan eqs. 1-6)."""
+    """TWV(theta) when every detection with ``score >= threshold`` says YES (plan eqs. 1-6).
+
+    Parameters
+    ----------
+    trials : AlignedTrials
+        The aligned detections and reference occurrences (:func:`focal.std.align`).
+    threshold : float
+        Decide YES iff ``score >= threshold``.
+    operating_point : OperatingPoint, tuple or "sws2012", default SWS 2013
+        The application (P_target, C_miss, C_fa) (plan eqs. 6-7, 22-23).
+
+    Returns
+    -------
+    TWVResult
+        TWV and its miss / false-alarm parts.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+    """
     thr = float(threshold)
     if math.isnan(thr):
         raise ValueError("threshold must be a number, got NaN")
@@ -132,6 +157,8 @@ def twv(trials: AlignedTrials, threshold: float, operating_point=SWS2013) -> TWV
 def _decision_threshold(trials: AlignedTrials) -> float:
     """The threshold the YES decisions correspond to, or NaN when no single threshold does."""
     yes = trials.decision
+    if yes is None:
+        raise ValueError("the detections carry no YES/NO decisions")
     if not yes.any():
         return math.inf
     lowest_yes = float(trials.score[yes].min())
@@ -146,11 +173,18 @@ def atwv(trials: AlignedTrials, operating_point=SWS2013, threshold=None) -> TWVR
     Parameters
     ----------
     trials : AlignedTrials
-    operating_point : OperatingPoint, tuple or "sws2012"
+        The aligned detections and reference occurrences (:func:`focal.std.align`).
+    operating_point : OperatingPoint, tuple or "sws2012", default SWS 2013
+        The application (P_target, C_miss, C_fa) (plan eqs. 6-7, 22-23).
     threshold : float, optional
         Decide YES iff ``score >= threshold`` instead of using the decisions (required when the
         detections carry no decisions; for LLRs, the Bayes threshold ``-logit(P_tar)`` of plan
         eq. 31 is :func:`focal.bayes_threshold` of the operating point).
+
+    Returns
+    -------
+    TWVResult
+        ATWV and its miss / false-alarm parts.
 
     Notes
     -----
@@ -174,6 +208,23 @@ def mtwv(trials: AlignedTrials, operating_point=SWS2013) -> TWVResult:
     TWV at all of them (:attr:`AlignedTrials.sweep`). Among equal maxima the highest threshold
     (fewest YES decisions) is returned. The value is then recomputed from exact per-query counts
     at that threshold.
+
+    Parameters
+    ----------
+    trials : AlignedTrials
+        The aligned detections and reference occurrences (:func:`focal.std.align`).
+    operating_point : OperatingPoint, tuple or "sws2012", default SWS 2013
+        The application (P_target, C_miss, C_fa) (plan eqs. 6-7, 22-23).
+
+    Returns
+    -------
+    TWVResult
+        MTWV, its threshold and its miss / false-alarm parts.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     op = resolve_operating_point(operating_point, trials)
     sw = trials.sweep
@@ -192,6 +243,21 @@ def det_curve(trials: AlignedTrials) -> DETCurve:
     ``p_fa`` decreases and ``p_miss`` increases), ending with the reject-all point at ``+inf``.
     Unlike a binary DET curve, ``p_miss`` does not reach 0: occurrences the system never
     detected are missed at every threshold.
+
+    Parameters
+    ----------
+    trials : AlignedTrials
+        The aligned detections and reference occurrences (:func:`focal.std.align`).
+
+    Returns
+    -------
+    focal.metrics.DETCurve
+        The operating points, by increasing threshold.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     sw = trials.sweep
     return DETCurve(
@@ -255,6 +321,25 @@ def cxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluate
     operating point (eq. 23). Trials the system did not submit get ``llr_min`` (eq. 42) and are
     carried as weighted counts. ``queries``: ``"evaluated"`` (Q = queries with occurrences,
     default) or ``"all"`` (every query of the task, eq. 41; see the module docstring).
+
+    Parameters
+    ----------
+    trials : AlignedTrials
+        The aligned detections and reference occurrences (:func:`focal.std.align`).
+    operating_point : OperatingPoint, tuple or "sws2012", default SWS 2013
+        The application (P_target, C_miss, C_fa) (plan eqs. 6-7, 22-23).
+    queries : {"evaluated", "all"}, default "evaluated"
+        The queries Q of the trials: those with occurrences, or every query of the task.
+
+    Returns
+    -------
+    float
+        C_xe in bits.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     tar, tar_w, non, non_w, _ = _weighted_trials(trials, queries)
     return cross_entropy_nats(tar, non, _p_tar(trials, operating_point), tar_w, non_w) / _LOG2
@@ -265,6 +350,25 @@ def cnxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluat
 
     0 for a perfect system, exactly 1 for one whose every LLR is 0, above 1 for harmful LLRs.
     ``queries`` as in :func:`cxe`.
+
+    Parameters
+    ----------
+    trials : AlignedTrials
+        The aligned detections and reference occurrences (:func:`focal.std.align`).
+    operating_point : OperatingPoint, tuple or "sws2012", default SWS 2013
+        The application (P_target, C_miss, C_fa) (plan eqs. 6-7, 22-23).
+    queries : {"evaluated", "all"}, default "evaluated"
+        The queries Q of the trials: those with occurrences, or every query of the task.
+
+    Returns
+    -------
+    float
+        C_nxe in bits per bit.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     tar, tar_w, non, non_w, _ = _weighted_trials(trials, queries)
     p = _p_tar(trials, operating_point)
@@ -322,6 +426,25 @@ def affine_recalibration(trials: AlignedTrials, operating_point=SWS2013,
 
     Scores must be finite (an affine map of +/-inf is not a recalibration). ``queries`` as in
     :func:`cxe`.
+
+    Parameters
+    ----------
+    trials : AlignedTrials
+        The aligned detections and reference occurrences (:func:`focal.std.align`).
+    operating_point : OperatingPoint, tuple or "sws2012", default SWS 2013
+        The application (P_target, C_miss, C_fa) (plan eqs. 6-7, 22-23).
+    queries : {"evaluated", "all"}, default "evaluated"
+        The queries Q of the trials: those with occurrences, or every query of the task.
+
+    Returns
+    -------
+    AffineRecalibration
+        C_nxe^min, the C_nxe it improves on, and gamma, delta, llr_min.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     tar, tar_w, non, non_w, llr_min = _weighted_trials(trials, queries)
     if not (np.isfinite(tar).all() and np.isfinite(non).all()):
@@ -349,7 +472,27 @@ def affine_recalibration(trials: AlignedTrials, operating_point=SWS2013,
 
 
 def min_cnxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluated") -> float:
-    """C_nxe^min (plan eq. 45), bits per bit; see :func:`affine_recalibration`."""
+    """C_nxe^min (plan eq. 45), bits per bit; see :func:`affine_recalibration`.
+
+    Parameters
+    ----------
+    trials : AlignedTrials
+        The aligned detections and reference occurrences (:func:`focal.std.align`).
+    operating_point : OperatingPoint, tuple or "sws2012", default SWS 2013
+        The application (P_target, C_miss, C_fa) (plan eqs. 6-7, 22-23).
+    queries : {"evaluated", "all"}, default "evaluated"
+        The queries Q of the trials: those with occurrences, or every query of the task.
+
+    Returns
+    -------
+    float
+        C_nxe^min in bits per bit.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+    """
     return affine_recalibration(trials, operating_point, queries).min_cnxe
 
 
@@ -362,6 +505,23 @@ def indexing_speed_factor(t_indexing: float, t_audio: float) -> float:
 
     Both in the same unit; CPU time summed over all cores (14 h on 16 cores = 224 h: with 300 h
     of audio, ISF = 0.7467).
+
+    Parameters
+    ----------
+    t_indexing : float
+        CPU time of indexing, summed over cores (>= 0).
+    t_audio : float
+        Duration of the searched audio, same unit (> 0).
+
+    Returns
+    -------
+    float
+        ISF (dimensionless).
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     return check_non_negative(t_indexing, "t_indexing") / check_positive(t_audio, "t_audio")
 
@@ -373,6 +533,25 @@ def searching_speed_factor(t_searching: float, t_queries, t_audio: float) -> flo
     or an array of example durations. All three times in one unit ``u``; SSF is then per ``u``
     (it is not dimensionless). The plan's example, 48 CPU hours for 0.25 h of queries in 300 h
     of audio, gives 48 / (0.25 * 300) = 0.64 per hour (the plan prints 0.8).
+
+    Parameters
+    ----------
+    t_searching : float
+        CPU time of searching, summed over cores (>= 0).
+    t_queries : float or array_like
+        T_Q, or the durations of every example of every query.
+    t_audio : float
+        Duration of the searched audio (> 0).
+
+    Returns
+    -------
+    float
+        SSF, per unit of time.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     durations = as_score_array(np.atleast_1d(t_queries), "t_queries", allow_inf=False)
     if (durations < 0).any():
@@ -387,7 +566,28 @@ def searching_speed_factor(t_searching: float, t_queries, t_audio: float) -> flo
 def processing_load(isf: float, pmu_i: float, ssf: float, pmu_s: float, lam: float = 0.1) -> float:
     """PL = lam ISF PMU_i + (1 - lam) SSF PMU_s (plan eq. 48); PMU (peak memory) in GB.
 
-    ``lam`` in [0, 1] weighs indexing against searching; the plan suggests 0.1.
+    Parameters
+    ----------
+    isf : float
+        Indexing speed factor (:func:`indexing_speed_factor`).
+    pmu_i : float
+        Peak memory of indexing, GB.
+    ssf : float
+        Searching speed factor (:func:`searching_speed_factor`).
+    pmu_s : float
+        Peak memory of searching, GB.
+    lam : float, default 0.1
+        Weight in [0, 1] of indexing against searching (the plan suggests 0.1).
+
+    Returns
+    -------
+    float
+        PL.
+
+    References
+    ----------
+    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
     """
     lam_v = float(lam)
     if not 0.0 <= lam_v <= 1.0:

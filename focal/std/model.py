@@ -1,6 +1,6 @@
 """Data model of a spoken term detection (STD / query-by-example search) evaluation.
 
-A *task* is what the MediaEval SWS 2013 measures (seed 002) are computed from:
+A *task* is what the MediaEval SWS 2013 measures (SWS plan [1]_) are computed from:
 
 * the system's **detections**: query id, audio file (and channel), start time ``tbeg`` and duration
   ``dur`` in seconds, a score (more positive = more likely; a natural-log LLR when C_nxe is
@@ -12,6 +12,11 @@ A *task* is what the MediaEval SWS 2013 measures (seed 002) are computed from:
 
 Everything here validates its input once (clear ``ValueError`` naming the argument) and stores new
 NumPy arrays; it never modifies the caller's data.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
@@ -188,8 +193,19 @@ class Reference:
     def __len__(self) -> int:
         return int(self.query.shape[0])
 
-    def subset(self, keep) -> "Reference":
-        """The occurrences where the boolean mask ``keep`` is True (new arrays)."""
+    def subset(self, keep) -> Reference:
+        """The occurrences where the boolean mask ``keep`` is True (new arrays).
+
+        Parameters
+        ----------
+        keep : array_like of bool, shape (n_occurrences,)
+            The occurrences to keep.
+
+        Returns
+        -------
+        Reference
+            The kept occurrences.
+        """
         keep = np.asarray(keep, dtype=bool)
         return Reference(self.query[keep], self.file[keep], self.tbeg[keep], self.dur[keep],
                          None if self.channel is None else self.channel[keep])
@@ -272,6 +288,15 @@ class ECF:
     ``duration`` is T_audio: the total length of the union of the excerpt spans of each file
     (channels of a file share its time line; overlapping excerpts count once).
     ``source_signal_duration`` is the ECF attribute of that name, when present.
+
+    Attributes
+    ----------
+    file, channel : tuple
+        File name and channel of each excerpt.
+    tbeg, dur : ndarray
+        Start and duration of each excerpt, seconds.
+    source_signal_duration : float or None
+        The ECF attribute of that name, when present.
     """
 
     file: tuple
@@ -282,6 +307,7 @@ class ECF:
 
     @property
     def duration(self) -> float:
+        """T_audio: total length of the union of each file's excerpt spans, seconds."""
         spans: dict = {}
         for f, t, d in zip(self.file, self.tbeg.tolist(), self.dur.tolist()):
             spans.setdefault(f, []).append((t, t + d))
@@ -296,7 +322,13 @@ class ECF:
         return total
 
     def sources(self) -> set:
-        """The (file, channel) pairs the ECF lists."""
+        """The (file, channel) pairs the ECF lists.
+
+        Returns
+        -------
+        set of tuple
+            The ``(file, channel)`` pairs.
+        """
         return set(zip(self.file, self.channel))
 
 

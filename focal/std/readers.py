@@ -37,6 +37,11 @@ defines them: a plain-table line whose first field is ``#`` followed by more tex
 record's number of fields (``#q1 f 1.0 2.0``) is refused as ambiguous, never skipped. Lines are
 at most :func:`focal.io.read_limits` long and NUL bytes are refused, so binary or endless input
 (``/dev/zero``) fails at once.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
 from __future__ import annotations
@@ -120,7 +125,7 @@ class _Columns:
         parts = self.parts[name]
         return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
 
-    def located(self, n_channel=None) -> dict:
+    def located(self) -> dict:
         out = {name: self.get(name, object) for name in ("query", "file")}
         out.update(tbeg=self.get("tbeg"), dur=self.get("dur"))
         channel = self.get("channel", object) if "channel" in self.parts else None
@@ -133,7 +138,8 @@ class _Columns:
 def _comment_lines(lf, counts):
     """(comment, refused): lines whose first field starts with ``#``, and those among them
     that look like records (first field longer than ``#`` and, unless ``counts`` is None, a
-    record's number of fields)."""
+    record's number of fields).
+    """
     comment = lf.first_field_starts_with(b"#")
     refused = comment & ~lf.first_field_is(b"#")
     if counts is not None:
@@ -174,7 +180,18 @@ def _tables(path, what: str, counts: tuple):
 
 
 def read_detection_table(path) -> Detections:
-    """Read detections from a table ``query file tbeg dur score [decision]`` (channel 1)."""
+    """Read detections from a table ``query file tbeg dur score [decision]`` (channel 1).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    Detections
+        The detections, file order.
+    """
     cols = _Columns("query", "file", "tbeg", "dur", "score", "decision")
     width = None
     for f in _tables(path, "detection (query file tbeg dur score [decision])", (6, 5)):
@@ -188,7 +205,18 @@ def read_detection_table(path) -> Detections:
 
 
 def read_reference_table(path) -> Reference:
-    """Read reference occurrences from a table ``query file tbeg dur`` (channel 1)."""
+    """Read reference occurrences from a table ``query file tbeg dur`` (channel 1).
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    Reference
+        The reference occurrences, file order.
+    """
     cols = _Columns("query", "file", "tbeg", "dur")
     for f in _tables(path, "reference (query file tbeg dur)", (4,)):
         cols.add(query=_strings(f.ids(0)), file=_strings(f.ids(1)), tbeg=_seconds(f, 2, "tbeg"),
@@ -197,7 +225,18 @@ def read_reference_table(path) -> Reference:
 
 
 def read_audio_table(path) -> ECF:
-    """Read the searched audio from a table ``file tbeg dur`` (channel 1): the ECF's equivalent."""
+    """Read the searched audio from a table ``file tbeg dur`` (channel 1): the ECF's equivalent.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    ECF
+        The excerpts and their total duration.
+    """
     cols = _Columns("file", "tbeg", "dur")
     for f in _tables(path, "audio (file tbeg dur)", (3,)):
         cols.add(file=_strings(f.ids(0)), tbeg=_seconds(f, 1, "tbeg"), dur=_seconds(f, 2, "dur"))
@@ -208,7 +247,18 @@ def read_audio_table(path) -> ECF:
 
 
 def read_query_table(path) -> dict:
-    """Read a term list from a table ``query [text...]``: ``{query: text}`` in file order."""
+    """Read a term list from a table ``query [text...]``: ``{query: text}`` in file order.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    dict
+        ``{query: text}`` in file order.
+    """
     terms: dict = {}
     for lf in iter_line_fields(path):
         comment, refused = _comment_lines(lf, None)
@@ -227,6 +277,16 @@ def read_rttm(path) -> Reference:
 
     The orthography field (6th) is the query id, ``tbeg`` / ``tdur`` (4th / 5th) the span in
     seconds, the 2nd / 3rd fields file and channel.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to read.
+
+    Returns
+    -------
+    Reference
+        The reference occurrences, file order.
     """
     cols = _Columns("query", "file", "channel", "tbeg", "dur")
     for lf in iter_line_fields(path):
@@ -269,7 +329,10 @@ def _is_reference_table(path) -> bool:
 
 
 def _check_sources(labels: Detections | Reference, known: set, what: str, source):
-    pairs = set(zip(labels.file.tolist(), labels.channel.tolist()))
+    files = labels.file.tolist()
+    # no channel: one channel per file, channel "1" as the readers' tables have it
+    channels = ["1"] * len(files) if labels.channel is None else labels.channel.tolist()
+    pairs = set(zip(files, channels))
     unknown = sorted(pairs - known, key=str)
     if unknown:
         f, c = unknown[0]

@@ -1,4 +1,10 @@
-"""The spoken term detection report: every SWS 2013 figure of one system, as text or a dict."""
+"""The spoken term detection report: every SWS 2013 figure of one system, as text or a dict.
+
+References
+----------
+.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
+   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+"""
 
 from __future__ import annotations
 
@@ -86,7 +92,13 @@ class STDReport:
     def per_query(self) -> list:
         """One dict per evaluated query at the actual decisions (or at the MTWV threshold when
         there are none): occurrences, hits, misses, false alarms, P_miss, P_fa and the query's
-        own TWV ``1 - P_miss(q) - beta P_fa(q)``."""
+        own TWV ``1 - P_miss(q) - beta P_fa(q)``.
+
+        Returns
+        -------
+        list of dict
+            One dict per evaluated query, in the task's query order.
+        """
         t = self.trials
         if self.decision_threshold is not None:
             accept = t.score >= self.decision_threshold
@@ -105,7 +117,18 @@ class STDReport:
         ]
 
     def to_dict(self, per_query: bool = False) -> dict:
-        """Plain-Python dictionary of every number (for JSON or programs)."""
+        """Plain-Python dictionary of every number (for JSON or programs).
+
+        Parameters
+        ----------
+        per_query : bool, default False
+            Add the per-query table (:meth:`per_query`) under ``"queries"``.
+
+        Returns
+        -------
+        dict
+            Every number of the report as plain Python values.
+        """
         op = self.operating_point
         t = self.trials
         out = {
@@ -137,7 +160,18 @@ class STDReport:
         return out
 
     def to_text(self, per_query: bool = False) -> str:
-        """The report as text (lines of at most 100 columns); ``per_query`` adds a query table."""
+        """The report as text (lines of at most 100 columns).
+
+        Parameters
+        ----------
+        per_query : bool, default False
+            Add a table of the queries.
+
+        Returns
+        -------
+        str
+            The report.
+        """
         t = self.trials
         op = self.operating_point
         lines = ["Spoken term detection" + (f": {self.name}" if self.name else ""),
@@ -176,11 +210,11 @@ class STDReport:
         if self.cnxe is not None:
             lines.append(f"  {'C_nxe':<16}{self.cnxe:8.4f}  bits/bit at P_tar "
                          f"{op.effective_prior:.6g}")
-        if self.min_cnxe is not None:
-            r = self.recalibration
-            lines.append(f"  {'C_nxe^min':<16}{self.min_cnxe:8.4f}  after llr -> {r.gamma:.5g} llr "
-                         f"{'+' if not r.delta < 0 else '-'} {abs(r.delta):.5g}; calibration "
-                         f"loss {self.calibration_loss:.4f}")
+        rec = self.recalibration
+        if self.min_cnxe is not None and rec is not None:
+            lines.append(f"  {'C_nxe^min':<16}{self.min_cnxe:8.4f}  after llr -> {rec.gamma:.5g} "
+                         f"llr {'+' if not rec.delta < 0 else '-'} {abs(rec.delta):.5g}; "
+                         f"calibration loss {self.calibration_loss:.4f}")
         lines += [f"  note: {n}" for n in self.notes]
         if per_query:
             lines.append(f"  {'query':<24}{'N_act':>7}{'hits':>7}{'misses':>8}{'FA':>7}"
@@ -226,6 +260,7 @@ def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_po
     Returns
     -------
     STDReport
+        Every measure as an attribute, ``to_dict()`` for programs, ``str()`` for people.
 
     Examples
     --------

@@ -158,5 +158,6 @@ def rocch_eer(tar, non):
 
 def rocch_prbep(tar, non):
     """PRBEP: where misses = false alarms on the hull (thesis 7.3.8), by the same minimax on
-    absolute counts; an exact rational count."""
+    absolute counts; an exact rational count.
+    """
     return max_min_weighted_errors(roc_counts(tar, non))

@@ -87,7 +87,8 @@ def run_limited(function, *args, cpu_seconds=10, memory_mb=300, wall_seconds=60)
 
 def expect_error(outcome, match):
     """Assert the child raised a ValueError (or a subclass, such as focal's FileFormatError)
-    whose message matches the regular expression."""
+    whose message matches the regular expression.
+    """
     import re
 
     assert outcome[0] == "raised", f"no error; the call returned {outcome[1]!r}"

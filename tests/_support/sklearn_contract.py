@@ -1,8 +1,8 @@
 """sklearn's generic estimator checks for estimators that take exactly one column of scores.
 
 Calibrators of one system's scores (PAVCalibrator, ROCCH, LinearCalibrator) must refuse X with
-several columns and labels other than 0/1 (without pos_label) with a ValueError (issues 3 and
-4), MulticlassFusion must refuse X that is not a whole number of class blocks (issue 5) and
+several columns and labels other than 0/1 (without pos_label) with a ValueError,
+MulticlassFusion must refuse X that is not a whole number of class blocks and
 labels that are neither column numbers nor names with a known column order, and most of
 sklearn's generic checks build exactly such data. For those checks the tests assert that the
 check fails *only* because of that documented refusal (our ValueError is in the exception's
@@ -34,7 +34,8 @@ def refused_by_design(exc) -> bool:
 def run_check(estimator, check, refusable) -> None:
     """Run one sklearn check: it must pass, or, when its name is in ``refusable``, may fail only
     by one of the documented refusals (which checks build such data depends on the version of
-    scikit-learn, so a refusable check that passes is fine)."""
+    scikit-learn, so a refusable check that passes is fine).
+    """
     try:
         check(estimator)
     except Exception as exc:

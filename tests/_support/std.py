@@ -2,17 +2,16 @@
 
 from focal.std import Detections, Reference, STDTask
 
-
 # T_audio = 1000 s, n_tps = 1: N = 1000 trials per query.
 #
 # reference                    detections (query file tbeg dur -> mid point, score, decision)
 #   o0 A f1 [10.0, 11.0]         d0 A f1  9.75 1.0 -> 10.25  5    YES  inside o0
-#   o1 A f1 [30.0, 31.0]         d1 A f1 10.25 1.0 -> 10.75  3    YES  inside o0 too: competes with d0
-#   o2 A f2 [ 5.0,  6.0]         d2 A f1 31.0  1.0 -> 31.5   1    NO   exactly 0.5 s after o1: aligned
+#   o1 A f1 [30.0, 31.0]         d1 A f1 10.25 1.0 -> 10.75  3    YES  in o0 too: competes with d0
+#   o2 A f2 [ 5.0,  6.0]         d2 A f1 31.0  1.0 -> 31.5   1    NO   0.5 s after o1: aligned
 #   o3 B f1 [10.0, 10.5]         d3 A f1 40.0  1.0 -> 40.5   2    YES  near nothing
 #   o4 B f1 [11.0, 11.5]         d4 A f2  7.0  0.2 ->  7.1   0.5  NO   1.1 s after o2: not aligned
 #                                d5 B f1 10.5  0.5 -> 10.75  4    YES  0.25 s from o3 AND from o4
-#                                d6 B f1 11.25 0.5 -> 11.5   0    YES  inside o4 only (1.0 s from o3)
+#                                d6 B f1 11.25 0.5 -> 11.5   0    YES  in o4 only (1.0 s from o3)
 #                                d7 C f1  3.0  1.0 ->  3.5   9    YES  query C has no occurrence
 #
 # Alignment: d0-o0 (d0 beats d1: higher score), d2-o1, d5-o3 and d6-o4 (aligning d5 with o4 would

@@ -1,5 +1,6 @@
 """Core multiclass math: validation, Bayes' rule, logarithmic cost, the fusion / calibration
-objective and its Newton solver, Gaussian class models."""
+objective and its Newton solver, Gaussian class models.
+"""
 
 import numpy as np
 import pytest
@@ -214,8 +215,9 @@ def test_calibration_with_two_classes_is_binary_logistic_regression(reg, p0):
 
 @pytest.mark.parametrize("mode", ["scalar", "full"])
 def test_fit_reaches_the_minimum_of_an_independent_objective(mode):
-    """reg = 0 on overlapping classes: the optimum of eq. 8.17 found by scipy BFGS on a direct
-    implementation of the objective must not be lower than ours."""
+    """Reg = 0 on overlapping classes: the optimum of eq. 8.17 found by scipy BFGS on a direct
+    implementation of the objective must not be lower than ours.
+    """
     rng = np.random.default_rng(3)
     L, y = _data(400, 2, 3, rng, sep=0.7)
     prior = np.array([0.2, 0.3, 0.5])
@@ -237,7 +239,8 @@ def test_fit_reaches_the_minimum_of_an_independent_objective(mode):
 
 def test_full_objective_derivatives_match_finite_differences():
     """Gradient, dense Hessian and Hessian-vector products (double and single precision) of
-    the full-mode objective against central differences."""
+    the full-mode objective against central differences.
+    """
     import focal.core.multiclass_objective as ml
 
     rng = np.random.default_rng(13)
@@ -307,7 +310,8 @@ def test_full_mode_ignores_per_trial_constants_and_centres_output():
 @pytest.mark.parametrize("mode", ["scalar", "full"])
 def test_penalty_does_not_depend_on_score_scale_or_offset(mode):
     """Scaling a system's scores by any factor and adding any offset vector gives the same
-    fitted log-likelihoods, with a penalty large enough to matter."""
+    fitted log-likelihoods, with a penalty large enough to matter.
+    """
     rng = np.random.default_rng(5)
     L, y = _data(300, 2, 3, rng, sep=2.0)
     prior = np.array([0.3, 0.3, 0.4])
@@ -391,7 +395,8 @@ def test_nested_levels_are_nested_stratified_and_keep_class_weights():
 
 def test_multilevel_full_fit_equals_an_independent_multinomial_fit():
     """Enough trials for the multilevel path; compare with scikit-learn's multinomial logistic
-    regression on the centred features with the prior weights pi_i / |T_i| (same objective)."""
+    regression on the centred features with the prior weights pi_i / |T_i| (same objective).
+    """
     from sklearn.linear_model import LogisticRegression
 
     rng = np.random.default_rng(9)

@@ -7,11 +7,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tests._support.calibration_reference import closed_form_pav_llr as reference_pav_llr
-
 from focal.core import pav
 from focal.core.pav import _exact_pav_starts, _tie_runs
 from focal.metrics import cllr, from_labels, min_cllr, pav_llr
+from tests._support.calibration_reference import closed_form_pav_llr as reference_pav_llr
 
 # scores drawn from a handful of values give heavy ties between and within classes
 tied_scores = st.lists(st.integers(-4, 4), min_size=2, max_size=40)

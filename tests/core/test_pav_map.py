@@ -1,5 +1,6 @@
 """Core pieces behind the PAV / ROCCH estimators: PAV-LLR against the closed form (thesis eqs.
-7.47-7.51), the step / linear block maps for unseen scores, and bounding by virtual trials."""
+7.47-7.51), the step / linear block maps for unseen scores, and bounding by virtual trials.
+"""
 
 import math
 from fractions import Fraction
@@ -11,7 +12,6 @@ from hypothesis import strategies as st
 
 from focal.core.pav import block_llr_map, bounded_pav_blocks, pav, step_index
 from focal.metrics import pav_llr
-
 from tests._support.calibration_reference import closed_form_pav_llr
 
 # small integer scores give many ties between and within classes

@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from focal import (GaussianBackend, LinearCalibrator, LogisticFusion, MulticlassFusion,
-                   PAVCalibrator)
+from focal import GaussianBackend, LinearCalibrator, LogisticFusion, MulticlassFusion, PAVCalibrator
 from focal.core.validation import check_int, check_non_negative
 
 

@@ -1,5 +1,6 @@
 """CalibratedClassifier (cross-fitted calibration of any classifier) and the LLR outputs of
-calibrators at the end of pipelines."""
+calibrators at the end of pipelines.
+"""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""PAVCalibrator and ROCCH estimators (issue 4): acceptance points, sklearn contract, pipelines.
+"""PAVCalibrator and ROCCH estimators: acceptance points, sklearn contract, pipelines.
 
 Sources of truth: the O(T^2) closed-form PAV (thesis eqs. 7.47-7.51), brute-force thresholds and
 an independent convex hull (thesis 7.3.6-7.3.8) in ``_calibration_reference``; hand-worked
@@ -23,10 +23,8 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import focal
-from focal import PAVCalibrator, ROCCH
+from focal import ROCCH, PAVCalibrator
 from focal.metrics import cllr, eer, from_labels, min_cllr, min_dcf, pav_llr
-
-from tests._support.sklearn_contract import run_check
 from tests._support.calibration_reference import (
     brute_min_dcf,
     closed_form_pav_llr,
@@ -35,6 +33,7 @@ from tests._support.calibration_reference import (
     rocch_prbep,
     rocch_vertices,
 )
+from tests._support.sklearn_contract import run_check
 
 ESTIMATORS = [
     PAVCalibrator(),
@@ -323,7 +322,7 @@ def test_sparse_input_is_refused_clearly():
 
 # sklearn's generic checks that generate X with several columns (or labels 2, 3, ...). These
 # estimators take exactly one score column and 0/1 labels and must refuse anything else with a
-# ValueError (issue 4), so these checks cannot pass. The test below asserts that each of them
+# ValueError, so these checks cannot pass. The test below asserts that each of them
 # fails for exactly that reason (and would notice if one started to pass); the property each
 # one tests is checked on one-column binary data by the test named here.
 _REFUSED_BY_DESIGN = {

@@ -153,7 +153,8 @@ def test_largest_finite_scores_still_fit():
 
 def test_extreme_prior_with_the_default_penalty_is_not_held_by_it():
     """The penalty is relative to the objective's size: at p = 1e-12 the default ``reg`` still
-    leaves the fit where the data put it (within 1e-6), as at p = 0.5."""
+    leaves the fit where the data put it (within 1e-6), as at p = 0.5.
+    """
     X, y = _data()
     for p in (0.5, 1e-12):
         a = LogisticFusion(p_target=p).fit(X, y)
@@ -173,7 +174,8 @@ def _multiclass_data(n=3000, seed=5):
 
 class _Multiclass:
     """Normalized scalar-mode objective ``O / H(prior)`` with reg = 0, every cost taken
-    relative to the true class (no ``1 - P`` or ``log(1 + tiny)`` cancellation)."""
+    relative to the true class (no ``1 - P`` or ``log(1 + tiny)`` cancellation).
+    """
 
     def __init__(self, L, y, prior):
         n_per = np.bincount(y, minlength=len(prior))
@@ -257,7 +259,8 @@ def test_subnormal_priors_raise_a_clear_error():
 
 def _low_false_alarm_cost(llr, y, p):
     """Prior-weighted cost of the Beta(10, 1) rule in closed form: rho(eta) = 10 eta^9, so
-    C(q | target) = 10/9 (1 - q^9) and C(q | non-target) = 10 (-log(1 - q) - sum_k<10 q^k / k)."""
+    C(q | target) = 10/9 (1 - q^9) and C(q | non-target) = 10 (-log(1 - q) - sum_k<10 q^k / k).
+    """
     z = llr + logit(p)
     q = expit(z)
     tar = 10.0 / 9.0 * (1.0 - q[y] ** 9)
@@ -269,7 +272,8 @@ def _low_false_alarm_cost(llr, y, p):
 def _runaway_data(seed=0):
     """One system: 90 % of the targets overlap the non-targets, 10 % score far above them, and
     three non-targets score high (misleading): under Beta(10, 1) a missed target costs at most
-    10/9, so sending the overlapping targets to -inf with the non-targets pays."""
+    10/9, so sending the overlapping targets to -inf with the non-targets pays.
+    """
     rng = np.random.default_rng(seed)
     tar = np.r_[rng.normal(1.0, 1.0, 180), rng.normal(30.0, 10.0, 20)]
     non = np.r_[rng.normal(-1.0, 1.0, 497), [8.0, 10.0, 12.0]]
@@ -331,7 +335,8 @@ def test_documented_solver_defaults_match_the_code(cls):
 
 def test_default_penalty_moves_an_overlapping_fit_by_far_less_than_its_sampling_error():
     """What the ``reg`` docstrings state: on overlapping scores, relative changes of about 1e-7
-    against the unpenalized fit (here at p = 0.5 and 0.01, with 4400 trials)."""
+    against the unpenalized fit (here at p = 0.5 and 0.01, with 4400 trials).
+    """
     X, y = _data()
     for p in (0.5, 0.01):
         a = LogisticFusion(p_target=p).fit(X, y)
@@ -359,7 +364,8 @@ def test_cheap_and_full_precision_derivatives_agree_on_ordinary_data():
     """Ordinary priors use derivatives accurate to an ulp of 1/2 per trial; a tolerance near
     round-off (or an extreme prior) switches to full relative precision. On ordinary data the
     two forms agree to round-off, and the full form is chosen where the cheap one is not
-    accurate enough."""
+    accurate enough.
+    """
     from focal.core import logistic
     from focal.core.multiclass_objective import softmax_columns
 

@@ -20,8 +20,6 @@ from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from tests._support.sklearn_contract import refused_by_design, run_check
-
 import focal
 from focal import (
     LinearCalibrator,
@@ -35,6 +33,7 @@ from focal import (
 )
 from focal.core.scoring_rules import BetaRule, scoring_rule
 from focal.metrics import cllr, dcf, eer, min_cllr, min_dcf
+from tests._support.sklearn_contract import refused_by_design, run_check
 
 
 def _data(n=2000, K=3, seed=0, p_tar=0.25):
@@ -57,7 +56,8 @@ def _misspecified(n=3000, seed=1):
 @parametrize_with_checks([LogisticFusion(), LogisticFusion(scoring_rule="boosting")])
 def test_sklearn_estimator_checks(estimator, check):
     """Every check passes, or fails only because it trains on labels other than 0/1 without
-    pos_label, which focal refuses by design (the target is never guessed from sort order)."""
+    pos_label, which focal refuses by design (the target is never guessed from sort order).
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", PerfectSeparationWarning)
         run_check(estimator, check, {getattr(check, "func", check).__name__})
@@ -66,8 +66,9 @@ def test_sklearn_estimator_checks(estimator, check):
 @parametrize_with_checks([LinearCalibrator(), LinearCalibrator(p_target=0.1)])
 def test_linear_calibrator_sklearn_checks(estimator, check):
     """Every check passes or fails only on the documented one-column refusal (see
-    tests/_support/sklearn_contract.py); check_fit1d expects 1-D X to be refused, which LinearCalibrator
-    accepts by design (one system's scores as a 1-D array)."""
+    tests/_support/sklearn_contract.py); check_fit1d expects 1-D X to be refused, which
+    LinearCalibrator accepts by design (one system's scores as a 1-D array).
+    """
     name = getattr(check, "func", check).__name__
     try:
         with warnings.catch_warnings():
@@ -347,8 +348,9 @@ def test_scorers_compute_negated_measures():
 
 def test_label_rule_is_one_for_every_binary_estimator_and_metric():
     """Labels 0/1 and False/True need nothing; any other pair needs pos_label, and then every
-    estimator and metric gives exactly what the 0/1 labels give (never the sort order)."""
-    from focal import PAVCalibrator, ROCCH
+    estimator and metric gives exactly what the 0/1 labels give (never the sort order).
+    """
+    from focal import ROCCH, PAVCalibrator
     from focal.metrics import from_labels
 
     X, y = _data(seed=3)

@@ -1,5 +1,6 @@
 """MulticlassFusion, GaussianBackend and stack_systems: scikit-learn conformance, persistence,
-the documented input layout, and agreement with the binary solver."""
+the documented input layout, and agreement with the binary solver.
+"""
 
 import pickle
 
@@ -11,10 +12,10 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from tests._support.sklearn_contract import run_check
-
 from focal import GaussianBackend, LogisticFusion, MulticlassFusion, stack_systems
 from focal.metrics import multiclass_cross_entropy
+from tests._support.sklearn_contract import run_check
+
 
 @parametrize_with_checks(
     [GaussianBackend(), GaussianBackend(covariance="per_class"), MulticlassFusion()])
@@ -22,7 +23,8 @@ def test_sklearn_checks(estimator, check):
     """Every check passes, or (MulticlassFusion) fails only by a documented refusal: X that
     is not a whole number of class blocks (most of sklearn's data), or labels that are neither
     column numbers 0..N-1 nor class names with a known column order (e.g. sklearn's labels 1
-    and 2): never paired with the columns by sort order."""
+    and 2): never paired with the columns by sort order.
+    """
     name = getattr(check, "func", check).__name__
     run_check(estimator, check, {name} if isinstance(estimator, MulticlassFusion) else ())
 
@@ -104,7 +106,7 @@ def test_dataframe_input_keeps_feature_names():
 # ------------------------------------------------------------------------------- behaviour
 
 def _binary_calibration_reference(s, is_target, p_target, reg):
-    """Binary affine calibration of one score by focal's LogisticFusion with K = 1 (issue 3)."""
+    """Binary affine calibration of one score by focal's LogisticFusion with K = 1."""
     fuser = LogisticFusion(p_target=p_target, reg=reg).fit(s[:, None], is_target)
     return fuser.decision_function(s[:, None])
 
@@ -168,7 +170,8 @@ def test_separable_data_without_penalty_warns_and_stays_finite():
 
 def test_string_labels_need_the_column_order():
     """Class names say nothing about which column is which: without class_names (or named
-    columns) they are refused, never paired with columns by sort order."""
+    columns) they are refused, never paired with columns by sort order.
+    """
     X, y = _fusion_data()
     names = np.array(["spa", "eng", "fra"])     # column order, not sorted
     with pytest.raises(ValueError, match="nothing says which columns of X hold which class"):

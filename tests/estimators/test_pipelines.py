@@ -1,4 +1,4 @@
-"""focal estimators composed: fusion followed by non-parametric calibration (issues 3 and 4)."""
+"""focal estimators composed: fusion followed by non-parametric calibration."""
 
 import io
 

@@ -18,12 +18,11 @@ from sklearn.base import clone
 from sklearn.pipeline import make_pipeline
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
-from tests._support.sklearn_contract import run_check
-
 import focal
 from focal import LogisticFusion, PAVCalibrator, QualityFusion
 from focal.core.quality import fit_quality
 from focal.metrics import cllr
+from tests._support.sklearn_contract import run_check
 
 FORMS = ("bilinear", "linear", "scale")
 
@@ -67,7 +66,8 @@ def test_zero_quality_weights_give_the_affine_fusion_exactly(form):
 @pytest.mark.parametrize("form", FORMS)
 def test_uninformative_quality_leaves_the_affine_fusion(form):
     """Quality 1 everywhere (log: 0) gives all-zero quality features: their weights stay exactly
-    zero and the fit is the affine fusion's optimum."""
+    zero and the fit is the affine fusion's optimum.
+    """
     X, y, Q = _trials()
     lin = LogisticFusion().fit(X, y)
     qf = QualityFusion(form=form, quality_transform="log").fit(X, y, quality=np.ones_like(Q))
@@ -319,7 +319,8 @@ def test_save_and_load_keep_the_measures(tmp_path):
 
 def _load_text(text):
     """Load a doctored document with a correct checksum (the documented one, computed here), so
-    that only the schema checks can refuse it."""
+    that only the schema checks can refuse it.
+    """
     import hashlib
     import io
     import json
@@ -389,7 +390,8 @@ _REFUSED_BY_DESIGN = {
 @parametrize_with_checks([QualityFusion(), QualityFusion(form="scale", measures=["d"])])
 def test_sklearn_estimator_checks(estimator, check):
     """Without quality the model is not defined: checks that fit plain arrays may fail only on
-    that documented refusal (tests/_support/sklearn_contract.py); every other check must pass."""
+    that documented refusal (tests/_support/sklearn_contract.py); every other check must pass.
+    """
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         run_check(estimator, check, _REFUSED_BY_DESIGN)
@@ -399,7 +401,8 @@ def test_fit_contract_with_quality():
     """What the refused checks cover, with quality: fit returns self and is idempotent, leaves
     its inputs and parameters alone, counts a weight-2 trial as two trials, pickles, refuses a
     different number of systems, NaN scores and sparse input, and is invariant to the order and
-    subsets of the trials at prediction."""
+    subsets of the trials at prediction.
+    """
     import pickle
 
     from scipy import sparse
@@ -468,7 +471,8 @@ def test_quality_files_are_looked_up_per_side_by_segment(tmp_path):
 
 def test_sample_durations_cover_every_trial():
     """The variable-length sample set: every trial has both durations, within the documented
-    ranges."""
+    ranges.
+    """
     import pathlib
 
     from focal.io import align_trials, read_key, read_scores
@@ -486,7 +490,8 @@ def test_sample_durations_cover_every_trial():
 
 def test_focal_apply_with_quality_files(tmp_path, capsys):
     """``focal apply --quality`` writes what decision_function gives on the aligned trials,
-    streamed, and refuses a quality model without quality files."""
+    streamed, and refuses a quality model without quality files.
+    """
     import pathlib
 
     from focal.cli import main
@@ -534,7 +539,8 @@ def test_focal_apply_with_quality_files(tmp_path, capsys):
 
 def test_per_trial_quality_files(tmp_path, capsys):
     """Per-trial files (``model test value``, one per side and measure) give the same quality
-    as the per-segment table; they take precedence over it for the sides they name."""
+    as the per-segment table; they take precedence over it for the sides they name.
+    """
     from focal.cli import main
     from focal.io.quality import read_quality, read_trial_quality, trial_quality
 
@@ -585,7 +591,7 @@ def test_per_trial_quality_files(tmp_path, capsys):
 
 
 def test_monotone_transforms_of_the_measures():
-    """"log" and "logit" equal fitting on the transformed values by hand (no transform)."""
+    """The "log" and "logit" transforms equal fitting on the transformed values by hand."""
     X, y, Q = _trials(n=1500, M=2, seed=30)
     P = np.column_stack([Q[:, 0], Q[:, 1] / 61, Q[:, 2], Q[:, 3] / 61])  # a probability
     manual = np.column_stack([np.log(P[:, 0]), logit(P[:, 1]), np.log(P[:, 2]),

@@ -5,8 +5,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from focal.io import align_scores, align_trials, read_key, read_scores, write_scores
-from focal.io import _ids
+from focal.io import _ids, align_scores, align_trials, read_key, read_scores, write_scores
 from focal.io.binary import TrialKey, TrialScores
 
 
@@ -186,7 +185,7 @@ def test_alignment_matches_a_dictionary_reference(tmp_path, seed):
     labels = rng.integers(0, 2, len(trials))
     key_rows = [(m, t, int(v)) for (m, t), v in zip(trials, labels)]
     system_rows = []
-    for k in range(3):
+    for _ in range(3):
         keep = rng.random(len(trials)) < 0.9
         order = rng.permutation(np.flatnonzero(keep))
         system_rows.append([(trials[i][0], trials[i][1], float(rng.normal())) for i in order])

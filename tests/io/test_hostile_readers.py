@@ -1,6 +1,7 @@
 """Hostile input to every reader: a clear error naming the file and line, or the right result,
 always in linear time and bounded memory (each case runs in a child under CPU and memory limits,
-so a regression to super-linear behaviour fails instead of hanging)."""
+so a regression to super-linear behaviour fails instead of hanging).
+"""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ import pytest
 from focal import io
 from focal.io import read_limits
 from focal.std import readers as std
-
 from tests._support.limits import expect_error, run_limited
 
 # ------------------------------------------------------------------------ the binary readers

@@ -5,7 +5,7 @@ import struct
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from focal.io._numbers import format_numbers, parse_numbers
@@ -24,7 +24,8 @@ def texts_of(values):
 
 def buffer_of(tokens):
     """A text buffer holding the tokens on separate lines (padded with zero bytes on both
-    sides, as the file reader pads its blocks), and the tokens' starts and lengths."""
+    sides, as the file reader pads its blocks), and the tokens' starts and lengths.
+    """
     encoded = [t.encode() for t in tokens]
     data = b"\n".join(encoded) + b"\n"
     lengths = np.array([len(t) for t in encoded], dtype=np.int64)

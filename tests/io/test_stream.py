@@ -41,7 +41,8 @@ def make_systems(folder, n=500, k=3, seed=0, comment_every=None):
 
 def fuse(X):
     """An affine fusion computed element-wise: BLAS matrix products may round differently for
-    different chunk shapes, element-wise arithmetic does not."""
+    different chunk shapes, element-wise arithmetic does not.
+    """
     w = np.array([1.5, -20.0, 0.25])
     out = np.full(X.shape[0], 0.125)
     for j in range(X.shape[1]):

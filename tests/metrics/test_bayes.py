@@ -1,5 +1,6 @@
 """Bayes decisions and empirical Bayes risk for general cost matrices: DCF, CAVG and refer
-options as special cases, checked against closed forms and slow independent implementations."""
+options as special cases, checked against closed forms and slow independent implementations.
+"""
 
 import itertools
 
@@ -8,8 +9,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import softmax
-
-from tests._support.multiclass import make_trials
 
 from focal.metrics import (
     affine_calibration,
@@ -24,6 +23,7 @@ from focal.metrics import (
     min_dcf,
     misclassification_cost_matrix,
 )
+from tests._support.multiclass import make_trials
 
 
 def _binary(rng, n_tar=200, n_non=1500):
@@ -73,7 +73,8 @@ def test_binary_decisions_follow_the_bayes_threshold():
 def test_refer_option_hand_computed():
     """Refer costs 0.3 (flat prior, unit errors): reject below log(3/7), refer up to log(7/3),
     accept above. Targets at (2, 0, -3): accept, refer, miss; non-targets at (-2, 1, 0.5):
-    reject, false alarm, refer."""
+    reject, false alarm, refer.
+    """
     C = detection_cost_matrix(1.0, 1.0, c_refer=0.3)
     llr = [2.0, 0.0, -3.0, -2.0, 1.0, 0.5]
     y = [1, 1, 1, 0, 0, 0]
@@ -244,7 +245,8 @@ def test_estimators_predict_with_a_cost_matrix():
        binary=st.booleans())
 def test_uninformative_scores_score_the_default(seed, N, D, binary):
     """All-zero (log-)likelihoods make the Bayes decision of the prior alone: the risk is the
-    default and the normalized risk 1 (thesis eq. 7.20); every minimum is at most that."""
+    default and the normalized risk 1 (thesis eq. 7.20); every minimum is at most that.
+    """
     rng = np.random.default_rng(seed)
     N = 2 if binary else N
     y = np.r_[np.arange(N), rng.integers(0, N, 30)]
@@ -262,7 +264,8 @@ def test_uninformative_scores_score_the_default(seed, N, D, binary):
 
 def test_recalibrated_risk_of_a_sign_inverted_system_is_the_default():
     """E^opt keeps alpha >= 0 (thesis 8.4.2): an inverted system is recalibrated to the
-    default one, whose normalized risk is 1; its monotone minimum cannot flip it either."""
+    default one, whose normalized risk is 1; its monotone minimum cannot flip it either.
+    """
     rng = np.random.default_rng(12)
     tar, non, llr, y = _binary(rng)
     C = detection_cost_matrix(1.0, 1.0)

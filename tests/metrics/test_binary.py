@@ -12,8 +12,6 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 from scipy.integrate import trapezoid
 
-from tests._support.calibration_reference import brute_min_dcf, roc_counts, rocch_eer
-
 from focal.metrics import (
     bayes_error_rates,
     cllr,
@@ -26,6 +24,7 @@ from focal.metrics import (
     min_dcf,
     rocch,
 )
+from tests._support.calibration_reference import brute_min_dcf, roc_counts, rocch_eer
 
 LN2 = math.log(2.0)
 probabilities = st.floats(0.001, 0.999)

@@ -1,6 +1,7 @@
 """Bootstrap confidence intervals: replicate weights give the measures of the resampled trials,
 intervals are reproducible, cover the true value at the nominal rate, and clustered resampling
-sees the variance that speaker effects add."""
+sees the variance that speaker effects add.
+"""
 
 import numpy as np
 import pytest

@@ -1,5 +1,6 @@
 """Application combination (thesis eqs. 6.2-6.7, 3.14-3.21) with the SRE'12 two-point criterion,
-and the truncated Cllr of the keynote, against closed forms and numeric integration."""
+and the truncated Cllr of the keynote, against closed forms and numeric integration.
+"""
 
 import numpy as np
 import pytest
@@ -86,7 +87,8 @@ def test_combination_rejects_bad_input():
 
 def _integrated(tar, non, h_lo, h_hi, n=400001):
     """Thesis eq. 7.34 numerically: the flat weighting over posterior thresholds eta in the
-    range, normalized Bayes costs (miss 1/eta, false alarm 1/(1 - eta)) at prior 1/2."""
+    range, normalized Bayes costs (miss 1/eta, false alarm 1/(1 - eta)) at prior 1/2.
+    """
     eta = np.linspace(expit(-h_hi), expit(-h_lo), n)
     qt, qn = np.sort(expit(tar)), np.sort(expit(non))
     p_miss = np.searchsorted(qt, eta, side="left") / qt.size

@@ -1,5 +1,6 @@
 """Multiclass measures: C_mce, multiclass Cllr, the Albayzin criteria, detection LLRs, CAVG and
-its sweep, pairwise and subset analyses."""
+its sweep, pairwise and subset analyses.
+"""
 
 import numpy as np
 import pytest
@@ -7,7 +8,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.special import logsumexp, softmax
 
-from tests._support.multiclass import make_trials
 from focal.metrics import (
     affine_calibration,
     albayzin_measures,
@@ -24,11 +24,13 @@ from focal.metrics import (
     pairwise_analysis,
     subset_analysis,
 )
+from tests._support.multiclass import make_trials
 
 
 def direct_cavg(llh, y, p_target=0.5):
     """CAVG by eq. 8.3 literally: applications k, priors pi_ik (eq. 8.1 / 8.28), zero-one costs
-    (eq. 8.2), and each application's Bayes decision from its own posterior."""
+    (eq. 8.2), and each application's Bayes decision from its own posterior.
+    """
     n, N = llh.shape
     total = 0.0
     for k in range(N):
@@ -150,7 +152,8 @@ def test_albayzin_identities(seed, scale, open_set):
 
 def test_subnormal_log_likelihood_spreads_are_refused():
     """C_min needs a scale of the order of 1/spread, which overflows: a clear error, not a
-    number (the solver's spread check)."""
+    number (the solver's spread check).
+    """
     rng = np.random.default_rng(0)
     llh, y = make_trials(60, 4, rng, scale=2.2e-313)
     with pytest.raises(ValueError, match="rescale"):
@@ -171,7 +174,8 @@ def test_affine_calibration_undoes_a_scaling():
 
 def test_anti_informative_system_is_clamped_to_alpha_zero_when_asked():
     """Thesis 8.4.2: alpha >= 0 makes a sign-inverted system the default one; the plan's
-    unconstrained alpha (the default) flips it back: the same C_min as the system itself."""
+    unconstrained alpha (the default) flips it back: the same C_min as the system itself.
+    """
     rng = np.random.default_rng(5)
     llh, y = make_trials(300, 3, rng, sep=3.0)
     a_free, b_free, c_free = affine_calibration(-llh, y)
@@ -293,7 +297,8 @@ def test_pairwise_analysis_matches_binary_measures():
 
 def test_recalibration_keeps_pairwise_min_cllr_and_lowers_cmce():
     """Brümmer & van Leeuwen sec. 4.2: the affine calibration leaves every pairwise minCllr
-    unchanged; on overconfident scores (x 2.6) it lowers C_mce."""
+    unchanged; on overconfident scores (x 2.6) it lowers C_mce.
+    """
     from focal import MulticlassFusion
 
     rng = np.random.default_rng(11)

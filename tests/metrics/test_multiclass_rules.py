@@ -1,5 +1,6 @@
 """Multiclass Brier, C_eta and E_lre against direct numpy formulas, the thesis' identities and
-generic optimizers; the Albayzin C_min of a sign-inverted submission (unconstrained alpha)."""
+generic optimizers; the Albayzin C_min of a sign-inverted submission (unconstrained alpha).
+"""
 
 import pathlib
 
@@ -22,7 +23,6 @@ from focal.metrics import (
     misclassification_cost_matrix,
     multiclass_brier,
 )
-
 from tests._support.multiclass import make_trials
 
 SAMPLES = pathlib.Path(__file__).resolve().parents[2] / "data_samples" / "language_recognition"
@@ -138,7 +138,8 @@ def test_eta_risk_is_eqs_17_to_19(N):
 
 def test_eta_rules_average_to_the_logarithmic_rule():
     """Thesis eq. 8.13 / Albayzin eq. 21: E_eta[C*_eta(q | i)] = -log q_i for eta uniform on
-    the simplex (Monte Carlo over eta, fixed posteriors)."""
+    the simplex (Monte Carlo over eta, fixed posteriors).
+    """
     rng = np.random.default_rng(31)
     q = np.array([0.6, 0.3, 0.1])
     etas = rng.dirichlet(np.ones(3), 200000)
@@ -228,7 +229,8 @@ def _generic_c_min(L, y, prior, alpha_sign):
 def test_albayzin_sign_inverted_submission():
     """Negated log-likelihoods of the sample's eval sys1 (closed set): the plan's C_min
     (eqs. 11-12, alpha free) finds alpha < 0 and keeps the system's discrimination; the
-    thesis' alpha >= 0 gives the default system (F_dis = 1)."""
+    thesis' alpha >= 0 gives the default system (F_dis = 1).
+    """
     L, y = _sample_system()
     m = albayzin_measures(-L, y)
     c = albayzin_measures(-L, y, nonnegative_alpha=True)
@@ -248,7 +250,7 @@ def test_albayzin_sign_inverted_submission():
     f_cal = f_act / f_dis - 1
     assert m.c_mce == pytest.approx(c_mce, rel=1e-12)
     assert m.f_dis == pytest.approx(f_dis, rel=1e-7) and m.f_cal == pytest.approx(f_cal, rel=1e-7)
-    # pinned to 4 digits (these data do not give the issue's 1.0574 / 0.3758 / 2969.5)
+    # pinned to 4 digits
     assert (round(generic, 4), round(f_dis, 4), round(f_cal, 1)) == (0.8426, 0.2645, 1566.8)
     # thesis form: clamped to the default system, C_min = C_def = log 6, F_dis = 1
     assert c.c_min == pytest.approx(np.log(6), rel=1e-15) and c.f_dis == pytest.approx(1.0)
@@ -258,7 +260,8 @@ def test_albayzin_sign_inverted_submission():
 
 def test_zero_prior_class_is_not_a_target():
     """Albayzin closed set (out-of-set prior 0): E_lre and C_eta ignore the OOS column and its
-    trials, so E_lre equals the CAVG of the targets alone."""
+    trials, so E_lre equals the CAVG of the targets alone.
+    """
     rng = np.random.default_rng(61)
     llh, y = make_trials(500, 5, rng)
     prior = np.array([0.25, 0.25, 0.25, 0.25, 0.0])
@@ -274,7 +277,8 @@ def test_zero_prior_class_is_not_a_target():
 def test_cavg_sweep_at_a_non_flat_prior_is_e_lre():
     """Thesis 8.5.1 at a non-flat evaluation prior: every point is E_lre (eq. 8.11) at that
     alpha, normalized by the prior-only default; the flat prior given explicitly is CAVG's
-    sweep; a zero-prior class is no target."""
+    sweep; a zero-prior class is no target.
+    """
     from focal.metrics import cavg_sweep
 
     rng = np.random.default_rng(71)
@@ -316,7 +320,8 @@ def test_eta_risk_of_binary_llrs_is_a_dcf():
 def _exact_offset_minimum_3(S, y, w, miss):
     """Exact min over offsets (0, b1, b2) of the argmax risk, N = 3: the risk is constant on the
     cells of the arrangement of the lines where two classes tie; every cell touches a vertex,
-    so evaluate just off every vertex in the four directions between its two lines."""
+    so evaluate just off every vertex in the four directions between its two lines.
+    """
     a = np.r_[S[:, 0] - S[:, 1], S[:, 0] - S[:, 2], S[:, 1] - S[:, 2]]
     kind = np.repeat([0, 1, 2], S.shape[0])     # b1 = c, b2 = c, b2 - b1 = c
     direction = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
@@ -347,7 +352,8 @@ def _exact_offset_minimum_3(S, y, w, miss):
 def test_eta_analysis_coordinate_minimum():
     """N = 3: the coordinate-wise minimum over offsets is never below the exact minimum (found
     by enumerating the cells of the line arrangement) nor above E^opt / actual / default; on
-    this case it is the exact minimum. A sign-inverted system gets the same minimum."""
+    this case it is the exact minimum. A sign-inverted system gets the same minimum.
+    """
     from focal.metrics import eta_risk_analysis
 
     rng = np.random.default_rng(91)

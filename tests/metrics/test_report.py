@@ -1,7 +1,8 @@
-"""The calibration-analysis report (issue 4, item 4): every number against an independent
+"""The calibration-analysis report: every number against an independent
 computation (``_calibration_reference``: plain-Python log cost, the O(T^2) closed-form PAV,
 brute-force thresholds, the minimax EER / PRBEP of thesis eqs. 7.29-7.32), hand-worked cases,
-and the readability of ``str``."""
+and the readability of ``str``.
+"""
 
 import json
 import math
@@ -10,7 +11,6 @@ import numpy as np
 import pytest
 
 from focal.metrics import CalibrationReport, calibration_report, from_labels
-
 from tests._support.calibration_reference import (
     brute_act_dcf,
     brute_min_dcf,
@@ -188,7 +188,7 @@ def test_str_is_a_readable_aligned_table():
     # every row is as wide as the header and its numbers end under their column titles
     for title in ("C_miss", "C_fa", "actDCF", "minDCF", "loss"):
         end = header.index(title) + len(title)
-        for row, op in zip(rows, rep.operating_points):
+        for row, _ in zip(rows, rep.operating_points):
             assert len(row) == len(header)
             assert row[end - 1] != " " and (end == len(row) or row[end] == " ")
     for row, op in zip(rows, rep.operating_points):

@@ -1,5 +1,6 @@
 """Report figures stay readable at phone and desktop widths: no two texts overlap, nothing
-collapses, every DCF point is on the plot."""
+collapses, every DCF point is on the plot.
+"""
 
 import itertools
 

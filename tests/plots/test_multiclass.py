@@ -1,4 +1,5 @@
-"""focal.plots for multiclass log-likelihoods: the seeds' analyses, checked against focal.metrics.
+"""focal.plots for multiclass log-likelihoods: the analyses of Brümmer & van Leeuwen
+(2006) and of the thesis, checked against focal.metrics.
 
 Skipped without matplotlib (see tests/plots/test_optional.py).
 """
@@ -147,7 +148,8 @@ def test_subset_scatter_compares_two_systems_on_one_axes(trials):
 
 def test_cavg_sweep_plot_draws_the_normalized_sweep(trials):
     """Thesis 8.5.1: the curves are CAVG / min(alpha, 1 - alpha) against logit alpha, and the
-    value at logit alpha = 0 is CAVG itself (the default there is 1/2)."""
+    value at logit alpha = 0 is CAVG itself (the default there is 1/2).
+    """
     from focal.metrics import cavg, cavg_sweep
 
     llh, y, _ = trials

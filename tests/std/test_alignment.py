@@ -11,7 +11,6 @@ import focal.std.alignment as alignment_module
 from focal.std import Detections, OperatingPoint, Reference, STDTask, align, atwv, mtwv
 from tests._support.std import HAND_DETECTIONS, HAND_REFERENCE, hand_task
 
-
 # the hand-built case: tests/_support/std.py
 
 
@@ -255,7 +254,8 @@ def test_data_model_validation():
 
 def _competing_task():
     """One occurrence o0 = A f1 [10, 11]; d0 (mid 10.25, score 5, NO) and d1 (mid 10.75,
-    score 3, YES) both within tolerance. N = 1000 trials, N_nt = 999."""
+    score 3, YES) both within tolerance. N = 1000 trials, N_nt = 999.
+    """
     det = Detections(query=["A", "A"], file=["f1", "f1"], tbeg=[9.75, 10.25], dur=[1.0, 1.0],
                      score=[5.0, 3.0], decision=[0, 1])
     ref = Reference(query=["A"], file=["f1"], tbeg=[10.0], dur=[1.0])

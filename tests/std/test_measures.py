@@ -313,7 +313,8 @@ def test_speed_factors_and_processing_load():
 def test_cnxe_keeping_queries_without_occurrences_eq_41():
     """Hand case of tests/std/test_alignment.py: query C (no occurrence, one detection scored 9)
     joins Q, so |T| = 3 * 1000 trials; its detection is a non-target trial and llr_min is the
-    minimum over every submitted detection (0)."""
+    minimum over every submitted detection (0).
+    """
     from focal.std import align, cxe
     from tests._support.std import hand_task
 

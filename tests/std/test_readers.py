@@ -82,7 +82,8 @@ def test_sample_generator_is_reproducible(tmp_path):
 # XML readers: content and errors
 
 STDLIST = """<?xml version="1.0" encoding="UTF-8"?>
-<stdlist termlist_filename="t.tlist.xml" indexing_time="1" language="x" index_size="1" system_id="S">
+<stdlist termlist_filename="t.tlist.xml" indexing_time="1" language="x" index_size="1"
+ system_id="S">
   <detected_termlist termid="q1" term_search_time="1" oov_term_count="0">
     <term file="f1" channel="1" tbeg="1.5" dur="0.5" score="-2.25" decision="YES"/>
     {second}
@@ -112,7 +113,7 @@ def test_read_stdlist_content(tmp_path):
     ('<term file="f2" tbeg="3" dur="-1" score="0" decision="NO"/>', r"<term> #2 .*dur must be >= 0"),
     ('<term file="f2" tbeg="3" dur="1" score="0" decision="MAYBE"/>', r"<term> #2 .*decision must be YES or NO"),
     ('<hit file="f2"/>', r"<hit> inside <detected_termlist>: unexpected element"),
-    ('<term file="f2" tbeg="3" dur="1" score="0" decision="NO">', r"not well-formed XML \(mismatched tag: line 6"),
+    ('<term file="f2" tbeg="3" dur="1" score="0" decision="NO">', r"not well-formed XML \(mismatched tag: line 7"),
 ])
 def test_read_stdlist_errors_name_file_and_element(tmp_path, second, message):
     p = write(tmp_path, "bad.stdlist.xml", STDLIST.format(second=second))
@@ -123,7 +124,7 @@ def test_read_stdlist_errors_name_file_and_element(tmp_path, second, message):
 
 def test_doctype_and_entities_are_refused(tmp_path):
     lol = '<!ENTITY a0 "lol">' + "".join(
-        f'<!ENTITY a{i} "{("&a%d;" % (i - 1)) * 10}">' for i in range(1, 10))
+        f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10))
     bomb = f'<?xml version="1.0"?>\n<!DOCTYPE stdlist [{lol}]>\n<stdlist>&a9;</stdlist>\n'
     with pytest.raises(ValueError, match="DOCTYPE"):
         read_stdlist(write(tmp_path, "bomb.xml", bomb))
@@ -292,7 +293,8 @@ def test_batched_reading_keeps_line_numbers(tmp_path, monkeypatch):
     monkeypatch.setattr(xml_readers._Rows, "BATCH", 3)
     xml = "<stdlist>" + "".join(
         f'<detected_termlist termid="q{j}">' + "".join(
-            f'<term file="f" tbeg="{k}" dur="{-1 if (j, k) == (2, 1) else 1}" score="0" decision="NO"/>'
+            f'<term file="f" tbeg="{k}" dur="{-1 if (j, k) == (2, 1) else 1}" score="0" '
+            'decision="NO"/>'
             for k in range(3)) + "</detected_termlist>" for j in range(4)) + "</stdlist>"
     with pytest.raises(ValueError, match=r"<term> #2 of <detected_termlist termid='q2'>: dur must"):
         read_stdlist(write(tmp_path, "b.xml", xml))
