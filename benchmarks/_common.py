@@ -38,7 +38,8 @@ def interleaved_best(calls, repeat: int = 5):
 
 def interleaved_times(calls, repeat: int = 5):
     """Every wall-clock time of each ``(fn, args)`` in ``calls``, run in turn ``repeat`` times
-    (as :func:`interleaved_best`), and the last results: report their min and median."""
+    (as :func:`interleaved_best`), and the last results: report their min and median.
+    """
     times = [[] for _ in calls]
     results = [None] * len(calls)
     for _ in range(repeat):

@@ -39,9 +39,13 @@ def _models(folder):
     y = rng.random(200_000) < 0.1
     X = rng.normal(size=(y.size, N_SYSTEMS)) * 3.0 + np.arange(N_SYSTEMS) + 2.0 * y[:, None]
     paths = {}
-    for name, model in (("fuser.json", focal.LogisticFusion(p_target=0.01)),
-                        ("fuser_pav.json", make_pipeline(focal.LogisticFusion(p_target=0.01),
-                                                         focal.PAVCalibrator()))):
+    for name, model in (
+        ("fuser.json", focal.LogisticFusion(p_target=0.01)),
+        (
+            "fuser_pav.json",
+            make_pipeline(focal.LogisticFusion(p_target=0.01), focal.PAVCalibrator()),
+        ),
+    ):
         focal.save(model.fit(X, y), folder / name)
         paths[name] = folder / name
     return paths
@@ -64,10 +68,25 @@ print(json.dumps({"status": result.returncode, "stderr": result.stderr, "seconds
 def _focal_apply(model, inputs, output):
     """Run ``python -m focal apply`` as a process: (wall seconds, peak RSS bytes)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    command = [sys.executable, "-m", "focal", "apply", str(model), *map(str, inputs),
-               "-o", str(output)]
-    report = json.loads(subprocess.run([sys.executable, "-c", _LAUNCHER, *command], env=env,
-                                       capture_output=True, text=True, check=True).stdout)
+    command = [
+        sys.executable,
+        "-m",
+        "focal",
+        "apply",
+        str(model),
+        *map(str, inputs),
+        "-o",
+        str(output),
+    ]
+    report = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", _LAUNCHER, *command],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
     if report["status"] != 0:
         raise RuntimeError(f"focal apply failed ({report['status']}): {report['stderr']}")
     return report["seconds"], report["peak"]
@@ -77,8 +96,15 @@ def _startup():
     """Seconds of ``python -m focal --version`` and of importing what apply loads."""
     env = dict(os.environ, PYTHONPATH=str(ROOT))
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import focal.persistence, focal.estimators, "
-                    "focal.io, sklearn.pipeline"], env=env, check=True)
+    subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import focal.persistence, focal.estimators, focal.io, sklearn.pipeline",
+        ],
+        env=env,
+        check=True,
+    )
     return time.perf_counter() - t0
 
 
@@ -95,23 +121,28 @@ def run(quick: bool = False):
         folder = pathlib.Path(tmp)
         inputs, _ = _make_files(folder, n)
         models = _models(folder)
-        print(f"{n:,} trials x {N_SYSTEMS} systems; one score file is "
-              f"{inputs[0].stat().st_size / 2**20:.0f} MiB")
+        print(
+            f"{n:,} trials x {N_SYSTEMS} systems; one score file is "
+            f"{inputs[0].stat().st_size / 2**20:.0f} MiB"
+        )
         rows, results = [], {}
-        for name, what in (("fuser.json", "LogisticFusion"),
-                           ("fuser_pav.json", "LogisticFusion + PAVCalibrator pipeline")):
+        for name, what in (
+            ("fuser.json", "LogisticFusion"),
+            ("fuser_pav.json", "LogisticFusion + PAVCalibrator pipeline"),
+        ):
             output = folder / "out.scores"
             runs = [_focal_apply(models[name], inputs, output) for _ in range(2)]
             seconds = min(s for s, _ in runs)
             peak = max(p for _, p in runs)
             results[what] = (seconds, peak, _output_is_the_fusion(models[name], inputs, output))
             rows.append((f"focal apply {name} ({what})", seconds))
-        print_table(f"focal apply, {n:,} trials x {N_SYSTEMS} systems, end to end (process)",
-                    rows)
+        print_table(f"focal apply, {n:,} trials x {N_SYSTEMS} systems, end to end (process)", rows)
         startup = _startup()
         for what, (seconds, peak, ok) in results.items():
             rate = n / seconds
-            print(f"  {what}: {rate / 1e6:.2f} M trials/s ({rate / 1e6:.2f}x the 1 M trials/s "
-                  f"target), peak RSS {peak / 2**20:.0f} MiB ({peak / 2**30:.2f}x the 1 GiB "
-                  f"limit); output equals model.transform of the inputs: {ok}")
+            print(
+                f"  {what}: {rate / 1e6:.2f} M trials/s ({rate / 1e6:.2f}x the 1 M trials/s "
+                f"target), peak RSS {peak / 2**20:.0f} MiB ({peak / 2**30:.2f}x the 1 GiB "
+                f"limit); output equals model.transform of the inputs: {ok}"
+            )
         print(f"  (of which Python start and imports of focal, scikit-learn: {startup:.2f} s)")

@@ -58,8 +58,10 @@ def _ratio_table(title, labels, times, targets):
     for label, t, target in zip(labels, times, targets):
         lo, med = min(t), float(np.median(t))
         note = f"   target <= {target:.1f}x" if target else ""
-        print(f"  {label:<{width}}  min {lo:7.3f} s {lo / floor_min:5.2f}x   "
-              f"median {med:7.3f} s {med / floor_med:5.2f}x{note}")
+        print(
+            f"  {label:<{width}}  min {lo:7.3f} s {lo / floor_min:5.2f}x   "
+            f"median {med:7.3f} s {med / floor_med:5.2f}x{note}"
+        )
 
 
 def run(quick: bool = False):
@@ -70,21 +72,35 @@ def run(quick: bool = False):
     non = rng.normal(0.0, 1.0, n_non)
     cases = {
         "continuous scores (normal)": (tar, non, 1.5),
-        "heavy ties (integer scores, about 100 distinct values)":
-            (np.round(10.0 * tar), np.round(10.0 * non), 2.0),
+        "heavy ties (integer scores, about 100 distinct values)": (
+            np.round(10.0 * tar),
+            np.round(10.0 * non),
+            2.0,
+        ),
     }
-    print(f"{n_tar + n_non:,} trials ({n_tar:,} target, {n_non:,} non-target); "
-          f"{repeat} interleaved rounds")
-    labels = ["numpy.sort of all scores (floor)", "rocch + min_cllr + eer + min_dcf",
-              "min_cllr, eer, min_dcf on one BinaryScores", "min_cllr, eer, min_dcf on arrays"]
+    print(
+        f"{n_tar + n_non:,} trials ({n_tar:,} target, {n_non:,} non-target); "
+        f"{repeat} interleaved rounds"
+    )
+    labels = [
+        "numpy.sort of all scores (floor)",
+        "rocch + min_cllr + eer + min_dcf",
+        "min_cllr, eer, min_dcf on one BinaryScores",
+        "min_cllr, eer, min_dcf on arrays",
+    ]
     for name, (t, n, target) in cases.items():
         scores = np.concatenate([t, n])
-        calls = [(np.sort, (scores,)), (_focal_shared, (t, n)), (_focal_one_by_one_shared, (t, n)),
-                 (_focal_one_by_one, (t, n))]
+        calls = [
+            (np.sort, (scores,)),
+            (_focal_shared, (t, n)),
+            (_focal_one_by_one_shared, (t, n)),
+            (_focal_one_by_one, (t, n)),
+        ]
         times, results = interleaved_times(calls, repeat=repeat)
         assert results[1] == results[2] == results[3]
-        _ratio_table(f"{name}: time as a multiple of numpy.sort", labels, times,
-                     [None, target, target, None])
+        _ratio_table(
+            f"{name}: time as a multiple of numpy.sort", labels, times, [None, target, target, None]
+        )
     mc, e, md = _focal_shared(tar, non)
 
     labels = np.concatenate([np.ones(n_tar, dtype=bool), np.zeros(n_non, dtype=bool)])
@@ -97,14 +113,18 @@ def run(quick: bool = False):
         t_roc, (e_sk, md_sk) = best_time(_sklearn_roc, scores, labels, repeat=1)
         print(f"\n  focal shared run vs sklearn IsotonicRegression: {t_iso / t_focal:5.2f}x faster")
         print(f"  focal shared run vs sklearn roc_curve EER/minDCF: {t_roc / t_focal:5.2f}x faster")
-        print(f"  values: focal EER {e:.6f} minDCF(0.01) {md:.6f}; "
-              f"sklearn EER {e_sk:.6f} minDCF(0.01) {md_sk:.6f}")
+        print(
+            f"  values: focal EER {e:.6f} minDCF(0.01) {md:.6f}; "
+            f"sklearn EER {e_sk:.6f} minDCF(0.01) {md_sk:.6f}"
+        )
     print(f"  minCllr {mc:.6f} bits")
 
     peak, _ = peak_memory(_focal_shared, tar, non)
     in_bytes = tar.nbytes + non.nbytes
-    print(f"  peak memory {peak / 2**20:.0f} MiB = {peak / in_bytes:.2f}x the input "
-          f"({in_bytes / 2**20:.0f} MiB); target < 6x")
+    print(
+        f"  peak memory {peak / 2**20:.0f} MiB = {peak / in_bytes:.2f}x the input "
+        f"({in_bytes / 2**20:.0f} MiB); target < 6x"
+    )
     lir_metrics = optional_import("lir.metrics")
     if lir_metrics is None:
         skipped("lir (NFI)", "not installed (pip install lir)")
@@ -112,7 +132,9 @@ def run(quick: bool = False):
         data = lir_metrics.LLRData(features=scores / np.log(10.0), labels=labels.astype(int))
         t_lir, mc_lir = best_time(lir_metrics.cllr_min, data, repeat=1)
         t_mc, _ = best_time(lambda: rocch(tar, non).min_cllr(), repeat=3)
-        print(f"  lir cllr_min {t_lir:.3f} s vs focal min_cllr {t_mc:.3f} s: "
-              f"{t_lir / t_mc:5.2f}x faster (values {mc_lir:.6f} / {mc:.6f})")
+        print(
+            f"  lir cllr_min {t_lir:.3f} s vs focal min_cllr {t_mc:.3f} s: "
+            f"{t_lir / t_mc:5.2f}x faster (values {mc_lir:.6f} / {mc:.6f})"
+        )
     if optional_import("pyllr") is None:
         skipped("PYLLR", "not installed (not on PyPI)")

@@ -41,8 +41,13 @@ def _sizes(n):
 
 
 def _measures(obj):
-    return {"eer": obj.eer, "min_dcf": obj.min_dcf(P_TARGET), "min_cllr": obj.min_cllr(),
-            "cllr": obj.cllr(0.5), "dcf": obj.dcf(P_TARGET)}
+    return {
+        "eer": obj.eer,
+        "min_dcf": obj.min_dcf(P_TARGET),
+        "min_cllr": obj.min_cllr(),
+        "cllr": obj.cllr(0.5),
+        "dcf": obj.dcf(P_TARGET),
+    }
 
 
 def _peak_rss():
@@ -63,13 +68,22 @@ def single_process(n):
     del s, y
     values = _measures(scores)
     t2 = time.perf_counter()
-    return {"generate": t1 - t0, "evaluate": t2 - t1, "peak": _peak_rss(), "values": values,
-            "blocks": int(scores.hull.pav.n_tar.size)}
+    return {
+        "generate": t1 - t0,
+        "evaluate": t2 - t1,
+        "peak": _peak_rss(),
+        "values": values,
+        "blocks": int(scores.hull.pav.n_tar.size),
+    }
 
 
 def _single_in_subprocess(n):
-    out = subprocess.run([sys.executable, __file__, "--single", str(int(n))], check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--single", str(int(n))],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -80,25 +94,37 @@ def on_cluster(n, n_workers):
 
     import focal.dask as fd
 
-    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                      memory_limit="2GiB", host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                      silence_logs=50) as cluster, \
-            Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit="2GiB",
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            silence_logs=50,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         chunks = [delayed(_chunk, pure=True)(i, m) for i, m in enumerate(_sizes(n))]
-        s = da.concatenate([da.from_delayed(c[0], (m,), float) for c, m in
-                            zip(chunks, _sizes(n))])
-        y = da.concatenate([da.from_delayed(c[1], (m,), bool) for c, m in
-                            zip(chunks, _sizes(n))])
+        s = da.concatenate([da.from_delayed(c[0], (m,), float) for c, m in zip(chunks, _sizes(n))])
+        y = da.concatenate([da.from_delayed(c[1], (m,), bool) for c, m in zip(chunks, _sizes(n))])
         t0 = time.perf_counter()
-        y.sum().compute()                      # generation alone (scores and labels together)
+        y.sum().compute()  # generation alone (scores and labels together)
         t1 = time.perf_counter()
-        summary = fd.summarize(s, y, p_targets=[0.5],
-                               thresholds=[-np.log(P_TARGET / (1 - P_TARGET))])
+        summary = fd.summarize(
+            s, y, p_targets=[0.5], thresholds=[-np.log(P_TARGET / (1 - P_TARGET))]
+        )
         values = _measures(summary)
         t2 = time.perf_counter()
         peaks = sorted(client.run(_peak_rss).values())
-    return {"generate": t1 - t0, "total": t2 - t1, "peaks": peaks, "values": values,
-            "blocks": summary.summary.n_blocks}
+    return {
+        "generate": t1 - t0,
+        "total": t2 - t1,
+        "peaks": peaks,
+        "values": values,
+        "blocks": summary.summary.n_blocks,
+    }
 
 
 def _fusion_chunk(i, size):
@@ -117,8 +143,13 @@ def _fusion_single(n):
     del parts
     t0 = time.perf_counter()
     fuser = LogisticFusion(p_target=P_TARGET).fit(X, y)
-    return {"fit": time.perf_counter() - t0, "peak": _peak_rss(), "coef": fuser.coef_.tolist(),
-            "intercept": fuser.intercept_, "passes": fuser.n_passes_}
+    return {
+        "fit": time.perf_counter() - t0,
+        "peak": _peak_rss(),
+        "coef": fuser.coef_.tolist(),
+        "intercept": fuser.intercept_,
+        "passes": fuser.n_passes_,
+    }
 
 
 def fusion_report(n, n_workers=2):
@@ -130,28 +161,44 @@ def fusion_report(n, n_workers=2):
     import focal.dask as fd
     from focal import LogisticFusion
 
-    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                      memory_limit="2GiB", host="127.0.0.1", dashboard_address="127.0.0.1:0",
-                      silence_logs=50) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(
+            n_workers=n_workers,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit="2GiB",
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            silence_logs=50,
+        ) as cluster,
+        Client(cluster) as client,
+    ):
         chunks = [delayed(_fusion_chunk, pure=True)(i, m) for i, m in enumerate(_sizes(n))]
-        X = da.concatenate([da.from_delayed(c[0], (m, 3), float) for c, m in
-                            zip(chunks, _sizes(n))])
-        y = da.concatenate([da.from_delayed(c[1], (m,), bool) for c, m in
-                            zip(chunks, _sizes(n))])
+        X = da.concatenate(
+            [da.from_delayed(c[0], (m, 3), float) for c, m in zip(chunks, _sizes(n))]
+        )
+        y = da.concatenate([da.from_delayed(c[1], (m,), bool) for c, m in zip(chunks, _sizes(n))])
         X, y = client.persist([X, y])
-        y.sum().compute()                       # generated and held by the workers
+        y.sum().compute()  # generated and held by the workers
         t0 = time.perf_counter()
         fuser = fd.fit(LogisticFusion(p_target=P_TARGET), X, y)
         elapsed = time.perf_counter() - t0
         peaks = sorted(client.run(_peak_rss).values())
-    out = subprocess.run([sys.executable, __file__, "--fusion-single", str(int(n))], check=True,
-                         capture_output=True, text=True)
+    out = subprocess.run(
+        [sys.executable, __file__, "--fusion-single", str(int(n))],
+        check=True,
+        capture_output=True,
+        text=True,
+    )
     ref = json.loads(out.stdout.strip().splitlines()[-1])
     rel = np.max(np.abs(fuser.coef_ / np.array(ref["coef"]) - 1))
-    print(f"  {n:.0e} trials x 3 systems, {n_workers} workers: fit {elapsed:6.2f} s, "
-          f"{fuser.n_passes_} passes, peak per worker {', '.join(_gib(p) for p in peaks)}; "
-          f"in memory {ref['fit']:.2f} s, {ref['passes']} passes, peak {_gib(ref['peak'])}; "
-          f"largest coefficient difference {rel:.1e} (relative)", flush=True)
+    print(
+        f"  {n:.0e} trials x 3 systems, {n_workers} workers: fit {elapsed:6.2f} s, "
+        f"{fuser.n_passes_} passes, peak per worker {', '.join(_gib(p) for p in peaks)}; "
+        f"in memory {ref['fit']:.2f} s, {ref['passes']} passes, peak {_gib(ref['peak'])}; "
+        f"largest coefficient difference {rel:.1e} (relative)",
+        flush=True,
+    )
 
 
 def _gib(b):
@@ -160,9 +207,11 @@ def _gib(b):
 
 def report(n, n_workers=2, compare=True):
     d = on_cluster(n, n_workers)
-    line = (f"  {n:.0e} trials, {n_workers} worker(s): generate+evaluate {d['total']:7.2f} s "
-            f"(generation alone {d['generate']:.2f} s), {n / d['total'] / 1e6:6.2f} M trials/s, "
-            f"peak per worker {', '.join(_gib(p) for p in d['peaks'])}, {d['blocks']} PAV blocks")
+    line = (
+        f"  {n:.0e} trials, {n_workers} worker(s): generate+evaluate {d['total']:7.2f} s "
+        f"(generation alone {d['generate']:.2f} s), {n / d['total'] / 1e6:6.2f} M trials/s, "
+        f"peak per worker {', '.join(_gib(p) for p in d['peaks'])}, {d['blocks']} PAV blocks"
+    )
     print(line, flush=True)
     if not compare:
         return d, None
@@ -170,13 +219,19 @@ def report(n, n_workers=2, compare=True):
     same = all(d["values"][k] == ref["values"][k] for k in ("eer", "min_dcf", "min_cllr", "dcf"))
     cllr_rel = abs(d["values"]["cllr"] / ref["values"]["cllr"] - 1)
     tot = ref["generate"] + ref["evaluate"]
-    print(f"  {n:.0e} trials, single process : generate+evaluate {tot:7.2f} s "
-          f"(evaluate {ref['evaluate']:.2f} s), {n / tot / 1e6:6.2f} M trials/s, peak "
-          f"{_gib(ref['peak'])}; dask/single time {d['total'] / tot:.2f}x, largest process "
-          f"{max(d['peaks']) / ref['peak']:.2f}x", flush=True)
-    print(f"      EER, minDCF, minCllr, DCF identical: {same and d['blocks'] == ref['blocks']}; "
-          f"Cllr relative difference {cllr_rel:.1e}; EER {d['values']['eer']:.6f}, "
-          f"minDCF({P_TARGET}) {d['values']['min_dcf']:.6f}", flush=True)
+    print(
+        f"  {n:.0e} trials, single process : generate+evaluate {tot:7.2f} s "
+        f"(evaluate {ref['evaluate']:.2f} s), {n / tot / 1e6:6.2f} M trials/s, peak "
+        f"{_gib(ref['peak'])}; dask/single time {d['total'] / tot:.2f}x, largest process "
+        f"{max(d['peaks']) / ref['peak']:.2f}x",
+        flush=True,
+    )
+    print(
+        f"      EER, minDCF, minCllr, DCF identical: {same and d['blocks'] == ref['blocks']}; "
+        f"Cllr relative difference {cllr_rel:.1e}; EER {d['values']['eer']:.6f}, "
+        f"minDCF({P_TARGET}) {d['values']['min_dcf']:.6f}",
+        flush=True,
+    )
     return d, ref
 
 
@@ -184,9 +239,11 @@ def run(quick: bool = False):
     if not _have_dask():
         print("  (skipped: focal.dask needs pip install 'focal-calibration[dask]')")
         return
-    print(f"\n== focal.dask on a LocalCluster (memory_limit 2 GiB per worker, one thread each) "
-          f"vs single-process focal; {os.cpu_count()} cores, load average "
-          f"{os.getloadavg()[0]:.1f} at start")
+    print(
+        f"\n== focal.dask on a LocalCluster (memory_limit 2 GiB per worker, one thread each) "
+        f"vs single-process focal; {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f} at start"
+    )
     sizes = [10**6] if quick else [10**6, 10**7, 10**8]
     for n in sizes:
         report(n, 2)
@@ -217,8 +274,7 @@ if __name__ == "__main__":
         parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
         parser.add_argument("sizes", nargs="*", type=float, default=[1e6])
         parser.add_argument("--workers", type=int, default=2)
-        parser.add_argument("--no-compare", action="store_true",
-                            help="skip the single-process run")
+        parser.add_argument("--no-compare", action="store_true", help="skip the single-process run")
         args = parser.parse_args()
         for size in args.sizes:
             report(int(size), args.workers, compare=not args.no_compare and size <= 1e8)

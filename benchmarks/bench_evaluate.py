@@ -37,16 +37,19 @@ ROOT = pathlib.Path(__file__).resolve().parent.parent
 
 def _voxceleb_ids(rng, n):
     """``id1SSSS/VVVVVVVVVVV/UUUUU.wav``: speaker, 11-character video id, utterance."""
-    alphabet = np.frombuffer(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_",
-                             dtype=np.uint8)
+    alphabet = np.frombuffer(
+        b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_", dtype=np.uint8
+    )
     out = np.empty((n, 29), dtype=np.uint8)
     out[:, :3] = np.frombuffer(b"id1", dtype=np.uint8)
-    out[:, 3:7] = np.char.zfill(rng.integers(0, 1251, n).astype("S4"), 4).view(np.uint8).reshape(
-        n, 4)
+    out[:, 3:7] = (
+        np.char.zfill(rng.integers(0, 1251, n).astype("S4"), 4).view(np.uint8).reshape(n, 4)
+    )
     out[:, 7] = out[:, 19] = ord("/")
     out[:, 8:19] = alphabet[rng.integers(0, alphabet.size, (n, 11))]
-    out[:, 20:25] = np.char.zfill((rng.integers(1, 400, n)).astype("S5"), 5).view(
-        np.uint8).reshape(n, 5)
+    out[:, 20:25] = (
+        np.char.zfill((rng.integers(1, 400, n)).astype("S5"), 5).view(np.uint8).reshape(n, 5)
+    )
     out[:, 25:] = np.frombuffer(b".wav", dtype=np.uint8)
     return out.view("S29").ravel()
 
@@ -64,12 +67,13 @@ def _make_files(folder, n, seed=0):
     write_scores(score_path, enrol, test, scores)
     order = rng.permutation(n)
     names = np.where(labels[order], b"target", b"nontarget")
-    lines = np.char.add(np.char.add(np.char.add(enrol[order], b" "),
-                                    np.char.add(test[order], b" ")), names)
+    lines = np.char.add(
+        np.char.add(np.char.add(enrol[order], b" "), np.char.add(test[order], b" ")), names
+    )
     with open(key_path, "wb") as f:
         step = 1_000_000
         for i in range(0, n, step):
-            f.write(b"\n".join(lines[i:i + step].tolist()) + b"\n")
+            f.write(b"\n".join(lines[i : i + step].tolist()) + b"\n")
     return score_path, key_path
 
 
@@ -101,8 +105,15 @@ print(json.dumps({"status": result.returncode, "stderr": result.stderr, "seconds
 def _process(command):
     """Run ``command`` as a process: (wall seconds, peak RSS bytes)."""
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    report = json.loads(subprocess.run([sys.executable, "-c", _LAUNCHER, *command], env=env,
-                                       capture_output=True, text=True, check=True).stdout)
+    report = json.loads(
+        subprocess.run(
+            [sys.executable, "-c", _LAUNCHER, *command],
+            env=env,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    )
     if report["status"] != 0:
         raise RuntimeError(f"{command[:4]} failed ({report['status']}): {report['stderr']}")
     return report["seconds"], report["peak"]
@@ -133,7 +144,8 @@ def _steps(score_path, key_path, folder):
 
 def _apply_files(folder, score_path, n_dev=100_000):
     """Three systems' eval files in the score file's trial order, and a 3-system fusion model
-    trained on dev files of the same names (the model checks the systems by name)."""
+    trained on dev files of the same names (the model checks the systems by name).
+    """
     from focal.io import read_scores, train_fusion, write_scores
     from focal.persistence import save
 
@@ -146,13 +158,18 @@ def _apply_files(folder, score_path, n_dev=100_000):
         path = folder / "eval" / f"sys{k + 1}.scores"
         values = np.round(scores.scores * (k + 1) + rng.normal(size=len(scores)), 6)
         write_scores(path, scores.models, scores.tests, values)
-        write_scores(folder / "dev" / path.name, scores.models[:n_dev], scores.tests[:n_dev],
-                     values[:n_dev])
+        write_scores(
+            folder / "dev" / path.name, scores.models[:n_dev], scores.tests[:n_dev], values[:n_dev]
+        )
         paths.append(path)
     labels = np.where(scores.scores[:n_dev] > 1.5, b"target", b"nontarget")
     with open(folder / "dev.key", "wb") as f:
-        f.write(b"".join(m + b" " + t + b" " + w + b"\n" for m, t, w in
-                         zip(scores.models[:n_dev], scores.tests[:n_dev], labels)))
+        f.write(
+            b"".join(
+                m + b" " + t + b" " + w + b"\n"
+                for m, t, w in zip(scores.models[:n_dev], scores.tests[:n_dev], labels)
+            )
+        )
     fit = train_fusion(sorted((folder / "dev").iterdir()), folder / "dev.key")
     save(fit.model, folder / "fusion.json")
     return paths, folder / "fusion.json"
@@ -167,8 +184,10 @@ def _race(title, contenders, repeat):
             seconds, peak = _process(command)
             runs[name].append(seconds)
             peaks[name] = max(peaks[name], peak)
-    print_table(f"{title} (best of {repeat}, alternating)",
-                [(name, min(times)) for name, times in runs.items()])
+    print_table(
+        f"{title} (best of {repeat}, alternating)",
+        [(name, min(times)) for name, times in runs.items()],
+    )
     for name, times in runs.items():
         print(f"  {name}: median {np.median(times):.2f} s, peak RSS {peaks[name] / 2**20:.0f} MiB")
     return runs, peaks
@@ -180,30 +199,63 @@ def run(quick: bool = False, repeat: int = 2):
     with tempfile.TemporaryDirectory(prefix="focal-bench-evaluate-") as tmp:
         folder = pathlib.Path(tmp)
         score_path, key_path = _make_files(folder, n)
-        print(f"{n:,} trials, VoxCeleb-like ids (every id distinct: the worst case for memory); "
-              f"score file {score_path.stat().st_size / 2**20:.0f} MiB, key (another order) "
-              f"{key_path.stat().st_size / 2**20:.0f} MiB")
+        print(
+            f"{n:,} trials, VoxCeleb-like ids (every id distinct: the worst case for memory); "
+            f"score file {score_path.stat().st_size / 2**20:.0f} MiB, key (another order) "
+            f"{key_path.stat().st_size / 2**20:.0f} MiB"
+        )
         focal = [sys.executable, "-m", "focal"]
         floor = {}
         if pl is not None:
             floor["polars: read both, join with a 1:1 check (process)"] = [
-                sys.executable, "-c", _POLARS, str(score_path), str(key_path)]
+                sys.executable,
+                "-c",
+                _POLARS,
+                str(score_path),
+                str(key_path),
+            ]
         else:
             skipped("polars", "not installed")
-        _race(f"evaluate {n:,} trials against a key in another order", {
-            "focal evaluate (process)": focal + ["evaluate", str(score_path), "--key",
-                                                 str(key_path)], **floor}, repeat)
-        _race(f"train on {n:,} trials against a key in another order", {
-            "focal train (process)": focal + ["train", "--scores", str(score_path), "--key",
-                                              str(key_path), "-o", str(folder / "m.json")],
-            **floor}, repeat)
-        print("  target: focal evaluate / train no slower than polars (ratio <= 1), peak under "
-              "1024 MiB")
+        _race(
+            f"evaluate {n:,} trials against a key in another order",
+            {
+                "focal evaluate (process)": focal
+                + ["evaluate", str(score_path), "--key", str(key_path)],
+                **floor,
+            },
+            repeat,
+        )
+        _race(
+            f"train on {n:,} trials against a key in another order",
+            {
+                "focal train (process)": focal
+                + [
+                    "train",
+                    "--scores",
+                    str(score_path),
+                    "--key",
+                    str(key_path),
+                    "-o",
+                    str(folder / "m.json"),
+                ],
+                **floor,
+            },
+            repeat,
+        )
+        print(
+            "  target: focal evaluate / train no slower than polars (ratio <= 1), peak under "
+            "1024 MiB"
+        )
 
         paths, model = _apply_files(folder, score_path)
-        runs, _ = _race(f"apply a 3-system fusion to {n:,} trials (streamed)", {
-            "focal apply (process)": focal + ["apply", str(model), *map(str, paths), "-o",
-                                              str(folder / "fused.scores")]}, repeat)
+        runs, _ = _race(
+            f"apply a 3-system fusion to {n:,} trials (streamed)",
+            {
+                "focal apply (process)": focal
+                + ["apply", str(model), *map(str, paths), "-o", str(folder / "fused.scores")]
+            },
+            repeat,
+        )
         best = min(runs["focal apply (process)"])
         print(f"  {n / best / 1e6:.2f} M trials/s (target >= 1.5 M/s), including start-up")
 

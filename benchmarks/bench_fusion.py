@@ -27,8 +27,9 @@ def _data(n, seed=0):
     """Four correlated systems; 10% targets; different scales and offsets per system."""
     rng = np.random.default_rng(seed)
     y = rng.random(n) < 0.1
-    mix = np.array([[1.0, 0.0, 0.0, 0.0], [0.6, 0.8, 0.0, 0.0],
-                    [0.3, 0.3, 0.9, 0.0], [0.5, 0.1, 0.2, 0.8]])
+    mix = np.array(
+        [[1.0, 0.0, 0.0, 0.0], [0.6, 0.8, 0.0, 0.0], [0.3, 0.3, 0.9, 0.0], [0.5, 0.1, 0.2, 0.8]]
+    )
     X = rng.standard_normal((n, 4)) @ mix.T
     X += y[:, None] * np.array([2.0, 1.5, 1.0, 2.5])
     X *= np.array([1.0, 3.0, 0.05, 10.0])
@@ -39,7 +40,7 @@ def _data(n, seed=0):
 def _objective(X, y, coef, intercept, p=P_TARGET):
     """Prior-weighted logarithmic cost (nats) of the affine fusion, eq. 8.17."""
     z = X @ coef + intercept + np.log(p / (1 - p))
-    return (p * np.mean(np.logaddexp(0, -z[y])) + (1 - p) * np.mean(np.logaddexp(0, z[~y])))
+    return p * np.mean(np.logaddexp(0, -z[y])) + (1 - p) * np.mean(np.logaddexp(0, z[~y]))
 
 
 def _sklearn_fit(X, y, sw, tol, standardize=False):
@@ -66,8 +67,10 @@ def _sklearn_same_objective(X, y, sw, obj, standardize):
         elapsed = time.perf_counter() - t0
         sk_obj = _objective(X, y, coef, intercept - prior_lo)
         gap = (sk_obj - obj) / obj
-        print(f"  {label} tol={tol:g}: {elapsed:.3f} s, {n_iter} iterations, "
-              f"objective {sk_obj:.15f} (relative gap to focal {gap:+.1e})")
+        print(
+            f"  {label} tol={tol:g}: {elapsed:.3f} s, {n_iter} iterations, "
+            f"objective {sk_obj:.15f} (relative gap to focal {gap:+.1e})"
+        )
         if gap <= SAME:
             return elapsed, tol
     print(f"  {label} never reached focal's objective within {SAME:g}")
@@ -83,8 +86,10 @@ def _one_size(n, repeat):
     print(f"\n{n:,} trials x 4 systems ({y.sum():,} targets), p_target={P_TARGET}")
     t_fit, fuser = best_time(LogisticFusion(p_target=P_TARGET).fit, X, y, repeat=repeat)
     obj = _objective(X, y, fuser.coef_, fuser.intercept_)
-    print(f"  focal LogisticFusion.fit: {t_fit:.3f} s, {fuser.n_iter_} Newton steps, "
-          f"{fuser.n_passes_} passes over the data (target <= 30); objective {obj:.15f} nats")
+    print(
+        f"  focal LogisticFusion.fit: {t_fit:.3f} s, {fuser.n_iter_} Newton steps, "
+        f"{fuser.n_passes_} passes over the data (target <= 30); objective {obj:.15f} nats"
+    )
     rows = [("focal LogisticFusion.fit", t_fit)]
     if optional_import("sklearn") is None:
         skipped("scikit-learn", "not installed")
@@ -99,19 +104,25 @@ def _one_size(n, repeat):
         rows.append((f"sklearn lbfgs on standardized scores, tol={tol_std:g}", t_std))
     print_table("fit time, as a multiple of focal", rows)
     if t_sk is not None:
-        print(f"  focal vs sklearn lbfgs at the same objective: {t_sk / t_fit:5.1f}x faster "
-              f"(target >= 5x)")
+        print(
+            f"  focal vs sklearn lbfgs at the same objective: {t_sk / t_fit:5.1f}x faster "
+            f"(target >= 5x)"
+        )
     if t_std is not None:
         print(f"  focal vs sklearn lbfgs on standardized scores: {t_std / t_fit:5.1f}x faster")
 
     t_expr, _ = best_time(_transform_expression, X, fuser.coef_, fuser.intercept_, repeat=5)
     t_tr, _ = best_time(fuser.transform, X, repeat=5)
-    print_table("transform, as a multiple of X @ coef_ + intercept_",
-                [("numpy X @ coef_ + intercept_", t_expr), ("focal transform", t_tr)])
+    print_table(
+        "transform, as a multiple of X @ coef_ + intercept_",
+        [("numpy X @ coef_ + intercept_", t_expr), ("focal transform", t_tr)],
+    )
     print(f"  transform / expression: {t_tr / t_expr:4.2f}x (target <= 2x)")
     peak, _ = peak_memory(LogisticFusion(p_target=P_TARGET).fit, X, y)
-    print(f"  fit peak memory {peak / 2**20:.0f} MiB = {peak / X.nbytes:.2f}x the scores "
-          f"({X.nbytes / 2**20:.0f} MiB)")
+    print(
+        f"  fit peak memory {peak / 2**20:.0f} MiB = {peak / X.nbytes:.2f}x the scores "
+        f"({X.nbytes / 2**20:.0f} MiB)"
+    )
 
 
 def run(quick: bool = False):

@@ -31,8 +31,9 @@ WEIGHTS = np.array([1.2, 0.8, -0.3])
 def _make_files(folder, n):
     """Three systems' score files over the same n trials, in the same order."""
     rng = np.random.default_rng(0)
-    models = np.char.add(b"spk", np.char.zfill(
-        np.char.encode(rng.integers(0, 50_000, n).astype("U5")), 5))
+    models = np.char.add(
+        b"spk", np.char.zfill(np.char.encode(rng.integers(0, 50_000, n).astype("U5")), 5)
+    )
     tests = np.char.add(b"seg", np.char.zfill(np.char.encode(np.arange(n).astype("U8")), 8))
     paths, write_times = [], []
     for k in range(N_SYSTEMS):
@@ -72,9 +73,13 @@ def _apply_in_child(paths, output):
     """Run apply_to_files in a fresh process: its peak RSS is the whole program's memory."""
     root = pathlib.Path(__file__).resolve().parent.parent
     env = dict(os.environ, PYTHONPATH=str(root) + os.pathsep + os.environ.get("PYTHONPATH", ""))
-    result = subprocess.run([sys.executable, "-c", _CHILD, json.dumps(WEIGHTS.tolist()),
-                             *map(str, paths), str(output)], capture_output=True, text=True,
-                            env=env, check=True)
+    result = subprocess.run(
+        [sys.executable, "-c", _CHILD, json.dumps(WEIGHTS.tolist()), *map(str, paths), str(output)],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    )
     return json.loads(result.stdout)
 
 
@@ -105,17 +110,25 @@ def run(quick: bool = False):
         rows = [("focal.io.read_scores", t_read)]
         pd = optional_import("pandas")
         if pd is not None:
-            t_pd, _ = best_time(lambda: pd.read_csv(paths[0], sep=" ", header=None,
-                                                    names=["model", "test", "score"]) is None,
-                                repeat=1)
+            t_pd, _ = best_time(
+                lambda: (
+                    pd.read_csv(paths[0], sep=" ", header=None, names=["model", "test", "score"])
+                    is None
+                ),
+                repeat=1,
+            )
             rows.append(("pandas.read_csv (C engine; ids as Python str)", t_pd))
         print_table(f"read a {n:,}-line score file", rows)
         if pd is None:
             skipped("pandas", "not installed")
-        print(f"  read_scores: {n / t_read / 1e6:.2f} M lines/s; target: a 10M-line file in a few "
-              f"seconds -> {t_read * 10_000_000 / n:.1f} s per 10M lines")
-        print(f"  peak memory {peak / 2**20:.0f} MiB = {peak / arrays:.2f}x the result arrays "
-              f"({arrays / 2**20:.0f} MiB: ids as bytes, float64 scores); target <= 3x")
+        print(
+            f"  read_scores: {n / t_read / 1e6:.2f} M lines/s; target: a 10M-line file in a few "
+            f"seconds -> {t_read * 10_000_000 / n:.1f} s per 10M lines"
+        )
+        print(
+            f"  peak memory {peak / 2**20:.0f} MiB = {peak / arrays:.2f}x the result arrays "
+            f"({arrays / 2**20:.0f} MiB: ids as bytes, float64 scores); target <= 3x"
+        )
         print(f"  write_scores: {n / t_write / 1e6:.2f} M lines/s (shortest round-trip decimals)")
 
         # 2. stream the fusion of three systems
@@ -126,9 +139,15 @@ def run(quick: bool = False):
             if best is None or result["seconds"] < best["seconds"]:
                 best = result
         rate = best["n"] / best["seconds"]
-        print(f"\n== apply_to_files: affine fusion of {N_SYSTEMS} systems, {n:,} trials "
-              f"(read {N_SYSTEMS} files, check trial ids, transform, write)")
-        print(f"  {best['seconds']:.2f} s = {rate / 1e6:.2f} M trials/s; target >= 1 M trials/s "
-              f"({rate / 1e6:.2f}x the target)")
-        print(f"  peak RSS of the whole process {best['max_rss'] / 2**20:.0f} MiB; target < 1024 MiB")
+        print(
+            f"\n== apply_to_files: affine fusion of {N_SYSTEMS} systems, {n:,} trials "
+            f"(read {N_SYSTEMS} files, check trial ids, transform, write)"
+        )
+        print(
+            f"  {best['seconds']:.2f} s = {rate / 1e6:.2f} M trials/s; target >= 1 M trials/s "
+            f"({rate / 1e6:.2f}x the target)"
+        )
+        print(
+            f"  peak RSS of the whole process {best['max_rss'] / 2**20:.0f} MiB; target < 1024 MiB"
+        )
         print(f"  output equals the fusion of the inputs: {_check_output(paths, output)}")

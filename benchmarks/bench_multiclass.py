@@ -61,8 +61,10 @@ def _full_mode(quick):
     n, K, N = (20_000 if quick else 200_000), 3, 14
     L, y = _scores(n, K, N)
     prior = np.full(N, 1.0 / N)
-    print(f"\n'full' mode: {n:,} trials x {K} systems x {N} classes "
-          f"({(N - 1) * (K * (N - 1) + 1)} parameters), flat prior, reg = 0")
+    print(
+        f"\n'full' mode: {n:,} trials x {K} systems x {N} classes "
+        f"({(N - 1) * (K * (N - 1) + 1)} parameters), flat prior, reg = 0"
+    )
     t_focal, sol = best_time(fit_multiclass, L, y, prior, "full", reg=0.0, repeat=2)
     ours = _objective(L, y, prior, "full", sol.coef, sol.offset)
     rows = [("focal fit_multiclass(mode='full'), tol=1e-10", t_focal)]
@@ -77,19 +79,26 @@ def _full_mode(quick):
         with threadpoolctl.threadpool_limits(limits=threads, user_api="blas"):
             t_sk, theirs = best_time(_sklearn_full, L, y, prior, tol, repeat=1)
         label = f"sklearn LogisticRegression(lbfgs, tol={tol:g}), " + (
-            "default BLAS threads" if threads is None else "1 BLAS thread")
+            "default BLAS threads" if threads is None else "1 BLAS thread"
+        )
         rows.append((label, t_sk))
         results.append((label, t_sk, theirs))
     print_table("time, as a multiple of focal", rows)
-    print(f"  focal: objective (eq. 8.17) {ours:.13f} nats, {sol.n_iter} Newton steps, "
-          f"{sol.n_evals} objective passes")
+    print(
+        f"  focal: objective (eq. 8.17) {ours:.13f} nats, {sol.n_iter} Newton steps, "
+        f"{sol.n_evals} objective passes"
+    )
     for label, t_sk, theirs in results:
-        print(f"  {label}: objective {theirs:.13f} ({theirs - ours:+.1e}), "
-              f"focal {t_sk / t_focal:5.2f}x faster")
+        print(
+            f"  {label}: objective {theirs:.13f} ({theirs - ours:+.1e}), "
+            f"focal {t_sk / t_focal:5.2f}x faster"
+        )
     same = [t for _, t, theirs in results if theirs - ours <= 1e-10 * abs(ours)]
     if same:
-        print(f"  against the fastest sklearn run that reaches focal's objective (within "
-              f"1e-10 relative): {min(same) / t_focal:5.2f}x faster (target >= 3x)")
+        print(
+            f"  against the fastest sklearn run that reaches focal's objective (within "
+            f"1e-10 relative): {min(same) / t_focal:5.2f}x faster (target >= 3x)"
+        )
     else:
         print("  no sklearn run reached focal's objective within 1e-10 relative")
 
@@ -98,16 +107,23 @@ def _scalar_mode(quick):
     n, K, N = (100_000 if quick else 1_000_000), 3, 14
     L, y = _scores(n, K, N, seed=1, aligned=True)
     prior = np.full(N, 1.0 / N)
-    print(f"\n'scalar' mode: {n:,} trials x {K} systems x {N} classes "
-          f"({L.nbytes / 2**20:.0f} MiB of scores)")
+    print(
+        f"\n'scalar' mode: {n:,} trials x {K} systems x {N} classes "
+        f"({L.nbytes / 2**20:.0f} MiB of scores)"
+    )
     t_ls, _ = best_time(log_softmax, L, axis=2)
     t_fit, sol = best_time(fit_multiclass, L, y, prior, "scalar")
-    print_table("time, as a multiple of one log_softmax pass", [
-        ("scipy log_softmax over (n, K, N) (floor)", t_ls),
-        ("focal fit_multiclass(mode='scalar')", t_fit),
-    ])
-    print(f"  ratio {t_fit / t_ls:5.2f}x (target < 10x); {sol.n_iter} Newton steps, "
-          f"{sol.n_evals} passes; weights {np.round(sol.coef, 4)}")
+    print_table(
+        "time, as a multiple of one log_softmax pass",
+        [
+            ("scipy log_softmax over (n, K, N) (floor)", t_ls),
+            ("focal fit_multiclass(mode='scalar')", t_fit),
+        ],
+    )
+    print(
+        f"  ratio {t_fit / t_ls:5.2f}x (target < 10x); {sol.n_iter} Newton steps, "
+        f"{sol.n_evals} passes; weights {np.round(sol.coef, 4)}"
+    )
     peak, _ = peak_memory(fit_multiclass, L, y, prior, "scalar")
     print(f"  peak memory of the fit {peak / 2**20:.0f} MiB = {peak / L.nbytes:.2f}x the scores")
 
@@ -121,10 +137,17 @@ def _subsets(quick):
     print(f"\nsubset_analysis: N = {N} classes ({2**N - N - 1:,} subsets), {n:,} trials")
     t_cavg, res = best_time(subset_analysis, llh, y, "cavg", repeat=1)
     t_xe, _ = best_time(subset_analysis, llh, y, "multiclass_cross_entropy", repeat=1)
-    print_table("time", [("subset_analysis(measure='cavg')", t_cavg),
-                         ("subset_analysis(measure='multiclass_cross_entropy')", t_xe)])
-    print(f"  CAVG over all subsets: {t_cavg:.2f} s (target < 30 s), "
-          f"{res.values.size:,} values in [{res.values.min():.3f}, {res.values.max():.3f}]")
+    print_table(
+        "time",
+        [
+            ("subset_analysis(measure='cavg')", t_cavg),
+            ("subset_analysis(measure='multiclass_cross_entropy')", t_xe),
+        ],
+    )
+    print(
+        f"  CAVG over all subsets: {t_cavg:.2f} s (target < 30 s), "
+        f"{res.values.size:,} values in [{res.values.min():.3f}, {res.values.max():.3f}]"
+    )
 
 
 def run(quick: bool = False):

@@ -12,7 +12,6 @@ import tempfile
 import time
 
 import numpy as np
-
 from _common import optional_import, peak_memory, skipped
 
 from focal import bayes_threshold
@@ -23,13 +22,11 @@ from focal.std import (
     STDTask,
     affine_recalibration,
     align,
-    read_detection_table,
-    read_rttm,
-    read_stdlist,
     atwv,
     cnxe,
     mtwv,
     read_detection_table,
+    read_rttm,
     read_stdlist,
     term_detection_report,
 )
@@ -58,8 +55,14 @@ def make_task(n_queries, n_files, file_seconds, n_detections, seed=0):
     mid = np.concatenate([near_mid, rng.uniform(0, file_seconds, n_far)])
     score = np.concatenate([rng.normal(5.0, 2.5, n_near), rng.normal(-8.0, 2.5, n_far)])
     decision = score >= bayes_threshold(SWS2013.p_target, SWS2013.c_miss, SWS2013.c_fa)
-    det = Detections(query=q, file=f, tbeg=np.round(np.maximum(mid - dur / 2, 0.0), 3), dur=np.round(dur, 3),
-                     score=np.round(score, 4), decision=decision)
+    det = Detections(
+        query=q,
+        file=f,
+        tbeg=np.round(np.maximum(mid - dur / 2, 0.0), 3),
+        dur=np.round(dur, 3),
+        score=np.round(score, 4),
+        decision=decision,
+    )
     ref = Reference(query=occ_q, file=occ_f, tbeg=occ_t, dur=occ_dur)
     return STDTask(det, ref, t_audio=float(n_files * file_seconds))
 
@@ -67,8 +70,14 @@ def make_task(n_queries, n_files, file_seconds, n_detections, seed=0):
 def write_system(det, xml_path, table_path):
     """The detections as an STDLIST and as a plain table (same decimal strings)."""
     order = np.argsort(det.query, kind="stable")
-    rows = list(zip(*(getattr(det, name)[order].tolist()
-                      for name in ("query", "file", "tbeg", "dur", "score", "decision"))))
+    rows = list(
+        zip(
+            *(
+                getattr(det, name)[order].tolist()
+                for name in ("query", "file", "tbeg", "dur", "score", "decision")
+            )
+        )
+    )
     with open(xml_path, "w") as xml, open(table_path, "w") as table:
         xml.write('<?xml version="1.0" encoding="UTF-8"?>\n<stdlist system_id="bench">\n')
         current = None
@@ -79,8 +88,10 @@ def write_system(det, xml_path, table_path):
                 xml.write(f'<detected_termlist termid="q{q}">\n')
                 current = q
             dec = "YES" if y else "NO"
-            xml.write(f'<term file="f{f}" channel="1" tbeg="{t:.3f}" dur="{d:.3f}" score="{s:.4f}" '
-                      f'decision="{dec}"/>\n')
+            xml.write(
+                f'<term file="f{f}" channel="1" tbeg="{t:.3f}" dur="{d:.3f}" score="{s:.4f}" '
+                f'decision="{dec}"/>\n'
+            )
             table.write(f"q{q} f{f} {t:.3f} {d:.3f} {s:.4f} {dec}\n")
         xml.write("</detected_termlist>\n</stdlist>\n")
 
@@ -89,16 +100,22 @@ def write_rttm(ref, path):
     """The reference occurrences as RTTM LEXEME lines."""
     with open(path, "w") as out:
         out.write(";; synthetic reference\n")
-        for q, f, t, d in zip(ref.query.tolist(), ref.file.tolist(), ref.tbeg.tolist(),
-                              ref.dur.tolist()):
+        for q, f, t, d in zip(
+            ref.query.tolist(), ref.file.tolist(), ref.tbeg.tolist(), ref.dur.tolist()
+        ):
             out.write(f"LEXEME f{f} 1 {t:.3f} {d:.3f} q{q} lex spk <NA>\n")
 
 
 def _pandas_table(pandas, path):
     """What a user would write instead of read_detection_table: split and convert, no checks."""
-    return pandas.read_csv(path, sep=r"\s+", header=None, comment="#",
-                           names=["query", "file", "tbeg", "dur", "score", "decision"],
-                           engine="c")
+    return pandas.read_csv(
+        path,
+        sep=r"\s+",
+        header=None,
+        comment="#",
+        names=["query", "file", "tbeg", "dur", "score", "decision"],
+        engine="c",
+    )
 
 
 def _timed(fn, *args):
@@ -108,12 +125,15 @@ def _timed(fn, *args):
 
 
 def run(quick: bool = False):
-    n_queries, n_files, file_seconds, n_det = (50, 20, 360.0, 100_000) if quick else \
-        (500, 200, 360.0, 1_000_000)
+    n_queries, n_files, file_seconds, n_det = (
+        (50, 20, 360.0, 100_000) if quick else (500, 200, 360.0, 1_000_000)
+    )
     task = make_task(n_queries, n_files, file_seconds, n_det)
     det = task.detections
-    print(f"{n_queries} queries, {task.t_audio / 3600:.1f} h of audio, {len(det):,} detections, "
-          f"{len(task.reference):,} occurrences")
+    print(
+        f"{n_queries} queries, {task.t_audio / 3600:.1f} h of audio, {len(det):,} detections, "
+        f"{len(task.reference):,} occurrences"
+    )
 
     t_align, trials = _timed(align, task)
     t_atwv, act = _timed(atwv, trials)
@@ -121,8 +141,13 @@ def run(quick: bool = False):
     t_cnxe, c = _timed(cnxe, trials)
     t_min, rec = _timed(affine_recalibration, trials)
     print("\n== stages (s)")
-    for label, t in (("alignment", t_align), ("ATWV", t_atwv), ("MTWV (sort + sweep)", t_mtwv),
-                     ("C_nxe", t_cnxe), ("C_nxe^min (Newton, reg=0)", t_min)):
+    for label, t in (
+        ("alignment", t_align),
+        ("ATWV", t_atwv),
+        ("MTWV (sort + sweep)", t_mtwv),
+        ("C_nxe", t_cnxe),
+        ("C_nxe^min (Newton, reg=0)", t_min),
+    ):
         print(f"  {label:<28}{t:8.3f}")
 
     t0 = time.perf_counter()
@@ -130,14 +155,19 @@ def run(quick: bool = False):
     t_report = time.perf_counter() - t0
     print(f"\n== full report: {t_report:.2f} s (target < 20 s: {t_report / 20:.2f}x the budget)")
     print(report)
-    print(f"  stage values: ATWV {act.twv:.4f}, MTWV {best.twv:.4f}, C_nxe {c:.4f}, "
-          f"C_nxe^min {rec.min_cnxe:.4f}")
+    print(
+        f"  stage values: ATWV {act.twv:.4f}, MTWV {best.twv:.4f}, C_nxe {c:.4f}, "
+        f"C_nxe^min {rec.min_cnxe:.4f}"
+    )
 
     peak, _ = peak_memory(term_detection_report, task)
-    in_bytes = sum(getattr(det, name).nbytes
-                   for name in ("query", "file", "tbeg", "dur", "score", "decision"))
-    print(f"  peak memory {peak / 2**20:.0f} MiB = {peak / in_bytes:.2f}x the detection list "
-          f"({in_bytes / 2**20:.0f} MiB; {peak / len(det):.0f} bytes per detection)")
+    in_bytes = sum(
+        getattr(det, name).nbytes for name in ("query", "file", "tbeg", "dur", "score", "decision")
+    )
+    print(
+        f"  peak memory {peak / 2**20:.0f} MiB = {peak / in_bytes:.2f}x the detection list "
+        f"({in_bytes / 2**20:.0f} MiB; {peak / len(det):.0f} bytes per detection)"
+    )
 
     with tempfile.TemporaryDirectory() as tmp:
         xml_path, table_path = os.path.join(tmp, "sys.stdlist.xml"), os.path.join(tmp, "sys.txt")
@@ -158,7 +188,9 @@ def run(quick: bool = False):
     if t_pandas is None:
         skipped("pandas.read_csv", "pandas is not installed")
     else:
-        print(f"  pandas.read_csv of it    {t_pandas:8.2f} s   (focal / pandas = "
-              f"{t_table / t_pandas:.2f}; pandas only splits and converts: no checks, no YES/NO)")
+        print(
+            f"  pandas.read_csv of it    {t_pandas:8.2f} s   (focal / pandas = "
+            f"{t_table / t_pandas:.2f}; pandas only splits and converts: no checks, no YES/NO)"
+        )
     print(f"  RTTM ({len(from_rttm):,} LEXEME lines) {t_rttm:8.2f} s")
     skipped("NIST F4DE STDEval/KWSEval", "Perl tool, not a Python peer")

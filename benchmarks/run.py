@@ -21,15 +21,23 @@ sys.path.insert(0, str(HERE.parent))
 
 
 def main(argv=None) -> int:
-    available = sorted(p.stem[len("bench_"):] for p in HERE.glob("bench_*.py"))
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("names", nargs="*", metavar="NAME",
-                        help=f"benchmarks to run (default: all of {', '.join(available)})")
+    available = sorted(p.stem[len("bench_") :] for p in HERE.glob("bench_*.py"))
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "names",
+        nargs="*",
+        metavar="NAME",
+        help=f"benchmarks to run (default: all of {', '.join(available)})",
+    )
     parser.add_argument("--quick", action="store_true", help="small sizes (a smoke test)")
     args = parser.parse_args(argv)
     unknown = sorted(set(args.names) - set(available))
     if unknown:
-        parser.error(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(available)}")
+        parser.error(
+            f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(available)}"
+        )
     for name in args.names or available:
         module = importlib.import_module(f"bench_{name}")
         print(f"\n######## {name}{' (quick)' if args.quick else ''}")

@@ -31,14 +31,16 @@ import numpy as np
 SEED = 20120612
 OUT = pathlib.Path(__file__).resolve().parent / "language_recognition"
 LANGUAGES = ("Basque", "Catalan", "English", "Galician", "Portuguese", "Spanish")
-MEANS = np.array([
-    [3.0, 0.0, 0.0, 0.0],   # Basque
-    [0.0, 3.0, 0.0, 0.0],   # Catalan
-    [0.0, 0.0, 3.5, 0.0],   # English
-    [0.0, 1.2, 0.0, 2.4],   # Galician   (close to Portuguese)
-    [0.0, 0.0, 0.0, 3.0],   # Portuguese
-    [0.0, 2.2, 0.0, 1.2],   # Spanish    (close to Catalan and Galician)
-])
+MEANS = np.array(
+    [
+        [3.0, 0.0, 0.0, 0.0],  # Basque
+        [0.0, 3.0, 0.0, 0.0],  # Catalan
+        [0.0, 0.0, 3.5, 0.0],  # English
+        [0.0, 1.2, 0.0, 2.4],  # Galician   (close to Portuguese)
+        [0.0, 0.0, 0.0, 3.0],  # Portuguese
+        [0.0, 2.2, 0.0, 1.2],  # Spanish    (close to Catalan and Galician)
+    ]
+)
 OOS_MEANS = np.array([[-2.0, 0.0, 0.0, 0.0], [0.0, -2.0, 1.0, 0.0], [1.0, 0.0, -2.0, -1.0]])
 PER_LANGUAGE = 45
 N_OOS = 90
@@ -77,8 +79,9 @@ def _log_likelihoods(rng, z, noise_var, scale, offsets):
     sq = ((x[:, None, :] - MEANS[None, :, :]) ** 2).sum(axis=2)
     targets = -0.5 * sq / var
     # the same normalization for the background model: -|x|^2/(2 V) - (d/2) log(V / var)
-    background = (-0.5 * (x**2).sum(axis=1) / (BACKGROUND_VAR + noise_var)
-                  - 2.0 * np.log((BACKGROUND_VAR + noise_var) / var))
+    background = -0.5 * (x**2).sum(axis=1) / (BACKGROUND_VAR + noise_var) - 2.0 * np.log(
+        (BACKGROUND_VAR + noise_var) / var
+    )
     llh = np.column_stack([targets, background])
     llh[:, :6] += offsets
     return scale * llh
@@ -106,8 +109,9 @@ def main(out=OUT):
         for system, (noise_var, scale, offsets) in SYSTEMS.items():
             llh = _log_likelihoods(rng, z, noise_var, scale, offsets)
             for condition in ("Closed", "Open"):
-                _write_system(out / f"{set_name}_{system}_{condition.lower()}.txt", segments, llh,
-                              condition)
+                _write_system(
+                    out / f"{set_name}_{system}_{condition.lower()}.txt", segments, llh, condition
+                )
     print(f"wrote {out}")
 
 

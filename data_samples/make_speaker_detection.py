@@ -100,8 +100,13 @@ def _varlen(rng, name, models, tests, y):
     shift = 2.5 * (1.0 - saturation)
     for k, scores in enumerate(_system_scores(rng, y, separation, shift), start=1):
         order = rng.permutation(y.size)
-        _write(OUT / f"{name}_varlen_sys{k}.scores", models[order], tests[order], scores[order],
-               lambda v: f"{v:.6f}")
+        _write(
+            OUT / f"{name}_varlen_sys{k}.scores",
+            models[order],
+            tests[order],
+            scores[order],
+            lambda v: f"{v:.6f}",
+        )
 
 
 def main():
@@ -111,13 +116,17 @@ def main():
     for name, first_speaker in (("dev", 1), ("eval", 101)):
         models, tests, y = _trials(rng, first_speaker)
         sets.append((name, models, tests, y))
-        _write(OUT / f"{name}.key", models, tests, y,
-               lambda v: "target" if v else "nontarget")
+        _write(OUT / f"{name}.key", models, tests, y, lambda v: "target" if v else "nontarget")
         for k, scores in enumerate(_system_scores(rng, y), start=1):
             # each system lists the trials in its own order, as real score files do
             order = rng.permutation(y.size)
-            _write(OUT / f"{name}_sys{k}.scores", models[order], tests[order], scores[order],
-                   lambda v: f"{v:.6f}")
+            _write(
+                OUT / f"{name}_sys{k}.scores",
+                models[order],
+                tests[order],
+                scores[order],
+                lambda v: f"{v:.6f}",
+            )
     rng = np.random.default_rng(DURATION_SEED)  # a second stream: the files above stay as they are
     for name, models, tests, y in sets:
         _varlen(rng, name, models, tests, y)

@@ -22,11 +22,11 @@ import xml.etree.ElementTree as ET
 
 import numpy as np
 
-SEED = 20130530                     # the date of the SWS 2013 performance-measures document
+SEED = 20130530  # the date of the SWS 2013 performance-measures document
 N_FILES = 6
-N_QUERIES = 8                       # the last query never occurs: scorers must exclude it
+N_QUERIES = 8  # the last query never occurs: scorers must exclude it
 P_TARGET, C_MISS, C_FA = 0.00015, 100.0, 1.0
-BAYES_THRESHOLD = -math.log(P_TARGET * C_MISS / ((1 - P_TARGET) * C_FA))   # -logit(P_tar), eq. 31
+BAYES_THRESHOLD = -math.log(P_TARGET * C_MISS / ((1 - P_TARGET) * C_FA))  # -logit(P_tar), eq. 31
 
 
 def _occurrences(rng, queries, files, durations):
@@ -57,16 +57,24 @@ def _detections(rng, queries, files, durations, occurrences):
         for _ in range(int(rng.poisson(20))):
             k = int(rng.integers(len(files)))
             d = round(float(rng.uniform(0.4, 1.2)), 2)
-            rows.append((q, files[k], round(float(rng.uniform(0.0, durations[k] - d)), 2), d,
-                         float(rng.normal(-2.0, 2.0))))
+            rows.append(
+                (
+                    q,
+                    files[k],
+                    round(float(rng.uniform(0.0, durations[k] - d)), 2),
+                    d,
+                    float(rng.normal(-2.0, 2.0)),
+                )
+            )
     rows = [(q, f, t, d, round(s, 4)) for q, f, t, d, s in rows]
     return sorted(rows, key=lambda r: (r[0], r[1], r[2], -r[4]))
 
 
 def _xml(root: ET.Element, path: pathlib.Path):
     ET.indent(root)
-    path.write_bytes(b'<?xml version="1.0" encoding="UTF-8"?>\n'
-                     + ET.tostring(root, encoding="utf-8") + b"\n")
+    path.write_bytes(
+        b'<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="utf-8") + b"\n"
+    )
 
 
 def _table(path: pathlib.Path, header: str, lines):
@@ -84,12 +92,21 @@ def main(out_dir: pathlib.Path) -> None:
 
     ecf = ET.Element("ecf", source_signal_duration=f"{sum(durations):.2f}", version="sample-1")
     for f, d in zip(files, durations):
-        ET.SubElement(ecf, "excerpt", audio_filename=f"{f}.wav", channel="1", tbeg="0.00",
-                      dur=f"{d:.2f}", language="multiple", source_type="sws2013")
+        ET.SubElement(
+            ecf,
+            "excerpt",
+            audio_filename=f"{f}.wav",
+            channel="1",
+            tbeg="0.00",
+            dur=f"{d:.2f}",
+            language="multiple",
+            source_type="sws2013",
+        )
     _xml(ecf, out_dir / "sws_sample.ecf.xml")
 
-    tlist = ET.Element("termlist", ecf_filename="sws_sample.ecf.xml", language="multiple",
-                       version="sample-1")
+    tlist = ET.Element(
+        "termlist", ecf_filename="sws_sample.ecf.xml", language="multiple", version="sample-1"
+    )
     for q in queries:
         ET.SubElement(ET.SubElement(tlist, "term", termid=q), "termtext").text = q
     _xml(tlist, out_dir / "sws_sample.tlist.xml")
@@ -99,24 +116,50 @@ def main(out_dir: pathlib.Path) -> None:
     rttm += [f"LEXEME {f} 1 {t:.2f} {d:.2f} {q} lex spk_{f} <NA>" for q, f, t, d in occ]
     (out_dir / "sws_sample.rttm").write_text("\n".join(rttm) + "\n", encoding="utf-8")
 
-    std = ET.Element("stdlist", termlist_filename="sws_sample.tlist.xml", indexing_time="1.00",
-                     language="multiple", index_size="1", system_id="sample system")
+    std = ET.Element(
+        "stdlist",
+        termlist_filename="sws_sample.tlist.xml",
+        indexing_time="1.00",
+        language="multiple",
+        index_size="1",
+        system_id="sample system",
+    )
     for q in queries:
-        lst = ET.SubElement(std, "detected_termlist", termid=q, term_search_time="1.00",
-                            oov_term_count="0")
+        lst = ET.SubElement(
+            std, "detected_termlist", termid=q, term_search_time="1.00", oov_term_count="0"
+        )
         for _, f, t, d, s in (r for r in det if r[0] == q):
-            ET.SubElement(lst, "term", file=f, channel="1", tbeg=f"{t:.2f}", dur=f"{d:.2f}",
-                          score=f"{s:.4f}", decision="YES" if s >= BAYES_THRESHOLD else "NO")
+            ET.SubElement(
+                lst,
+                "term",
+                file=f,
+                channel="1",
+                tbeg=f"{t:.2f}",
+                dur=f"{d:.2f}",
+                score=f"{s:.4f}",
+                decision="YES" if s >= BAYES_THRESHOLD else "NO",
+            )
     _xml(std, out_dir / "sws_sample.stdlist.xml")
 
-    _table(out_dir / "audio.txt", "file tbeg dur",
-           (f"{f} 0.00 {d:.2f}" for f, d in zip(files, durations)))
+    _table(
+        out_dir / "audio.txt",
+        "file tbeg dur",
+        (f"{f} 0.00 {d:.2f}" for f, d in zip(files, durations)),
+    )
     _table(out_dir / "queries.txt", "query text", (f"{q} {q}" for q in queries))
-    _table(out_dir / "reference.txt", "query file tbeg dur",
-           (f"{q} {f} {t:.2f} {d:.2f}" for q, f, t, d in occ))
-    _table(out_dir / "detections.txt", "query file tbeg dur score decision",
-           (f"{q} {f} {t:.2f} {d:.2f} {s:.4f} {'YES' if s >= BAYES_THRESHOLD else 'NO'}"
-            for q, f, t, d, s in det))
+    _table(
+        out_dir / "reference.txt",
+        "query file tbeg dur",
+        (f"{q} {f} {t:.2f} {d:.2f}" for q, f, t, d in occ),
+    )
+    _table(
+        out_dir / "detections.txt",
+        "query file tbeg dur score decision",
+        (
+            f"{q} {f} {t:.2f} {d:.2f} {s:.4f} {'YES' if s >= BAYES_THRESHOLD else 'NO'}"
+            for q, f, t, d, s in det
+        ),
+    )
 
 
 if __name__ == "__main__":

@@ -8,9 +8,20 @@ from __future__ import annotations
 import argparse
 import logging
 
-__all__ = ["add_cost", "add_logging", "configure_logging", "operating_points",
-           "add_evaluate_options", "read_binary_systems", "evaluate_reports", "add_normalize",
-           "add_json", "print_json", "plot_pages", "multiclass_page_writer"]
+__all__ = [
+    "add_cost",
+    "add_logging",
+    "configure_logging",
+    "operating_points",
+    "add_evaluate_options",
+    "read_binary_systems",
+    "evaluate_reports",
+    "add_normalize",
+    "add_json",
+    "print_json",
+    "plot_pages",
+    "multiclass_page_writer",
+]
 
 
 def _cost(text: str):
@@ -24,10 +35,14 @@ def _cost(text: str):
 
 def add_cost(parser, *, repeatable: bool = True):
     """``--cost P_TARGET:C_MISS:C_FA`` (a bare P_TARGET means unit costs)."""
-    parser.add_argument("--cost", type=_cost, action="append" if repeatable else "store",
-                        metavar="P:CMISS:CFA",
-                        help="an operating point as P_TARGET:C_MISS:C_FA, e.g. 0.01:1:10 (a "
-                             "bare P_TARGET: unit costs)" + ("; repeatable" if repeatable else ""))
+    parser.add_argument(
+        "--cost",
+        type=_cost,
+        action="append" if repeatable else "store",
+        metavar="P:CMISS:CFA",
+        help="an operating point as P_TARGET:C_MISS:C_FA, e.g. 0.01:1:10 (a "
+        "bare P_TARGET: unit costs)" + ("; repeatable" if repeatable else ""),
+    )
 
 
 class JoinedCost(argparse.Action):
@@ -35,8 +50,10 @@ class JoinedCost(argparse.Action):
 
     def __call__(self, parser, namespace, values, option_string=None):
         if len(values) not in (1, 3):
-            parser.error(f"argument {option_string}: expected P_TARGET:C_MISS:C_FA or three "
-                         f"numbers, got {' '.join(values)!r}")
+            parser.error(
+                f"argument {option_string}: expected P_TARGET:C_MISS:C_FA or three "
+                f"numbers, got {' '.join(values)!r}"
+            )
         try:
             setattr(namespace, self.dest, _cost(":".join(values)))
         except argparse.ArgumentTypeError as exc:
@@ -51,17 +68,23 @@ def operating_points(args, default):
 
 def add_logging(parser):
     """``-v`` / ``-q``: more (repeatable) or fewer messages on stderr."""
-    parser.add_argument("-v", "--verbose", action="count", default=0,
-                        help="more messages on stderr (-v: progress steps, -vv: details)")
-    parser.add_argument("-q", "--quiet", action="store_true",
-                        help="only errors on stderr")
+    parser.add_argument(
+        "-v",
+        "--verbose",
+        action="count",
+        default=0,
+        help="more messages on stderr (-v: progress steps, -vv: details)",
+    )
+    parser.add_argument("-q", "--quiet", action="store_true", help="only errors on stderr")
 
 
 def configure_logging(args):
     """Set the ``focal`` logger from ``-v`` / ``-q`` (warnings by default)."""
-    level = (logging.ERROR if getattr(args, "quiet", False) else
-             {0: logging.WARNING, 1: logging.INFO}.get(getattr(args, "verbose", 0),
-                                                       logging.DEBUG))
+    level = (
+        logging.ERROR
+        if getattr(args, "quiet", False)
+        else {0: logging.WARNING, 1: logging.INFO}.get(getattr(args, "verbose", 0), logging.DEBUG)
+    )
     logger = logging.getLogger("focal")
     logger.setLevel(level)
     if not any(isinstance(h, _StderrHandler) for h in logger.handlers):
@@ -94,12 +117,14 @@ def print_json(value) -> None:
 
 # -- evaluate --------------------------------------------------------------------------------
 
+
 def _confidence(text):
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a coverage such as 0.95, got {text!r}") \
-            from None
+        raise argparse.ArgumentTypeError(
+            f"expected a coverage such as 0.95, got {text!r}"
+        ) from None
     if not 0.0 < value < 1.0:
         raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text}")
     return value
@@ -108,34 +133,60 @@ def _confidence(text):
 def add_evaluate_options(ev):
     """Options of ``focal evaluate`` for intervals, C_primary, the conventional EER."""
     add_cost(ev)
-    ev.add_argument("--ci", type=_confidence, metavar="LEVEL",
-                    help="bootstrap confidence intervals at this coverage, e.g. 0.95")
-    ev.add_argument("--bootstrap", type=int, default=1000, metavar="N",
-                    help="bootstrap replicates (default 1000)")
-    ev.add_argument("--cluster", choices=["trial", "model", "test", "both"], default="trial",
-                    help="resample trials (default), whole models, whole test segments, or "
-                         "models and test segments independently (both: two-way)")
+    ev.add_argument(
+        "--ci",
+        type=_confidence,
+        metavar="LEVEL",
+        help="bootstrap confidence intervals at this coverage, e.g. 0.95",
+    )
+    ev.add_argument(
+        "--bootstrap",
+        type=int,
+        default=1000,
+        metavar="N",
+        help="bootstrap replicates (default 1000)",
+    )
+    ev.add_argument(
+        "--cluster",
+        choices=["trial", "model", "test", "both"],
+        default="trial",
+        help="resample trials (default), whole models, whole test segments, or "
+        "models and test segments independently (both: two-way)",
+    )
     ev.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (0)")
-    ev.add_argument("--jobs", type=int, default=None, metavar="N",
-                    help="parallel workers of the bootstrap (default 1; -1: all CPUs)")
-    ev.add_argument("--progress", action="store_true",
-                    help="progress bar of the bootstrap (needs tqdm)")
-    ev.add_argument("--c-primary", metavar="EVAL",
-                    help="also NIST SRE C_primary: sre16, sre18, sre19 or sre21 (their "
-                         "operating points), or 'cost' for the mean over the --cost points")
-    ev.add_argument("--conventional-eer", action="store_true",
-                    help="also the conventional EER of the empirical ROC, beside the ROCCH-EER")
+    ev.add_argument(
+        "--jobs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="parallel workers of the bootstrap (default 1; -1: all CPUs)",
+    )
+    ev.add_argument(
+        "--progress", action="store_true", help="progress bar of the bootstrap (needs tqdm)"
+    )
+    ev.add_argument(
+        "--c-primary",
+        metavar="EVAL",
+        help="also NIST SRE C_primary: sre16, sre18, sre19 or sre21 (their "
+        "operating points), or 'cost' for the mean over the --cost points",
+    )
+    ev.add_argument(
+        "--conventional-eer",
+        action="store_true",
+        help="also the conventional EER of the empirical ROC, beside the ROCCH-EER",
+    )
 
 
 def read_binary_systems(paths, key_path, missing, pos_label=None, format=None, key_format=None):
     """``({path: (tar, non)}, {path: (models, tests, y)})``: each system's target and
-    non-target scores, and the trial ids and labels of its aligned trials."""
+    non-target scores, and the trial ids and labels of its aligned trials.
+    """
     from .io._join import iter_aligned
 
     systems, ids = {}, {}
-    for path, x, y, models, tests in iter_aligned(paths, key_path, format=format,
-                                                  key_format=key_format, pos_label=pos_label,
-                                                  missing=missing):
+    for path, x, y, models, tests in iter_aligned(
+        paths, key_path, format=format, key_format=key_format, pos_label=pos_label, missing=missing
+    ):
         y = y.astype(bool)
         systems[str(path)] = (x[y], x[~y])
         ids[str(path)] = (models, tests, y)  # split only when clusters ask (memory)
@@ -158,19 +209,29 @@ def evaluate_reports(systems, ids, points, args):
         if cluster != "trial":
             models, tests, y = ids[name]
             tm, tt, nm, nt = models[y], tests[y], models[~y], tests[~y]
-            clusters = {"model": (tm, nm), "test": (tt, nt),
-                        "both": ((tm, tt), (nm, nt))}[cluster]
-        reports.append(calibration_report(
-            tar, non, operating_points=points, name=name,
-            conventional_eer=getattr(args, "conventional_eer", False), c_primary=c_primary,
-            confidence=getattr(args, "ci", None), n_bootstrap=getattr(args, "bootstrap", 1000),
-            tar_clusters=clusters[0], non_clusters=clusters[1],
-            random_state=getattr(args, "seed", 0), n_jobs=getattr(args, "jobs", None),
-            progress=getattr(args, "progress", False)))
+            clusters = {"model": (tm, nm), "test": (tt, nt), "both": ((tm, tt), (nm, nt))}[cluster]
+        reports.append(
+            calibration_report(
+                tar,
+                non,
+                operating_points=points,
+                name=name,
+                conventional_eer=getattr(args, "conventional_eer", False),
+                c_primary=c_primary,
+                confidence=getattr(args, "ci", None),
+                n_bootstrap=getattr(args, "bootstrap", 1000),
+                tar_clusters=clusters[0],
+                non_clusters=clusters[1],
+                random_state=getattr(args, "seed", 0),
+                n_jobs=getattr(args, "jobs", None),
+                progress=getattr(args, "progress", False),
+            )
+        )
     return reports
 
 
 # -- figures of evaluate-multiclass and sws ----------------------------------------------------
+
 
 def plot_pages():
     """:mod:`focal.plots.pages`, or a ValueError saying how to install matplotlib."""
@@ -183,7 +244,8 @@ def plot_pages():
 
 def multiclass_page_writer(args):
     """With ``--plot DIR``: a function writing the figures and page of ``focal
-    evaluate-multiclass`` for its reports (matplotlib checked now, before any work)."""
+    evaluate-multiclass`` for its reports (matplotlib checked now, before any work).
+    """
     if getattr(args, "plot", None) is None:
         return None
     pages = plot_pages()
@@ -195,39 +257,66 @@ def multiclass_page_writer(args):
         key = read_multiclass_key(args.key)
         entries = []
         for system, report in zip(read_multiclass_systems(args.scores), reports):
-            X, labels, _, classes = align_multiclass(key, system, missing=args.missing,
-                                                     other=args.other)
-            entries.append({"name": report.name, "llh": X, "labels": labels,
-                            "class_names": list(classes), "text": str(report)})
-        return pages.write_multiclass_report(entries, args.plot, size=args.plot_size,
-                                             formats=args.plot_format)
+            X, labels, _, classes = align_multiclass(
+                key, system, missing=args.missing, other=args.other
+            )
+            entries.append(
+                {
+                    "name": report.name,
+                    "llh": X,
+                    "labels": labels,
+                    "class_names": list(classes),
+                    "text": str(report),
+                }
+            )
+        return pages.write_multiclass_report(
+            entries, args.plot, size=args.plot_size, formats=args.plot_format
+        )
 
     return write
 
 
 # -- normalize -------------------------------------------------------------------------------
 
+
 def add_normalize(sub, formatter):
     """The ``focal normalize`` command."""
     nm = sub.add_parser(
-        "normalize", formatter_class=formatter, help="z-, t-, s- or adaptive s-norm of scores",
+        "normalize",
+        formatter_class=formatter,
+        help="z-, t-, s- or adaptive s-norm of scores",
         description="Normalize the scores of a 'model test score' file by cohort statistics "
-                    "(z-norm: of the model's scores against the cohort; t-norm: of the test "
-                    "segment's; s-norm: the mean of both; as-norm: s-norm over each side's "
-                    "top-N cohort scores). Cohort files: 'model cohort score' (enrolment) and "
-                    "'cohort_model test score' (test), each a full grid.",
+        "(z-norm: of the model's scores against the cohort; t-norm: of the test "
+        "segment's; s-norm: the mean of both; as-norm: s-norm over each side's "
+        "top-N cohort scores). Cohort files: 'model cohort score' (enrolment) and "
+        "'cohort_model test score' (test), each a full grid.",
         epilog="example:\n  focal normalize trials.scores --enrol-cohort enrol_cohort.scores "
-               "--test-cohort cohort_test.scores --method as-norm --top-n 300 -o norm.scores")
-    nm.add_argument("scores", nargs=1, metavar="SCORES",
-                    help="score file to normalize: lines 'model test score'")
+        "--test-cohort cohort_test.scores --method as-norm --top-n 300 -o norm.scores",
+    )
+    nm.add_argument(
+        "scores",
+        nargs=1,
+        metavar="SCORES",
+        help="score file to normalize: lines 'model test score'",
+    )
     nm.add_argument("-o", "--output", required=True, metavar="FILE", help="output score file")
-    nm.add_argument("--method", choices=["s-norm", "z-norm", "t-norm", "as-norm"],
-                    default="s-norm", help="normalization (default s-norm)")
+    nm.add_argument(
+        "--method",
+        choices=["s-norm", "z-norm", "t-norm", "as-norm"],
+        default="s-norm",
+        help="normalization (default s-norm)",
+    )
     nm.add_argument("--top-n", type=int, metavar="N", help="cohort members per side (as-norm)")
-    nm.add_argument("--enrol-cohort", metavar="FILE",
-                    help="enrolment models against the cohort: lines 'model cohort score'")
-    nm.add_argument("--test-cohort", metavar="FILE",
-                    help="cohort models against the test segments: lines 'cohort test score'")
+    nm.add_argument(
+        "--enrol-cohort",
+        metavar="FILE",
+        help="enrolment models against the cohort: lines 'model cohort score'",
+    )
+    nm.add_argument(
+        "--test-cohort",
+        metavar="FILE",
+        help="cohort models against the test segments: lines 'cohort test score'",
+    )
     nm.add_argument("--progress", action="store_true", help="progress bar (needs tqdm)")
     add_json(nm)
     nm.set_defaults(func=cmd_normalize)
@@ -236,15 +325,30 @@ def add_normalize(sub, formatter):
 def cmd_normalize(args) -> int:
     from .io.normalize import normalize_files
 
-    norm = normalize_files(args.scores[0], args.output, method=args.method, top_n=args.top_n,
-                           enrol_cohort=args.enrol_cohort, test_cohort=args.test_cohort,
-                           progress=args.progress)
+    norm = normalize_files(
+        args.scores[0],
+        args.output,
+        method=args.method,
+        top_n=args.top_n,
+        enrol_cohort=args.enrol_cohort,
+        test_cohort=args.test_cohort,
+        progress=args.progress,
+    )
     n_models = 0 if norm.enrol_ids_ is None else len(norm.enrol_ids_)
     n_tests = 0 if norm.test_ids_ is None else len(norm.test_ids_)
     if args.json:
-        print_json({"output": str(args.output), "method": args.method, "top_n": args.top_n,
-                    "n_enrolment_models": n_models, "n_test_segments": n_tests})
+        print_json(
+            {
+                "output": str(args.output),
+                "method": args.method,
+                "top_n": args.top_n,
+                "n_enrolment_models": n_models,
+                "n_test_segments": n_tests,
+            }
+        )
     else:
-        print(f"{args.output}: {args.method} scores ({n_models:,} enrolment models, "
-              f"{n_tests:,} test segments with cohort statistics)")
+        print(
+            f"{args.output}: {args.method} scores ({n_models:,} enrolment models, "
+            f"{n_tests:,} test segments with cohort statistics)"
+        )
     return 0

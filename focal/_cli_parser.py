@@ -37,6 +37,7 @@ DEFAULT_P_TARGET = 0.01
 
 def _argument(convert, valid, requirement, kind="a number"):
     """An argparse ``type``: ``convert(text)``, refused (a usage error) unless ``valid``."""
+
     def parse(text: str):
         try:
             value = convert(text)
@@ -45,11 +46,13 @@ def _argument(convert, valid, requirement, kind="a number"):
         if not valid(value):
             raise argparse.ArgumentTypeError(f"must be {requirement}, got {text}")
         return value
+
     return parse
 
 
-_probability = _argument(float, lambda v: 0.0 < v < 1.0, "strictly between 0 and 1",
-                         "a probability")
+_probability = _argument(
+    float, lambda v: 0.0 < v < 1.0, "strictly between 0 and 1", "a probability"
+)
 _non_negative = _argument(float, lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0")
 _positive = _argument(float, lambda v: math.isfinite(v) and v > 0, "a finite number > 0")
 _finite = _argument(float, math.isfinite, "finite")
@@ -77,43 +80,71 @@ class _Formatter(argparse.RawDescriptionHelpFormatter):
 
 def _command(sub, name, help, description, example=None):
     """A subcommand (``args.command`` is its name)."""
-    return sub.add_parser(name, formatter_class=_Formatter, help=help, description=description,
-                          epilog=example and f"example:\n  {example}")
+    return sub.add_parser(
+        name,
+        formatter_class=_Formatter,
+        help=help,
+        description=description,
+        epilog=example and f"example:\n  {example}",
+    )
 
 
 def _add_flags(parser, *, json=False, other=False, model_output=False):
     if other:
-        parser.add_argument("--other", choices=["error", "oos"], default="error",
-                            help="key languages outside the classes: an error, or out-of-set")
+        parser.add_argument(
+            "--other",
+            choices=["error", "oos"],
+            default="error",
+            help="key languages outside the classes: an error, or out-of-set",
+        )
     if json:
         parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
     if model_output:
-        parser.add_argument("-o", "--output", required=True, metavar="MODEL",
-                            help="model file to write (JSON)")
+        parser.add_argument(
+            "-o", "--output", required=True, metavar="MODEL", help="model file to write (JSON)"
+        )
 
 
 def _add_plot(parser, what):
     """``--plot DIR`` with ``--plot-size`` and ``--plot-format``, as ``focal evaluate`` has."""
-    parser.add_argument("--plot", metavar="DIR",
-                        help=f"also write {what} and an HTML page (index.html) into DIR (needs "
-                             f"matplotlib)")
-    parser.add_argument("--plot-size", type=_plot_size, default=(800, 600), metavar="WxH",
-                        help="size of each figure in pixels (default 800x600)")
-    parser.add_argument("--plot-format", nargs="+", choices=["png", "pdf", "svg"],
-                        default=["png"], help="figure formats besides PNG, which is always written")
+    parser.add_argument(
+        "--plot",
+        metavar="DIR",
+        help=f"also write {what} and an HTML page (index.html) into DIR (needs matplotlib)",
+    )
+    parser.add_argument(
+        "--plot-size",
+        type=_plot_size,
+        default=(800, 600),
+        metavar="WxH",
+        help="size of each figure in pixels (default 800x600)",
+    )
+    parser.add_argument(
+        "--plot-format",
+        nargs="+",
+        choices=["png", "pdf", "svg"],
+        default=["png"],
+        help="figure formats besides PNG, which is always written",
+    )
 
 
 def _add_pos_label(parser):
-    parser.add_argument("--pos-label", metavar="LABEL",
-                        help="the key's target label (e.g. genuine), when the key does not use "
-                             "target/nontarget, tar/non or 1/0; every other trial must carry one "
-                             "other label")
+    parser.add_argument(
+        "--pos-label",
+        metavar="LABEL",
+        help="the key's target label (e.g. genuine), when the key does not use "
+        "target/nontarget, tar/non or 1/0; every other trial must carry one "
+        "other label",
+    )
 
 
 def _add_missing(parser, what="trials"):
-    parser.add_argument("--missing", choices=["error", "drop"], default="error",
-                        help=f"{what} missing from a score file or the key: an error (default), "
-                             f"or dropped")
+    parser.add_argument(
+        "--missing",
+        choices=["error", "drop"],
+        default="error",
+        help=f"{what} missing from a score file or the key: an error (default), or dropped",
+    )
 
 
 _PRESETS = ("bosaris", "kaldi", "nist-sre", "wespeaker", "speechbrain", "voxceleb")
@@ -121,125 +152,219 @@ _PRESETS = ("bosaris", "kaldi", "nist-sre", "wespeaker", "speechbrain", "voxcele
 
 def _add_formats(parser, key=True):
     """--format / --columns of the score files (and of the key): focal.io.formats."""
-    parser.add_argument("--format", choices=_PRESETS, metavar="NAME",
-                        help="column layout of the score files: " + ", ".join(_PRESETS)
-                             + " (default bosaris: 'model test score'; a header line naming "
-                               "the columns is skipped); gzip files and '-' (stdin) are read too")
-    parser.add_argument("--columns", metavar="ROLES",
-                        help="the score files' columns for other layouts, by position "
-                             "('model test - score', '-' skips a column) or by header name "
-                             "('model=modelid test=segmentid score=LLR'); roles model/enrol, "
-                             "test/segment, score/llr, label/key")
+    parser.add_argument(
+        "--format",
+        choices=_PRESETS,
+        metavar="NAME",
+        help="column layout of the score files: "
+        + ", ".join(_PRESETS)
+        + " (default bosaris: 'model test score'; a header line naming "
+        "the columns is skipped); gzip files and '-' (stdin) are read too",
+    )
+    parser.add_argument(
+        "--columns",
+        metavar="ROLES",
+        help="the score files' columns for other layouts, by position "
+        "('model test - score', '-' skips a column) or by header name "
+        "('model=modelid test=segmentid score=LLR'); roles model/enrol, "
+        "test/segment, score/llr, label/key",
+    )
     if key:
-        parser.add_argument("--key-format", choices=_PRESETS, metavar="NAME",
-                            help="column layout of the key (default: that of --format; "
-                                 "voxceleb trial lists are 'label enrol test')")
-        parser.add_argument("--key-columns", metavar="ROLES",
-                            help="the key's columns, as --columns (e.g. 'label model test')")
+        parser.add_argument(
+            "--key-format",
+            choices=_PRESETS,
+            metavar="NAME",
+            help="column layout of the key (default: that of --format; "
+            "voxceleb trial lists are 'label enrol test')",
+        )
+        parser.add_argument(
+            "--key-columns",
+            metavar="ROLES",
+            help="the key's columns, as --columns (e.g. 'label model test')",
+        )
 
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
-        prog="focal", formatter_class=_Formatter,
+        prog="focal",
+        formatter_class=_Formatter,
         description="Fusion and calibration of recognizer scores, and the measures that judge "
-                    "them.\n\nScore files are BOSARIS-style lines 'model test score'; keys "
-                    "'model test target|nontarget'.\nMulticlass files are Albayzin 2012 system "
-                    "outputs or 'segment score...' with a header;\nkeys 'segment language'. "
-                    "Exit status: 1 on bad input, 2 on usage errors.",
+        "them.\n\nScore files are BOSARIS-style lines 'model test score'; keys "
+        "'model test target|nontarget'.\nMulticlass files are Albayzin 2012 system "
+        "outputs or 'segment score...' with a header;\nkeys 'segment language'. "
+        "Exit status: 1 on bad input, 2 on usage errors.",
     )
     parser.add_argument("--version", action="version", version=f"focal {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     tr = _command(
-        sub, "train", "train a binary fusion on dev score files",
+        sub,
+        "train",
+        "train a binary fusion on dev score files",
         "Train a LogisticFusion (prior-weighted logistic regression, thesis 8.3.1) "
         "of one or several systems' dev scores against a key, optionally followed by "
         "PAV calibration, and save it as a JSON model file (focal.save).",
         "focal train --scores dev_sys1.scores dev_sys2.scores --key dev.key "
-        "--p-target 0.01 -o fuser.json")
-    tr.add_argument("--scores", nargs="+", required=True, metavar="FILE",
-                    help="one score file per system: lines 'model test score'")
-    tr.add_argument("--key", metavar="FILE",
-                    help="key file: lines 'model test target|nontarget' (also tar/non, 1/0); "
-                         "not needed when the score files carry the labels (wespeaker, "
-                         "speechbrain)")
+        "--p-target 0.01 -o fuser.json",
+    )
+    tr.add_argument(
+        "--scores",
+        nargs="+",
+        required=True,
+        metavar="FILE",
+        help="one score file per system: lines 'model test score'",
+    )
+    tr.add_argument(
+        "--key",
+        metavar="FILE",
+        help="key file: lines 'model test target|nontarget' (also tar/non, 1/0); "
+        "not needed when the score files carry the labels (wespeaker, "
+        "speechbrain)",
+    )
     _add_formats(tr)
     _add_pos_label(tr)
-    tr.add_argument("--p-target", type=_probability, default=0.5, metavar="P",
-                    help="effective target prior at which the fusion is trained (Cllr at P is "
-                         "minimized): the operating point of the application (default 0.5)")
+    tr.add_argument(
+        "--p-target",
+        type=_probability,
+        default=0.5,
+        metavar="P",
+        help="effective target prior at which the fusion is trained (Cllr at P is "
+        "minimized): the operating point of the application (default 0.5)",
+    )
     _extras.add_cost(tr, repeatable=False)
-    tr.add_argument("--pav", action="store_true",
-                    help="follow the fusion with a PAVCalibrator (non-parametric, monotone)")
-    tr.add_argument("--pseudo-count", type=_non_negative, default=1.0, metavar="A",
-                    help="with --pav: virtual trials bounding the extreme LLRs (default 1; 0 = "
-                         "unbounded, +/-inf possible)")
+    tr.add_argument(
+        "--pav",
+        action="store_true",
+        help="follow the fusion with a PAVCalibrator (non-parametric, monotone)",
+    )
+    tr.add_argument(
+        "--pseudo-count",
+        type=_non_negative,
+        default=1.0,
+        metavar="A",
+        help="with --pav: virtual trials bounding the extreme LLRs (default 1; 0 = "
+        "unbounded, +/-inf possible)",
+    )
     _add_missing(tr)
     _add_flags(tr, json=True, model_output=True)
 
     ap = _command(
-        sub, "apply", "apply a saved model to score files",
+        sub,
+        "apply",
+        "apply a saved model to score files",
         "Apply a model saved by 'focal train', 'focal train-multiclass' or focal.save to eval "
         "score files, one per system in the training order (checked against the model's "
         "systems; class columns matched by name), and write the calibrated LLRs or "
         "log-likelihoods in the input format (focal.io.apply_model). The files are streamed in "
         "bounded memory: they must list the same trials in the same order, unless --align is "
         "given, which reads them whole and aligns them on the trial ids.",
-        "focal apply fuser.json eval_sys1.scores eval_sys2.scores -o eval_fused.scores")
+        "focal apply fuser.json eval_sys1.scores eval_sys2.scores -o eval_fused.scores",
+    )
     ap.add_argument("model", help="model file (JSON, from focal train / focal.save)")
-    ap.add_argument("scores", nargs="+", metavar="SCORES",
-                    help="one score file per system, in the order the model was trained on")
+    ap.add_argument(
+        "scores",
+        nargs="+",
+        metavar="SCORES",
+        help="one score file per system, in the order the model was trained on",
+    )
     ap.add_argument("-o", "--output", required=True, metavar="FILE", help="output score file")
     _add_formats(ap, key=False)
-    ap.add_argument("--align", action="store_true",
-                    help="the files list the trials in different orders: read them whole and "
-                         "align them on the trial ids (memory grows with the files)")
+    ap.add_argument(
+        "--align",
+        action="store_true",
+        help="the files list the trials in different orders: read them whole and "
+        "align them on the trial ids (memory grows with the files)",
+    )
     _add_missing(ap, "with --align, trials")
-    ap.add_argument("--condition", choices=["Closed", "Open"],
-                    help="Albayzin output: the condition written (default: the first input's)")
-    ap.add_argument("--chunk-size", type=_positive_int, default=1 << 16, metavar="N",
-                    help="trials per chunk (default 65536)")
-    ap.add_argument("--quality", nargs="+", metavar="FILE",
-                    help="quality files of a QualityFusion model: a header 'segment name ...' "
-                         "naming the measures, then one line per enrolment or test segment; "
-                         "trials of segments without a line get the affine back-off fusion")
-    ap.add_argument("--trial-quality", nargs="+", metavar="SIDE_NAME=FILE",
-                    help="per-trial quality files of a QualityFusion model, e.g. "
-                         "model_duration=a.txt test_duration=b.txt, each of lines 'model test "
-                         "value'")
+    ap.add_argument(
+        "--condition",
+        choices=["Closed", "Open"],
+        help="Albayzin output: the condition written (default: the first input's)",
+    )
+    ap.add_argument(
+        "--chunk-size",
+        type=_positive_int,
+        default=1 << 16,
+        metavar="N",
+        help="trials per chunk (default 65536)",
+    )
+    ap.add_argument(
+        "--quality",
+        nargs="+",
+        metavar="FILE",
+        help="quality files of a QualityFusion model: a header 'segment name ...' "
+        "naming the measures, then one line per enrolment or test segment; "
+        "trials of segments without a line get the affine back-off fusion",
+    )
+    ap.add_argument(
+        "--trial-quality",
+        nargs="+",
+        metavar="SIDE_NAME=FILE",
+        help="per-trial quality files of a QualityFusion model, e.g. "
+        "model_duration=a.txt test_duration=b.txt, each of lines 'model test "
+        "value'",
+    )
 
     ev = _command(
-        sub, "evaluate", "calibration analysis of binary score files",
+        sub,
+        "evaluate",
+        "calibration analysis of binary score files",
         "Print Cllr, minCllr, calibration loss, ROCCH-EER, PRBEP and actual / "
         "minimum normalized DCF of each score file (read as natural-log LLRs) "
         "against a key.",
-        "focal evaluate eval_fused.scores --key eval.key --p-target 0.01 "
-        "0.001")
+        "focal evaluate eval_fused.scores --key eval.key --p-target 0.01 0.001",
+    )
     ev.add_argument("scores", nargs="+", help="score files: lines 'model test score' (LLRs)")
-    ev.add_argument("--key", help="key file: lines 'model test target|nontarget'; not needed "
-                                  "when the score files carry the labels (wespeaker, speechbrain)")
+    ev.add_argument(
+        "--key",
+        help="key file: lines 'model test target|nontarget'; not needed "
+        "when the score files carry the labels (wespeaker, speechbrain)",
+    )
     _add_formats(ev)
     _add_pos_label(ev)
-    ev.add_argument("--p-target", nargs="+", type=_probability, metavar="P",
-                    help=f"effective target priors of the DCF operating points (default "
-                         f"{DEFAULT_P_TARGET})")
+    ev.add_argument(
+        "--p-target",
+        nargs="+",
+        type=_probability,
+        metavar="P",
+        help=f"effective target priors of the DCF operating points (default {DEFAULT_P_TARGET})",
+    )
     _add_missing(ev)
     _add_flags(ev, json=True)
-    ev.add_argument("--plot", metavar="DIR",
-                    help="also write DET, normalized Bayes error, APE, ECE and Tippett figures "
-                         "and an HTML page (index.html) into DIR (needs matplotlib)")
-    ev.add_argument("--plot-size", type=_plot_size, default=(800, 600), metavar="WxH",
-                    help="size of each figure in pixels (default 800x600)")
-    ev.add_argument("--plot-format", nargs="+", choices=["png", "pdf", "svg"], default=["png"],
-                    help="figure formats besides PNG, which is always written")
+    ev.add_argument(
+        "--plot",
+        metavar="DIR",
+        help="also write DET, normalized Bayes error, APE, ECE and Tippett figures "
+        "and an HTML page (index.html) into DIR (needs matplotlib)",
+    )
+    ev.add_argument(
+        "--plot-size",
+        type=_plot_size,
+        default=(800, 600),
+        metavar="WxH",
+        help="size of each figure in pixels (default 800x600)",
+    )
+    ev.add_argument(
+        "--plot-format",
+        nargs="+",
+        choices=["png", "pdf", "svg"],
+        default=["png"],
+        help="figure formats besides PNG, which is always written",
+    )
     _extras.add_evaluate_options(ev)
-    ev.add_argument("--dask", nargs="?", const="local", metavar="SCHEDULER_ADDRESS",
-                    help="evaluate on a dask cluster (pip install 'focal-calibration[dask]'): "
-                         "a local one, or the scheduler at SCHEDULER_ADDRESS; score files and "
-                         "--key may then be glob patterns, each file one partition")
+    ev.add_argument(
+        "--dask",
+        nargs="?",
+        const="local",
+        metavar="SCHEDULER_ADDRESS",
+        help="evaluate on a dask cluster (pip install 'focal-calibration[dask]'): "
+        "a local one, or the scheduler at SCHEDULER_ADDRESS; score files and "
+        "--key may then be glob patterns, each file one partition",
+    )
 
     tm = _command(
-        sub, "train-multiclass",
+        sub,
+        "train-multiclass",
         "train a multiclass fusion on dev log-likelihood files",
         "Train a MulticlassFusion (multiclass logistic regression, thesis 8.3; "
         "Albayzin eq. 11) of one or several systems' log-likelihood files (Albayzin "
@@ -248,21 +373,36 @@ def build_parser() -> argparse.ArgumentParser:
         "prior of the files' condition (closed set: the out-of-set class and its "
         "segments are ignored) or flat.",
         "focal train-multiclass --scores dev_sys1_open.txt dev_sys2_open.txt "
-        "--key dev.key -o lid.json")
-    tm.add_argument("--scores", nargs="+", required=True, metavar="FILE",
-                    help="one log-likelihood file per system, same task and condition")
+        "--key dev.key -o lid.json",
+    )
+    tm.add_argument(
+        "--scores",
+        nargs="+",
+        required=True,
+        metavar="FILE",
+        help="one log-likelihood file per system, same task and condition",
+    )
     tm.add_argument("--key", required=True, metavar="FILE", help="key: lines 'segment language'")
-    tm.add_argument("--mode", choices=["scalar", "calibration", "full"], default="scalar",
-                    help="scalar: a weight per system and an offset vector; calibration: one "
-                         "system, alpha l + beta; full: a matrix per system (default scalar)")
-    tm.add_argument("--prior", nargs="+", type=_non_negative, metavar="P",
-                    help="training prior, one value per class in the files' order (zeros ignore "
-                         "a class)")
+    tm.add_argument(
+        "--mode",
+        choices=["scalar", "calibration", "full"],
+        default="scalar",
+        help="scalar: a weight per system and an offset vector; calibration: one "
+        "system, alpha l + beta; full: a matrix per system (default scalar)",
+    )
+    tm.add_argument(
+        "--prior",
+        nargs="+",
+        type=_non_negative,
+        metavar="P",
+        help="training prior, one value per class in the files' order (zeros ignore a class)",
+    )
     _add_missing(tm, "segments")
     _add_flags(tm, json=True, other=True, model_output=True)
 
     em = _command(
-        sub, "evaluate-multiclass",
+        sub,
+        "evaluate-multiclass",
         "Albayzin / LRE measures of multiclass log-likelihood files",
         "Print C_mce, C_def, C_min (nats), multiclass Cllr (bits), the Albayzin "
         "2012 relative confusions F_act, F_dis, F_cal and NIST CAVG of each "
@@ -270,72 +410,128 @@ def build_parser() -> argparse.ArgumentParser:
         "condition (out-of-set segments and column ignored) and/or the open-set one "
         "(flat prior over all classes; its CAVG is focal's own extension: the out-of-set "
         "class counted as one more target).",
-        "focal evaluate-multiclass eval_sys1_open.txt --key eval.key "
-        "--condition closed open")
+        "focal evaluate-multiclass eval_sys1_open.txt --key eval.key --condition closed open",
+    )
     em.add_argument("scores", nargs="+", help="log-likelihood files (Albayzin or generic)")
     em.add_argument("--key", required=True, help="key: lines 'segment language'")
-    em.add_argument("--condition", nargs="+", choices=CONDITIONS,
-                    help="evaluation condition(s) (default: the file's; open for the generic "
-                         "format)")
+    em.add_argument(
+        "--condition",
+        nargs="+",
+        choices=CONDITIONS,
+        help="evaluation condition(s) (default: the file's; open for the generic format)",
+    )
     _add_missing(em, "segments")
     _add_flags(em, json=True, other=True)
     _add_plot(em, "the one-vs-rest detection APE plots and the pairwise Cllr bars of each file")
 
     sw = _command(
-        sub, "sws", "spoken term detection scoring (ATWV, C_nxe)",
+        sub,
+        "sws",
+        "spoken term detection scoring (ATWV, C_nxe)",
         "Score a spoken term detection system as MediaEval SWS 2013 does: "
         "alignment, ATWV, MTWV, C_nxe and C_nxe^min (focal.std). Files in the "
         "NIST STD 2006 formats (STDLIST, RTTM, ECF, TLIST) or plain tables.",
-        "focal sws sys.stdlist.xml ref.rttm audio.ecf.xml queries.tlist.xml")
-    sw.add_argument("system", help="STDLIST / KWSLIST XML, or a table 'query file tbeg dur "
-                                   "score decision'")
+        "focal sws sys.stdlist.xml ref.rttm audio.ecf.xml queries.tlist.xml",
+    )
+    sw.add_argument(
+        "system", help="STDLIST / KWSLIST XML, or a table 'query file tbeg dur score decision'"
+    )
     sw.add_argument("reference", help="RTTM, or a table 'query file tbeg dur'")
     sw.add_argument("audio", help="ECF XML, a table 'file tbeg dur', or T_audio in seconds")
     sw.add_argument("queries", nargs="?", help="TLIST XML or a table 'query text' (optional)")
-    sw.add_argument("--operating-point", choices=["sws2013", "std2006", "sws2012"],
-                    default="sws2013",
-                    help="sws2013: P_target 0.00015, C_miss 100, C_fa 1 (default); std2006: "
-                         "1e-4, 10, 1; sws2012: P_target = N_true / (n_tps T_audio)")
-    sw.add_argument("--cost", nargs="+", action=_extras.JoinedCost, metavar="P:CMISS:CFA",
-                    help="another operating point: P_TARGET:C_MISS:C_FA (or the three numbers)")
-    sw.add_argument("--tolerance", type=_non_negative, default=0.5, metavar="SECONDS",
-                    help="alignment tolerance (default 0.5 s)")
-    sw.add_argument("--n-tps", type=_positive, default=1.0, metavar="N",
-                    help="trials per second of audio (default 1)")
+    sw.add_argument(
+        "--operating-point",
+        choices=["sws2013", "std2006", "sws2012"],
+        default="sws2013",
+        help="sws2013: P_target 0.00015, C_miss 100, C_fa 1 (default); std2006: "
+        "1e-4, 10, 1; sws2012: P_target = N_true / (n_tps T_audio)",
+    )
+    sw.add_argument(
+        "--cost",
+        nargs="+",
+        action=_extras.JoinedCost,
+        metavar="P:CMISS:CFA",
+        help="another operating point: P_TARGET:C_MISS:C_FA (or the three numbers)",
+    )
+    sw.add_argument(
+        "--tolerance",
+        type=_non_negative,
+        default=0.5,
+        metavar="SECONDS",
+        help="alignment tolerance (default 0.5 s)",
+    )
+    sw.add_argument(
+        "--n-tps",
+        type=_positive,
+        default=1.0,
+        metavar="N",
+        help="trials per second of audio (default 1)",
+    )
     thr = sw.add_mutually_exclusive_group()
-    thr.add_argument("--threshold", type=_finite, metavar="T",
-                     help="decide YES iff score >= T for ATWV (instead of the system's decisions)")
-    thr.add_argument("--bayes-threshold", action="store_true",
-                     help="decide at the Bayes threshold of the operating point (scores as LLRs)")
+    thr.add_argument(
+        "--threshold",
+        type=_finite,
+        metavar="T",
+        help="decide YES iff score >= T for ATWV (instead of the system's decisions)",
+    )
+    thr.add_argument(
+        "--bayes-threshold",
+        action="store_true",
+        help="decide at the Bayes threshold of the operating point (scores as LLRs)",
+    )
     sw.add_argument("--per-query", action="store_true", help="add the per-query table")
-    sw.add_argument("--prefer", choices=["score", "decision"], default="score",
-                    help="of two detections competing for one occurrence, align the higher "
-                         "score (default) or the YES decision (changes ATWV when decisions are "
-                         "not monotone in score)")
-    sw.add_argument("--cnxe-queries", choices=["evaluated", "all"], default="evaluated",
-                    help="C_nxe over the queries with occurrences (default) or over every query, "
-                         "keeping the trials of queries without occurrences (plan eq. 41)")
+    sw.add_argument(
+        "--prefer",
+        choices=["score", "decision"],
+        default="score",
+        help="of two detections competing for one occurrence, align the higher "
+        "score (default) or the YES decision (changes ATWV when decisions are "
+        "not monotone in score)",
+    )
+    sw.add_argument(
+        "--cnxe-queries",
+        choices=["evaluated", "all"],
+        default="evaluated",
+        help="C_nxe over the queries with occurrences (default) or over every query, "
+        "keeping the trials of queries without occurrences (plan eq. 41)",
+    )
     _add_flags(sw, json=True)
     _add_plot(sw, "the term-weighted DET")
 
     demo = _command(
-        sub, "demo", "run the main job on the sample data",
+        sub,
+        "demo",
+        "run the main job on the sample data",
         "Train a fusion on the sample dev speaker-detection set (data_samples/), "
         "save it, apply it to the eval set and print the calibration analysis of "
-        "each system and of the fusion; with matplotlib, also write the figures.")
-    demo.add_argument("--data", default=None,
-                      help="folder holding the sample sets (default: ./data_samples)")
-    demo.add_argument("--out", default=None, metavar="DIR",
-                      help="folder for the model, the fused scores and the plots (default: a new "
-                           "temporary folder, kept)")
-    demo.add_argument("--p-target", type=_probability, default=DEFAULT_P_TARGET, metavar="P",
-                      help=f"operating point (default {DEFAULT_P_TARGET})")
+        "each system and of the fusion; with matplotlib, also write the figures.",
+    )
+    demo.add_argument(
+        "--data", default=None, help="folder holding the sample sets (default: ./data_samples)"
+    )
+    demo.add_argument(
+        "--out",
+        default=None,
+        metavar="DIR",
+        help="folder for the model, the fused scores and the plots (default: a new "
+        "temporary folder, kept)",
+    )
+    demo.add_argument(
+        "--p-target",
+        type=_probability,
+        default=DEFAULT_P_TARGET,
+        metavar="P",
+        help=f"operating point (default {DEFAULT_P_TARGET})",
+    )
     _add_flags(demo, json=True)
     _add_flags(ap, json=True)
     for command in (tr, tm, ap):
-        command.add_argument("--signing-key", metavar="FILE",
-                             help="file holding a secret key: sign the saved model (train) or "
-                                  "require its signature (apply) with HMAC-SHA256")
+        command.add_argument(
+            "--signing-key",
+            metavar="FILE",
+            help="file holding a secret key: sign the saved model (train) or "
+            "require its signature (apply) with HMAC-SHA256",
+        )
     _extras.add_normalize(sub, _Formatter)
     for command in sub.choices.values():
         _extras.add_logging(command)

@@ -42,6 +42,10 @@ class renamed:  # noqa: N801 - used like a decorator-style descriptor, lowercase
     def __get__(self, obj, owner=None):
         if obj is None:
             return self
-        warnings.warn(f"{self.owner}.{self.old} is deprecated and will be removed in the next "
-                      f"release; use {self.owner}.{self.new}", DeprecationWarning, stacklevel=2)
+        warnings.warn(
+            f"{self.owner}.{self.old} is deprecated and will be removed in the next "
+            f"release; use {self.owner}.{self.new}",
+            DeprecationWarning,
+            stacklevel=2,
+        )
         return getattr(obj, self.new)

@@ -37,8 +37,15 @@ import threading
 __all__ = ["open_input", "check_output", "write_output", "is_stream", "same_file"]
 
 #: errno values of a write that fails for lack of room or permission: reported with the path
-_WRITE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EFBIG, errno.EROFS, errno.EIO, errno.EACCES,
-                 errno.EPERM}
+_WRITE_ERRORS = {
+    errno.ENOSPC,
+    errno.EDQUOT,
+    errno.EFBIG,
+    errno.EROFS,
+    errno.EIO,
+    errno.EACCES,
+    errno.EPERM,
+}
 
 
 def _fail(path, action, exc) -> OSError:
@@ -83,8 +90,9 @@ def is_stream(path) -> bool:
     if path == "-" or (os.name == "posix" and os.path.abspath(path).startswith(_STREAM_FOLDERS)):
         return True
     st = _stat(path)
-    return st is not None and (stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode)
-                               or stat.S_ISSOCK(st.st_mode))
+    return st is not None and (
+        stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode)
+    )
 
 
 def check_output(output, inputs=()) -> None:
@@ -110,8 +118,10 @@ def check_output(output, inputs=()) -> None:
         raise ValueError(f"{output}: the output is a directory")
     for name in inputs:
         if name is not None and same_file(output, name):
-            raise ValueError(f"{output}: the output would overwrite an input file "
-                             f"({os.fspath(name)} is the same file); nothing was written")
+            raise ValueError(
+                f"{output}: the output would overwrite an input file "
+                f"({os.fspath(name)} is the same file); nothing was written"
+            )
 
 
 class _Terminated(SystemExit):
@@ -127,8 +137,10 @@ def _sigterm_cleans_up():
     """While writing, turn SIGTERM into an exception (so the temporary file is removed), when
     SIGTERM has its default action and we are in the main thread; else change nothing.
     """
-    if (threading.current_thread() is not threading.main_thread()
-            or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL):
+    if (
+        threading.current_thread() is not threading.main_thread()
+        or signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL
+    ):
         yield
         return
     signal.signal(signal.SIGTERM, _on_sigterm)
@@ -197,8 +209,7 @@ def write_output(path, inputs=()):
         return
     target = os.path.realpath(path)
     try:
-        fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp",
-                                   dir=os.path.dirname(target))
+        fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=os.path.dirname(target))
     except OSError as exc:
         raise _fail(path, "cannot write", exc) from None
     with _sigterm_cleans_up():

@@ -143,7 +143,8 @@ def check_binary_classes(classes, pos_label, version):
     """``classes_`` of a binary estimator is ``[non-target, target]``: the target is
     ``pos_label`` when one is set, else 1 / True (focal's label rule). A version-1 file wrote
     them sorted, the target last: returns the ``pos_label`` that keeps that meaning (the larger
-    label, for labels other than 0/1)."""
+    label, for labels other than 0/1).
+    """
     values = classes.tolist()
     if version == 1:
         if not _sorted(values):
@@ -162,7 +163,8 @@ def check_binary_classes(classes, pos_label, version):
 def check_multiclass_classes(classes, class_names, prior, version) -> None:
     """``classes_`` of a multiclass estimator: the ``class_names`` parameter when given; names
     in column order (from a DataFrame's columns, version 2); else sorted labels, ``0..N-1``
-    when a prior fixes N."""
+    when a prior fixes N.
+    """
     from .core.multiclass import check_prior
 
     if class_names is not None:
@@ -223,7 +225,8 @@ def check_pav_llr(state, pseudo_count) -> None:
     """The block LLRs of a PAV calibration: with ``pseudo_count`` a > 0 finite, non-decreasing
     and within ``-log(1 + N_tar / a) < llr < log(1 + N_non / a)``
     (:func:`focal.core.pav.bounded_pav_blocks`); with a = 0 exactly the PAV-LLRs of the blocks
-    (thesis eq. C.20), whose target fractions increase strictly."""
+    (thesis eq. C.20), whose target fractions increase strictly.
+    """
     from .core.pav import PAVResult
 
     lo, hi = state["score_lo_"], state["score_hi_"]
@@ -250,7 +253,8 @@ def check_pav_llr(state, pseudo_count) -> None:
 def check_hull_blocks(state):
     """The blocks of a ROC convex hull: both classes present, target fractions strictly
     increasing. Returns them as a :class:`focal.core.PAVResult` (one run per block: the steps
-    of the empirical ROC inside the blocks are not kept)."""
+    of the empirical ROC inside the blocks are not kept).
+    """
     from .core.pav import PAVResult
 
     lo, hi = state["score_lo_"], state["score_hi_"]
@@ -269,7 +273,8 @@ def check_hull_blocks(state):
 def check_multiclass_weights(state) -> None:
     """``n_features_in_ = n_systems_ x n_classes`` and a weight (or an N x N matrix) per
     system; which of the two the weights are is their own (``transform`` applies them as
-    fitted, whatever ``set_params(mode=...)`` did since)."""
+    fitted, whatever ``set_params(mode=...)`` did since).
+    """
     n_features, k = state["n_features_in_"], state["n_systems_"]
     n = state["classes_"].shape[0]
     if k * n != n_features:
@@ -297,7 +302,8 @@ def check_quality_measures(state, measures, form, features) -> None:
     """The measures' names (distinct, non-empty, the ``measures`` parameter if set), the
     quality features they give for ``form`` and ``features``
     (:func:`focal.core.quality.quality_features`), and ``scale_coef_`` zero unless
-    ``form="scale"``."""
+    ``form="scale"``.
+    """
     from .core.quality import quality_features
 
     names = state["measures_"]

@@ -64,7 +64,8 @@ def attach(package: str, table: dict, submodules=()):
 def _function_wins(self, name, value):
     """Importing a submodule sets it as an attribute of its package; where a function of the
     package has the submodule's name, the function keeps the name (as an eager ``from .pav
-    import pav`` in ``__init__`` would have it)."""
+    import pav`` in ``__init__`` would have it).
+    """
     if isinstance(value, types.ModuleType) and name in type(self)._shadowed:
         return
     types.ModuleType.__setattr__(self, name, value)

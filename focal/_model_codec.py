@@ -85,7 +85,8 @@ LABEL_DTYPES = (
 
 class StateError(ValueError):
     """A fitted state that breaks an estimator's invariants; ``field`` names the field (or
-    None: the state as a whole)."""
+    None: the state as a whole).
+    """
 
     def __init__(self, problem: str, field: str | None = None):
         super().__init__(problem)
@@ -199,7 +200,8 @@ class Fields:
     # -- arrays ---------------------------------------------------------------------------------
     def floats(self, name, shape, allow_inf=False) -> np.ndarray:
         """A float64 array of ``shape`` (None: any length >= 1); finite unless ``allow_inf``
-        (then +/-inf, written "inf" / "-inf", are accepted too; NaN never)."""
+        (then +/-inf, written "inf" / "-inf", are accepted too; NaN never).
+        """
         value, where = self.take(name)
         flat, shape = nested(value, where, shape)
         for i, x in enumerate(flat):
@@ -215,7 +217,8 @@ class Fields:
 
     def counts(self, name, shape) -> np.ndarray:
         """An int64 array of trial counts of ``shape`` (None: any length >= 1); the counts and
-        their sum are at most 2**53 (exact in float64)."""
+        their sum are at most 2**53 (exact in float64).
+        """
         value, where = self.take(name)
         flat, shape = nested(value, where, shape)
         for i, x in enumerate(flat):
@@ -226,7 +229,8 @@ class Fields:
 
     def labels(self, name, n=None, ordered=False) -> np.ndarray:
         """Class labels ``{"dtype": ..., "values": [...]}``: distinct and, if ``ordered``, sorted
-        (np.unique's order), ``n`` of them (None: at least 2)."""
+        (np.unique's order), ``n`` of them (None: at least 2).
+        """
         obj = self.object(name)
         dtype = obj.str("dtype", LABEL_DTYPES)
         values, where = obj.take("values")
@@ -266,7 +270,8 @@ class Fields:
 
 def nested(value, where, shape):
     """The leaves of nested lists of ``shape`` (``None`` entries: any length >= 1), row-major,
-    and the actual shape."""
+    and the actual shape.
+    """
     shape = list(shape)
     flat = []
 
@@ -411,7 +416,8 @@ def read_fields(fields, obj: Fields, context: dict | None = None, dims: dict | N
     """The values of ``fields`` read from ``obj`` in order, each checked for kind, shape and
     bounds; then ``obj`` must have no other field. ``context`` holds the constructor
     parameters a ``shape_by`` may name; ``dims`` the dimensions bound so far (integer fields
-    bind their name; shapes bind their unbound names)."""
+    bind their name; shapes bind their unbound names).
+    """
     context = dict(context or {})
     dims = {} if dims is None else dims
     out = {}

@@ -40,16 +40,29 @@ import numpy as np
 
 from .schema import model_steps
 
-__all__ = ["DEFAULT_MAX_BYTES", "MAX_JSON_DEPTH", "read_model_bytes", "seal", "unseal",
-           "check_depth", "check_usable", "canonical", "digest", "pretty", "parse"]
+__all__ = [
+    "DEFAULT_MAX_BYTES",
+    "MAX_JSON_DEPTH",
+    "read_model_bytes",
+    "seal",
+    "unseal",
+    "check_depth",
+    "check_usable",
+    "canonical",
+    "digest",
+    "pretty",
+    "parse",
+]
 
 #: Largest model file :func:`focal.load` reads by default (bytes)
 DEFAULT_MAX_BYTES = 256 * 2**20
 #: Deepest nesting of JSON arrays / objects accepted in a model file
 MAX_JSON_DEPTH = 64
 _READ = 1 << 20
-_SEAL = re.compile(rb',\r?\n[ \t]*"integrity": \{"sha256": "([0-9a-f]{64})"'
-                   rb'(?:, "hmac_sha256": "([0-9a-f]{64})")?\}\r?\n\}\s*\Z')
+_SEAL = re.compile(
+    rb',\r?\n[ \t]*"integrity": \{"sha256": "([0-9a-f]{64})"'
+    rb'(?:, "hmac_sha256": "([0-9a-f]{64})")?\}\r?\n\}\s*\Z'
+)
 _TAIL = 300  # the seal line is shorter than this
 _WIDTH = 100  # the writer's line width
 
@@ -72,14 +85,15 @@ def read_model_bytes(file, max_bytes=DEFAULT_MAX_BYTES):
     with open_input(name) as handle:
         size = os.fstat(handle.fileno()).st_size
         if size > max_bytes:
-            raise ValueError(f"{name}: {size:,} bytes, larger than the {max_bytes:,} bytes a "
-                             f"model file may have (max_bytes)")
+            raise ValueError(
+                f"{name}: {size:,} bytes, larger than the {max_bytes:,} bytes a "
+                f"model file may have (max_bytes)"
+            )
         return name, _read_blocks(handle, max_bytes, name)
 
 
 def _check_max_bytes(max_bytes):
-    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) \
-            or max_bytes < 1:
+    if isinstance(max_bytes, bool) or not isinstance(max_bytes, (int, np.integer)) or max_bytes < 1:
         raise ValueError(f"max_bytes must be a positive integer, got {max_bytes!r}")
     return int(max_bytes)
 
@@ -97,18 +111,19 @@ def _read_blocks(handle, max_bytes, name):
                 raise ValueError(f"{name}: not UTF-8 text ({exc.reason})") from None
         nul = chunk.find(b"\x00")
         if nul >= 0:
-            raise ValueError(f"{name}: NUL byte at byte {total + nul}: not a focal model file "
-                             f"(JSON text)")
+            raise ValueError(
+                f"{name}: NUL byte at byte {total + nul}: not a focal model file (JSON text)"
+            )
         if not total:
             head = chunk.lstrip(b" \t\r\n")
             if head and not head.startswith((b"{", b"\xef\xbb\xbf{")):
-                raise ValueError(f"{name}: not a focal model file (JSON text starting "
-                                 f"with '{{')")
+                raise ValueError(f"{name}: not a focal model file (JSON text starting with '{{')")
         parts.append(chunk)
         total += len(chunk)
         if total > max_bytes:
-            raise ValueError(f"{name}: larger than the {max_bytes:,} bytes a model file may "
-                             f"have (max_bytes)")
+            raise ValueError(
+                f"{name}: larger than the {max_bytes:,} bytes a model file may have (max_bytes)"
+            )
     return b"".join(parts)
 
 
@@ -144,22 +159,30 @@ def unseal(data: bytes, key=None) -> tuple[bytes, bool]:
     match = _SEAL.search(data, max(0, len(data) - _TAIL))
     if match is None:
         if key is not None:
-            raise ValueError("the file has no signature (hmac_sha256) where focal.save writes "
-                             "it, but a key was given: it was saved without a key, or was "
-                             "modified since")
+            raise ValueError(
+                "the file has no signature (hmac_sha256) where focal.save writes "
+                "it, but a key was given: it was saved without a key, or was "
+                "modified since"
+            )
         return data, False
-    body = data[:match.start()].replace(b"\r\n", b"\n")  # a CRLF checkout is no damage
+    body = data[: match.start()].replace(b"\r\n", b"\n")  # a CRLF checkout is no damage
     if not hmac.compare_digest(hashlib.sha256(body).hexdigest().encode(), match.group(1)):
-        raise ValueError("integrity.sha256: the checksum of the file's bytes does not match: "
-                         "the file was damaged or modified after it was saved")
+        raise ValueError(
+            "integrity.sha256: the checksum of the file's bytes does not match: "
+            "the file was damaged or modified after it was saved"
+        )
     if key is not None:
         if match.group(2) is None:
-            raise ValueError("the file has no signature (hmac_sha256), but a key was given: it "
-                             "was saved without a key")
+            raise ValueError(
+                "the file has no signature (hmac_sha256), but a key was given: it "
+                "was saved without a key"
+            )
         expected = hmac.new(_as_key(key), body, "sha256").hexdigest().encode()
         if not hmac.compare_digest(expected, match.group(2)):
-            raise ValueError("integrity.hmac_sha256: the signature does not match: the file "
-                             "was not saved with this key, or was modified since")
+            raise ValueError(
+                "integrity.hmac_sha256: the signature does not match: the file "
+                "was not saved with this key, or was modified since"
+            )
     return body + b"\n}\n", True
 
 
@@ -177,8 +200,7 @@ def check_depth(doc, limit=MAX_JSON_DEPTH) -> None:
             continue
         if depth > limit:
             raise ValueError(f"JSON nested more than {limit} levels deep: not a focal model")
-        stack.extend((child, depth + 1) for child in children
-                     if isinstance(child, (dict, list)))
+        stack.extend((child, depth + 1) for child in children if isinstance(child, (dict, list)))
 
 
 _PROBE = (0.0, 1.0, -1.0, 10.0, -10.0, 100.0, -100.0)
@@ -190,8 +212,12 @@ def allows_infinite(model) -> bool:
     """
     for step in model_steps(model):
         for name, value in vars(step).items():
-            if name.endswith("_") and isinstance(value, np.ndarray) and value.dtype.kind == "f" \
-                    and np.isinf(value).any():
+            if (
+                name.endswith("_")
+                and isinstance(value, np.ndarray)
+                and value.dtype.kind == "f"
+                and np.isinf(value).any()
+            ):
                 return True
     return False
 
@@ -222,19 +248,25 @@ def check_usable(model) -> None:
             warnings.simplefilter("ignore")
             Y = np.asarray(apply(X), dtype=np.float64)
     except ImportError as exc:
-        raise ValueError(f"the model was saved with set_output for a library that cannot be "
-                         f"imported here ({exc}); install it, or call set_output(transform="
-                         f"'default') on a model saved without it") from None
+        raise ValueError(
+            f"the model was saved with set_output for a library that cannot be "
+            f"imported here ({exc}); install it, or call set_output(transform="
+            f"'default') on a model saved without it"
+        ) from None
     except (ValueError, FloatingPointError, OverflowError, ZeroDivisionError) as exc:
-        raise ValueError(f"numerically unusable parameters: the model fails on ordinary "
-                         f"scores (|score| <= 100): {exc}") from None
+        raise ValueError(
+            f"numerically unusable parameters: the model fails on ordinary "
+            f"scores (|score| <= 100): {exc}"
+        ) from None
     bad = np.isnan(Y) | (np.isinf(Y) & (not allows_infinite(model)))
     if bad.any():
         row = int(np.flatnonzero(bad.reshape(len(X), -1).any(axis=1))[0])
         what = "NaN" if np.isnan(Y).any() else "infinite output"
-        raise ValueError(f"numerically unusable parameters: the model gives {what} for the "
-                         f"ordinary scores {_show_row(X[row])} (e.g. coefficients or means "
-                         f"near the float64 limit)")
+        raise ValueError(
+            f"numerically unusable parameters: the model gives {what} for the "
+            f"ordinary scores {_show_row(X[row])} (e.g. coefficients or means "
+            f"near the float64 limit)"
+        )
 
 
 def _with_quality(model, first):
@@ -266,9 +298,11 @@ def _show_row(x):
 
 def canonical(payload) -> bytes:
     """The canonical form of a document (sorted keys, no spaces, ASCII) that ``sha256``
-    covers."""
-    return json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True,
-                      allow_nan=False).encode("ascii")
+    covers.
+    """
+    return json.dumps(
+        payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    ).encode("ascii")
 
 
 def digest(payload) -> str:
@@ -283,8 +317,10 @@ def pretty(value, indent=0) -> str:
         return compact
     inner = "  " * (indent + 1)
     if isinstance(value, dict):
-        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {pretty(v, indent + 1)}"
-                 for k, v in value.items()]
+        items = [
+            f"{inner}{json.dumps(k, ensure_ascii=False)}: {pretty(v, indent + 1)}"
+            for k, v in value.items()
+        ]
         return "{\n" + ",\n".join(items) + "\n" + pad + "}"
     if any(isinstance(v, (dict, list)) for v in value):
         return "[\n" + ",\n".join(inner + pretty(v, indent + 1) for v in value) + "\n" + pad + "]"
@@ -329,10 +365,16 @@ def parse(data) -> dict:
         except UnicodeDecodeError as exc:
             raise ValueError(f"not UTF-8 text (byte {exc.start})") from None
     try:
-        return json.loads(text, object_pairs_hook=_unique_keys, parse_constant=_reject_constant,
-                          parse_float=_finite_float)
+        return json.loads(
+            text,
+            object_pairs_hook=_unique_keys,
+            parse_constant=_reject_constant,
+            parse_float=_finite_float,
+        )
     except json.JSONDecodeError as exc:
-        raise ValueError(f"not a valid JSON document ({exc.msg} at line {exc.lineno} column "
-                         f"{exc.colno}); a truncated or damaged file?") from None
+        raise ValueError(
+            f"not a valid JSON document ({exc.msg} at line {exc.lineno} column "
+            f"{exc.colno}); a truncated or damaged file?"
+        ) from None
     except RecursionError:
         raise ValueError("JSON nested too deeply") from None

@@ -33,7 +33,8 @@ _MAX_PARAM_DEPTH = 8  # lists nested in parameter values
 
 def _checked(where, hook, *args):
     """Run one of an estimator's own checks (its ``_check_params`` or a state hook of
-    :mod:`focal.estimators._state`); its complaint becomes a ValueError naming the place."""
+    :mod:`focal.estimators._state`); its complaint becomes a ValueError naming the place.
+    """
     try:
         return hook(*args)
     except StateError as exc:
@@ -50,7 +51,8 @@ def _checked(where, hook, *args):
 def node_out(est, classes, where, depth=0):
     """The JSON node of ``est`` (at place ``where`` of the document); ``classes`` is
     :func:`focal._registry.loadable_classes`. Raises ValueError for anything that cannot be
-    saved faithfully."""
+    saved faithfully.
+    """
     if depth > _MAX_DEPTH:
         raise ValueError(f"{where}: pipelines nested too deeply to be saved")
     name = type(est).__name__
@@ -67,7 +69,8 @@ def node_out(est, classes, where, depth=0):
 
 def node_in(value, classes, where, version, depth=0):
     """The estimator or Pipeline of the JSON node ``value`` of a document of schema
-    ``version``, every part checked; ValueError naming the place otherwise."""
+    ``version``, every part checked; ValueError naming the place otherwise.
+    """
     if depth > _MAX_DEPTH:
         raise invalid(where, "pipelines nested too deeply")
     obj = Fields(value, where)
@@ -189,7 +192,8 @@ _NODES = {"state": (_estimator_out, _estimator_in), "steps": (_pipeline_out, _pi
 def param_out(value, name, depth=0):
     """A constructor parameter as a JSON value: JSON scalars as they are, a tuple as
     ``{"tuple": [...]}``, a numeric NumPy array as ``{"ndarray": {"dtype": ..., "values":
-    [...]}}``; anything else (and non-finite numbers) is refused."""
+    [...]}}``; anything else (and non-finite numbers) is refused.
+    """
     if depth > _MAX_PARAM_DEPTH:
         raise ValueError(f"parameter {name!r} is nested too deeply to be saved")
     if isinstance(value, np.generic):

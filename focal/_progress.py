@@ -30,8 +30,9 @@ class Progress:
             try:
                 from tqdm.auto import tqdm
             except ImportError:
-                raise ValueError('progress=True needs tqdm: pip install '
-                                 '"focal-calibration[progress]"') from None
+                raise ValueError(
+                    'progress=True needs tqdm: pip install "focal-calibration[progress]"'
+                ) from None
             self.bar = tqdm(total=total, desc=what, unit="", leave=False)
         elif not (progress is False or progress is None or self.callback is not None):
             raise ValueError(f"progress must be True, False or a callable, got {progress!r}")

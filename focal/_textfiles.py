@@ -76,7 +76,7 @@ class LineFields:
     def text(self, i, k: int) -> str:
         """Field ``k`` of block line ``i``, decoded."""
         j = int(self.first[i]) + k
-        return self.data[self.starts[j]:self.ends[j]].tobytes().decode("utf-8")
+        return self.data[self.starts[j] : self.ends[j]].tobytes().decode("utf-8")
 
     def fields(self, rows, width: int):
         """The first ``width`` fields of the given block lines as io ``Fields`` (each of those

@@ -29,6 +29,7 @@ from ._cli_parser import DEFAULT_P_TARGET, build_parser
 
 def _print_json(value) -> None:
     """JSON with non-finite floats as the strings "inf", "-inf", "nan"."""
+
     def safe(v):
         if isinstance(v, dict):
             return {k: safe(x) for k, x in v.items()}
@@ -37,6 +38,7 @@ def _print_json(value) -> None:
         if isinstance(v, float) and not math.isfinite(v):
             return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
         return v
+
     print(json.dumps(safe(value), indent=2, allow_nan=False))
 
 
@@ -78,6 +80,7 @@ def _report_writer():
 
 def _formats(args):
     """(score format, key format) from --format/--columns and --key-format/--key-columns."""
+
     def one(preset, columns, option):
         if preset is not None and columns is not None:
             raise ValueError(f"give --{option}format or --{option}columns, not both")
@@ -88,9 +91,11 @@ def _formats(args):
     if getattr(args, "key", "") is None:
         from .io.formats import score_layout
 
-        if not score_layout(scores).has("label"):   # a usage error, as argparse reports one
-            build_parser().error(f"{args.command}: the following arguments are required: --key "
-                                 f"(the score files have no label column)")
+        if not score_layout(scores).has("label"):  # a usage error, as argparse reports one
+            build_parser().error(
+                f"{args.command}: the following arguments are required: --key "
+                f"(the score files have no label column)"
+            )
     return scores, key
 
 
@@ -102,15 +107,24 @@ def _cmd_train(args) -> int:
 
         args.p_target = effective_prior(*args.cost)
     score_format, key_format = _formats(args)
-    fit = train_fusion(args.scores, args.key, p_target=args.p_target, pav=args.pav,
-                       pseudo_count=args.pseudo_count, missing=args.missing,
-                       pos_label=args.pos_label, format=score_format, key_format=key_format)
+    fit = train_fusion(
+        args.scores,
+        args.key,
+        p_target=args.p_target,
+        pav=args.pav,
+        pseudo_count=args.pseudo_count,
+        missing=args.missing,
+        pos_label=args.pos_label,
+        format=score_format,
+        key_format=key_format,
+    )
     return _finish_training(fit, args)
 
 
 def _finish_training(fit, args) -> int:
     """Save the model; print the fit's summary, or with ``--json`` its numbers (stdout then
-    holds the JSON document only)."""
+    holds the JSON document only).
+    """
     if not args.json:
         print(fit, file=_summary_stream(args.output))
     _save(fit.model, args.output, _signing_key(args), quiet=args.json)
@@ -122,15 +136,21 @@ def _finish_training(fit, args) -> int:
 def _dask_reports(args, p_targets):
     """``evaluate --dask``: :func:`focal.dask.evaluate_files` on a local or remote cluster."""
     if args.plot is not None:
-        raise ValueError("--plot is not available with --dask: the figures need the scores in "
-                         "memory")
+        raise ValueError(
+            "--plot is not available with --dask: the figures need the scores in memory"
+        )
     try:
         from .dask import evaluate_files
     except ImportError as exc:
         raise ValueError(str(exc)) from None
-    return evaluate_files(args.scores, args.key, p_targets, missing=args.missing,
-                          pos_label=args.pos_label,
-                          address=None if args.dask == "local" else args.dask)
+    return evaluate_files(
+        args.scores,
+        args.key,
+        p_targets,
+        missing=args.missing,
+        pos_label=args.pos_label,
+        address=None if args.dask == "local" else args.dask,
+    )
 
 
 def _cmd_evaluate(args) -> int:
@@ -141,18 +161,29 @@ def _cmd_evaluate(args) -> int:
     score_format, key_format = _formats(args)
     if args.dask is not None:
         if score_format is not None or key_format is not None:
-            raise ValueError("--format / --columns are not available with --dask (BOSARIS "
-                             "files only)")
+            raise ValueError(
+                "--format / --columns are not available with --dask (BOSARIS files only)"
+            )
         systems, reports = None, _dask_reports(args, p_targets)
     else:
-        systems, ids = _extras.read_binary_systems(args.scores, args.key, args.missing,
-                                                   pos_label=args.pos_label,
-                                                   format=score_format, key_format=key_format)
+        systems, ids = _extras.read_binary_systems(
+            args.scores,
+            args.key,
+            args.missing,
+            pos_label=args.pos_label,
+            format=score_format,
+            key_format=key_format,
+        )
         reports = _extras.evaluate_reports(systems, ids, p_targets, args)
     _print_reports(reports, args.json)
     if write_report is not None:
-        page = write_report(short_names(systems), args.plot, operating_points=p_targets,
-                            size=args.plot_size, formats=args.plot_format)
+        page = write_report(
+            short_names(systems),
+            args.plot,
+            operating_points=p_targets,
+            size=args.plot_size,
+            formats=args.plot_format,
+        )
         print(f"report: {page}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
@@ -160,8 +191,14 @@ def _cmd_evaluate(args) -> int:
 def _cmd_train_multiclass(args) -> int:
     from .io import train_multiclass_fusion
 
-    fit = train_multiclass_fusion(args.scores, args.key, mode=args.mode, prior=args.prior,
-                                  missing=args.missing, other=args.other)
+    fit = train_multiclass_fusion(
+        args.scores,
+        args.key,
+        mode=args.mode,
+        prior=args.prior,
+        missing=args.missing,
+        other=args.other,
+    )
     return _finish_training(fit, args)
 
 
@@ -169,8 +206,9 @@ def _cmd_evaluate_multiclass(args) -> int:
     from .io import evaluate_multiclass
 
     write_page = _extras.multiclass_page_writer(args)  # before any work
-    reports = evaluate_multiclass(args.scores, args.key, args.condition, missing=args.missing,
-                                  other=args.other)
+    reports = evaluate_multiclass(
+        args.scores, args.key, args.condition, missing=args.missing, other=args.other
+    )
     _print_reports(reports, args.json)
     if write_page is not None:
         print(f"report: {write_page(reports)}", file=sys.stderr if args.json else sys.stdout)
@@ -182,25 +220,36 @@ def _apply_quality(model, args) -> int:
     from .io.quality import apply_quality_model, quality_step
 
     if not (args.quality or args.trial_quality):
-        raise ValueError(f"{args.model}: the model uses quality measures "
-                         f"({', '.join(quality_step(model).measures_)}): give --quality FILE "
-                         "or --trial-quality SIDE_NAME=FILE")
+        raise ValueError(
+            f"{args.model}: the model uses quality measures "
+            f"({', '.join(quality_step(model).measures_)}): give --quality FILE "
+            "or --trial-quality SIDE_NAME=FILE"
+        )
     per_trial = dict(item.partition("=")[::2] for item in args.trial_quality or ())
-    n, n_backoff = apply_quality_model(model, args.scores, args.output, args.quality or (),
-                                       per_trial, on_mismatch="align" if args.align else "error",
-                                       missing=args.missing, chunk_size=args.chunk_size)
+    n, n_backoff = apply_quality_model(
+        model,
+        args.scores,
+        args.output,
+        args.quality or (),
+        per_trial,
+        on_mismatch="align" if args.align else "error",
+        missing=args.missing,
+        chunk_size=args.chunk_size,
+    )
     if args.json:
         _print_json({"output": str(args.output), "n_trials": n, "n_backoff": n_backoff})
     else:
-        print(f"{args.output}: {n:,} trials ({n_backoff:,} without quality: affine back-off)",
-              file=_summary_stream(args.output))
+        print(
+            f"{args.output}: {n:,} trials ({n_backoff:,} without quality: affine back-off)",
+            file=_summary_stream(args.output),
+        )
     return 0
 
 
 def _cmd_apply(args) -> int:
     from .io.apply import apply_model
     from .io.quality import quality_step
-    from .runtime import load   # NumPy alone: no scikit-learn or SciPy to apply a model
+    from .runtime import load  # NumPy alone: no scikit-learn or SciPy to apply a model
     from .schema import input_schema
 
     model = load(args.model, key=_signing_key(args))
@@ -209,9 +258,16 @@ def _cmd_apply(args) -> int:
     schema = input_schema(model)
     for note in schema.notes:
         print(f"focal: note: {args.model}: {note}", file=sys.stderr)
-    n = apply_model(model, args.scores, args.output, align=args.align, missing=args.missing,
-                    condition=args.condition, chunk_size=args.chunk_size,
-                    format=_formats(args)[0])
+    n = apply_model(
+        model,
+        args.scores,
+        args.output,
+        align=args.align,
+        missing=args.missing,
+        condition=args.condition,
+        chunk_size=args.chunk_size,
+        format=_formats(args)[0],
+    )
     unit = "segments" if schema.kind == "multiclass" else "trials"
     if args.json:
         _print_json({"output": str(args.output), f"n_{unit}": n})
@@ -225,17 +281,25 @@ def _cmd_sws(args) -> int:
 
     pages = _extras.plot_pages() if args.plot is not None else None  # before any work
     report = evaluate_term_detection(
-        args.system, args.reference, args.audio, args.queries,
-        operating_point=args.cost or args.operating_point, tolerance=args.tolerance,
-        n_tps=args.n_tps, threshold="bayes" if args.bayes_threshold else args.threshold,
-        prefer=args.prefer, cnxe_queries=args.cnxe_queries)
+        args.system,
+        args.reference,
+        args.audio,
+        args.queries,
+        operating_point=args.cost or args.operating_point,
+        tolerance=args.tolerance,
+        n_tps=args.n_tps,
+        threshold="bayes" if args.bayes_threshold else args.threshold,
+        prefer=args.prefer,
+        cnxe_queries=args.cnxe_queries,
+    )
     if args.json:
         _print_json(report.to_dict(per_query=args.per_query))
     else:
         print(report.to_text(per_query=args.per_query))
     if pages is not None:
-        page = pages.write_std_report(report, args.plot, text=report.to_text(),
-                                      size=args.plot_size, formats=args.plot_format)
+        page = pages.write_std_report(
+            report, args.plot, text=report.to_text(), size=args.plot_size, formats=args.plot_format
+        )
         print(f"report: {page}", file=sys.stderr if args.json else sys.stdout)
     return 0
 
@@ -270,10 +334,16 @@ def _check_output(args) -> None:
         check_output(args.output, inputs + list(getattr(args, "scores", None) or ()))
 
 
-_COMMANDS = {"train": _cmd_train, "apply": _cmd_apply, "evaluate": _cmd_evaluate,
-             "train-multiclass": _cmd_train_multiclass,
-             "evaluate-multiclass": _cmd_evaluate_multiclass, "sws": _cmd_sws, "demo": _cmd_demo,
-             "normalize": _extras.cmd_normalize}
+_COMMANDS = {
+    "train": _cmd_train,
+    "apply": _cmd_apply,
+    "evaluate": _cmd_evaluate,
+    "train-multiclass": _cmd_train_multiclass,
+    "evaluate-multiclass": _cmd_evaluate_multiclass,
+    "sws": _cmd_sws,
+    "demo": _cmd_demo,
+    "normalize": _extras.cmd_normalize,
+}
 
 __all__ = ["main", "build_parser"]
 
@@ -293,8 +363,7 @@ def _message(exc) -> str:
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
     """A warning (e.g. a fit held by its penalty) as one ``focal: warning:`` line."""
-    print(f"focal: warning: {category.__name__}: {' '.join(str(message).split())}",
-          file=sys.stderr)
+    print(f"focal: warning: {category.__name__}: {' '.join(str(message).split())}", file=sys.stderr)
 
 
 def main(argv=None) -> int:

@@ -59,40 +59,46 @@ def run_demo(data=None, out=None, p_target=0.01, reports=None) -> int:
 
     folder = pathlib.Path(data or _default_samples()) / "speaker_detection"
     if not folder.is_dir():
-        raise ValueError(f"{folder}: sample data not found (run from a focal checkout, or pass "
-                         f"--data)")
+        raise ValueError(
+            f"{folder}: sample data not found (run from a focal checkout, or pass --data)"
+        )
     dev = sorted(folder.glob("dev_sys*.scores"))
     evals = sorted(folder.glob("eval_sys*.scores"))
     if not dev or len(dev) != len(evals):
-        raise ValueError(f"{folder}: expected dev_sys*.scores and eval_sys*.scores files, one "
-                         f"of each per system")
-    out = pathlib.Path(out) if out else pathlib.Path(
-        tempfile.mkdtemp(prefix="focal-demo-"))
+        raise ValueError(
+            f"{folder}: expected dev_sys*.scores and eval_sys*.scores files, one of each per system"
+        )
+    out = pathlib.Path(out) if out else pathlib.Path(tempfile.mkdtemp(prefix="focal-demo-"))
     out.mkdir(parents=True, exist_ok=True)
     folder, out = pathlib.Path(_shown(folder)), pathlib.Path(_shown(out))
     dev = [folder / f.name for f in dev]
     evals = [folder / f.name for f in evals]
     p = p_target
     model_path, fused_path = out / "fuser.json", out / "eval_fused.scores"
-    print(f"focal {__version__} demo: fusion and calibration of {len(dev)} speaker-detection "
-          f"systems\n  data:    {folder}\n  outputs: {out}\n\nThe same with the command line:\n"
-          f"  focal train --scores {' '.join(map(str, dev))} --key {folder / 'dev.key'}"
-          f" --p-target {p:g} -o {model_path}\n"
-          f"  focal apply {model_path} {' '.join(map(str, evals))} --align -o {fused_path}\n"
-          f"  focal evaluate {' '.join(map(str, evals))} {fused_path} --key "
-          f"{folder / 'eval.key'} --p-target {p:g}\n")
+    print(
+        f"focal {__version__} demo: fusion and calibration of {len(dev)} speaker-detection "
+        f"systems\n  data:    {folder}\n  outputs: {out}\n\nThe same with the command line:\n"
+        f"  focal train --scores {' '.join(map(str, dev))} --key {folder / 'dev.key'}"
+        f" --p-target {p:g} -o {model_path}\n"
+        f"  focal apply {model_path} {' '.join(map(str, evals))} --align -o {fused_path}\n"
+        f"  focal evaluate {' '.join(map(str, evals))} {fused_path} --key "
+        f"{folder / 'eval.key'} --p-target {p:g}\n"
+    )
     fit = train_fusion(dev, folder / "dev.key", p_target=p)
     model = fit.model
-    print(f"1. trained on {fit.n_trials:,} dev trials at p_target = {p:g}:\n   "
-          f"{fusion_formula(model, [_name(f) for f in dev])}")
+    print(
+        f"1. trained on {fit.n_trials:,} dev trials at p_target = {p:g}:\n   "
+        f"{fusion_formula(model, [_name(f) for f in dev])}"
+    )
     save(model, model_path)
     print(f"saved to {model_path}")
     # the files list the trials in different orders: align
     n = apply_model(load(model_path), evals, fused_path, align=True)
     print(f"\n2. applied to {n:,} eval trials: {fused_path}\n")
     print("3. calibration analysis of the eval set (raw scores read as LLRs, and the fusion)\n")
-    systems, evaluated = evaluate_binary([str(f) for f in evals] + [str(fused_path)],
-                                         folder / "eval.key", [p])
+    systems, evaluated = evaluate_binary(
+        [str(f) for f in evals] + [str(fused_path)], folder / "eval.key", [p]
+    )
     if reports is not None:
         reports.extend(evaluated)
     for report in evaluated:
@@ -105,7 +111,11 @@ def run_demo(data=None, out=None, p_target=0.01, reports=None) -> int:
     except ImportError as exc:
         print(f"plots: not written: {exc}")
         return 0
-    page = write_report(short_names(systems), out / "plots", operating_points=[p],
-                        title="focal demo: speaker-detection fusion")
+    page = write_report(
+        short_names(systems),
+        out / "plots",
+        operating_points=[p],
+        title="focal demo: speaker-detection fusion",
+    )
     print(f"plots: {page} (DET, normalized Bayes error, APE, ECE and Tippett figures)")
     return 0

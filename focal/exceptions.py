@@ -83,15 +83,23 @@ def _file_access_type(base: type) -> type:
     """``base`` (an OSError subclass) that is also a ValueError, printed ``path: reason``."""
     cls = _FILE_ACCESS_TYPES.get(base)
     if cls is None:
+
         def __str__(self):
             return f"{self.filename}: {self.strerror}"
 
         def __reduce__(self):
             return _rebuild_file_access_error, (base, self.errno, self.strerror, self.filename)
 
-        cls = type(base.__name__, (base, ValueError),
-                   {"__str__": __str__, "__reduce__": __reduce__, "__module__": __name__,
-                    "__doc__": f"{base.__name__} naming the file; also a ValueError."})
+        cls = type(
+            base.__name__,
+            (base, ValueError),
+            {
+                "__str__": __str__,
+                "__reduce__": __reduce__,
+                "__module__": __name__,
+                "__doc__": f"{base.__name__} naming the file; also a ValueError.",
+            },
+        )
         _FILE_ACCESS_TYPES[base] = cls
     return cls
 

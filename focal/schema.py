@@ -25,8 +25,15 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["InputSchema", "input_schema", "set_input_schema", "system_names", "model_kind",
-           "model_steps", "FORMATS"]
+__all__ = [
+    "InputSchema",
+    "input_schema",
+    "set_input_schema",
+    "system_names",
+    "model_kind",
+    "model_steps",
+    "FORMATS",
+]
 
 #: Score-file formats: BOSARIS ``model test score`` lines, Albayzin 2012 system outputs and the
 #: generic multiclass format with a header of class names.
@@ -68,10 +75,15 @@ class InputSchema:
 
     def to_dict(self) -> dict:
         """Plain-Python values for JSON."""
-        return {"kind": self.kind, "n_systems": self.n_systems,
-                "systems": None if self.systems is None else list(self.systems),
-                "classes": None if self.classes is None else list(self.classes),
-                "format": self.format, "task": self.task, "condition": self.condition}
+        return {
+            "kind": self.kind,
+            "n_systems": self.n_systems,
+            "systems": None if self.systems is None else list(self.systems),
+            "classes": None if self.classes is None else list(self.classes),
+            "format": self.format,
+            "task": self.task,
+            "condition": self.condition,
+        }
 
 
 def model_steps(model):
@@ -88,14 +100,18 @@ def model_steps(model):
 
 def model_kind(model) -> str:
     """``"multiclass"`` when the model's last step outputs class log-likelihoods, else
-    ``"binary"``."""
+    ``"binary"``.
+    """
     kind = getattr(model_steps(model)[-1], "output_kind", None)
-    if kind in KINDS:   # a model of focal.runtime says what it gives
+    if kind in KINDS:  # a model of focal.runtime says what it gives
         return kind
     from .estimators import GaussianBackend, MulticlassFusion
 
-    return "multiclass" if isinstance(model_steps(model)[-1], (MulticlassFusion, GaussianBackend)) \
+    return (
+        "multiclass"
+        if isinstance(model_steps(model)[-1], (MulticlassFusion, GaussianBackend))
         else "binary"
+    )
 
 
 def _derived(model) -> InputSchema:
@@ -138,8 +154,9 @@ def input_schema(model) -> InputSchema:
     schema = getattr(model, "input_schema_", None)
     derived = _derived(model)
     if isinstance(schema, InputSchema) and all(
-            getattr(derived, name) in (None, getattr(schema, name))
-            for name in ("kind", "n_systems", "systems", "classes")):
+        getattr(derived, name) in (None, getattr(schema, name))
+        for name in ("kind", "n_systems", "systems", "classes")
+    ):
         return schema
     return derived
 
@@ -163,12 +180,11 @@ def system_names(paths) -> tuple:
             words = [w[:-1] for w in words]
         names = tuple("_".join(w) for w in words)
         if len(set(names)) == len(names):
-            return names   # the file names tell the systems apart, else their folders do
+            return names  # the file names tell the systems apart, else their folders do
     return tuple(str(p) for p in paths)
 
 
-def set_input_schema(model, *, systems=None, classes=None, format=None, task=None,
-                     condition=None):
+def set_input_schema(model, *, systems=None, classes=None, format=None, task=None, condition=None):
     """Attach an input schema to a fitted model (``model.input_schema_``) and write the system
     names into the first step's ``feature_names_in_`` (``"system:class"`` for multiclass).
 
@@ -201,24 +217,33 @@ def set_input_schema(model, *, systems=None, classes=None, format=None, task=Non
     if classes is not None:
         classes = tuple(str(c) for c in classes)
         if derived.classes is not None and derived.classes != classes:
-            raise ValueError(f"the model's classes {', '.join(derived.classes)} differ from "
-                             f"{', '.join(classes)}")
+            raise ValueError(
+                f"the model's classes {', '.join(derived.classes)} differ from {', '.join(classes)}"
+            )
         last = model_steps(model)[-1]
         if derived.kind == "multiclass" and len(classes) != int(last.n_classes_):
-            raise ValueError(f"{len(classes)} class names for a model of {last.n_classes_} "
-                             "classes")
+            raise ValueError(f"{len(classes)} class names for a model of {last.n_classes_} classes")
     classes = classes or derived.classes
     if systems is not None:
         systems = tuple(str(s) for s in systems)
         if len(systems) != derived.n_systems:
-            raise ValueError(f"{len(systems)} system names for a model of {derived.n_systems} "
-                             "system(s)")
+            raise ValueError(
+                f"{len(systems)} system names for a model of {derived.n_systems} system(s)"
+            )
         first = model_steps(model)[0]
         if derived.kind == "binary":
             first.feature_names_in_ = np.asarray(systems, dtype=object)
         elif classes is not None and first is model_steps(model)[-1]:
-            first.feature_names_in_ = np.asarray([f"{s}:{c}" for s in systems for c in classes],
-                                                 dtype=object)
-    model.input_schema_ = InputSchema(derived.kind, derived.n_systems, systems or derived.systems,
-                                      classes, format, task, condition)
+            first.feature_names_in_ = np.asarray(
+                [f"{s}:{c}" for s in systems for c in classes], dtype=object
+            )
+    model.input_schema_ = InputSchema(
+        derived.kind,
+        derived.n_systems,
+        systems or derived.systems,
+        classes,
+        format,
+        task,
+        condition,
+    )
     return model

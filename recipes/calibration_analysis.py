@@ -36,14 +36,17 @@ def analyse(path, key, priors):
     print("  prior log-odds   normalized actual   normalized minimum   false alarms at min")
     for i, hi in enumerate(h):
         dr30 = "  < 30 (DR30)" if rates.min_n_false_alarms[i] < 30 else ""
-        print(f"  {hi:14.1f}   {rates.actual_normalized[i]:17.3f}   "
-              f"{rates.minimum_normalized[i]:18.3f}   {rates.min_n_false_alarms[i]:9d}{dr30}")
+        print(
+            f"  {hi:14.1f}   {rates.actual_normalized[i]:17.3f}   "
+            f"{rates.minimum_normalized[i]:18.3f}   {rates.min_n_false_alarms[i]:9d}{dr30}"
+        )
     print()
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("scores", nargs="*", help="score files (default: the sample eval systems)")
     parser.add_argument("--key", help="key file (default: the sample eval key)")
     parser.add_argument("--p-target", nargs="+", type=float, default=[0.01, 0.001])

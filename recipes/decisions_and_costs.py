@@ -69,7 +69,7 @@ from focal.metrics import (  # noqa: E402
     truncated_cllr,
 )
 
-try:                                   # the figure needs the optional matplotlib
+try:  # the figure needs the optional matplotlib
     from matplotlib.figure import Figure
 
     from focal import plots
@@ -97,52 +97,67 @@ def speaker_part():
 
     print("Speaker detection: fused LLRs of 3 systems (eval)")
     print("\n1. Refer option at P_target = 0.01, C_miss = 10, C_fa = 1")
-    print(f"  {'C_refer':>8}{'risk':>9}{'default':>9}{'normalized':>12}{'referred':>10}"
-          f"{'monotone min':>14}")
+    print(
+        f"  {'C_refer':>8}{'risk':>9}{'default':>9}{'normalized':>12}{'referred':>10}"
+        f"{'monotone min':>14}"
+    )
     for c_refer in (None, 0.08, 0.05, 0.02):
         C = detection_cost_matrix(10.0, 1.0, c_refer=c_refer)
         a = bayes_risk_analysis(llr, y_eval, 0.01, C, normalize=False)
         referred = np.mean(bayes_decisions(llr, 0.01, C) == 2) if c_refer is not None else 0.0
         name = "none" if c_refer is None else f"{c_refer:g}"
-        print(f"  {name:>8}{a.actual:9.4f}{a.default:9.4f}{a.actual / a.default:12.4f}"
-              f"{referred:10.2%}{a.minimum:14.4f}")
-    print("  (risk and minimum in cost units per trial; the default is the best decision without"
-          " scores:\n   reject all, or refer all when that is cheaper)")
+        print(
+            f"  {name:>8}{a.actual:9.4f}{a.default:9.4f}{a.actual / a.default:12.4f}"
+            f"{referred:10.2%}{a.minimum:14.4f}"
+        )
+    print(
+        "  (risk and minimum in cost units per trial; the default is the best decision without"
+        " scores:\n   reject all, or refer all when that is cheaper)"
+    )
 
     print("\n2. SRE'12 primary cost: mean normalized DCF at P_target 0.01 and 0.001")
     C = detection_cost_matrix()
     sre12 = combine_applications([(0.01, C), (0.001, C)], [0.5 / 0.01, 0.5 / 0.001])
     a = bayes_risk_analysis(llr, y_eval, sre12.prior, sre12.cost, normalize=False)
     mean = 0.5 * (dcf(tar, non, 0.01) + dcf(tar, non, 0.001))
-    print(f"  one compound application ({len(sre12.cost)} decisions): {a.actual:.4f}   "
-          f"mean of the two DCFs: {mean:.4f}   monotone minimum: {a.minimum:.4f}")
+    print(
+        f"  one compound application ({len(sre12.cost)} decisions): {a.actual:.4f}   "
+        f"mean of the two DCFs: {mean:.4f}   monotone minimum: {a.minimum:.4f}"
+    )
 
     print("\n3. Cllr family (bits per bit; 1 = uninformative)")
     low_fa = (logit(0.001), logit(0.05))
-    print(f"  Cllr {cllr(tar, non):.4f}   prior-shifted at 0.01 {cllr(tar, non, 0.01):.4f}   "
-          f"truncated on prior log-odds [{low_fa[0]:.2f}, {low_fa[1]:.2f}] "
-          f"{truncated_cllr(tar, non, low_fa):.4f} (PAV minimum "
-          f"{min_truncated_cllr(tar, non, low_fa):.4f})")
+    print(
+        f"  Cllr {cllr(tar, non):.4f}   prior-shifted at 0.01 {cllr(tar, non, 0.01):.4f}   "
+        f"truncated on prior log-odds [{low_fa[0]:.2f}, {low_fa[1]:.2f}] "
+        f"{truncated_cllr(tar, non, low_fa):.4f} (PAV minimum "
+        f"{min_truncated_cllr(tar, non, low_fa):.4f})"
+    )
 
 
 def language_part(out_dir):
     key = read_multiclass_key(LANGUAGES / "eval.key")
-    systems = {f"sys{k}": read_albayzin_scores(LANGUAGES / f"eval_sys{k}_closed.txt")
-               for k in (1, 2, 3)}
+    systems = {
+        f"sys{k}": read_albayzin_scores(LANGUAGES / f"eval_sys{k}_closed.txt") for k in (1, 2, 3)
+    }
     prior = np.array([0.3, 0.3, 0.1, 0.1, 0.1, 0.1])
     print("\nLanguage recognition: closed set, eval (6 targets)")
     print("\n4. Other proper scoring rules")
-    print(f"  {'system':<8}{'Brier':>8}{'min':>8}{'alpha':>8}{'C_eta':>8}{'min':>8}{'E_lre':>8}"
-          f"{'E_lre(pi)':>11}")
+    print(
+        f"  {'system':<8}{'Brier':>8}{'min':>8}{'alpha':>8}{'C_eta':>8}{'min':>8}{'E_lre':>8}"
+        f"{'E_lre(pi)':>11}"
+    )
     sweeps = {}
     for name, system in systems.items():
         X, y, _, _ = align_multiclass(key, system, other="oos")
-        keep = y < 6                                       # closed set: targets only
+        keep = y < 6  # closed set: targets only
         L, y = X[keep, :6], y[keep]
         b = brier_analysis(L, y)
         c = eta_risk_analysis(L, y)
-        print(f"  {name:<8}{b.actual:8.4f}{b.minimum:8.4f}{b.alpha:8.3f}{c.actual:8.4f}"
-              f"{c.minimum:8.4f}{e_lre(L, y):8.4f}{e_lre(L, y, prior):11.4f}")
+        print(
+            f"  {name:<8}{b.actual:8.4f}{b.minimum:8.4f}{b.alpha:8.3f}{c.actual:8.4f}"
+            f"{c.minimum:8.4f}{e_lre(L, y):8.4f}{e_lre(L, y, prior):11.4f}"
+        )
         sweeps[name] = cavg_sweep(L, y)
     print(f"  (E_lre(pi): prior {prior.tolist()}; E_lre at the flat prior is CAVG)")
 
@@ -150,8 +165,10 @@ def language_part(out_dir):
     X, y, _, _ = align_multiclass(key, systems["sys1"], other="oos")
     for label, nonneg in (("plan, alpha free", False), ("thesis, alpha >= 0", True)):
         m = albayzin_measures(-X, y, nonnegative_alpha=nonneg)
-        print(f"  {label:<20} C_min {m.c_min:.4f}  F_dis {m.f_dis:.4f}  F_cal {m.f_cal:.1f}  "
-              f"alpha {m.alpha:.3f}")
+        print(
+            f"  {label:<20} C_min {m.c_min:.4f}  F_dis {m.f_dis:.4f}  F_cal {m.f_cal:.1f}  "
+            f"alpha {m.alpha:.3f}"
+        )
 
     if plots is None:
         print("\n" + NO_FIGURES)
@@ -167,8 +184,9 @@ def language_part(out_dir):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--out", help="folder for the figure (default: a new temporary folder)")
     args = parser.parse_args(argv)
     speaker_part()

@@ -62,7 +62,7 @@ from focal.metrics import (  # noqa: E402
     subset_analysis,
 )
 
-try:                                   # figures need the optional matplotlib
+try:  # figures need the optional matplotlib
     from matplotlib.figure import Figure
 
     from focal import plots
@@ -87,14 +87,15 @@ def align(key, system):
     """Log-likelihoods and labels of the key's segments; languages outside an Albayzin task's
     targets count as out-of-set (plan sec. 2).
     """
-    X, y, _, classes = align_multiclass(key, system,
-                                        other="oos" if system.task is not None else "error")
+    X, y, _, classes = align_multiclass(
+        key, system, other="oos" if system.task is not None else "error"
+    )
     return X, y, classes
 
 
 def closed_set(llh, labels, classes, system):
     """The closed-set problem: Albayzin's out-of-set column and trials left out (plan 4.1.1)."""
-    if system.task is None:                       # generic file: every class is a target
+    if system.task is None:  # generic file: every class is a target
         return llh, labels, list(classes)
     keep = labels < llh.shape[1] - 1
     return llh[keep][:, :-1], labels[keep], list(classes[:-1])
@@ -107,15 +108,22 @@ def albayzin_row(name, llh, labels, system):
     else:
         m = albayzin_measures(llh, labels, open_set=system.condition == "Open")
         condition = system.condition.lower()
-    return (f"  {name:<26}{condition:<8}{m.c_mce:8.4f}{m.c_def:8.4f}{m.c_min:8.4f}"
-            f"{100 * m.f_act:9.2f}{100 * m.f_dis:9.2f}{100 * m.f_cal:9.2f}{m.alpha:8.3f}")
+    return (
+        f"  {name:<26}{condition:<8}{m.c_mce:8.4f}{m.c_def:8.4f}{m.c_min:8.4f}"
+        f"{100 * m.f_act:9.2f}{100 * m.f_dis:9.2f}{100 * m.f_cal:9.2f}{m.alpha:8.3f}"
+    )
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("scores", nargs="*", metavar="FILE",
-                        help="score files (default: the sample eval files); the first is analysed")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "scores",
+        nargs="*",
+        metavar="FILE",
+        help="score files (default: the sample eval files); the first is analysed",
+    )
     parser.add_argument("--key", help="key of the score files (default: the sample eval key)")
     parser.add_argument("--dev", help="development score file of the first system (optional)")
     parser.add_argument("--dev-key", help="development key")
@@ -127,9 +135,15 @@ def main(argv=None):
         parser.error("give the --key of the score files")
 
     sample = not args.scores
-    files = args.scores or ([SAMPLES / "eval_sys2_closed.txt"]
-                            + [SAMPLES / f"eval_sys{k}_{c}.txt" for k in (1, 2, 3)
-                               for c in ("closed", "open") if (k, c) != (2, "closed")])
+    files = args.scores or (
+        [SAMPLES / "eval_sys2_closed.txt"]
+        + [
+            SAMPLES / f"eval_sys{k}_{c}.txt"
+            for k in (1, 2, 3)
+            for c in ("closed", "open")
+            if (k, c) != (2, "closed")
+        ]
+    )
     key = read_multiclass_key(args.key or SAMPLES / "eval.key")
     systems = [read_system(f) for f in files]
 
@@ -140,13 +154,17 @@ def main(argv=None):
     ref = math.log2(N)
     alpha, gamma, c_min = affine_calibration(L, y)
     R = alpha * L + gamma
-    print(f"{pathlib.Path(files[0]).name}: {L.shape[0]} segments, {N} languages "
-          f"({', '.join(names)})\n")
+    print(
+        f"{pathlib.Path(files[0]).name}: {L.shape[0]} segments, {N} languages "
+        f"({', '.join(names)})\n"
+    )
     print("Calibration analysis (Brümmer & van Leeuwen 2006, sec. 4.1 and 5.1)")
     before, after = multiclass_cllr(L, y), multiclass_cllr(R, y)
     print(f"  Cllr as given          {before:.4f} bits = {before / ref:.3f} log2 {N}")
-    print(f"  Cllr after alpha l + gamma (optimized on these data): {after:.4f} bits = "
-          f"{after / ref:.3f} log2 {N}; alpha = {alpha:.3f}")
+    print(
+        f"  Cllr after alpha l + gamma (optimized on these data): {after:.4f} bits = "
+        f"{after / ref:.3f} log2 {N}; alpha = {alpha:.3f}"
+    )
     print(f"  calibration loss       {before - after:.4f} bits")
     print(f"  CAVG                   {100 * cavg(L, y):.2f} % -> {100 * cavg(R, y):.2f} %")
     dev_file = args.dev or (SAMPLES / "dev_sys2_closed.txt" if sample else None)
@@ -159,24 +177,32 @@ def main(argv=None):
         Ld, yd, _ = closed_set(Xd, yd, classes, dev_system)
         cal = MulticlassFusion(mode="calibration").fit(Ld, yd)
         trained = multiclass_cllr(cal.transform(L), y)
-        print(f"  Cllr after the calibration trained on {pathlib.Path(dev_file).name}: "
-              f"{trained:.4f} bits (alpha = {cal.coef_[0]:.3f})")
+        print(
+            f"  Cllr after the calibration trained on {pathlib.Path(dev_file).name}: "
+            f"{trained:.4f} bits (alpha = {cal.coef_[0]:.3f})"
+        )
 
     pairs_before, pairs_after = pairwise_analysis(L, y), pairwise_analysis(R, y)
     print("\nPairwise analysis (sec. 4.2): Cllr before -> after, minCllr (bits)")
     for k, (i, j) in enumerate(pairs_before.pairs):
-        print(f"  {names[i]:>12} / {names[j]:<12}{pairs_before.cllr[k]:8.4f} ->"
-              f"{pairs_after.cllr[k]:8.4f}{pairs_before.min_cllr[k]:10.4f}")
+        print(
+            f"  {names[i]:>12} / {names[j]:<12}{pairs_before.cllr[k]:8.4f} ->"
+            f"{pairs_after.cllr[k]:8.4f}{pairs_before.min_cllr[k]:10.4f}"
+        )
     det_before, det_after = detection_analysis(L, y), detection_analysis(R, y)
     print("\nDetection analysis (sec. 4.3): Cllr before -> after, minCllr before / after (bits)")
     for t in range(N):
-        print(f"  {names[t]:<12}{det_before.cllr[t]:8.4f} ->{det_after.cllr[t]:8.4f}"
-              f"{det_before.min_cllr[t]:10.4f} /{det_after.min_cllr[t]:7.4f}")
+        print(
+            f"  {names[t]:<12}{det_before.cllr[t]:8.4f} ->{det_after.cllr[t]:8.4f}"
+            f"{det_before.min_cllr[t]:10.4f} /{det_after.min_cllr[t]:7.4f}"
+        )
 
     # -- the Albayzin table of every file ------------------------------------------------------
     print("\nAlbayzin 2012 measures (plan sec. 4): C in nats, F in %")
-    print(f"  {'file':<26}{'set':<8}{'C_mce':>8}{'C_def':>8}{'C_min':>8}{'F_act':>9}"
-          f"{'F_dis':>9}{'F_cal':>9}{'alpha':>8}")
+    print(
+        f"  {'file':<26}{'set':<8}{'C_mce':>8}{'C_def':>8}{'C_min':>8}{'F_act':>9}"
+        f"{'F_dis':>9}{'F_cal':>9}{'alpha':>8}"
+    )
     for path, system in zip(files, systems):
         Xs, ys, _ = align(key, system)
         print(albayzin_row(pathlib.Path(path).name, Xs, ys, system))
@@ -208,5 +234,5 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except ValueError as exc:              # a bad file or value: one line, no traceback
+    except ValueError as exc:  # a bad file or value: one line, no traceback
         sys.exit(f"language_calibration: error: {exc}")

@@ -42,7 +42,7 @@ from focal.io import align_trials, read_key, read_scores  # noqa: E402
 from focal.io.quality import read_quality, trial_quality  # noqa: E402
 from focal.metrics import calibration_report, cllr, dcf, from_labels, min_dcf  # noqa: E402
 
-try:                                   # figures need the optional matplotlib
+try:  # figures need the optional matplotlib
     from matplotlib.figure import Figure
 
     from focal import plots
@@ -78,18 +78,28 @@ def known_drift(p, n=100_000, truth=(-0.1, 0.45, 1.5, -0.8)):
     """
     rng = np.random.default_rng(2010)
     s, y, dur = _simulate(rng, n, truth)
-    qf = QualityFusion(form="scale", measures=["duration"], quality_transform="log",
-                       p_target=0.5).fit(s, y, quality=dur)
+    qf = QualityFusion(
+        form="scale", measures=["duration"], quality_transform="log", p_target=0.5
+    ).fit(s, y, quality=dur)
     lin = LogisticFusion(p_target=0.5).fit(s, y)
     # the prior-weighted optimum moves the offset by logit(1/2) - logit(proportion of targets)
     shift = -np.log(y.mean() / (1 - y.mean()))
     got = (qf.coef_[0], qf.scale_coef_[0, 0], qf.intercept_ - shift, qf.quality_coef_[0])
-    print(f"\nSimulation ({n:,} trials): LLR = (a0 + a1 L) s + b0 + b1 L, L = log of the shorter "
-          "side's duration (s)")
-    print("  " + "  ".join(f"{name} true {t:+.3f} fitted {g:+.3f}" for name, t, g in
-                           zip(("a0", "a1", "b0", "b1"), truth, got)))
-    print(f"  (and {qf.scale_coef_[0, 1]:+.3f}, {qf.quality_coef_[1]:+.3f} on the longer side's "
-          "log duration, truly 0)")
+    print(
+        f"\nSimulation ({n:,} trials): LLR = (a0 + a1 L) s + b0 + b1 L, L = log of the shorter "
+        "side's duration (s)"
+    )
+    print(
+        "  "
+        + "  ".join(
+            f"{name} true {t:+.3f} fitted {g:+.3f}"
+            for name, t, g in zip(("a0", "a1", "b0", "b1"), truth, got)
+        )
+    )
+    print(
+        f"  (and {qf.scale_coef_[0, 1]:+.3f}, {qf.quality_coef_[1]:+.3f} on the longer side's "
+        "log duration, truly 0)"
+    )
     s2, y2, dur2 = _simulate(rng, n, truth)
     c_lin = cllr(*from_labels(lin.decision_function(s2), y2))
     c_q = cllr(*from_labels(qf.decision_function(s2, quality=dur2), y2))
@@ -97,16 +107,21 @@ def known_drift(p, n=100_000, truth=(-0.1, 0.45, 1.5, -0.8)):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--dev", nargs="+", help="development score files, one per system")
     parser.add_argument("--dev-key", help="development key")
     parser.add_argument("--dev-quality", help="development durations (segment duration)")
     parser.add_argument("--eval", nargs="+", help="evaluation score files, same systems")
     parser.add_argument("--eval-key", help="evaluation key")
     parser.add_argument("--eval-quality", help="evaluation durations")
-    parser.add_argument("--p-target", type=float, default=0.01,
-                        help="effective target prior of training and evaluation (default 0.01)")
+    parser.add_argument(
+        "--p-target",
+        type=float,
+        default=0.01,
+        help="effective target prior of training and evaluation (default 0.01)",
+    )
     parser.add_argument("--out", help="folder for the figures (default: a new temporary folder)")
     args = parser.parse_args(argv)
 
@@ -114,16 +129,19 @@ def main(argv=None):
     evl = args.eval or sorted(SAMPLES.glob("eval_varlen_sys*.scores"))
     if len(dev) != len(evl):
         parser.error(f"--dev has {len(dev)} systems, --eval {len(evl)}")
-    X_dev, y_dev, Q_dev = load(args.dev_key or SAMPLES / "dev.key", dev,
-                               args.dev_quality or SAMPLES / "dev.durations")
-    X_ev, y_ev, Q_ev = load(args.eval_key or SAMPLES / "eval.key", evl,
-                            args.eval_quality or SAMPLES / "eval.durations")
+    X_dev, y_dev, Q_dev = load(
+        args.dev_key or SAMPLES / "dev.key", dev, args.dev_quality or SAMPLES / "dev.durations"
+    )
+    X_ev, y_ev, Q_ev = load(
+        args.eval_key or SAMPLES / "eval.key", evl, args.eval_quality or SAMPLES / "eval.durations"
+    )
     p = args.p_target
 
     fusers = {"affine": LogisticFusion(p_target=p)}
     for label, form in (("qmf", "linear"), ("bilinear", "bilinear"), ("scale", "scale")):
-        fusers[label] = QualityFusion(form=form, measures=["duration"], quality_transform="log",
-                                      p_target=p)
+        fusers[label] = QualityFusion(
+            form=form, measures=["duration"], quality_transform="log", p_target=p
+        )
     llr = {}
     for label, fuser in fusers.items():
         if label == "affine":
@@ -132,29 +150,41 @@ def main(argv=None):
             fuser.fit(X_dev, y_dev, quality=Q_dev)
             llr[label] = fuser.decision_function(X_ev, quality=Q_ev)
 
-    print(f"Evaluation set: {y_ev.sum():,} target and {(~y_ev).sum():,} non-target trials, "
-          f"durations {np.nanmin(Q_ev):.1f}-{np.nanmax(Q_ev):.1f} s; trained on dev at "
-          f"P_target = {p:g}\n")
-    print(f"  {'fusion':<10}{'Cllr':>8}{'minCllr':>9}{'Cllr@P':>8}{'EER %':>8}{'actDCF':>9}"
-          f"{'minDCF':>9}      (Cllr@P: Cllr at P_target, the training objective)")
+    print(
+        f"Evaluation set: {y_ev.sum():,} target and {(~y_ev).sum():,} non-target trials, "
+        f"durations {np.nanmin(Q_ev):.1f}-{np.nanmax(Q_ev):.1f} s; trained on dev at "
+        f"P_target = {p:g}\n"
+    )
+    print(
+        f"  {'fusion':<10}{'Cllr':>8}{'minCllr':>9}{'Cllr@P':>8}{'EER %':>8}{'actDCF':>9}"
+        f"{'minDCF':>9}      (Cllr@P: Cllr at P_target, the training objective)"
+    )
     cllrs = {}
     for label, scores in llr.items():
         tar, non = from_labels(scores, y_ev)
         r = calibration_report(tar, non, operating_points=[p], name=label)
         op = r.operating_points[0]
         cllrs[label] = cllr(tar, non, p)
-        print(f"  {label:<10}{r.cllr:8.4f}{r.min_cllr:9.4f}{cllrs[label]:8.4f}{100 * r.eer:8.2f}"
-              f"{op.act_dcf:9.4f}{op.min_dcf:9.4f}")
-    print(f"\n  eval Cllr at P_target = {p:g}: affine fusion {cllrs['affine']:.4f}, quality "
-          f"fusion (scale) {cllrs['scale']:.4f} "
-          f"({100 * (1 - cllrs['scale'] / cllrs['affine']):.1f}% lower)")
+        print(
+            f"  {label:<10}{r.cllr:8.4f}{r.min_cllr:9.4f}{cllrs[label]:8.4f}{100 * r.eer:8.2f}"
+            f"{op.act_dcf:9.4f}{op.min_dcf:9.4f}"
+        )
+    print(
+        f"\n  eval Cllr at P_target = {p:g}: affine fusion {cllrs['affine']:.4f}, quality "
+        f"fusion (scale) {cllrs['scale']:.4f} "
+        f"({100 * (1 - cllrs['scale'] / cllrs['affine']):.1f}% lower)"
+    )
 
     shorter = np.minimum(Q_ev[:, 0], Q_ev[:, 1])
     bucket = np.digitize(shorter, BUCKETS[1:-1])
-    names = [f"{lo:g}-{hi:g} s" if np.isfinite(hi) else f">{lo:g} s"
-             for lo, hi in zip(BUCKETS[:-1], BUCKETS[1:])]
-    print(f"\n  actual normalized DCF at P_target = {p:g} by the shorter side's duration "
-          "(minimum DCF of the affine fusion in brackets)")
+    names = [
+        f"{lo:g}-{hi:g} s" if np.isfinite(hi) else f">{lo:g} s"
+        for lo, hi in zip(BUCKETS[:-1], BUCKETS[1:])
+    ]
+    print(
+        f"\n  actual normalized DCF at P_target = {p:g} by the shorter side's duration "
+        "(minimum DCF of the affine fusion in brackets)"
+    )
     print(f"  {'bucket':<10}{'trials':>7}{'targets':>8}" + "".join(f"{f:>10}" for f in llr))
     act = {f: [] for f in llr}
     floor = []
@@ -164,16 +194,21 @@ def main(argv=None):
         for f, (tar, non) in tar_non.items():
             act[f].append(dcf(tar, non, p))
         floor.append(min_dcf(*tar_non["affine"], p))
-        print(f"  {name:<10}{m.sum():7d}{y_ev[m].sum():8d}"
-              + "".join(f"{act[f][-1]:10.4f}" for f in llr) + f"  [{floor[-1]:.4f}]")
+        print(
+            f"  {name:<10}{m.sum():7d}{y_ev[m].sum():8d}"
+            + "".join(f"{act[f][-1]:10.4f}" for f in llr)
+            + f"  [{floor[-1]:.4f}]"
+        )
     print("\n  scale form: system weights at a 4 s and a 60 s shorter side (log durations)")
     sc = fusers["scale"]
     for seconds in (4.0, 60.0):
         f = np.array([np.log(seconds), np.log(max(seconds, 60.0))])  # min, max of the two sides
         w = sc.coef_ + sc.scale_coef_ @ f
-        print(f"    {seconds:4.0f} s: " + ", ".join(f"sys{k + 1} {v:.4g}" for k, v in
-                                                  enumerate(w))
-              + f"; offset {sc.intercept_ + f @ sc.quality_coef_:.3f} nats")
+        print(
+            f"    {seconds:4.0f} s: "
+            + ", ".join(f"sys{k + 1} {v:.4g}" for k, v in enumerate(w))
+            + f"; offset {sc.intercept_ + f @ sc.quality_coef_:.3f} nats"
+        )
 
     known_drift(p)
 
@@ -196,8 +231,10 @@ def main(argv=None):
     ax.legend()
     fig.savefig(out / "dcf_by_duration.png")
 
-    for which, m, title in (("short", bucket == 0, names[0]),
-                            ("long", bucket == len(names) - 1, names[-1])):
+    for which, m, title in (
+        ("short", bucket == 0, names[0]),
+        ("long", bucket == len(names) - 1, names[-1]),
+    ):
         fig = Figure(figsize=(8, 6), layout="constrained")
         ax = fig.subplots()
         for f, s in llr.items():
@@ -221,5 +258,5 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except ValueError as exc:              # a bad file or value: one line, no traceback
+    except ValueError as exc:  # a bad file or value: one line, no traceback
         sys.exit(f"quality_fusion: error: {exc}")

@@ -36,7 +36,7 @@ from focal import LinearCalibrator, LogisticFusion  # noqa: E402
 from focal.io import align_trials, read_key, read_scores  # noqa: E402
 from focal.metrics import calibration_report, from_labels  # noqa: E402
 
-try:                                   # figures need the optional matplotlib
+try:  # figures need the optional matplotlib
     from matplotlib.figure import Figure
 
     from focal import plots
@@ -53,14 +53,19 @@ def load(key_path, score_paths):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--dev", nargs="+", help="development score files, one per system")
     parser.add_argument("--dev-key", help="development key")
     parser.add_argument("--eval", nargs="+", help="evaluation score files, same systems")
     parser.add_argument("--eval-key", help="evaluation key")
-    parser.add_argument("--p-target", type=float, default=0.01,
-                        help="effective target prior of training and evaluation (default 0.01)")
+    parser.add_argument(
+        "--p-target",
+        type=float,
+        default=0.01,
+        help="effective target prior of training and evaluation (default 0.01)",
+    )
     parser.add_argument("--out", help="folder for the figures (default: a new temporary folder)")
     args = parser.parse_args(argv)
 
@@ -81,16 +86,20 @@ def main(argv=None):
     llr_eval["fusion"] = fusion.decision_function(X_eval)
     llr_dev["fusion"] = fusion.decision_function(X_dev)
 
-    print(f"Evaluation set: {y_eval.sum():,} target and {(~y_eval).sum():,} non-target trials; "
-          f"trained on dev at P_target = {p:g}\n")
+    print(
+        f"Evaluation set: {y_eval.sum():,} target and {(~y_eval).sum():,} non-target trials; "
+        f"trained on dev at P_target = {p:g}\n"
+    )
     print(f"  {'system':<12}{'Cllr':>8}{'minCllr':>9}{'EER %':>8}{'actDCF':>9}{'minDCF':>9}")
     reports = {}
     for name, llr in llr_eval.items():
         r = calibration_report(*from_labels(llr, y_eval), operating_points=[p], name=name)
         reports[name] = r
         op = r.operating_points[0]
-        print(f"  {name:<12}{r.cllr:8.4f}{r.min_cllr:9.4f}{100 * r.eer:8.2f}"
-              f"{op.act_dcf:9.4f}{op.min_dcf:9.4f}")
+        print(
+            f"  {name:<12}{r.cllr:8.4f}{r.min_cllr:9.4f}{100 * r.eer:8.2f}"
+            f"{op.act_dcf:9.4f}{op.min_dcf:9.4f}"
+        )
     print()
     print(reports["fusion"])
     weights = ", ".join(f"{n} {w:.4g}" for n, w in zip(names, fusion.coef_))
@@ -111,13 +120,27 @@ def main(argv=None):
         ax.set_title(title)
         fig.savefig(out / filename)
 
-    figure("det.png", "Evaluation set: each system calibrated alone, and the fusion",
-           plots.det_plot, evaluation, operating_point=p)
-    figure("nbe_fusion.png", "Fusion: normalized Bayes error-rate (thesis fig. 7.8)",
-           plots.nbe_plot, {"eval": evaluation["fusion"],
-                            "dev": from_labels(llr_dev["fusion"], y_dev)}, operating_point=p)
-    figure("nbe_systems.png", "Evaluation set: normalized Bayes error-rate", plots.nbe_plot,
-           evaluation, operating_point=p)
+    figure(
+        "det.png",
+        "Evaluation set: each system calibrated alone, and the fusion",
+        plots.det_plot,
+        evaluation,
+        operating_point=p,
+    )
+    figure(
+        "nbe_fusion.png",
+        "Fusion: normalized Bayes error-rate (thesis fig. 7.8)",
+        plots.nbe_plot,
+        {"eval": evaluation["fusion"], "dev": from_labels(llr_dev["fusion"], y_dev)},
+        operating_point=p,
+    )
+    figure(
+        "nbe_systems.png",
+        "Evaluation set: normalized Bayes error-rate",
+        plots.nbe_plot,
+        evaluation,
+        operating_point=p,
+    )
 
     fig = Figure(figsize=(9, 5), layout="constrained")
     ax, bars = fig.subplots(1, 2, width_ratios=[5, 1])
@@ -131,5 +154,5 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except ValueError as exc:              # a bad file or value: one line, no traceback
+    except ValueError as exc:  # a bad file or value: one line, no traceback
         sys.exit(f"speaker_fusion: error: {exc}")

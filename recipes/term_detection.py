@@ -37,7 +37,7 @@ sys.path.insert(0, str(ROOT))
 
 from focal import bayes_threshold, std  # noqa: E402
 
-try:                                   # the figure needs the optional matplotlib
+try:  # the figure needs the optional matplotlib
     from matplotlib.figure import Figure
 
     from focal import plots
@@ -55,25 +55,39 @@ def recalibrated(task, gamma: float, delta: float):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("files", nargs="*", metavar="FILE",
-                        help="SYSTEM REFERENCE AUDIO [QUERIES] (default: the sample set)")
-    parser.add_argument("--tolerance", type=float, default=0.5,
-                        help="alignment tolerance in seconds (default 0.5)")
-    parser.add_argument("--operating-point", nargs=3, type=float,
-                        metavar=("P_TARGET", "C_MISS", "C_FA"),
-                        help="application (default: SWS 2013, 0.00015 100 1)")
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "files",
+        nargs="*",
+        metavar="FILE",
+        help="SYSTEM REFERENCE AUDIO [QUERIES] (default: the sample set)",
+    )
+    parser.add_argument(
+        "--tolerance", type=float, default=0.5, help="alignment tolerance in seconds (default 0.5)"
+    )
+    parser.add_argument(
+        "--operating-point",
+        nargs=3,
+        type=float,
+        metavar=("P_TARGET", "C_MISS", "C_FA"),
+        help="application (default: SWS 2013, 0.00015 100 1)",
+    )
     parser.add_argument("--out", help="folder for the figure (default: a new temporary folder)")
     args = parser.parse_args(argv)
 
-    files = args.files or [SAMPLES / "sws_sample.stdlist.xml", SAMPLES / "sws_sample.rttm",
-                           SAMPLES / "sws_sample.ecf.xml", SAMPLES / "sws_sample.tlist.xml"]
+    files = args.files or [
+        SAMPLES / "sws_sample.stdlist.xml",
+        SAMPLES / "sws_sample.rttm",
+        SAMPLES / "sws_sample.ecf.xml",
+        SAMPLES / "sws_sample.tlist.xml",
+    ]
     if len(files) not in (3, 4):
         parser.error("give SYSTEM REFERENCE AUDIO [QUERIES]")
     audio = files[2]
     try:
-        audio = float(str(audio))      # T_audio in seconds
+        audio = float(str(audio))  # T_audio in seconds
     except ValueError:
         pass
     task = std.read_task(files[0], files[1], audio, files[3] if len(files) == 4 else None)
@@ -84,14 +98,22 @@ def main(argv=None):
     cal = report.recalibration
     if cal is not None and math.isfinite(cal.gamma) and math.isfinite(cal.delta):
         threshold = bayes_threshold(op.p_target, op.c_miss, op.c_fa)
-        fixed = std.term_detection_report(recalibrated(task, cal.gamma, cal.delta),
-                                          tolerance=args.tolerance, operating_point=op,
-                                          decision_threshold=threshold)
-        print(f"\nAfter llr -> {cal.gamma:.5g} llr + {cal.delta:.5g}, Bayes decisions at "
-              f"llr >= {threshold:.4g}:")
-        print(f"  ATWV {fixed.atwv.twv:.4f} (was {report.atwv.twv:.4f}; MTWV "
-              f"{report.mtwv.twv:.4f}), C_nxe {fixed.cnxe:.4f} (= C_nxe^min {report.min_cnxe:.4f})"
-              if report.atwv is not None else f"  ATWV {fixed.atwv.twv:.4f}")
+        fixed = std.term_detection_report(
+            recalibrated(task, cal.gamma, cal.delta),
+            tolerance=args.tolerance,
+            operating_point=op,
+            decision_threshold=threshold,
+        )
+        print(
+            f"\nAfter llr -> {cal.gamma:.5g} llr + {cal.delta:.5g}, Bayes decisions at "
+            f"llr >= {threshold:.4g}:"
+        )
+        print(
+            f"  ATWV {fixed.atwv.twv:.4f} (was {report.atwv.twv:.4f}; MTWV "
+            f"{report.mtwv.twv:.4f}), C_nxe {fixed.cnxe:.4f} (= C_nxe^min {report.min_cnxe:.4f})"
+            if report.atwv is not None
+            else f"  ATWV {fixed.atwv.twv:.4f}"
+        )
 
     if plots is None:
         print("\n" + NO_FIGURES)
@@ -108,5 +130,5 @@ def main(argv=None):
 if __name__ == "__main__":
     try:
         sys.exit(main())
-    except ValueError as exc:              # a bad file or value: one line, no traceback
+    except ValueError as exc:  # a bad file or value: one line, no traceback
         sys.exit(f"term_detection: error: {exc}")

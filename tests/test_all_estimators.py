@@ -1,6 +1,7 @@
 """Common tests over every estimator a model file may hold (the registry of focal._registry) and
 every public estimator: save / load round trips, the saved-state protocol, documented defaults
-against the signatures, and scikit-learn's API checks."""
+against the signatures, and scikit-learn's API checks.
+"""
 
 from __future__ import annotations
 
@@ -123,7 +124,8 @@ STATE_CLASSES = [cls for cls, node in loadable_classes().values() if node == "st
 @pytest.mark.parametrize("cls", STATE_CLASSES, ids=lambda c: c.__name__)
 def test_saved_state_protocol(cls):
     """Each registered estimator describes its saved fields as plain data, and its fitted state
-    has exactly those fields."""
+    has exactly those fields.
+    """
     fields = cls._state_fields
     assert fields and all(isinstance(f, Field) for f in fields)
     names = [f.name for f in fields]
@@ -135,7 +137,8 @@ def test_saved_state_protocol(cls):
 
 def test_the_saved_fields_import_numpy_only_and_agree_with_core():
     """The field descriptions, the codec and the registry import NumPy and each other only (at
-    module level), so a reader without scikit-learn or SciPy can use them."""
+    module level), so a reader without scikit-learn or SciPy can use them.
+    """
     allowed = {
         "__future__",
         "collections.abc",
@@ -161,7 +164,8 @@ def test_the_saved_fields_import_numpy_only_and_agree_with_core():
 
 def _private_names(path):
     """Attributes named ``_x`` (not dunder) that a module's code uses, and its string
-    constants outside docstrings."""
+    constants outside docstrings.
+    """
     tree = ast.parse(pathlib.Path(path).read_text())
     docstrings = {
         id(node.body[0].value)
@@ -189,7 +193,8 @@ def _private_names(path):
 )
 def test_the_serializer_knows_no_estimator_class(module):
     """The serializer names no loadable class and calls no private estimator method other than
-    the saved-state protocol (focal/estimators/_state.py)."""
+    the saved-state protocol (focal/estimators/_state.py).
+    """
     private, strings = _private_names(pathlib.Path(focal.__file__).parent / module)
     protocol = {
         "_state_fields",
@@ -217,7 +222,8 @@ _DEFAULT = re.compile(r"\bdefault(?:\s*[=:]\s*|\s+is\s+|\s+)(.+)$")
 
 def _documented(cls):
     """``{name: spec}`` of the numpydoc Parameters section of ``cls`` and, for parameters it
-    documents without a type or not at all, of its bases' (e.g. "As in LogisticFusion")."""
+    documents without a type or not at all, of its bases' (e.g. "As in LogisticFusion").
+    """
     found = {}
     for klass in cls.__mro__:
         match = _SECTION.search(inspect.getdoc(klass) or "") if klass.__doc__ else None
@@ -255,7 +261,8 @@ def _same_default(text, value):
 def test_documented_defaults_match_the_signature(cls):
     """Every constructor parameter is documented; a stated default (``default X``) is the
     signature's; ``optional`` without a default means None; a default other than None is
-    stated."""
+    stated.
+    """
     documented = _documented(cls)
     signature = inspect.signature(cls.__init__).parameters
     problems = []

@@ -61,16 +61,31 @@ MULTICLASS = {
 }
 # public functions of focal.metrics with another argument layout, tested elsewhere in this module
 # or by their own test modules (bootstrap, Bayes risk with cost matrices, reports of files)
-OTHER = {"from_labels", "pav_llr", "calibration_report_of", "albayzin_prior", "detection_llrs",
-         "bayes_decisions", "bayes_risk", "bayes_risk_analysis", "default_bayes_risk",
-         "detection_cost_matrix", "lre_cost_matrix", "misclassification_cost_matrix",
-         "e_lre_default", "combine_applications", "bootstrap_ci", "bootstrap_ci_multiclass",
-         "multiclass_report"}
+OTHER = {
+    "from_labels",
+    "pav_llr",
+    "calibration_report_of",
+    "albayzin_prior",
+    "detection_llrs",
+    "bayes_decisions",
+    "bayes_risk",
+    "bayes_risk_analysis",
+    "default_bayes_risk",
+    "detection_cost_matrix",
+    "lre_cost_matrix",
+    "misclassification_cost_matrix",
+    "e_lre_default",
+    "combine_applications",
+    "bootstrap_ci",
+    "bootstrap_ci_multiclass",
+    "multiclass_report",
+}
 
 
 def test_every_public_measure_has_a_case():
-    functions = {name for name in focal.metrics.__all__
-                 if inspect.isfunction(getattr(focal.metrics, name))}
+    functions = {
+        name for name in focal.metrics.__all__ if inspect.isfunction(getattr(focal.metrics, name))
+    }
     missing = functions - set(BINARY) - set(MULTICLASS) - OTHER
     assert not missing, f"public measures without a bad-input case: {sorted(missing)}"
 
@@ -107,8 +122,9 @@ def test_detection_costs_name_a_bad_cost(name, cost):
         getattr(focal.metrics, name)(TAR, NON, 0.01, **cost)
 
 
-@pytest.mark.parametrize("name", ["effective_prior", "effective_log_odds", "beta",
-                                  "bayes_threshold"])
+@pytest.mark.parametrize(
+    "name", ["effective_prior", "effective_log_odds", "beta", "bayes_threshold"]
+)
 def test_operating_point_functions_name_the_bad_argument(name):
     function = getattr(focal, name)
     with pytest.raises(ValueError, match="p_target"):
@@ -120,8 +136,7 @@ def test_operating_point_functions_name_the_bad_argument(name):
 
 
 BAD_MULTICLASS = {
-    "NaN llh": (np.where(np.arange(LLH.size).reshape(LLH.shape) == 4, np.nan, LLH), LABELS,
-                "llh"),
+    "NaN llh": (np.where(np.arange(LLH.size).reshape(LLH.shape) == 4, np.nan, LLH), LABELS, "llh"),
     "1-D llh": (LLH[:, 0], LABELS, "llh"),
     "label out of range": (LLH, np.r_[LABELS[:-1], 7], "labels"),
     "too few labels": (LLH, LABELS[:-1], "labels"),
@@ -143,12 +158,18 @@ def test_multiclass_measures_name_the_bad_argument(name, case):
         getattr(focal.metrics, name)(llh, labels, **MULTICLASS[name])
 
 
-WITH_PRIOR = [name for name in sorted(MULTICLASS)
-              if "prior" in inspect.signature(getattr(focal.metrics, name)).parameters]
+WITH_PRIOR = [
+    name
+    for name in sorted(MULTICLASS)
+    if "prior" in inspect.signature(getattr(focal.metrics, name)).parameters
+]
 
 
-@pytest.mark.parametrize("prior", [[0.5, 0.5], [0.5, 0.6, -0.1], [np.nan, 0.5, 0.5]],
-                         ids=["wrong length", "negative", "NaN"])
+@pytest.mark.parametrize(
+    "prior",
+    [[0.5, 0.5], [0.5, 0.6, -0.1], [np.nan, 0.5, 0.5]],
+    ids=["wrong length", "negative", "NaN"],
+)
 @pytest.mark.parametrize("name", WITH_PRIOR)
 def test_multiclass_measures_name_a_bad_prior(name, prior):
     with pytest.raises(ValueError, match="prior"):
@@ -160,16 +181,27 @@ def test_multiclass_measures_name_a_bad_prior(name, prior):
 READERS = {
     "focal.io.read_scores": (focal.io.read_scores, "m1 t1 0.5\nm1 t2 zero\n", 2),
     "focal.io.read_key": (focal.io.read_key, "m1 t1 target\nm1 t2 maybe\n", 2),
-    "focal.io.read_multiclass_scores": (focal.io.read_multiclass_scores,
-                                        "segment en fr\ns1 0.1 0.2\ns2 0.3\n", 3),
+    "focal.io.read_multiclass_scores": (
+        focal.io.read_multiclass_scores,
+        "segment en fr\ns1 0.1 0.2\ns2 0.3\n",
+        3,
+    ),
     "focal.io.read_multiclass_key": (focal.io.read_multiclass_key, "s1 en\ns2\n", 2),
-    "focal.std.read_rttm": (focal.std.read_rttm,
-                            "LEXEME f1 1 0.5 0.2 hello lex <NA> <NA>\n"
-                            "LEXEME f1 1 late 0.2 hello lex <NA> <NA>\n", 2),
-    "focal.std.read_detection_table": (focal.std.read_detection_table,
-                                       "q1 f1 0.5 0.2 1.0 YES\nq1 f1 0.5 0.2 high YES\n", 2),
-    "focal.std.read_reference_table": (focal.std.read_reference_table,
-                                       "q1 f1 0.5 0.2\nq1 f1 soon 0.2\n", 2),
+    "focal.std.read_rttm": (
+        focal.std.read_rttm,
+        "LEXEME f1 1 0.5 0.2 hello lex <NA> <NA>\nLEXEME f1 1 late 0.2 hello lex <NA> <NA>\n",
+        2,
+    ),
+    "focal.std.read_detection_table": (
+        focal.std.read_detection_table,
+        "q1 f1 0.5 0.2 1.0 YES\nq1 f1 0.5 0.2 high YES\n",
+        2,
+    ),
+    "focal.std.read_reference_table": (
+        focal.std.read_reference_table,
+        "q1 f1 0.5 0.2\nq1 f1 soon 0.2\n",
+        2,
+    ),
 }
 
 

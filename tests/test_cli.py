@@ -60,15 +60,18 @@ def as_json(value):
 
 # ----------------------------------------------------------------- binary: the whole workflow
 
+
 def test_train_apply_evaluate_through_the_command_gives_the_api_numbers(tmp_path):
     model_path, fused = tmp_path / "fuser.json", tmp_path / "eval_fused.scores"
-    result = run_focal("train", "--scores", *DEV, "--key", SPK / "dev.key", "--p-target", "0.01",
-                       "-o", model_path)
+    result = run_focal(
+        "train", "--scores", *DEV, "--key", SPK / "dev.key", "--p-target", "0.01", "-o", model_path
+    )
     assert result.returncode == 0, result.stderr
     result = run_focal("apply", model_path, *EVAL, "--align", "-o", fused)
     assert result.returncode == 0, result.stderr
-    result = run_focal("evaluate", fused, "--key", SPK / "eval.key", "--p-target", "0.01",
-                       "0.001", "--json")
+    result = run_focal(
+        "evaluate", fused, "--key", SPK / "eval.key", "--p-target", "0.01", "0.001", "--json"
+    )
     assert result.returncode == 0, result.stderr
     cli_report = json.loads(result.stdout)
 
@@ -78,28 +81,44 @@ def test_train_apply_evaluate_through_the_command_gives_the_api_numbers(tmp_path
     cli_model = focal.load(model_path)
     assert exact(cli_model.coef_, api.coef_) and cli_model.intercept_ == api.intercept_
 
-    X_eval, models, tests = align_scores(*map(read_scores, EVAL))   # first file's order
+    X_eval, models, tests = align_scores(*map(read_scores, EVAL))  # first file's order
     written = read_scores(fused)
     assert (written.models == models).all() and (written.tests == tests).all()
     assert exact(written.scores, api.decision_function(X_eval))
 
     X_key, y_key, _, _ = align_trials(read_key(SPK / "eval.key"), *map(read_scores, EVAL))
-    report = calibration_report(*from_labels(api.decision_function(X_key), y_key),
-                                operating_points=[0.01, 0.001], name=str(fused))
+    report = calibration_report(
+        *from_labels(api.decision_function(X_key), y_key),
+        operating_points=[0.01, 0.001],
+        name=str(fused),
+    )
     assert cli_report == [as_json(report.to_dict())]
 
 
 def test_train_with_pav_and_apply_give_the_pipeline_numbers(tmp_path, capsys):
     model_path, fused = tmp_path / "fuser.json", tmp_path / "fused.scores"
-    status, out, err = run_main(capsys, "train", "--scores", *DEV, "--key", SPK / "dev.key",
-                                "--p-target", "0.05", "--pav", "--pseudo-count", "0.5",
-                                "-o", model_path)
+    status, out, err = run_main(
+        capsys,
+        "train",
+        "--scores",
+        *DEV,
+        "--key",
+        SPK / "dev.key",
+        "--p-target",
+        "0.05",
+        "--pav",
+        "--pseudo-count",
+        "0.5",
+        "-o",
+        model_path,
+    )
     assert status == 0, err
     assert "PAVCalibrator (pseudo_count 0.5)" in out and f"saved to {model_path}" in out
     X, y, _, _ = align_trials(read_key(SPK / "dev.key"), *map(read_scores, DEV))
     api = make_pipeline(LogisticFusion(p_target=0.05), PAVCalibrator(pseudo_count=0.5)).fit(X, y)
-    status, _, err = run_main(capsys, "apply", model_path, *EVAL, "--align", "--chunk-size",
-                              "1000", "-o", fused)
+    status, _, err = run_main(
+        capsys, "apply", model_path, *EVAL, "--align", "--chunk-size", "1000", "-o", fused
+    )
     assert status == 0, err
     X_eval, _, _ = align_scores(*map(read_scores, EVAL))
     assert exact(read_scores(fused).scores, api.transform(X_eval)[:, 0])
@@ -118,33 +137,44 @@ def test_apply_streams_files_in_the_same_order(tmp_path, capsys):
         path = tmp_path / f"sys{k}.scores"
         focal.io.write_scores(path, models, tests, X_eval[:, k])
         inputs.append(path)
-    status, out, err = run_main(capsys, "apply", model_path, *inputs, "--chunk-size", "777",
-                                "-o", tmp_path / "out.scores")
+    status, out, err = run_main(
+        capsys, "apply", model_path, *inputs, "--chunk-size", "777", "-o", tmp_path / "out.scores"
+    )
     assert status == 0, err
     assert out.strip() == f"{tmp_path / 'out.scores'}: 4,400 trials"
-    assert exact(read_scores(tmp_path / "out.scores").scores,
-                 focal.load(model_path).decision_function(X_eval))
-    status, _, err = run_main(capsys, "apply", model_path, inputs[0], EVAL[1], inputs[2],
-                              "-o", tmp_path / "other.scores")
+    assert exact(
+        read_scores(tmp_path / "out.scores").scores,
+        focal.load(model_path).decision_function(X_eval),
+    )
+    status, _, err = run_main(
+        capsys, "apply", model_path, inputs[0], EVAL[1], inputs[2], "-o", tmp_path / "other.scores"
+    )
     assert status == 1 and err.count("\n") == 1
     assert "eval_sys2.scores:1: trial" in err and "sys0.scores:1" in err and "--align" in err
     assert not (tmp_path / "other.scores").exists()
 
 
 def test_evaluate_prints_the_api_report(capsys):
-    status, out, err = run_main(capsys, "evaluate", EVAL[0], EVAL[2], "--key", SPK / "eval.key",
-                                "--p-target", "0.01", "0.2")
+    status, out, err = run_main(
+        capsys, "evaluate", EVAL[0], EVAL[2], "--key", SPK / "eval.key", "--p-target", "0.01", "0.2"
+    )
     assert status == 0, err
     key = read_key(SPK / "eval.key")
     expected = []
     for path in (EVAL[0], EVAL[2]):
         X, y, _, _ = align_trials(key, read_scores(path))
-        expected.append(str(calibration_report(*from_labels(X[:, 0], y),
-                                               operating_points=[0.01, 0.2], name=str(path))))
+        expected.append(
+            str(
+                calibration_report(
+                    *from_labels(X[:, 0], y), operating_points=[0.01, 0.2], name=str(path)
+                )
+            )
+        )
     assert out.strip() == "\n\n".join(expected)
 
 
 # ------------------------------------------------------------------ multiclass workflow
+
 
 def lid_files(split, condition):
     return [LID / f"{split}_sys{k}_{condition}.txt" for k in (1, 2, 3)]
@@ -170,34 +200,54 @@ def same_measures(got, expected):
 
 
 @pytest.mark.parametrize("condition, mode", [("open", "scalar"), ("closed", "full")])
-def test_multiclass_train_apply_evaluate_gives_the_api_numbers(tmp_path, capsys, condition,
-                                                               mode):
+def test_multiclass_train_apply_evaluate_gives_the_api_numbers(tmp_path, capsys, condition, mode):
     model_path, fused = tmp_path / "lid.json", tmp_path / "fused.txt"
-    status, out, err = run_main(capsys, "train-multiclass", "--scores",
-                                *lid_files("dev", condition), "--key", LID / "dev.key",
-                                "--mode", mode, "-o", model_path)
+    status, out, err = run_main(
+        capsys,
+        "train-multiclass",
+        "--scores",
+        *lid_files("dev", condition),
+        "--key",
+        LID / "dev.key",
+        "--mode",
+        mode,
+        "-o",
+        model_path,
+    )
     assert status == 0, err
-    X, labels, _, classes = align_multiclass(read_multiclass_key(LID / "dev.key"),
-                                             *map(read_albayzin_scores,
-                                                  lid_files("dev", condition)))
+    X, labels, _, classes = align_multiclass(
+        read_multiclass_key(LID / "dev.key"),
+        *map(read_albayzin_scores, lid_files("dev", condition)),
+    )
     # the default training prior is the Albayzin evaluation prior of the condition (eq. 2)
     prior = None if condition == "open" else [1 / 6] * 6 + [0.0]
     api = MulticlassFusion(prior=prior, mode=mode).fit(X, labels)
     cli = focal.load(model_path)
     assert exact(cli.coef_, api.coef_) and exact(cli.intercept_, api.intercept_)
 
-    status, _, err = run_main(capsys, "apply", model_path, *lid_files("eval", condition),
-                              "-o", fused)
+    status, _, err = run_main(
+        capsys, "apply", model_path, *lid_files("eval", condition), "-o", fused
+    )
     assert status == 0, err
-    X_eval, segments, _ = align_multiclass_scores(*map(read_albayzin_scores,
-                                                      lid_files("eval", condition)))
+    X_eval, segments, _ = align_multiclass_scores(
+        *map(read_albayzin_scores, lid_files("eval", condition))
+    )
     written = read_albayzin_scores(fused)
     assert written.task == "Plenty" and written.condition == condition.capitalize()
     assert (written.segments == segments).all()
     assert exact(written.llh, api.transform(X_eval))
 
-    status, out, err = run_main(capsys, "evaluate-multiclass", fused, "--key", LID / "eval.key",
-                                "--condition", "closed", "open", "--json")
+    status, out, err = run_main(
+        capsys,
+        "evaluate-multiclass",
+        fused,
+        "--key",
+        LID / "eval.key",
+        "--condition",
+        "closed",
+        "open",
+        "--json",
+    )
     assert status == 0, err
     llh, y, _, _ = align_multiclass(read_multiclass_key(LID / "eval.key"), written)
     (result,) = json.loads(out)
@@ -207,11 +257,13 @@ def test_multiclass_train_apply_evaluate_gives_the_api_numbers(tmp_path, capsys,
 
 
 def test_evaluate_multiclass_text_uses_the_file_condition(capsys):
-    status, out, err = run_main(capsys, "evaluate-multiclass", LID / "eval_sys2_closed.txt",
-                                "--key", LID / "eval.key")
+    status, out, err = run_main(
+        capsys, "evaluate-multiclass", LID / "eval_sys2_closed.txt", "--key", LID / "eval.key"
+    )
     assert status == 0, err
-    llh, y, _, _ = align_multiclass(read_multiclass_key(LID / "eval.key"),
-                                    read_albayzin_scores(LID / "eval_sys2_closed.txt"))
+    llh, y, _, _ = align_multiclass(
+        read_multiclass_key(LID / "eval.key"), read_albayzin_scores(LID / "eval_sys2_closed.txt")
+    )
     m = expected_measures(llh, y, "closed")
     assert "closed set" in out and "open set" not in out
     assert f"{m['f_act']:.4f}" in out and f"{100 * m['cavg']:.2f}%" in out
@@ -220,28 +272,51 @@ def test_evaluate_multiclass_text_uses_the_file_condition(capsys):
 
 def test_multiclass_model_and_files_must_agree(tmp_path, capsys):
     model_path = tmp_path / "lid.json"
-    X, labels, _, _ = align_multiclass(read_multiclass_key(LID / "dev.key"),
-                                       *map(read_albayzin_scores, lid_files("dev", "open")))
+    X, labels, _, _ = align_multiclass(
+        read_multiclass_key(LID / "dev.key"), *map(read_albayzin_scores, lid_files("dev", "open"))
+    )
     focal.save(MulticlassFusion().fit(X, labels), model_path)
-    status, _, err = run_main(capsys, "apply", model_path, *lid_files("eval", "open")[:2],
-                              "-o", tmp_path / "out.txt")
+    status, _, err = run_main(
+        capsys, "apply", model_path, *lid_files("eval", "open")[:2], "-o", tmp_path / "out.txt"
+    )
     assert status == 1 and "the model takes 3 system(s), 2 score file(s) given" in err
-    status, _, err = run_main(capsys, "train-multiclass", "--scores",
-                              *lid_files("dev", "open")[:2], "--key", LID / "dev.key",
-                              "--mode", "calibration", "-o", model_path)
+    status, _, err = run_main(
+        capsys,
+        "train-multiclass",
+        "--scores",
+        *lid_files("dev", "open")[:2],
+        "--key",
+        LID / "dev.key",
+        "--mode",
+        "calibration",
+        "-o",
+        model_path,
+    )
     assert status == 1 and "one score file" in err
-    status, _, err = run_main(capsys, "train-multiclass", "--scores", LID / "dev_sys1_open.txt",
-                              LID / "dev_sys2_closed.txt", "--key", LID / "dev.key", "-o",
-                              model_path)
+    status, _, err = run_main(
+        capsys,
+        "train-multiclass",
+        "--scores",
+        LID / "dev_sys1_open.txt",
+        LID / "dev_sys2_closed.txt",
+        "--key",
+        LID / "dev.key",
+        "-o",
+        model_path,
+    )
     assert status == 1 and "Plenty Closed differs" in err
 
 
 # ------------------------------------------------------------------------------------- sws
 
-@pytest.mark.parametrize("files", [
-    ["sws_sample.stdlist.xml", "sws_sample.rttm", "sws_sample.ecf.xml", "sws_sample.tlist.xml"],
-    ["detections.txt", "reference.txt", "audio.txt", "queries.txt"],
-])
+
+@pytest.mark.parametrize(
+    "files",
+    [
+        ["sws_sample.stdlist.xml", "sws_sample.rttm", "sws_sample.ecf.xml", "sws_sample.tlist.xml"],
+        ["detections.txt", "reference.txt", "audio.txt", "queries.txt"],
+    ],
+)
 def test_sws_prints_the_term_detection_report(capsys, files):
     from focal.std import read_task, term_detection_report
 
@@ -250,25 +325,38 @@ def test_sws_prints_the_term_detection_report(capsys, files):
     assert status == 0, err
     report = term_detection_report(read_task(*paths))
     assert json.loads(out) == as_json(report.to_dict(per_query=True))
-    status, out, err = run_main(capsys, "sws", *paths, "--cost", "0.001", "10", "1",
-                                "--bayes-threshold")
+    status, out, err = run_main(
+        capsys, "sws", *paths, "--cost", "0.001", "10", "1", "--bayes-threshold"
+    )
     assert status == 0, err
-    expected = term_detection_report(read_task(*paths), operating_point=(0.001, 10, 1),
-                                     decision_threshold=focal.bayes_threshold(0.001, 10, 1))
+    expected = term_detection_report(
+        read_task(*paths),
+        operating_point=(0.001, 10, 1),
+        decision_threshold=focal.bayes_threshold(0.001, 10, 1),
+    )
     assert out.strip().splitlines()[4:] == str(expected).splitlines()[4:]
 
 
 def test_sws_audio_duration_as_a_number(capsys):
-    status, out, err = run_main(capsys, "sws", STD / "detections.txt", STD / "reference.txt",
-                                "632.48", "--operating-point", "std2006")
+    status, out, err = run_main(
+        capsys,
+        "sws",
+        STD / "detections.txt",
+        STD / "reference.txt",
+        "632.48",
+        "--operating-point",
+        "std2006",
+    )
     assert status == 0, err
     assert "NIST STD 2006" in out and "632.48 s" in out
-    status, _, err = run_main(capsys, "sws", STD / "detections.txt", STD / "reference.txt",
-                              "no-such-audio")
+    status, _, err = run_main(
+        capsys, "sws", STD / "detections.txt", STD / "reference.txt", "no-such-audio"
+    )
     assert status == 1 and "no-such-audio: no such file" in err
 
 
 # --------------------------------------------------------------------- bad input: exit 1
+
 
 def bad_files(tmp_path):
     """Malformed score and key files: (what, path, the file:line the message must name)."""
@@ -276,8 +364,7 @@ def bad_files(tmp_path):
     key_lines = (SPK / "eval.key").read_text().splitlines()
     cases = {
         "missing column": (lines[:5] + [" ".join(lines[5].split()[:2])] + lines[6:], 6),
-        "non-numeric score": (lines[:9] + [lines[9].rsplit(" ", 1)[0] + " 0.3x"] + lines[10:],
-                              10),
+        "non-numeric score": (lines[:9] + [lines[9].rsplit(" ", 1)[0] + " 0.3x"] + lines[10:], 10),
         "duplicate trial": (lines[:20] + [lines[3]] + lines[20:], 21),
         "NaN score": (lines[:2] + [lines[2].rsplit(" ", 1)[0] + " nan"] + lines[3:], 3),
     }
@@ -299,14 +386,18 @@ def test_malformed_files_exit_1_with_one_line_naming_file_and_line(tmp_path, cap
     focal.save(LogisticFusion().fit(X, y), model)
     for what, kind, path, where in bad_files(tmp_path):
         if kind == "scores":
-            commands = [["evaluate", path, "--key", SPK / "eval.key"],
-                        ["train", "--scores", path, "--key", SPK / "eval.key", "-o", model],
-                        ["apply", model, path, "--align", "-o", tmp_path / "out.scores"]]
+            commands = [
+                ["evaluate", path, "--key", SPK / "eval.key"],
+                ["train", "--scores", path, "--key", SPK / "eval.key", "-o", model],
+                ["apply", model, path, "--align", "-o", tmp_path / "out.scores"],
+            ]
             if what != "duplicate trial":  # streaming keeps no memory of the trials seen
                 commands.append(["apply", model, path, "-o", tmp_path / "out.scores"])
         else:
-            commands = [["evaluate", EVAL[0], "--key", path],
-                        ["train", "--scores", EVAL[0], "--key", path, "-o", model]]
+            commands = [
+                ["evaluate", EVAL[0], "--key", path],
+                ["train", "--scores", EVAL[0], "--key", path, "-o", model],
+            ]
         for command in commands:
             status, out, err = run_main(capsys, *command)
             assert status == 1, (what, command[0], err)
@@ -325,8 +416,9 @@ def test_bad_model_file_and_wrong_number_of_systems_exit_1(tmp_path, capsys):
     model.write_text(model.read_text().replace('"p_target": 0.5', '"p_target": 0.25'))
     status, _, err = run_main(capsys, "apply", model, *EVAL, "-o", tmp_path / "o.scores")
     assert status == 1 and err.count("\n") == 1 and f"{model}: integrity.sha256" in err
-    status, _, err = run_main(capsys, "apply", tmp_path / "none.json", *EVAL, "-o",
-                              tmp_path / "o.scores")
+    status, _, err = run_main(
+        capsys, "apply", tmp_path / "none.json", *EVAL, "-o", tmp_path / "o.scores"
+    )
     assert status == 1 and "none.json: cannot open" in err
 
 
@@ -335,8 +427,9 @@ def test_unwritable_outputs_exit_1(tmp_path, capsys):
     blocker.write_text("")
     status, _, err = run_main(capsys, "demo", "--out", blocker / "sub")
     assert status == 1 and err.count("\n") == 1 and str(blocker) in err
-    status, _, err = run_main(capsys, "train", "--scores", DEV[0], "--key", SPK / "dev.key",
-                              "-o", blocker / "m.json")
+    status, _, err = run_main(
+        capsys, "train", "--scores", DEV[0], "--key", SPK / "dev.key", "-o", blocker / "m.json"
+    )
     assert status == 1 and err.count("\n") == 1 and "m.json: cannot write" in err
 
 
@@ -350,22 +443,28 @@ def test_bad_input_through_the_console_exits_1(tmp_path):
 
 # ---------------------------------------------------------------- usage: exit 2, --help
 
-COMMANDS = ["train", "apply", "evaluate", "train-multiclass", "evaluate-multiclass", "sws",
-            "demo"]
+COMMANDS = ["train", "apply", "evaluate", "train-multiclass", "evaluate-multiclass", "sws", "demo"]
 
 
-@pytest.mark.parametrize("args", [
-    [], ["no-such-command"], ["evaluate"], ["evaluate", "x.scores"],
-    ["evaluate", "x.scores", "--key", "k", "--p-target", "1.5"],
-    ["train", "--scores", "a", "--key", "k"],
-    ["train", "--scores", "a", "--key", "k", "-o", "m", "--pseudo-count", "-1"],
-    ["apply", "m.json", "-o", "out"], ["apply", "m.json", "a", "-o", "o", "--chunk-size", "0"],
-    ["train-multiclass", "--scores", "a", "--key", "k", "-o", "m", "--mode", "matrix"],
-    ["evaluate-multiclass", "a", "--key", "k", "--condition", "both"],
-    ["sws", "a", "b", "c", "--threshold", "1", "--bayes-threshold"],
-    ["sws", "a", "b", "c", "--cost", "0.1", "10"],
-    ["demo", "--p-target", "0"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        [],
+        ["no-such-command"],
+        ["evaluate"],
+        ["evaluate", "x.scores"],
+        ["evaluate", "x.scores", "--key", "k", "--p-target", "1.5"],
+        ["train", "--scores", "a", "--key", "k"],
+        ["train", "--scores", "a", "--key", "k", "-o", "m", "--pseudo-count", "-1"],
+        ["apply", "m.json", "-o", "out"],
+        ["apply", "m.json", "a", "-o", "o", "--chunk-size", "0"],
+        ["train-multiclass", "--scores", "a", "--key", "k", "-o", "m", "--mode", "matrix"],
+        ["evaluate-multiclass", "a", "--key", "k", "--condition", "both"],
+        ["sws", "a", "b", "c", "--threshold", "1", "--bayes-threshold"],
+        ["sws", "a", "b", "c", "--cost", "0.1", "10"],
+        ["demo", "--p-target", "0"],
+    ],
+)
 def test_usage_errors_exit_2(capsys, args):
     status, out, err = run_main(capsys, *args)
     assert status == 2
@@ -387,23 +486,29 @@ def test_console_help_and_usage_error():
 
 # -------------------------------------------------------------------------------------- demo
 
+
 def test_demo_runs_from_an_installed_copy_on_the_checkout_samples(tmp_path):
     """As after ``pip install .`` without matplotlib: the package lives elsewhere, data_samples/
     is found in the current directory (the checkout), and the demo says why it draws nothing.
     """
     site = tmp_path / "site"
-    shutil.copytree(ROOT / "focal", site / "focal",
-                    ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copytree(ROOT / "focal", site / "focal", ignore=shutil.ignore_patterns("__pycache__"))
     out = tmp_path / "demo"
     code = BLOCK_MATPLOTLIB + (
         "import os, runpy\n"
         "sys.path[:] = [p for p in sys.path if p not in ('', os.getcwd())]  # not the checkout's\n"
         "import focal\n"
         f"assert focal.__file__.startswith({str(site)!r}), focal.__file__\n"
-        "runpy.run_module('focal', run_name='__main__')\n")
-    result = subprocess.run([sys.executable, "-c", code, "demo", "--out", str(out)],
-                            capture_output=True, text=True, cwd=ROOT, timeout=300,
-                            env=dict(os.environ, PYTHONPATH=str(site)))
+        "runpy.run_module('focal', run_name='__main__')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code, "demo", "--out", str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+        env=dict(os.environ, PYTHONPATH=str(site)),
+    )
     assert result.returncode == 0, result.stderr
     text = result.stdout
     assert text.count("Calibration analysis") == 4
@@ -412,10 +517,10 @@ def test_demo_runs_from_an_installed_copy_on_the_checkout_samples(tmp_path):
     fused = read_scores(out / "eval_fused.scores")
     assert len(fused) == 4400
     # the fusion is better than every system on its own, on the eval set
-    summary = text[text.index("Summary"):].splitlines()[2:6]
+    summary = text[text.index("Summary") :].splitlines()[2:6]
     cllrs = [float(line.split()[1]) for line in summary]
     assert cllrs[3] < min(cllrs[:3])
-    assert 'plots: not written: focal.plots needs matplotlib' in text
+    assert "plots: not written: focal.plots needs matplotlib" in text
     assert 'pip install "focal-calibration[plot]"' in text
     assert not (out / "plots").exists()
 
@@ -438,16 +543,25 @@ def test_exceptions_map_to_exit_statuses(capsys, monkeypatch):
     def fail(exc):
         def raise_(*args, **kwargs):
             raise exc
+
         return raise_
 
-    for exc, status, text in [(MemoryError(), 1, "focal: error: out of memory (use smaller "
-                                               "files, --chunk-size, or a machine with more "
-                                               "memory)"),
-                              (ValueError("a.scores:3: bad\n  thing"), 1,
-                               "focal: error: a.scores:3: bad thing"),
-                              (FileNotFoundError(2, "No such file or directory", "x.key"), 1,
-                               "focal: error: x.key: No such file or directory"),
-                              (KeyboardInterrupt(), 130, "focal: interrupted")]:
+    for exc, status, text in [
+        (
+            MemoryError(),
+            1,
+            "focal: error: out of memory (use smaller "
+            "files, --chunk-size, or a machine with more "
+            "memory)",
+        ),
+        (ValueError("a.scores:3: bad\n  thing"), 1, "focal: error: a.scores:3: bad thing"),
+        (
+            FileNotFoundError(2, "No such file or directory", "x.key"),
+            1,
+            "focal: error: x.key: No such file or directory",
+        ),
+        (KeyboardInterrupt(), 130, "focal: interrupted"),
+    ]:
         monkeypatch.setattr(focal.io, "evaluate_multiclass", fail(exc))
         got, out, err = run_main(capsys, "evaluate-multiclass", "f.txt", "--key", "k")
         assert got == status and err == text + "\n" and out == ""
@@ -458,11 +572,11 @@ def test_no_raw_warnings_from_extreme_log_likelihoods(tmp_path, capsys):
     RuntimeWarnings on stderr (pytest turns an escaping warning into an error).
     """
     scores, key = tmp_path / "x.txt", tmp_path / "x.key"
-    scores.write_text("segment a b OOS\ns1 1e308 -1e308 0\ns2 1e308 -1e308 2\n"
-                      "s3 -1e308 0 1e308\n")
+    scores.write_text("segment a b OOS\ns1 1e308 -1e308 0\ns2 1e308 -1e308 2\ns3 -1e308 0 1e308\n")
     key.write_text("s1 a\ns2 b\ns3 OOS\n")
-    status, out, err = run_main(capsys, "evaluate-multiclass", scores, "--key", key,
-                                "--condition", "closed", "open")
+    status, out, err = run_main(
+        capsys, "evaluate-multiclass", scores, "--key", key, "--condition", "closed", "open"
+    )
     assert status == 0 and err == ""
     assert "focal's own extension" in out
 
@@ -472,18 +586,27 @@ def test_output_piped_into_head_ends_quietly():
     files = " ".join([str(LID / "eval_sys1_open.txt")] * 120)
     result = subprocess.run(
         f"{sys.executable} -m focal evaluate-multiclass {files} --key {LID / 'eval.key'} "
-        f"--condition closed open --json | head -1; echo \"status ${{PIPESTATUS[0]}}\"",
-        shell=True, executable="/bin/bash", capture_output=True, text=True, cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)), timeout=300)
+        f'--condition closed open --json | head -1; echo "status ${{PIPESTATUS[0]}}"',
+        shell=True,
+        executable="/bin/bash",
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        timeout=300,
+    )
     assert result.stdout == "[\nstatus 0\n" and result.stderr == ""
 
 
 def test_sws_with_extreme_scores_prints_no_raw_warnings(tmp_path, capsys):
     lines = (STD / "detections.txt").read_text().splitlines()
-    extreme = [lines[0]] + [" ".join(ln.split()[:4] + [("1e160", "-1e160")[i % 2]] +
-                                     ln.split()[5:]) for i, ln in enumerate(lines[1:])]
+    extreme = [lines[0]] + [
+        " ".join(ln.split()[:4] + [("1e160", "-1e160")[i % 2]] + ln.split()[5:])
+        for i, ln in enumerate(lines[1:])
+    ]
     detections = tmp_path / "det.txt"
     detections.write_text("\n".join(extreme) + "\n")
-    status, out, err = run_main(capsys, "sws", detections, STD / "reference.txt",
-                                STD / "audio.txt", STD / "queries.txt")
+    status, out, err = run_main(
+        capsys, "sws", detections, STD / "reference.txt", STD / "audio.txt", STD / "queries.txt"
+    )
     assert status == 0 and err == "" and "ATWV" in out

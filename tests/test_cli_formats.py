@@ -3,7 +3,8 @@ and VoxCeleb layouts, header lines, gzip and standard input give the numbers of 
 written as BOSARIS files.
 
 Most commands run in-process through ``focal.cli.main``; reading standard input and writing
-standard output run as a user runs them (subprocess)."""
+standard output run as a user runs them (subprocess).
+"""
 
 import gzip
 import io
@@ -30,8 +31,15 @@ ORDER = RNG.permutation(N)  # keys list the trials in another order
 
 def run_focal(*args, stdin=None):
     env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run([sys.executable, "-m", "focal", *map(str, args)], capture_output=True,
-                          text=True, env=env, timeout=300, input=stdin, check=False)
+    return subprocess.run(
+        [sys.executable, "-m", "focal", *map(str, args)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        input=stdin,
+        check=False,
+    )
 
 
 def run_main(capsys, *args):
@@ -76,10 +84,16 @@ def files(tmp_path_factory):
 
     put("bosaris.scores", _lines([model, segment, score]))
     put("bosaris.key", _lines([model, segment, word], ORDER))
-    put("nist.tsv", "modelid\tsegmentid\tside\tLLR\n"
-        + _lines([model, segment, lambda i: "a", score]).replace(" ", "\t"))
-    put("nist.key", "modelid\tsegmentid\tside\ttargettype\n"
-        + _lines([model, segment, lambda i: "a", word], ORDER).replace(" ", "\t"))
+    put(
+        "nist.tsv",
+        "modelid\tsegmentid\tside\tLLR\n"
+        + _lines([model, segment, lambda i: "a", score]).replace(" ", "\t"),
+    )
+    put(
+        "nist.key",
+        "modelid\tsegmentid\tside\ttargettype\n"
+        + _lines([model, segment, lambda i: "a", word], ORDER).replace(" ", "\t"),
+    )
     put("wespeaker.score", _lines([model, segment, score, word]))
     put("speechbrain.txt", _lines([model, segment, bit, score]))
     put("voxceleb.txt", _lines([bit, model, segment], ORDER))
@@ -91,8 +105,9 @@ def files(tmp_path_factory):
 
 @pytest.fixture
 def reference(files, capsys):
-    status, out, err = run_main(capsys, "evaluate", files["bosaris.scores"], "--key",
-                                files["bosaris.key"], "--json")
+    status, out, err = run_main(
+        capsys, "evaluate", files["bosaris.scores"], "--key", files["bosaris.key"], "--json"
+    )
     assert status == 0, err
     return _numbers(out)
 
@@ -103,17 +118,29 @@ def _numbers(stdout):
     return {k: v for k, v in report.items() if k not in ("name", "system", "path")}
 
 
-@pytest.mark.parametrize("args", [
-    ["nist.tsv", "--key", "nist.key", "--format", "nist-sre"],
-    ["wespeaker.score", "--format", "wespeaker"],
-    ["speechbrain.txt", "--format", "speechbrain"],
-    ["bosaris.scores", "--key", "voxceleb.txt", "--key-format", "voxceleb"],
-    ["bosaris.scores", "--key", "voxceleb.txt", "--key-columns", "label enrol test"],
-    ["nist.tsv", "--key", "bosaris.key", "--columns", "model=modelid test=segmentid score=LLR"],
-    ["header.scores", "--key", "bosaris.key"],
-    ["scores.gz", "--key", "bosaris.key"],
-], ids=["nist-sre", "wespeaker", "speechbrain", "voxceleb-key", "key-columns", "columns-by-name",
-        "header", "gzip"])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["nist.tsv", "--key", "nist.key", "--format", "nist-sre"],
+        ["wespeaker.score", "--format", "wespeaker"],
+        ["speechbrain.txt", "--format", "speechbrain"],
+        ["bosaris.scores", "--key", "voxceleb.txt", "--key-format", "voxceleb"],
+        ["bosaris.scores", "--key", "voxceleb.txt", "--key-columns", "label enrol test"],
+        ["nist.tsv", "--key", "bosaris.key", "--columns", "model=modelid test=segmentid score=LLR"],
+        ["header.scores", "--key", "bosaris.key"],
+        ["scores.gz", "--key", "bosaris.key"],
+    ],
+    ids=[
+        "nist-sre",
+        "wespeaker",
+        "speechbrain",
+        "voxceleb-key",
+        "key-columns",
+        "columns-by-name",
+        "header",
+        "gzip",
+    ],
+)
 def test_evaluate_formats_give_the_bosaris_numbers(files, reference, capsys, args):
     args = [files.get(a, a) for a in args]
     status, out, err = run_main(capsys, "evaluate", *args, "--json")
@@ -124,22 +151,39 @@ def test_evaluate_formats_give_the_bosaris_numbers(files, reference, capsys, arg
 def test_evaluate_reads_the_key_from_stdin(files, reference, capsys, monkeypatch):
     stdin = io.TextIOWrapper(io.BytesIO(files["voxceleb.txt"].read_bytes()))
     monkeypatch.setattr("sys.stdin", stdin)
-    status, out, err = run_main(capsys, "evaluate", files["bosaris.scores"], "--key", "-",
-                                "--key-format", "voxceleb", "--json")
+    status, out, err = run_main(
+        capsys,
+        "evaluate",
+        files["bosaris.scores"],
+        "--key",
+        "-",
+        "--key-format",
+        "voxceleb",
+        "--json",
+    )
     assert status == 0, err
     assert _numbers(out) == reference
 
 
 def test_bad_format_input_exits_1_naming_file_and_line(files, capsys):
-    status, _, err = run_main(capsys, "evaluate", files["bosaris.scores"], "--key",
-                              files["voxceleb.txt"])
+    status, _, err = run_main(
+        capsys, "evaluate", files["bosaris.scores"], "--key", files["voxceleb.txt"]
+    )
     assert status == 1 and "voxceleb.txt:1:" in err
     with pytest.raises(SystemExit, match="2"):  # a usage error
         main(["evaluate", str(files["bosaris.scores"])])
     assert "required: --key" in capsys.readouterr().err
-    status, _, err = run_main(capsys, "evaluate", files["bosaris.scores"], "--key",
-                              files["bosaris.key"], "--format", "kaldi", "--columns",
-                              "model test score")
+    status, _, err = run_main(
+        capsys,
+        "evaluate",
+        files["bosaris.scores"],
+        "--key",
+        files["bosaris.key"],
+        "--format",
+        "kaldi",
+        "--columns",
+        "model test score",
+    )
     assert status == 1 and "not both" in err
     status, _, err = run_main(capsys, "evaluate", "-", "--key", "-")
     assert status == 1 and "standard input ('-') can be read once" in err
@@ -152,12 +196,28 @@ def _fitted(path):
 
 def test_train_and_apply_with_formats_stdin_and_stdout(files, tmp_path, capsys):
     ref = tmp_path / "ref.json"
-    status, _, err = run_main(capsys, "train", "--scores", files["bosaris.scores"], "--key",
-                              files["bosaris.key"], "-o", ref)
+    status, _, err = run_main(
+        capsys,
+        "train",
+        "--scores",
+        files["bosaris.scores"],
+        "--key",
+        files["bosaris.key"],
+        "-o",
+        ref,
+    )
     assert status == 0, err
     model = tmp_path / "sb.json"
-    status, _, err = run_main(capsys, "train", "--scores", files["speechbrain.txt"], "--format",
-                              "speechbrain", "-o", model)
+    status, _, err = run_main(
+        capsys,
+        "train",
+        "--scores",
+        files["speechbrain.txt"],
+        "--format",
+        "speechbrain",
+        "-o",
+        model,
+    )
     assert status == 0, err
     (coef, intercept), (ref_coef, ref_intercept) = _fitted(model), _fitted(ref)
     assert coef == pytest.approx(ref_coef, rel=1e-12)  # trials summed in another order
@@ -166,8 +226,9 @@ def test_train_and_apply_with_formats_stdin_and_stdout(files, tmp_path, capsys):
     status, _, err = run_main(capsys, "apply", model, files["bosaris.scores"], "-o", expected)
     assert status == 0, err
     out = tmp_path / "nist.out"
-    status, _, err = run_main(capsys, "apply", model, files["nist.tsv"], "--format", "nist-sre",
-                              "-o", out)
+    status, _, err = run_main(
+        capsys, "apply", model, files["nist.tsv"], "--format", "nist-sre", "-o", out
+    )
     assert status == 0, err
     assert out.read_bytes() == expected.read_bytes()
     assert len(out.read_text().splitlines()) == N

@@ -1,5 +1,6 @@
 """``--json`` on every command (one JSON document on stdout, the numbers of the library) and
-``--plot DIR`` pages of ``evaluate-multiclass`` and ``sws``."""
+``--plot DIR`` pages of ``evaluate-multiclass`` and ``sws``.
+"""
 
 import json
 
@@ -9,8 +10,15 @@ import pytest
 from focal.cli import build_parser
 from tests._support.cli import LID, SPK, STD, run_main
 
-SWS_FILES = [STD / n for n in ("sws_sample.stdlist.xml", "sws_sample.rttm",
-                               "sws_sample.ecf.xml", "sws_sample.tlist.xml")]
+SWS_FILES = [
+    STD / n
+    for n in (
+        "sws_sample.stdlist.xml",
+        "sws_sample.rttm",
+        "sws_sample.ecf.xml",
+        "sws_sample.tlist.xml",
+    )
+]
 
 
 def run_json(capsys, *args):
@@ -31,8 +39,18 @@ def test_train_and_apply_json(capsys, tmp_path):
     from focal import load
 
     dev = [SPK / f"dev_sys{k}.scores" for k in (1, 2)]
-    d, err = run_json(capsys, "train", "--scores", *dev, "--key", SPK / "dev.key",
-                      "--p-target", "0.05", "-o", tmp_path / "m.json")
+    d, err = run_json(
+        capsys,
+        "train",
+        "--scores",
+        *dev,
+        "--key",
+        SPK / "dev.key",
+        "--p-target",
+        "0.05",
+        "-o",
+        tmp_path / "m.json",
+    )
     model = load(tmp_path / "m.json")
     assert d["model"] == str(tmp_path / "m.json") and "saved to" in err
     assert d["systems"] == ["dev_sys1.scores", "dev_sys2.scores"]
@@ -40,13 +58,23 @@ def test_train_and_apply_json(capsys, tmp_path):
     assert d["p_target"] == 0.05 and d["pav"] is False
     assert d["n_targets"] + d["n_nontargets"] == len((SPK / "dev.key").read_text().splitlines())
     assert d["training_cllr"] == model.objective_
-    pav, _ = run_json(capsys, "train", "--scores", *dev, "--key", SPK / "dev.key", "--pav",
-                      "-o", tmp_path / "p.json")
+    pav, _ = run_json(
+        capsys,
+        "train",
+        "--scores",
+        *dev,
+        "--key",
+        SPK / "dev.key",
+        "--pav",
+        "-o",
+        tmp_path / "p.json",
+    )
     assert pav["pav"] is True and pav["pav_blocks"] == load(tmp_path / "p.json")[-1].llr_.size
 
     evals = [SPK / f"eval_sys{k}.scores" for k in (1, 2)]
-    a, _ = run_json(capsys, "apply", tmp_path / "m.json", *evals, "--align",
-                    "-o", tmp_path / "fused.scores")
+    a, _ = run_json(
+        capsys, "apply", tmp_path / "m.json", *evals, "--align", "-o", tmp_path / "fused.scores"
+    )
     n_lines = len((tmp_path / "fused.scores").read_text().splitlines())
     assert a == {"output": str(tmp_path / "fused.scores"), "n_trials": n_lines}
 
@@ -54,14 +82,23 @@ def test_train_and_apply_json(capsys, tmp_path):
 def test_train_multiclass_and_evaluate_multiclass_json(capsys, tmp_path):
     from focal import load
 
-    d, _ = run_json(capsys, "train-multiclass", "--scores", LID / "dev_sys1_closed.txt",
-                    "--key", LID / "dev.key", "-o", tmp_path / "lid.json")
+    d, _ = run_json(
+        capsys,
+        "train-multiclass",
+        "--scores",
+        LID / "dev_sys1_closed.txt",
+        "--key",
+        LID / "dev.key",
+        "-o",
+        tmp_path / "lid.json",
+    )
     model = load(tmp_path / "lid.json")
     assert d["model"] == str(tmp_path / "lid.json") and d["mode"] == "scalar"
     assert d["classes"] == list(model.class_names)
     assert d["intercept"] == model.intercept_.tolist() and d["training_c_mce"] == model.loss_
-    (r,), _ = run_json(capsys, "evaluate-multiclass", LID / "eval_sys1_closed.txt", "--key",
-                       LID / "eval.key")
+    (r,), _ = run_json(
+        capsys, "evaluate-multiclass", LID / "eval_sys1_closed.txt", "--key", LID / "eval.key"
+    )
     assert {"name", "classes", "measures", "n_segments"} <= set(r)
 
 
@@ -80,22 +117,42 @@ def test_evaluate_sws_normalize_and_demo_json(capsys, tmp_path, monkeypatch):
 def test_normalize_json(capsys, tmp_path):
     rng = np.random.default_rng(0)
     models, tests, cohort = ["m1", "m2"], ["t1", "t2"], ["c1", "c2", "c3"]
-    (tmp_path / "s.scores").write_text("".join(
-        f"{m} {t} {rng.normal():.6f}\n" for m in models for t in tests))
-    (tmp_path / "e.scores").write_text("".join(
-        f"{m} {c} {rng.normal():.6f}\n" for m in models for c in cohort))
-    d, _ = run_json(capsys, "normalize", tmp_path / "s.scores", "--enrol-cohort",
-                    tmp_path / "e.scores", "--method", "z-norm", "-o", tmp_path / "n.scores")
+    (tmp_path / "s.scores").write_text(
+        "".join(f"{m} {t} {rng.normal():.6f}\n" for m in models for t in tests)
+    )
+    (tmp_path / "e.scores").write_text(
+        "".join(f"{m} {c} {rng.normal():.6f}\n" for m in models for c in cohort)
+    )
+    d, _ = run_json(
+        capsys,
+        "normalize",
+        tmp_path / "s.scores",
+        "--enrol-cohort",
+        tmp_path / "e.scores",
+        "--method",
+        "z-norm",
+        "-o",
+        tmp_path / "n.scores",
+    )
     assert d["method"] == "z-norm" and d["n_enrolment_models"] == 2
 
 
 def test_evaluate_multiclass_plot_page(capsys, tmp_path):
     pytest.importorskip("matplotlib")
-    status, out, err = run_main(capsys, "evaluate-multiclass", LID / "eval_sys2_open.txt",
-                                "--key", LID / "eval.key", "--plot", tmp_path / "lid",
-                                "--plot-size", "400x300", "--json")
+    status, out, err = run_main(
+        capsys,
+        "evaluate-multiclass",
+        LID / "eval_sys2_open.txt",
+        "--key",
+        LID / "eval.key",
+        "--plot",
+        tmp_path / "lid",
+        "--plot-size",
+        "400x300",
+        "--json",
+    )
     assert status == 0, err
-    assert len(json.loads(out)) == 1            # the page's path went to stderr
+    assert len(json.loads(out)) == 1  # the page's path went to stderr
     assert f"report: {tmp_path / 'lid' / 'index.html'}" in err
     page = (tmp_path / "lid" / "index.html").read_text()
     for stem in ("detection_ape_1", "pairwise_1"):

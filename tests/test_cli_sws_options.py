@@ -1,5 +1,6 @@
 """`focal sws --prefer` (which of two competing detections is aligned) and `--cnxe-queries`
-(C_nxe over the evaluated queries, or every query: MediaEval 2013 SWS measures eq. 41)."""
+(C_nxe over the evaluated queries, or every query: MediaEval 2013 SWS measures eq. 41).
+"""
 
 import json
 
@@ -10,11 +11,13 @@ def _files(tmp_path):
     # query a occurs at 1.0 s; two detections compete for it: score 3 with NO, score 2 with
     # YES (decisions not monotone in score). Query b has no occurrence but a YES at 30 s.
     det = tmp_path / "det.txt"
-    det.write_text("# query file tbeg dur score decision\n"
-                   "a f 1.0 0.5 3.0 NO\n"
-                   "a f 1.2 0.5 2.0 YES\n"
-                   "a f 50.0 0.5 -1.0 NO\n"
-                   "b f 30.0 0.5 4.0 YES\n")
+    det.write_text(
+        "# query file tbeg dur score decision\n"
+        "a f 1.0 0.5 3.0 NO\n"
+        "a f 1.2 0.5 2.0 YES\n"
+        "a f 50.0 0.5 -1.0 NO\n"
+        "b f 30.0 0.5 4.0 YES\n"
+    )
     ref = tmp_path / "ref.txt"
     ref.write_text("# query file tbeg dur\na f 1.0 0.5\n")
     queries = tmp_path / "queries.txt"
@@ -40,7 +43,7 @@ def test_prefer_decision_aligns_the_yes_detection(tmp_path, capsys):
 def test_cnxe_queries_all_keeps_the_query_without_occurrences(tmp_path, capsys):
     evaluated = _report(tmp_path, capsys)
     every = _report(tmp_path, capsys, "--cnxe-queries", "all")
-    assert evaluated["atwv"] == every["atwv"]               # TWV is unchanged
+    assert evaluated["atwv"] == every["atwv"]  # TWV is unchanged
     # the confident false alarm on b (llr 4) now costs C_nxe something
     assert every["cnxe"] > evaluated["cnxe"]
     assert any("but C_nxe (eq. 41)" in note for note in every["notes"])

@@ -13,11 +13,17 @@ def test_invalid_parameter_error_is_both_value_and_type_error():
     assert isinstance(err, ValueError) and isinstance(err, TypeError)
 
 
-@pytest.mark.parametrize("call", [
-    lambda: check_probability(1.0), lambda: check_probability("0.5"),
-    lambda: check_positive(-1.0, "c"), lambda: check_positive(None, "c"),
-    lambda: check_non_negative(True, "reg"), lambda: check_int(2.5, "n"),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: check_probability(1.0),
+        lambda: check_probability("0.5"),
+        lambda: check_positive(-1.0, "c"),
+        lambda: check_positive(None, "c"),
+        lambda: check_non_negative(True, "reg"),
+        lambda: check_int(2.5, "n"),
+    ],
+)
 def test_parameter_checks_raise_it(call):
     for kind in (InvalidParameterError, ValueError, TypeError):
         with pytest.raises(kind):
@@ -31,7 +37,7 @@ def test_file_format_error_message_and_attributes():
     assert isinstance(err, ValueError) and not isinstance(err, TypeError)
     whole = FileFormatError("e.xml", None, "<excerpt> #1: missing attribute(s) dur")
     assert str(whole) == "e.xml: <excerpt> #1: missing attribute(s) dur" and whole.line is None
-    back = pickle.loads(pickle.dumps(err))    # crosses process boundaries (joblib, dask)
+    back = pickle.loads(pickle.dumps(err))  # crosses process boundaries (joblib, dask)
     assert (type(back), str(back), back.line) == (FileFormatError, str(err), 12)
 
 
@@ -55,8 +61,9 @@ def test_readers_raise_it_with_the_line(tmp_path):
     with pytest.raises(FileFormatError, match=r"r.rttm:2: tdur must be >= 0 seconds, got '-1'"):
         read_rttm(rttm)
     xml = tmp_path / "s.xml"
-    xml.write_text("<stdlist><detected_termlist termid='q'><term file='f'/>"
-                   "</detected_termlist></stdlist>")
+    xml.write_text(
+        "<stdlist><detected_termlist termid='q'><term file='f'/></detected_termlist></stdlist>"
+    )
     with pytest.raises(FileFormatError, match=r"s.xml: <term> #1 .*missing attribute") as err:
         read_stdlist(xml)
     assert err.value.line is None
@@ -73,7 +80,7 @@ def test_a_missing_file_stays_an_os_error_that_names_the_file(tmp_path):
         read_scores(path)
     assert str(err.value) == f"{path}: cannot open: No such file or directory"
     assert err.value.filename == str(path) and err.value.errno == 2
-    assert isinstance(err.value, ValueError)       # what these errors were before
+    assert isinstance(err.value, ValueError)  # what these errors were before
     back = pickle.loads(pickle.dumps(err.value))
     assert isinstance(back, FileNotFoundError) and str(back) == str(err.value)
     with pytest.raises(IsADirectoryError, match="cannot open"):

@@ -38,12 +38,17 @@ def _scores(folder, n=2000, k=2, seed=0):
     for j in range(k):
         s = rng.normal(size=n) + 2.0 * (j + 1) * y
         path = folder / f"s{j}"
-        write_scores(path, np.char.add("m", np.arange(n).astype(str)),
-                     np.char.add("t", np.arange(n).astype(str)), s)
+        write_scores(
+            path,
+            np.char.add("m", np.arange(n).astype(str)),
+            np.char.add("t", np.arange(n).astype(str)),
+            s,
+        )
         paths.append(str(path))
     key = folder / "key"
-    key.write_text("".join(f"m{i} t{i} {'target' if t else 'nontarget'}\n"
-                           for i, t in enumerate(y)))
+    key.write_text(
+        "".join(f"m{i} t{i} {'target' if t else 'nontarget'}\n" for i, t in enumerate(y))
+    )
     return paths, str(key)
 
 
@@ -65,8 +70,9 @@ def _hashes(folder):
     return {p: _digest(folder / p) for p in ("o/s0", "s1", "key", "model.json")}
 
 
-@pytest.mark.parametrize("output", ["./o/s0", "o/../o/s0", "{abs}/o/s0", "s0", "soft", "hard",
-                                    "model.json"])
+@pytest.mark.parametrize(
+    "output", ["./o/s0", "o/../o/s0", "{abs}/o/s0", "s0", "soft", "hard", "model.json"]
+)
 def test_apply_refuses_an_output_that_is_an_input_or_the_model(workspace, capsys, output):
     before = _hashes(workspace)
     output = output.format(abs=workspace)
@@ -91,6 +97,7 @@ def test_an_output_folder_fails_before_any_work(workspace, capsys, monkeypatch):
 
     def no_reading(*args, **kwargs):
         raise AssertionError("the files were read")
+
     monkeypatch.setattr(stream, "iter_score_chunks", no_reading)
     assert main(["apply", "model.json", "o/s0", "s1", "-o", "o"]) == 1
     assert capsys.readouterr().err == "focal: error: o: the output is a directory\n"
@@ -121,8 +128,12 @@ def test_a_fifo_output_is_streamed_to(workspace):
 
 def test_dev_stdout_and_dash_stream_to_standard_output(workspace):
     for output in ("-", "/dev/stdout"):
-        run = subprocess.run([sys.executable, "-m", "focal", "apply", "model.json", "o/s0", "s1",
-                              "-o", output], capture_output=True, cwd=workspace, timeout=120)
+        run = subprocess.run(
+            [sys.executable, "-m", "focal", "apply", "model.json", "o/s0", "s1", "-o", output],
+            capture_output=True,
+            cwd=workspace,
+            timeout=120,
+        )
         assert run.returncode == 0, run.stderr
         assert run.stdout.count(b"\n") == 2000 and run.stdout.startswith(b"m0 t0 ")
         assert b"2,000 trials" in run.stderr
@@ -132,9 +143,23 @@ def test_dev_stdout_redirected_to_a_file_appends_to_it(workspace):
     log = workspace / "log"
     log.write_bytes(b"previous\n")
     with open(log, "ab") as out:
-        run = subprocess.run([sys.executable, "-m", "focal", "apply", "model.json", "o/s0",
-                              "s1", "-o", "/dev/stdout"], stdout=out, stderr=subprocess.PIPE,
-                             cwd=workspace, timeout=120)
+        run = subprocess.run(
+            [
+                sys.executable,
+                "-m",
+                "focal",
+                "apply",
+                "model.json",
+                "o/s0",
+                "s1",
+                "-o",
+                "/dev/stdout",
+            ],
+            stdout=out,
+            stderr=subprocess.PIPE,
+            cwd=workspace,
+            timeout=120,
+        )
     assert run.returncode == 0, run.stderr
     text = log.read_bytes()
     assert text.startswith(b"previous\nm0 t0 ") and text.count(b"\n") == 2001
@@ -150,6 +175,7 @@ def test_a_full_disk_names_the_output(tmp_path):
 
     def full(*args):
         raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
     with pytest.raises(ValueError, match=rf"^{path}: cannot write: No space left on device"):
         with write_output(path) as out:
             out.write(b"new")
@@ -169,6 +195,7 @@ def test_library_writers_are_atomic(tmp_path, monkeypatch):
         if len(calls) == 2:
             raise RuntimeError("interrupted in the middle")
         return b"x y 1\n" * len(columns[0])
+
     monkeypatch.setattr(binary, "format_lines", failing)
     with pytest.raises(RuntimeError):
         write_scores(path, ["a"] * 10, ["b"] * 10, np.zeros(10), chunk_size=4)
@@ -197,6 +224,7 @@ def test_check_output_compares_files_not_names(tmp_path):
 
 # ---------------------------------------------------------------------- interruptions
 
+
 def _big_inputs(folder, n):
     rng = np.random.default_rng(5)
     models = np.char.add("spk", (np.arange(n) % 5000).astype(str))
@@ -216,8 +244,19 @@ def test_sigterm_leaves_no_temporary_file(tmp_path):
     paths = _big_inputs(tmp_path, 1_000_000)
     out = tmp_path / "out"
     out.write_text("old\n")
-    proc = subprocess.Popen([sys.executable, "-m", "focal", "apply", str(tmp_path / "model.json"),
-                             *paths, "-o", str(out)], stderr=subprocess.PIPE)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "focal",
+            "apply",
+            str(tmp_path / "model.json"),
+            *paths,
+            "-o",
+            str(out),
+        ],
+        stderr=subprocess.PIPE,
+    )
     while not [p for p in os.listdir(tmp_path) if p.startswith(".focal-")]:
         time.sleep(0.01)
         assert proc.poll() is None, proc.stderr.read()

@@ -31,7 +31,7 @@ from focal.schema import input_schema
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "data_samples"
 LID = ROOT / "language_recognition"
 SPK = ROOT / "speaker_detection"
-PERM = [3, 0, 6, 1, 5, 2, 4]     # "segment Galician Basque OOS Catalan Spanish English Portuguese"
+PERM = [3, 0, 6, 1, 5, 2, 4]  # "segment Galician Basque OOS Catalan Spanish English Portuguese"
 
 
 def generic_copies(folder, split, k, perm=None):
@@ -50,15 +50,18 @@ def generic_copies(folder, split, k, perm=None):
 
 def c_mce(path):
     """C_mce (open set) of a written file against the eval key, classes matched by name."""
-    llh, y, _, _ = align_multiclass(read_multiclass_key(LID / "eval.key"),
-                                    read_multiclass_scores(path))
+    llh, y, _, _ = align_multiclass(
+        read_multiclass_key(LID / "eval.key"), read_multiclass_scores(path)
+    )
     return albayzin_measures(llh, y, open_set=True).c_mce
 
 
 # ---------------------------------------------------------------------- the three reproductions
 
-@pytest.mark.parametrize("mode, systems", [("calibration", [1]), ("full", [1, 2]),
-                                           ("scalar", [1, 2, 3])])
+
+@pytest.mark.parametrize(
+    "mode, systems", [("calibration", [1]), ("full", [1, 2]), ("scalar", [1, 2, 3])]
+)
 def test_a_permuted_header_is_applied_to_the_right_columns(tmp_path, mode, systems):
     dev = [generic_copies(tmp_path, "dev", k) for k in systems]
     model = train_multiclass_fusion(dev, LID / "dev.key", mode=mode).model
@@ -95,20 +98,26 @@ def test_string_target_labels_need_pos_label_and_then_give_the_01_weights():
     rng = np.random.default_rng(0)
     y = rng.random(400) < 0.3
     X = rng.normal(size=(400, 2)) + 1.5 * y[:, None]
-    labels = np.where(y, "genuine", "impostor")   # the target sorts first
+    labels = np.where(y, "genuine", "impostor")  # the target sorts first
     with pytest.raises(ValueError, match="'genuine', 'impostor'"):
         LogisticFusion().fit(X, labels)
-    np.testing.assert_array_equal(LogisticFusion(pos_label="genuine").fit(X, labels).coef_,
-                                  LogisticFusion().fit(X, y.astype(int)).coef_)
+    np.testing.assert_array_equal(
+        LogisticFusion(pos_label="genuine").fit(X, labels).coef_,
+        LogisticFusion().fit(X, y.astype(int)).coef_,
+    )
 
 
 # ------------------------------------------------------------------------- adversarial files
 
+
 def test_a_generic_file_without_header_is_refused(tmp_path):
     path = tmp_path / "noheader.txt"
     path.write_text("seg1 -1.0 0.5 2.0\nseg2 0.1 0.2 0.3\n")
-    with pytest.raises(ValueError, match=r"noheader.txt:1: the class name\(s\) -1.0, 0.5, 2.0 "
-                                         r"are numbers"):
+    with pytest.raises(
+        ValueError,
+        match=r"noheader.txt:1: the class name\(s\) -1.0, 0.5, 2.0 "
+        r"are numbers",
+    ):
         read_multiclass_scores(path)
     model = MulticlassFusion(mode="calibration").fit(np.eye(3).repeat(5, 0) * 3, np.arange(15) // 5)
     with pytest.raises(ValueError, match="noheader.txt:1"):
@@ -124,13 +133,17 @@ def test_class_names_differing_only_in_case_are_refused(tmp_path):
 
 
 def test_apply_refuses_files_of_mixed_task_or_condition(tmp_path):
-    model = train_multiclass_fusion([LID / "dev_sys1_open.txt", LID / "dev_sys2_open.txt"],
-                                    LID / "dev.key").model
+    model = train_multiclass_fusion(
+        [LID / "dev_sys1_open.txt", LID / "dev_sys2_open.txt"], LID / "dev.key"
+    ).model
     first, second = tmp_path / "eval_sys1_open.txt", tmp_path / "eval_sys2_open.txt"
     first.write_bytes((LID / "eval_sys1_open.txt").read_bytes())
-    second.write_bytes((LID / "eval_sys2_closed.txt").read_bytes())   # named like the others
-    with pytest.raises(ValueError, match=r"eval_sys2_open.txt: Plenty Closed differs from .*"
-                                         r"eval_sys1_open.txt's Plenty Open"):
+    second.write_bytes((LID / "eval_sys2_closed.txt").read_bytes())  # named like the others
+    with pytest.raises(
+        ValueError,
+        match=r"eval_sys2_open.txt: Plenty Closed differs from .*"
+        r"eval_sys1_open.txt's Plenty Open",
+    ):
         apply_model(model, [first, second], tmp_path / "out.txt")
     a = read_albayzin_scores(LID / "eval_sys2_open.txt")
     write_multiclass_scores(second, a.segments, a.llh, a.classes)
@@ -141,6 +154,7 @@ def test_apply_refuses_files_of_mixed_task_or_condition(tmp_path):
 
 # ---------------------------------------------------------------- the schema, checked on apply
 
+
 def test_apply_checks_the_systems_by_name(tmp_path):
     dev = [SPK / f"dev_sys{k}.scores" for k in (1, 2, 3)]
     model = train_fusion(dev, SPK / "dev.key").model
@@ -148,33 +162,45 @@ def test_apply_checks_the_systems_by_name(tmp_path):
     evals = [SPK / f"eval_sys{k}.scores" for k in (1, 2, 3)]
     n = apply_model(model, evals, tmp_path / "ok.scores", align=True)
     assert n > 0
-    with pytest.raises(ValueError, match="order sys2, sys1, sys3; the model takes them in the "
-                                         "order sys1, sys2, sys3"):
+    with pytest.raises(
+        ValueError,
+        match="order sys2, sys1, sys3; the model takes them in the order sys1, sys2, sys3",
+    ):
         apply_model(model, [evals[1], evals[0], evals[2]], tmp_path / "o.scores", align=True)
     renamed = tmp_path / "eval_sys9.scores"
     renamed.write_bytes(evals[2].read_bytes())
-    with pytest.raises(ValueError, match=r"'sys9' .*eval_sys9.scores.* not in the model; the "
-                                         r"model's system\(s\) 'sys3' missing"):
+    with pytest.raises(
+        ValueError,
+        match=r"'sys9' .*eval_sys9.scores.* not in the model; the "
+        r"model's system\(s\) 'sys3' missing",
+    ):
         apply_model(model, [evals[0], evals[1], renamed], tmp_path / "o.scores", align=True)
     with pytest.raises(ValueError, match=r"takes 3 system\(s\) \(sys1, sys2, sys3\), 2 score"):
         apply_model(model, evals[:2], tmp_path / "o.scores")
 
 
 def test_apply_checks_the_classes_by_name(tmp_path):
-    model = train_multiclass_fusion([generic_copies(tmp_path, "dev", 1)], LID / "dev.key",
-                                    mode="calibration").model
+    model = train_multiclass_fusion(
+        [generic_copies(tmp_path, "dev", 1)], LID / "dev.key", mode="calibration"
+    ).model
     a = read_albayzin_scores(LID / "eval_sys1_open.txt")
     names = list(a.classes)
     for label, cols, match in [
-            ("missing", names[:-1], r"'OOS' missing"),
-            ("extra", names + ["Klingon"], r"'Klingon' not among them"),
-            ("renamed", names[:-1] + ["Other"], r"'Other' not among them; 'OOS' "
-                                                r"missing")]:
+        ("missing", names[:-1], r"'OOS' missing"),
+        ("extra", names + ["Klingon"], r"'Klingon' not among them"),
+        (
+            "renamed",
+            names[:-1] + ["Other"],
+            r"'Other' not among them; 'OOS' "
+            r"missing",
+        ),
+    ]:
         path = tmp_path / f"{label}.txt"
-        llh = np.c_[a.llh, a.llh[:, :1]][:, :len(cols)]
+        llh = np.c_[a.llh, a.llh[:, :1]][:, : len(cols)]
         write_multiclass_scores(path, a.segments, llh, cols)
-        with pytest.raises(ValueError, match=f"{label}.txt: classes .* differ from the model's "
-                                             f"Basque, .*{match}"):
+        with pytest.raises(
+            ValueError, match=f"{label}.txt: classes .* differ from the model's Basque, .*{match}"
+        ):
             apply_model(model, [path], tmp_path / "o.txt")
 
 
@@ -195,26 +221,49 @@ def count_parses(monkeypatch):
 @pytest.mark.parametrize("align", [False, True])
 def test_apply_parses_each_input_file_once(tmp_path, monkeypatch, align):
     lid = [LID / f"eval_sys{k}_open.txt" for k in (1, 2, 3)]
-    model = train_multiclass_fusion([LID / f"dev_sys{k}_open.txt" for k in (1, 2, 3)],
-                                    LID / "dev.key").model
+    model = train_multiclass_fusion(
+        [LID / f"dev_sys{k}_open.txt" for k in (1, 2, 3)], LID / "dev.key"
+    ).model
     spk = [SPK / f"eval_sys{k}.scores" for k in (1, 2, 3)]
     fusion = train_fusion([SPK / f"dev_sys{k}.scores" for k in (1, 2, 3)], SPK / "dev.key").model
     focal.save(model, tmp_path / "lid.json")
     focal.save(fusion, tmp_path / "spk.json")
     counts = count_parses(monkeypatch)
     extra = ["--align"] if align else []
-    assert main(["apply", str(tmp_path / "lid.json"), *map(str, lid), "-o",
-                 str(tmp_path / "lid.out"), *extra]) == 0
+    assert (
+        main(
+            [
+                "apply",
+                str(tmp_path / "lid.json"),
+                *map(str, lid),
+                "-o",
+                str(tmp_path / "lid.out"),
+                *extra,
+            ]
+        )
+        == 0
+    )
     assert counts == {str(p): 1 for p in lid}
     counts.clear()
-    if not align:   # the speaker files list the trials in different orders: write them in one
+    if not align:  # the speaker files list the trials in different orders: write them in one
         X, models, tests = focal.io.align_scores(*map(focal.io.read_scores, spk))
         spk = [tmp_path / f"eval_sys{k + 1}.scores" for k in range(3)]
         for k, path in enumerate(spk):
             focal.io.write_scores(path, models, tests, X[:, k])
         counts.clear()
-    assert main(["apply", str(tmp_path / "spk.json"), *map(str, spk), "-o",
-                 str(tmp_path / "spk.out"), *extra]) == 0
+    assert (
+        main(
+            [
+                "apply",
+                str(tmp_path / "spk.json"),
+                *map(str, spk),
+                "-o",
+                str(tmp_path / "spk.out"),
+                *extra,
+            ]
+        )
+        == 0
+    )
     assert counts == {str(p): 1 for p in spk}
 
 
@@ -228,13 +277,15 @@ def test_non_finite_outputs_are_refused_with_the_line(tmp_path):
     # an unbounded PAV gives +inf by design: written as such, unless refused by the caller
     apply_model(unbounded, [path], out)
     assert out.read_text().splitlines()[1] == "m t2 inf"
-    with pytest.raises(ValueError, match=r"s.scores:2: transform returned inf for trial "
-                                         r"\(m, t2\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"s.scores:2: transform returned inf for trial "
+        r"\(m, t2\)",
+    ):
         apply_model(unbounded, [path], tmp_path / "o2.scores", allow_infinite=False)
     assert not (tmp_path / "o2.scores").exists()
     # a multiclass output that overflows
-    model = MulticlassFusion(mode="calibration").fit(np.eye(3).repeat(5, 0) * 3,
-                                                     np.arange(15) // 5)
+    model = MulticlassFusion(mode="calibration").fit(np.eye(3).repeat(5, 0) * 3, np.arange(15) // 5)
     big = tmp_path / "big.txt"
     big.write_text("segment c0 c1 c2\ns1 0 1 2\ns2 1e308 -1e308 0\n")
     with pytest.raises(ValueError, match=r"big.txt:3: transform returned"):
@@ -243,24 +294,29 @@ def test_non_finite_outputs_are_refused_with_the_line(tmp_path):
 
 # --------------------------------------------------------------------------- the model file
 
+
 def test_the_model_file_records_the_schema_and_apply_uses_it(tmp_path):
     dev = [LID / f"dev_sys{k}_closed.txt" for k in (1, 2)]
     fit = train_multiclass_fusion(dev, LID / "dev.key")
     focal.save(fit.model, tmp_path / "m.json")
     doc = json.loads((tmp_path / "m.json").read_text())
     assert doc["version"] == 2
-    assert doc["input"] == {"kind": "multiclass", "n_systems": 2, "systems": ["sys1", "sys2"],
-                            "classes": ["Basque", "Catalan", "English", "Galician",
-                                        "Portuguese", "Spanish", "OOS"],
-                            "format": "albayzin", "task": "Plenty", "condition": "Closed"}
+    assert doc["input"] == {
+        "kind": "multiclass",
+        "n_systems": 2,
+        "systems": ["sys1", "sys2"],
+        "classes": ["Basque", "Catalan", "English", "Galician", "Portuguese", "Spanish", "OOS"],
+        "format": "albayzin",
+        "task": "Plenty",
+        "condition": "Closed",
+    }
     model = focal.load(tmp_path / "m.json")
     assert list(model.classes_) == doc["input"]["classes"]
     assert model.feature_names_in_[7] == "sys2:Basque"
     # the training prior of closed-set files: Albayzin's (eq. 2), out-of-set ignored
     assert model.prior_[-1] == 0 and np.allclose(model.prior_[:-1], 1 / 6)
     written = tmp_path / "out.txt"
-    apply_model(model, [LID / f"eval_sys{k}_closed.txt" for k in (1, 2)], written,
-                condition="Open")
+    apply_model(model, [LID / f"eval_sys{k}_closed.txt" for k in (1, 2)], written, condition="Open")
     assert read_albayzin_scores(written).condition == "Open"
 
 
@@ -269,13 +325,40 @@ def test_cli_pos_label_reads_any_key_labels(tmp_path, capsys):
     text = (SPK / "dev.key").read_text()
     words.write_text(text.replace("nontarget", "impostor").replace(" target", " genuine"))
     dev = [str(SPK / f"dev_sys{k}.scores") for k in (1, 2)]
-    assert main(["train", "--scores", *dev, "--key", str(words), "-o",
-                 str(tmp_path / "a.json")]) == 1
+    assert (
+        main(["train", "--scores", *dev, "--key", str(words), "-o", str(tmp_path / "a.json")]) == 1
+    )
     assert "unknown label 'genuine'" in capsys.readouterr().err
-    assert main(["train", "--scores", *dev, "--key", str(words), "--pos-label", "genuine",
-                 "-o", str(tmp_path / "a.json")]) == 0
-    assert main(["train", "--scores", *dev, "--key", str(SPK / "dev.key"), "-o",
-                 str(tmp_path / "b.json")]) == 0
+    assert (
+        main(
+            [
+                "train",
+                "--scores",
+                *dev,
+                "--key",
+                str(words),
+                "--pos-label",
+                "genuine",
+                "-o",
+                str(tmp_path / "a.json"),
+            ]
+        )
+        == 0
+    )
+    assert (
+        main(
+            [
+                "train",
+                "--scores",
+                *dev,
+                "--key",
+                str(SPK / "dev.key"),
+                "-o",
+                str(tmp_path / "b.json"),
+            ]
+        )
+        == 0
+    )
     a, b = focal.load(tmp_path / "a.json"), focal.load(tmp_path / "b.json")
     np.testing.assert_array_equal(a.coef_, b.coef_)
     bad = tmp_path / "bad.key"
@@ -300,8 +383,7 @@ def test_the_writer_refuses_headers_the_reader_would_refuse(tmp_path):
     with pytest.raises(ValueError, match="class name\\(s\\) 1, 2 are numbers"):
         write_multiclass_scores(tmp_path / "x.txt", np.array(["s"]), np.zeros((1, 2)), ["1", "2"])
     with pytest.raises(ValueError, match="'EN' and 'en' differ only in case"):
-        write_multiclass_scores(tmp_path / "x.txt", np.array(["s"]), np.zeros((1, 2)),
-                                ["en", "EN"])
+        write_multiclass_scores(tmp_path / "x.txt", np.array(["s"]), np.zeros((1, 2)), ["en", "EN"])
 
 
 def test_a_model_fitted_again_drops_its_stale_schema(tmp_path):
@@ -325,11 +407,13 @@ def lid_model_and_reference(tmp_path_factory):
     return model, read_multiclass_scores(folder / "ref.txt")
 
 
-@settings(max_examples=15, deadline=None,
-          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(st.permutations(range(7)), st.permutations(range(7)))
-def test_any_header_order_of_any_file_gives_the_same_output(tmp_path, lid_model_and_reference,
-                                                           first, second):
+def test_any_header_order_of_any_file_gives_the_same_output(
+    tmp_path, lid_model_and_reference, first, second
+):
     model, reference = lid_model_and_reference
     folder = tmp_path / f"{''.join(map(str, first))}_{''.join(map(str, second))}"
     folder.mkdir(exist_ok=True)
@@ -337,12 +421,11 @@ def test_any_header_order_of_any_file_gives_the_same_output(tmp_path, lid_model_
     for k, perm in ((1, list(first)), (2, list(second))):
         a = read_albayzin_scores(LID / f"eval_sys{k}_open.txt")
         paths.append(folder / f"eval_sys{k}.txt")
-        write_multiclass_scores(paths[-1], a.segments, a.llh[:, perm],
-                                [a.classes[i] for i in perm])
+        write_multiclass_scores(paths[-1], a.segments, a.llh[:, perm], [a.classes[i] for i in perm])
     apply_model(model, paths, folder / "out.txt")
     out = read_multiclass_scores(folder / "out.txt")
     assert out.classes == reference.classes
-    np.testing.assert_array_equal(out.llh, reference.llh)   # the same columns, bit for bit
+    np.testing.assert_array_equal(out.llh, reference.llh)  # the same columns, bit for bit
 
 
 def test_a_model_without_class_names_takes_the_first_files_order(tmp_path):
@@ -356,12 +439,17 @@ def test_a_model_without_class_names_takes_the_first_files_order(tmp_path):
     second = generic_copies(tmp_path, "eval", 2, PERM)
     apply_model(model, straight, tmp_path / "a.txt")
     apply_model(model, [straight[0], second], tmp_path / "b.txt")
-    np.testing.assert_array_equal(read_multiclass_scores(tmp_path / "a.txt").llh,
-                                  read_multiclass_scores(tmp_path / "b.txt").llh)
+    np.testing.assert_array_equal(
+        read_multiclass_scores(tmp_path / "a.txt").llh,
+        read_multiclass_scores(tmp_path / "b.txt").llh,
+    )
     a = read_albayzin_scores(LID / "eval_sys2_open.txt")
     other = tmp_path / "other" / "eval_sys2.txt"
     other.parent.mkdir()
     write_multiclass_scores(other, a.segments, a.llh, list(a.classes[:-1]) + ["Other"])
-    with pytest.raises(ValueError, match=r"other/eval_sys2.txt: classes .* differ from .*"
-                                         r"eval_sys1.txt's Basque.*'Other' not among them"):
+    with pytest.raises(
+        ValueError,
+        match=r"other/eval_sys2.txt: classes .* differ from .*"
+        r"eval_sys1.txt's Basque.*'Other' not among them",
+    ):
         apply_model(model, [straight[0], other], tmp_path / "c.txt")

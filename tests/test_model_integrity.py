@@ -57,8 +57,10 @@ def _resave(path, edit):
 def test_devices_are_refused_at_once(device):
     if not os.path.exists(device):
         pytest.skip(f"no {device}")
-    expect_error(run_limited(_load, device, cpu_seconds=3, memory_mb=200, wall_seconds=10),
-                 rf"^{device}: NUL byte")
+    expect_error(
+        run_limited(_load, device, cpu_seconds=3, memory_mb=200, wall_seconds=10),
+        rf"^{device}: NUL byte",
+    )
 
 
 def test_deep_nesting_is_a_value_error(tmp_path):
@@ -81,8 +83,10 @@ def test_a_huge_file_with_a_wrong_checksum_is_refused_before_parsing(tmp_path):
     assert len(huge) > 30_000_000 and huge != text
     path = tmp_path / "huge.json"
     path.write_text(huge)
-    expect_error(run_limited(_load, str(path), cpu_seconds=5, memory_mb=400),
-                 rf"^{path}: integrity.sha256: the checksum of the file's bytes does not match")
+    expect_error(
+        run_limited(_load, str(path), cpu_seconds=5, memory_mb=400),
+        rf"^{path}: integrity.sha256: the checksum of the file's bytes does not match",
+    )
 
 
 def test_the_size_cap_is_checked_before_reading(tmp_path):
@@ -107,12 +111,16 @@ def test_a_flipped_bit_is_refused_on_the_raw_bytes(tmp_path):
         focal.load(path)
 
 
-@pytest.mark.parametrize("version, shown", [("1", '"1"'), (1.0, "1.0"), (None, "null"),
-                                            ([1], "[1]")])
+@pytest.mark.parametrize(
+    "version, shown", [("1", '"1"'), (1.0, "1.0"), (None, "null"), ([1], "[1]")]
+)
 def test_a_version_that_is_not_an_integer_says_so(tmp_path, version, shown):
     path = _resave(_saved(tmp_path, FUSION), lambda d: d.update(version=version))
-    with pytest.raises(ValueError, match=rf"version: the schema version must be an integer, "
-                                         rf"got .*{re_escape(shown)}"):
+    with pytest.raises(
+        ValueError,
+        match=rf"version: the schema version must be an integer, "
+        rf"got .*{re_escape(shown)}",
+    ):
         focal.load(path)
 
 
@@ -124,6 +132,7 @@ def re_escape(text):
 
 # ------------------------------------------------------------------------ usable numbers
 
+
 def _set(path_in_fitted, value):
     def edit(doc):
         node = doc["model"]["fitted"]
@@ -131,13 +140,17 @@ def _set(path_in_fitted, value):
         for key in parents:
             node = node[key]
         node[last] = value
+
     return edit
 
 
 def test_coefficients_that_overflow_on_ordinary_scores_are_refused(tmp_path):
     path = _resave(_saved(tmp_path, FUSION), _set(("coef_",), [1e308, 1e308]))
-    with pytest.raises(ValueError, match=r"numerically unusable parameters: the model fails "
-                                         r"on ordinary scores .*overflows"):
+    with pytest.raises(
+        ValueError,
+        match=r"numerically unusable parameters: the model fails "
+        r"on ordinary scores .*overflows",
+    ):
         focal.load(path)
 
 
@@ -149,6 +162,7 @@ def test_a_gaussian_mean_of_1e200_is_refused(tmp_path):
 
     def edit(doc):
         doc["model"]["fitted"]["model_"]["means"][0][0] = 1e200
+
     _resave(path, edit)
     with pytest.raises(ValueError, match=r"numerically unusable parameters: the model gives"):
         focal.load(path)
@@ -185,6 +199,7 @@ def test_set_output_with_a_missing_library_is_refused_at_load(tmp_path):
 
 
 # ------------------------------------------------------------------------ keyed signatures
+
 
 def test_a_signed_model_loads_with_its_key_only(tmp_path):
     key = os.urandom(32)

@@ -33,14 +33,19 @@ from focal import (
 
 # ------------------------------------------------------------------------------ data and models
 
+
 def binary_data(n=400, seed=0, separable=False):
     rng = np.random.default_rng(seed)
     y = (rng.random(n) < 0.3).astype(int)
     y[:2] = [0, 1]
     shift = 20.0 if separable else 1.5
-    X = np.column_stack([shift * y + rng.normal(size=n),
-                         0.3 + 0.05 * (y + rng.normal(size=n)),
-                         np.round(np.tanh(y + rng.normal(size=n)), 2)])  # ties
+    X = np.column_stack(
+        [
+            shift * y + rng.normal(size=n),
+            0.3 + 0.05 * (y + rng.normal(size=n)),
+            np.round(np.tanh(y + rng.normal(size=n)), 2),
+        ]
+    )  # ties
     return X, y
 
 
@@ -74,37 +79,78 @@ def fitted_models():
         ("fusion-dataframe", LogisticFusion(), frame, Y2),
         ("fusion-bool-labels", LogisticFusion(), X2, Y2.astype(bool)),
         ("fusion-str-labels", LogisticFusion(pos_label="tar"), X2, np.where(Y2 == 1, "tar", "non")),
-        ("fusion-str-labels-first", LogisticFusion(pos_label="genuine"), X2,
-         np.where(Y2 == 1, "genuine", "impostor")),
+        (
+            "fusion-str-labels-first",
+            LogisticFusion(pos_label="genuine"),
+            X2,
+            np.where(Y2 == 1, "genuine", "impostor"),
+        ),
         ("fusion-float-labels", LogisticFusion(pos_label=1.0), X2, Y2 * 2.0 - 1.0),
         ("linear", LinearCalibrator(p_target=0.05), X2[:, 0], Y2),
         ("pav-bounded", PAVCalibrator(), X2[:, 2], Y2),
-        ("pav-bounded-0.3-linear", PAVCalibrator(pseudo_count=0.3, interpolation="linear"),
-         X2[:, 0], Y2),
+        (
+            "pav-bounded-0.3-linear",
+            PAVCalibrator(pseudo_count=0.3, interpolation="linear"),
+            X2[:, 0],
+            Y2,
+        ),
         ("pav-unbounded", PAVCalibrator(pseudo_count=0), X2[:, 2], Y2),
-        ("pav-unbounded-separable-linear", PAVCalibrator(pseudo_count=0.0,
-                                                         interpolation="linear"), XS[:, 0], YS),
+        (
+            "pav-unbounded-separable-linear",
+            PAVCalibrator(pseudo_count=0.0, interpolation="linear"),
+            XS[:, 0],
+            YS,
+        ),
         ("rocch", ROCCH(), X2[:, 2], Y2),
         ("rocch-separable", ROCCH(), XS[:, 0], YS),
         ("multiclass-scalar", MulticlassFusion(), XM, YM),
         ("multiclass-full", MulticlassFusion(mode="full", reg=1e-4), XM, YM),
         ("multiclass-calibration", MulticlassFusion(mode="calibration"), X1M, Y1M),
         ("multiclass-prior-zero", MulticlassFusion(prior=[0.5, 0.5, 0.0]), XM, YM),
-        ("multiclass-full-prior", MulticlassFusion(mode="full", prior=np.array([0.2, 0.3, 0.5])),
-         XM, YM),
-        ("multiclass-str-classes", MulticlassFusion(class_names=["en", "fr", "de"]), XM,
-         np.array(["en", "fr", "de"])[YM]),
+        (
+            "multiclass-full-prior",
+            MulticlassFusion(mode="full", prior=np.array([0.2, 0.3, 0.5])),
+            XM,
+            YM,
+        ),
+        (
+            "multiclass-str-classes",
+            MulticlassFusion(class_names=["en", "fr", "de"]),
+            XM,
+            np.array(["en", "fr", "de"])[YM],
+        ),
         ("gaussian-shared", GaussianBackend(), XG, YG),
         ("gaussian-per-class", GaussianBackend(covariance="per_class", reg=0.0), XG, YG),
         ("gaussian-prior", GaussianBackend(prior=(0.25, 0.25, 0.5), reg=1e-3), XG, YG),
-        ("pipeline-fusion-pav", make_pipeline(LogisticFusion(p_target=0.01), PAVCalibrator()),
-         X2, Y2),
-        ("pipeline-passthrough", Pipeline([("skip", "passthrough"),
-                                           ("fuse", LogisticFusion()), ("none", None)]), X2, Y2),
-        ("pipeline-backend-calibration", make_pipeline(
-            GaussianBackend(), MulticlassFusion(mode="calibration")), XG, YG),
-        ("pipeline-nested", Pipeline([("inner", make_pipeline(LogisticFusion(), PAVCalibrator())),
-                                      ("outer", PAVCalibrator(pseudo_count=0))]), X2, Y2),
+        (
+            "pipeline-fusion-pav",
+            make_pipeline(LogisticFusion(p_target=0.01), PAVCalibrator()),
+            X2,
+            Y2,
+        ),
+        (
+            "pipeline-passthrough",
+            Pipeline([("skip", "passthrough"), ("fuse", LogisticFusion()), ("none", None)]),
+            X2,
+            Y2,
+        ),
+        (
+            "pipeline-backend-calibration",
+            make_pipeline(GaussianBackend(), MulticlassFusion(mode="calibration")),
+            XG,
+            YG,
+        ),
+        (
+            "pipeline-nested",
+            Pipeline(
+                [
+                    ("inner", make_pipeline(LogisticFusion(), PAVCalibrator())),
+                    ("outer", PAVCalibrator(pseudo_count=0)),
+                ]
+            ),
+            X2,
+            Y2,
+        ),
     ]
     return [(name, est, X, y) for name, est, X, y in cases]
 
@@ -126,10 +172,13 @@ def load_text(text):
 
 # ------------------------------------------------------------------------- exact equality
 
+
 def assert_same(a, b, where="estimator"):
     """Same type and the same value, bit for bit, recursively (estimators by their __dict__)."""
-    assert type(a) is type(b) or (isinstance(a, (int, float, bool, np.generic))
-                                  and isinstance(b, (int, float, bool, np.generic))), where
+    assert type(a) is type(b) or (
+        isinstance(a, (int, float, bool, np.generic))
+        and isinstance(b, (int, float, bool, np.generic))
+    ), where
     if isinstance(a, np.ndarray):
         assert a.dtype == b.dtype and a.shape == b.shape, where
         if a.dtype == object:
@@ -154,8 +203,11 @@ def assert_same(a, b, where="estimator"):
             assert_same(getattr(a, f.name), getattr(b, f.name), f"{where}.{f.name}")
     elif hasattr(a, "__dict__"):
         # the input schema that load attaches is compared by test_input_schema_round_trip
-        assert_same({k: v for k, v in vars(a).items() if k != "input_schema_"},
-                    {k: v for k, v in vars(b).items() if k != "input_schema_"}, where)
+        assert_same(
+            {k: v for k, v in vars(a).items() if k != "input_schema_"},
+            {k: v for k, v in vars(b).items() if k != "input_schema_"},
+            where,
+        )
     else:
         assert a == b, where
 
@@ -170,6 +222,7 @@ def outputs(est, X):
 
 
 # ------------------------------------------------------------------------------ round trips
+
 
 @pytest.mark.parametrize("name", list(FITTED))
 def test_round_trip_is_bit_identical(name, tmp_path):
@@ -206,8 +259,13 @@ def test_rocch_measures_are_rebuilt_from_the_blocks():
 def test_pickle_and_joblib_keep_working():
     import joblib
 
-    for name in ("fusion-default", "pav-bounded", "multiclass-full", "gaussian-per-class",
-                 "pipeline-fusion-pav"):
+    for name in (
+        "fusion-default",
+        "pav-bounded",
+        "multiclass-full",
+        "gaussian-per-class",
+        "pipeline-fusion-pav",
+    ):
         est = FITTED[name]
         buffer = io.BytesIO()
         joblib.dump(est, buffer)
@@ -265,14 +323,30 @@ def test_the_file_is_the_documented_json():
     est = FITTED["pipeline-fusion-pav"]
     text = saved_text(est)
     doc = json.loads(text)
-    assert list(doc) == ["format", "version", "focal_version", "input", "model", "sha256",
-                         "integrity"]
+    assert list(doc) == [
+        "format",
+        "version",
+        "focal_version",
+        "input",
+        "model",
+        "sha256",
+        "integrity",
+    ]
     # the last line: the SHA-256 of the file's bytes before it (before its leading comma)
     body, last = text.rsplit(",\n", 1)
-    assert last == f'  "integrity": {{"sha256": "{hashlib.sha256(body.encode()).hexdigest()}"}}\n}}\n'
+    assert (
+        last == f'  "integrity": {{"sha256": "{hashlib.sha256(body.encode()).hexdigest()}"}}\n}}\n'
+    )
     assert doc["format"] == "focal-model" and doc["version"] == 2
-    assert doc["input"] == {"kind": "binary", "n_systems": 3, "systems": None, "classes": None,
-                            "format": None, "task": None, "condition": None}
+    assert doc["input"] == {
+        "kind": "binary",
+        "n_systems": 3,
+        "systems": None,
+        "classes": None,
+        "format": None,
+        "task": None,
+        "condition": None,
+    }
     assert doc["focal_version"] == focal.__version__
     # the checksum is the SHA-256 of the canonical JSON of the other fields (module docstring)
     assert doc["sha256"] == checksum(doc)
@@ -295,6 +369,7 @@ def test_saving_is_atomic_and_keeps_permissions(tmp_path):
 
 
 # ------------------------------------------------------------------------ what save refuses
+
 
 class MyFusion(LogisticFusion):
     pass
@@ -323,6 +398,7 @@ def test_save_refuses_what_it_cannot_write_faithfully(tmp_path):
 
 
 # ------------------------------------------------------------------------- what load refuses
+
 
 def checksum(doc) -> str:
     """The documented checksum, computed here independently of focal's code."""
@@ -358,11 +434,21 @@ def test_changed_schema_version_is_refused(version):
         assert "upgrade focal" in message
 
 
-@pytest.mark.parametrize("path", [
-    ("sha256",), ("format",), ("model",), ("model", "class"), ("model", "params"),
-    ("model", "params", "p_target"), ("model", "fitted"), ("model", "fitted", "coef_"),
-    ("model", "fitted", "feature_names_in_"), ("model", "fitted", "classes_", "dtype"),
-])
+@pytest.mark.parametrize(
+    "path",
+    [
+        ("sha256",),
+        ("format",),
+        ("model",),
+        ("model", "class"),
+        ("model", "params"),
+        ("model", "params", "p_target"),
+        ("model", "fitted"),
+        ("model", "fitted", "coef_"),
+        ("model", "fitted", "feature_names_in_"),
+        ("model", "fitted", "classes_", "dtype"),
+    ],
+)
 def test_missing_field_is_refused(path):
     doc = document("fusion-default")
     node = doc
@@ -373,32 +459,39 @@ def test_missing_field_is_refused(path):
     refused(text, f"missing field '{path[-1]}'")
 
 
-@pytest.mark.parametrize("path, value, match", [
-    (("model", "fitted", "coef_"), "1.0 2.0 3.0", "must be a list"),
-    (("model", "fitted", "coef_"), [1.0, "2.0", 3.0], r"coef_ \(item 1\): must be a finite"),
-    (("model", "fitted", "coef_"), [1.0, 2, 3.0], "item 1"),
-    (("model", "fitted", "coef_"), [1.0, 2.0], "list of 3 items"),
-    (("model", "fitted", "coef_"), [[1.0, 2.0, 3.0]], "list of 3 items"),
-    (("model", "fitted", "coef_"), [1.0, [2.0], 3.0], "must be a finite number"),
-    (("model", "fitted", "intercept_"), "-1.5", "intercept_: must be a finite number"),
-    (("model", "fitted", "intercept_"), None, "intercept_"),
-    (("model", "fitted", "n_features_in_"), 3.0, "must be an integer"),
-    (("model", "fitted", "n_features_in_"), True, "must be an integer"),
-    (("model", "fitted", "n_iter_"), -1, "n_iter_"),
-    (("model", "fitted", "classes_"), [0, 1], "must be an object"),
-    (("model", "fitted", "classes_", "dtype"), "complex128", "dtype"),
-    (("model", "fitted", "classes_", "values"), [0.0, 1.0], "dtype int64"),
-    (("model", "fitted", "classes_", "values"), [1, 0], r"\[non-target, target\] with target 1"),
-    (("model", "fitted", "feature_names_in_"), ["a", "b"], "3 strings"),
-    (("model", "params", "p_target"), "0.5", "p_target"),
-    (("model", "params", "p_target"), 1.5, "p_target"),
-    (("model", "params", "max_iter"), {"tuple": [1]}, "max_iter"),
-    (("model", "params", "reg"), {"float": "inf"}, r"\{\"tuple\""),
-    (("model", "class"), "LogisticRegression", "must be one of"),
-    (("model",), [], "must be an object"),
-    (("focal_version",), 1, "must be a string"),
-    (("format",), "focal-modell", "not a focal model file"),
-])
+@pytest.mark.parametrize(
+    "path, value, match",
+    [
+        (("model", "fitted", "coef_"), "1.0 2.0 3.0", "must be a list"),
+        (("model", "fitted", "coef_"), [1.0, "2.0", 3.0], r"coef_ \(item 1\): must be a finite"),
+        (("model", "fitted", "coef_"), [1.0, 2, 3.0], "item 1"),
+        (("model", "fitted", "coef_"), [1.0, 2.0], "list of 3 items"),
+        (("model", "fitted", "coef_"), [[1.0, 2.0, 3.0]], "list of 3 items"),
+        (("model", "fitted", "coef_"), [1.0, [2.0], 3.0], "must be a finite number"),
+        (("model", "fitted", "intercept_"), "-1.5", "intercept_: must be a finite number"),
+        (("model", "fitted", "intercept_"), None, "intercept_"),
+        (("model", "fitted", "n_features_in_"), 3.0, "must be an integer"),
+        (("model", "fitted", "n_features_in_"), True, "must be an integer"),
+        (("model", "fitted", "n_iter_"), -1, "n_iter_"),
+        (("model", "fitted", "classes_"), [0, 1], "must be an object"),
+        (("model", "fitted", "classes_", "dtype"), "complex128", "dtype"),
+        (("model", "fitted", "classes_", "values"), [0.0, 1.0], "dtype int64"),
+        (
+            ("model", "fitted", "classes_", "values"),
+            [1, 0],
+            r"\[non-target, target\] with target 1",
+        ),
+        (("model", "fitted", "feature_names_in_"), ["a", "b"], "3 strings"),
+        (("model", "params", "p_target"), "0.5", "p_target"),
+        (("model", "params", "p_target"), 1.5, "p_target"),
+        (("model", "params", "max_iter"), {"tuple": [1]}, "max_iter"),
+        (("model", "params", "reg"), {"float": "inf"}, r"\{\"tuple\""),
+        (("model", "class"), "LogisticRegression", "must be one of"),
+        (("model",), [], "must be an object"),
+        (("focal_version",), 1, "must be a string"),
+        (("format",), "focal-modell", "not a focal model file"),
+    ],
+)
 def test_wrong_type_or_value_is_refused(path, value, match):
     doc = document("fusion-default")
     node = doc
@@ -408,13 +501,16 @@ def test_wrong_type_or_value_is_refused(path, value, match):
     refused(signed(doc), match)
 
 
-@pytest.mark.parametrize("where, key, value", [
-    ((), "__reduce__", "os.system('touch /tmp/pwned')"),
-    ((), "pickle", "gASVKAAAAAAAAACMBXBvc2l4lIwGc3lzdGVtlJOUjAV0b3VjaJSFlFKULg=="),
-    (("model",), "py/object", "os.system"),
-    (("model", "params"), "__class__", "subprocess.Popen"),
-    (("model", "fitted"), "transform", "lambda X: __import__('os').system('x')"),
-])
+@pytest.mark.parametrize(
+    "where, key, value",
+    [
+        ((), "__reduce__", "os.system('touch /tmp/pwned')"),
+        ((), "pickle", "gASVKAAAAAAAAACMBXBvc2l4lIwGc3lzdGVtlJOUjAV0b3VjaJSFlFKULg=="),
+        (("model",), "py/object", "os.system"),
+        (("model", "params"), "__class__", "subprocess.Popen"),
+        (("model", "fitted"), "transform", "lambda X: __import__('os').system('x')"),
+    ],
+)
 def test_extra_content_is_refused(where, key, value, tmp_path):
     doc = document("fusion-default")
     node = doc
@@ -425,8 +521,17 @@ def test_extra_content_is_refused(where, key, value, tmp_path):
     assert not os.path.exists("/tmp/pwned")
 
 
-@pytest.mark.parametrize("cls", ["os.system", "builtins.eval", "sklearn.pipeline.Pipeline",
-                                 "focal.LogisticFusion", "__main__.MyFusion", "MyFusion"])
+@pytest.mark.parametrize(
+    "cls",
+    [
+        "os.system",
+        "builtins.eval",
+        "sklearn.pipeline.Pipeline",
+        "focal.LogisticFusion",
+        "__main__.MyFusion",
+        "MyFusion",
+    ],
+)
 def test_only_whitelisted_classes_are_instantiated(cls):
     doc = document("fusion-default")
     doc["model"]["class"] = cls
@@ -444,18 +549,21 @@ def test_tampering_without_updating_the_checksum_is_refused():
     assert_same(FITTED["fusion-default"], load_text(json.dumps(reordered, indent=7)))
 
 
-@pytest.mark.parametrize("text, match", [
-    ("", "not a valid JSON"),
-    ('{"format": "focal-model", "format": "focal-model"}', "duplicate key"),
-    ('{"a": NaN}', "NaN is not a JSON number"),
-    ('{"a": -Infinity}', "Infinity is not a JSON number"),
-    ('{"a": 1e999}', "overflows"),
-    ("[" * 100000, "not a focal model file"),
-    ('{"a":' * 100000, "nested too deeply|not a valid JSON"),
-    ('{"a":' * 300 + "1" + "}" * 300, "nested more than 64 levels"),
-    ('"focal-model"', "not a focal model file"),
-    ("\udcff", "not UTF-8 text"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("", "not a valid JSON"),
+        ('{"format": "focal-model", "format": "focal-model"}', "duplicate key"),
+        ('{"a": NaN}', "NaN is not a JSON number"),
+        ('{"a": -Infinity}', "Infinity is not a JSON number"),
+        ('{"a": 1e999}', "overflows"),
+        ("[" * 100000, "not a focal model file"),
+        ('{"a":' * 100000, "nested too deeply|not a valid JSON"),
+        ('{"a":' * 300 + "1" + "}" * 300, "nested more than 64 levels"),
+        ('"focal-model"', "not a focal model file"),
+        ("\udcff", "not UTF-8 text"),
+    ],
+)
 def test_malformed_json_is_refused(text, match):
     refused(text, match)
     with pytest.raises(ValueError, match="not UTF-8"):
@@ -473,6 +581,7 @@ def test_errors_name_the_file(tmp_path):
 
 # ------------------------------------------------------------------ the estimators' invariants
 
+
 def modified(name, change):
     doc = document(name)
     change(doc["model"])
@@ -484,6 +593,7 @@ def _set(path, value):
         for key in path[:-1]:
             node = node[key]
         node[path[-1]] = value
+
     return change
 
 
@@ -495,14 +605,17 @@ def test_pav_invariants_are_checked():
     swapped = lo[:]
     swapped[0], swapped[1] = swapped[1], swapped[0]
     refused(modified("pav-bounded", _set(("fitted", "score_lo_"), swapped)), "score_hi_|overlap")
-    refused(modified("pav-bounded", _set(("fitted", "llr_"), ["-inf"] + llr[1:])),
-            "finite when pseudo_count > 0")
+    refused(
+        modified("pav-bounded", _set(("fitted", "llr_"), ["-inf"] + llr[1:])),
+        "finite when pseudo_count > 0",
+    )
     refused(modified("pav-bounded", _set(("fitted", "llr_"), [-1e3] + llr[1:])), "bounds")
     counts = doc["block_n_tar_"][:]
     counts[0] += 1
     refused(modified("pav-bounded", _set(("fitted", "block_n_tar_"), counts)), "add up")
-    refused(modified("pav-bounded", _set(("fitted", "block_n_tar_"), [-1] + counts[1:])),
-            "block_n_tar_")
+    refused(
+        modified("pav-bounded", _set(("fitted", "block_n_tar_"), [-1] + counts[1:])), "block_n_tar_"
+    )
     refused(modified("pav-bounded", _set(("fitted", "llr_"), llr[:-1] + ["nan"])), "llr_")
     # unbounded: the LLRs must be the PAV-LLRs of the counts, exactly
     unbounded = document("pav-unbounded")["model"]["fitted"]["llr_"]
@@ -517,11 +630,13 @@ def test_rocch_invariants_are_checked():
     def reversed_blocks(model):
         model["fitted"]["block_n_tar_"] = n_tar[::-1]
         model["fitted"]["block_n_non_"] = n_non[::-1]
+
     refused(modified("rocch", reversed_blocks), "fractions must increase")
 
     def no_nontargets(model):
         model["fitted"]["block_n_tar_"] = [1] * len(n_tar)
         model["fitted"]["block_n_non_"] = [0] * len(n_tar)
+
     refused(modified("rocch", no_nontargets), "target and non-target")
     refused(modified("rocch", _set(("fitted", "n_features_in_"), 2)), r"\[1, 1\]")
 
@@ -531,20 +646,27 @@ def test_fusion_and_multiclass_invariants_are_checked():
     refused(modified("multiclass-scalar", _set(("fitted", "n_systems_"), 3)), "n_systems_")
     full = document("multiclass-full")["model"]["fitted"]["coef_"]
     refused(modified("multiclass-full", _set(("fitted", "coef_"), full[:1])), "list of 2")
-    refused(modified("multiclass-prior-zero", _set(("params", "prior"), [0.5, 0.6, 0.0])),
-            "sum to 1")
+    refused(
+        modified("multiclass-prior-zero", _set(("params", "prior"), [0.5, 0.6, 0.0])), "sum to 1"
+    )
     refused(modified("multiclass-prior-zero", _set(("params", "mode"), "rotation")), "mode")
     chol = document("gaussian-shared")["model"]["fitted"]["model_"]["cholesky"]
     upper = copy.deepcopy(chol)
     upper[0][1] = 0.5
-    refused(modified("gaussian-shared", _set(("fitted", "model_", "cholesky"), upper)),
-            "lower triangular")
+    refused(
+        modified("gaussian-shared", _set(("fitted", "model_", "cholesky"), upper)),
+        "lower triangular",
+    )
     negative = copy.deepcopy(chol)
     negative[0][0] = -negative[0][0]
-    refused(modified("gaussian-shared", _set(("fitted", "model_", "cholesky"), negative)),
-            "positive diagonal")
-    refused(modified("gaussian-shared", _set(("fitted", "model_", "covariance"), "per_class")),
-            "list of 3 items")
+    refused(
+        modified("gaussian-shared", _set(("fitted", "model_", "cholesky"), negative)),
+        "positive diagonal",
+    )
+    refused(
+        modified("gaussian-shared", _set(("fitted", "model_", "covariance"), "per_class")),
+        "list of 3 items",
+    )
 
 
 def test_pipeline_structure_is_checked():
@@ -558,10 +680,15 @@ def test_pipeline_structure_is_checked():
     refused(signed({**document("pipeline-fusion-pav"), "model": doc}), "distinct")
     refused(steps(lambda m: m["steps"][0].update(name="a__b")), "invalid step name")
     refused(steps(lambda m: m["steps"][0].update(estimator="drop")), "must be an object")
-    refused(steps(_set(("steps",), [{"name": "p", "estimator": "passthrough"}])),
-            "at least one estimator")
-    nested = {"class": "Pipeline", "params": {"memory": None, "transform_input": None,
-                                              "verbose": False}, "steps": []}
+    refused(
+        steps(_set(("steps",), [{"name": "p", "estimator": "passthrough"}])),
+        "at least one estimator",
+    )
+    nested = {
+        "class": "Pipeline",
+        "params": {"memory": None, "transform_input": None, "verbose": False},
+        "steps": [],
+    }
     node = nested
     for _ in range(12):
         child = copy.deepcopy(nested)
@@ -573,11 +700,38 @@ def test_pipeline_structure_is_checked():
 
 # ------------------------------------------------------------------------------------ fuzzing
 
-FUZZ_MODELS = ["fusion-dataframe", "pav-unbounded-separable-linear", "rocch", "multiclass-full",
-               "gaussian-prior", "pipeline-fusion-pav"]
+FUZZ_MODELS = [
+    "fusion-dataframe",
+    "pav-unbounded-separable-linear",
+    "rocch",
+    "multiclass-full",
+    "gaussian-prior",
+    "pipeline-fusion-pav",
+]
 FUZZ_TEXT = {name: saved_text(FITTED[name]) for name in FUZZ_MODELS}
-INTERESTING = ["0", "1", "9", "-", ".", "e", ",", ":", "[", "]", "{", "}", '"', " ", "\n",
-               "null", "true", "inf", "\\", "\x00", "\u00e9"]
+INTERESTING = [
+    "0",
+    "1",
+    "9",
+    "-",
+    ".",
+    "e",
+    ",",
+    ":",
+    "[",
+    "]",
+    "{",
+    "}",
+    '"',
+    " ",
+    "\n",
+    "null",
+    "true",
+    "inf",
+    "\\",
+    "\x00",
+    "\u00e9",
+]
 
 
 @st.composite
@@ -588,11 +742,11 @@ def mutated_files(draw):
         op = draw(st.sampled_from(["replace", "insert", "delete", "truncate"]))
         i = draw(st.integers(0, max(len(text) - 1, 0)))
         if op == "replace":
-            text = text[:i] + draw(st.sampled_from(INTERESTING)) + text[i + 1:]
+            text = text[:i] + draw(st.sampled_from(INTERESTING)) + text[i + 1 :]
         elif op == "insert":
             text = text[:i] + draw(st.sampled_from(INTERESTING)) + text[i:]
         elif op == "delete":
-            text = text[:i] + text[i + draw(st.integers(1, 20)):]
+            text = text[:i] + text[i + draw(st.integers(1, 20)) :]
         else:
             text = text[:i]
     return name, text
@@ -611,11 +765,16 @@ def test_mutated_files_raise_only_value_error_or_load_the_same_model(case):
 
 
 JSON_VALUES = st.recursive(
-    st.none() | st.booleans() | st.integers(-2**70, 2**70)
-    | st.floats(allow_nan=False, allow_infinity=False) | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=4)
-    | st.dictionaries(st.text(max_size=6), children, max_size=3),
-    max_leaves=8)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**70), 2**70)
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.text(max_size=8),
+    lambda children: (
+        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=6), children, max_size=3)
+    ),
+    max_leaves=8,
+)
 
 
 def _places(node, path=()):
@@ -649,9 +808,19 @@ def resigned_documents(draw):
         elif op == "add" and isinstance(node, dict):
             node[draw(st.text(max_size=6))] = draw(JSON_VALUES)
         elif op == "number" and isinstance(node, (int, float)) and not isinstance(node, bool):
-            parent[path[-1]] = draw(st.sampled_from([0, -1, 0.0, -node, node * 1e300, 1e-320,
-                                                     float(node) if isinstance(node, int)
-                                                     else int(node)]))
+            parent[path[-1]] = draw(
+                st.sampled_from(
+                    [
+                        0,
+                        -1,
+                        0.0,
+                        -node,
+                        node * 1e300,
+                        1e-320,
+                        float(node) if isinstance(node, int) else int(node),
+                    ]
+                )
+            )
         places = [p for p, _ in _places(doc["model"]) if p]
     return signed(doc)
 
@@ -679,16 +848,31 @@ def test_the_docstring_examples_run():
 def test_input_schema_round_trip_and_checks(tmp_path):
     from focal.schema import input_schema, set_input_schema
 
-    est = set_input_schema(clone(FITTED["multiclass-str-classes"]).fit(
-        XM, np.array(["en", "fr", "de"])[YM]), systems=["sysA", "sysB"], format="multiclass")
-    assert list(est.feature_names_in_) == ["sysA:en", "sysA:fr", "sysA:de", "sysB:en",
-                                           "sysB:fr", "sysB:de"]
+    est = set_input_schema(
+        clone(FITTED["multiclass-str-classes"]).fit(XM, np.array(["en", "fr", "de"])[YM]),
+        systems=["sysA", "sysB"],
+        format="multiclass",
+    )
+    assert list(est.feature_names_in_) == [
+        "sysA:en",
+        "sysA:fr",
+        "sysA:de",
+        "sysB:en",
+        "sysB:fr",
+        "sysB:de",
+    ]
     path = tmp_path / "m.json"
     focal.save(est, path)
     doc = json.loads(path.read_text())
-    assert doc["input"] == {"kind": "multiclass", "n_systems": 2, "systems": ["sysA", "sysB"],
-                            "classes": ["en", "fr", "de"], "format": "multiclass",
-                            "task": None, "condition": None}
+    assert doc["input"] == {
+        "kind": "multiclass",
+        "n_systems": 2,
+        "systems": ["sysA", "sysB"],
+        "classes": ["en", "fr", "de"],
+        "format": "multiclass",
+        "task": None,
+        "condition": None,
+    }
     loaded = focal.load(path)
     assert input_schema(loaded) == input_schema(est)
     assert input_schema(loaded).notes == ()
@@ -714,8 +898,10 @@ def test_version_1_files_still_load_with_a_note():
     schema = focal.schema.input_schema(est)
     assert schema.systems == ("sys_a", "sys_b", "sys_c") and schema.format is None
     assert "version 1" in schema.notes[0] and "format" in schema.notes[0]
-    np.testing.assert_array_equal(est.transform(INPUTS["fusion-dataframe"]),
-                                  FITTED["fusion-dataframe"].transform(INPUTS["fusion-dataframe"]))
+    np.testing.assert_array_equal(
+        est.transform(INPUTS["fusion-dataframe"]),
+        FITTED["fusion-dataframe"].transform(INPUTS["fusion-dataframe"]),
+    )
     # string labels in version 1: sorted, the target the larger one, kept as pos_label
     doc = document("fusion-str-labels")
     doc.pop("sha256")
@@ -735,8 +921,10 @@ def test_version_1_files_still_load_with_a_note():
     assert "class names" in focal.schema.input_schema(est).notes[0]
 
 
-@pytest.mark.parametrize("name", ["rocch", "pav-bounded", "pipeline-fusion-pav",
-                                  "gaussian-prior", "multiclass-full-prior"])
+@pytest.mark.parametrize(
+    "name",
+    ["rocch", "pav-bounded", "pipeline-fusion-pav", "gaussian-prior", "multiclass-full-prior"],
+)
 def test_version_1_files_of_every_kind_load(name):
     def strip(node):
         if node.get("class") == "Pipeline":

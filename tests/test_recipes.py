@@ -15,8 +15,14 @@ RECIPES = sorted((ROOT / "recipes").glob("*.py"))
 def test_recipe_runs_on_data_samples(recipe, tmp_path):
     # default output folders are temporary ones: TMPDIR keeps them inside tmp_path
     env = dict(os.environ, TMPDIR=str(tmp_path))
-    result = subprocess.run([sys.executable, str(recipe)], capture_output=True, text=True,
-                            cwd=tmp_path, timeout=600, env=env)
+    result = subprocess.run(
+        [sys.executable, str(recipe)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=600,
+        env=env,
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip()
     for line in result.stdout.splitlines():

@@ -52,8 +52,12 @@ def test_estimator_and_display_attributes():
     from focal.plots import DETDisplay
 
     disp = DETDisplay.from_scores(TAR, NON)
-    for old, new in (("pfa", "p_fa"), ("pmiss", "p_miss"), ("hull_pfa", "hull_p_fa"),
-                     ("hull_pmiss", "hull_p_miss")):
+    for old, new in (
+        ("pfa", "p_fa"),
+        ("pmiss", "p_miss"),
+        ("hull_pfa", "hull_p_fa"),
+        ("hull_pmiss", "hull_p_miss"),
+    ):
         _old_name_warns(disp, old, new)
 
 
@@ -62,8 +66,9 @@ def test_counts_are_n_targets_and_n_nontargets():
     assert (trials.n_targets, trials.n_nontargets) == (4, 3)
     _old_name_warns(trials, "n_tar", "n_targets")
     _old_name_warns(trials, "n_non", "n_nontargets")
-    sums = trial_sums(np.r_[TAR, NON], np.r_[np.ones(4), np.zeros(3)], p_targets=[0.5],
-                      thresholds=[0.0])
+    sums = trial_sums(
+        np.r_[TAR, NON], np.r_[np.ones(4), np.zeros(3)], p_targets=[0.5], thresholds=[0.0]
+    )
     assert (sums.n_targets, sums.n_nontargets) == (4, 3)
     _old_name_warns(sums, "n_tar", "n_targets")
     # n_tar / n_non keep one meaning: per-block count arrays

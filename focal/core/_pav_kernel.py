@@ -27,15 +27,15 @@ def _tie_runs(a: np.ndarray, b: np.ndarray):
     first[0] = True
     np.not_equal(a[1:], a[:-1], out=first[1:])
     group_start = np.flatnonzero(first)
-    u = a[group_start]                                   # distinct a values
+    u = a[group_start]  # distinct a values
     count_a = np.diff(np.append(group_start, a.size))
     left = np.searchsorted(b, u, side="left")
-    right = left.copy()                                  # b scores tied to u: rare, fix up
+    right = left.copy()  # b scores tied to u: rare, fix up
     maybe_tied = b[np.minimum(left, b.size - 1)] == u
     if maybe_tied.any():
         right[maybe_tied] = np.searchsorted(b, u[maybe_tied], side="right")
     tied = right - left
-    gap = left - np.concatenate(([0], right[:-1]))       # b scores strictly before group j
+    gap = left - np.concatenate(([0], right[:-1]))  # b scores strictly before group j
     final_gap = b.size - right[-1]
 
     # group j opens a new a-run unless it follows group j-1 with no gap and no ties on either
@@ -53,7 +53,7 @@ def _tie_runs(a: np.ndarray, b: np.ndarray):
     lo = np.empty(size)
     hi = np.empty(size)
     na[pos_run] = np.add.reduceat(count_a, run_first)
-    nb[pos_run] = tied[run_first]                        # only single-group runs have ties
+    nb[pos_run] = tied[run_first]  # only single-group runs have ties
     lo[pos_run] = u[run_first]
     hi[pos_run] = u[run_last]
     gap_groups = run_first[has_gap]
@@ -71,8 +71,13 @@ def _exact_less(a_num, a_den, b_num, b_den):
     """Exact ``a_num/a_den < b_num/b_den`` for non-negative integer arrays (positive dens)."""
     if max(int(a_den.max(initial=0)), int(b_den.max(initial=0))) < 2**31:
         return a_num * b_den < b_num * a_den
-    return np.array([x * w < y * v for x, v, y, w in zip(a_num.tolist(), a_den.tolist(),
-                                                        b_num.tolist(), b_den.tolist())], dtype=bool)
+    return np.array(
+        [
+            x * w < y * v
+            for x, v, y, w in zip(a_num.tolist(), a_den.tolist(), b_num.tolist(), b_den.tolist())
+        ],
+        dtype=bool,
+    )
 
 
 def _certified(nt_runs, w_runs, starts) -> bool:
@@ -154,14 +159,14 @@ def _sorted_positions(haystack: np.ndarray, queries: np.ndarray, side: str) -> n
     bounds.append(haystack.size)
     for k in range(len(bounds) - 1):
         lo, q = bounds[k], slice(k * chunk, (k + 1) * chunk)
-        np.add(np.searchsorted(haystack[lo:bounds[k + 1]], queries[q], side=side), lo,
-               out=out[q])
+        np.add(np.searchsorted(haystack[lo : bounds[k + 1]], queries[q], side=side), lo, out=out[q])
     return out
 
 
 def _lowest(tar, non, t0, n0, n_t, n_n):
     """Lowest score of the elements holding targets ``t0 .. t0 + n_t - 1`` and non-targets
-    ``n0 .. n0 + n_n - 1`` (each element holds at least one trial)."""
+    ``n0 .. n0 + n_n - 1`` (each element holds at least one trial).
+    """
     low_t = np.where(n_t > 0, tar[np.minimum(t0, tar.size - 1)], np.inf)
     low_n = np.where(n_n > 0, non[np.minimum(n0, non.size - 1)], np.inf)
     return np.minimum(low_t, low_n)
@@ -169,7 +174,8 @@ def _lowest(tar, non, t0, n0, n_t, n_n):
 
 def _highest(tar, non, t1, n1, n_t, n_n):
     """Highest score of the elements holding targets ``t1 - n_t .. t1 - 1`` and non-targets
-    ``n1 - n_n .. n1 - 1`` (each element holds at least one trial)."""
+    ``n1 - n_n .. n1 - 1`` (each element holds at least one trial).
+    """
     high_t = np.where(n_t > 0, tar[np.maximum(t1 - 1, 0)], -np.inf)
     high_n = np.where(n_n > 0, non[np.maximum(n1 - 1, 0)], -np.inf)
     return np.maximum(high_t, high_n)
@@ -196,13 +202,15 @@ def _target_points(tar, non):
     stride = _STRIDE
     first = np.arange(0, n_tar, stride)
     sample = tar[first]
-    if (n_tar < 64 * stride or n_tar + n_non >= _INT64_SAFE
-            or 2 * np.count_nonzero(sample[1:] != sample[:-1]) < first.size):   # heavy ties
-        below = _first_of_runs(tar)                       # first target of each score
+    if (
+        n_tar < 64 * stride
+        or n_tar + n_non >= _INT64_SAFE
+        or 2 * np.count_nonzero(sample[1:] != sample[:-1]) < first.size
+    ):  # heavy ties
+        below = _first_of_runs(tar)  # first target of each score
         left = _sorted_positions(non, tar[below], "left")
         g = _first_of_runs(left)
-        return (np.concatenate(([0], below[g], [n_tar])),
-                np.concatenate(([0], left[g], [n_non])))
+        return (np.concatenate(([0], below[g], [n_tar])), np.concatenate(([0], left[g], [n_non])))
     left_first = np.searchsorted(non, sample, side="left")
     # convex minorant of the subset: the origin, the stride points and the end
     w = np.concatenate(([0], first + left_first, [n_tar + n_non]))
@@ -217,25 +225,28 @@ def _target_points(tar, non):
     seg_w, seg_t = vw[seg], vt[seg]
     above = (first - seg_t) * (vw[seg + 1] - seg_w) > (vt[seg + 1] - seg_t) * (corner_w - seg_w)
     # points packed as (targets below) * 2**32 + (non-targets below): one sort orders them
-    key = first[above] << 32 | left_first[above]          # a skipped stride: its first point
+    key = first[above] << 32 | left_first[above]  # a skipped stride: its first point
     searched = np.flatnonzero(~above)
     if searched.size:
         idx = (searched[:, None] * stride + np.arange(stride)).ravel()
-        idx = idx[:np.searchsorted(idx, n_tar)]           # the last stride may be short
+        idx = idx[: np.searchsorted(idx, n_tar)]  # the last stride may be short
         left = _sorted_positions(non, tar[idx], "left")
         new = np.empty(idx.size, dtype=bool)
         new[0] = True
         np.not_equal(left[1:], left[:-1], out=new[1:])
-        new[::stride] = True                               # every stride's first target
+        new[::stride] = True  # every stride's first target
         key = np.concatenate((key, idx[new] << 32 | left[new]))
     key.sort()
-    return (np.concatenate(([0], key >> 32, [n_tar])),
-            np.concatenate(([0], key & 0xFFFFFFFF, [n_non])))
+    return (
+        np.concatenate(([0], key >> 32, [n_tar])),
+        np.concatenate(([0], key & 0xFFFFFFFF, [n_non])),
+    )
 
 
 def _pav_starts(n_t, n_n) -> np.ndarray:
     """First index of each PAV block of consecutive items carrying integer class counts
-    (a positive total each), certified exactly."""
+    (a positive total each), certified exactly.
+    """
     w = n_t + n_n
     fit = isotonic_regression(n_t / w, weights=w.astype(float), increasing=True)
     starts = np.asarray(fit.blocks[:-1], dtype=np.int64)
@@ -244,7 +255,8 @@ def _pav_starts(n_t, n_n) -> np.ndarray:
         nt_b = np.add.reduceat(n_t, starts)
         w_b = np.add.reduceat(w, starts)
         equal = ~_exact_less(nt_b[:-1], w_b[:-1], nt_b[1:], w_b[1:]) & ~_exact_less(
-            nt_b[1:], w_b[1:], nt_b[:-1], w_b[:-1])
+            nt_b[1:], w_b[1:], nt_b[:-1], w_b[:-1]
+        )
         if equal.any():
             starts = starts[np.concatenate(([True], ~equal))]
     if not _certified(n_t, w, starts):

@@ -41,9 +41,15 @@ class AffineChoice:
     source: str
 
 
-def best_affine(value: Callable, fitted: Sequence = (), *, zero_offset: Any = 0.0,
-                nonnegative_scale: bool = False, identity_value: float | None = None,
-                default_value: float | None = None) -> AffineChoice:
+def best_affine(
+    value: Callable,
+    fitted: Sequence = (),
+    *,
+    zero_offset: Any = 0.0,
+    nonnegative_scale: bool = False,
+    identity_value: float | None = None,
+    default_value: float | None = None,
+) -> AffineChoice:
     """The best of the fitted recalibrations, the identity and the default system.
 
     Parameters

@@ -81,8 +81,9 @@ def _cholesky(S: np.ndarray, ridge: float, scale: float, what: str) -> np.ndarra
     return Lc
 
 
-def fit_gaussian_classes(X, y, n_classes, covariance="shared", sample_weight=None,
-                         reg=0.0) -> GaussianClasses:
+def fit_gaussian_classes(
+    X, y, n_classes, covariance="shared", sample_weight=None, reg=0.0
+) -> GaussianClasses:
     """Maximum-likelihood Gaussian class models.
 
     Parameters
@@ -108,8 +109,10 @@ def fit_gaussian_classes(X, y, n_classes, covariance="shared", sample_weight=Non
         Xc = X - center
         top = float(np.max(np.abs(Xc))) if Xc.size else 0.0
     if not (np.isfinite(top) and np.all(np.isfinite(center))):
-        raise ValueError("the score vectors are too large to model (their mean or spread "
-                         "overflows): rescale them")
+        raise ValueError(
+            "the score vectors are too large to model (their mean or spread "
+            "overflows): rescale them"
+        )
     # work on the centred scores scaled by a power of two (exact), so that covariances of scores
     # of magnitude 1e154 do not overflow nor those of 1e-170 underflow; scaled back at the end
     k = int(np.frexp(top)[1]) if top > 0 else 0
@@ -136,7 +139,10 @@ def fit_gaussian_classes(X, y, n_classes, covariance="shared", sample_weight=Non
     with np.errstate(over="ignore"):  # the largest variance, in the original units
         top_variance = np.ldexp(float(np.max(np.sum(chol * chol, axis=-1))), 2 * k)
     if not top_variance < np.finfo(float).max / 2:
-        raise ValueError("the score vectors are too large to model: their covariance overflows "
-                         "(variances above 1e308); rescale them")
-    return GaussianClasses(center=center, means=np.ldexp(means, k), cholesky=np.ldexp(chol, k),
-                           covariance=covariance)
+        raise ValueError(
+            "the score vectors are too large to model: their covariance overflows "
+            "(variances above 1e308); rescale them"
+        )
+    return GaussianClasses(
+        center=center, means=np.ldexp(means, k), cholesky=np.ldexp(chol, k), covariance=covariance
+    )

@@ -56,8 +56,7 @@ from .newton import dense_solver, minimize_newton
 from .scoring_rules import LOGARITHMIC, BetaRule, default_expected_cost
 from .threads import single_threaded_blas
 
-__all__ = ["LogisticSolution", "fit_logistic", "fit_scoring_rule", "DEFAULT_REG",
-           "ROUND_OFF_FLOOR"]
+__all__ = ["LogisticSolution", "fit_logistic", "fit_scoring_rule", "DEFAULT_REG", "ROUND_OFF_FLOOR"]
 
 DEFAULT_REG = 1e-9
 _CHUNK = 1 << 13  # rows per block: the block's temporaries stay in the CPU cache
@@ -129,9 +128,11 @@ class _Design:
         self.n, self.K = X.shape
         self.p_target = float(p_target)
         if min(self.p_target, 1.0 - self.p_target) < np.finfo(float).tiny:
-            raise ValueError(f"p_target={self.p_target!r} is too close to 0 or 1: a prior "
-                             "below the normal floating-point range (2.2e-308) cannot weight "
-                             "the training cost accurately")
+            raise ValueError(
+                f"p_target={self.p_target!r} is too close to 0 or 1: a prior "
+                "below the normal floating-point range (2.2e-308) cannot weight "
+                "the training cost accurately"
+            )
         self.plo = float(logit(p_target))
         self.reg = float(reg)
         if sample_weight is not None:
@@ -344,6 +345,7 @@ def _newton(design, theta, rule, tol, max_iter):
     at ``p_target = 0.5`` (:func:`_objective_scale`). Returns (theta, loss, penalty, grad_norm,
     n_iter, converged).
     """
+
     def evaluate(t):
         loss, pen, grad, hess = design.objective(t, rule)
         return loss + pen, grad, dense_solver(hess), (loss, pen)
@@ -351,8 +353,14 @@ def _newton(design, theta, rule, tol, max_iter):
     convex = rule is None or rule.convex
     f_scale = _objective_scale(design.p_target, rule)
     design.accurate = tol * f_scale < ROUND_OFF_FLOOR
-    res = minimize_newton(evaluate, theta, tol=tol, max_iter=max_iter, f_scale=f_scale,
-                          max_step=np.inf if convex else _MAX_RULE_STEP)
+    res = minimize_newton(
+        evaluate,
+        theta,
+        tol=tol,
+        max_iter=max_iter,
+        f_scale=f_scale,
+        max_step=np.inf if convex else _MAX_RULE_STEP,
+    )
     loss, pen = res.info
     return res.x, loss, pen, res.grad_norm, res.n_iter, res.converged
 
@@ -379,16 +387,15 @@ def _warm_start(design, tol, max_iter):
     n_non = int(np.count_nonzero(~ys if vs is None else ~ys & (vs > 0)))
     if min(n_tar, n_non) < _MIN_CLASS_IN_SUBSAMPLE:
         return None
-    sub = _Design(design.X[idx], ys, design.p_target, vs, design.reg, design.center,
-                  design.scale)
-    theta, _, _, _, n_iter, _ = _newton(sub, np.zeros(design.K + 1), None, max(tol, 1e-7),
-                                        max_iter)
+    sub = _Design(design.X[idx], ys, design.p_target, vs, design.reg, design.center, design.scale)
+    theta, _, _, _, n_iter, _ = _newton(sub, np.zeros(design.K + 1), None, max(tol, 1e-7), max_iter)
     passes = -(-sub.n_passes * _SUBSAMPLE // n)  # ceil: the subsample work in whole passes
     return theta, n_iter, passes
 
 
-def fit_logistic(X, y, p_target=0.5, sample_weight=None, reg=DEFAULT_REG, tol=1e-10,
-                 max_iter=100, init=None) -> LogisticSolution:
+def fit_logistic(
+    X, y, p_target=0.5, sample_weight=None, reg=DEFAULT_REG, tol=1e-10, max_iter=100, init=None
+) -> LogisticSolution:
     """Minimize the prior-weighted logarithmic cost over an affine fusion (thesis eq. 8.17).
 
     Parameters
@@ -441,8 +448,17 @@ def _start(design, tol, max_iter, init):
     return theta, n_iter
 
 
-def fit_scoring_rule(X, y, rule: BetaRule, p_target=0.5, sample_weight=None, reg=DEFAULT_REG,
-                     tol=1e-10, max_iter=100, init=None) -> LogisticSolution:
+def fit_scoring_rule(
+    X,
+    y,
+    rule: BetaRule,
+    p_target=0.5,
+    sample_weight=None,
+    reg=DEFAULT_REG,
+    tol=1e-10,
+    max_iter=100,
+    init=None,
+) -> LogisticSolution:
     """Minimize the prior-weighted cost of a beta-family proper scoring rule (thesis eq. 8.15).
 
     The same affine model, penalty, weighting and standardization as :func:`fit_logistic`, with
@@ -474,9 +490,11 @@ def _fit_scoring_rule(X, y, rule, p_target, sample_weight, reg, tol, max_iter, i
 def _solution(design, theta, loss, pen, gnorm, n_iter, converged):
     coef, intercept = design.to_original(theta)
     if not (np.all(np.isfinite(coef)) and np.isfinite(intercept)):
-        raise ValueError("the fitted fusion is not finite (coefficients "
-                         f"{coef.tolist()}, intercept {intercept!r}): the scores are too large or "
-                         "too small for their units; rescale them")
+        raise ValueError(
+            "the fitted fusion is not finite (coefficients "
+            f"{coef.tolist()}, intercept {intercept!r}): the scores are too large or "
+            "too small for their units; rescale them"
+        )
     return LogisticSolution(
         coef=coef,
         intercept=intercept,

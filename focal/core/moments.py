@@ -96,11 +96,15 @@ def check_spreads(spread, what):
     spread = np.asarray(spread, dtype=float)
     huge = ~np.isfinite(spread)
     if huge.any():
-        raise ValueError(f"the {what} of system {int(np.flatnonzero(huge)[0])} are too large to "
-                         "fit (their differences overflow): rescale them")
+        raise ValueError(
+            f"the {what} of system {int(np.flatnonzero(huge)[0])} are too large to "
+            "fit (their differences overflow): rescale them"
+        )
     small = (spread > 0) & (spread < np.finfo(float).tiny)
     if small.any():
         bad = int(np.flatnonzero(small)[0])
-        raise ValueError(f"the {what} of system {bad} spread over only {spread[bad]:.3g} (below "
-                         "the normal floating-point range): their weight would overflow; "
-                         "rescale them")
+        raise ValueError(
+            f"the {what} of system {bad} spread over only {spread[bad]:.3g} (below "
+            "the normal floating-point range): their weight would overflow; "
+            "rescale them"
+        )

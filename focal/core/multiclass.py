@@ -91,9 +91,7 @@ def as_class_labels(labels, n_classes: int, name: str = "labels") -> np.ndarray:
     if arr.ndim != 1:
         raise ValueError(f"{name} must be 1-D, got an array of shape {arr.shape}")
     if arr.dtype.kind not in "biuf":
-        raise ValueError(
-            f"{name} must be class indices 0..{n_classes - 1}, got dtype {arr.dtype}"
-        )
+        raise ValueError(f"{name} must be class indices 0..{n_classes - 1}, got dtype {arr.dtype}")
     if arr.dtype.kind == "f":
         ok = np.isfinite(arr) & (arr == np.round(arr))
         if not ok.all():
@@ -171,9 +169,7 @@ def class_totals(labels, prior, sample_weight=None, *, labels_name="labels", cla
     if empty.size:
         what = "trials" if sample_weight is None else "trials of positive weight"
         shown = empty.tolist() if class_names is None else np.asarray(class_names)[empty].tolist()
-        raise ValueError(
-            f"class(es) {shown} have non-zero prior but no {what} in {labels_name}"
-        )
+        raise ValueError(f"class(es) {shown} have non-zero prior but no {what} in {labels_name}")
     return totals
 
 
@@ -222,8 +218,9 @@ class MulticlassTrials:
         non-zero prior without trials (of positive weight).
     """
 
-    def __init__(self, llh, labels, prior=None, sample_weight=None, *, llh_name="llh",
-                 labels_name="labels"):
+    def __init__(
+        self, llh, labels, prior=None, sample_weight=None, *, llh_name="llh", labels_name="labels"
+    ):
         L = as_llh_matrix(llh, llh_name)
         N = L.shape[1]
         y = as_class_labels(labels, N, labels_name)
@@ -243,7 +240,7 @@ class MulticlassTrials:
         self.active_mask = p > 0
 
     @classmethod
-    def _view(cls, L, y, p, w, counts, classes, n_columns) -> "MulticlassTrials":
+    def _view(cls, L, y, p, w, counts, classes, n_columns) -> MulticlassTrials:
         view = cls.__new__(cls)
         view._set(L, y, p, w, counts, classes, n_columns)
         return view
@@ -256,7 +253,7 @@ class MulticlassTrials:
     def n_classes(self) -> int:
         return int(self.prior.shape[0])
 
-    def active(self) -> "MulticlassTrials":
+    def active(self) -> MulticlassTrials:
         """The trials restricted to the classes of non-zero prior (Albayzin footnote 8).
 
         Columns and trials of zero-prior classes are dropped and labels renumbered
@@ -269,26 +266,30 @@ class MulticlassTrials:
         act, keep, y = active_classes(self.prior, self.labels)
         L = self.llh[keep][:, act]
         w = None if self.sample_weight is None else self.sample_weight[keep]
-        return self._view(L, y, self.prior[act], w, self.counts[act], self.classes[act],
-                          self.n_columns)
+        return self._view(
+            L, y, self.prior[act], w, self.counts[act], self.classes[act], self.n_columns
+        )
 
-    def with_prior(self, prior) -> "MulticlassTrials":
+    def with_prior(self, prior) -> MulticlassTrials:
         """The same trials at another prior (validated, and its classes checked for trials)."""
         p = check_prior(prior, self.n_classes)
         counts = class_totals(self.labels, p, self.sample_weight)
-        return self._view(self.llh, self.labels, p, self.sample_weight, counts, self.classes,
-                          self.n_columns)
+        return self._view(
+            self.llh, self.labels, p, self.sample_weight, counts, self.classes, self.n_columns
+        )
 
     def scatter(self, values, fill=0.0) -> np.ndarray:
         """A per-class vector of this view placed in the original columns (``fill`` elsewhere),
-        e.g. calibration offsets fitted on :meth:`active` trials."""
+        e.g. calibration offsets fitted on :meth:`active` trials.
+        """
         out = np.full(self.n_columns, fill, dtype=float)
         out[self.classes] = values
         return out
 
 
-def check_multiclass_trials(llh, labels, prior=None, sample_weight=None, *, llh_name="llh",
-                            labels_name="labels"):
+def check_multiclass_trials(
+    llh, labels, prior=None, sample_weight=None, *, llh_name="llh", labels_name="labels"
+):
     """Validate a supervised multiclass trial set and drop what the prior ignores.
 
     The tuple form of ``MulticlassTrials(...).active()`` (see :class:`MulticlassTrials`).
@@ -306,8 +307,9 @@ def check_multiclass_trials(llh, labels, prior=None, sample_weight=None, *, llh_
     active : ndarray of int64
         Original indices of the active classes.
     """
-    t = MulticlassTrials(llh, labels, prior, sample_weight, llh_name=llh_name,
-                         labels_name=labels_name).active()
+    t = MulticlassTrials(
+        llh, labels, prior, sample_weight, llh_name=llh_name, labels_name=labels_name
+    ).active()
     return t.llh, t.labels, t.prior, t.sample_weight, t.classes
 
 

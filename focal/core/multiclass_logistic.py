@@ -81,12 +81,17 @@ from .multiclass_objective import (
 from .newton import minimize_newton
 from .threads import single_threaded_blas
 
-__all__ = ["MODES", "MulticlassSolution", "fit_multiclass", "apply_multiclass",
-           "system_scales", "objective_scale"]
+__all__ = [
+    "MODES",
+    "MulticlassSolution",
+    "fit_multiclass",
+    "apply_multiclass",
+    "system_scales",
+    "objective_scale",
+]
 
 MODES = ("scalar", "calibration", "full")
-_DENSE_PARAMS = 3000      # "full" mode with more parameters never forms a dense Hessian
-
+_DENSE_PARAMS = 3000  # "full" mode with more parameters never forms a dense Hessian
 
 
 @dataclass(frozen=True)
@@ -142,7 +147,7 @@ def _nested_levels(y, c, n_classes, base):
     totals = np.array([c[idx].sum() for idx in by_class])
     levels = []
     for level in range(n_levels, 0, -1):
-        stride = 4 ** level
+        stride = 4**level
         parts = [idx[::stride] for idx in by_class]
         rows = np.sort(np.concatenate(parts))
         sub = np.bincount(y[rows], weights=c[rows], minlength=n_classes)
@@ -152,8 +157,9 @@ def _nested_levels(y, c, n_classes, base):
     return levels
 
 
-def fit_multiclass(L, y, prior, mode="scalar", sample_weight=None, reg=DEFAULT_REG, tol=1e-10,
-                   max_iter=100) -> MulticlassSolution:
+def fit_multiclass(
+    L, y, prior, mode="scalar", sample_weight=None, reg=DEFAULT_REG, tol=1e-10, max_iter=100
+) -> MulticlassSolution:
     """Fit a multiclass fusion / calibration by minimizing the objective of thesis eq. 8.17.
 
     Parameters
@@ -208,12 +214,13 @@ def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter, f_scale):
     blocks = scalar_blocks(La, rows, y, w, u_bar, s)
     start = ScalarObjective(blocks, log_prior, V, reg)
     start.accurate = accurate
-    res = minimize_newton(start.evaluate,
-                          np.zeros(K + C), tol=tol, max_iter=max_iter, f_scale=f_scale)
+    res = minimize_newton(
+        start.evaluate, np.zeros(K + C), tol=tol, max_iter=max_iter, f_scale=f_scale
+    )
     n_iter, n_evals = res.n_iter, res.n_evals
     theta = np.zeros((C, D))
     for k in range(K):
-        theta[:, k * C:(k + 1) * C] = res.x[k] * np.eye(C)
+        theta[:, k * C : (k + 1) * C] = res.x[k] * np.eye(C)
     theta[:, -1] = res.x[K:]
     theta = theta.ravel()
     precondition = None
@@ -231,8 +238,9 @@ def _fit_full(La, y, c, log_prior, V, u_bar, s, reg, tol, max_iter, f_scale):
         obj.accurate = accurate
         last = level == len(levels) - 1
         level_tol = tol if last else max(tol, 0.1 / np.sqrt(rows.shape[0]))
-        res = minimize_newton(obj.evaluate, theta, tol=level_tol, max_iter=max_iter,
-                              f_scale=f_scale)
+        res = minimize_newton(
+            obj.evaluate, theta, tol=level_tol, max_iter=max_iter, f_scale=f_scale
+        )
         theta = res.x
         n_iter += res.n_iter
         n_evals += res.n_evals
@@ -256,9 +264,11 @@ def _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter):
     La = L[keep][:, :, active] if (active.size < N_all or not keep.all()) else L
     pa = prior[active]
     if pa.min() < np.finfo(float).tiny:
-        raise ValueError(f"prior[{int(active[np.argmin(pa)])}] = {float(pa.min())!r} is below the normal "
-                         "floating-point range (2.2e-308): it cannot weight the training cost "
-                         "accurately; use 0 to drop the class")
+        raise ValueError(
+            f"prior[{int(active[np.argmin(pa)])}] = {float(pa.min())!r} is below the normal "
+            "floating-point range (2.2e-308): it cannot weight the training cost "
+            "accurately; use 0 to drop the class"
+        )
     va = None if sample_weight is None else np.asarray(sample_weight, dtype=float)[keep]
     c = class_trial_weights(ya, pa, va)
     N = active.size
@@ -271,28 +281,41 @@ def _fit(L, y, prior, mode, sample_weight, reg, tol, max_iter):
         blocks = scalar_blocks(La, np.arange(ya.shape[0]), ya, c, u_bar, s)
         obj = ScalarObjective(blocks, log_prior, V, reg)
         obj.accurate = tol * f_scale < ROUND_OFF_FLOOR
-        res = minimize_newton(obj.evaluate, np.zeros(K + N - 1), tol=tol, max_iter=max_iter,
-                              f_scale=f_scale)
+        res = minimize_newton(
+            obj.evaluate, np.zeros(K + N - 1), tol=tol, max_iter=max_iter, f_scale=f_scale
+        )
         n_evals, n_iter = res.n_evals, res.n_iter
         coef = res.x[:K] / s
         offset_a = V @ res.x[K:] - coef @ u_bar
     else:
-        res, n_iter, n_evals = _fit_full(La, ya, c, log_prior, V, u_bar, s, reg, tol,
-                                         max_iter, f_scale)
+        res, n_iter, n_evals = _fit_full(
+            La, ya, c, log_prior, V, u_bar, s, reg, tol, max_iter, f_scale
+        )
         C = N - 1
         B = res.x.reshape(C, K * C + 1)
         coef = np.zeros((K, N_all, N_all))
         offset_a = V @ B[:, -1]
         for k in range(K):
-            A = V @ B[:, k * C:(k + 1) * C] @ V.T / s[k]
+            A = V @ B[:, k * C : (k + 1) * C] @ V.T / s[k]
             coef[k][np.ix_(active, active)] = A
             offset_a -= A @ u_bar[k]
     offset = np.zeros(N_all)
     offset[active] = offset_a - offset_a.mean()
     if not (np.all(np.isfinite(coef)) and np.all(np.isfinite(offset))):
-        raise ValueError("the fitted fusion is not finite: the log-likelihoods are too large or "
-                         "too small for their units (their weights overflow); rescale them")
+        raise ValueError(
+            "the fitted fusion is not finite: the log-likelihoods are too large or "
+            "too small for their units (their weights overflow); rescale them"
+        )
     loss, pen = res.info[:2]
-    return MulticlassSolution(mode=mode, coef=coef, offset=offset, active=active, loss=loss,
-                              penalty=pen, n_iter=n_iter, n_evals=n_evals,
-                              grad_norm=res.grad_norm, converged=res.converged)
+    return MulticlassSolution(
+        mode=mode,
+        coef=coef,
+        offset=offset,
+        active=active,
+        loss=loss,
+        penalty=pen,
+        n_iter=n_iter,
+        n_evals=n_evals,
+        grad_norm=res.grad_norm,
+        converged=res.converged,
+    )

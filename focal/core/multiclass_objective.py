@@ -21,10 +21,19 @@ from scipy.linalg.blas import dsyrk
 from .moments import check_spreads
 from .newton import dense_solver, preconditioned_cg
 
-__all__ = ["CHUNK", "Block", "softmax_columns", "system_scales", "objective_scale", "ScalarObjective",
-           "FullObjective", "scalar_blocks", "full_blocks"]
+__all__ = [
+    "CHUNK",
+    "Block",
+    "softmax_columns",
+    "system_scales",
+    "objective_scale",
+    "ScalarObjective",
+    "FullObjective",
+    "scalar_blocks",
+    "full_blocks",
+]
 
-CHUNK = 1 << 15          # rows per chunk: bounds temporaries and keeps them in cache
+CHUNK = 1 << 15  # rows per chunk: bounds temporaries and keeps them in cache
 
 
 def system_scales(L: np.ndarray, c: np.ndarray):
@@ -38,8 +47,8 @@ def system_scales(L: np.ndarray, c: np.ndarray):
     u_bar = np.zeros((K, N))
     with np.errstate(over="ignore", invalid="ignore"):
         for lo in range(0, n, CHUNK):
-            U = L[lo:lo + CHUNK] - L[lo:lo + CHUNK].mean(axis=2, keepdims=True)
-            u_bar += np.einsum("t,tkj->kj", c[lo:lo + CHUNK], U)
+            U = L[lo : lo + CHUNK] - L[lo : lo + CHUNK].mean(axis=2, keepdims=True)
+            u_bar += np.einsum("t,tkj->kj", c[lo : lo + CHUNK], U)
     with np.errstate(over="ignore", invalid="ignore", under="ignore"):
         s = _spreads(L, c, u_bar, np.ones(K))
     if not np.all((s > 1e-140) & (s < 1e140)):
@@ -48,7 +57,7 @@ def system_scales(L: np.ndarray, c: np.ndarray):
         top = np.zeros(K)
         with np.errstate(over="ignore", invalid="ignore"):
             for lo in range(0, n, CHUNK):
-                U = L[lo:lo + CHUNK] - L[lo:lo + CHUNK].mean(axis=2, keepdims=True)
+                U = L[lo : lo + CHUNK] - L[lo : lo + CHUNK].mean(axis=2, keepdims=True)
                 top = np.maximum(top, np.abs(U).max(axis=(0, 2)))
         check_spreads(np.where(np.isfinite(u_bar).all(axis=1), top, np.inf), "log-likelihoods")
         s = _spreads(L, c, u_bar, np.ldexp(1.0, -np.frexp(np.where(top > 0, top, 1.0))[1]))
@@ -60,10 +69,10 @@ def _spreads(L, c, u_bar, pow2):
     n, K, N = L.shape
     s2 = np.zeros(K)
     for lo in range(0, n, CHUNK):
-        U = L[lo:lo + CHUNK] - L[lo:lo + CHUNK].mean(axis=2, keepdims=True) - u_bar
+        U = L[lo : lo + CHUNK] - L[lo : lo + CHUNK].mean(axis=2, keepdims=True) - u_bar
         if not np.all(pow2 == 1.0):
             U *= pow2[:, None]
-        s2 += np.einsum("t,tkj->k", c[lo:lo + CHUNK], U * U)
+        s2 += np.einsum("t,tkj->k", c[lo : lo + CHUNK], U * U)
     return np.sqrt(2.0 / (N - 1) * s2) / pow2
 
 
@@ -158,7 +167,7 @@ class ScalarObjective:
 
     def penalty(self, theta):
         """The L2 penalty of ``theta`` (nats)."""
-        a = theta[:self.K]
+        a = theta[: self.K]
         return 0.5 * self.reg * float(a @ a)
 
     def evaluate(self, theta):
@@ -217,7 +226,7 @@ class FullObjective:
         self.C = V.shape[1]
         self.D = blocks[0].x.shape[0]
         pw = np.full((self.C, self.D), reg / self.C)  # reg / (N-1) on system weights
-        pw[:, -1] = 0.0                               # offsets are not penalized
+        pw[:, -1] = 0.0  # offsets are not penalized
         self.pw = pw.ravel()
 
     def penalty(self, theta):
@@ -226,7 +235,7 @@ class FullObjective:
 
     def evaluate(self, theta):
         """Objective value, gradient and per-block posteriors at ``theta``."""
-        VB = self.V @ theta.reshape(self.C, self.D)          # (N, D)
+        VB = self.V @ theta.reshape(self.C, self.D)  # (N, D)
         grad = np.zeros((self.V.shape[0], self.D))
         loss = 0.0
         posteriors = []
@@ -245,8 +254,14 @@ class FullObjective:
             p32 = [P.astype(np.float32) for P in posteriors]
 
             def solve(rhs, rtol):
-                return preconditioned_cg(lambda v: self.hessp(p32, v), rhs,
-                                         self.precondition, rtol, max_iter=rhs.shape[0])
+                return preconditioned_cg(
+                    lambda v: self.hessp(p32, v),
+                    rhs,
+                    self.precondition,
+                    rtol,
+                    max_iter=rhs.shape[0],
+                )
+
         return loss + pen, g, solve, (loss, pen, posteriors, solve)
 
     def hessian(self, posteriors):
@@ -266,8 +281,12 @@ class FullObjective:
         H = np.triu(H) + np.triu(H, 1).T
         # sum_j (v_j v_j^T) kron G_j, with G_j = sum_t c_t p_tj z z^T, as one matrix product
         VV = (V[:, :, None] * V[:, None, :]).reshape(N, C * C)
-        H += (VV.T @ G.reshape(N, D * D)).reshape(C, C, D, D).transpose(0, 2, 1, 3).reshape(
-            C * D, C * D)
+        H += (
+            (VV.T @ G.reshape(N, D * D))
+            .reshape(C, C, D, D)
+            .transpose(0, 2, 1, 3)
+            .reshape(C * D, C * D)
+        )
         H[np.diag_indices_from(H)] += self.pw
         return H
 
@@ -276,7 +295,7 @@ class FullObjective:
         V2 = self.V * self.V
         out = np.zeros((self.C, self.D))
         for blk, P in zip(self.blocks, posteriors):
-            M = V2.T @ P - (self.V.T @ P) ** 2          # diagonal of V^T (diag p - p p^T) V
+            M = V2.T @ P - (self.V.T @ P) ** 2  # diagonal of V^T (diag p - p p^T) V
             out += (M * blk.c) @ (blk.x * blk.x).T
         return out.ravel() + self.pw
 
@@ -288,7 +307,7 @@ class FullObjective:
         gradient, which decides convergence, is always double precision.
         """
         single = posteriors[0].dtype == np.float32
-        VD = self.V @ vec.reshape(self.C, self.D)           # (N, D) direction of the logits
+        VD = self.V @ vec.reshape(self.C, self.D)  # (N, D) direction of the logits
         if single:
             VD = VD.astype(np.float32)
         out = np.zeros((self.V.shape[0], self.D))
@@ -321,12 +340,12 @@ def scalar_blocks(La, rows, y, w, u_bar, s):
     """Standardized, row-centred, class-major chunks ``(K, N, m)`` of the trials ``rows``."""
     blocks = []
     for lo in range(0, rows.shape[0], CHUNK):
-        r = rows[lo:lo + CHUNK]
+        r = rows[lo : lo + CHUNK]
         X = La[r]
         X = X - X.mean(axis=2, keepdims=True)
         X -= u_bar
         X /= s[:, None]
-        blocks.append(Block(np.ascontiguousarray(X.transpose(1, 2, 0)), y[r], w[lo:lo + CHUNK]))
+        blocks.append(Block(np.ascontiguousarray(X.transpose(1, 2, 0)), y[r], w[lo : lo + CHUNK]))
     return blocks
 
 
@@ -340,7 +359,7 @@ def full_blocks(scalar, V):
         C = V.shape[1]
         Z = np.empty((K * C + 1, m))
         for k in range(K):
-            Z[k * C:(k + 1) * C] = V.T @ blk.x[k]
+            Z[k * C : (k + 1) * C] = V.T @ blk.x[k]
         Z[-1] = 1.0
         blocks.append(Block(Z, blk.y, blk.c))
     return blocks

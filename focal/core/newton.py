@@ -90,8 +90,9 @@ def dense_solver(hess: np.ndarray) -> Callable:
     return lambda g, rtol=0.0: cho_solve(factor, g, check_finite=False)
 
 
-def preconditioned_cg(hessp: Callable, g: np.ndarray, precondition: Callable, rtol: float,
-                      max_iter: int) -> np.ndarray:
+def preconditioned_cg(
+    hessp: Callable, g: np.ndarray, precondition: Callable, rtol: float, max_iter: int
+) -> np.ndarray:
     """Solve ``H d = g`` by preconditioned conjugate gradients with exact products ``hessp``.
 
     Stops when ``||g - H d|| <= rtol ||g||`` or after ``max_iter`` products; returns the
@@ -135,9 +136,15 @@ MAX_HALVINGS = 60
 SLACK_ULPS = 16
 
 
-def minimize_newton(evaluate: Callable, x0: np.ndarray, *, tol: float = 1e-10,
-                    max_iter: int = 100, f_scale: float = 1.0,
-                    max_step: float = np.inf) -> NewtonResult:
+def minimize_newton(
+    evaluate: Callable,
+    x0: np.ndarray,
+    *,
+    tol: float = 1e-10,
+    max_iter: int = 100,
+    f_scale: float = 1.0,
+    max_step: float = np.inf,
+) -> NewtonResult:
     """Minimize a smooth objective by damped (possibly inexact) Newton steps.
 
     Each step solves ``H d = -g`` with relative residual ``min(0.1, sqrt(||g|| / f_scale))``
@@ -195,8 +202,7 @@ def minimize_newton(evaluate: Callable, x0: np.ndarray, *, tol: float = 1e-10,
             cand = x + step * d
             c_value, c_grad, c_solve, c_info = evaluate(cand)
             n_evals += 1
-            if (c_value <= value + ARMIJO * step * slope + slack
-                    and np.all(np.isfinite(c_grad))):
+            if c_value <= value + ARMIJO * step * slope + slack and np.all(np.isfinite(c_grad)):
                 break
             step *= 0.5
         else:
@@ -207,5 +213,12 @@ def minimize_newton(evaluate: Callable, x0: np.ndarray, *, tol: float = 1e-10,
         n_iter += 1
         x, value, grad, solve, info = cand, c_value, c_grad, c_solve, c_info
         gnorm = c_gnorm
-    return NewtonResult(x=x, value=float(value), grad_norm=gnorm, n_iter=n_iter,
-                        n_evals=n_evals, converged=gnorm <= threshold, info=info)
+    return NewtonResult(
+        x=x,
+        value=float(value),
+        grad_norm=gnorm,
+        n_iter=n_iter,
+        n_evals=n_evals,
+        converged=gnorm <= threshold,
+        info=info,
+    )

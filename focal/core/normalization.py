@@ -52,8 +52,10 @@ def cohort_statistics(cohort_scores, top_n=None, name="cohort_scores"):
     """
     M = np.asarray(cohort_scores, dtype=float)
     if M.ndim != 2 or M.shape[0] == 0 or M.shape[1] < 2:
-        raise ValueError(f"{name} must be a 2-D array with a row per model / segment and at "
-                         f"least 2 cohort columns, got shape {M.shape}")
+        raise ValueError(
+            f"{name} must be a 2-D array with a row per model / segment and at "
+            f"least 2 cohort columns, got shape {M.shape}"
+        )
     n_cohort = M.shape[1]
     if top_n is not None:
         if not (isinstance(top_n, (int, np.integer)) and 2 <= top_n):
@@ -63,14 +65,14 @@ def cohort_statistics(cohort_scores, top_n=None, name="cohort_scores"):
     mean = np.empty(M.shape[0])
     std = np.empty(M.shape[0])
     for start in range(0, M.shape[0], rows):
-        block = M[start:start + rows]
+        block = M[start : start + rows]
         if not np.isfinite(block).all():
             bad = start + int(np.flatnonzero(~np.isfinite(block).all(axis=1))[0])
             raise ValueError(f"{name} row {bad} holds a NaN or infinite score")
         if top_n is not None and top_n < n_cohort:
-            block = np.partition(block, n_cohort - top_n, axis=1)[:, n_cohort - top_n:]
-        mean[start:start + rows] = block.mean(axis=1)
-        std[start:start + rows] = block.std(axis=1)
+            block = np.partition(block, n_cohort - top_n, axis=1)[:, n_cohort - top_n :]
+        mean[start : start + rows] = block.mean(axis=1)
+        std[start : start + rows] = block.std(axis=1)
     return mean, std
 
 
@@ -90,8 +92,10 @@ def normalize_scores(scores, enrol_mean=None, enrol_std=None, test_mean=None, te
         if mu.shape != s.shape or sd.shape != s.shape:
             raise ValueError(f"{side} statistics must have the shape of scores {s.shape}")
         if (sd <= 0).any():
-            raise ValueError(f"a {side}-side cohort has zero spread (all its cohort scores "
-                             "equal): cannot normalize by its standard deviation")
+            raise ValueError(
+                f"a {side}-side cohort has zero spread (all its cohort scores "
+                "equal): cannot normalize by its standard deviation"
+            )
         parts.append((s - mu) / sd)
     if not parts:
         raise ValueError("give the enrolment-side statistics, the test-side ones, or both")

@@ -172,11 +172,16 @@ class OperatingPoint:
         else:
             values = tuple(np.ravel(op).tolist()) if isinstance(op, np.ndarray) else tuple(op)
             if len(values) != 3:
-                raise InvalidParameterError(f"{where} must be a target prior or a tuple "
-                                            f"(P_target, C_miss, C_fa), got {op!r}")
+                raise InvalidParameterError(
+                    f"{where} must be a target prior or a tuple "
+                    f"(P_target, C_miss, C_fa), got {op!r}"
+                )
             pt, cm, cf = values
-        return cls(check_probability(pt, f"{where} P_target"),
-                   check_positive(cm, f"{where} C_miss"), check_positive(cf, f"{where} C_fa"))
+        return cls(
+            check_probability(pt, f"{where} P_target"),
+            check_positive(cm, f"{where} C_miss"),
+            check_positive(cf, f"{where} C_fa"),
+        )
 
     @classmethod
     def from_effective_prior(cls, p_tar: float, name: str = "") -> OperatingPoint:
@@ -203,8 +208,10 @@ class OperatingPoint:
         evaluated queries (SWS plan eq. 17), so ``beta = (N - N_true) / N_true`` (eq. 18).
         """
         if not 0 < n_true < n_trials:
-            raise ValueError(f"the SWS 2012 operating point needs 0 < N_true < n_tps*T_audio; "
-                             f"got N_true={n_true} and n_tps*T_audio={n_trials:g}")
+            raise ValueError(
+                f"the SWS 2012 operating point needs 0 < N_true < n_tps*T_audio; "
+                f"got N_true={n_true} and n_tps*T_audio={n_trials:g}"
+            )
         return cls(n_true / n_trials, 1.0, 1.0, "SWS 2012 (P_target = N_true / (n_tps T_audio))")
 
     @classmethod
@@ -222,6 +229,7 @@ class OperatingPoint:
         """
         key = str(evaluation).lower()
         if key not in NIST_SRE_POINTS:
-            raise InvalidParameterError(f"evaluation must be one of {sorted(NIST_SRE_POINTS)}, "
-                                        f"got {evaluation!r}")
+            raise InvalidParameterError(
+                f"evaluation must be one of {sorted(NIST_SRE_POINTS)}, got {evaluation!r}"
+            )
         return tuple(cls(*op, name=f"NIST {key.upper()}") for op in NIST_SRE_POINTS[key])

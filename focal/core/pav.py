@@ -41,7 +41,6 @@ import numpy as np
 from scipy.optimize import isotonic_regression
 
 from .._deprecation import renamed
-from .maps import INTERPOLATIONS, block_llr, block_llr_map, step_index
 from ._pav_kernel import (  # noqa: F401 - _exact_pav_starts, _tie_runs: for the tests
     _exact_pav_starts,
     _first_of_runs,
@@ -52,14 +51,22 @@ from ._pav_kernel import (  # noqa: F401 - _exact_pav_starts, _tie_runs: for the
     _target_points,
     _tie_runs,
 )
+from .maps import INTERPOLATIONS, block_llr, block_llr_map, step_index
 from .scoring import cross_entropy_nats
 from .validation import as_score_array
 
 __all__ = [
-    "SortedTrials", "PAVResult", "sort_trials", "pav", "pav_from_sorted",
-    "step_index", "block_llr_map", "bounded_pav_blocks", "INTERPOLATIONS", "pav_from_counts",
+    "SortedTrials",
+    "PAVResult",
+    "sort_trials",
+    "pav",
+    "pav_from_sorted",
+    "step_index",
+    "block_llr_map",
+    "bounded_pav_blocks",
+    "INTERPOLATIONS",
+    "pav_from_counts",
 ]
-
 
 
 @dataclass(frozen=True, eq=False)
@@ -127,13 +134,13 @@ def sort_trials(tar, non) -> SortedTrials:
     given = {"tar": np.asarray(tar), "non": np.asarray(non)}
     for name, x in given.items():
         if x.dtype.kind not in "biuf" or x.ndim != 1 or x.size == 0:
-            as_score_array(x, name)                  # raises the shared message
+            as_score_array(x, name)  # raises the shared message
     out = []
     for name, x in given.items():
         s = np.array(x, dtype=np.float64, copy=True)
         s.sort()
         if np.isnan(s[-1]):
-            as_score_array(x, name)                  # raises, naming the first NaN's index
+            as_score_array(x, name)  # raises, naming the first NaN's index
         out.append(s)
     return SortedTrials(*out)
 
@@ -174,14 +181,29 @@ class PAVResult:
     n_non: np.ndarray
     runs_source: object = field(default=None, repr=False)
 
-    def __init__(self, score_lo, score_hi, n_tar, n_non, runs_n_tar=None, runs_n_non=None,
-                 runs_score_lo=None, *, trials: SortedTrials | None = None):
+    def __init__(
+        self,
+        score_lo,
+        score_hi,
+        n_tar,
+        n_non,
+        runs_n_tar=None,
+        runs_n_non=None,
+        runs_score_lo=None,
+        *,
+        trials: SortedTrials | None = None,
+    ):
         if runs_n_tar is not None:
             source = (runs_n_tar, runs_n_non, runs_score_lo)
         else:
             source = (n_tar, n_non, score_lo) if trials is None else trials
-        for name, value in (("score_lo", score_lo), ("score_hi", score_hi), ("n_tar", n_tar),
-                            ("n_non", n_non), ("runs_source", source)):
+        for name, value in (
+            ("score_lo", score_lo),
+            ("score_hi", score_hi),
+            ("n_tar", n_tar),
+            ("n_non", n_non),
+            ("runs_source", source),
+        ):
             object.__setattr__(self, name, value)
 
     @cached_property
@@ -312,7 +334,7 @@ def pav_from_sorted(trials: SortedTrials) -> PAVResult:
         # start (before a target that follows a non-target), see _target_points
         t_pt, n_pt = _target_points(tar, non)
         n_t, n_n = np.diff(t_pt), np.diff(n_pt)
-        keep = (n_t + n_n) > 0                   # the first element may be empty
+        keep = (n_t + n_n) > 0  # the first element may be empty
         if not keep.all():
             t_pt, n_pt, n_t, n_n = t_pt[1:], n_pt[1:], n_t[keep], n_n[keep]
         starts = _pav_starts(n_t, n_n)
@@ -335,10 +357,15 @@ def pav_from_sorted(trials: SortedTrials) -> PAVResult:
         ends = np.append(starts[1:], size) - 1
         bottom = np.where(starts > 0, right[g[np.maximum(starts - 1, 0)]], 0)  # lowest target
         lo = np.where(n_t[starts] > 0, tar[np.minimum(bottom, tar.size - 1)], non[0])
-        last = np.append(g[1:], non.size)[np.minimum(ends, g.size - 1)] - 1     # its last non
+        last = np.append(g[1:], non.size)[np.minimum(ends, g.size - 1)] - 1  # its last non
         hi = np.where(ends < g.size, non[last], tar[-1])
-    return PAVResult(score_lo=lo, score_hi=hi, n_tar=np.add.reduceat(n_t, starts),
-                     n_non=np.add.reduceat(n_n, starts), trials=trials)
+    return PAVResult(
+        score_lo=lo,
+        score_hi=hi,
+        n_tar=np.add.reduceat(n_t, starts),
+        n_non=np.add.reduceat(n_n, starts),
+        trials=trials,
+    )
 
 
 def _pav_of_runs(n_t, n_n, lo, hi) -> PAVResult:
@@ -401,11 +428,16 @@ def pav_of_runs(n_tar, n_non, score_lo, score_hi) -> PAVResult:
     theorem 4), so this merges the PAV summaries of the parts of a larger score set exactly
     (:mod:`focal.core.summary`). One class may be absent (then one block).
     """
-    return _pav_of_runs(np.asarray(n_tar, dtype=np.int64), np.asarray(n_non, dtype=np.int64),
-                        np.asarray(score_lo, dtype=float), np.asarray(score_hi, dtype=float))
+    return _pav_of_runs(
+        np.asarray(n_tar, dtype=np.int64),
+        np.asarray(n_non, dtype=np.int64),
+        np.asarray(score_lo, dtype=float),
+        np.asarray(score_hi, dtype=float),
+    )
 
 
 # -- bounded PAV: finite LLRs at the extremes -------------------------------------------------
+
 
 def bounded_pav_blocks(result: PAVResult, pseudo_count: float):
     """PAV-LLR of the trials plus ``pseudo_count`` virtual trials of the opposite class at each end.
@@ -454,8 +486,9 @@ def bounded_pav_blocks(result: PAVResult, pseudo_count: float):
     fit = isotonic_regression(tar / weight, weights=weight, increasing=True)
     group_starts = np.asarray(fit.blocks[:-1], dtype=np.int64)
     with np.errstate(divide="ignore"):
-        group_llr = (np.log(np.add.reduceat(tar, group_starts) / (result.n_targets + a))
-                     - np.log(np.add.reduceat(non, group_starts) / (result.n_nontargets + a)))
+        group_llr = np.log(np.add.reduceat(tar, group_starts) / (result.n_targets + a)) - np.log(
+            np.add.reduceat(non, group_starts) / (result.n_nontargets + a)
+        )
     # group of each real block (augmented positions 1..K); the virtual trials always pool with
     # the end blocks (fraction 1 below a block with non-targets, 0 above one with targets)
     group = np.repeat(np.arange(group_starts.size), np.diff(np.append(group_starts, k + 2)))[1:-1]

@@ -45,11 +45,22 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
 from .logistic import DEFAULT_REG, fit_logistic
 from .maps import quality_features, quality_llr, transform_quality
 
-__all__ = ["FORMS", "FEATURES", "TRANSFORMS", "QualityModel", "transform_quality",
-           "quality_features", "n_quality_features", "design_matrix", "fit_quality", "quality_llr"]
+__all__ = [
+    "FORMS",
+    "FEATURES",
+    "TRANSFORMS",
+    "QualityModel",
+    "transform_quality",
+    "quality_features",
+    "n_quality_features",
+    "design_matrix",
+    "fit_quality",
+    "quality_llr",
+]
 
 FORMS = ("bilinear", "linear", "scale")
 FEATURES = ("minmax", "sides")
@@ -73,7 +84,7 @@ def design_matrix(X, qm, qt, form, features="minmax"):
     width = K + P + (K * P if form == "scale" else 0)
     phi = np.empty((n, width), order="F")  # columns are written (and later read) contiguously
     phi[:, :K] = X
-    g = quality_features(qm, qt, form, features, out=phi[:, K:K + P])[0]
+    g = quality_features(qm, qt, form, features, out=phi[:, K : K + P])[0]
     if form == "scale":
         for k in range(K):
             s_k = phi[:, k]
@@ -116,8 +127,20 @@ class QualityModel:
     converged: bool
 
 
-def fit_quality(X, qm, qt, y, form, init, features="minmax", p_target=0.5, sample_weight=None,
-                reg=DEFAULT_REG, tol=1e-10, max_iter=100):
+def fit_quality(
+    X,
+    qm,
+    qt,
+    y,
+    form,
+    init,
+    features="minmax",
+    p_target=0.5,
+    sample_weight=None,
+    reg=DEFAULT_REG,
+    tol=1e-10,
+    max_iter=100,
+):
     """Minimize the prior-weighted logarithmic cost (thesis eq. 8.17) of a quality fusion.
 
     Parameters
@@ -158,9 +181,16 @@ def fit_quality(X, qm, qt, y, form, init, features="minmax", p_target=0.5, sampl
             passes = -(-sub.n_passes * _SUBSAMPLE // n)
     sol = fit_logistic(phi, y, p_target, sample_weight, reg, tol, max_iter, start)
     w = sol.coef
-    scale_coef = (w[K + P:].reshape(K, P) if form == "scale" else np.zeros((K, P)))
-    return QualityModel(coef=w[:K].copy(), intercept=float(sol.intercept),
-                        quality_coef=w[K:K + P].copy(), scale_coef=np.array(scale_coef),
-                        loss=sol.loss, penalty=sol.penalty, n_iter=n_iter + sol.n_iter,
-                        n_passes=passes + sol.n_passes, grad_norm=sol.grad_norm,
-                        converged=sol.converged)
+    scale_coef = w[K + P :].reshape(K, P) if form == "scale" else np.zeros((K, P))
+    return QualityModel(
+        coef=w[:K].copy(),
+        intercept=float(sol.intercept),
+        quality_coef=w[K : K + P].copy(),
+        scale_coef=np.array(scale_coef),
+        loss=sol.loss,
+        penalty=sol.penalty,
+        n_iter=n_iter + sol.n_iter,
+        n_passes=passes + sol.n_passes,
+        grad_norm=sol.grad_norm,
+        converged=sol.converged,
+    )

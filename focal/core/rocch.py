@@ -197,8 +197,10 @@ class ROCCH:
         if max(nt, nn) < _INT64_SAFE:
             twice = int(np.sum((f[:-1] - f[1:]) * (2 * nt - m[:-1] - m[1:])))
         else:
-            twice = sum((int(a) - int(b)) * (2 * nt - int(c) - int(d))
-                        for a, b, c, d in zip(f[:-1], f[1:], m[:-1], m[1:]))
+            twice = sum(
+                (int(a) - int(b)) * (2 * nt - int(c) - int(d))
+                for a, b, c, d in zip(f[:-1], f[1:], m[:-1], m[1:])
+            )
         return float(Fraction(twice, 2 * nt * nn))
 
     def _counts_below(self, thresholds):
@@ -220,8 +222,11 @@ class ROCCH:
     def _threshold_of_vertices(self, optimal: np.ndarray) -> Threshold:
         """:class:`Threshold` of the optimal vertices ``optimal`` (a boolean mask, not empty)."""
         k = np.flatnonzero(optimal)
-        return Threshold(value=float(self.thresholds[k[0]]), low=float(self.thresholds[k[0]]),
-                         high=float(self.thresholds[k[-1]]))
+        return Threshold(
+            value=float(self.thresholds[k[0]]),
+            low=float(self.thresholds[k[0]]),
+            high=float(self.thresholds[k[-1]]),
+        )
 
     def min_dcf_threshold(self, p_target, c_miss=1.0, c_fa=1.0) -> Threshold:
         """Score threshold of the minimum DCF (thesis eq. 7.21): "accept iff score >= value".
@@ -277,9 +282,15 @@ class ROCCH:
             candidates = runs[(runs >= low) & (runs <= high)]
         else:
             tar, non = self.trials.tar, self.trials.non
-            candidates = np.unique(np.concatenate((
-                tar[np.searchsorted(tar, low):np.searchsorted(tar, high)],
-                non[np.searchsorted(non, low):np.searchsorted(non, high)], [high])))
+            candidates = np.unique(
+                np.concatenate(
+                    (
+                        tar[np.searchsorted(tar, low) : np.searchsorted(tar, high)],
+                        non[np.searchsorted(non, low) : np.searchsorted(non, high)],
+                        [high],
+                    )
+                )
+            )
         misses, false_alarms = self._counts_below(candidates)
         rate = self.eer
         best = int(np.argmin(np.abs(misses / nt - rate) + np.abs(false_alarms / nn - rate)))

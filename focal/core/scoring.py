@@ -95,7 +95,9 @@ def _class_mean(costs: np.ndarray, weights) -> float:
     return float(np.dot(w, costs) / w.sum())
 
 
-def cross_entropy_nats(tar_llr, non_llr, p_target: float, tar_weight=None, non_weight=None) -> float:
+def cross_entropy_nats(
+    tar_llr, non_llr, p_target: float, tar_weight=None, non_weight=None
+) -> float:
     """Prior-weighted empirical cross-entropy E_log(W | p_target), in nats (thesis eq. 7.40).
 
     ``p/|T1| sum_t C_log(target) + (1-p)/|T2| sum_t C_log(non-target)``, where optional

@@ -106,9 +106,7 @@ class BetaRule:
                     f"beta rule parameter {name} must be a real number, got {raw!r}"
                 ) from None
             if not (np.isfinite(v) and 0.0 < v <= 1000.0):
-                raise ValueError(
-                    f"beta rule parameter {name} must be in (0, 1000], got {raw!r}"
-                )
+                raise ValueError(f"beta rule parameter {name} must be in (0, 1000], got {raw!r}")
             object.__setattr__(self, name, v)
 
     @property
@@ -132,8 +130,9 @@ class BetaRule:
         """Weighting density ``rho(eta) = Beta(eta | a, b)`` over Bayes thresholds (eq. 7.34)."""
         eta = np.asarray(eta, dtype=float)
         with np.errstate(divide="ignore"):
-            log_rho = (xlogy(self.a - 1.0, eta) + xlog1py(self.b - 1.0, -eta)
-                       - betaln(self.a, self.b))
+            log_rho = (
+                xlogy(self.a - 1.0, eta) + xlog1py(self.b - 1.0, -eta) - betaln(self.a, self.b)
+            )
         return np.exp(log_rho)
 
     def target_cost(self, llr, plo=0.0):
@@ -197,9 +196,11 @@ class BetaRule:
         base = -betaln(self.a, self.b)
         a, b = self.a, self.b
         with np.errstate(over="ignore"):
-            d1 = np.where(tar,
-                          -np.exp((a - 1.0) * log_q + b * log_1mq + base),
-                          np.exp(a * log_q + (b - 1.0) * log_1mq + base))
+            d1 = np.where(
+                tar,
+                -np.exp((a - 1.0) * log_q + b * log_1mq + base),
+                np.exp(a * log_q + (b - 1.0) * log_1mq + base),
+            )
         shape = np.where(tar, (a - 1.0) * one_mq - b * q, a * one_mq - (b - 1.0) * q)
         return cost, d1, d1 * shape
 
@@ -208,10 +209,21 @@ LOGARITHMIC = BetaRule(1.0, 1.0)
 BRIER = BetaRule(2.0, 2.0)
 BOOSTING = BetaRule(0.5, 0.5)
 LOW_FALSE_ALARM = BetaRule(10.0, 1.0)
-_NAMED.update({(1.0, 1.0): "logarithmic", (2.0, 2.0): "brier", (0.5, 0.5): "boosting",
-               (10.0, 1.0): "low_false_alarm"})
-_BY_NAME = {"logarithmic": LOGARITHMIC, "log": LOGARITHMIC, "brier": BRIER,
-            "boosting": BOOSTING, "low_false_alarm": LOW_FALSE_ALARM}
+_NAMED.update(
+    {
+        (1.0, 1.0): "logarithmic",
+        (2.0, 2.0): "brier",
+        (0.5, 0.5): "boosting",
+        (10.0, 1.0): "low_false_alarm",
+    }
+)
+_BY_NAME = {
+    "logarithmic": LOGARITHMIC,
+    "log": LOGARITHMIC,
+    "brier": BRIER,
+    "boosting": BOOSTING,
+    "low_false_alarm": LOW_FALSE_ALARM,
+}
 
 
 def scoring_rule(spec) -> BetaRule:
@@ -277,8 +289,9 @@ def default_expected_cost(p_target=0.5, rule=LOGARITHMIC) -> float:
     return float(p * r.target_cost(zero, plo)[0] + (1.0 - p) * r.nontarget_cost(zero, plo)[0])
 
 
-def expected_cost_at_infinity(llr, is_target, p_target=0.5, rule=LOGARITHMIC,
-                              sample_weight=None) -> float:
+def expected_cost_at_infinity(
+    llr, is_target, p_target=0.5, rule=LOGARITHMIC, sample_weight=None
+) -> float:
     """Lowest expected cost reachable by sharpening ``llr`` without bound (the rule's infimum along
     the ray of an affine model's weights).
 
@@ -328,8 +341,9 @@ def expected_cost_at_infinity(llr, is_target, p_target=0.5, rule=LOGARITHMIC,
     above_a = np.r_[np.cumsum(ca[::-1])[::-1], 0.0]
     ok = np.r_[True, w[1:] > w[:-1], True]
     with np.errstate(invalid="ignore"):
-        cost = (np.where(below_t > 0, miss * below_t, 0.0)
-                + np.where(above_a > 0, false_alarm * above_a, 0.0))
+        cost = np.where(below_t > 0, miss * below_t, 0.0) + np.where(
+            above_a > 0, false_alarm * above_a, 0.0
+        )
     return float(cost[ok].min())
 
 

@@ -60,8 +60,17 @@ from .rocch import ROCCH
 from .scoring import nontarget_cost, target_cost
 from .validation import as_binary_labels, as_score_array, check_probability
 
-__all__ = ["ScoreSummary", "summarize", "summarize_sorted", "merge", "TrialSums", "trial_sums",
-           "as_count_weights", "check_trials", "distinct_counts"]
+__all__ = [
+    "ScoreSummary",
+    "summarize",
+    "summarize_sorted",
+    "merge",
+    "TrialSums",
+    "trial_sums",
+    "as_count_weights",
+    "check_trials",
+    "distinct_counts",
+]
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,13 +130,16 @@ class ScoreSummary:
         hull vertices).
         """
         if self.n_targets == 0 or self.n_nontargets == 0:
-            raise ValueError(f"the summarized trials hold {self.n_targets} target and "
-                             f"{self.n_nontargets} non-target trials: measures need both classes")
+            raise ValueError(
+                f"the summarized trials hold {self.n_targets} target and "
+                f"{self.n_nontargets} non-target trials: measures need both classes"
+            )
         runs_t, runs_n, runs_lo = self.runs_n_tar, self.runs_n_non, self.runs_score_lo
         if runs_t is None or runs_n is None or runs_lo is None:  # no runs kept: the blocks
             runs_t, runs_n, runs_lo = self.n_tar, self.n_non, self.score_lo
-        return PAVResult(self.score_lo, self.score_hi, self.n_tar, self.n_non, runs_t, runs_n,
-                         runs_lo)
+        return PAVResult(
+            self.score_lo, self.score_hi, self.n_tar, self.n_non, runs_t, runs_n, runs_lo
+        )
 
     def hull(self) -> ROCCH:
         """The ROC convex hull of the summarized trials (thesis 7.3.6)."""
@@ -136,7 +148,7 @@ class ScoreSummary:
 
 def _join_runs(n_t, n_n, lo):
     """Join neighbouring runs of one and the same label (ranges cut inside such a run)."""
-    kind = np.where(n_n == 0, 1, np.where(n_t == 0, 2, 0))     # 1 target, 2 non-target, 0 mixed
+    kind = np.where(n_n == 0, 1, np.where(n_t == 0, 2, 0))  # 1 target, 2 non-target, 0 mixed
     new = np.ones(kind.size, dtype=bool)
     new[1:] = (kind[1:] == 0) | (kind[1:] != kind[:-1])
     starts = np.flatnonzero(new)
@@ -164,8 +176,7 @@ def summarize_sorted(tar, non, keep_runs: bool = False) -> ScoreSummary:
     non = np.asarray(non, dtype=float)
     if tar.size and non.size:
         r = pav_from_sorted(SortedTrials(tar, non))
-        runs = ((r.runs_n_tar, r.runs_n_non, r.runs_score_lo) if keep_runs
-                else (None, None, None))
+        runs = (r.runs_n_tar, r.runs_n_non, r.runs_score_lo) if keep_runs else (None, None, None)
         return ScoreSummary(r.score_lo, r.score_hi, r.n_tar, r.n_non, *runs)
     one = tar if tar.size else non
     if one.size == 0:
@@ -179,16 +190,17 @@ def as_count_weights(sample_weight, n: int, name: str = "sample_weight") -> np.n
     """Trial weights as int64 multiplicities: finite, non-negative whole numbers, length ``n``."""
     w = np.asarray(sample_weight)
     if w.ndim != 1 or w.shape[0] != n:
-        raise ValueError(f"{name} must be 1-D with one weight per trial ({n}), "
-                         f"got shape {w.shape}")
+        raise ValueError(f"{name} must be 1-D with one weight per trial ({n}), got shape {w.shape}")
     if w.dtype.kind not in "biuf":
         raise ValueError(f"{name} must hold numbers, got dtype {w.dtype}")
     if w.dtype.kind == "f":
         bad = ~(np.isfinite(w) & (w >= 0) & (w == np.floor(w)))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise ValueError(f"{name} must hold non-negative whole numbers (trial "
-                             f"multiplicities), got {w[i]!r} at index {i}")
+            raise ValueError(
+                f"{name} must hold non-negative whole numbers (trial "
+                f"multiplicities), got {w[i]!r} at index {i}"
+            )
     elif w.size and w.min() < 0:
         i = int(np.argmin(w))
         raise ValueError(f"{name} must be non-negative, got {w[i]!r} at index {i}")
@@ -283,17 +295,24 @@ def merge(summaries, keep_runs: bool | None = None) -> ScoreSummary:
         if not parts[j - 1].score_hi[-1] < parts[j].score_lo[0]:
             raise ValueError(
                 f"summaries must cover disjoint, increasing score ranges: part {j - 1} ends at "
-                f"{parts[j - 1].score_hi[-1]!r}, part {j} starts at {parts[j].score_lo[0]!r}")
+                f"{parts[j - 1].score_hi[-1]!r}, part {j} starts at {parts[j].score_lo[0]!r}"
+            )
     if not parts:
         return ScoreSummary.empty(keep_runs)
-    cat = [np.concatenate([getattr(p, f) for p in parts])
-           for f in ("n_tar", "n_non", "score_lo", "score_hi")]
+    cat = [
+        np.concatenate([getattr(p, f) for p in parts])
+        for f in ("n_tar", "n_non", "score_lo", "score_hi")
+    ]
     n_t, n_n, lo, hi = cat
     merged = _from_runs(n_t, n_n, lo, hi, keep_runs=False)
     if not keep_runs:
         return merged
-    runs = _join_runs(*(np.concatenate([getattr(p, f) for p in parts])
-                        for f in ("runs_n_tar", "runs_n_non", "runs_score_lo")))
+    runs = _join_runs(
+        *(
+            np.concatenate([getattr(p, f) for p in parts])
+            for f in ("runs_n_tar", "runs_n_non", "runs_score_lo")
+        )
+    )
     return ScoreSummary(merged.score_lo, merged.score_hi, merged.n_tar, merged.n_non, *runs)
 
 
@@ -333,19 +352,33 @@ class TrialSums:
     def empty(cls, p_targets=(), thresholds=()) -> TrialSums:
         """Sums of no trials at the given priors and thresholds (the neutral element of ``+``)."""
         p, t = _priors(p_targets), _thresholds(thresholds)
-        return cls(0, 0, p, np.zeros(p.size), np.zeros(p.size), t,
-                   np.zeros(t.size, dtype=np.int64), np.zeros(t.size, dtype=np.int64))
+        return cls(
+            0,
+            0,
+            p,
+            np.zeros(p.size),
+            np.zeros(p.size),
+            t,
+            np.zeros(t.size, dtype=np.int64),
+            np.zeros(t.size, dtype=np.int64),
+        )
 
     def __add__(self, other: TrialSums) -> TrialSums:
-        if not (np.array_equal(self.p_targets, other.p_targets)
-                and np.array_equal(self.thresholds, other.thresholds)):
-            raise ValueError("TrialSums added together must use the same p_targets and "
-                             "thresholds")
-        return TrialSums(self.n_targets + other.n_targets, self.n_nontargets + other.n_nontargets,
-                         self.p_targets,
-                         self.tar_cost + other.tar_cost, self.non_cost + other.non_cost,
-                         self.thresholds, self.n_misses + other.n_misses,
-                         self.n_false_alarms + other.n_false_alarms)
+        if not (
+            np.array_equal(self.p_targets, other.p_targets)
+            and np.array_equal(self.thresholds, other.thresholds)
+        ):
+            raise ValueError("TrialSums added together must use the same p_targets and thresholds")
+        return TrialSums(
+            self.n_targets + other.n_targets,
+            self.n_nontargets + other.n_nontargets,
+            self.p_targets,
+            self.tar_cost + other.tar_cost,
+            self.non_cost + other.non_cost,
+            self.thresholds,
+            self.n_misses + other.n_misses,
+            self.n_false_alarms + other.n_false_alarms,
+        )
 
     def error_counts(self, threshold: float):
         """``(n_misses, n_false_alarms)`` at one of the summed thresholds."""
@@ -360,31 +393,48 @@ class TrialSums:
         i = np.flatnonzero(self.p_targets == float(p_target))
         if i.size == 0:
             raise ValueError(f"p_target {p_target!r} was not among the priors of these sums")
-        return (float(self.tar_cost[i[0]] / self.n_targets),
-                float(self.non_cost[i[0]] / self.n_nontargets))
+        return (
+            float(self.tar_cost[i[0]] / self.n_targets),
+            float(self.non_cost[i[0]] / self.n_nontargets),
+        )
 
 
 def _priors(p_targets) -> np.ndarray:
-    return np.unique(np.array([check_probability(p, "p_targets")
-                               for p in np.atleast_1d(np.asarray(p_targets, dtype=float))]))
+    return np.unique(
+        np.array(
+            [
+                check_probability(p, "p_targets")
+                for p in np.atleast_1d(np.asarray(p_targets, dtype=float))
+            ]
+        )
+    )
 
 
 def _thresholds(thresholds) -> np.ndarray:
-    t = as_score_array(np.atleast_1d(np.asarray(thresholds, dtype=float)), "thresholds",
-                       allow_empty=True)
+    t = as_score_array(
+        np.atleast_1d(np.asarray(thresholds, dtype=float)), "thresholds", allow_empty=True
+    )
     return np.unique(t)
 
 
 def _cost_sums(scores, weights, p, cost) -> np.ndarray:
     out = np.empty(p.size)
-    for i, plo in enumerate(logit(p)):   # a loop over the few priors, not over trials
+    for i, plo in enumerate(logit(p)):  # a loop over the few priors, not over trials
         c = cost(scores, plo)
         out[i] = c.sum() if weights is None else float(np.dot(weights, c))
     return out
 
 
-def trial_sums(scores, labels, sample_weight=None, *, p_targets=(), thresholds=(),
-               sorted_tar=None, sorted_non=None) -> TrialSums:
+def trial_sums(
+    scores,
+    labels,
+    sample_weight=None,
+    *,
+    p_targets=(),
+    thresholds=(),
+    sorted_tar=None,
+    sorted_non=None,
+) -> TrialSums:
     """:class:`TrialSums` of a set of binary trials (any subset: sums add up with ``+``).
 
     Parameters
@@ -425,6 +475,13 @@ def trial_sums(scores, labels, sample_weight=None, *, p_targets=(), thresholds=(
         cn = np.concatenate(([0], np.cumsum(np.asarray(nw))))
         n_tar, n_non = int(ct[-1]), int(cn[-1])
         n_mis, n_fa = ct[mis], n_non - cn[fa]
-    return TrialSums(int(n_tar), int(n_non), p, _cost_sums(tar, tw, p, target_cost),
-                     _cost_sums(non, nw, p, nontarget_cost), t,
-                     np.asarray(n_mis, dtype=np.int64), np.asarray(n_fa, dtype=np.int64))
+    return TrialSums(
+        int(n_tar),
+        int(n_non),
+        p,
+        _cost_sums(tar, tw, p, target_cost),
+        _cost_sums(non, nw, p, nontarget_cost),
+        t,
+        np.asarray(n_mis, dtype=np.int64),
+        np.asarray(n_fa, dtype=np.int64),
+    )

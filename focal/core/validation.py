@@ -35,7 +35,9 @@ def _describe_bad(values: np.ndarray, limit: int = 5) -> str:
     return shown + (", ..." if values.size > limit else "")
 
 
-def as_score_array(x, name: str, *, allow_inf: bool = True, allow_empty: bool = False) -> np.ndarray:
+def as_score_array(
+    x, name: str, *, allow_inf: bool = True, allow_empty: bool = False
+) -> np.ndarray:
     """Return ``x`` as a new 1-D float64 array, or raise a ``ValueError`` naming ``name``.
 
     Parameters
@@ -61,9 +63,7 @@ def as_score_array(x, name: str, *, allow_inf: bool = True, allow_empty: bool = 
     if bad.any():
         idx = np.flatnonzero(bad)
         kind = "NaN" if allow_inf else "non-finite (NaN or inf)"
-        raise ValueError(
-            f"{name} contains {idx.size} {kind} value(s), first at index {idx[0]}"
-        )
+        raise ValueError(f"{name} contains {idx.size} {kind} value(s), first at index {idx[0]}")
     return out
 
 
@@ -128,19 +128,20 @@ def as_binary_labels(labels, name: str = "labels", pos_label=None) -> np.ndarray
 def _labels_equal_to(arr, name, pos_label) -> np.ndarray:
     """``arr == pos_label``, checked: pos_label present, one other label at most."""
     text_label, text_array = isinstance(pos_label, str), arr.dtype.kind in "US"
-    if arr.dtype.kind != "O" and text_label != text_array:   # a word among numbers, or back
+    if arr.dtype.kind != "O" and text_label != text_array:  # a word among numbers, or back
         is_target = np.zeros(arr.shape, dtype=bool)
     else:
         is_target = np.asarray(arr == pos_label, dtype=bool)
         if is_target.shape != arr.shape:
             is_target = np.zeros(arr.shape, dtype=bool)
     if arr.size and not is_target.any():
-        raise ValueError(f"pos_label={pos_label!r} is not among the {name} found: "
-                         f"{_distinct(arr)}")
+        raise ValueError(f"pos_label={pos_label!r} is not among the {name} found: {_distinct(arr)}")
     others = arr[~is_target]
     if others.size and not (others == others[0]).all():
-        raise ValueError(f"{name} must hold two labels, the target pos_label={pos_label!r} "
-                         f"and one non-target label; found {_distinct(arr)}")
+        raise ValueError(
+            f"{name} must hold two labels, the target pos_label={pos_label!r} "
+            f"and one non-target label; found {_distinct(arr)}"
+        )
     return is_target
 
 
@@ -148,8 +149,7 @@ def check_pos_label(pos_label, name: str = "pos_label"):
     """Return ``pos_label`` if it is None or one label (a string, number or boolean)."""
     if pos_label is None or isinstance(pos_label, (str, numbers.Number, np.bool_, bool)):
         return pos_label
-    raise ValueError(f"{name} must be one label (a string, number or boolean), got "
-                     f"{pos_label!r}")
+    raise ValueError(f"{name} must be one label (a string, number or boolean), got {pos_label!r}")
 
 
 def binary_classes(labels, is_target) -> np.ndarray:
@@ -160,8 +160,9 @@ def binary_classes(labels, is_target) -> np.ndarray:
     return np.concatenate([arr[~is_target][:1], arr[is_target][:1]])
 
 
-def split_by_labels(scores, labels, *, scores_name: str = "scores", labels_name: str = "labels",
-                    pos_label=None):
+def split_by_labels(
+    scores, labels, *, scores_name: str = "scores", labels_name: str = "labels", pos_label=None
+):
     """Split ``(scores, labels)`` into ``(tar, non)`` float64 arrays, in input order.
 
     Labels follow :func:`as_binary_labels` (0/1, False/True, or any two labels with
@@ -232,8 +233,11 @@ def check_non_negative(value, name: str, *, strict: bool = False) -> float:
 
 def check_int(value, name: str, minimum: int = 1) -> int:
     """Return an estimator parameter as an int >= ``minimum``; floats and booleans are refused."""
-    if (isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral)
-            or value < minimum):
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, numbers.Integral)
+        or value < minimum
+    ):
         raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
@@ -254,7 +258,8 @@ def as_sample_weight(sample_weight, n_trials: int, name: str = "sample_weight") 
 
 def classes_of_feature_names(feature_names):
     """The class order that feature names ``"system:class"`` (or, for one system, plain class
-    names) give, or None when they do not name classes that way."""
+    names) give, or None when they do not name classes that way.
+    """
     names = [str(n) for n in feature_names]
     if not all(":" in n for n in names):
         return None if any(":" in n for n in names) else names
@@ -264,10 +269,14 @@ def classes_of_feature_names(feature_names):
     for system in systems:
         block = [c for s, c in pairs if s == system]
         if block != order:
-            raise ValueError(f"the columns of system {system!r} name the classes {block}, those "
-                             f"of {systems[0]!r} {order}: every system needs the same classes "
-                             "in the same order")
+            raise ValueError(
+                f"the columns of system {system!r} name the classes {block}, those "
+                f"of {systems[0]!r} {order}: every system needs the same classes "
+                "in the same order"
+            )
     if [s for s, _ in pairs] != [s for s in systems for _ in order]:
-        raise ValueError("X's columns must hold each system's classes side by side "
-                         "('system:class', system-major)")
+        raise ValueError(
+            "X's columns must hold each system's classes side by side "
+            "('system:class', system-major)"
+        )
     return order

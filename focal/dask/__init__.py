@@ -29,7 +29,8 @@ try:
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     raise ImportError(
         "focal.dask needs the optional dependency dask: pip install 'focal-calibration[dask]' "
-        f"(import failed: {exc})") from exc
+        f"(import failed: {exc})"
+    ) from exc
 
 from .fit import apply, fit
 from .io import read_trials
@@ -50,7 +51,21 @@ from .metrics import (
 from .workflows import cluster_client, evaluate_files
 
 __all__ = [
-    "summarize", "cross_entropy", "cllr", "min_cllr", "dcf", "min_dcf", "eer", "rocch",
-    "det_curve", "bayes_error_rates", "fit", "apply", "calibration_report", "read_trials",
-    "cluster_client", "evaluate_files", "pav_llr",
+    "summarize",
+    "cross_entropy",
+    "cllr",
+    "min_cllr",
+    "dcf",
+    "min_dcf",
+    "eer",
+    "rocch",
+    "det_curve",
+    "bayes_error_rates",
+    "fit",
+    "apply",
+    "calibration_report",
+    "read_trials",
+    "cluster_client",
+    "evaluate_files",
+    "pav_llr",
 ]

@@ -36,15 +36,19 @@ def column_blocks(x, name: str, chunks=None):
         x = da.from_array(arr, chunks=chunks if chunks is not None else max(arr.size, 1))
     if _is_frame(x):
         if getattr(x, "ndim", 1) != 1:
-            raise ValueError(f"{name} must be one column (a dask Series or 1-D dask array), "
-                             f"got a DataFrame with columns {list(x.columns)!r}")
+            raise ValueError(
+                f"{name} must be one column (a dask Series or 1-D dask array), "
+                f"got a DataFrame with columns {list(x.columns)!r}"
+            )
         return list(x.to_delayed()), None
     if x.ndim != 1:
         raise ValueError(f"{name} must be a 1-D dask array, got shape {x.shape}")
     if chunks is not None and not _same_chunks(x.chunks[0], chunks):
         if any(np.isnan(c) for c in x.chunks[0] + tuple(chunks)):
-            raise ValueError(f"{name} has unknown chunk sizes that differ from the scores'; "
-                             "call compute_chunk_sizes() first")
+            raise ValueError(
+                f"{name} has unknown chunk sizes that differ from the scores'; "
+                "call compute_chunk_sizes() first"
+            )
         x = x.rechunk({0: chunks})
     return list(x.to_delayed().ravel()), x.chunks[0]
 
@@ -56,8 +60,10 @@ def aligned_blocks(scores, labels, sample_weight=None, names=("scores", "labels"
     w_blocks, _ = column_blocks(sample_weight, "sample_weight", chunks)
     for other, name in ((y_blocks, names[1]), (w_blocks, "sample_weight")):
         if other is not None and len(other) != len(s_blocks):
-            raise ValueError(f"{names[0]} has {len(s_blocks)} partitions but {name} has "
-                             f"{len(other)}: they must come from the same collection")
+            raise ValueError(
+                f"{names[0]} has {len(s_blocks)} partitions but {name} has "
+                f"{len(other)}: they must come from the same collection"
+            )
     if w_blocks is None:
         w_blocks = [None] * len(s_blocks)
     return list(zip(s_blocks, y_blocks, w_blocks))

@@ -56,8 +56,9 @@ def _prepare(index, s, y, w, p_targets, thresholds):
         tar.sort()
         non.sort()
         part = _Part(tar, non)
-        sums = trial_sums(None, None, p_targets=p_targets, thresholds=thresholds,
-                          sorted_tar=tar, sorted_non=non)
+        sums = trial_sums(
+            None, None, p_targets=p_targets, thresholds=thresholds, sorted_tar=tar, sorted_non=non
+        )
     else:
         keep = w > 0
         tar, tw = distinct_counts(s[y & keep], w[y & keep])
@@ -93,16 +94,18 @@ def _cuts(n_ranges, *sketches):
     values, cum = values[order], np.cumsum(weights[order])
     levels = cum[-1] * np.arange(1, n_ranges) / n_ranges
     cuts = np.unique(values[np.minimum(np.searchsorted(cum, levels), values.size - 1)])
-    return cuts[cuts > values[0]]   # a cut at the minimum would leave range 0 empty
+    return cuts[cuts > values[0]]  # a cut at the minimum would leave range 0 empty
 
 
 def _split(part, cuts):
     """Slices of each sorted class falling in each range ``[cuts[j-1], cuts[j])``."""
     out = []
-    bounds = [np.concatenate(([0], np.searchsorted(x, cuts, side="left"), [x.size]))
-              for x in (part.tar, part.non)]
+    bounds = [
+        np.concatenate(([0], np.searchsorted(x, cuts, side="left"), [x.size]))
+        for x in (part.tar, part.non)
+    ]
     for j in range(cuts.size + 1):
-        (a, b), (c, d) = bounds[0][j:j + 2], bounds[1][j:j + 2]
+        (a, b), (c, d) = bounds[0][j : j + 2], bounds[1][j : j + 2]
         if part.tw is None:
             out.append(_Part(part.tar[a:b], part.non[c:d]))
         else:
@@ -130,26 +133,36 @@ def _add_sums(*sums):
     return total
 
 
-def summary_graph(scores, labels, sample_weight=None, *, p_targets=(), thresholds=(),
-                  keep_runs=False, n_ranges=None):
+def summary_graph(
+    scores,
+    labels,
+    sample_weight=None,
+    *,
+    p_targets=(),
+    thresholds=(),
+    keep_runs=False,
+    n_ranges=None,
+):
     """Delayed ``(ScoreSummary, TrialSums)`` of trials held in dask collections."""
     blocks = aligned_blocks(scores, labels, sample_weight)
     p_targets = np.atleast_1d(np.asarray(p_targets, dtype=float))
     thresholds = np.atleast_1d(np.asarray(thresholds, dtype=float))
     empty = TrialSums.empty(p_targets, thresholds)  # validates priors and thresholds up front
-    if n_ranges is None:   # P x n_ranges small tasks move the slices: keep it in check
+    if n_ranges is None:  # P x n_ranges small tasks move the slices: keep it in check
         n_ranges = max(1, min(len(blocks), _MAX_DEFAULT_RANGES))
     elif not (isinstance(n_ranges, (int, np.integer)) and n_ranges >= 1):
         raise ValueError(f"n_ranges must be a positive integer, got {n_ranges!r}")
     prepare = delayed(_prepare, nout=3, pure=True)
-    prepared = [prepare(i, s, y, w, empty.p_targets, empty.thresholds)
-                for i, (s, y, w) in enumerate(blocks)]
+    prepared = [
+        prepare(i, s, y, w, empty.p_targets, empty.thresholds) for i, (s, y, w) in enumerate(blocks)
+    ]
     cuts = delayed(_cuts, pure=True)(int(n_ranges), *[sk for _, _, sk in prepared])
     n_out = int(n_ranges)  # the most ranges the cuts can make; extra ones are empty
     split = delayed(_split_padded, nout=n_out, pure=True)
     pieces = [split(part, cuts, n_out) for part, _, _ in prepared]
-    ranges = [delayed(_range_summary, pure=True)(keep_runs, *[p[j] for p in pieces])
-              for j in range(n_out)]
+    ranges = [
+        delayed(_range_summary, pure=True)(keep_runs, *[p[j] for p in pieces]) for j in range(n_out)
+    ]
     summary = delayed(merge, pure=True)(ranges, keep_runs)
     sums = delayed(_add_sums, pure=True)(empty, *[s for _, s, _ in prepared])
     return summary, sums
@@ -157,12 +170,12 @@ def summary_graph(scores, labels, sample_weight=None, *, p_targets=(), threshold
 
 def _split_padded(part, cuts, n_out):
     out = _split(part, cuts)
-    pad = _Part(part.tar[:0], part.non[:0], *(() if part.tw is None else
-                                              (part.tw[:0], part.nw[:0])))
+    pad = _Part(
+        part.tar[:0], part.non[:0], *(() if part.tw is None else (part.tw[:0], part.nw[:0]))
+    )
     return out + (pad,) * (n_out - len(out))
 
 
-def summarize_dask(scores, labels, sample_weight=None, **kwargs) -> tuple[ScoreSummary,
-                                                                          TrialSums]:
+def summarize_dask(scores, labels, sample_weight=None, **kwargs) -> tuple[ScoreSummary, TrialSums]:
     """Compute :func:`summary_graph` now (on the active scheduler)."""
     return compute(*summary_graph(scores, labels, sample_weight, **kwargs))

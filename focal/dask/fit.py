@@ -31,8 +31,8 @@ from ._partitions import _is_dask, _is_frame, column_blocks, compute, delayed
 
 __all__ = ["fit", "apply"]
 
-_WARM_ROWS = 1 << 16       # trials in the warm-start sample of large problems
-_ROWS = 1 << 13            # rows per slice of a partition: temporaries stay in cache
+_WARM_ROWS = 1 << 16  # trials in the warm-start sample of large problems
+_ROWS = 1 << 13  # rows per slice of a partition: temporaries stay in cache
 _WARM_MIN_CLASS = 200
 
 
@@ -64,19 +64,24 @@ def _block_moments(index, X, y, w):
     X = np.asarray(X, dtype=float)
     y = np.asarray(y)
     if y.shape != (X.shape[0],):
-        raise ValueError(f"partition {index}: y must have one label per trial ({X.shape[0]}), "
-                         f"got shape {y.shape}")
+        raise ValueError(
+            f"partition {index}: y must have one label per trial ({X.shape[0]}), "
+            f"got shape {y.shape}"
+        )
     if not np.isfinite(X).all():
         row = int(np.flatnonzero(~np.isfinite(X).all(axis=1))[0])
-        raise ValueError(f"partition {index}: X contains NaN or infinity (row {row} of the "
-                         "partition)")
+        raise ValueError(
+            f"partition {index}: X contains NaN or infinity (row {row} of the partition)"
+        )
     if w is not None:
         w = as_sample_weight(np.asarray(w), X.shape[0])
     values = np.unique(y)
     out = {"rows": X.shape[0]}
     if values.size > 2:
-        raise ValueError(f"partition {index}: y contains {values.size} classes "
-                         f"({values[:5].tolist()}...); binary fusion takes two")
+        raise ValueError(
+            f"partition {index}: y contains {values.size} classes "
+            f"({values[:5].tolist()}...); binary fusion takes two"
+        )
     for v in values.tolist():
         mask = y == v
         Xc = X[mask]
@@ -86,7 +91,7 @@ def _block_moments(index, X, y, w):
             out[v] = (0.0, np.zeros(X.shape[1]), np.zeros(X.shape[1]))
             continue
         ref = Xc[0]
-        dev = Xc - ref   # exact zeros for a constant system
+        dev = Xc - ref  # exact zeros for a constant system
         mean = (c @ dev) / total
         m2 = c @ np.square(dev - mean)
         out[v] = (total, ref + mean, m2)
@@ -95,8 +100,11 @@ def _block_moments(index, X, y, w):
 
 def _rows(X, y, w, step):
     """Every ``step``-th trial of a partition (the warm-start sample)."""
-    return (np.asarray(X, dtype=float)[::step], np.asarray(y)[::step],
-            None if w is None else np.asarray(w, dtype=float)[::step])
+    return (
+        np.asarray(X, dtype=float)[::step],
+        np.asarray(y)[::step],
+        None if w is None else np.asarray(w, dtype=float)[::step],
+    )
 
 
 def _warm_start(blocks, n, classes, p, reg, tol, max_iter, center, scale):
@@ -116,8 +124,7 @@ def _warm_start(blocks, n, classes, p, reg, tol, max_iter, center, scale):
     pos = np.ones(ts.size, dtype=bool) if ws is None else ws > 0
     if min(np.count_nonzero(ts & pos), np.count_nonzero(~ts & pos)) < _WARM_MIN_CLASS:
         return None
-    sol = fit_logistic(Xs, ts, p, sample_weight=ws, reg=reg, tol=max(tol, 1e-7),
-                       max_iter=max_iter)
+    sol = fit_logistic(Xs, ts, p, sample_weight=ws, reg=reg, tol=max(tol, 1e-7), max_iter=max_iter)
     return np.append(sol.coef * scale, sol.intercept + sol.coef @ center), sol.n_iter
 
 
@@ -190,20 +197,20 @@ def _block_objective(X, y, w, target, center, scale, theta, plo, f_tar, f_non):
     hess = np.zeros((K + 1, K + 1))
     S = np.empty((K + 1, min(_ROWS, max(n, 1))))
     S[K] = 1.0
-    for lo in range(0, n, _ROWS):           # a loop over slices of rows, not over trials
+    for lo in range(0, n, _ROWS):  # a loop over slices of rows, not over trials
         m = min(n - lo, _ROWS)
         Sm = S[:, :m]
-        np.subtract(X[lo:lo + m].T, center[:, None], out=Sm[:K])
+        np.subtract(X[lo : lo + m].T, center[:, None], out=Sm[:K])
         Sm[:K] /= scale[:, None]
-        z = theta[:K] @ Sm[:K] + offset     # from standardized scores: no cancellation
-        cs = np.where(is_tar[lo:lo + m], -f_tar, f_non)
+        z = theta[:K] @ Sm[:K] + offset  # from standardized scores: no cancellation
+        cs = np.where(is_tar[lo : lo + m], -f_tar, f_non)
         if v is not None:
-            cs *= v[lo:lo + m]
+            cs *= v[lo : lo + m]
         c = np.abs(cs)
-        cu = cs * z                         # c u with u = s z: c max(u, 0) = max(c u, 0)
+        cu = cs * z  # c u with u = s z: c max(u, 0) = max(c u, 0)
         e = np.exp(-np.abs(z))
         loss += float(np.maximum(cu, 0.0).sum() + c @ np.log1p(e))
-        q = 1.0 / (1.0 + e)                 # sigmoid(|u|); sigmoid(-|u|) = e q
+        q = 1.0 / (1.0 + e)  # sigmoid(|u|); sigmoid(-|u|) = e q
         grad += Sm @ (np.where(cu > 0.0, q, e * q) * cs)
         hess += (Sm * (e * q * q * c)) @ Sm.T
     return loss, grad, hess
@@ -249,12 +256,16 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
 
         return fit_multiclass(estimator, X, y, sample_weight, persist=persist)
     if not isinstance(estimator, LogisticFusion):
-        raise TypeError(f"focal.dask.fit trains LogisticFusion, LinearCalibrator and "
-                        f"MulticlassFusion, got {type(estimator).__name__}")
+        raise TypeError(
+            f"focal.dask.fit trains LogisticFusion, LinearCalibrator and "
+            f"MulticlassFusion, got {type(estimator).__name__}"
+        )
     p, reg, tol, max_iter, rule = estimator._check_params()
     if not rule.is_logarithmic:
-        raise ValueError(f"focal.dask.fit trains the logarithmic scoring rule only, got "
-                         f"scoring_rule={estimator.scoring_rule!r}")
+        raise ValueError(
+            f"focal.dask.fit trains the logarithmic scoring rule only, got "
+            f"scoring_rule={estimator.scoring_rule!r}"
+        )
     one = type(estimator)._as_2d is not LogisticFusion._as_2d
     X, names = _as_2d_dask(X, one)
     estimator._check_width(X)
@@ -262,8 +273,10 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
     w_blocks, _ = column_blocks(sample_weight, "sample_weight", X.chunks[0])
     x_blocks = list(X.to_delayed().ravel())
     if len(y_blocks) != len(x_blocks):
-        raise ValueError(f"X has {len(x_blocks)} partitions but y has {len(y_blocks)}: they "
-                         "must come from the same collection")
+        raise ValueError(
+            f"X has {len(x_blocks)} partitions but y has {len(y_blocks)}: they "
+            "must come from the same collection"
+        )
     w_blocks = [None] * len(x_blocks) if w_blocks is None else w_blocks
     if persist:
         import dask
@@ -280,16 +293,19 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
         for v, stats in m.items():
             per_label[v] = _chan(per_label[v], stats) if v in per_label else stats
     probe = probe_fit(estimator, np.array(list(per_label)), K, names)
-    classes = probe.classes_                # the estimator's own label rule decides the target
+    classes = probe.classes_  # the estimator's own label rule decides the target
     (w_non, m_non, s_non), (w_tar, m_tar, s_tar) = (per_label[_key(c)] for c in classes)
     for total, label in ((w_tar, classes[1]), (w_non, classes[0])):
         if not total > 0:
-            raise ValueError(f"sample_weight gives class {label!r} zero total weight: training "
-                             "needs both classes")
+            raise ValueError(
+                f"sample_weight gives class {label!r} zero total weight: training "
+                "needs both classes"
+            )
     # prior-weighted moments (weights p / W_tar and (1 - p) / W_non sum to 1)
     center = p * m_tar + (1 - p) * m_non
-    var = (p * (s_tar / w_tar + (m_tar - center) ** 2)
-           + (1 - p) * (s_non / w_non + (m_non - center) ** 2))
+    var = p * (s_tar / w_tar + (m_tar - center) ** 2) + (1 - p) * (
+        s_non / w_non + (m_non - center) ** 2
+    )
     sd = np.sqrt(var)
     scale = np.where(sd > 0, sd, 1.0)
     plo = float(logit(p))
@@ -303,8 +319,12 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
     reg_eff = reg * f_scale
 
     def evaluate(theta):
-        parts = compute(*[objective(Xb, yb, wb, target, center, scale, theta, plo, f_tar, f_non)
-                          for Xb, yb, wb in blocks])
+        parts = compute(
+            *[
+                objective(Xb, yb, wb, target, center, scale, theta, plo, f_tar, f_non)
+                for Xb, yb, wb in blocks
+            ]
+        )
         loss, grad, hess = _reduce(parts)
         pen = 0.5 * reg_eff * float(theta[:K] @ theta[:K])
         grad[:K] += reg_eff * theta[:K]
@@ -317,10 +337,16 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
     coef = res.x[:K] / scale
     intercept = float(res.x[K] - coef @ center)
     loss, pen = res.info
-    sol = LogisticSolution(coef=coef, intercept=intercept, loss=float(loss), penalty=float(pen),
-                           n_iter=warm_iter + res.n_iter,
-                           n_passes=1 + (warm is not None) + res.n_evals,
-                           grad_norm=res.grad_norm, converged=res.converged)
+    sol = LogisticSolution(
+        coef=coef,
+        intercept=intercept,
+        loss=float(loss),
+        penalty=float(pen),
+        n_iter=warm_iter + res.n_iter,
+        n_passes=1 + (warm is not None) + res.n_evals,
+        grad_norm=res.grad_norm,
+        converged=res.converged,
+    )
     adopt_state(estimator, probe)
     estimator.coef_ = sol.coef
     estimator.intercept_ = sol.intercept
@@ -328,9 +354,13 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
     estimator.n_passes_ = int(sol.n_passes)
     estimator._report(None, None, None, p, rule, sol)
     if not sol.converged:
-        warnings.warn(f"{type(estimator).__name__} did not converge in {max_iter} iterations "
-                      f"(gradient norm {sol.grad_norm:.3g} > tol={tol:g}); increase max_iter or "
-                      "tol", ConvergenceWarning, stacklevel=2)
+        warnings.warn(
+            f"{type(estimator).__name__} did not converge in {max_iter} iterations "
+            f"(gradient norm {sol.grad_norm:.3g} > tol={tol:g}); increase max_iter or "
+            "tol",
+            ConvergenceWarning,
+            stacklevel=2,
+        )
     return estimator
 
 
@@ -357,14 +387,17 @@ def apply(estimator, X):
         partition.
     """
     one = isinstance(estimator, LogisticFusion) and (
-        type(estimator)._as_2d is not LogisticFusion._as_2d)
+        type(estimator)._as_2d is not LogisticFusion._as_2d
+    )
     binary = hasattr(estimator, "decision_function") and isinstance(estimator, LogisticFusion)
     if _is_frame(X):
         import dask.array as da
 
         method = estimator.decision_function if binary else estimator.transform
-        blocks = [delayed(lambda part: np.asarray(method(part), dtype=float), pure=True)(b)
-                  for b in X.to_delayed()]
+        blocks = [
+            delayed(lambda part: np.asarray(method(part), dtype=float), pure=True)(b)
+            for b in X.to_delayed()
+        ]
         shape = (np.nan,) if binary else (np.nan, len(estimator.get_feature_names_out()))
         return da.concatenate([da.from_delayed(b, shape=shape, dtype=float) for b in blocks])
     if not _is_dask(X):
@@ -377,5 +410,8 @@ def apply(estimator, X):
     if binary:
         return X.map_blocks(lambda b: estimator.decision_function(b), drop_axis=1, dtype=float)
     n_out = len(estimator.get_feature_names_out())
-    return X.map_blocks(lambda b: np.asarray(estimator.transform(b), dtype=float),
-                        chunks=(X.chunks[0], (n_out,)), dtype=float)
+    return X.map_blocks(
+        lambda b: np.asarray(estimator.transform(b), dtype=float),
+        chunks=(X.chunks[0], (n_out,)),
+        dtype=float,
+    )

@@ -25,8 +25,11 @@ _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 
 def expand_paths(pattern_or_paths, name: str):
     """A path, a glob pattern or a list of them -> sorted list of existing files (ValueError)."""
-    items = [pattern_or_paths] if isinstance(pattern_or_paths, (str, os.PathLike)) else list(
-        pattern_or_paths)
+    items = (
+        [pattern_or_paths]
+        if isinstance(pattern_or_paths, (str, os.PathLike))
+        else list(pattern_or_paths)
+    )
     out: list[str] = []
     for item in items:
         item = os.fspath(item)
@@ -67,14 +70,15 @@ def _split(obj, n_buckets):
     values = obj.scores if isinstance(obj, TrialScores) else obj.labels
     out = []
     for j in range(n_buckets):
-        idx = order[bounds[j]:bounds[j + 1]]
+        idx = order[bounds[j] : bounds[j + 1]]
         out.append((obj.models[idx], obj.tests[idx], values[idx], obj.path))
     return tuple(out)
 
 
 def _read_split(kind, path, n_buckets, pos_label=None):
-    return _split(read_key(path, pos_label=pos_label) if kind == "key" else read_scores(path),
-                  n_buckets)
+    return _split(
+        read_key(path, pos_label=pos_label) if kind == "key" else read_scores(path), n_buckets
+    )
 
 
 def _join(pieces, kind):
@@ -91,13 +95,15 @@ def _align_bucket(n_systems, missing, key_pieces, *system_pieces):
     if len(key) == 0:
         for s in systems:
             if len(s) and missing == "error":
-                raise ValueError(f"{len(s)} scored trial(s) of {s.path} are not in the key, "
-                                 f"e.g. ({s.models[0]!r}, {s.tests[0]!r})")
+                raise ValueError(
+                    f"{len(s)} scored trial(s) of {s.path} are not in the key, "
+                    f"e.g. ({s.models[0]!r}, {s.tests[0]!r})"
+                )
         return np.empty((0, n_systems)), np.empty(0, dtype=bool)
     try:
         X, y, _, _ = align_trials(key, *systems, missing=missing)
     except ValueError as exc:
-        if "no trial is present" in str(exc):   # this bucket only: others may have trials
+        if "no trial is present" in str(exc):  # this bucket only: others may have trials
             return np.empty((0, n_systems)), np.empty(0, dtype=bool)
         raise
     return X, y

@@ -32,12 +32,32 @@ from ..metrics.report import CalibrationReport, _operating_points, calibration_r
 from ..metrics.summary import SummarizedScores
 from ._summary import summarize_dask
 
-__all__ = ["summarize", "cross_entropy", "cllr", "min_cllr", "dcf", "min_dcf", "eer", "rocch",
-           "det_curve", "bayes_error_rates", "calibration_report", "pav_llr"]
+__all__ = [
+    "summarize",
+    "cross_entropy",
+    "cllr",
+    "min_cllr",
+    "dcf",
+    "min_dcf",
+    "eer",
+    "rocch",
+    "det_curve",
+    "bayes_error_rates",
+    "calibration_report",
+    "pav_llr",
+]
 
 
-def summarize(scores, labels, sample_weight=None, *, p_targets=(), thresholds=(),
-              keep_runs: bool = False, n_ranges=None) -> SummarizedScores:
+def summarize(
+    scores,
+    labels,
+    sample_weight=None,
+    *,
+    p_targets=(),
+    thresholds=(),
+    keep_runs: bool = False,
+    n_ranges=None,
+) -> SummarizedScores:
     """Block summary and trial sums of trials held in dask collections, in one pass.
 
     Parameters
@@ -67,9 +87,15 @@ def summarize(scores, labels, sample_weight=None, *, p_targets=(), thresholds=()
     SummarizedScores
         The PAV block summary and the trial sums, from which every measure is read.
     """
-    summary, sums = summarize_dask(scores, labels, sample_weight, p_targets=p_targets,
-                                   thresholds=thresholds, keep_runs=keep_runs,
-                                   n_ranges=n_ranges)
+    summary, sums = summarize_dask(
+        scores,
+        labels,
+        sample_weight,
+        p_targets=p_targets,
+        thresholds=thresholds,
+        keep_runs=keep_runs,
+        n_ranges=n_ranges,
+    )
     return SummarizedScores(summary, sums)
 
 
@@ -147,8 +173,9 @@ def min_cllr(scores, labels, p_target=0.5, sample_weight=None) -> float:
     return summarize(scores, labels, sample_weight).min_cllr(p)
 
 
-def dcf(scores, labels, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True,
-        sample_weight=None) -> float:
+def dcf(
+    scores, labels, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True, sample_weight=None
+) -> float:
     """Actual DCF of Bayes decisions on LLRs (SWS plan eqs. 8-10), as :func:`focal.metrics.dcf`.
 
     Parameters
@@ -178,8 +205,9 @@ def dcf(scores, labels, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True,
     return summarize(scores, labels, sample_weight, thresholds=[thr]).dcf(p, cm, cf, normalize)
 
 
-def min_dcf(scores, labels, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True,
-            sample_weight=None) -> float:
+def min_dcf(
+    scores, labels, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True, sample_weight=None
+) -> float:
     """Minimum DCF over all thresholds (thesis eq. 7.21), as :func:`focal.metrics.min_dcf`.
 
     Parameters
@@ -275,8 +303,9 @@ def det_curve(scores, labels, convex_hull: bool = False, sample_weight=None) -> 
     focal.metrics.DETCurve
         The operating points.
     """
-    return summarize(scores, labels, sample_weight,
-                     keep_runs=not convex_hull).det_curve(convex_hull)
+    return summarize(scores, labels, sample_weight, keep_runs=not convex_hull).det_curve(
+        convex_hull
+    )
 
 
 def bayes_error_rates(scores, labels, prior_log_odds, sample_weight=None) -> BayesErrorRates:
@@ -303,8 +332,14 @@ def bayes_error_rates(scores, labels, prior_log_odds, sample_weight=None) -> Bay
     return summarize(scores, labels, sample_weight, thresholds=-h).bayes_error_rates(h)
 
 
-def calibration_report(scores, labels, operating_points=((0.01, 1.0, 1.0),), p_target=0.5,
-                       name: str = "", sample_weight=None) -> CalibrationReport:
+def calibration_report(
+    scores,
+    labels,
+    operating_points=((0.01, 1.0, 1.0),),
+    p_target=0.5,
+    name: str = "",
+    sample_weight=None,
+) -> CalibrationReport:
     """Calibration analysis (Cllr, minCllr, EER, PRBEP, actual / minimum DCF) in one pass, as
     :func:`focal.metrics.calibration_report` of the same trials (thesis 7.3.7, 7.7.4; SWS plan
     eqs. 8-10).

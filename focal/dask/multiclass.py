@@ -51,8 +51,9 @@ def _encode(index, X, y, w, classes, n_classes, K, N):
     sorted_classes, order = classes
     pos = np.minimum(np.searchsorted(sorted_classes, y), sorted_classes.shape[0] - 1)
     if not (sorted_classes[pos] == y).all():
-        raise ValueError(f"partition {index}: y contains labels not among the classes "
-                         f"{sorted_classes.tolist()}")
+        raise ValueError(
+            f"partition {index}: y contains labels not among the classes {sorted_classes.tolist()}"
+        )
     labels = order[pos]
     v = None if w is None else as_sample_weight(np.asarray(w), X.shape[0])
     return X.reshape(-1, K, N), labels, v
@@ -62,11 +63,11 @@ def _class_sums(index, X, y, w, classes, n_classes, K, N, active):
     """Per class: total weight and weighted sum of the row-centred vectors ``u`` (K, N)."""
     L, labels, v = _encode(index, X, y, w, classes, n_classes, K, N)
     U = L[:, :, active]
-    U = U - U.mean(axis=2, keepdims=True)       # centred over the classes that take part
+    U = U - U.mean(axis=2, keepdims=True)  # centred over the classes that take part
     vv = np.ones(labels.size) if v is None else v
     totals = np.bincount(labels, weights=vv, minlength=n_classes)
     sums = np.zeros((n_classes, K, active.size))
-    for i in active:                           # a loop over the few classes
+    for i in active:  # a loop over the few classes
         mask = labels == i
         sums[i] = np.einsum("t,tkj->kj", vv[mask], U[mask])
     return totals, sums
@@ -104,7 +105,7 @@ def _objective(blk, a, off):
     true class is near-certain), as in the in-memory objective.
     """
     Xs, ya, c = blk
-    G = np.ascontiguousarray((np.einsum("tkn,k->tn", Xs, a) + off).T)     # (N, m)
+    G = np.ascontiguousarray((np.einsum("tkn,k->tn", Xs, a) + off).T)  # (N, m)
     loss, P, R = softmax_columns(G, ya, c)
     ga = np.einsum("nt,tkn->k", R, Xs)
     gb = R.sum(axis=1)
@@ -129,8 +130,10 @@ def fit_multiclass(estimator, X, y, sample_weight=None, *, persist: bool = True)
 
     estimator._check_params()
     if estimator.mode == "full":
-        raise ValueError("focal.dask.fit trains MulticlassFusion in mode 'scalar' or "
-                         "'calibration'; fit mode='full' in memory")
+        raise ValueError(
+            "focal.dask.fit trains MulticlassFusion in mode 'scalar' or "
+            "'calibration'; fit mode='full' in memory"
+        )
     if not _is_dask(X):
         X = da.from_array(np.asarray(X))
     if X.ndim != 2:
@@ -166,14 +169,18 @@ def fit_multiclass(estimator, X, y, sample_weight=None, *, persist: bool = True)
     totals = np.sum([t for t, _ in sums], axis=0)
     empty = np.flatnonzero((prior > 0) & (totals <= 0))
     if empty.size:
-        raise ValueError(f"class(es) {classes[empty].tolist()} have non-zero prior but no trials "
-                         "(of positive weight) in y")
+        raise ValueError(
+            f"class(es) {classes[empty].tolist()} have non-zero prior but no trials "
+            "(of positive weight) in y"
+        )
     per_class = np.divide(prior, totals, out=np.zeros(N), where=totals > 0)
-    class_u = np.sum([u for _, u in sums], axis=0)              # (N, K, Na)
-    u_bar = np.einsum("i,ikj->kj", per_class, class_u)         # sum_t c_t u_t
+    class_u = np.sum([u for _, u in sums], axis=0)  # (N, K, Na)
+    u_bar = np.einsum("i,ikj->kj", per_class, class_u)  # sum_t c_t u_t
     # pass 2: the scales
-    s2 = np.sum(compute(*[delayed(_spread)(i, *b, *common, per_class, u_bar)
-                          for i, b in enumerate(parts)]), axis=0)
+    s2 = np.sum(
+        compute(*[delayed(_spread)(i, *b, *common, per_class, u_bar) for i, b in enumerate(parts)]),
+        axis=0,
+    )
     Na = active.size
     s = np.sqrt(2.0 / (Na - 1) * s2)
     s = np.where(s > 0, s, 1.0)
@@ -200,15 +207,24 @@ def fit_multiclass(estimator, X, y, sample_weight=None, *, persist: bool = True)
         pen = 0.5 * reg * float(a @ a)
         return loss + pen, grad, dense_solver(H), (loss, pen)
 
-    res = minimize_newton(evaluate, np.zeros(K + Na - 1), tol=float(estimator.tol),
-                          max_iter=int(estimator.max_iter), f_scale=f_scale)
+    res = minimize_newton(
+        evaluate,
+        np.zeros(K + Na - 1),
+        tol=float(estimator.tol),
+        max_iter=int(estimator.max_iter),
+        f_scale=f_scale,
+    )
     coef = res.x[:K] / s
     offset_a = V @ res.x[K:] - coef @ u_bar
     offset = np.zeros(N)
     offset[active] = offset_a - offset_a.mean()
     if not res.converged:
-        warnings.warn(f"MulticlassFusion did not converge in {estimator.max_iter} iterations "
-                      f"(gradient norm {res.grad_norm:.3g})", ConvergenceWarning, stacklevel=3)
+        warnings.warn(
+            f"MulticlassFusion did not converge in {estimator.max_iter} iterations "
+            f"(gradient norm {res.grad_norm:.3g})",
+            ConvergenceWarning,
+            stacklevel=3,
+        )
     adopt_state(estimator, probe)
     estimator.coef_ = coef
     estimator.intercept_ = offset

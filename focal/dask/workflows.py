@@ -34,18 +34,33 @@ def cluster_client(address=None, n_workers=None, memory_limit="2GiB"):
     from distributed import Client, LocalCluster
 
     if address in (None, "", "local"):
-        with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                          memory_limit=memory_limit, host="127.0.0.1",
-                          dashboard_address="127.0.0.1:0",
-                          silence_logs=50) as cluster, Client(cluster) as client:
+        with (
+            LocalCluster(
+                n_workers=n_workers,
+                threads_per_worker=1,
+                processes=True,
+                memory_limit=memory_limit,
+                host="127.0.0.1",
+                dashboard_address="127.0.0.1:0",
+                silence_logs=50,
+            ) as cluster,
+            Client(cluster) as client,
+        ):
             yield client
     else:
         with Client(address) as client:
             yield client
 
 
-def evaluate_files(score_files, key, operating_points=((0.01, 1.0, 1.0),), p_target=0.5,
-                   missing="error", pos_label=None, address=None):
+def evaluate_files(
+    score_files,
+    key,
+    operating_points=((0.01, 1.0, 1.0),),
+    p_target=0.5,
+    missing="error",
+    pos_label=None,
+    address=None,
+):
     """:class:`focal.metrics.CalibrationReport` of each system's score files against the key.
 
     Parameters
@@ -76,6 +91,7 @@ def evaluate_files(score_files, key, operating_points=((0.01, 1.0, 1.0),), p_tar
         for system in score_files:
             X, y = read_trials(key, [system], missing=missing, pos_label=pos_label)
             name = system if isinstance(system, str) else ", ".join(map(str, system))
-            reports.append(calibration_report(X[:, 0], y, operating_points, p_target,
-                                              name=str(name)))
+            reports.append(
+                calibration_report(X[:, 0], y, operating_points, p_target, name=str(name))
+            )
     return reports

@@ -23,13 +23,27 @@ from .scorers import (
 )
 
 __all__ = [
-    "PAVCalibrator", "ROCCH",
-    "LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
-    "LLRScorer", "cllr_scorer", "min_cllr_scorer", "dcf_scorer", "min_dcf_scorer", "eer_scorer",
-    "GaussianBackend", "MulticlassFusion", "stack_systems",
+    "PAVCalibrator",
+    "ROCCH",
+    "LogisticFusion",
+    "LinearCalibrator",
+    "PerfectSeparationWarning",
+    "LLRScorer",
+    "cllr_scorer",
+    "min_cllr_scorer",
+    "dcf_scorer",
+    "min_dcf_scorer",
+    "eer_scorer",
+    "GaussianBackend",
+    "MulticlassFusion",
+    "stack_systems",
     "QualityFusion",
-    "CalibratedClassifier", "ScoreNormalizer", "LLHScorer", "cmce_scorer",
-    "multiclass_cllr_scorer", "cavg_scorer",
+    "CalibratedClassifier",
+    "ScoreNormalizer",
+    "LLHScorer",
+    "cmce_scorer",
+    "multiclass_cllr_scorer",
+    "cavg_scorer",
 ]
 
 from .fusion import UnboundedObjectiveWarning  # noqa: E402

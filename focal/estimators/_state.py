@@ -59,7 +59,8 @@ class SavedStateMixin:
 class MulticlassStateMixin(SavedStateMixin):
     """Estimators of class log-likelihoods: ``classes_`` follows the multiclass label rule
     (:func:`focal._fitted_state.check_multiclass_classes`); ``prior_`` and ``n_classes_`` are
-    rebuilt from the parameters by the estimator's own code."""
+    rebuilt from the parameters by the estimator's own code.
+    """
 
     class_names: Any
     prior: Any

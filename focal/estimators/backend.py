@@ -20,8 +20,13 @@ from .multiclass import LogLikelihoodOutputMixin, check_class_names
 __all__ = ["GaussianBackend"]
 
 
-class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin, TransformerMixin,
-                      MulticlassStateMixin, BaseEstimator):
+class GaussianBackend(
+    ClassNamePrefixFeaturesOutMixin,
+    LogLikelihoodOutputMixin,
+    TransformerMixin,
+    MulticlassStateMixin,
+    BaseEstimator,
+):
     """Gaussian class models of score vectors, producing class log-likelihoods.
 
     The back-end of Brümmer & van Leeuwen sec. 5 (149-dimensional score vectors -> 7 language
@@ -141,11 +146,17 @@ class GaussianBackend(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
 
     def _get_state(self):
         m = self.model_
-        return {"n_features_in_": self.n_features_in_,
-                "feature_names_in_": getattr(self, "feature_names_in_", None),
-                "classes_": self.classes_,
-                "model_": {"covariance": m.covariance, "center": m.center, "means": m.means,
-                           "cholesky": m.cholesky}}
+        return {
+            "n_features_in_": self.n_features_in_,
+            "feature_names_in_": getattr(self, "feature_names_in_", None),
+            "classes_": self.classes_,
+            "model_": {
+                "covariance": m.covariance,
+                "center": m.center,
+                "means": m.means,
+                "cholesky": m.cholesky,
+            },
+        }
 
     def _validate_state(self, state, version):
         """The class labels, and lower-triangular Cholesky factors with a positive diagonal."""

@@ -102,8 +102,9 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
     (400, 2)
     """
 
-    def __init__(self, estimator=None, method="logistic", p_target=0.5, prior=None, cv=5,
-                 pos_label=None):
+    def __init__(
+        self, estimator=None, method="logistic", p_target=0.5, prior=None, cv=5, pos_label=None
+    ):
         self.estimator = estimator
         self.method = method
         self.p_target = p_target
@@ -158,13 +159,15 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
         check_probability(self.p_target, "p_target")
-        X, y = validate_data(self, X, y, accept_sparse=True, reset=True, dtype=None,
-                             ensure_all_finite=False)
+        X, y = validate_data(
+            self, X, y, accept_sparse=True, reset=True, dtype=None, ensure_all_finite=False
+        )
         check_classification_targets(y)
         classes = np.unique(y)
         if classes.size < 2:
-            raise ValueError(f"y contains only one class ({classes[0]!r}): calibration needs "
-                             "at least two")
+            raise ValueError(
+                f"y contains only one class ({classes[0]!r}): calibration needs at least two"
+            )
         binary = classes.size == 2
         if binary:
             target = self._target_mask(y, classes)
@@ -172,8 +175,10 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
             self._target_named = self.pos_label is not None or _zero_one(classes)
             self._check_symmetric(self.p_target, classes=classes)
         if not binary and self.method == "pav":
-            raise ValueError("Only binary classification is supported with method='pav' (it "
-                             f"calibrates two classes); use method='logistic' for {classes.size}")
+            raise ValueError(
+                "Only binary classification is supported with method='pav' (it "
+                f"calibrates two classes); use method='logistic' for {classes.size}"
+            )
         prior = None if binary else check_prior(self.prior, classes.size)
         base = self._base()
         method = "decision_function" if hasattr(base, "decision_function") else "predict_proba"
@@ -186,8 +191,11 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         self.classes_ = classes
         if binary:
             oof = self._sign * oof
-            cal = (LogisticFusion(p_target=self.p_target) if self.method == "logistic"
-                   else PAVCalibrator())
+            cal = (
+                LogisticFusion(p_target=self.p_target)
+                if self.method == "logistic"
+                else PAVCalibrator()
+            )
             self.calibrator_ = cal.fit(oof.reshape(-1, 1), target.astype(int))
             self.oof_llr_ = self.calibrator_.decision_function(oof.reshape(-1, 1))
         else:
@@ -200,11 +208,13 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
 
     def _target_mask(self, y, classes):
         """Target trials of binary ``y``: ``y == pos_label``, else the larger label (1 / True
-        for 0/1 labels)."""
+        for 0/1 labels).
+        """
         if self.pos_label is not None:
             if not np.isin(self.pos_label, classes):
-                raise ValueError(f"pos_label={self.pos_label!r} is not a label of y "
-                                 f"({classes.tolist()!r})")
+                raise ValueError(
+                    f"pos_label={self.pos_label!r} is not a label of y ({classes.tolist()!r})"
+                )
             return y == self.pos_label
         return y == classes[1]
 
@@ -214,9 +224,11 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         if self._target_named or (p == 0.5 and c_miss == c_fa):
             return
         classes = self.classes_ if classes is None else classes
-        raise ValueError(f"p_target={p!r}, c_miss={c_miss!r}, c_fa={c_fa!r} favour one class, "
-                         f"but the labels {classes.tolist()!r} do not say which is the target: "
-                         f"pass pos_label (labels 0/1 or False/True need none)")
+        raise ValueError(
+            f"p_target={p!r}, c_miss={c_miss!r}, c_fa={c_fa!r} favour one class, "
+            f"but the labels {classes.tolist()!r} do not say which is the target: "
+            f"pass pos_label (labels 0/1 or False/True need none)"
+        )
 
     def _output_prior(self, p_target):
         self._check_symmetric(p_target)
@@ -228,8 +240,9 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
 
     def _classifier_scores(self, X):
         check_is_fitted(self, "calibrator_")
-        X = validate_data(self, X, accept_sparse=True, reset=False, dtype=None,
-                          ensure_all_finite=False)
+        X = validate_data(
+            self, X, accept_sparse=True, reset=False, dtype=None, ensure_all_finite=False
+        )
         return self._scores(self.estimator_, X, self._score_method)
 
     def decision_function(self, X):
@@ -343,8 +356,9 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         """
         if self._binary():
             return super().score(X, y, sample_weight, p_target)
-        return self.calibrator_.score(self._classifier_scores(X), _class_index(self.classes_, y),
-                                      sample_weight)
+        return self.calibrator_.score(
+            self._classifier_scores(X), _class_index(self.classes_, y), sample_weight
+        )
 
 
 def _zero_one(classes) -> bool:

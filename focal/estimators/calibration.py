@@ -213,7 +213,8 @@ class PAVCalibrator(_ScoreToLLR):
         check_non_negative(self.pseudo_count, "pseudo_count (0 turns bounding off)")
         if self.interpolation not in INTERPOLATIONS:
             raise ValueError(
-                f"interpolation must be one of {INTERPOLATIONS}, got {self.interpolation!r}")
+                f"interpolation must be one of {INTERPOLATIONS}, got {self.interpolation!r}"
+            )
 
     def _set_fitted(self, result):
         """Store the (bounded) blocks of the PAV solution ``result``."""
@@ -231,8 +232,7 @@ class PAVCalibrator(_ScoreToLLR):
         self.n_nontargets_ = result.n_nontargets
 
     def _map(self, scores):
-        return block_llr_map(self.score_lo_, self.score_hi_, self.llr_, scores,
-                             self.interpolation)
+        return block_llr_map(self.score_lo_, self.score_hi_, self.llr_, scores, self.interpolation)
 
     # -- saved state (focal.estimators._state) --------------------------------------------------
 
@@ -335,15 +335,21 @@ class ROCCH(_ScoreToLLR):
 
     def _get_state(self):
         pav = self.hull_.pav
-        return {"n_features_in_": self.n_features_in_,
-                "feature_names_in_": getattr(self, "feature_names_in_", None),
-                "score_lo_": pav.score_lo, "score_hi_": pav.score_hi,
-                "block_n_tar_": pav.n_tar, "block_n_non_": pav.n_non}
+        return {
+            "n_features_in_": self.n_features_in_,
+            "feature_names_in_": getattr(self, "feature_names_in_", None),
+            "score_lo_": pav.score_lo,
+            "score_hi_": pav.score_hi,
+            "block_n_tar_": pav.n_tar,
+            "block_n_non_": pav.n_non,
+        }
 
     def _validate_state(self, state, version):
-        return {"n_features_in_": state["n_features_in_"],
-                "feature_names_in_": state["feature_names_in_"],
-                "blocks": check_hull_blocks(state)}
+        return {
+            "n_features_in_": state["n_features_in_"],
+            "feature_names_in_": state["feature_names_in_"],
+            "blocks": check_hull_blocks(state),
+        }
 
     def _set_state(self, state):
         state = dict(state)

@@ -51,8 +51,12 @@ from ..core.validation import (
 from ._llr_output import BinaryLLROutputMixin
 from ._state import SavedStateMixin
 
-__all__ = ["LogisticFusion", "LinearCalibrator", "PerfectSeparationWarning",
-           "UnboundedObjectiveWarning"]
+__all__ = [
+    "LogisticFusion",
+    "LinearCalibrator",
+    "PerfectSeparationWarning",
+    "UnboundedObjectiveWarning",
+]
 
 
 class PerfectSeparationWarning(UserWarning):
@@ -90,6 +94,7 @@ def _bounded_side(rule):
         sides.append(f"a false alarm costs at most {(rule.a + rule.b - 1) / (rule.b - 1):.4g}")
     return " and ".join(sides)
 
+
 def _target_labels(y, pos_label):
     """Target mask of training labels by focal's label rule (:func:`as_binary_labels`);
     continuous or multiclass y get scikit-learn's error message.
@@ -99,13 +104,16 @@ def _target_labels(y, pos_label):
     except ValueError:
         check_classification_targets(y)
         if pos_label is None and np.unique(y).size > 2:
-            raise ValueError("Only binary classification is supported: y contains more than two "
-                             "labels; use a multiclass fusion") from None
+            raise ValueError(
+                "Only binary classification is supported: y contains more than two "
+                "labels; use a multiclass fusion"
+            ) from None
         raise
 
 
-class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, SavedStateMixin,
-                     BaseEstimator):
+class LogisticFusion(
+    BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, SavedStateMixin, BaseEstimator
+):
     """Fuse the scores of several recognizers into one calibrated natural-log LLR.
 
     Learns ``llr = intercept_ + sum_k coef_[k] * X[:, k]`` (thesis eq. 8.16) by minimizing the
@@ -200,8 +208,15 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Sa
     True
     """
 
-    def __init__(self, p_target=0.5, reg=DEFAULT_REG, tol=1e-10, max_iter=100,
-                 scoring_rule="logarithmic", pos_label=None):
+    def __init__(
+        self,
+        p_target=0.5,
+        reg=DEFAULT_REG,
+        tol=1e-10,
+        max_iter=100,
+        scoring_rule="logarithmic",
+        pos_label=None,
+    ):
         self.p_target = p_target
         self.reg = reg
         self.tol = tol
@@ -234,8 +249,14 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Sa
 
     def _validate_X(self, X):
         X = self._as_2d(X)
-        if (type(X) is np.ndarray and X.dtype == np.float64 and X.ndim == 2 and X.shape[0]
-                and X.shape[1] == self.n_features_in_ and not hasattr(self, "feature_names_in_")):
+        if (
+            type(X) is np.ndarray
+            and X.dtype == np.float64
+            and X.ndim == 2
+            and X.shape[0]
+            and X.shape[1] == self.n_features_in_
+            and not hasattr(self, "feature_names_in_")
+        ):
             # the production case (a float array, fitted without names): what validate_data
             # would check is checked here, without its per-call cost on small batches
             return X
@@ -264,16 +285,20 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Sa
         self._check_width(X)
         is_target = _target_labels(y, self.pos_label)
         if is_target.all() or not is_target.any():
-            raise ValueError(f"y contains only one class ({y[0]!r}): training needs both "
-                             "target and non-target trials")
+            raise ValueError(
+                f"y contains only one class ({y[0]!r}): training needs both "
+                "target and non-target trials"
+            )
         classes = binary_classes(y, is_target)
         weights = None
         if sample_weight is not None:
             weights = as_sample_weight(sample_weight, X.shape[0])
             for mask, label in ((is_target, classes[1]), (~is_target, classes[0])):
                 if not weights[mask].sum() > 0:
-                    raise ValueError(f"sample_weight gives class {label!r} zero total weight: "
-                                     "training needs both classes")
+                    raise ValueError(
+                        f"sample_weight gives class {label!r} zero total weight: "
+                        "training needs both classes"
+                    )
         if rule.is_logarithmic:
             sol = fit_logistic(X, is_target, p, weights, reg, tol, max_iter)
         else:
@@ -288,7 +313,9 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Sa
             warnings.warn(
                 f"{type(self).__name__} did not converge in {max_iter} iterations (gradient "
                 f"norm {sol.grad_norm:.3g} > tol={tol:g}); increase max_iter or tol",
-                ConvergenceWarning, stacklevel=2)
+                ConvergenceWarning,
+                stacklevel=2,
+            )
         return self
 
     def _report(self, X, is_target, weights, p, rule, sol):
@@ -306,7 +333,9 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Sa
                 "the training scores separate the classes perfectly or nearly, so the size of "
                 "the LLRs is set by reg, not by the data, and they will be overconfident on new "
                 "data. Train on more (overlapping) data, or choose reg deliberately.",
-                PerfectSeparationWarning, stacklevel=3)
+                PerfectSeparationWarning,
+                stacklevel=3,
+            )
         elif limit <= sol.loss:
             warnings.warn(
                 f"the {rule.name!r} scoring rule (Beta({rule.a:g}, {rule.b:g})) has no finite "
@@ -315,7 +344,10 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Sa
                 f"({sol.loss:.10g}), because {_bounded_side(rule)} under it. The fitted LLRs "
                 f"(from {llr.min():.4g} to {llr.max():.4g}) are set by reg={self.reg:g} and by "
                 "where the solver stopped, not by the data; use the logarithmic rule, or a "
-                "larger reg chosen deliberately.", UnboundedObjectiveWarning, stacklevel=3)
+                "larger reg chosen deliberately.",
+                UnboundedObjectiveWarning,
+                stacklevel=3,
+            )
         self.rule_objective_ = float(sol.loss / default_expected_cost(p, rule))
         if rule.is_logarithmic:
             self.objective_ = float(normalized_cross_entropy(sol.loss, p))
@@ -388,9 +420,12 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Sa
             names = np.asarray(input_features, dtype=object)
             seen = getattr(self, "feature_names_in_", None)
             if names.shape != (self.n_features_in_,) or (
-                    seen is not None and not np.array_equal(names, seen)):
-                raise ValueError(f"input_features must be the {self.n_features_in_} system "
-                                 f"names seen in fit, got {list(names)!r}")
+                seen is not None and not np.array_equal(names, seen)
+            ):
+                raise ValueError(
+                    f"input_features must be the {self.n_features_in_} system "
+                    f"names seen in fit, got {list(names)!r}"
+                )
         return np.asarray(["llr"], dtype=object)
 
     # -- saved state (focal.estimators._state) --------------------------------------------------
@@ -399,7 +434,8 @@ class LogisticFusion(BinaryLLROutputMixin, ClassifierMixin, TransformerMixin, Sa
 
     def _validate_state(self, state, version):
         """``classes_`` is ``[non-target, target]`` (a version-1 file: sorted, which may set
-        ``pos_label``)."""
+        ``pos_label``).
+        """
         pos_label = check_binary_classes(state["classes_"], self.pos_label, version)
         return state if pos_label is self.pos_label else {**state, "pos_label": pos_label}
 
@@ -452,7 +488,8 @@ class LinearCalibrator(LogisticFusion):
         if X.shape[1] != 1:
             raise ValueError(
                 f"{type(self).__name__} calibrates the scores of one system: X must be 1-D or "
-                f"have one column, got {X.shape[1]} columns (use LogisticFusion to fuse systems)")
+                f"have one column, got {X.shape[1]} columns (use LogisticFusion to fuse systems)"
+            )
 
     _state_fields = LINEAR_FIELDS
 
@@ -461,8 +498,9 @@ class LinearCalibrator(LogisticFusion):
         from .._model_codec import StateError
 
         if state["n_features_in_"] != 1:
-            raise StateError(f"a LinearCalibrator has one input column, got "
-                             f"{state['n_features_in_']}")
+            raise StateError(
+                f"a LinearCalibrator has one input column, got {state['n_features_in_']}"
+            )
         return super()._validate_state(state, version)
 
     @property

@@ -34,8 +34,12 @@ from .._fitted_state import MULTICLASS_FIELDS, check_multiclass_weights
 from ..core.logistic import DEFAULT_REG
 from ..core.multiclass import as_class_labels, check_prior, class_totals, log_posteriors
 from ..core.multiclass_logistic import MODES, apply_multiclass, fit_multiclass
-from ..core.validation import as_sample_weight, check_int, check_non_negative
-from ..core.validation import classes_of_feature_names
+from ..core.validation import (
+    as_sample_weight,
+    check_int,
+    check_non_negative,
+    classes_of_feature_names,
+)
 from ._state import MulticlassStateMixin
 
 __all__ = ["MulticlassFusion", "stack_systems", "check_class_names", "classes_of_feature_names"]
@@ -222,14 +226,16 @@ class LogLikelihoodOutputMixin:
                 classes, labels = np.unique(y_arr, return_inverse=True)
             except TypeError as err:
                 raise ValueError(
-                    f"Unknown label type: y mixes incomparable values ({err})") from err
+                    f"Unknown label type: y mixes incomparable values ({err})"
+                ) from err
             n_classes = classes.shape[0]
             if self._columns_are_classes and not np.array_equal(classes, np.arange(n_classes)):
                 raise ValueError(
                     f"y holds the labels {_shown(classes)}, not the class indices "
                     f"0..{n_classes - 1}"
                     ": labels are column numbers, or class names with class_names=[...] in X's "
-                    "column order (a class without trials needs a prior or class_names)")
+                    "column order (a class without trials needs a prior or class_names)"
+                )
         if n_classes < 2:
             raise ValueError(f"{name} needs at least 2 classes, got {n_classes} class")
         prior = check_prior(self.prior, n_classes)
@@ -253,23 +259,32 @@ class LogLikelihoodOutputMixin:
             if names is None:
                 names = from_columns
             elif from_columns is not None and list(from_columns) != list(names):
-                raise ValueError(f"class_names {list(names)} differ from the class order of X's "
-                                 f"columns {list(from_columns)}")
+                raise ValueError(
+                    f"class_names {list(names)} differ from the class order of X's "
+                    f"columns {list(from_columns)}"
+                )
         if names is None and named_labels:
             found = ", ".join(repr(v) for v in list(dict.fromkeys(y[:10000].tolist()))[:6])
             if self._columns_are_classes:
                 raise ValueError(
                     f"y holds class names ({found}, ...) but nothing says which columns of X "
                     "hold which class: pass class_names=[...] in X's column order, or fit on a "
-                    "DataFrame whose columns name the classes ('system:class')")
+                    "DataFrame whose columns name the classes ('system:class')"
+                )
             raise ValueError(
                 f"y holds class names ({found}, ...): pass class_names=[...], the order of the "
                 "output columns (a later step, e.g. a MulticlassFusion, takes them in that "
-                "order; never the names' sort order)")
-        if names is not None and self.prior is not None \
-                and np.asarray(self.prior).shape[0] != len(names):
-            raise ValueError(f"prior has {np.asarray(self.prior).shape[0]} entries for "
-                             f"{len(names)} classes ({', '.join(names)})")
+                "order; never the names' sort order)"
+            )
+        if (
+            names is not None
+            and self.prior is not None
+            and np.asarray(self.prior).shape[0] != len(names)
+        ):
+            raise ValueError(
+                f"prior has {np.asarray(self.prior).shape[0]} entries for "
+                f"{len(names)} classes ({', '.join(names)})"
+            )
         return names
 
     def _set_classes(self, classes, prior):
@@ -322,15 +337,27 @@ class LogLikelihoodOutputMixin:
         unknown = ~np.isin(y, self.classes_)
         if unknown.any():
             raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
-        t = MulticlassTrials(self.transform(X), np.searchsorted(self.classes_, y),
-                             self._prior_for(prior), sample_weight, llh_name="X",
-                             labels_name="y").active()
-        return -float(cross_entropy_nats(t.llh, t.labels, t.prior, t.sample_weight)
-                      / prior_entropy_nats(t.prior))
+        t = MulticlassTrials(
+            self.transform(X),
+            np.searchsorted(self.classes_, y),
+            self._prior_for(prior),
+            sample_weight,
+            llh_name="X",
+            labels_name="y",
+        ).active()
+        return -float(
+            cross_entropy_nats(t.llh, t.labels, t.prior, t.sample_weight)
+            / prior_entropy_nats(t.prior)
+        )
 
 
-class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin,
-                       TransformerMixin, MulticlassStateMixin, BaseEstimator):
+class MulticlassFusion(
+    ClassNamePrefixFeaturesOutMixin,
+    LogLikelihoodOutputMixin,
+    TransformerMixin,
+    MulticlassStateMixin,
+    BaseEstimator,
+):
     """Fusion and calibration of multiclass log-likelihoods by prior-weighted logistic regression.
 
     Minimizes the prior-weighted multiclass logarithmic cost (thesis eq. 8.17, in nats) of an
@@ -400,8 +427,9 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
 
     _columns_are_classes = True
 
-    def __init__(self, prior=None, mode="scalar", reg=DEFAULT_REG, tol=1e-10, max_iter=100,
-                 class_names=None):
+    def __init__(
+        self, prior=None, mode="scalar", reg=DEFAULT_REG, tol=1e-10, max_iter=100, class_names=None
+    ):
         self.prior = prior
         self.mode = mode
         self.reg = reg
@@ -450,15 +478,25 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
                 f"mode='calibration' takes one system: X must have n_classes = {n_classes} "
                 f"columns, got {X.shape[1]} ({K} systems)"
             )
-        sol = fit_multiclass(X.reshape(X.shape[0], K, n_classes), labels, prior, self.mode,
-                             sample_weight=w, reg=float(self.reg), tol=float(self.tol),
-                             max_iter=int(self.max_iter))
+        sol = fit_multiclass(
+            X.reshape(X.shape[0], K, n_classes),
+            labels,
+            prior,
+            self.mode,
+            sample_weight=w,
+            reg=float(self.reg),
+            tol=float(self.tol),
+            max_iter=int(self.max_iter),
+        )
         if not sol.converged:
-            hint = ("increase max_iter" if self.reg > 0 else
-                    "the classes may be separable: use reg > 0")
+            hint = (
+                "increase max_iter" if self.reg > 0 else "the classes may be separable: use reg > 0"
+            )
             warnings.warn(
                 f"MulticlassFusion did not converge in {self.max_iter} iterations (gradient norm "
-                f"{sol.grad_norm:.3g}); {hint}", ConvergenceWarning, stacklevel=2
+                f"{sol.grad_norm:.3g}); {hint}",
+                ConvergenceWarning,
+                stacklevel=2,
             )
         self._set_classes(classes, prior)
         self.n_systems_ = K
@@ -485,7 +523,7 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
         check_is_fitted(self)
         X = validate_data(self, X, dtype=np.float64, reset=False)
         L = X.reshape(X.shape[0], self.n_systems_, self.n_classes_)
-        mode = "full" if self.coef_.ndim == 3 else "scalar"   # as fitted, whatever set_params did
+        mode = "full" if self.coef_.ndim == 3 else "scalar"  # as fitted, whatever set_params did
         return apply_multiclass(L, mode, self.coef_, self.intercept_)
 
     # -- saved state (focal.estimators._state) --------------------------------------------------
@@ -494,7 +532,8 @@ class MulticlassFusion(ClassNamePrefixFeaturesOutMixin, LogLikelihoodOutputMixin
 
     def _validate_state(self, state, version):
         """The class labels, then ``n_systems_ x n_classes`` inputs and a weight (matrix) per
-        system."""
+        system.
+        """
         state = super()._validate_state(state, version)
         check_multiclass_weights(state)
         return state

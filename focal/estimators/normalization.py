@@ -80,19 +80,22 @@ class ScoreNormalizer(BaseEstimator):
         use_enrol, use_test = self._sides()
         top = self.top_n if self.method == "as-norm" else None
         fitted = {}
-        for use, cohort, ids, side in ((use_enrol, enrol_cohort, enrol_ids, "enrol"),
-                                       (use_test, test_cohort, test_ids, "test")):
+        for use, cohort, ids, side in (
+            (use_enrol, enrol_cohort, enrol_ids, "enrol"),
+            (use_test, test_cohort, test_ids, "test"),
+        ):
             if not use:
-                fitted.update({f"{side}_ids_": None, f"{side}_mean_": None,
-                               f"{side}_std_": None})
+                fitted.update({f"{side}_ids_": None, f"{side}_mean_": None, f"{side}_std_": None})
                 continue
             if cohort is None:
                 raise ValueError(f"method {self.method!r} needs {side}_cohort")
             mean, std = cohort_statistics(cohort, top, f"{side}_cohort")
             names = np.arange(mean.size) if ids is None else np.asarray(ids)
             if names.shape != mean.shape:
-                raise ValueError(f"{side}_ids needs one name per row of {side}_cohort "
-                                 f"({mean.size}), got shape {names.shape}")
+                raise ValueError(
+                    f"{side}_ids needs one name per row of {side}_cohort "
+                    f"({mean.size}), got shape {names.shape}"
+                )
             if np.unique(names).size != names.size:
                 raise ValueError(f"{side}_ids must be distinct")
             fitted.update({f"{side}_ids_": names, f"{side}_mean_": mean, f"{side}_std_": std})
@@ -110,8 +113,10 @@ class ScoreNormalizer(BaseEstimator):
         rows = order[pos]
         missing = names[rows] != ids
         if missing.any():
-            raise ValueError(f"{side} {ids[missing][:3].tolist()!r} not among the cohort rows "
-                             f"given to fit ({int(missing.sum())} trial(s))")
+            raise ValueError(
+                f"{side} {ids[missing][:3].tolist()!r} not among the cohort rows "
+                f"given to fit ({int(missing.sum())} trial(s))"
+            )
         return rows
 
     def transform(self, scores, enrol_ids=None, test_ids=None):
@@ -141,15 +146,25 @@ class ScoreNormalizer(BaseEstimator):
                 raise ValueError(f"method {self.method!r} needs {side}_ids for the trials")
             ids = np.asarray(ids)
             if ids.shape != s.shape:
-                raise ValueError(f"{side}_ids must have the shape of scores {s.shape}, got "
-                                 f"{ids.shape}")
+                raise ValueError(
+                    f"{side}_ids must have the shape of scores {s.shape}, got {ids.shape}"
+                )
             rows = self._lookup(names, ids, f"{side}_ids")
             stats[f"{side}_mean"] = getattr(self, f"{side}_mean_")[rows]
             stats[f"{side}_std"] = getattr(self, f"{side}_std_")[rows]
         return normalize_scores(s, **stats)
 
-    def fit_transform(self, scores, enrol_ids, test_ids, enrol_cohort=None, test_cohort=None,
-                      *, enrol_cohort_ids=None, test_cohort_ids=None):
+    def fit_transform(
+        self,
+        scores,
+        enrol_ids,
+        test_ids,
+        enrol_cohort=None,
+        test_cohort=None,
+        *,
+        enrol_cohort_ids=None,
+        test_cohort_ids=None,
+    ):
         """``fit`` on the cohorts, then ``transform`` the trials.
 
         Parameters
@@ -168,5 +183,6 @@ class ScoreNormalizer(BaseEstimator):
         ndarray
             The normalized scores, shaped like ``scores``.
         """
-        return self.fit(enrol_cohort, test_cohort, enrol_ids=enrol_cohort_ids,
-                        test_ids=test_cohort_ids).transform(scores, enrol_ids, test_ids)
+        return self.fit(
+            enrol_cohort, test_cohort, enrol_ids=enrol_cohort_ids, test_ids=test_cohort_ids
+        ).transform(scores, enrol_ids, test_ids)

@@ -54,11 +54,13 @@ def _is_frame(X):
 def _measures_from_columns(columns):
     """Measure names m of the ``model_m`` columns that have a ``test_m`` partner."""
     names = [str(c) for c in columns]
-    found = [c[len("model_"):] for c in names if c.startswith("model_") and len(c) > 6]
+    found = [c[len("model_") :] for c in names if c.startswith("model_") and len(c) > 6]
     missing = [m for m in found if f"test_{m}" not in names]
     if missing:
-        raise ValueError(f"quality column 'model_{missing[0]}' has no 'test_{missing[0]}' "
-                         "partner: name both sides of every measure")
+        raise ValueError(
+            f"quality column 'model_{missing[0]}' has no 'test_{missing[0]}' "
+            "partner: name both sides of every measure"
+        )
     return found
 
 
@@ -167,9 +169,18 @@ class QualityFusion(LogisticFusion):
     True
     """
 
-    def __init__(self, form="bilinear", measures=None, quality_transform=None,
-                 features="minmax", p_target=0.5, reg=DEFAULT_REG, tol=1e-10, max_iter=100,
-                 pos_label=None):
+    def __init__(
+        self,
+        form="bilinear",
+        measures=None,
+        quality_transform=None,
+        features="minmax",
+        p_target=0.5,
+        reg=DEFAULT_REG,
+        tol=1e-10,
+        max_iter=100,
+        pos_label=None,
+    ):
         self.form = form
         self.measures = measures
         self.quality_transform = quality_transform
@@ -191,18 +202,23 @@ class QualityFusion(LogisticFusion):
         reg = check_non_negative(self.reg, "reg")
         tol = check_non_negative(self.tol, "tol", strict=True)
         max_iter = check_int(self.max_iter, "max_iter")
-        for name, value, allowed in (("form", self.form, FORMS),
-                                     ("features", self.features, FEATURES)):
+        for name, value, allowed in (
+            ("form", self.form, FORMS),
+            ("features", self.features, FEATURES),
+        ):
             if not (isinstance(value, str) and value in allowed):
                 raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
         if self.measures is not None:
             if isinstance(self.measures, str) or not all(
-                    isinstance(m, str) and m for m in self.measures):
-                raise ValueError(f"measures must be a list of non-empty names, got "
-                                 f"{self.measures!r}")
+                isinstance(m, str) and m for m in self.measures
+            ):
+                raise ValueError(
+                    f"measures must be a list of non-empty names, got {self.measures!r}"
+                )
             if len(set(self.measures)) != len(self.measures) or not len(self.measures):
-                raise ValueError(f"measures must be distinct and at least one, got "
-                                 f"{list(self.measures)!r}")
+                raise ValueError(
+                    f"measures must be distinct and at least one, got {list(self.measures)!r}"
+                )
         self._transforms(len(self.measures) if self.measures is not None else None)
         return p, reg, tol, max_iter
 
@@ -211,8 +227,9 @@ class QualityFusion(LogisticFusion):
         t = self.quality_transform
         items = [t] if t is None or isinstance(t, str) else list(t)
         if any(v is not None and v not in TRANSFORMS for v in items):
-            raise ValueError(f"quality_transform must be None, 'log', 'logit' or a list of "
-                             f"them, got {t!r}")
+            raise ValueError(
+                f"quality_transform must be None, 'log', 'logit' or a list of them, got {t!r}"
+            )
         if t is None or isinstance(t, str):
             return [t] * (M or 0)
         if M is not None and len(items) != M:
@@ -221,8 +238,13 @@ class QualityFusion(LogisticFusion):
 
     def _split(self, X, quality, fitting):
         """(scores, q_model, q_test, measure names) from X and quality, checked by name."""
-        measures = (list(self.measures) if fitting and self.measures is not None
-                    else None if fitting else list(self.measures_))
+        measures = (
+            list(self.measures)
+            if fitting and self.measures is not None
+            else None
+            if fitting
+            else list(self.measures_)
+        )
         if isinstance(X, _Trials):
             X, quality = X.X, X.quality
         if quality is None:
@@ -231,13 +253,16 @@ class QualityFusion(LogisticFusion):
                     f"{type(self).__name__} needs quality measures: pass quality= (an array of "
                     "model-side then test-side measures, or a DataFrame with columns "
                     "model_<name> and test_<name>) or give them as such columns of a "
-                    "DataFrame X")
+                    "DataFrame X"
+                )
             if measures is None:
                 measures = _measures_from_columns(X.columns)
                 if not measures:
-                    raise ValueError(f"{type(self).__name__} needs quality measures: X has no "
-                                     "quality columns (model_<name> and test_<name>); pass "
-                                     "quality= or add them")
+                    raise ValueError(
+                        f"{type(self).__name__} needs quality measures: X has no "
+                        "quality columns (model_<name> and test_<name>); pass "
+                        "quality= or add them"
+                    )
             cols = self._columns(X, measures, "X")
             Q = X[cols].to_numpy(dtype=np.float64)
             X = X.drop(columns=cols)
@@ -253,14 +278,18 @@ class QualityFusion(LogisticFusion):
                 raise ValueError(f"quality must hold numbers, got dtype {Q.dtype}")
             Q = Q.astype(np.float64, copy=False)
             if Q.ndim != 2 or Q.shape[1] % 2 or not Q.shape[1]:
-                raise ValueError(f"quality must have shape (n_trials, 2 M): M model-side then M "
-                                 f"test-side measures; got shape {Q.shape}")
+                raise ValueError(
+                    f"quality must have shape (n_trials, 2 M): M model-side then M "
+                    f"test-side measures; got shape {Q.shape}"
+                )
             if measures is None:
                 measures = [f"q{i}" for i in range(Q.shape[1] // 2)]
             if Q.shape[1] != 2 * len(measures):
-                raise ValueError(f"quality has {Q.shape[1]} columns for {len(measures)} measures "
-                                 f"{measures!r}: it needs the model-side then the test-side "
-                                 "value of each")
+                raise ValueError(
+                    f"quality has {Q.shape[1]} columns for {len(measures)} measures "
+                    f"{measures!r}: it needs the model-side then the test-side "
+                    "value of each"
+                )
         qm, qt = quality_sides(Q, self._transforms(len(measures)), measures)
         return X, qm, qt, measures
 
@@ -270,8 +299,9 @@ class QualityFusion(LogisticFusion):
         names = {str(c): c for c in frame.columns}
         missing = [c for c in cols if c not in names]
         if missing:
-            raise ValueError(f"QualityFusion needs quality measures: {what} has no quality "
-                             f"column(s) {missing!r}")
+            raise ValueError(
+                f"QualityFusion needs quality measures: {what} has no quality column(s) {missing!r}"
+            )
         return [names[c] for c in cols]
 
     def _check_rows(self, X, qm):
@@ -304,20 +334,34 @@ class QualityFusion(LogisticFusion):
         X, qm, qt, measures = self._split(X, quality, fitting=True)
         X, y = validate_data(self, X, y, dtype=np.float64)
         self._check_rows(X, qm)
-        linear = LogisticFusion(p_target=p, reg=reg, tol=tol, max_iter=max_iter,
-                                pos_label=self.pos_label)
+        linear = LogisticFusion(
+            p_target=p, reg=reg, tol=tol, max_iter=max_iter, pos_label=self.pos_label
+        )
         linear.fit(X, y, sample_weight)
         is_target = y == linear.classes_[1]
         weights = None if sample_weight is None else as_sample_weight(sample_weight, X.shape[0])
         has_q = _complete(qm, qt)
         present = has_q if weights is None else has_q & (weights > 0)
         if not (present & is_target).any() or not (present & ~is_target).any():
-            raise ValueError("quality is missing (NaN) for every target or every non-target "
-                             "trial: the quality terms cannot be trained")
+            raise ValueError(
+                "quality is missing (NaN) for every target or every non-target "
+                "trial: the quality terms cannot be trained"
+            )
         rows = slice(None) if has_q.all() else has_q  # no copies in the common case
-        model = fit_quality(X[rows], qm[rows], qt[rows], is_target[rows], self.form,
-                            (linear.coef_, linear.intercept_), self.features, p,
-                            None if weights is None else weights[rows], reg, tol, max_iter)
+        model = fit_quality(
+            X[rows],
+            qm[rows],
+            qt[rows],
+            is_target[rows],
+            self.form,
+            (linear.coef_, linear.intercept_),
+            self.features,
+            p,
+            None if weights is None else weights[rows],
+            reg,
+            tol,
+            max_iter,
+        )
         empty = np.empty((0, len(measures)))
         names = quality_features(empty, empty, self.form, self.features)[1]
         self.classes_ = linear.classes_
@@ -349,7 +393,9 @@ class QualityFusion(LogisticFusion):
             warnings.warn(
                 f"{type(self).__name__} did not converge in {max_iter} iterations (gradient "
                 f"norm {model.grad_norm:.3g} > tol={tol:g}); increase max_iter or tol",
-                ConvergenceWarning, stacklevel=3)
+                ConvergenceWarning,
+                stacklevel=3,
+            )
 
     # -- outputs --------------------------------------------------------------------------------
 
@@ -369,7 +415,8 @@ class QualityFusion(LogisticFusion):
 
     def _llr_with_quality(self, X, qm, qt):
         """The affine fusion's LLRs (back-off), replaced by the quality fusion where the quality
-        is complete."""
+        is complete.
+        """
         return llr_with_quality(X, qm, qt, self.form, self.features, self)
 
     def decision_function(self, X, quality=None):
@@ -525,7 +572,8 @@ class QualityFusion(LogisticFusion):
 
     def _validate_state(self, state, version):
         """The measures and quality features against the parameters, then the class labels as
-        :class:`LogisticFusion`."""
+        :class:`LogisticFusion`.
+        """
         from .._model_codec import StateError
 
         check_quality_measures(state, self.measures, self.form, self.features)
@@ -534,9 +582,11 @@ class QualityFusion(LogisticFusion):
         except ValueError as exc:
             raise StateError(str(exc), "measures_") from None
         state = super()._validate_state(state, version)
-        return {**state, "measures_": np.array(state["measures_"], dtype=object),
-                "quality_feature_names_": np.array(state["quality_feature_names_"],
-                                                   dtype=object)}
+        return {
+            **state,
+            "measures_": np.array(state["measures_"], dtype=object),
+            "quality_feature_names_": np.array(state["quality_feature_names_"], dtype=object),
+        }
 
     def _set_state(self, state):
         super()._set_state(state)

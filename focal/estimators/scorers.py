@@ -77,29 +77,34 @@ def _llr_output(estimator, X) -> np.ndarray:
     elif hasattr(estimator, "transform"):
         out = np.asarray(estimator.transform(X), dtype=float)
     else:
-        raise ValueError(f"{type(estimator).__name__} has neither decision_function nor "
-                         "transform: a focal scorer needs an estimator that outputs LLRs")
+        raise ValueError(
+            f"{type(estimator).__name__} has neither decision_function nor "
+            "transform: a focal scorer needs an estimator that outputs LLRs"
+        )
     if out.ndim == 2 and out.shape[1] == 1:
         out = out[:, 0]
     if out.ndim != 1:
-        raise ValueError(f"a focal scorer needs one LLR per trial; {type(estimator).__name__} "
-                         f"gave an output of shape {out.shape}")
+        raise ValueError(
+            f"a focal scorer needs one LLR per trial; {type(estimator).__name__} "
+            f"gave an output of shape {out.shape}"
+        )
     return out
 
 
 def _target_mask(estimator, y, n, pos_label=None) -> np.ndarray:
     y = np.asarray(y)
     if y.shape != (n,):
-        raise ValueError(f"y must have shape ({n},) to match the estimator's output, "
-                         f"got {y.shape}")
+        raise ValueError(f"y must have shape ({n},) to match the estimator's output, got {y.shape}")
     classes = getattr(estimator, "classes_", None)
     if classes is not None and len(classes) == 2:
         unknown = ~np.isin(y, classes)
         if unknown.any():
             raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
         if pos_label is not None and pos_label != classes[1]:
-            raise ValueError(f"pos_label={pos_label!r} differs from the estimator's target "
-                             f"class {classes[1]!r} (classes_[1])")
+            raise ValueError(
+                f"pos_label={pos_label!r} differs from the estimator's target "
+                f"class {classes[1]!r} (classes_[1])"
+            )
         pos_label = classes[1]
     return as_binary_labels(y, "y", pos_label)
 
@@ -130,8 +135,7 @@ def cllr_scorer(p_target=0.5, *, pos_label=None) -> LLRScorer:
         A scorer ``scorer(estimator, X, y)`` for scikit-learn's model selection (greater is
         better).
     """
-    return LLRScorer(cllr, "cllr_scorer", p_target=check_probability(p_target),
-                     **_label(pos_label))
+    return LLRScorer(cllr, "cllr_scorer", p_target=check_probability(p_target), **_label(pos_label))
 
 
 def min_cllr_scorer(p_target=0.5, *, pos_label=None) -> LLRScorer:
@@ -150,8 +154,9 @@ def min_cllr_scorer(p_target=0.5, *, pos_label=None) -> LLRScorer:
         A scorer ``scorer(estimator, X, y)`` for scikit-learn's model selection (greater is
         better).
     """
-    return LLRScorer(min_cllr, "min_cllr_scorer", p_target=check_probability(p_target),
-                     **_label(pos_label))
+    return LLRScorer(
+        min_cllr, "min_cllr_scorer", p_target=check_probability(p_target), **_label(pos_label)
+    )
 
 
 def dcf_scorer(p_target, c_miss=1.0, c_fa=1.0, *, pos_label=None) -> LLRScorer:
@@ -172,8 +177,9 @@ def dcf_scorer(p_target, c_miss=1.0, c_fa=1.0, *, pos_label=None) -> LLRScorer:
         A scorer ``scorer(estimator, X, y)`` for scikit-learn's model selection (greater is
         better).
     """
-    return LLRScorer(dcf, "dcf_scorer", **_operating_point(p_target, c_miss, c_fa),
-                     **_label(pos_label))
+    return LLRScorer(
+        dcf, "dcf_scorer", **_operating_point(p_target, c_miss, c_fa), **_label(pos_label)
+    )
 
 
 def min_dcf_scorer(p_target, c_miss=1.0, c_fa=1.0, *, pos_label=None) -> LLRScorer:
@@ -194,8 +200,9 @@ def min_dcf_scorer(p_target, c_miss=1.0, c_fa=1.0, *, pos_label=None) -> LLRScor
         A scorer ``scorer(estimator, X, y)`` for scikit-learn's model selection (greater is
         better).
     """
-    return LLRScorer(min_dcf, "min_dcf_scorer", **_operating_point(p_target, c_miss, c_fa),
-                     **_label(pos_label))
+    return LLRScorer(
+        min_dcf, "min_dcf_scorer", **_operating_point(p_target, c_miss, c_fa), **_label(pos_label)
+    )
 
 
 def eer_scorer(*, pos_label=None) -> LLRScorer:
@@ -216,6 +223,7 @@ def eer_scorer(*, pos_label=None) -> LLRScorer:
 
 
 # -- multiclass: log-likelihood outputs -------------------------------------------------------
+
 
 class LLHScorer(LLRScorer):
     """Scorer returning ``-measure(llh, labels, **kwargs)`` of an estimator's log-likelihoods.
@@ -241,12 +249,16 @@ class LLHScorer(LLRScorer):
         llh = np.asarray(getattr(estimator, method)(X), dtype=float)
         classes = getattr(estimator, "classes_", None)
         if classes is None:
-            raise ValueError(f"{type(estimator).__name__} has no classes_: a multiclass scorer "
-                             "needs them to match y to the log-likelihood columns")
+            raise ValueError(
+                f"{type(estimator).__name__} has no classes_: a multiclass scorer "
+                "needs them to match y to the log-likelihood columns"
+            )
         if llh.ndim != 2 or llh.shape[1] != len(classes):
-            raise ValueError(f"a multiclass scorer needs one log-likelihood per class "
-                             f"({len(classes)}); {type(estimator).__name__}.{method} gave "
-                             f"shape {llh.shape}")
+            raise ValueError(
+                f"a multiclass scorer needs one log-likelihood per class "
+                f"({len(classes)}); {type(estimator).__name__}.{method} gave "
+                f"shape {llh.shape}"
+            )
         y = np.asarray(y)
         unknown = ~np.isin(y, classes)
         if unknown.any():
@@ -292,8 +304,9 @@ def multiclass_cllr_scorer(prior=None, normalize=False) -> LLHScorer:
     """
     from ..metrics.multiclass import multiclass_cllr
 
-    return LLHScorer(multiclass_cllr, "multiclass_cllr_scorer", prior=prior,
-                     normalize=bool(normalize))
+    return LLHScorer(
+        multiclass_cllr, "multiclass_cllr_scorer", prior=prior, normalize=bool(normalize)
+    )
 
 
 def cavg_scorer(p_target=0.5) -> LLHScorer:

@@ -24,8 +24,9 @@ def as_id_array(ids, name="ids"):
         ids = np.char.encode(ids, "utf-8")
     elif ids.dtype.kind != "S":
         if ids.dtype.kind == "O" and all(isinstance(v, (str, bytes)) for v in ids):
-            ids = np.array([v.encode("utf-8") if isinstance(v, str) else v for v in ids],
-                           dtype=bytes)
+            ids = np.array(
+                [v.encode("utf-8") if isinstance(v, str) else v for v in ids], dtype=bytes
+            )
         else:
             raise ValueError(f"{name} must be strings or bytes, got dtype {ids.dtype}")
     width = max(8, -(-ids.dtype.itemsize // 8) * 8)
@@ -54,11 +55,11 @@ def hash_ids(*columns):
     out = np.zeros(n, dtype=np.uint64)
     words = [np.ascontiguousarray(col).view(np.uint64).reshape(n, -1) for col in columns]
     for i in range(0, n, _HASH_ROWS):  # a million rows at a time: small temporaries
-        h = out[i:i + _HASH_ROWS]
+        h = out[i : i + _HASH_ROWS]
         for c, w in enumerate(words):
             h += np.uint64((0x9E3779B97F4A7C15 * (c + 1)) % 2**64)
             for j in range(w.shape[1]):
-                h ^= w[i:i + _HASH_ROWS, j]
+                h ^= w[i : i + _HASH_ROWS, j]
                 h *= _M1
                 h ^= h >> np.uint64(29)
             _mix(h)
@@ -71,8 +72,9 @@ _HASH_ROWS = 1 << 20
 def _exact_keys(columns):
     """Rows of the id columns as one void (raw bytes) array: exact, slow comparisons."""
     n = columns[0].shape[0]
-    raw = np.concatenate([np.ascontiguousarray(c).view(np.uint8).reshape(n, -1)
-                          for c in columns], axis=1)
+    raw = np.concatenate(
+        [np.ascontiguousarray(c).view(np.uint8).reshape(n, -1) for c in columns], axis=1
+    )
     return np.ascontiguousarray(raw).view(f"V{raw.shape[1]}").ravel()
 
 
@@ -85,7 +87,8 @@ def _words(column):
 def _same(columns_a, ia, columns_b, ib):
     """Whether row ``ia[k]`` of ``columns_a`` equals row ``ib[k]`` of ``columns_b``, byte for
     byte (ids are zero padded: a wider column's extra words must be zero); ``ia`` None: every
-    row of ``columns_a`` in order."""
+    row of ``columns_a`` in order.
+    """
     diff = np.zeros(np.size(ib), dtype=np.uint64)  # OR of the XORs of the ids' words
     for a, b in zip(columns_a, columns_b):
         ga = _words(a) if ia is None else np.take(_words(a), ia, axis=0)
@@ -163,8 +166,8 @@ class HashTable:
         self.packed = packed
         shared = np.zeros(max(n - 1, 0), dtype=bool)
         for i in range(0, n - 1, _HASH_ROWS):  # neighbours with the same high bits
-            a, b = packed[i:i + _HASH_ROWS], packed[i + 1:i + 1 + _HASH_ROWS]
-            shared[i:i + b.size] = (a[:b.size] ^ b) <= self.mask
+            a, b = packed[i : i + _HASH_ROWS], packed[i + 1 : i + 1 + _HASH_ROWS]
+            shared[i : i + b.size] = (a[: b.size] ^ b) <= self.mask
         self.shared_rows = None
         if shared.any():  # a few rows whose high bits collide: matched by their bytes
             both = np.zeros(n, dtype=bool)
@@ -208,24 +211,33 @@ class HashTable:
         if self.shared_rows is not None:
             ambiguous = np.flatnonzero(np.isin(high, self.shared_high))
             if ambiguous.size:
-                sub = _match_exact(tuple(c[ambiguous] for c in query),
-                                   tuple(c[self.shared_rows] for c in self.columns))
+                sub = _match_exact(
+                    tuple(c[ambiguous] for c in query),
+                    tuple(c[self.shared_rows] for c in self.columns),
+                )
                 out[ambiguous] = np.where(sub >= 0, self.shared_rows[np.maximum(sub, 0)], -1)
         return out
 
 
 def _widths_of(query, table):
     """The query columns at the table's widths (hashes read whole words, padding included);
-    a query id longer than the table's width matches nothing (its rows: ``too_long``)."""
+    a query id longer than the table's width matches nothing (its rows: ``too_long``).
+    """
     too_long = None
     out = []
     for q, t in zip(query, table):
         wq, wt = q.dtype.itemsize, t.dtype.itemsize
         if wq > wt:
-            extra = _words(q)[:, wt // 8:].any(axis=1)
+            extra = _words(q)[:, wt // 8 :].any(axis=1)
             too_long = extra if too_long is None else too_long | extra
-            q = np.ascontiguousarray(q).view(np.uint8).reshape(-1, wq)[:, :wt].copy().view(
-                f"S{wt}").ravel()
+            q = (
+                np.ascontiguousarray(q)
+                .view(np.uint8)
+                .reshape(-1, wq)[:, :wt]
+                .copy()
+                .view(f"S{wt}")
+                .ravel()
+            )
         elif wq < wt:
             q = q.astype(f"S{wt}")
         out.append(q)
@@ -264,8 +276,9 @@ def _match_exact(query, table):
     return np.where(hit, order[pos], -1)
 
 
-def check_matched(where, n_table, label, reference_name, noun, what, sample_reference,
-                  sample_table):
+def check_matched(
+    where, n_table, label, reference_name, noun, what, sample_reference, sample_table
+):
     """Raise ValueError when a reference row has no match, or a table row is matched by none.
 
     ``where`` is :func:`match_ids`'s answer for the reference rows in a table of ``n_table``
@@ -273,15 +286,19 @@ def check_matched(where, n_table, label, reference_name, noun, what, sample_refe
     """
     absent = np.flatnonzero(where < 0)
     if absent.size:
-        raise ValueError(f"{label}: {absent.size} {noun}(s) of the {reference_name} have no "
-                         f"{what}, e.g. {sample_reference(absent)}; use missing='drop' (focal: "
-                         f"--missing drop) to skip "
-                         f"them")
+        raise ValueError(
+            f"{label}: {absent.size} {noun}(s) of the {reference_name} have no "
+            f"{what}, e.g. {sample_reference(absent)}; use missing='drop' (focal: "
+            f"--missing drop) to skip "
+            f"them"
+        )
     used = np.zeros(n_table, dtype=bool)
     used[where] = True
     if not used.all():
         extra = np.flatnonzero(~used)
-        raise ValueError(f"{label}: {extra.size} scored {noun}(s) are not in the "
-                         f"{reference_name}, e.g. {sample_table(extra)}; use missing='drop' "
-                         f"(focal: --missing drop) to "
-                         f"skip them")
+        raise ValueError(
+            f"{label}: {extra.size} scored {noun}(s) are not in the "
+            f"{reference_name}, e.g. {sample_table(extra)}; use missing='drop' "
+            f"(focal: --missing drop) to "
+            f"skip them"
+        )

@@ -37,8 +37,17 @@ def _sample(models, tests, rows, k=3):
     return ", ".join(f"({ids_text(models[i])}, {ids_text(tests[i])})" for i in rows[:k])
 
 
-def key_scores(key, path, table, *, format=None, missing="error", block_bytes=BLOCK_BYTES,
-               executor=None, out=None):
+def key_scores(
+    key,
+    path,
+    table,
+    *,
+    format=None,
+    missing="error",
+    block_bytes=BLOCK_BYTES,
+    executor=None,
+    out=None,
+):
     """The score of each key trial in the score file ``path`` (NaN where it has none).
 
     Parameters
@@ -91,16 +100,20 @@ def key_scores(key, path, table, *, format=None, missing="error", block_bytes=BL
             miss = np.flatnonzero(~hit)
             if missing == "error":
                 if len(absent) < 3:
-                    absent.extend(f"({ids_text(models[i])}, {ids_text(tests[i])})"
-                                  for i in miss[:3 - len(absent)])
+                    absent.extend(
+                        f"({ids_text(models[i])}, {ids_text(tests[i])})"
+                        for i in miss[: 3 - len(absent)]
+                    )
             else:  # kept to check them for repeats at the end
                 absent.append((models[miss], tests[miss], lines[miss]))
     if n == 0:
         raise ValueError(f"{shown}: no trials found")
     if n_absent and missing == "error":
-        raise ValueError(f"{shown}: {n_absent} scored trial(s) are not in the key {key.path}, "
-                         f"e.g. {', '.join(absent)}; use missing='drop' (focal: --missing drop) "
-                         f"to skip them")
+        raise ValueError(
+            f"{shown}: {n_absent} scored trial(s) are not in the key {key.path}, "
+            f"e.g. {', '.join(absent)}; use missing='drop' (focal: --missing drop) "
+            f"to skip them"
+        )
     if absent:
         _check_repeats(shown, absent)
     return values
@@ -116,26 +129,33 @@ def _repeated(shown, models, tests, lines, where, seen):
     first[at] = True
     bad = before | ~first
     i = order[int(np.argmax(bad))]
-    raise ValueError(f"{shown}:{int(lines[i])}: duplicate trial ({ids_text(models[i])}, "
-                     f"{ids_text(tests[i])}), scored before in the file")
+    raise ValueError(
+        f"{shown}:{int(lines[i])}: duplicate trial ({ids_text(models[i])}, "
+        f"{ids_text(tests[i])}), scored before in the file"
+    )
 
 
 def _check_repeats(shown, absent):
-    models = np.concatenate([a[0].astype(f"S{max(x[0].dtype.itemsize for x in absent)}")
-                             for a in absent])
-    tests = np.concatenate([a[1].astype(f"S{max(x[1].dtype.itemsize for x in absent)}")
-                            for a in absent])
+    models = np.concatenate(
+        [a[0].astype(f"S{max(x[0].dtype.itemsize for x in absent)}") for a in absent]
+    )
+    tests = np.concatenate(
+        [a[1].astype(f"S{max(x[1].dtype.itemsize for x in absent)}") for a in absent]
+    )
     lines = np.concatenate([a[2] for a in absent])
     dup = find_duplicate((models, tests))
     if dup is not None:
         first, second = dup
-        raise ValueError(f"{shown}:{int(lines[second])}: duplicate trial "
-                         f"({ids_text(models[second])}, {ids_text(tests[second])}), first seen "
-                         f"on line {int(lines[first])}")
+        raise ValueError(
+            f"{shown}:{int(lines[second])}: duplicate trial "
+            f"({ids_text(models[second])}, {ids_text(tests[second])}), first seen "
+            f"on line {int(lines[first])}"
+        )
 
 
-def align_files(key, score_paths, *, format=None, missing="error", block_bytes=BLOCK_BYTES,
-                threads=True):
+def align_files(
+    key, score_paths, *, format=None, missing="error", block_bytes=BLOCK_BYTES, threads=True
+):
     """:func:`focal.io.align_trials` of a key and score files, the files streamed.
 
     Returns
@@ -154,8 +174,16 @@ def align_files(key, score_paths, *, format=None, missing="error", block_bytes=B
     executor = ThreadPoolExecutor(max_workers=1) if threads else None
     try:
         for j, path in enumerate(score_paths):
-            key_scores(key, path, table, format=format, missing=missing,
-                       block_bytes=block_bytes, executor=executor, out=X[:, j])
+            key_scores(
+                key,
+                path,
+                table,
+                format=format,
+                missing=missing,
+                block_bytes=block_bytes,
+                executor=executor,
+                out=X[:, j],
+            )
     finally:
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
@@ -169,24 +197,28 @@ def align_files(key, score_paths, *, format=None, missing="error", block_bytes=B
 
 def _kept(key, X, score_paths, missing):
     """None when every key trial has its scores, else the mask of those that have (with
-    ``missing="error"``: the error naming the first file with absent trials)."""
+    ``missing="error"``: the error naming the first file with absent trials).
+    """
     absent_any = np.isnan(X).any(axis=1)
     if not absent_any.any():
         return None
     if missing == "error":
         j = int(np.argmax(np.isnan(X).any(axis=0)))
         absent = np.flatnonzero(np.isnan(X[:, j]))
-        raise ValueError(f"{display_name(score_paths[j])}: {absent.size} trial(s) of the key "
-                         f"{key.path} have no score, e.g. "
-                         f"{_sample(key.models, key.tests, absent)}; use missing='drop' "
-                         f"(focal: --missing drop) to skip them")
+        raise ValueError(
+            f"{display_name(score_paths[j])}: {absent.size} trial(s) of the key "
+            f"{key.path} have no score, e.g. "
+            f"{_sample(key.models, key.tests, absent)}; use missing='drop' "
+            f"(focal: --missing drop) to skip them"
+        )
     if absent_any.all():
         raise ValueError("no trial is present in the key and in every score file")
     return ~absent_any
 
 
-def read_aligned(score_paths, key_path=None, *, format=None, key_format=None, pos_label=None,
-                 missing="error"):
+def read_aligned(
+    score_paths, key_path=None, *, format=None, key_format=None, pos_label=None, missing="error"
+):
     """What ``focal train`` / ``evaluate`` read: the key, then each score file streamed and
     aligned with it (:func:`align_files`); without a key, the first file's labels
     (:func:`focal.io.read_key_and_scores`).
@@ -209,10 +241,12 @@ def read_aligned(score_paths, key_path=None, *, format=None, key_format=None, po
     return (*align_files(key, paths, format=format, missing=missing), key.path)
 
 
-def iter_aligned(score_paths, key_path=None, *, format=None, key_format=None, pos_label=None,
-                 missing="error"):
+def iter_aligned(
+    score_paths, key_path=None, *, format=None, key_format=None, pos_label=None, missing="error"
+):
     """Each score file aligned with the key on its own (``missing="drop"`` drops per file):
-    yields ``(path, scores, y, models, tests)``; the key is read once."""
+    yields ``(path, scores, y, models, tests)``; the key is read once.
+    """
     from .binary import align_trials, default_key_format, read_key, read_key_and_scores
 
     paths = [os.fspath(p) for p in score_paths]
@@ -234,8 +268,7 @@ def iter_aligned(score_paths, key_path=None, *, format=None, key_format=None, po
     labels = np.asarray(key.labels, dtype=bool)
     with ThreadPoolExecutor(max_workers=1) as executor:
         for path in paths:
-            x = key_scores(key, path, table, format=format, missing=missing,
-                           executor=executor)
+            x = key_scores(key, path, table, format=format, missing=missing, executor=executor)
             keep = _kept(key, x[:, None], [path], missing)
             if keep is None:
                 yield path, x, labels, key.models, key.tests

@@ -83,7 +83,7 @@ def parse_numbers(buf, starts, lengths, on_error):
     value = np.empty(n, dtype=np.float64)
     long = np.flatnonzero(lengths > _SLOW_WIDTH)  # rare: one at a time, memory stays linear
     for i in long:
-        token = buf[starts[i]:starts[i] + lengths[i]]
+        token = buf[starts[i] : starts[i] + lengths[i]]
         value[i] = _parse_slow(token[None, :], np.array([i]), on_error)[0]
     short = None if long.size == 0 else np.flatnonzero(lengths <= _SLOW_WIDTH)
     rows_all = np.arange(n) if short is None else short
@@ -95,7 +95,7 @@ def parse_numbers(buf, starts, lengths, on_error):
     windows = np.lib.stride_tricks.sliding_window_view(buf, width)
     masks = byte_masks(width // 8)
     for i in range(0, rows_all.size, _ROWS):
-        rows = rows_all[i:i + _ROWS]
+        rows = rows_all[i : i + _ROWS]
         words = np.ascontiguousarray(windows[starts[rows]]).view(np.uint64)
         words &= np.take(masks, lengths[rows], axis=0)  # zero the bytes past each token
         value[rows] = _parse_slow(words.view(np.uint8), rows, on_error)
@@ -126,8 +126,11 @@ def _parse_slow(tokens, rows, on_error):
         overflow = ((tokens[infinite] >= 48) & (tokens[infinite] <= 57)).any(axis=1)
         if overflow.any():  # digits that overflow, not a spelling of infinity
             i = int(infinite[np.argmax(overflow)])
-            on_error(rows[i], f"{_show(tokens[i])!r} is out of the float64 range (write inf "
-                              f"for an infinite value)")
+            on_error(
+                rows[i],
+                f"{_show(tokens[i])!r} is out of the float64 range (write inf "
+                f"for an infinite value)",
+            )
     return value
 
 
@@ -237,11 +240,11 @@ def format_numbers(x):
     x = np.asarray(x, dtype=np.float64).ravel()
     if x.size <= _ROWS:
         return _format_rows(x)
-    parts = [_format_rows(x[i:i + _ROWS]) for i in range(0, x.size, _ROWS)]
+    parts = [_format_rows(x[i : i + _ROWS]) for i in range(0, x.size, _ROWS)]
     width = max(p.shape[1] for p in parts)
     out = np.zeros((x.size, width), dtype=np.uint8)
     for i, p in zip(range(0, x.size, _ROWS), parts):
-        out[i:i + p.shape[0], :p.shape[1]] = p
+        out[i : i + p.shape[0], : p.shape[1]] = p
     return out
 
 
@@ -294,14 +297,14 @@ def _format_rows(x):
             block = np.zeros((rows.size, _WIDTH - 1), dtype=np.uint8)
             block[:, 0] = _ZERO
             block[:, 1] = 46
-            block[:, 2:2 + lead] = _ZERO
-            block[:, 2 + lead:2 + lead + 17] = digits[rows, :17]
+            block[:, 2 : 2 + lead] = _ZERO
+            block[:, 2 + lead : 2 + lead + 17] = digits[rows, :17]
             out[rows, 1:] = block
     rest = np.flatnonzero(~ok)
     if rest.size:
         out = _format_slow(out, rest, x)
     used = np.flatnonzero(out.any(axis=0))
-    return out[:, :used[-1] + 1] if used.size else out[:, :1]
+    return out[:, : used[-1] + 1] if used.size else out[:, :1]
 
 
 _SPECIAL = {0: b"0.0", 1: b"inf", 2: b"nan"}
@@ -321,11 +324,13 @@ def _format_slow(out, rows, x):
         texts[i] = repr(abs(float(values[i]))).encode()
     width = max(max(len(t) for t in texts) + 1, out.shape[1])
     if width > out.shape[1]:
-        out = np.concatenate([out, np.zeros((out.shape[0], width - out.shape[1]), np.uint8)],
-                             axis=1)
+        out = np.concatenate(
+            [out, np.zeros((out.shape[0], width - out.shape[1]), np.uint8)], axis=1
+        )
     block = np.zeros((rows.size, width), dtype=np.uint8)
-    block[:, 1:] = np.array(list(texts), dtype=f"S{width - 1}").view(np.uint8).reshape(
-        rows.size, width - 1)
+    block[:, 1:] = (
+        np.array(list(texts), dtype=f"S{width - 1}").view(np.uint8).reshape(rows.size, width - 1)
+    )
     block[:, 0] = np.where(np.signbit(values) & ~np.isnan(values), 45, 0)
     out[rows] = block
     return out

@@ -1,6 +1,7 @@
 """Where text inputs come from: ``-`` is standard input, and gzip streams are read as they are
 (recognised by their magic bytes, whatever the file is called). A neutral helper of the block
-reader (:mod:`focal.io._text`), which io and std share."""
+reader (:mod:`focal.io._text`), which io and std share.
+"""
 
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ def display_name(path) -> str:
 def open_source(path):
     """Open an input for binary reading: ``-`` is standard input (not closed afterwards), and a
     gzip stream (recognised by its magic bytes ``1f 8b``, whatever the file is called) is
-    decompressed on the fly."""
+    decompressed on the fly.
+    """
     path = os.fspath(path)
     if path == STDIN:
         raw = contextlib.nullcontext(sys.stdin.buffer)

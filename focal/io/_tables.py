@@ -22,10 +22,12 @@ __all__ = ["WordFields", "read_table", "table_kind"]
 
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 PARQUET_MAGIC = b"PAR1"
-_NAMES = {"model": ("model", "enrol", "enroll", "modelid", "model_id"),
-          "test": ("test", "segment", "segmentid", "segment_id", "seg"),
-          "score": ("score", "llr", "LLR"),
-          "label": ("label", "key", "targettype")}
+_NAMES = {
+    "model": ("model", "enrol", "enroll", "modelid", "model_id"),
+    "test": ("test", "segment", "segmentid", "segment_id", "seg"),
+    "score": ("score", "llr", "LLR"),
+    "label": ("label", "key", "targettype"),
+}
 
 
 class WordFields:
@@ -58,8 +60,9 @@ def _optional(module, extra, path):
     try:
         return __import__(module)
     except ImportError:
-        raise ValueError(f"{path}: reading this file needs {module} (pip install "
-                         f"'focal-calibration[{extra}]')") from None
+        raise ValueError(
+            f"{path}: reading this file needs {module} (pip install 'focal-calibration[{extra}]')"
+        ) from None
 
 
 def read_table(path, kind, layout, want, label_value):
@@ -98,15 +101,19 @@ def _read_hdf5(path, want):
                 return m
             if m.T.shape == shape:
                 return m.T
-            raise ValueError(f"{path}: /{name} has shape {m.shape}, not ({shape[0]} models, "
-                             f"{shape[1]} segments)")
+            raise ValueError(
+                f"{path}: /{name} has shape {m.shape}, not ({shape[0]} models, {shape[1]} segments)"
+            )
 
         values = {}
         if "score" in want:
             if "scores" not in f:
                 raise ValueError(f"{path}: no /scores: a BOSARIS Key or Ndx, not Scores")
-            mask = matrix("score_mask").astype(bool) if "score_mask" in f else \
-                np.ones(shape, dtype=bool)
+            mask = (
+                matrix("score_mask").astype(bool)
+                if "score_mask" in f
+                else np.ones(shape, dtype=bool)
+            )
             scores = matrix("scores").astype(np.float64)
         if "label" in want:
             if "trial_mask" in f and "scores" not in f:
@@ -135,8 +142,10 @@ def _column(table, layout, role, path):
     for name in names:
         if name in table.column_names:
             return table.column(name)
-    raise ValueError(f"{path}: no {role} column (looked for {', '.join(names)}; found "
-                     f"{', '.join(table.column_names)})")
+    raise ValueError(
+        f"{path}: no {role} column (looked for {', '.join(names)}; found "
+        f"{', '.join(table.column_names)})"
+    )
 
 
 def _read_parquet(path, layout, want, label_value):
@@ -166,25 +175,30 @@ def _read_parquet(path, layout, want, label_value):
 
 def _arrow_ids(column, path, role):
     """A string column as a fixed-width bytes array, from its offsets and data buffers (no
-    Python object per value)."""
+    Python object per value).
+    """
     import pyarrow as pa
 
     from ._text import FRONT, PAD, gather_ids
 
     if column.null_count:
         raise ValueError(f"{path}: the {role} column has {column.null_count} missing value(s)")
-    if not (pa.types.is_string(column.type) or pa.types.is_large_string(column.type)
-            or pa.types.is_binary(column.type) or pa.types.is_large_binary(column.type)):
+    if not (
+        pa.types.is_string(column.type)
+        or pa.types.is_large_string(column.type)
+        or pa.types.is_binary(column.type)
+        or pa.types.is_large_binary(column.type)
+    ):
         column = column.cast(pa.string())
     pieces = []
     for chunk in column.chunks:
         _, offsets, data = chunk.buffers()
         wide = pa.types.is_large_string(chunk.type) or pa.types.is_large_binary(chunk.type)
         offsets = np.frombuffer(offsets, dtype=np.int64 if wide else np.int32)
-        offsets = offsets[chunk.offset:chunk.offset + len(chunk) + 1].astype(np.int64)
+        offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1].astype(np.int64)
         raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
         text = np.zeros(FRONT + raw.size + PAD, dtype=np.uint8)
-        text[FRONT:FRONT + raw.size] = raw
+        text[FRONT : FRONT + raw.size] = raw
         lengths = np.diff(offsets)
         if (lengths == 0).any():
             raise ValueError(f"{path}: row {int(np.argmax(lengths == 0)) + 1}: empty {role} id")

@@ -65,13 +65,18 @@ class Block:
 
     def __init__(self, data, size, first_line, n_lines, path, newlines):
         self.data, self.size, self.first_line, self.n_lines, self.path = (
-            data, size, first_line, n_lines, path)
+            data,
+            size,
+            first_line,
+            n_lines,
+            path,
+        )
         self.newlines = newlines
 
     @property
     def body(self):
         """The text bytes (a view)."""
-        return self.data[FRONT:FRONT + self.size]
+        return self.data[FRONT : FRONT + self.size]
 
 
 #: Longest trial / segment / class id accepted, in characters (see :func:`read_limits`)
@@ -122,7 +127,8 @@ _SPLIT = re.compile(rb"[\x00-\x20,]+")
 
 def first_record(block):
     """``(line, fields)`` of the block's first line that is neither blank nor a comment (a
-    list of bytes), or None."""
+    list of bytes), or None.
+    """
     body = block.body.tobytes()
     at, line = 0, block.first_line
     while at < len(body):
@@ -137,7 +143,7 @@ def first_record(block):
 
 def blank_line(block, start, end):
     """Turn the bytes ``start:end`` of the block's text into spaces (a header, once read)."""
-    block.data[FRONT + start:FRONT + end] = 32
+    block.data[FRONT + start : FRONT + end] = 32
 
 
 def iter_blocks(path, block_bytes=BLOCK_BYTES):
@@ -159,38 +165,45 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
         while True:
             data = np.empty(FRONT + carry.size + block_bytes + PAD, dtype=np.uint8)
             data[:FRONT] = 0
-            data[FRONT:FRONT + carry.size] = carry
-            got = handle.readinto(memoryview(data)[FRONT + carry.size:-PAD])
+            data[FRONT : FRONT + carry.size] = carry
+            got = handle.readinto(memoryview(data)[FRONT + carry.size : -PAD])
             end_of_file = got == 0
             if first:
                 first = False
-                if got >= len(_BOM) and data[FRONT:FRONT + len(_BOM)].tobytes() == _BOM:
-                    data[FRONT:FRONT + got - len(_BOM)] = data[FRONT + len(_BOM):FRONT + got]
+                if got >= len(_BOM) and data[FRONT : FRONT + len(_BOM)].tobytes() == _BOM:
+                    data[FRONT : FRONT + got - len(_BOM)] = data[FRONT + len(_BOM) : FRONT + got]
                     got -= len(_BOM)
             size = carry.size + got
-            fresh = data[FRONT + carry.size:FRONT + size]  # bytes not scanned yet
+            fresh = data[FRONT + carry.size : FRONT + size]  # bytes not scanned yet
             if got and fresh.min() == 0:
                 at = carry.size + int(np.argmax(fresh == 0))
-                raise FileFormatError(path, line + _count_lines(data[FRONT:FRONT + at]), "NUL "
-                                 "byte: not a text file")
+                raise FileFormatError(
+                    path, line + _count_lines(data[FRONT : FRONT + at]), "NUL byte: not a text file"
+                )
             newlines = np.flatnonzero(fresh == 10) + (FRONT + carry.size)
             if end_of_file:  # what is left is a last line without newline
                 if size:
-                    data[FRONT + size:FRONT + size + PAD] = 0
+                    data[FRONT + size : FRONT + size + PAD] = 0
                     yield _make_block(data, size, newlines, size, line, path)
                 return
             if newlines.size == 0:  # no newline yet: keep reading (a long line)
                 if size > max_line:
-                    raise FileFormatError(path, line, f"line longer than {max_line} bytes "
-                                     f"(no line break): not a score file?")
-                carry = data[FRONT:FRONT + size].copy()
+                    raise FileFormatError(
+                        path,
+                        line,
+                        f"line longer than {max_line} bytes (no line break): not a score file?",
+                    )
+                carry = data[FRONT : FRONT + size].copy()
                 continue
             cut = int(newlines[-1]) + 1 - FRONT
             if size - cut > max_line or _longest_line(newlines) > max_line:
-                raise FileFormatError(path, line + _long_line(newlines, max_line),
-                                      f"line longer than {max_line} bytes: not a score file?")
-            carry = data[FRONT + cut:FRONT + size].copy()
-            data[FRONT + cut:FRONT + cut + PAD] = 0
+                raise FileFormatError(
+                    path,
+                    line + _long_line(newlines, max_line),
+                    f"line longer than {max_line} bytes: not a score file?",
+                )
+            carry = data[FRONT + cut : FRONT + size].copy()
+            data[FRONT + cut : FRONT + cut + PAD] = 0
             block = _make_block(data, cut, newlines, newlines.size, line, path)
             line += block.n_lines
             yield block
@@ -222,8 +235,9 @@ def _make_block(data, size, newlines, n_lines, first_line, path):
         try:
             body.tobytes().decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise FileFormatError(path, _line_at(block, exc.start), f"not a UTF-8 text file "
-                             f"({exc.reason})") from None
+            raise FileFormatError(
+                path, _line_at(block, exc.start), f"not a UTF-8 text file ({exc.reason})"
+            ) from None
     return block
 
 
@@ -265,18 +279,18 @@ class Fields:
         limit = MAX_ID_LENGTH
         if lengths.size and int(lengths.max()) > limit:  # bytes >= characters: check those
             for i in np.flatnonzero(lengths > limit):
-                text = self.data[starts[i]:starts[i] + lengths[i]].tobytes().decode("utf-8")
+                text = self.data[starts[i] : starts[i] + lengths[i]].tobytes().decode("utf-8")
                 if len(text) > limit:
-                    raise FileFormatError(self.path, int(self.lines[i]), f"id longer than "
-                                     f"{limit} characters")
+                    raise FileFormatError(
+                        self.path, int(self.lines[i]), f"id longer than {limit} characters"
+                    )
         if lengths.size:  # the block's ids share the width of its longest
             need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
             if need > _BLOCK_ID_STORAGE_FREE:
                 stored = int(np.maximum(lengths, 8).sum())
                 if _too_wide(need, stored, _BLOCK_ID_STORAGE_FREE):
                     i = int(np.argmax(lengths))
-                    _refuse_widening(self.path, int(self.lines[i]), int(lengths[i]), need,
-                                     stored)
+                    _refuse_widening(self.path, int(self.lines[i]), int(lengths[i]), need, stored)
         return gather_ids(self.data, starts, lengths)
 
 
@@ -298,8 +312,13 @@ def split_fields(block, n_fields, layout):
     newlines = block.newlines
     n_lines = block.n_lines
     if starts.size == 0:
-        return Fields(data, np.empty((0, n_fields), np.int64), np.empty((0, n_fields), np.int64),
-                      np.empty(0, np.int64), block.path)
+        return Fields(
+            data,
+            np.empty((0, n_fields), np.int64),
+            np.empty((0, n_fields), np.int64),
+            np.empty(0, np.int64),
+            block.path,
+        )
     if _uniform(starts, ends, newlines, n_lines, n_fields, data):
         lines = np.arange(block.first_line, block.first_line + n_lines)
         starts = starts.reshape(-1, n_fields)
@@ -316,15 +335,22 @@ def split_fields(block, n_fields, layout):
     glued[glued] = ends[first_token[glued]] - starts[first_token[glued]] > 1
     if glued.any():
         i = int(np.argmax(glued))
-        raise FileFormatError(block.path, block.first_line + i, f"a line starting with '#' has "
-                         f"the {n_fields} fields of a record: a comment, or a record whose id "
-                         f"starts with '#'? Ids may not start with '#'; write comments as "
-                         f"'# text'")
+        raise FileFormatError(
+            block.path,
+            block.first_line + i,
+            f"a line starting with '#' has "
+            f"the {n_fields} fields of a record: a comment, or a record whose id "
+            f"starts with '#'? Ids may not start with '#'; write comments as "
+            f"'# text'",
+        )
     wrong = record & (counts != n_fields)
     if wrong.any():
         i = int(np.argmax(wrong))
-        raise FileFormatError(block.path, block.first_line + i, f"expected {n_fields} fields "
-                         f"{layout}, got {int(counts[i])}")
+        raise FileFormatError(
+            block.path,
+            block.first_line + i,
+            f"expected {n_fields} fields {layout}, got {int(counts[i])}",
+        )
     rows = np.flatnonzero(record)
     take = (first_token[rows][:, None] + np.arange(n_fields)).ravel()
     starts = starts[take].reshape(-1, n_fields)
@@ -339,13 +365,16 @@ def _uniform(starts, ends, newlines, n_lines, n_fields, data):
     if starts.size != n_fields * n_lines:
         return False
     first = starts[::n_fields]
-    last_end = ends[n_fields - 1::n_fields]
+    last_end = ends[n_fields - 1 :: n_fields]
     line_end = newlines if newlines.size == n_lines else np.append(newlines, data.size)
     line_start = np.empty(n_lines, dtype=np.int64)
     line_start[0] = FRONT - 1
-    line_start[1:] = newlines[:n_lines - 1]
-    return bool((first > line_start).all() and (last_end <= line_end).all()
-                and not (data[first] == 35).any())
+    line_start[1:] = newlines[: n_lines - 1]
+    return bool(
+        (first > line_start).all()
+        and (last_end <= line_end).all()
+        and not (data[first] == 35).any()
+    )
 
 
 _MASKED_WIDTH = 128  # ids up to this many bytes are masked through a small lookup table
@@ -366,7 +395,7 @@ def gather_ids(data, starts, lengths):
     out = np.ascontiguousarray(windows[starts])  # wide ids: a table of masks would be (8w+1) x w
     columns = np.arange(width)[None, :]
     for i in range(0, n, 4096):  # zero the bytes past each field, a bounded mask at a time
-        out[i:i + 4096][columns >= lengths[i:i + 4096, None]] = 0
+        out[i : i + 4096][columns >= lengths[i : i + 4096, None]] = 0
     return out.view(f"S{width}").ravel()
 
 
@@ -396,8 +425,7 @@ def concat_ids(pieces, lines, path):
         lengths = np.char.str_len(pieces[widest])
         i = int(np.argmax(lengths))
         record = sum(p.shape[0] for p in pieces[:widest]) + i
-        _refuse_widening(path, lines.line(record), int(lengths[i]), need,
-                         _content_bytes(pieces))
+        _refuse_widening(path, lines.line(record), int(lengths[i]), need, _content_bytes(pieces))
     return concat_pieces(pieces)
 
 
@@ -411,26 +439,34 @@ def _too_wide(need, stored, free=_ID_STORAGE_FREE):
 
 
 def _refuse_widening(path, line, length, need, stored):
-    raise FileFormatError(path, line, f"an id of {length} bytes among much shorter ones: ids are "
-                     f"stored at the width of the longest, which would take "
-                     f"{need / 2**20:,.0f} MiB ({need / stored:.0f}x their size); shorten the "
-                     f"long ids")
+    raise FileFormatError(
+        path,
+        line,
+        f"an id of {length} bytes among much shorter ones: ids are "
+        f"stored at the width of the longest, which would take "
+        f"{need / 2**20:,.0f} MiB ({need / stored:.0f}x their size); shorten the "
+        f"long ids",
+    )
 
 
 def concat_pieces(pieces):
     """Concatenate per-block arrays and empty the list, freeing each piece once copied (the
-    peak is the result and one piece, not twice the result)."""
+    peak is the result and one piece, not twice the result).
+    """
     if len(pieces) == 1:
         return pieces.pop()
     n = sum(p.shape[0] for p in pieces)
-    dtype = np.result_type(*pieces) if pieces[0].dtype.kind != "S" else \
-        f"S{max(p.dtype.itemsize for p in pieces)}"
+    dtype = (
+        np.result_type(*pieces)
+        if pieces[0].dtype.kind != "S"
+        else f"S{max(p.dtype.itemsize for p in pieces)}"
+    )
     out = np.empty((n,) + pieces[0].shape[1:], dtype=dtype)
     at = 0
     pieces.reverse()
     while pieces:
         piece = pieces.pop()
-        out[at:at + piece.shape[0]] = piece
+        out[at : at + piece.shape[0]] = piece
         at += piece.shape[0]
     return out
 
@@ -460,6 +496,7 @@ class LineMap:
 # ---------------------------------------------------------------------------------------------
 # writing
 
+
 def _as_byte_matrix(column):
     """An id column (bytes or str array) as an (n, w) uint8 matrix, zero padded."""
     column = np.asarray(column)
@@ -483,9 +520,11 @@ def check_id_column(column, name):
     problem = bad.any(axis=1) | empty | comment | inner_nul.any(axis=1)
     if problem.any():
         i = int(np.argmax(problem))
-        raise ValueError(f"{name}[{i}] = {ids_text(np.asarray(column)[i])!r} cannot be written: "
-                         f"ids must be non-empty, without white space, commas or NUL bytes, "
-                         f"and not start with '#'")
+        raise ValueError(
+            f"{name}[{i}] = {ids_text(np.asarray(column)[i])!r} cannot be written: "
+            f"ids must be non-empty, without white space, commas or NUL bytes, "
+            f"and not start with '#'"
+        )
     return m
 
 
@@ -501,9 +540,9 @@ def format_lines(columns, sep=b" "):
     at = 0
     for j, col in enumerate(columns):
         if j:
-            matrix[:, at:at + k] = np.frombuffer(sep, dtype=np.uint8)
+            matrix[:, at : at + k] = np.frombuffer(sep, dtype=np.uint8)
             at += k
-        matrix[:, at:at + col.shape[1]] = col
+        matrix[:, at : at + col.shape[1]] = col
         at += col.shape[1]
     matrix[:, at] = 10
     return matrix.tobytes().translate(None, b"\x00")

@@ -35,8 +35,9 @@ def _check_systems(schema, paths):
 
     if len(paths) != schema.n_systems:
         names = f" ({', '.join(schema.systems)})" if schema.systems else ""
-        raise ValueError(f"the model takes {schema.n_systems} system(s){names}, "
-                         f"{len(paths)} score file(s) given")
+        raise ValueError(
+            f"the model takes {schema.n_systems} system(s){names}, {len(paths)} score file(s) given"
+        )
     if schema.systems is None or len(paths) == 1:
         return  # one system: there is no order to get wrong, and dev / eval names differ
     given = system_names(paths)
@@ -46,15 +47,19 @@ def _check_systems(schema, paths):
     extra = [f"{n!r} ({p})" for n, p in zip(given, paths) if n not in expected]
     missing = [n for n in expected if n not in given]
     if not extra and not missing:
-        raise ValueError(f"the score files give the systems in the order {', '.join(given)}; "
-                         f"the model takes them in the order {', '.join(expected)}")
+        raise ValueError(
+            f"the score files give the systems in the order {', '.join(given)}; "
+            f"the model takes them in the order {', '.join(expected)}"
+        )
     parts = []
     if extra:
         parts.append(f"system(s) {', '.join(extra)} not in the model")
     if missing:
         parts.append(f"the model's system(s) {', '.join(map(repr, missing))} missing")
-    raise ValueError(f"{'; '.join(parts)}: the model takes {', '.join(expected)} (from the "
-                     f"names of its training files), the files name {', '.join(given)}")
+    raise ValueError(
+        f"{'; '.join(parts)}: the model takes {', '.join(expected)} (from the "
+        f"names of its training files), the files name {', '.join(given)}"
+    )
 
 
 def _class_columns(schema, n_classes, layouts):
@@ -64,29 +69,49 @@ def _class_columns(schema, n_classes, layouts):
     """
     order = []
     expected, whose = schema.classes, "the model's"
-    if expected is None:   # a model that does not know its class names: the first file's order
+    if expected is None:  # a model that does not know its class names: the first file's order
         expected, whose = tuple(layouts[0].classes), f"{layouts[0].path}'s"
         if len(expected) != n_classes:
-            raise ValueError(f"{layouts[0].path}: {len(expected)} classes "
-                             f"({', '.join(expected)}); the model takes {n_classes}")
+            raise ValueError(
+                f"{layouts[0].path}: {len(expected)} classes "
+                f"({', '.join(expected)}); the model takes {n_classes}"
+            )
     for k, layout in enumerate(layouts):
         found = list(layout.classes)
         if sorted(found) != sorted(expected) or len(found) != len(expected):
             extra = [c for c in found if c not in expected]
             missing = [c for c in expected if c not in found]
-            detail = "; ".join(filter(None, [
-                f"{', '.join(map(repr, extra))} not among them" if extra else "",
-                f"{', '.join(map(repr, missing))} missing" if missing else ""]))
-            raise ValueError(f"{layout.path}: classes {', '.join(found)} differ from "
-                             f"{whose} {', '.join(expected)} ({detail})")
+            detail = "; ".join(
+                filter(
+                    None,
+                    [
+                        f"{', '.join(map(repr, extra))} not among them" if extra else "",
+                        f"{', '.join(map(repr, missing))} missing" if missing else "",
+                    ],
+                )
+            )
+            raise ValueError(
+                f"{layout.path}: classes {', '.join(found)} differ from "
+                f"{whose} {', '.join(expected)} ({detail})"
+            )
         order.extend(k * len(found) + np.array([found.index(c) for c in expected]))
     return np.asarray(order, dtype=np.intp), tuple(expected)
 
 
-def apply_model(model, paths, output, *, align: bool = False, missing: str = "error",
-                condition: str | None = None, chunk_size: int = 1 << 16,
-                block_bytes: int = BLOCK_BYTES, threads: int | None = None,
-                allow_infinite: bool | None = None, format=None) -> int:
+def apply_model(
+    model,
+    paths,
+    output,
+    *,
+    align: bool = False,
+    missing: str = "error",
+    condition: str | None = None,
+    chunk_size: int = 1 << 16,
+    block_bytes: int = BLOCK_BYTES,
+    threads: int | None = None,
+    allow_infinite: bool | None = None,
+    format=None,
+) -> int:
     """Apply a fitted model to the systems' score files and write its output.
 
     Parameters
@@ -151,25 +176,33 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
     check_output(output, paths)
     if len(paths) != schema.n_systems:
         _check_systems(schema, paths)
-    if allow_infinite is None:   # as the model asks: it stores infinite LLRs (unbounded PAV)
+    if allow_infinite is None:  # as the model asks: it stores infinite LLRs (unbounded PAV)
         allow_infinite = allows_infinite(model)
     kind = "binary" if schema.kind == "binary" else "auto"
-    with open_inputs(paths, kind=kind, on_mismatch="align" if align else "error",
-                     missing=missing, block_bytes=block_bytes, threads=threads,
-                     format=format) as files:
+    with open_inputs(
+        paths,
+        kind=kind,
+        on_mismatch="align" if align else "error",
+        missing=missing,
+        block_bytes=block_bytes,
+        threads=threads,
+        format=format,
+    ) as files:
         layouts = files.layouts
         columns = None
         classes = None
         if schema.kind == "multiclass":
             check_one_task(layouts)
             if schema.task is not None and layouts[0].task not in (None, schema.task):
-                raise ValueError(f"{paths[0]}: the {layouts[0].task} task; the model was "
-                                 f"trained on the {schema.task} task")
+                raise ValueError(
+                    f"{paths[0]}: the {layouts[0].task} task; the model was "
+                    f"trained on the {schema.task} task"
+                )
             n_classes = int(model_steps(model)[-1].n_classes_)
             columns, classes = _class_columns(schema, n_classes, layouts)
             if np.array_equal(columns, np.arange(columns.size)):
                 columns = None
-        _check_systems(schema, paths)   # after what the files say of themselves
+        _check_systems(schema, paths)  # after what the files say of themselves
         fmt = output_format(layouts[0], condition, classes)
 
         def transform(X):
@@ -179,5 +212,12 @@ def apply_model(model, paths, output, *, align: bool = False, missing: str = "er
                 warnings.filterwarnings("ignore", message="X does not have valid feature names")
                 return model.transform(X if columns is None else X[:, columns])
 
-        return write_applied(transform, files.chunks(chunk_size), output, fmt, inputs=paths,
-                             allow_infinite=allow_infinite, path=paths[0])
+        return write_applied(
+            transform,
+            files.chunks(chunk_size),
+            output,
+            fmt,
+            inputs=paths,
+            allow_infinite=allow_infinite,
+            path=paths[0],
+        )

@@ -115,31 +115,37 @@ class TrialKey:
 
 def _value_ok(pos_label):
     """Whether a word of a score or label column is a value (else the line may be a header)."""
+
     def ok(role, word):
         if role == "score":
             return is_number(word)
         if pos_label is not None:
             return word.decode("utf-8", "replace").lower() not in HEADER_NAMES["label"]
         return word.lower() in _TARGET + _NONTARGET
+
     return ok
 
 
 def _pieces(path, layout, want, block_bytes, pos_label=None):
     """Yield ((models, tests), {role: values}, lines) per block of a trial file; ``want`` are
     the value roles read (``"score"``, ``"label"``); the first line may be a header
-    (:func:`focal.io.formats.resolve_layout`)."""
+    (:func:`focal.io.formats.resolve_layout`).
+    """
     shown = display_name(path)
     columns = None
-    converters = {"score": _score_column,
-                  "label": _label_column if pos_label is None else _named_label_column(pos_label)}
+    converters = {
+        "score": _score_column,
+        "label": _label_column if pos_label is None else _named_label_column(pos_label),
+    }
     for block in iter_blocks(path, block_bytes):
         if columns is None:
             first = first_record(block)
             if first is None:
                 continue
             line, words, start, end = first
-            columns, n_fields, header = resolve_layout(layout, words, shown, line,
-                                                       _value_ok(pos_label))
+            columns, n_fields, header = resolve_layout(
+                layout, words, shown, line, _value_ok(pos_label)
+            )
             if header:
                 blank_line(block, start, end)
             described = _describe(layout, columns, n_fields)
@@ -200,19 +206,23 @@ def _read_table(path, layout, want, block_bytes, pos_label=None):
     dup = find_duplicate((models, tests))
     if dup is not None:
         first, second = dup
-        raise ValueError(f"{shown}:{lines.line(second)}: duplicate trial "
-                         f"({ids_text(models[second])}, {ids_text(tests[second])}), "
-                         f"first seen on line {lines.line(first)}")
+        raise ValueError(
+            f"{shown}:{lines.line(second)}: duplicate trial "
+            f"({ids_text(models[second])}, {ids_text(tests[second])}), "
+            f"first seen on line {lines.line(first)}"
+        )
     return models, tests, values, lines
 
 
 def _words_to_labels(column):
     """A label column function of :class:`Fields` applied to a bytes array (table files)."""
+
     def convert(words, path):
         n = words.size
         width = max(8, -(-words.dtype.itemsize // 8) * 8)
         words = words.astype(f"S{width}")
         return column(WordFields(words, np.arange(1, n + 1)), path, 0)
+
     return convert
 
 
@@ -249,9 +259,11 @@ def _label_column(fields, path, column=2):
     known = target | _one_of(words, _NONTARGET)
     if not known.all():
         i = int(np.argmin(known))
-        raise ValueError(f"{path}:{int(fields.lines[i])}: unknown label "
-                         f"{ids_text(raw[i])!r} (use target/nontarget, tar/non or "
-                         f"1/0, or name the target label with pos_label / --pos-label)")
+        raise ValueError(
+            f"{path}:{int(fields.lines[i])}: unknown label "
+            f"{ids_text(raw[i])!r} (use target/nontarget, tar/non or "
+            f"1/0, or name the target label with pos_label / --pos-label)"
+        )
     return target
 
 
@@ -301,8 +313,9 @@ def read_trials(path, *, format, pos_label=None, block_bytes: int = BLOCK_BYTES)
     """
     layout = score_layout(format)
     key_layout(layout)
-    models, tests, values, lines = _read_table(path, layout, ("score", "label"), block_bytes,
-                                               pos_label)
+    models, tests, values, lines = _read_table(
+        path, layout, ("score", "label"), block_bytes, pos_label
+    )
     shown = display_name(path)
     key = TrialKey(models, tests, values["label"], shown, lines)
     _check_pos_label(key, pos_label)
@@ -332,9 +345,11 @@ def _named_label_column(pos_label):
             wrong &= ~target
             if wrong.any():
                 i = int(np.argmax(wrong))
-                raise ValueError(f"{path}:{int(fields.lines[i])}: label {ids_text(words[i])!r} is "
-                                 f"neither the target label {pos_label!r} (pos_label) nor the "
-                                 f"non-target label {ids_text(other[0])!r} seen before")
+                raise ValueError(
+                    f"{path}:{int(fields.lines[i])}: label {ids_text(words[i])!r} is "
+                    f"neither the target label {pos_label!r} (pos_label) nor the "
+                    f"non-target label {ids_text(other[0])!r} seen before"
+                )
         return target
 
     return column
@@ -359,15 +374,17 @@ def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES, format=Non
 
 def default_key_format(format=None):
     """The key layout that goes with a score ``format``: the preset's own key layout, the same
-    columns when they include a label, else ``bosaris``."""
+    columns when they include a label, else ``bosaris``.
+    """
     if format is None or (isinstance(format, str) and format in PRESETS):
         return key_layout(format)
     layout = score_layout(format)
     return layout if layout.has("label") else key_layout(None)
 
 
-def read_key_and_scores(score_paths, key_path=None, *, format=None, key_format=None,
-                        pos_label=None):
+def read_key_and_scores(
+    score_paths, key_path=None, *, format=None, key_format=None, pos_label=None
+):
     """The key and each system's scores, as ``focal train`` / ``evaluate`` read them.
 
     Parameters
@@ -394,8 +411,10 @@ def read_key_and_scores(score_paths, key_path=None, *, format=None, key_format=N
     if key_path is None:
         layout = score_layout(format)
         if not layout.has("label"):
-            raise ValueError(f"no key given, and the {layout.name} score files have no label "
-                             f"column: give the key file (--key)")
+            raise ValueError(
+                f"no key given, and the {layout.name} score files have no label "
+                f"column: give the key file (--key)"
+            )
         first, key = read_trials(paths[0], format=layout, pos_label=pos_label)
         return key, [first] + [read_scores(p, format=layout) for p in paths[1:]]
     key_format = default_key_format(format) if key_format is None else key_format
@@ -428,9 +447,16 @@ def _columns(reference, systems, missing, reference_name):
         where = match_ids(ref_ids, ids)
         found = where >= 0
         if missing == "error":
-            check_matched(where, len(system), system.path or "scores", reference_name,
-                          "trial", "score", lambda i: _sample(reference, i),
-                          lambda i, s=system: _sample(s, i))
+            check_matched(
+                where,
+                len(system),
+                system.path or "scores",
+                reference_name,
+                "trial",
+                "score",
+                lambda i: _sample(reference, i),
+                lambda i, s=system: _sample(s, i),
+            )
         keep &= found
         columns.append(np.where(found, system.scores[np.maximum(where, 0)], np.nan))
     return np.column_stack(columns), keep
@@ -527,8 +553,10 @@ def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> N
     tests = np.asarray(tests)
     scores = np.asarray(scores, dtype=np.float64)
     if scores.ndim != 1 or models.shape != scores.shape or tests.shape != scores.shape:
-        raise ValueError(f"models, tests and scores must be 1-D of one length, got shapes "
-                         f"{models.shape}, {tests.shape}, {scores.shape}")
+        raise ValueError(
+            f"models, tests and scores must be 1-D of one length, got shapes "
+            f"{models.shape}, {tests.shape}, {scores.shape}"
+        )
     if np.isnan(scores).any():
         raise ValueError(f"scores[{int(np.argmax(np.isnan(scores)))}] is NaN")
     m = check_id_column(models, "models")

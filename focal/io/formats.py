@@ -48,17 +48,40 @@ __all__ = [
 ]
 
 ROLES = ("model", "test", "score", "label")
-_SYNONYMS = {"model": "model", "enrol": "model", "enroll": "model", "enrolment": "model",
-             "enrollment": "model", "test": "test", "segment": "test", "score": "score",
-             "llr": "score", "label": "label", "key": "label", "-": None}
+_SYNONYMS = {
+    "model": "model",
+    "enrol": "model",
+    "enroll": "model",
+    "enrolment": "model",
+    "enrollment": "model",
+    "test": "test",
+    "segment": "test",
+    "score": "score",
+    "llr": "score",
+    "label": "label",
+    "key": "label",
+    "-": None,
+}
 #: column names that make a first line a header (lower case), per value role
 HEADER_NAMES = {
     "score": {"score", "scores", "llr", "llrs", "lr", "logit", "similarity", "cosine"},
-    "label": {"label", "labels", "key", "targettype", "target_type", "trial_type", "truth",
-              "lab", "is_target", "target/nontarget", "class"},
+    "label": {
+        "label",
+        "labels",
+        "key",
+        "targettype",
+        "target_type",
+        "trial_type",
+        "truth",
+        "lab",
+        "is_target",
+        "target/nontarget",
+        "class",
+    },
 }
-_NUMBER = re.compile(rb"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$",
-                     re.IGNORECASE)
+_NUMBER = re.compile(
+    rb"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$", re.IGNORECASE
+)
 
 
 @dataclass(frozen=True)
@@ -90,8 +113,9 @@ class Layout:
                 raise ValueError(f"layout {self.name!r}: a role is given twice")
         for role in list(self.names) + [r for r in self.roles or () if r is not None]:
             if role not in ROLES:
-                raise ValueError(f"layout {self.name!r}: unknown role {role!r} (one of "
-                                 f"{', '.join(ROLES)})")
+                raise ValueError(
+                    f"layout {self.name!r}: unknown role {role!r} (one of {', '.join(ROLES)})"
+                )
 
     def has(self, role) -> bool:
         """Whether the layout has a column of ``role``."""
@@ -111,14 +135,18 @@ _NIST_NAMES = {"model": "modelid", "test": "segmentid"}
 PRESETS = {
     "bosaris": (Layout(_SCORE, name="bosaris"), Layout(_KEY, name="bosaris")),
     "kaldi": (Layout(_SCORE, name="kaldi"), Layout(_KEY, name="kaldi")),
-    "nist-sre": (Layout(("model", "test", None, "score"), dict(_NIST_NAMES, score="LLR"),
-                        name="nist-sre"),
-                 Layout(("model", "test", None, "label"), dict(_NIST_NAMES, label="targettype"),
-                        name="nist-sre")),
+    "nist-sre": (
+        Layout(("model", "test", None, "score"), dict(_NIST_NAMES, score="LLR"), name="nist-sre"),
+        Layout(
+            ("model", "test", None, "label"), dict(_NIST_NAMES, label="targettype"), name="nist-sre"
+        ),
+    ),
     "wespeaker": (Layout(("model", "test", "score", "label"), name="wespeaker"),) * 2,
     "speechbrain": (Layout(("model", "test", "label", "score"), name="speechbrain"),) * 2,
-    "voxceleb": (Layout(_SCORE, name="voxceleb"),
-                 Layout(("label", "model", "test"), name="voxceleb")),
+    "voxceleb": (
+        Layout(_SCORE, name="voxceleb"),
+        Layout(("label", "model", "test"), name="voxceleb"),
+    ),
 }
 
 
@@ -131,12 +159,16 @@ def parse_layout(text: str) -> Layout:
     """
     words = [w for w in re.split(r"[\s,]+", text.strip()) if w]
     if not words:
-        raise ValueError("--columns: empty; give the role of each column, e.g. 'model test "
-                         "score' or 'model=modelid test=segmentid score=LLR'")
+        raise ValueError(
+            "--columns: empty; give the role of each column, e.g. 'model test "
+            "score' or 'model=modelid test=segmentid score=LLR'"
+        )
     named = ["=" in w for w in words]
     if any(named) and not all(named):
-        raise ValueError(f"--columns {text!r}: give every role by position or every role by "
-                         f"name (role=header_name), not a mix")
+        raise ValueError(
+            f"--columns {text!r}: give every role by position or every role by "
+            f"name (role=header_name), not a mix"
+        )
     if all(named):
         names = {}
         for w in words:
@@ -150,8 +182,10 @@ def _role(word, text):
     try:
         return _SYNONYMS[word.lower()]
     except KeyError:
-        raise ValueError(f"--columns {text!r}: unknown role {word!r} (model/enrol, test/segment, "
-                         f"score/llr, label/key, or - to skip a column)") from None
+        raise ValueError(
+            f"--columns {text!r}: unknown role {word!r} (model/enrol, test/segment, "
+            f"score/llr, label/key, or - to skip a column)"
+        ) from None
 
 
 def _as_layout(spec, which):
@@ -160,19 +194,23 @@ def _as_layout(spec, which):
     if isinstance(spec, Layout):
         return spec
     if not isinstance(spec, str):
-        raise ValueError(f"format must be a preset name, a --columns text or a Layout, got "
-                         f"{type(spec).__name__}")
+        raise ValueError(
+            f"format must be a preset name, a --columns text or a Layout, got {type(spec).__name__}"
+        )
     if spec in PRESETS:
         return PRESETS[spec][which]
     if re.fullmatch(r"[A-Za-z-]+", spec) and spec.lower() not in _SYNONYMS:
-        raise ValueError(f"unknown format {spec!r} (one of {', '.join(PRESETS)}, or the "
-                         f"columns, e.g. 'model test score')")
+        raise ValueError(
+            f"unknown format {spec!r} (one of {', '.join(PRESETS)}, or the "
+            f"columns, e.g. 'model test score')"
+        )
     return parse_layout(spec)
 
 
 def score_layout(spec=None) -> Layout:
     """The layout of a score file: a preset name, a ``--columns`` text or a :class:`Layout`
-    (default ``bosaris``); it must have model, test and score columns."""
+    (default ``bosaris``); it must have model, test and score columns.
+    """
     layout = _as_layout(spec, 0)
     _require(layout, ("model", "test", "score"), "score file")
     return layout
@@ -188,8 +226,10 @@ def key_layout(spec=None) -> Layout:
 def _require(layout, roles, what):
     missing = [r for r in roles if not layout.has(r)]
     if missing:
-        raise ValueError(f"format {layout.name!r} has no {', '.join(missing)} column for a "
-                         f"{what} (it has {layout.describe()})")
+        raise ValueError(
+            f"format {layout.name!r} has no {', '.join(missing)} column for a "
+            f"{what} (it has {layout.describe()})"
+        )
 
 
 def is_number(word: bytes) -> bool:
@@ -226,13 +266,17 @@ def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok):
         if found is not None:
             n = len(words) if layout.roles is None else len(layout.roles)
             if layout.roles is not None and len(words) != n:
-                raise ValueError(f"{path}:{line}: header of {len(words)} fields; the "
-                                 f"{layout.name} format has {n} ({layout.describe()})")
+                raise ValueError(
+                    f"{path}:{line}: header of {len(words)} fields; the "
+                    f"{layout.name} format has {n} ({layout.describe()})"
+                )
             return found, n, True
         if layout.roles is None:
-            raise ValueError(f"{path}:{line}: no header line naming the columns "
-                             f"{', '.join(repr(v) for v in layout.names.values())} (found "
-                             f"{' '.join(words)!r})")
+            raise ValueError(
+                f"{path}:{line}: no header line naming the columns "
+                f"{', '.join(repr(v) for v in layout.names.values())} (found "
+                f"{' '.join(words)!r})"
+            )
     columns = {r: i for i, r in enumerate(layout.roles) if r is not None}
     n = len(layout.roles)
     if len(first) != n:
@@ -245,9 +289,11 @@ def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok):
     if all(words[columns[r]].lower() in HEADER_NAMES[r] for r in values):
         return columns, n, True
     bad = next(r for r in values if not value_ok(r, first[columns[r]]))
-    raise ValueError(f"{path}:{line}: {words[columns[bad]]!r} in the {bad} column is neither a "
-                     f"{bad} nor a header name focal knows ({', '.join(sorted(HEADER_NAMES[bad]))}); "
-                     f"name the columns with --columns, e.g. 'model=... test=... {bad}=...'")
+    raise ValueError(
+        f"{path}:{line}: {words[columns[bad]]!r} in the {bad} column is neither a "
+        f"{bad} nor a header name focal knows ({', '.join(sorted(HEADER_NAMES[bad]))}); "
+        f"name the columns with --columns, e.g. 'model=... test=... {bad}=...'"
+    )
 
 
 def _by_name(layout, words):

@@ -141,8 +141,7 @@ def _first_record(block):
     while start < len(raw):
         end = raw.find(b"\n", start)
         end = len(raw) if end < 0 else end
-        fields = [f.decode("utf-8") for f in raw[start:end].translate(_TO_SPACE).split(b" ")
-                  if f]
+        fields = [f.decode("utf-8") for f in raw[start:end].translate(_TO_SPACE).split(b" ") if f]
         if fields and not fields[0].startswith("#"):
             return block.first_line + offset, fields
         start = end + 1
@@ -184,8 +183,10 @@ def _check_unique(path, segments, lines):
     dup = find_duplicate((segments,))
     if dup is not None:
         first, second = dup
-        raise ValueError(f"{path}:{lines.line(second)}: duplicate segment "
-                         f"{ids_text(segments[second])!r}, first seen on line {lines.line(first)}")
+        raise ValueError(
+            f"{path}:{lines.line(second)}: duplicate segment "
+            f"{ids_text(segments[second])!r}, first seen on line {lines.line(first)}"
+        )
 
 
 class _MulticlassReader:
@@ -238,28 +239,36 @@ class _MulticlassReader:
         if kind == "albayzin":
             task = _canonical(fields[0], ALBAYZIN_CLASSES)
             if task is None:
-                raise ValueError(f"{self.path}:{line}: unknown task {fields[0]!r} (expected "
-                                 f"'Plenty' or 'Empty', Albayzin 2012 plan sec. 6.1.3)")
+                raise ValueError(
+                    f"{self.path}:{line}: unknown task {fields[0]!r} (expected "
+                    f"'Plenty' or 'Empty', Albayzin 2012 plan sec. 6.1.3)"
+                )
             condition = _canonical(fields[1], _CONDITIONS) if len(fields) > 1 else None
             if condition is None:
                 got = fields[1] if len(fields) > 1 else ""
-                raise ValueError(f"{self.path}:{line}: unknown condition {got!r} "
-                                 f"(expected 'Closed' or 'Open')")
+                raise ValueError(
+                    f"{self.path}:{line}: unknown condition {got!r} (expected 'Closed' or 'Open')"
+                )
             self.as_written = (fields[0], fields[1])
             self.task, self.condition = task, condition
             self.classes = ALBAYZIN_CLASSES[task]
             self.prefix = 3
-            self.layout = (f"'{task} {self.condition} segment' and {len(self.classes)} scores "
-                           f"({', '.join(self.classes)})")
+            self.layout = (
+                f"'{task} {self.condition} segment' and {len(self.classes)} scores "
+                f"({', '.join(self.classes)})"
+            )
         else:
             names = fields[1:]
             long = next((c for c in fields if len(c) > _text.MAX_ID_LENGTH), None)
             if long is not None:
-                raise ValueError(f"{self.path}:{line}: id longer than {_text.MAX_ID_LENGTH} "
-                                 f"characters")
+                raise ValueError(
+                    f"{self.path}:{line}: id longer than {_text.MAX_ID_LENGTH} characters"
+                )
             if not names:
-                raise ValueError(f"{self.path}:{line}: the header must name the classes: "
-                                 f"'segment class1 class2 ...'")
+                raise ValueError(
+                    f"{self.path}:{line}: the header must name the classes: "
+                    f"'segment class1 class2 ...'"
+                )
             _check_header(f"{self.path}:{line}", names)
             self.task = self.condition = None
             self.classes = tuple(names)
@@ -277,9 +286,11 @@ class _MulticlassReader:
             if wrong.any():
                 i = int(np.argmax(wrong))
                 what = "task" if j == 0 else "condition"
-                raise ValueError(f"{self.path}:{int(parsed.lines[i])}: {what} "
-                                 f"{ids_text(got[i])!r} differs from the file's first line "
-                                 f"({expected!r}); a file holds one task and condition")
+                raise ValueError(
+                    f"{self.path}:{int(parsed.lines[i])}: {what} "
+                    f"{ids_text(got[i])!r} differs from the file's first line "
+                    f"({expected!r}); a file holds one task and condition"
+                )
 
 
 def _is_number(word):
@@ -297,15 +308,20 @@ def _check_header(where, names):
     """
     numbers = [c for c in names if _is_number(c)]
     if numbers:
-        raise ValueError(f"{where}: the class name(s) {', '.join(numbers[:3])} are numbers: the "
-                         f"first line must be the header 'segment class1 class2 ...' (a file "
-                         f"without a header?)")
+        raise ValueError(
+            f"{where}: the class name(s) {', '.join(numbers[:3])} are numbers: the "
+            f"first line must be the header 'segment class1 class2 ...' (a file "
+            f"without a header?)"
+        )
     lowered = [c.lower() for c in names]
     for i, name in enumerate(lowered):
         j = lowered.index(name)
         if j != i:
-            same = "named twice" if names[i] == names[j] else \
-                f"and {names[j]!r} differ only in case (keys are matched ignoring case)"
+            same = (
+                "named twice"
+                if names[i] == names[j]
+                else f"and {names[j]!r} differ only in case (keys are matched ignoring case)"
+            )
             raise ValueError(f"{where}: class {names[i]!r} {same} in the header")
 
 
@@ -335,8 +351,9 @@ def read_albayzin_scores(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassS
     """
     reader = _MulticlassReader(path, block_bytes)
     segments, llh, lines = reader.read("albayzin")
-    return MulticlassScores(segments, llh, reader.classes, reader.path, reader.task,
-                            reader.condition, lines)
+    return MulticlassScores(
+        segments, llh, reader.classes, reader.path, reader.task, reader.condition, lines
+    )
 
 
 def read_multiclass_scores(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassScores:
@@ -413,21 +430,26 @@ def _class_index(key, classes, other):
     if unknown.any():
         if other == "oos":
             if not oos:
-                raise ValueError("other='oos' needs an out-of-set class (named 'OOS') as the last "
-                                 f"class; the classes are {', '.join(classes)}")
+                raise ValueError(
+                    "other='oos' needs an out-of-set class (named 'OOS') as the last "
+                    f"class; the classes are {', '.join(classes)}"
+                )
             labels[unknown] = len(names) - 1
         else:
             i = int(np.argmax(unknown))
             where = f"{key.path}:{key.lines.line(i)}" if key.lines is not None else f"key[{i}]"
-            raise ValueError(f"{where}: unknown language {ids_text(key.languages[i])!r} (classes: "
-                             f"{', '.join(classes)}); use other='oos' (focal: --other oos) to "
-                             f"count languages outside "
-                             f"the classes as out-of-set")
+            raise ValueError(
+                f"{where}: unknown language {ids_text(key.languages[i])!r} (classes: "
+                f"{', '.join(classes)}); use other='oos' (focal: --other oos) to "
+                f"count languages outside "
+                f"the classes as out-of-set"
+            )
     return labels
 
 
-def align_multiclass(key: MulticlassKey, *systems: MulticlassScores, missing: str = "error",
-                     other: str = "error"):
+def align_multiclass(
+    key: MulticlassKey, *systems: MulticlassScores, missing: str = "error", other: str = "error"
+):
     """Align several systems' log-likelihoods with the key on the segment name, exactly.
 
     Parameters
@@ -497,8 +519,9 @@ def align_multiclass_scores(*systems: MulticlassScores, missing: str = "error"):
         raise ValueError("align_multiclass_scores needs at least one system's scores")
     first = systems[0]
     classes = tuple(first.classes)
-    X, keep = _blocks(first.segments, f"first score file {first.path}".rstrip(), systems,
-                      classes, missing)
+    X, keep = _blocks(
+        first.segments, f"first score file {first.path}".rstrip(), systems, classes, missing
+    )
     if not keep.any():
         raise ValueError("no segment is present in every score file")
     return X[keep], first.segments[keep], classes
@@ -516,10 +539,16 @@ def _blocks(reference, reference_name, systems, classes, missing):
         where = match_ids(ref_ids, (as_id_array(system.segments, "segments"),))
         found = where >= 0
         if missing == "error":
-            check_matched(where, len(system), system.path or "scores", reference_name,
-                          "segment", "scores",
-                          lambda i: ", ".join(ids_text(reference[k]) for k in i[:3]),
-                          lambda i, s=system: ", ".join(ids_text(s.segments[k]) for k in i[:3]))
+            check_matched(
+                where,
+                len(system),
+                system.path or "scores",
+                reference_name,
+                "segment",
+                "scores",
+                lambda i: ", ".join(ids_text(reference[k]) for k in i[:3]),
+                lambda i, s=system: ", ".join(ids_text(s.segments[k]) for k in i[:3]),
+            )
         keep &= found
         blocks.append(np.asarray(system.llh, dtype=np.float64)[np.maximum(where, 0)][:, order])
     return np.concatenate(blocks, axis=1), keep
@@ -530,16 +559,20 @@ def _column_order(system, classes):
     if names == list(classes):
         return np.arange(len(classes))
     if sorted(names) != sorted(classes):
-        raise ValueError(f"{system.path or 'scores'}: classes {', '.join(names)} differ from the "
-                         f"first system's {', '.join(classes)}")
+        raise ValueError(
+            f"{system.path or 'scores'}: classes {', '.join(names)} differ from the "
+            f"first system's {', '.join(classes)}"
+        )
     return np.array([names.index(c) for c in classes])
 
 
 def _check_llh(segments, llh):
     llh = np.asarray(llh, dtype=np.float64)
     if llh.ndim != 2 or llh.shape[0] != np.asarray(segments).shape[0]:
-        raise ValueError(f"llh must have shape (n_segments, n_classes) with n_segments = "
-                         f"{np.asarray(segments).shape[0]}, got {llh.shape}")
+        raise ValueError(
+            f"llh must have shape (n_segments, n_classes) with n_segments = "
+            f"{np.asarray(segments).shape[0]}, got {llh.shape}"
+        )
     if np.isnan(llh).any():
         i, j = np.argwhere(np.isnan(llh))[0]
         raise ValueError(f"llh[{i}, {j}] is NaN")
@@ -561,8 +594,9 @@ def _constant_column(word, n):
     return np.broadcast_to(np.frombuffer(word.encode(), dtype=np.uint8), (n, len(word)))
 
 
-def write_albayzin_scores(path, segments, llh, task, condition, *,
-                          chunk_size: int = 1 << 15) -> None:
+def write_albayzin_scores(
+    path, segments, llh, task, condition, *, chunk_size: int = 1 << 15
+) -> None:
     """Write an Albayzin 2012 system-output file (plan sec. 6.1.3).
 
     ``llh`` is (n_segments, n + 1) in the task's class order (:data:`ALBAYZIN_CLASSES`), natural
@@ -590,12 +624,19 @@ def write_albayzin_scores(path, segments, llh, task, condition, *,
     llh = _check_llh(segments, llh)
     m = len(ALBAYZIN_CLASSES[task])
     if llh.shape[1] != m:
-        raise ValueError(f"the {task} task has {m} classes ({', '.join(ALBAYZIN_CLASSES[task])}), "
-                         f"llh has {llh.shape[1]} columns")
+        raise ValueError(
+            f"the {task} task has {m} classes ({', '.join(ALBAYZIN_CLASSES[task])}), "
+            f"llh has {llh.shape[1]} columns"
+        )
     seg = check_id_column(segments, "segments")
     n = llh.shape[0]
-    _write_rows(path, [_constant_column(task, n), _constant_column(condition, n), seg], llh,
-                None, chunk_size)
+    _write_rows(
+        path,
+        [_constant_column(task, n), _constant_column(condition, n), seg],
+        llh,
+        None,
+        chunk_size,
+    )
 
 
 def write_multiclass_scores(path, segments, llh, classes, *, chunk_size: int = 1 << 15) -> None:
@@ -619,7 +660,7 @@ def write_multiclass_scores(path, segments, llh, classes, *, chunk_size: int = 1
     if len(classes) != llh.shape[1]:
         raise ValueError(f"{len(classes)} class names for {llh.shape[1]} llh columns")
     check_id_column(np.array(classes), "classes")
-    _check_header("classes", classes)   # what the reader would refuse
+    _check_header("classes", classes)  # what the reader would refuse
     seg = check_id_column(segments, "segments")
     header = ("segment " + " ".join(classes) + "\n").encode()
     _write_rows(path, [seg], llh, header, chunk_size)

@@ -33,21 +33,33 @@ def cohort_matrix(cohort: TrialScores, rows: str):
     """
     if rows not in ("models", "tests"):
         raise ValueError(f"rows must be 'models' or 'tests', got {rows!r}")
-    row_col, member_col = ((cohort.models, cohort.tests) if rows == "models"
-                           else (cohort.tests, cohort.models))
+    row_col, member_col = (
+        (cohort.models, cohort.tests) if rows == "models" else (cohort.tests, cohort.models)
+    )
     row_ids, r = np.unique(row_col, return_inverse=True)
     members, c = np.unique(member_col, return_inverse=True)
     if row_ids.size * members.size != cohort.scores.size:
-        raise ValueError(f"{cohort.path}: cohort scores must cover every ({rows[:-1]}, cohort) "
-                         f"pair: {cohort.scores.size} of {row_ids.size} x {members.size} present")
+        raise ValueError(
+            f"{cohort.path}: cohort scores must cover every ({rows[:-1]}, cohort) "
+            f"pair: {cohort.scores.size} of {row_ids.size} x {members.size} present"
+        )
     M = np.empty((row_ids.size, members.size))
     M[r.ravel(), c.ravel()] = cohort.scores  # read_scores refuses repeated pairs
     return row_ids, M
 
 
-def normalize_files(trials, output, *, method="s-norm", top_n=None, enrol_cohort=None,
-                    test_cohort=None, chunk_size: int = 1 << 16,
-                    block_bytes: int = BLOCK_BYTES, progress=False):
+def normalize_files(
+    trials,
+    output,
+    *,
+    method="s-norm",
+    top_n=None,
+    enrol_cohort=None,
+    test_cohort=None,
+    chunk_size: int = 1 << 16,
+    block_bytes: int = BLOCK_BYTES,
+    progress=False,
+):
     """Normalize the scores of a ``model test score`` file and write them in the same format.
 
     Parameters
@@ -91,25 +103,34 @@ def normalize_files(trials, output, *, method="s-norm", top_n=None, enrol_cohort
             raise ValueError(f"method {method!r} needs test_cohort (cohort vs test scores)")
         t_ids, T = cohort_matrix(read_scores(test_cohort), "tests")
     norm.fit(E, T, enrol_ids=e_ids, test_ids=t_ids)
-    logger.info("%s: %d enrolment and %d test cohort rows", method,
-                0 if E is None else E.shape[0], 0 if T is None else T.shape[0])
+    logger.info(
+        "%s: %d enrolment and %d test cohort rows",
+        method,
+        0 if E is None else E.shape[0],
+        0 if T is None else T.shape[0],
+    )
     with write_output(output, paths) as out, Progress(progress, None, "trials") as bar:
-        for chunk in iter_score_chunks([trials], chunk_size=chunk_size, block_bytes=block_bytes,
-                                       threads=0):
+        for chunk in iter_score_chunks(
+            [trials], chunk_size=chunk_size, block_bytes=block_bytes, threads=0
+        ):
             models, tests = chunk.ids
-            for use, ids, known, what, cohort in ((use_enrol, models, e_ids, "model", enrol_cohort),
-                                                  (use_test, tests, t_ids, "test segment",
-                                                   test_cohort)):
+            for use, ids, known, what, cohort in (
+                (use_enrol, models, e_ids, "model", enrol_cohort),
+                (use_test, tests, t_ids, "test segment", test_cohort),
+            ):
                 if not use or known is None:
                     continue
                 unknown = np.flatnonzero(~np.isin(ids, known))
                 if len(unknown):
                     i = int(unknown[0])
-                    raise ValueError(f"{trials}:{int(chunk.lines[i])}: {what} "
-                                     f"{ids[i].decode('utf-8', 'replace')!r} has no scores in "
-                                     f"the cohort file {os.fspath(cohort)}")
-            Y = norm.transform(chunk.X[:, 0], models if use_enrol else None,
-                               tests if use_test else None)
+                    raise ValueError(
+                        f"{trials}:{int(chunk.lines[i])}: {what} "
+                        f"{ids[i].decode('utf-8', 'replace')!r} has no scores in "
+                        f"the cohort file {os.fspath(cohort)}"
+                    )
+            Y = norm.transform(
+                chunk.X[:, 0], models if use_enrol else None, tests if use_test else None
+            )
             _write_chunk(out, chunk, Y, ())
             bar.update(len(chunk))
     return norm

@@ -23,8 +23,15 @@ import numpy as np
 from ._ids import as_id_array, match_ids
 from .multiclass import read_multiclass_scores
 
-__all__ = ["QualityTable", "read_quality", "read_trial_quality", "trial_quality",
-           "check_transformable", "quality_step", "apply_quality_model"]
+__all__ = [
+    "QualityTable",
+    "read_quality",
+    "read_trial_quality",
+    "trial_quality",
+    "check_transformable",
+    "quality_step",
+    "apply_quality_model",
+]
 
 
 def read_quality(*paths):
@@ -48,8 +55,11 @@ def read_quality(*paths):
             if name in seen:
                 raise ValueError(f"{t.path}:1: measure {name!r} is also in {seen[name]}")
             seen[name] = t.path
-        tables.append(QualityTable(as_id_array(t.segments, "segments"), t.llh,
-                                   tuple(t.classes), t.path, t.lines))
+        tables.append(
+            QualityTable(
+                as_id_array(t.segments, "segments"), t.llh, tuple(t.classes), t.path, t.lines
+            )
+        )
     return tables
 
 
@@ -67,23 +77,31 @@ def check_transformable(tables, trials, measures, transforms):
     """Refuse, with ``path:line``, a value that a measure's transform cannot take (a
     non-positive value under "log", one outside (0, 1) under "logit"), before any work.
     """
-    allowed = {"log": (lambda v: v > 0, "positive"),
-               "logit": (lambda v: (v > 0) & (v < 1), "in (0, 1)")}
+    allowed = {
+        "log": (lambda v: v > 0, "positive"),
+        "logit": (lambda v: (v > 0) & (v < 1), "in (0, 1)"),
+    }
     for name, how in zip(measures, transforms):
         if how not in allowed:
             continue
         ok, what = allowed[how]
-        sources = [(t.values[:, t.names.index(name)], t.path, t.lines) for t in tables
-                   if name in t.names]
-        sources += [(trials[c].scores, trials[c].path, trials[c].lines)
-                    for c in (f"model_{name}", f"test_{name}") if c in (trials or {})]
+        sources = [
+            (t.values[:, t.names.index(name)], t.path, t.lines) for t in tables if name in t.names
+        ]
+        sources += [
+            (trials[c].scores, trials[c].path, trials[c].lines)
+            for c in (f"model_{name}", f"test_{name}")
+            if c in (trials or {})
+        ]
         for values, path, lines in sources:
             bad = np.flatnonzero(~ok(values))
             if bad.size:
                 row = int(bad[0])
                 where = f"{path}:{lines.line(row)}" if lines is not None else path
-                raise ValueError(f"{where}: {name} {float(values[row])!r} is not {what}: the model "
-                                 f"takes its {how}")
+                raise ValueError(
+                    f"{where}: {name} {float(values[row])!r} is not {what}: the model "
+                    f"takes its {how}"
+                )
 
 
 def read_trial_quality(columns):
@@ -106,8 +124,10 @@ def read_trial_quality(columns):
     for column, path in columns.items():
         side, _, measure = str(column).partition("_")
         if side not in ("model", "test") or not measure:
-            raise ValueError(f"per-trial quality column {column!r} must be named "
-                             "model_<measure> or test_<measure>")
+            raise ValueError(
+                f"per-trial quality column {column!r} must be named "
+                "model_<measure> or test_<measure>"
+            )
         out[str(column)] = read_scores(path)  # refuses a repeated trial
     return out
 
@@ -122,14 +142,23 @@ def _locate(tables, measures, trials=None):
             where[name] = (t, j)
     trials = trials or {}
     if measures is None:
-        measures = list(where) + [c[len("model_"):] for c in trials if c.startswith("model_")
-                                  and c[len("model_"):] not in where]
+        measures = list(where) + [
+            c[len("model_") :]
+            for c in trials
+            if c.startswith("model_") and c[len("model_") :] not in where
+        ]
     measures = [str(m) for m in measures]
-    unknown = [f"{side}_{m}" for m in measures for side in ("model", "test")
-               if m not in where and f"{side}_{m}" not in trials]
+    unknown = [
+        f"{side}_{m}"
+        for m in measures
+        for side in ("model", "test")
+        if m not in where and f"{side}_{m}" not in trials
+    ]
     if unknown:
-        raise ValueError(f"quality for {unknown!r} is not in the quality files (they have "
-                         f"{sorted(where) + sorted(trials)!r})")
+        raise ValueError(
+            f"quality for {unknown!r} is not in the quality files (they have "
+            f"{sorted(where) + sorted(trials)!r})"
+        )
     return where, measures
 
 
@@ -234,11 +263,14 @@ def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=Non
 
     fusion = quality_step(model)
     if fusion is None:
-        raise ValueError("quality files were given but the model does not use quality measures "
-                         "(it does not start with a QualityFusion)")
+        raise ValueError(
+            "quality files were given but the model does not use quality measures "
+            "(it does not start with a QualityFusion)"
+        )
     if fusion.n_features_in_ != len(inputs):
-        raise ValueError(f"the model fuses {fusion.n_features_in_} system(s), {len(inputs)} "
-                         "score file(s) given")
+        raise ValueError(
+            f"the model fuses {fusion.n_features_in_} system(s), {len(inputs)} score file(s) given"
+        )
     tables = read_quality(*quality_paths)
     trials = read_trial_quality(trial_paths or {})
     measures = list(fusion.measures_)
@@ -259,7 +291,14 @@ def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=Non
     inputs = [os.fspath(p) for p in inputs]
     check_output(os.fspath(output), inputs)
     with open_inputs(inputs, kind="binary", **options) as files:
-        n = write_applied(transform, files.chunks(chunk_size), os.fspath(output),
-                          output_format(files.layouts[0]), inputs=inputs, with_ids=True,
-                          allow_infinite=False, path=inputs[0])
+        n = write_applied(
+            transform,
+            files.chunks(chunk_size),
+            os.fspath(output),
+            output_format(files.layouts[0]),
+            inputs=inputs,
+            with_ids=True,
+            allow_infinite=False,
+            path=inputs[0],
+        )
     return n, n_backoff

@@ -86,8 +86,9 @@ class _Stream:
             piece = next(self._pieces, None)
         else:
             piece = self._future.result()
-            self._future = None if piece is None else self._executor.submit(
-                next, self._pieces, None)
+            self._future = (
+                None if piece is None else self._executor.submit(next, self._pieces, None)
+            )
         if piece is None:
             self._done = True
             return
@@ -148,12 +149,21 @@ def _check_kind(kind):
 
 
 def _describe(ids, i):
-    return "(" + ", ".join(ids_text(c[i]) for c in ids) + ")" if len(ids) > 1 else \
-        repr(ids_text(ids[0][i]))
+    return (
+        "(" + ", ".join(ids_text(c[i]) for c in ids) + ")"
+        if len(ids) > 1
+        else repr(ids_text(ids[0][i]))
+    )
 
 
-def iter_score_chunks(paths, *, kind: str = "binary", chunk_size: int = 1 << 16,
-                      block_bytes: int = BLOCK_BYTES, threads: int | None = None):
+def iter_score_chunks(
+    paths,
+    *,
+    kind: str = "binary",
+    chunk_size: int = 1 << 16,
+    block_bytes: int = BLOCK_BYTES,
+    threads: int | None = None,
+):
     """Read several systems' score files side by side, a chunk of trials at a time.
 
     Parameters
@@ -210,13 +220,13 @@ class _OpenFiles:
     def __init__(self, paths, kind, block_bytes, executor, layout=None):
         self.executor = executor
         info = []
-        self.streams = [_open_stream(p, kind, block_bytes, info, executor, layout)
-                        for p in paths]
+        self.streams = [_open_stream(p, kind, block_bytes, info, executor, layout) for p in paths]
         if kind == "binary":
             self.layouts = [FileLayout(p, "binary") for p in paths]
         else:
-            self.layouts = [FileLayout(r.path, r.kind, tuple(r.classes), r.task, r.condition)
-                            for r in info]
+            self.layouts = [
+                FileLayout(r.path, r.kind, tuple(r.classes), r.task, r.condition) for r in info
+            ]
 
     def chunks(self, chunk_size):
         if int(chunk_size) < 1:
@@ -225,8 +235,14 @@ class _OpenFiles:
 
 
 @contextmanager
-def open_score_files(paths, *, kind: str = "binary", block_bytes: int = BLOCK_BYTES,
-                     threads: int | None = None, format=None):
+def open_score_files(
+    paths,
+    *,
+    kind: str = "binary",
+    block_bytes: int = BLOCK_BYTES,
+    threads: int | None = None,
+    format=None,
+):
     """Open several systems' score files side by side (a context manager).
 
     Parses the first block of each file, so that ``files.layouts`` (one :class:`FileLayout`
@@ -256,8 +272,10 @@ def _check_same_classes(layouts):
     first = layouts[0]
     for other in layouts[1:]:
         if other.classes != first.classes:
-            raise ValueError(f"{other.path}: classes {', '.join(other.classes)} differ from "
-                             f"{first.path}'s {', '.join(first.classes)}")
+            raise ValueError(
+                f"{other.path}: classes {', '.join(other.classes)} differ from "
+                f"{first.path}'s {', '.join(first.classes)}"
+            )
 
 
 def _chunks(streams, chunk_size):
@@ -268,8 +286,10 @@ def _chunks(streams, chunk_size):
         if head is None:
             for stream in streams[1:]:
                 if stream.take(1) is not None:
-                    raise ValueError(f"{stream.path}: has more trials than {first.path} "
-                                     f"({total}); the files must list the same trials")
+                    raise ValueError(
+                        f"{stream.path}: has more trials than {first.path} "
+                        f"({total}); the files must list the same trials"
+                    )
             if total == 0:
                 raise ValueError(f"{first.path}: no trials found")
             return
@@ -280,8 +300,10 @@ def _chunks(streams, chunk_size):
             other = stream.take(got)
             have = 0 if other is None else other[1].shape[0]
             if have != got:
-                raise ValueError(f"{stream.path}: ends after {total + have} trials, {first.path} "
-                                 f"has more; the files must list the same trials")
+                raise ValueError(
+                    f"{stream.path}: ends after {total + have} trials, {first.path} "
+                    f"has more; the files must list the same trials"
+                )
             other_ids, other_values, other_lines = other
             if not all(_equal_ids(a, b) for a, b in zip(ids, other_ids)):
                 same = np.ones(got, dtype=bool)
@@ -293,7 +315,8 @@ def _chunks(streams, chunk_size):
                     f"the trial {_describe(ids, i)} of {first.path}:{int(lines[i])}; the files "
                     f"must list the same trials in the same order (or be aligned on the trial "
                     f"ids, which reads them whole: on_mismatch='align', apply_model(align=True), "
-                    f"focal apply --align)")
+                    f"focal apply --align)"
+                )
             blocks.append(other_values)
         total += got
         X = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
@@ -303,8 +326,9 @@ def _chunks(streams, chunk_size):
 def _equal_ids(a, b):
     """Whether two id arrays hold the same ids (as raw words when their widths agree)."""
     if a.dtype == b.dtype and a.dtype.itemsize % 8 == 0:
-        return np.array_equal(np.ascontiguousarray(a).view(np.uint64),
-                              np.ascontiguousarray(b).view(np.uint64))
+        return np.array_equal(
+            np.ascontiguousarray(a).view(np.uint64), np.ascontiguousarray(b).view(np.uint64)
+        )
     return bool((a == b).all())
 
 
@@ -315,16 +339,21 @@ class _WholeFiles:
 
     def __init__(self, paths, kind, missing, layout=None):
         if kind == "binary":
-            X, models, tests = align_scores(*(read_scores(p, format=layout) for p in paths),
-                                            missing=missing)
+            X, models, tests = align_scores(
+                *(read_scores(p, format=layout) for p in paths), missing=missing
+            )
             self.ids = (models, tests)
             self.layouts = [FileLayout(p, "binary") for p in paths]
         else:
             systems = [_read_whole(p, kind) for p in paths]
             X, segments, classes = align_multiclass_scores(*systems, missing=missing)
             self.ids = (segments,)
-            self.layouts = [FileLayout(s.path, "albayzin" if s.task else "multiclass", classes,
-                                       s.task, s.condition) for s in systems]
+            self.layouts = [
+                FileLayout(
+                    s.path, "albayzin" if s.task else "multiclass", classes, s.task, s.condition
+                )
+                for s in systems
+            ]
         self.X = X
 
     def chunks(self, chunk_size):
@@ -339,13 +368,22 @@ def _read_whole(path, kind):
     reader = _MulticlassReader(path, BLOCK_BYTES)
     segments, llh, lines = reader.read(_READER_KIND[kind])
     task = getattr(reader, "task", None)
-    return MulticlassScores(segments, llh, reader.classes, reader.path, task,
-                            getattr(reader, "condition", None), lines)
+    return MulticlassScores(
+        segments, llh, reader.classes, reader.path, task, getattr(reader, "condition", None), lines
+    )
 
 
 @contextmanager
-def open_inputs(paths, *, kind="binary", on_mismatch="error", missing="error",
-                block_bytes=BLOCK_BYTES, threads=None, format=None):
+def open_inputs(
+    paths,
+    *,
+    kind="binary",
+    on_mismatch="error",
+    missing="error",
+    block_bytes=BLOCK_BYTES,
+    threads=None,
+    format=None,
+):
     """The systems' score files, streamed side by side (:func:`open_score_files`) or, with
     ``on_mismatch="align"``, read whole and aligned on the trial ids; either way each file is
     parsed once and ``layouts`` is known before the first chunk.
@@ -357,8 +395,9 @@ def open_inputs(paths, *, kind="binary", on_mismatch="error", missing="error",
     if on_mismatch == "align":
         yield _WholeFiles([os.fspath(p) for p in paths], kind, missing, format)
         return
-    with open_score_files(paths, kind=kind, block_bytes=block_bytes, threads=threads,
-                          format=format) as files:
+    with open_score_files(
+        paths, kind=kind, block_bytes=block_bytes, threads=threads, format=format
+    ) as files:
         yield files
 
 
@@ -369,25 +408,41 @@ def _check_output(Y, chunk, n_out, kind, allow_infinite=True, path=None):
         Y = Y[:, 0]
     expected = (n,) if kind == "binary" else (n, n_out)
     if Y.shape != expected:
-        raise ValueError(f"transform returned shape {Y.shape} for a chunk of shape "
-                         f"{chunk.X.shape}; expected {expected}")
+        raise ValueError(
+            f"transform returned shape {Y.shape} for a chunk of shape "
+            f"{chunk.X.shape}; expected {expected}"
+        )
     bad = np.isnan(Y) if allow_infinite else ~np.isfinite(Y)
     if bad.any():
         i = int(np.flatnonzero(bad.reshape(n, -1).any(axis=1))[0])
         value = Y.reshape(n, -1)[i][bad.reshape(n, -1)[i]][0]
         where = f"{path}:{int(chunk.lines[i])}: " if path and chunk.lines is not None else ""
-        raise ValueError(f"{where}transform returned {'NaN' if np.isnan(value) else value} "
-                         f"for trial {_describe(chunk.ids, i)}"
-                         + ("" if np.isnan(value) else
-                            " (infinite LLRs were not asked for: check the scores, or train "
-                            "the model to give them, e.g. PAVCalibrator(pseudo_count=0))"))
+        raise ValueError(
+            f"{where}transform returned {'NaN' if np.isnan(value) else value} "
+            f"for trial {_describe(chunk.ids, i)}"
+            + (
+                ""
+                if np.isnan(value)
+                else " (infinite LLRs were not asked for: check the scores, or train "
+                "the model to give them, e.g. PAVCalibrator(pseudo_count=0))"
+            )
+        )
     return Y
 
 
-def apply_to_files(transform, inputs, output, *, kind: str = "binary",
-                   chunk_size: int = 1 << 16, block_bytes: int = BLOCK_BYTES,
-                   on_mismatch: str = "error", missing: str = "error",
-                   condition: str | None = None, threads: int | None = None) -> int:
+def apply_to_files(
+    transform,
+    inputs,
+    output,
+    *,
+    kind: str = "binary",
+    chunk_size: int = 1 << 16,
+    block_bytes: int = BLOCK_BYTES,
+    on_mismatch: str = "error",
+    missing: str = "error",
+    condition: str | None = None,
+    threads: int | None = None,
+) -> int:
     """Apply ``transform`` to the systems' scores, chunk by chunk, and write the result.
 
     Parameters
@@ -438,11 +493,22 @@ def apply_to_files(transform, inputs, output, *, kind: str = "binary",
     inputs = [os.fspath(p) for p in inputs]
     output = os.fspath(output)
     check_output(output, inputs)
-    with open_inputs(inputs, kind=kind, on_mismatch=on_mismatch, missing=missing,
-                     block_bytes=block_bytes, threads=threads) as files:
+    with open_inputs(
+        inputs,
+        kind=kind,
+        on_mismatch=on_mismatch,
+        missing=missing,
+        block_bytes=block_bytes,
+        threads=threads,
+    ) as files:
         _check_same_classes(files.layouts)
-        return write_applied(transform, files.chunks(chunk_size), output,
-                             output_format(files.layouts[0], condition), inputs=inputs)
+        return write_applied(
+            transform,
+            files.chunks(chunk_size),
+            output,
+            output_format(files.layouts[0], condition),
+            inputs=inputs,
+        )
 
 
 def output_format(layout, condition=None, classes=None):
@@ -457,14 +523,19 @@ def output_format(layout, condition=None, classes=None):
             condition = layout.condition
         elif condition not in ("Closed", "Open"):
             raise ValueError(f"condition must be 'Closed' or 'Open', got {condition!r}")
-        return ("albayzin", b"", [layout.task.encode(), condition.encode()],
-                len(ALBAYZIN_CLASSES[layout.task]))
+        return (
+            "albayzin",
+            b"",
+            [layout.task.encode(), condition.encode()],
+            len(ALBAYZIN_CLASSES[layout.task]),
+        )
     classes = layout.classes if classes is None else classes
     return "multiclass", ("segment " + " ".join(classes) + "\n").encode(), [], len(classes)
 
 
-def write_applied(transform, chunks, output, fmt, *, inputs=(), allow_infinite=True,
-                  path=None, with_ids=False) -> int:
+def write_applied(
+    transform, chunks, output, fmt, *, inputs=(), allow_infinite=True, path=None, with_ids=False
+) -> int:
     """Write ``transform(chunk.X)`` of every chunk to ``output`` in the format ``fmt`` of
     :func:`output_format`, safely (``focal._files.write_output``: never over one of
     ``inputs``, atomically or streamed); non-finite outputs are refused unless
@@ -483,11 +554,12 @@ def write_applied(transform, chunks, output, fmt, *, inputs=(), allow_infinite=T
             for chunk in chunks:
                 try:
                     Y = transform(chunk.X, chunk.ids) if with_ids else transform(chunk.X)
-                except ValueError as exc:   # e.g. an LLR that overflows: say where
+                except ValueError as exc:  # e.g. an LLR that overflows: say where
                     if path is None or chunk.lines is None:
                         raise
-                    raise ValueError(f"{path}:{int(chunk.lines[0])}-{int(chunk.lines[-1])}: "
-                                     f"{exc}") from None
+                    raise ValueError(
+                        f"{path}:{int(chunk.lines[0])}-{int(chunk.lines[-1])}: {exc}"
+                    ) from None
                 Y = _check_output(Y, chunk, n_out, kind, allow_infinite, path)
                 if pending is not None:
                     pending.result()

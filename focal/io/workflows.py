@@ -22,14 +22,22 @@ import os
 
 import numpy as np
 
-from ._text import BLOCK_BYTES
 from ._join import iter_aligned, read_aligned
-from .multiclass import _MulticlassReader, MulticlassScores, align_multiclass, read_multiclass_key
+from ._text import BLOCK_BYTES
+from .multiclass import MulticlassScores, _MulticlassReader, align_multiclass, read_multiclass_key
 
-__all__ = ["FileFit", "fusion_formula", "read_multiclass_systems", "check_one_task",
-           "training_prior", "train_fusion",
-           "train_multiclass_fusion", "evaluate_binary", "evaluate_multiclass",
-           "evaluate_term_detection"]
+__all__ = [
+    "FileFit",
+    "fusion_formula",
+    "read_multiclass_systems",
+    "check_one_task",
+    "training_prior",
+    "train_fusion",
+    "train_multiclass_fusion",
+    "evaluate_binary",
+    "evaluate_multiclass",
+    "evaluate_term_detection",
+]
 
 
 def read_multiclass_systems(paths, *, block_bytes: int = BLOCK_BYTES) -> list:
@@ -53,8 +61,17 @@ def read_multiclass_systems(paths, *, block_bytes: int = BLOCK_BYTES) -> list:
     for path in paths:
         reader = _MulticlassReader(path, block_bytes)
         segments, llh, lines = reader.read("auto")
-        systems.append(MulticlassScores(segments, llh, tuple(reader.classes), reader.path,
-                                        reader.task, reader.condition, lines))
+        systems.append(
+            MulticlassScores(
+                segments,
+                llh,
+                tuple(reader.classes),
+                reader.path,
+                reader.task,
+                reader.condition,
+                lines,
+            )
+        )
     check_one_task(systems)
     return systems
 
@@ -66,14 +83,17 @@ def check_one_task(systems) -> None:
     ``systems`` are objects with ``path``, ``task`` and ``condition`` (``MulticlassScores``,
     :class:`focal.io.stream.FileLayout`).
     """
+
     def what(s):
         return f"{s.task} {s.condition}" if s.task else "generic format"
 
     first = systems[0]
     for other in systems[1:]:
         if (other.task, other.condition) != (first.task, first.condition):
-            raise ValueError(f"{other.path}: {what(other)} differs from {first.path}'s "
-                             f"{what(first)}; use files of one task and condition")
+            raise ValueError(
+                f"{other.path}: {what(other)} differs from {first.path}'s "
+                f"{what(first)}; use files of one task and condition"
+            )
 
 
 def training_prior(condition, classes, prior=None):
@@ -126,13 +146,24 @@ def _file_name(path) -> str:
 
 def fusion_formula(fusion, names) -> str:
     """``llr = b + w1 * name1 - w2 * name2 ...`` of a fitted LogisticFusion."""
-    terms = " ".join(f"{'-' if w < 0 else '+'} {abs(w):.6g} * {n}" for w, n in
-                     zip(fusion.coef_, names))
+    terms = " ".join(
+        f"{'-' if w < 0 else '+'} {abs(w):.6g} * {n}" for w, n in zip(fusion.coef_, names)
+    )
     return f"llr = {fusion.intercept_:.6g} {terms}"
 
 
-def train_fusion(score_paths, key_path, *, p_target=0.5, pav=False, pseudo_count=1.0,
-                 missing="error", pos_label=None, format=None, key_format=None) -> FileFit:
+def train_fusion(
+    score_paths,
+    key_path,
+    *,
+    p_target=0.5,
+    pav=False,
+    pseudo_count=1.0,
+    missing="error",
+    pos_label=None,
+    format=None,
+    key_format=None,
+) -> FileFit:
     """Fit a :class:`focal.LogisticFusion` (then a :class:`focal.PAVCalibrator` if ``pav``) of
     score files against a key: what ``focal train`` runs.
 
@@ -167,36 +198,50 @@ def train_fusion(score_paths, key_path, *, p_target=0.5, pav=False, pseudo_count
     from ..estimators import LogisticFusion, PAVCalibrator
     from ..schema import set_input_schema, system_names
 
-    X, y, _, _, key_name = read_aligned(score_paths, key_path, format=format,
-                                        key_format=key_format, pos_label=pos_label,
-                                        missing=missing)
+    X, y, _, _, key_name = read_aligned(
+        score_paths,
+        key_path,
+        format=format,
+        key_format=key_format,
+        pos_label=pos_label,
+        missing=missing,
+    )
     fusion = LogisticFusion(p_target=p_target)
     model = make_pipeline(fusion, PAVCalibrator(pseudo_count=pseudo_count)) if pav else fusion
     model.fit(X, y)
     set_input_schema(model, systems=system_names(score_paths), format="bosaris")
     n_tar = int(y.sum())
-    lines = [f"LogisticFusion of {len(score_paths)} system(s), trained at p_target = "
-             f"{p_target:g} on {len(y):,} trials ({n_tar:,} target, {len(y) - n_tar:,} "
-             f"non-target) of {key_name}:",
-             f"  {fusion_formula(fusion, [_file_name(p) for p in score_paths])}   "
-             "(natural-log LLR)",
-             f"  training Cllr at p_target = {p_target:g}: {fusion.objective_:.4f} "
-             "(1 = uninformative)"]
+    lines = [
+        f"LogisticFusion of {len(score_paths)} system(s), trained at p_target = "
+        f"{p_target:g} on {len(y):,} trials ({n_tar:,} target, {len(y) - n_tar:,} "
+        f"non-target) of {key_name}:",
+        f"  {fusion_formula(fusion, [_file_name(p) for p in score_paths])}   (natural-log LLR)",
+        f"  training Cllr at p_target = {p_target:g}: {fusion.objective_:.4f} (1 = uninformative)",
+    ]
     if pav:
         cal = model[-1]
-        lines.append(f"  then PAVCalibrator (pseudo_count {pseudo_count:g}): {cal.llr_.size} "
-                     f"blocks, LLRs from {cal.llr_[0]:.4g} to {cal.llr_[-1]:.4g}")
-    info = {"p_target": float(p_target), "systems": [_file_name(p) for p in score_paths],
-            "n_targets": n_tar, "n_nontargets": len(y) - n_tar,
-            "coef": fusion.coef_.tolist(), "intercept": float(fusion.intercept_),
-            "training_cllr": float(fusion.objective_), "pav": bool(pav)}
+        lines.append(
+            f"  then PAVCalibrator (pseudo_count {pseudo_count:g}): {cal.llr_.size} "
+            f"blocks, LLRs from {cal.llr_[0]:.4g} to {cal.llr_[-1]:.4g}"
+        )
+    info = {
+        "p_target": float(p_target),
+        "systems": [_file_name(p) for p in score_paths],
+        "n_targets": n_tar,
+        "n_nontargets": len(y) - n_tar,
+        "coef": fusion.coef_.tolist(),
+        "intercept": float(fusion.intercept_),
+        "training_cllr": float(fusion.objective_),
+        "pav": bool(pav),
+    }
     if pav:
         info["pav_blocks"] = int(model[-1].llr_.size)
     return FileFit(model, y, lines, info)
 
 
-def train_multiclass_fusion(score_paths, key_path, *, mode="scalar", prior=None,
-                            missing="error", other="error") -> FileFit:
+def train_multiclass_fusion(
+    score_paths, key_path, *, mode="scalar", prior=None, missing="error", other="error"
+) -> FileFit:
     """Fit a :class:`focal.MulticlassFusion` of log-likelihood files against a key: what
     ``focal train-multiclass`` runs.
 
@@ -228,31 +273,52 @@ def train_multiclass_fusion(score_paths, key_path, *, mode="scalar", prior=None,
     key = read_multiclass_key(key_path)
     X, labels, _, classes = align_multiclass(key, *systems, missing=missing, other=other)
     first = systems[0]
-    model = MulticlassFusion(prior=training_prior(first.condition, classes, prior), mode=mode,
-                             class_names=list(classes)).fit(X, labels)
-    set_input_schema(model, systems=system_names(score_paths),
-                     format="albayzin" if first.task else "multiclass", task=first.task,
-                     condition=first.condition)
+    model = MulticlassFusion(
+        prior=training_prior(first.condition, classes, prior), mode=mode, class_names=list(classes)
+    ).fit(X, labels)
+    set_input_schema(
+        model,
+        systems=system_names(score_paths),
+        format="albayzin" if first.task else "multiclass",
+        task=first.task,
+        condition=first.condition,
+    )
     where = f"{first.task} {first.condition}, " if first.task else ""
     shown = "flat" if model.prior is None else ", ".join(f"{p:.4g}" for p in model.prior_)
-    lines = [f"MulticlassFusion ({mode}) of {len(systems)} system(s) on {len(labels):,} "
-             f"segments of {os.fspath(key_path)} ({where}{len(classes)} classes: "
-             f"{', '.join(classes)}), prior {shown}:"]
+    lines = [
+        f"MulticlassFusion ({mode}) of {len(systems)} system(s) on {len(labels):,} "
+        f"segments of {os.fspath(key_path)} ({where}{len(classes)} classes: "
+        f"{', '.join(classes)}), prior {shown}:"
+    ]
     if model.coef_.ndim == 1:
-        lines += [f"  weight {w:10.6g}  {_file_name(p)}" for w, p in zip(model.coef_,
-                                                                      score_paths)]
-    lines += [f"  offsets {', '.join(f'{b:.4g}' for b in model.intercept_)}",
-              f"  training C_mce {model.loss_:.4f} nats (prior-weighted, Albayzin eq. 6)"]
-    info = {"mode": mode, "classes": list(classes),
-            "systems": [_file_name(p) for p in score_paths], "n_segments": len(labels),
-            "prior": np.asarray(model.prior_, dtype=float).tolist(),
-            "coef": np.asarray(model.coef_).tolist(), "intercept": model.intercept_.tolist(),
-            "training_c_mce": float(model.loss_)}
+        lines += [f"  weight {w:10.6g}  {_file_name(p)}" for w, p in zip(model.coef_, score_paths)]
+    lines += [
+        f"  offsets {', '.join(f'{b:.4g}' for b in model.intercept_)}",
+        f"  training C_mce {model.loss_:.4f} nats (prior-weighted, Albayzin eq. 6)",
+    ]
+    info = {
+        "mode": mode,
+        "classes": list(classes),
+        "systems": [_file_name(p) for p in score_paths],
+        "n_segments": len(labels),
+        "prior": np.asarray(model.prior_, dtype=float).tolist(),
+        "coef": np.asarray(model.coef_).tolist(),
+        "intercept": model.intercept_.tolist(),
+        "training_c_mce": float(model.loss_),
+    }
     return FileFit(model, labels, lines, info)
 
 
-def evaluate_binary(score_paths, key_path, p_targets, *, missing="error", pos_label=None,
-                    format=None, key_format=None):
+def evaluate_binary(
+    score_paths,
+    key_path,
+    p_targets,
+    *,
+    missing="error",
+    pos_label=None,
+    format=None,
+    key_format=None,
+):
     """Calibration reports of score files read as natural-log LLRs against a key: what
     ``focal evaluate`` runs.
 
@@ -281,17 +347,23 @@ def evaluate_binary(score_paths, key_path, p_targets, *, missing="error", pos_la
     from ..metrics import calibration_report, from_labels
 
     systems = {}
-    for path, x, y, _, _ in iter_aligned(score_paths, key_path, format=format,
-                                         key_format=key_format, pos_label=pos_label,
-                                         missing=missing):  # 'drop' drops per system
+    for path, x, y, _, _ in iter_aligned(
+        score_paths,
+        key_path,
+        format=format,
+        key_format=key_format,
+        pos_label=pos_label,
+        missing=missing,
+    ):  # 'drop' drops per system
         systems[path] = from_labels(x, y)
-    reports = [calibration_report(tar, non, operating_points=p_targets, name=name)
-               for name, (tar, non) in systems.items()]
+    reports = [
+        calibration_report(tar, non, operating_points=p_targets, name=name)
+        for name, (tar, non) in systems.items()
+    ]
     return systems, reports
 
 
-def evaluate_multiclass(score_paths, key_path, conditions=None, *, missing="error",
-                        other="error"):
+def evaluate_multiclass(score_paths, key_path, conditions=None, *, missing="error", other="error"):
     """Multiclass reports of log-likelihood files against a ``segment language`` key, one per
     file: what ``focal evaluate-multiclass`` runs.
 
@@ -318,14 +390,33 @@ def evaluate_multiclass(score_paths, key_path, conditions=None, *, missing="erro
     reports = []
     for system in systems:
         X, labels, _, classes = align_multiclass(key, system, missing=missing, other=other)
-        reports.append(multiclass_report(X, labels, classes, conditions, name=system.path,
-                                         task=system.task, condition=system.condition))
+        reports.append(
+            multiclass_report(
+                X,
+                labels,
+                classes,
+                conditions,
+                name=system.path,
+                task=system.task,
+                condition=system.condition,
+            )
+        )
     return reports
 
 
-def evaluate_term_detection(system, reference, audio, queries=None, *,
-                            operating_point="sws2013", tolerance=0.5, n_tps=1.0,
-                            threshold=None, prefer="score", cnxe_queries="evaluated"):
+def evaluate_term_detection(
+    system,
+    reference,
+    audio,
+    queries=None,
+    *,
+    operating_point="sws2013",
+    tolerance=0.5,
+    n_tps=1.0,
+    threshold=None,
+    prefer="score",
+    cnxe_queries="evaluated",
+):
     """The spoken term detection report (:func:`focal.std.term_detection_report`) of files.
 
     Parameters
@@ -356,8 +447,10 @@ def evaluate_term_detection(system, reference, audio, queries=None, *,
     named = {"sws2013": SWS2013, "std2006": STD2006, "sws2012": "sws2012"}
     if isinstance(operating_point, str):
         if operating_point not in named:
-            raise ValueError(f"operating_point must be one of {', '.join(named)} or (P_target, "
-                             f"C_miss, C_fa), got {operating_point!r}")
+            raise ValueError(
+                f"operating_point must be one of {', '.join(named)} or (P_target, "
+                f"C_miss, C_fa), got {operating_point!r}"
+            )
         op = named[operating_point]
     else:
         op = OperatingPoint(*operating_point, name="given")
@@ -365,8 +458,10 @@ def evaluate_term_detection(system, reference, audio, queries=None, *,
         try:
             audio = float(os.fspath(audio))
         except ValueError:
-            raise ValueError(f"{os.fspath(audio)}: no such file (give an ECF file, an audio "
-                             f"table, or T_audio in seconds)") from None
+            raise ValueError(
+                f"{os.fspath(audio)}: no such file (give an ECF file, an audio "
+                f"table, or T_audio in seconds)"
+            ) from None
     if isinstance(threshold, str):
         if threshold != "bayes":
             raise ValueError(f"threshold must be a number, 'bayes' or None, got {threshold!r}")
@@ -375,6 +470,11 @@ def evaluate_term_detection(system, reference, audio, queries=None, *,
         threshold = bayes_threshold(op.p_target, op.c_miss, op.c_fa)
     task = read_task(system, reference, audio, queries, n_tps=n_tps)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        return term_detection_report(task, tolerance=tolerance, operating_point=op,
-                                     decision_threshold=threshold, prefer=prefer,
-                                     cnxe_queries=cnxe_queries)
+        return term_detection_report(
+            task,
+            tolerance=tolerance,
+            operating_point=op,
+            decision_threshold=threshold,
+            prefer=prefer,
+            cnxe_queries=cnxe_queries,
+        )

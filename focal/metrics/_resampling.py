@@ -55,11 +55,18 @@ def _as_ways(clusters, n, where):
         ways = [np.asarray(c) for c in clusters]
     else:
         arr = np.asarray(clusters)
-        ways = [arr] if arr.ndim == 1 else [arr[:, j] for j in range(arr.shape[1])] \
-            if arr.ndim == 2 and arr.shape[1] == 2 else None
+        ways = (
+            [arr]
+            if arr.ndim == 1
+            else [arr[:, j] for j in range(arr.shape[1])]
+            if arr.ndim == 2 and arr.shape[1] == 2
+            else None
+        )
         if ways is None:
-            raise ValueError(f"{where} must be one label per trial, or two (model, test) label "
-                             f"arrays for two-way resampling, got shape {arr.shape}")
+            raise ValueError(
+                f"{where} must be one label per trial, or two (model, test) label "
+                f"arrays for two-way resampling, got shape {arr.shape}"
+            )
     for w in ways:
         if w.ndim != 1 or w.shape[0] != n:
             raise ValueError(f"{where} needs one label per trial ({n}), got shape {w.shape}")

@@ -61,7 +61,7 @@ __all__ = [
     "default_bayes_risk",
 ]
 
-_CHUNK = 1 << 22     # elements of one (rows, decisions, classes) block
+_CHUNK = 1 << 22  # elements of one (rows, decisions, classes) block
 
 
 # ---------------------------------------------------------------------------------------------
@@ -103,7 +103,8 @@ def binary_prior(prior):
 
 def _problem(llh, prior, cost, labels=None) -> _Problem:
     """Validated inputs; multiclass trials with ``labels`` are a
-    :class:`focal.core.multiclass.MulticlassTrials`."""
+    :class:`focal.core.multiclass.MulticlassTrials`.
+    """
     arr = np.asarray(llh)
     if arr.ndim == 1:
         llr = as_score_array(arr, "llh", allow_inf=True)
@@ -111,8 +112,7 @@ def _problem(llh, prior, cost, labels=None) -> _Problem:
         return _Problem(cost=as_cost_matrix(cost, 2), prior=pv, llr=llr, log_odds=h)
     if labels is not None:
         t = MulticlassTrials(arr, labels, prior)
-        return _Problem(cost=as_cost_matrix(cost, t.n_classes), prior=t.prior, llh=t.llh,
-                        trials=t)
+        return _Problem(cost=as_cost_matrix(cost, t.n_classes), prior=t.prior, llh=t.llh, trials=t)
     L = as_llh_matrix(arr, "llh")
     pv = check_prior(prior, L.shape[1])
     return _Problem(cost=as_cost_matrix(cost, L.shape[1]), prior=pv, llh=L)
@@ -160,12 +160,12 @@ def binary_envelope(cost: np.ndarray, log_odds: float):
     decisions, thresholds = [d], []
     while True:
         later = np.flatnonzero((slope < slope[d]) & (c1 < c1[d]))
-        if later.size == 0:                    # (c1 >= c1[d]: the crossing is at q >= 1)
+        if later.size == 0:  # (c1 >= c1[d]: the crossing is at q >= 1)
             break
-        a = c0[later] - c0[d]                  # >= 0: extra non-target cost
-        b = c1[d] - c1[later]                  # > 0: saved target cost
+        a = c0[later] - c0[d]  # >= 0: extra non-target cost
+        b = c1[d] - c1[later]  # > 0: saved target cost
         with np.errstate(divide="ignore"):
-            cross = np.log(a) - np.log(b)      # log-odds of the crossing posterior
+            cross = np.log(a) - np.log(b)  # log-odds of the crossing posterior
         first = cross == cross.min()
         pick = later[first][np.argmin(slope[later[first]])]
         e = int(pick)
@@ -183,24 +183,24 @@ def _decide(problem: _Problem) -> np.ndarray:
     L, p, C = problem.llh, problem.prior, problem.cost
     assert L is not None  # a problem is binary (llr, log_odds) or multiclass (llh)
     act = p > 0
-    W = C[:, act] * p[act]                                    # (D, N_active)
+    W = C[:, act] * p[act]  # (D, N_active)
     with np.errstate(divide="ignore"):
-        logw = np.log(W)                                      # -inf for zero cost
+        logw = np.log(W)  # -inf for zero cost
     D, Na = W.shape
     out = np.empty(L.shape[0], dtype=np.int64)
     step = max(1, _CHUNK // max(D, Na))
     for lo in range(0, L.shape[0], step):
-        La = L[lo:lo + step, act]
+        La = L[lo : lo + step, act]
         La = La - La.max(axis=1, keepdims=True)
         # expected costs up to the per-trial normalizer: exp(l - max) <= 1, one product
         R = np.exp(La) @ W.T
-        out[lo:lo + step] = np.argmin(R, axis=1)
+        out[lo : lo + step] = np.argmin(R, axis=1)
         # rows where the smallest expected cost is near underflow (or 0) are redone in the log
         # domain, exact for any magnitude; a decision costing 0 everywhere gets -inf and wins
         redo = np.flatnonzero(~(R.min(axis=1) > 1e-250) | ~np.isfinite(R).all(axis=1))
         sub = max(1, _CHUNK // (D * Na))
         for k in range(0, redo.size, sub):
-            rows = redo[k:k + sub]
+            rows = redo[k : k + sub]
             r = logsumexp(La[rows][:, None, :] + logw[None, :, :], axis=2)
             out[lo + rows] = np.argmin(r, axis=1)
     return out
@@ -441,11 +441,12 @@ def _affine_log_optimal(problem: _Problem, y):
     if problem.llr is not None:
         finite = np.isfinite(problem.llr)
         yy = y[finite]
-        if np.bincount(yy, minlength=2).min() == 0:       # nothing finite to fit on
+        if np.bincount(yy, minlength=2).min() == 0:  # nothing finite to fit on
             return 1.0, np.zeros(2), problem.llr
         Lf = np.column_stack([np.zeros(yy.size), problem.llr[finite]])
-        alpha, beta, _ = affine_calibration_of_trials(MulticlassTrials(Lf, yy, problem.prior),
-                                                      nonnegative_alpha=True)
+        alpha, beta, _ = affine_calibration_of_trials(
+            MulticlassTrials(Lf, yy, problem.prior), nonnegative_alpha=True
+        )
         offset = beta[1] - beta[0]
         W = np.full(problem.llr.size, offset) if alpha == 0 else alpha * problem.llr + offset
         return alpha, beta, W
@@ -503,17 +504,27 @@ def bayes_risk_analysis(llh, labels, prior, cost, normalize: bool = True) -> Bay
         minimum = min(_monotone_minimum(problem.llr, y, p, C, problem.log_odds), actual)
     elif problem.llh is not None and problem.llh.shape[1] == 2 and (p > 0).all():  # 2 classes
         llr = problem.llh[:, 1] - problem.llh[:, 0]
-        minimum = min(_monotone_minimum(llr, y, p, C, float(np.log(p[1]) - np.log(p[0]))),
-                      actual)
+        minimum = min(_monotone_minimum(llr, y, p, C, float(np.log(p[1]) - np.log(p[0]))), actual)
     alpha, beta, W = _affine_log_optimal(problem, y)
-    rec_problem = _Problem(cost=C, prior=p, llr=W if problem.llr is not None else None,
-                           log_odds=problem.log_odds,
-                           llh=W if problem.llr is None else None)
+    rec_problem = _Problem(
+        cost=C,
+        prior=p,
+        llr=W if problem.llr is not None else None,
+        log_odds=problem.log_odds,
+        llh=W if problem.llr is None else None,
+    )
     recalibrated = _risk_of(_decide(rec_problem), y, p, C)
     unit = "cost"
     if normalize:
         actual, recalibrated = _normalized(actual, default), recalibrated / default
         minimum = None if minimum is None else minimum / default
         default, unit = 1.0, "normalized"
-    return BayesRisk(actual=actual, default=default, minimum=minimum, recalibrated=recalibrated,
-                     alpha=alpha, beta=beta, unit=unit)
+    return BayesRisk(
+        actual=actual,
+        default=default,
+        minimum=minimum,
+        recalibrated=recalibrated,
+        alpha=alpha,
+        beta=beta,
+        unit=unit,
+    )

@@ -181,8 +181,7 @@ def dcf(tar, non=None, p_target=None, c_miss=1.0, c_fa=1.0, normalize: bool = Tr
     return float(detection_cost(p_miss, p_fa, p, cm, cf, normalize))
 
 
-def min_dcf(tar, non=None, p_target=None, c_miss=1.0, c_fa=1.0,
-            normalize: bool = True) -> float:
+def min_dcf(tar, non=None, p_target=None, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
     """Minimum detection cost over all score thresholds, from the ROCCH vertices.
 
     Thesis eq. 7.21 (minimum over the discrete ROC, equal to the minimum over the hull, eq. 7.25);
@@ -271,7 +270,7 @@ def pav_llr(scores, labels, pos_label=None) -> np.ndarray:
        extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
     s = as_score_array(scores, "scores")
-    t, n = split_by_labels(s, labels, pos_label=pos_label)   # fresh arrays: sorted in place
+    t, n = split_by_labels(s, labels, pos_label=pos_label)  # fresh arrays: sorted in place
     t.sort()
     n.sort()
     result = pav_from_sorted(SortedTrials(t, n))

@@ -83,9 +83,11 @@ class BinaryScores:
     def trials(self) -> SortedTrials:
         """The two classes' scores, sorted ascending."""
         if self._sorted is None:
-            raise ValueError("this ROCCH was built without its trials (e.g. from block "
-                             "summaries): this measure needs the scores; pass (tar, non) or "
-                             "a BinaryScores")
+            raise ValueError(
+                "this ROCCH was built without its trials (e.g. from block "
+                "summaries): this measure needs the scores; pass (tar, non) or "
+                "a BinaryScores"
+            )
         return self._sorted
 
     @cached_property
@@ -109,8 +111,7 @@ class BinaryScores:
     def cllr(self, p_target=0.5) -> float:
         """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS eq. 40), as :func:`cllr`."""
         p = check_probability(p_target)
-        return normalized_cross_entropy(cross_entropy_nats(self.trials.tar, self.trials.non, p),
-                                        p)
+        return normalized_cross_entropy(cross_entropy_nats(self.trials.tar, self.trials.non, p), p)
 
     def min_cllr(self, p_target=0.5) -> float:
         """Cllr after PAV, bits per bit (thesis 7.7.4), as :func:`min_cllr`."""
@@ -143,7 +144,8 @@ class BinaryScores:
 
     def bayes_error_rates(self, prior_log_odds) -> BayesErrorRates:
         """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.6.1), as
-        :func:`bayes_error_rates`."""
+        :func:`bayes_error_rates`.
+        """
         h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
         p, q = expit(h), expit(-h)
         p_miss, p_fa = self.trials.error_rates(-h)
@@ -186,16 +188,21 @@ def as_binary_scores(tar, non=None) -> BinaryScores:
 
 def _check_pair(tar, non) -> bool:
     """Whether ``tar`` stands for both classes (a BinaryScores / ROCCH); refuses a missing or
-    extra ``non`` (no work done)."""
+    extra ``non`` (no work done).
+    """
     if isinstance(tar, (BinaryScores, ROCCH)):
         if non is not None:
-            raise ValueError(f"give either a {type(tar).__name__} or the (tar, non) arrays, not "
-                             "both (with a BinaryScores or ROCCH, pass the other arguments by "
-                             "keyword, e.g. min_dcf(scores, p_target=0.01))")
+            raise ValueError(
+                f"give either a {type(tar).__name__} or the (tar, non) arrays, not "
+                "both (with a BinaryScores or ROCCH, pass the other arguments by "
+                "keyword, e.g. min_dcf(scores, p_target=0.01))"
+            )
         return True
     if non is None:
-        raise ValueError("non-target scores are missing: give the (tar, non) arrays, a "
-                         "BinaryScores or a rocch() result")
+        raise ValueError(
+            "non-target scores are missing: give the (tar, non) arrays, a "
+            "BinaryScores or a rocch() result"
+        )
     return False
 
 

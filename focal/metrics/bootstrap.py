@@ -54,8 +54,13 @@ from ._resampling import _as_ways, _joined_clusters, _Resampler
 from .binary import BinaryScores
 from .lre import cavg as _cavg
 
-__all__ = ["BootstrapInterval", "bootstrap_ci", "bootstrap_ci_multiclass", "BINARY_MEASURES",
-           "MULTICLASS_MEASURES"]
+__all__ = [
+    "BootstrapInterval",
+    "bootstrap_ci",
+    "bootstrap_ci_multiclass",
+    "BINARY_MEASURES",
+    "MULTICLASS_MEASURES",
+]
 
 BINARY_MEASURES = ("cllr", "min_cllr", "eer", "dcf", "min_dcf")
 MULTICLASS_MEASURES = ("c_mce", "multiclass_cllr", "cavg")
@@ -108,18 +113,27 @@ class BootstrapInterval:
         dict
             The fields as Python scalars.
         """
-        return {"measure": self.measure, "estimate": self.estimate, "low": self.low,
-                "high": self.high, "confidence": self.confidence,
-                "n_bootstrap": self.n_bootstrap, "n_dropped": self.n_dropped,
-                "resampling": self.resampling}
+        return {
+            "measure": self.measure,
+            "estimate": self.estimate,
+            "low": self.low,
+            "high": self.high,
+            "confidence": self.confidence,
+            "n_bootstrap": self.n_bootstrap,
+            "n_dropped": self.n_dropped,
+            "resampling": self.resampling,
+        }
 
     def __str__(self) -> str:
-        return (f"{self.measure} = {self.estimate:.4g}, {100 * self.confidence:g} % CI "
-                f"[{self.low:.4g}, {self.high:.4g}] ({self.resampling} bootstrap, "
-                f"{self.n_bootstrap - self.n_dropped} replicates)")
+        return (
+            f"{self.measure} = {self.estimate:.4g}, {100 * self.confidence:g} % CI "
+            f"[{self.low:.4g}, {self.high:.4g}] ({self.resampling} bootstrap, "
+            f"{self.n_bootstrap - self.n_dropped} replicates)"
+        )
 
 
 # -- measures of weighted trials ---------------------------------------------------------------
+
 
 def _weighted_mean(w, values):
     """Row-wise weighted means of ``values`` (+inf where an infinite value has weight > 0)."""
@@ -145,7 +159,7 @@ class _BinaryMeasures:
         self.group = self.group.ravel()
 
     def values(self, w):
-        wt, wn = w[:, :self.nt], w[:, self.nt:]
+        wt, wn = w[:, : self.nt], w[:, self.nt :]
         out = np.full((w.shape[0], len(self.specs)), np.nan)
         ok = (wt.sum(axis=1) > 0) & (wn.sum(axis=1) > 0)
         if not ok.all():
@@ -155,8 +169,9 @@ class _BinaryMeasures:
         for name, (p, cm, cf) in self.specs:
             if name == "cllr":
                 plo = float(logit(p))
-                xe = (p * _weighted_mean(wt, target_cost(self.tar, plo))
-                      + (1 - p) * _weighted_mean(wn, nontarget_cost(self.non, plo)))
+                xe = p * _weighted_mean(wt, target_cost(self.tar, plo)) + (1 - p) * _weighted_mean(
+                    wn, nontarget_cost(self.non, plo)
+                )
                 cols.append(xe / _LOG2 / prior_entropy(p))
             elif name == "dcf":
                 thr = -effective_log_odds(p, cm, cf)
@@ -167,8 +182,8 @@ class _BinaryMeasures:
                 cols.append(None)
         if needs_hull:
             g = self.unique.size
-            ct = _group_sums(wt, self.group[:self.nt], g)
-            cn = _group_sums(wn, self.group[self.nt:], g)
+            ct = _group_sums(wt, self.group[: self.nt], g)
+            cn = _group_sums(wn, self.group[self.nt :], g)
             hull_cols = np.empty((wt.shape[0], len(self.specs)))
             for r in range(wt.shape[0]):
                 hull = ROCCH(pav_from_counts(self.unique, ct[r], cn[r]))
@@ -201,8 +216,11 @@ def _group_sums(w, group, n_groups):
     """``out[r, g] = sum of w[r, i] over trials i of group g`` for every replicate row r."""
     rows = w.shape[0]
     flat = (np.arange(rows)[:, None] * n_groups + group[None, :]).ravel()
-    return np.bincount(flat, weights=w.ravel(), minlength=rows * n_groups).reshape(
-        rows, n_groups).astype(np.int64)
+    return (
+        np.bincount(flat, weights=w.ravel(), minlength=rows * n_groups)
+        .reshape(rows, n_groups)
+        .astype(np.int64)
+    )
 
 
 class _MulticlassMeasures:
@@ -217,11 +235,12 @@ class _MulticlassMeasures:
         self.ref = -np.log(prior)
         self.dev = log_costs(llh, labels, prior) - self.ref[labels]  # exactly 0: constant rows
         from .multiclass import detection_llrs
+
         self.lam = detection_llrs(llh) if any(n == "cavg" for n, _ in specs) else None
 
     def values(self, w):
         wf = w.astype(float)
-        counts = wf @ self.onehot                      # (B, N) weighted trials per class
+        counts = wf @ self.onehot  # (B, N) weighted trials per class
         ok = (counts > 0).all(axis=1)
         out = np.full((w.shape[0], len(self.specs)), np.nan)
         with np.errstate(invalid="ignore", divide="ignore"):
@@ -233,8 +252,10 @@ class _MulticlassMeasures:
                 else:  # CAVG, thesis eq. 8.3, from weighted acceptance rates
                     accept = (self.lam >= -logit(p_target)).astype(float)
                     n = self.n_classes
-                    rates = np.stack([(wf * self.onehot[:, i]) @ accept for i in range(n)],
-                                     axis=1) / counts[:, :, None]          # (B, i, k)
+                    rates = (
+                        np.stack([(wf * self.onehot[:, i]) @ accept for i in range(n)], axis=1)
+                        / counts[:, :, None]
+                    )  # (B, i, k)
                     diag = np.diagonal(rates, axis1=1, axis2=2)
                     p_fa = (rates.sum(axis=1) - diag) / (n - 1)
                     out[:, j] = np.mean(p_target * (1 - diag) + (1 - p_target) * p_fa, axis=1)
@@ -243,6 +264,7 @@ class _MulticlassMeasures:
 
 
 # -- the driver --------------------------------------------------------------------------------
+
 
 def _run(evaluator, resampler, n_bootstrap, random_state, n_jobs, progress=False):
     from joblib import Parallel, delayed, effective_n_jobs
@@ -254,18 +276,25 @@ def _run(evaluator, resampler, n_bootstrap, random_state, n_jobs, progress=False
     sizes = [min(block, n_bootstrap - s) for s in range(0, n_bootstrap, block)]
     seed = check_random_state(random_state).randint(0, 2**31 - 1, size=4)
     children = np.random.SeedSequence(seed.tolist()).spawn(len(sizes))
-    logger.info("bootstrap (%s resampling): %d replicates of %d trials in %d block(s)",
-                resampler.kind, n_bootstrap, resampler.n, len(sizes))
+    logger.info(
+        "bootstrap (%s resampling): %d replicates of %d trials in %d block(s)",
+        resampler.kind,
+        n_bootstrap,
+        resampler.n,
+        len(sizes),
+    )
 
     def one(child, size):
         return evaluator.values(resampler.draw(np.random.default_rng(child), size))
 
     blocks = []
     batch = max(1, 2 * effective_n_jobs(n_jobs))  # blocks per round (progress between rounds)
-    with Progress(progress, n_bootstrap, "bootstrap") as bar, \
-            Parallel(n_jobs=n_jobs, prefer="processes") as parallel:
+    with (
+        Progress(progress, n_bootstrap, "bootstrap") as bar,
+        Parallel(n_jobs=n_jobs, prefer="processes") as parallel,
+    ):
         for start in range(0, len(sizes), batch):
-            part = list(zip(children[start:start + batch], sizes[start:start + batch]))
+            part = list(zip(children[start : start + batch], sizes[start : start + batch]))
             blocks += parallel(delayed(one)(c, s) for c, s in part)
             bar.update(sum(s for _, s in part))
     return np.concatenate(blocks, axis=0)
@@ -292,8 +321,8 @@ def _acceleration(evaluator, resampler):
     """
     jack = evaluator.values(_jackknife_groups(resampler))
     d = np.nanmean(jack, axis=0) - jack
-    num = np.nansum(d ** 3, axis=0)
-    den = 6.0 * np.nansum(d ** 2, axis=0) ** 1.5
+    num = np.nansum(d**3, axis=0)
+    den = 6.0 * np.nansum(d**2, axis=0) ** 1.5
     with np.errstate(invalid="ignore", divide="ignore"):
         a = np.where(den > 0, num / den, 0.0)
     return np.nan_to_num(a)
@@ -315,14 +344,25 @@ def _intervals(names, estimates, values, confidence, kind, acceleration=None):
         levels = np.array([alpha, 1.0 - alpha])
         est = float(estimates[j])
         if acceleration is not None and np.isfinite(est) and np.isfinite(good).all():
-            below = (np.count_nonzero(good < est) + 0.5 * np.count_nonzero(good == est))
+            below = np.count_nonzero(good < est) + 0.5 * np.count_nonzero(good == est)
             frac = np.clip(below / good.size, 0.5 / good.size, 1 - 0.5 / good.size)
             z0, a = ndtri(frac), acceleration[j]
             z = z0 + ndtri(levels)
             levels = ndtr(z0 + z / (1.0 - a * z))
         low, high = np.quantile(good, levels)
-        out.append(BootstrapInterval(name, est, float(low), float(high), confidence,
-                                     values.shape[0], int(v.size - good.size), kind, v))
+        out.append(
+            BootstrapInterval(
+                name,
+                est,
+                float(low),
+                float(high),
+                confidence,
+                values.shape[0],
+                int(v.size - good.size),
+                kind,
+                v,
+            )
+        )
     return out
 
 
@@ -341,16 +381,22 @@ def _binary_specs(measure, p_target, c_miss, c_fa):
     for i, item in enumerate(items):
         name, *args = (item,) if isinstance(item, str) else item
         if name not in BINARY_MEASURES:
-            raise ValueError(f"measure must be one of {BINARY_MEASURES}, a tuple (name, "
-                             f"p_target[, c_miss, c_fa]) or a list of them, got {item!r}")
+            raise ValueError(
+                f"measure must be one of {BINARY_MEASURES}, a tuple (name, "
+                f"p_target[, c_miss, c_fa]) or a list of them, got {item!r}"
+            )
         where = f"measure[{i}]" if len(items) > 1 else "measure"
-        pt, cm, cf = (list(args) + [None, c_miss, c_fa][len(args):]) if args else \
-            (p_target, c_miss, c_fa)
+        pt, cm, cf = (
+            (list(args) + [None, c_miss, c_fa][len(args) :]) if args else (p_target, c_miss, c_fa)
+        )
         if name in ("dcf", "min_dcf"):
             if pt is None:
                 raise ValueError(f"{where} {name!r} needs p_target")
-            op = (check_probability(pt, f"{where} p_target"),
-                  check_positive(cm, f"{where} c_miss"), check_positive(cf, f"{where} c_fa"))
+            op = (
+                check_probability(pt, f"{where} p_target"),
+                check_positive(cm, f"{where} c_miss"),
+                check_positive(cf, f"{where} c_fa"),
+            )
             labels.append(f"{name}({op[0]:g}:{op[1]:g}:{op[2]:g})")
         else:
             p = 0.5 if pt is None or name == "eer" else check_probability(pt, f"{where} p_target")
@@ -360,9 +406,23 @@ def _binary_specs(measure, p_target, c_miss, c_fa):
     return specs, labels
 
 
-def bootstrap_ci(measure, tar, non, *, p_target=None, c_miss=1.0, c_fa=1.0, n_bootstrap=1000,
-                 confidence=0.95, tar_clusters=None, non_clusters=None, random_state=None,
-                 n_jobs=None, progress=False, method="bca"):
+def bootstrap_ci(
+    measure,
+    tar,
+    non,
+    *,
+    p_target=None,
+    c_miss=1.0,
+    c_fa=1.0,
+    n_bootstrap=1000,
+    confidence=0.95,
+    tar_clusters=None,
+    non_clusters=None,
+    random_state=None,
+    n_jobs=None,
+    progress=False,
+    method="bca",
+):
     """Percentile bootstrap confidence interval of a binary measure (see the module docstring).
 
     Parameters
@@ -435,9 +495,21 @@ def bootstrap_ci(measure, tar, non, *, p_target=None, c_miss=1.0, c_fa=1.0, n_bo
     return out[0] if isinstance(measure, (str, tuple)) else out
 
 
-def bootstrap_ci_multiclass(measure, llh, labels, *, prior=None, p_target=0.5, clusters=None,
-                            n_bootstrap=1000, confidence=0.95, random_state=None, n_jobs=None,
-                            progress=False, method="bca"):
+def bootstrap_ci_multiclass(
+    measure,
+    llh,
+    labels,
+    *,
+    prior=None,
+    p_target=0.5,
+    clusters=None,
+    n_bootstrap=1000,
+    confidence=0.95,
+    random_state=None,
+    n_jobs=None,
+    progress=False,
+    method="bca",
+):
     """Percentile bootstrap confidence interval of a multiclass measure.
 
     Parameters
@@ -484,9 +556,14 @@ def bootstrap_ci_multiclass(measure, llh, labels, *, prior=None, p_target=0.5, c
     L, y, p, _, _ = check_multiclass_trials(llh, labels, prior)
     resampler = _Resampler(y, None if clusters is None else _as_ways(clusters, y.size, "clusters"))
     evaluator = _MulticlassMeasures(L, y, p, [(n, pt) for n in names])
-    estimates = [cross_entropy_nats(L, y, p) if name == "c_mce" else
-                 cross_entropy_nats(L, y, p) / _LOG2 if name == "multiclass_cllr" else
-                 _cavg(L, y, p_target=pt) for name in names]
+    estimates = [
+        cross_entropy_nats(L, y, p)
+        if name == "c_mce"
+        else cross_entropy_nats(L, y, p) / _LOG2
+        if name == "multiclass_cllr"
+        else _cavg(L, y, p_target=pt)
+        for name in names
+    ]
     values = _run(evaluator, resampler, n_bootstrap, random_state, n_jobs, progress)
     accel = _acceleration(evaluator, resampler) if method == "bca" else None
     out = _intervals(names, estimates, values, conf, resampler.kind, accel)

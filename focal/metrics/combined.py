@@ -35,11 +35,10 @@ from ..core.multiclass import check_prior
 from ..core.rocch import ROCCH
 from ..core.validation import check_binary_trials
 from .bayes import binary_prior
-from .binary import BinaryScores, as_binary_scores, pav_llr, _score_arrays
+from .binary import BinaryScores, _score_arrays, as_binary_scores, pav_llr
 from .costs import as_cost_matrix
 
-__all__ = ["CombinedApplication", "combine_applications", "truncated_cllr",
-           "min_truncated_cllr"]
+__all__ = ["CombinedApplication", "combine_applications", "truncated_cllr", "min_truncated_cllr"]
 
 
 @dataclass(frozen=True)
@@ -103,8 +102,12 @@ def combine_applications(applications, weights=None) -> CombinedApplication:
     if not apps:
         raise ValueError("applications must hold at least one (prior, cost) pair")
     rho = np.ones(len(apps)) if weights is None else np.asarray(weights, dtype=float)
-    if rho.shape != (len(apps),) or not np.isfinite(rho).all() or (rho < 0).any() \
-            or not (rho > 0).any():
+    if (
+        rho.shape != (len(apps),)
+        or not np.isfinite(rho).all()
+        or (rho < 0).any()
+        or not (rho > 0).any()
+    ):
         raise ValueError(
             f"weights must be {len(apps)} finite non-negative numbers, not all zero; "
             f"got {weights!r}"
@@ -126,12 +129,14 @@ def combine_applications(applications, weights=None) -> CombinedApplication:
     N = costs[0].shape[1]
     if any(C.shape[1] != N for C in costs):
         raise ValueError("all applications must have cost matrices over the same classes")
-    P = np.array(priors)                                         # (K, N)
-    pt = rho @ P / rho.sum()                                     # pi~, > 0 where any pi_k > 0
-    scaled = [np.divide(pk * Ck, pt, out=np.zeros_like(Ck), where=pt > 0)   # C~_k (eq. 6.3)
-              for pk, Ck in zip(P, costs)]
+    P = np.array(priors)  # (K, N)
+    pt = rho @ P / rho.sum()  # pi~, > 0 where any pi_k > 0
+    scaled = [
+        np.divide(pk * Ck, pt, out=np.zeros_like(Ck), where=pt > 0)  # C~_k (eq. 6.3)
+        for pk, Ck in zip(P, costs)
+    ]
     combos = np.array(list(product(*[range(C.shape[0]) for C in costs])), dtype=np.int64)
-    total = sum(rho[k] * scaled[k][combos[:, k]] for k in range(len(apps)))   # eq. 6.6
+    total = sum(rho[k] * scaled[k][combos[:, k]] for k in range(len(apps)))  # eq. 6.6
     return CombinedApplication(prior=pt, cost=np.asarray(total), decisions=combos)
 
 
@@ -219,12 +224,13 @@ def min_truncated_cllr(tar, non=None, prior_log_odds_range=(-np.inf, np.inf)) ->
         h_lo, h_hi = _check_range(prior_log_odds_range)
         result = scores.hull.pav
         t, n = scores.trials.tar, scores.trials.non
-        return _truncated(result.llr[result.block_index(t)], result.llr[result.block_index(n)],
-                          h_lo, h_hi)
+        return _truncated(
+            result.llr[result.block_index(t)], result.llr[result.block_index(n)], h_lo, h_hi
+        )
     t, n = check_binary_trials(tar, non)
     h_lo, h_hi = _check_range(prior_log_odds_range)
     llr = pav_llr(np.concatenate([t, n]), np.r_[np.ones(t.size, bool), np.zeros(n.size, bool)])
-    return _truncated(llr[:t.size], llr[t.size:], h_lo, h_hi)
+    return _truncated(llr[: t.size], llr[t.size :], h_lo, h_hi)
 
 
 def _check_range(prior_log_odds_range):
@@ -235,16 +241,20 @@ def _check_range(prior_log_odds_range):
             f"prior_log_odds_range must be two numbers (h_lo, h_hi), got {prior_log_odds_range!r}"
         ) from None
     if np.isnan(h_lo) or np.isnan(h_hi) or not h_lo < h_hi:
-        raise ValueError(f"prior_log_odds_range must have h_lo < h_hi, got {prior_log_odds_range!r}")
+        raise ValueError(
+            f"prior_log_odds_range must have h_lo < h_hi, got {prior_log_odds_range!r}"
+        )
     if not float(expit(-h_lo) - expit(-h_hi)) > 0:
-        raise ValueError(f"prior_log_odds_range {prior_log_odds_range!r} is too narrow "
-                         "(its thresholds coincide in double precision)")
+        raise ValueError(
+            f"prior_log_odds_range {prior_log_odds_range!r} is too narrow "
+            "(its thresholds coincide in double precision)"
+        )
     return h_lo, h_hi
 
 
 def _truncated(t, n, h_lo, h_hi) -> float:
     """The normalized truncated Cllr of validated LLRs (see :func:`truncated_cllr`)."""
-    width = float(expit(-h_lo) - expit(-h_hi))                  # eta_hi - eta_lo
+    width = float(expit(-h_lo) - expit(-h_hi))  # eta_hi - eta_lo
     log_eta_hi, log_eta_lo = -_softplus(h_lo), -_softplus(h_hi)
     log_1m_eta_lo, log_1m_eta_hi = -_softplus(-h_hi), -_softplus(-h_lo)
 

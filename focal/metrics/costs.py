@@ -140,9 +140,13 @@ def misclassification_cost_matrix(eta) -> np.ndarray:
     """
     e = np.asarray(eta, dtype=float)
     if e.ndim != 1 or e.size < 2:
-        raise ValueError(f"eta must be a 1-D probability vector of >= 2 classes, got shape {e.shape}")
+        raise ValueError(
+            f"eta must be a 1-D probability vector of >= 2 classes, got shape {e.shape}"
+        )
     if not (np.isfinite(e).all() and (e > 0).all() and (e < 1).all()):
-        raise ValueError(f"eta must lie strictly inside the simplex (0 < eta_i < 1), got {e.tolist()}")
+        raise ValueError(
+            f"eta must lie strictly inside the simplex (0 < eta_i < 1), got {e.tolist()}"
+        )
     if abs(e.sum() - 1.0) > 1e-9:
         raise ValueError(f"eta must sum to 1, sums to {e.sum()!r}")
     N = e.size

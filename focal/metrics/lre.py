@@ -44,7 +44,8 @@ _MAX_SUBSET_CLASSES = 20
 
 def _check_trials(llh, labels, decisions=None):
     """Validated ``(llh or None, labels, decisions or None, n_classes, class counts)``; every
-    class needs trials (the flat prior of CAVG)."""
+    class needs trials (the flat prior of CAVG).
+    """
     if decisions is None:
         if llh is None:
             raise ValueError("give llh (log-likelihoods) or decisions")
@@ -62,17 +63,14 @@ def _check_trials(llh, labels, decisions=None):
             raise ValueError("decisions must contain only 0/1 or False/True")
     D = D.astype(bool)
     if L is not None and D.shape != L.shape:
-        raise ValueError(
-            f"decisions has shape {D.shape} but llh has shape {L.shape}"
-        )
+        raise ValueError(f"decisions has shape {D.shape} but llh has shape {L.shape}")
     N = D.shape[1]
     if N < 2:
         raise ValueError(f"CAVG needs at least 2 classes, got {N}")
     y = as_class_labels(labels, N)
     if y.shape[0] != D.shape[0]:
         raise ValueError(
-            f"decisions and labels have different numbers of trials ({D.shape[0]} and "
-            f"{y.shape[0]})"
+            f"decisions and labels have different numbers of trials ({D.shape[0]} and {y.shape[0]})"
         )
     return L, y, D, N, class_totals(y, np.full(N, 1.0 / N))
 
@@ -90,7 +88,7 @@ def _cavg_from_rates(A, p_target):
     """Eq. 8.3 from the acceptance-rate matrix (target prior ``p_target``)."""
     N = A.shape[0]
     p_miss = 1.0 - np.diag(A)
-    p_fa = (A.sum(axis=0) - np.diag(A)) / (N - 1)   # mean over non-target classes i != k
+    p_fa = (A.sum(axis=0) - np.diag(A)) / (N - 1)  # mean over non-target classes i != k
     return float(np.mean(p_target * p_miss + (1.0 - p_target) * p_fa))
 
 
@@ -248,8 +246,16 @@ def _prior_sweep(llh, labels, prior, pt, recalibrated):
         alpha, beta, _ = affine_calibration_of_trials(t, nonnegative_alpha=True)
         r_miss, r_fa = sweep(alpha * L + beta)
         rec = pt * r_miss + (1 - pt) * r_fa
-    return CavgSweep(p_target=pt, actual=pt * p_miss + (1 - pt) * p_fa, p_miss=p_miss,
-                     p_fa=p_fa, recalibrated=rec, alpha=alpha, beta=beta, prior=p)
+    return CavgSweep(
+        p_target=pt,
+        actual=pt * p_miss + (1 - pt) * p_fa,
+        p_miss=p_miss,
+        p_fa=p_fa,
+        recalibrated=rec,
+        alpha=alpha,
+        beta=beta,
+        prior=p,
+    )
 
 
 def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=None) -> CavgSweep:
@@ -304,8 +310,15 @@ def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=Non
         alpha, beta, _ = affine_calibration_of_trials(trials, nonnegative_alpha=True)  # 8.4.2
         r_miss, r_fa = _sweep_rates(detection_llrs(alpha * L + beta), y, counts, thr)
         rec = (pt[:, None] * r_miss + (1 - pt[:, None]) * r_fa).mean(axis=1)
-    return CavgSweep(p_target=pt, actual=actual, p_miss=p_miss.mean(axis=1),
-                     p_fa=p_fa.mean(axis=1), recalibrated=rec, alpha=alpha, beta=beta)
+    return CavgSweep(
+        p_target=pt,
+        actual=actual,
+        p_miss=p_miss.mean(axis=1),
+        p_fa=p_fa.mean(axis=1),
+        recalibrated=rec,
+        alpha=alpha,
+        beta=beta,
+    )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -351,13 +364,13 @@ def _subset_stats(L, y, want_xe):
     xe = np.zeros((size, N)) if want_xe else None
     top = L.max(axis=1)
     wide = (top - L.min(axis=1)) > _WIDE
-    E = np.exp(L - top[:, None])     # in [e^-600, 1] on the fast rows: no underflow
+    E = np.exp(L - top[:, None])  # in [e^-600, 1] on the fast rows: no underflow
     per_chunk = max(1, (1 << 21) >> (N - 1))
     for i in range(N):
         others = np.delete(np.arange(N), i)
         n_local = 1 << (N - 1)
         # local subset s (all contain i) has bit p set when it contains others[p]
-        bits = (np.arange(n_local)[None, :] >> np.arange(N - 1)[:, None]) & 1   # (N-1, n_local)
+        bits = (np.arange(n_local)[None, :] >> np.arange(N - 1)[:, None]) & 1  # (N-1, n_local)
         glob = (1 << i) | ((1 << others) @ bits)
         m = 1.0 + bits.sum(axis=0)
         rows = np.flatnonzero((y == i) & ~wide)
@@ -365,17 +378,17 @@ def _subset_stats(L, y, want_xe):
         fa_i = np.zeros(n_local)
         xe_i = np.zeros(n_local)
         for lo in range(0, rows.size, per_chunk):
-            Ec = E[rows[lo:lo + per_chunk]]
+            Ec = E[rows[lo : lo + per_chunk]]
             # sum of E over every subset, by doubling: subsets with bit p = those without + E_p
             sums = np.empty((Ec.shape[0], n_local))
             sums[:, 0] = Ec[:, i]
             for p, k in enumerate(others):
                 h = 1 << p
-                np.add(sums[:, :h], Ec[:, k:k + 1], out=sums[:, h:2 * h])
-            R = sums / m                       # accept k iff E_k >= mean of E over the subset
-            miss_i += _count_rows(Ec[:, i:i + 1] < R)
+                np.add(sums[:, :h], Ec[:, k : k + 1], out=sums[:, h : 2 * h])
+            R = sums / m  # accept k iff E_k >= mean of E over the subset
+            miss_i += _count_rows(Ec[:, i : i + 1] < R)
             for p, k in enumerate(others):
-                fa_i += _count_rows(Ec[:, k:k + 1] >= R) * bits[p]
+                fa_i += _count_rows(Ec[:, k : k + 1] >= R) * bits[p]
             if want_xe:
                 xe_i += np.log(sums).sum(axis=0) - np.log(Ec[:, i]).sum()
         miss[glob, i] += miss_i

@@ -277,17 +277,22 @@ def affine_calibration_of_trials(trials, nonnegative_alpha: bool = False):
     a :class:`focal.core.multiclass.MulticlassTrials` (every prior entry positive); ``beta`` is
     over the view's columns (``trials.scatter`` places it in the original ones). Shared by :func:`affine_calibration`,
     :func:`albayzin_measures`, the CAVG sweep and the other multiclass minima (not in
-    ``__all__``)."""
+    ``__all__``).
+    """
     L, y, p = trials.llh, trials.labels, trials.prior
     sol = fit_multiclass(L[:, None, :], y, p, "calibration", reg=0.0)
-    choice = best_affine(lambda alpha, beta: cross_entropy_nats(alpha * L + beta, y, p),
-                         [(float(sol.coef[0]), sol.offset)], zero_offset=np.zeros(p.size),
-                         nonnegative_scale=nonnegative_alpha)
+    choice = best_affine(
+        lambda alpha, beta: cross_entropy_nats(alpha * L + beta, y, p),
+        [(float(sol.coef[0]), sol.offset)],
+        zero_offset=np.zeros(p.size),
+        nonnegative_scale=nonnegative_alpha,
+    )
     return choice.scale, choice.offset, choice.value
 
 
-def albayzin_measures(llh, labels, open_set: bool = False, prior=None,
-                      nonnegative_alpha: bool = False) -> AlbayzinMeasures:
+def albayzin_measures(
+    llh, labels, open_set: bool = False, prior=None, nonnegative_alpha: bool = False
+) -> AlbayzinMeasures:
     """C_mce, C_def, C_min, F_act, F_dis and F_cal of the Albayzin 2012 plan (sec. 4).
 
     Parameters
@@ -343,9 +348,18 @@ def albayzin_measures(llh, labels, open_set: bool = False, prior=None,
     else:
         f_cal = 0.0 if f_act == 0 else np.inf
     return AlbayzinMeasures(
-        prior=trials.prior, c_mce=c_mce, c_def=c_def, c_min=c_min,
-        f_mce=float(f_mce), f_def=float(f_def), f_min=float(f_min), f_act=float(f_act),
-        f_dis=float(f_dis), f_cal=float(f_cal), alpha=alpha, beta=beta,
+        prior=trials.prior,
+        c_mce=c_mce,
+        c_def=c_def,
+        c_min=c_min,
+        f_mce=float(f_mce),
+        f_def=float(f_def),
+        f_min=float(f_min),
+        f_act=float(f_act),
+        f_dis=float(f_dis),
+        f_cal=float(f_cal),
+        alpha=alpha,
+        beta=beta,
     )
 
 
@@ -480,8 +494,9 @@ def detection_analysis(llh, labels, prior=None, p_target=0.5) -> DetectionAnalys
         c.append(_binary_cllr(tar, non, pt))
         mc.append(hull.min_cllr(pt))
         e.append(hull.eer)
-    return DetectionAnalysis(classes=act, cllr=np.array(c), min_cllr=np.array(mc),
-                             eer=np.array(e), p_target=pt)
+    return DetectionAnalysis(
+        classes=act, cllr=np.array(c), min_cllr=np.array(mc), eer=np.array(e), p_target=pt
+    )
 
 
 @dataclass(frozen=True)
@@ -566,7 +581,7 @@ def pairwise_analysis(llh, labels, classes=None) -> PairwiseAnalysis:
     if cls.size < 2:
         raise ValueError(f"classes must name at least two classes, got {cls.tolist()}")
     pair_prior = np.zeros(N)
-    pair_prior[cls] = 1.0 / cls.size                  # the classes analysed must have trials
+    pair_prior[cls] = 1.0 / cls.size  # the classes analysed must have trials
     y = MulticlassTrials(L, labels, pair_prior).labels
     by_class = {int(i): np.flatnonzero(y == i) for i in cls}
     pairs, c, mc, nt = [], [], [], []
@@ -579,6 +594,10 @@ def pairwise_analysis(llh, labels, classes=None) -> PairwiseAnalysis:
             c.append(_binary_cllr(tar, non))
             mc.append(rocch(tar, non).min_cllr(0.5))
             nt.append(tar.size + non.size)
-    return PairwiseAnalysis(pairs=np.array(pairs, dtype=np.int64), cllr=np.array(c),
-                            min_cllr=np.array(mc), n_trials=np.array(nt, dtype=np.int64),
-                            n_classes=N)
+    return PairwiseAnalysis(
+        pairs=np.array(pairs, dtype=np.int64),
+        cllr=np.array(c),
+        min_cllr=np.array(mc),
+        n_trials=np.array(nt, dtype=np.int64),
+        n_classes=N,
+    )

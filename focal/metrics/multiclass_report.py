@@ -30,8 +30,13 @@ from ..core.multiclass import MulticlassTrials, as_class_labels, as_llh_matrix
 from .lre import cavg
 from .multiclass import AlbayzinMeasures, albayzin_measures, multiclass_cllr
 
-__all__ = ["CONDITIONS", "ConditionResult", "MulticlassReport", "multiclass_report",
-           "default_conditions"]
+__all__ = [
+    "CONDITIONS",
+    "ConditionResult",
+    "MulticlassReport",
+    "multiclass_report",
+    "default_conditions",
+]
 
 #: Evaluation conditions of :func:`multiclass_report`.
 CONDITIONS = ("closed", "open")
@@ -40,7 +45,7 @@ CONDITIONS = ("closed", "open")
 CAVG_DEFINITIONS = {
     "closed": "NIST LRE CAVG over the target languages (out-of-set segments ignored)",
     "open": "focal's own extension (no paper defines an open-set CAVG): the out-of-set class "
-            "counted as one more target language",
+    "counted as one more target language",
 }
 
 
@@ -74,8 +79,12 @@ class ConditionResult:
 
     def to_dict(self) -> dict:
         """Plain-Python numbers for JSON."""
-        return {**self.albayzin.to_dict(), "multiclass_cllr": self.multiclass_cllr,
-                "cavg": self.cavg, "cavg_definition": CAVG_DEFINITIONS[self.condition]}
+        return {
+            **self.albayzin.to_dict(),
+            "multiclass_cllr": self.multiclass_cllr,
+            "cavg": self.cavg,
+            "cavg_definition": CAVG_DEFINITIONS[self.condition],
+        }
 
 
 @dataclass(frozen=True)
@@ -109,40 +118,75 @@ class MulticlassReport:
         dict
             The fields as plain Python values (JSON-ready).
         """
-        return {"name": self.name, "task": self.task, "condition": self.condition,
-                "n_segments": self.n_segments, "classes": list(self.classes),
-                "measures": {r.condition: r.to_dict() for r in self.results}}
+        return {
+            "name": self.name,
+            "task": self.task,
+            "condition": self.condition,
+            "n_segments": self.n_segments,
+            "classes": list(self.classes),
+            "measures": {r.condition: r.to_dict() for r in self.results},
+        }
 
     def __str__(self) -> str:
         results = self.results
         head = f"{self.task} task, {self.condition} condition; " if self.task else ""
-        lines = [f"Multiclass analysis: {self.name}",
-                 f"  {self.n_segments:,} segments; {head}{len(self.classes)} classes: "
-                 f"{', '.join(self.classes)}",
-                 "  " + " " * 22 + "".join(f"{r.condition + ' set':>12}" for r in results)]
+        lines = [
+            f"Multiclass analysis: {self.name}",
+            f"  {self.n_segments:,} segments; {head}{len(self.classes)} classes: "
+            f"{', '.join(self.classes)}",
+            "  " + " " * 22 + "".join(f"{r.condition + ' set':>12}" for r in results),
+        ]
 
         def row(label, values, fmt, note):
-            lines.append(f"  {label:<22}" + "".join(f"{format(v, fmt):>12}" for v in values)
-                         + f"   {note}")
+            lines.append(
+                f"  {label:<22}" + "".join(f"{format(v, fmt):>12}" for v in values) + f"   {note}"
+            )
 
         m = [r.albayzin for r in results]
-        row(f"prior of {self.classes[-1]}", [a.prior[-1] for a in m], ".4g",
-            "(last class; Albayzin eq. 2)")
+        row(
+            f"prior of {self.classes[-1]}",
+            [a.prior[-1] for a in m],
+            ".4g",
+            "(last class; Albayzin eq. 2)",
+        )
         row("C_mce", [a.c_mce for a in m], ".4f", "nats, multiclass cross-entropy (eq. 6)")
-        row("C_def", [a.c_def for a in m], ".4f",
-            "nats, the prior entropy: a system that says nothing (eq. 7)")
-        row("C_min", [a.c_min for a in m], ".4f",
-            "nats, after the best affine recalibration (eq. 12)")
+        row(
+            "C_def",
+            [a.c_def for a in m],
+            ".4f",
+            "nats, the prior entropy: a system that says nothing (eq. 7)",
+        )
+        row(
+            "C_min",
+            [a.c_min for a in m],
+            ".4f",
+            "nats, after the best affine recalibration (eq. 12)",
+        )
         row("multiclass Cllr", [r.multiclass_cllr for r in results], ".4f", "bits, C_mce / log 2")
-        row("F_act", [a.f_act for a in m], ".4f",
-            "actual relative confusion (eq. 10), the primary criterion")
+        row(
+            "F_act",
+            [a.f_act for a in m],
+            ".4f",
+            "actual relative confusion (eq. 10), the primary criterion",
+        )
         row("F_dis", [a.f_dis for a in m], ".4f", "discrimination: F after recalibration (eq. 13)")
-        row("F_cal", [a.f_cal for a in m], ".4f",
-            "calibration loss, F_act = (1 + F_cal) F_dis (eqs. 14-15)")
-        row("recalibration scale", [a.alpha for a in m], ".4g",
-            "alpha of the best alpha * l + beta (eq. 11)")
-        lines.append(f"  {'Cavg':<22}" + "".join(f"{100 * r.cavg:>11.2f}%" for r in results)
-                     + "   NIST CAVG, P_target 0.5, over the classes of the condition")
+        row(
+            "F_cal",
+            [a.f_cal for a in m],
+            ".4f",
+            "calibration loss, F_act = (1 + F_cal) F_dis (eqs. 14-15)",
+        )
+        row(
+            "recalibration scale",
+            [a.alpha for a in m],
+            ".4g",
+            "alpha of the best alpha * l + beta (eq. 11)",
+        )
+        lines.append(
+            f"  {'Cavg':<22}"
+            + "".join(f"{100 * r.cavg:>11.2f}%" for r in results)
+            + "   NIST CAVG, P_target 0.5, over the classes of the condition"
+        )
         if any(r.condition == "open" for r in results):
             lines.append(f"  (open-set Cavg: {CAVG_DEFINITIONS['open']})")
         return "\n".join(lines)
@@ -152,13 +196,23 @@ def _condition_result(L, y, condition) -> ConditionResult:
     m = albayzin_measures(L, y, open_set=condition == "open")
     t = MulticlassTrials(L, y, m.prior).active()
     return ConditionResult(
-        condition=condition, albayzin=m,
+        condition=condition,
+        albayzin=m,
         multiclass_cllr=float(multiclass_cllr(L, y, m.prior)),
-        cavg=float(cavg(t.llh, t.labels)))
+        cavg=float(cavg(t.llh, t.labels)),
+    )
 
 
-def multiclass_report(llh, labels, classes, conditions=None, *, name: str = "",
-                      task: str | None = None, condition: str | None = None) -> MulticlassReport:
+def multiclass_report(
+    llh,
+    labels,
+    classes,
+    conditions=None,
+    *,
+    name: str = "",
+    task: str | None = None,
+    condition: str | None = None,
+) -> MulticlassReport:
     """Albayzin measures, multiclass Cllr and CAVG of log-likelihoods, per evaluation condition.
 
     Parameters
@@ -198,9 +252,14 @@ def multiclass_report(llh, labels, classes, conditions=None, *, name: str = "",
     conditions = default_conditions(condition) if conditions is None else list(conditions)
     unknown = [c for c in conditions if c not in CONDITIONS]
     if unknown or not conditions:
-        raise ValueError(f"conditions must be some of {', '.join(CONDITIONS)}, got "
-                         f"{conditions!r}")
+        raise ValueError(f"conditions must be some of {', '.join(CONDITIONS)}, got {conditions!r}")
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
         results = tuple(_condition_result(L, y, c) for c in dict.fromkeys(conditions))
-    return MulticlassReport(name=str(name), classes=classes, n_segments=int(y.shape[0]),
-                            task=task, condition=condition, results=results)
+    return MulticlassReport(
+        name=str(name),
+        classes=classes,
+        n_segments=int(y.shape[0]),
+        task=task,
+        condition=condition,
+        results=results,
+    )

@@ -52,8 +52,8 @@ __all__ = [
 ]
 
 
-_BRIER_TOL = 1e-11       # gradient norm at the Brier minimum (the cost is O(1), f_scale 1)
-_BRIER_MAX_STEP = 1.0    # longest Newton step, standardized units (the model is not convex)
+_BRIER_TOL = 1e-11  # gradient norm at the Brier minimum (the cost is O(1), f_scale 1)
+_BRIER_MAX_STEP = 1.0  # longest Newton step, standardized units (the model is not convex)
 
 
 def _posteriors(L, p):
@@ -181,7 +181,7 @@ class _BrierObjective:
             sl = slice(lo, lo + self._CHUNK)
             u, y, c = self.U[sl], self.y[sl], self.c[sl]
             Q = _posteriors(a * u + off, self.p)
-            yield u, y, c, Q, _minus_truth(Q, y)              # g = q - e_y
+            yield u, y, c, Q, _minus_truth(Q, y)  # g = q - e_y
 
     def value(self, theta) -> float:
         return float(sum(c @ _brier_costs(Q, y) for _, y, c, Q, _ in self._chunks(theta)))
@@ -199,7 +199,8 @@ class _BrierObjective:
 
     def evaluate(self, theta):
         """``(value, grad, solve, None)`` for :func:`focal.core.newton.minimize_newton`; the
-        solve uses the modified Hessian where it is indefinite (:func:`dense_solver`)."""
+        solve uses the modified Hessian where it is indefinite (:func:`dense_solver`).
+        """
         value, grad = self.value_and_grad(theta)
         return value, grad, dense_solver(self.hessian(theta)), None
 
@@ -213,7 +214,7 @@ class _BrierObjective:
             J[:, idx, idx] += Q
             Jg = Q * G - Q * s[:, None]
             H = J @ J + (G - s[:, None])[:, :, None] * J - Q[:, :, None] * Jg[:, None, :]
-            H = (H + H.transpose(0, 2, 1)) * c[:, None, None]      # 2 * symmetric part
+            H = (H + H.transpose(0, 2, 1)) * c[:, None, None]  # 2 * symmetric part
             Hzz += H.sum(axis=0)
             Hu = np.einsum("tij,tj->ti", H, u)
             Hza += Hu.sum(axis=0)
@@ -268,15 +269,29 @@ def brier_analysis(llh, labels, prior=None) -> BrierAnalysis:
     if np.isfinite(alpha0) and np.isfinite(beta0).all():
         starts.insert(0, (alpha0, obj.V.T @ beta0))
     fitted = []
-    for alpha, b in starts:      # the objective is not convex: several starts (docstring)
-        res = minimize_newton(obj.evaluate, np.concatenate([[alpha * obj.scale], b]),
-                              tol=_BRIER_TOL, max_iter=200, max_step=_BRIER_MAX_STEP)
+    for alpha, b in starts:  # the objective is not convex: several starts (docstring)
+        res = minimize_newton(
+            obj.evaluate,
+            np.concatenate([[alpha * obj.scale], b]),
+            tol=_BRIER_TOL,
+            max_iter=200,
+            max_step=_BRIER_MAX_STEP,
+        )
         fitted.append((res.x[0] / obj.scale, res.x[1:]))
-    choice = best_affine(lambda a, b: obj.value(np.concatenate([[a * obj.scale], b])), fitted,
-                         zero_offset=np.zeros(p.size - 1), identity_value=actual,
-                         default_value=default)
-    return BrierAnalysis(actual=actual, default=default, minimum=float(choice.value),
-                         alpha=float(choice.scale), beta=t.scatter(obj.V @ choice.offset))
+    choice = best_affine(
+        lambda a, b: obj.value(np.concatenate([[a * obj.scale], b])),
+        fitted,
+        zero_offset=np.zeros(p.size - 1),
+        identity_value=actual,
+        default_value=default,
+    )
+    return BrierAnalysis(
+        actual=actual,
+        default=default,
+        minimum=float(choice.value),
+        alpha=float(choice.scale),
+        beta=t.scatter(obj.V @ choice.offset),
+    )
 
 
 def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> float:
@@ -318,7 +333,7 @@ def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> floa
     ...          [0, 0, 1, 1, 2, 2])
     0.25
     """
-    N = np.asarray(llh).shape[1] if np.ndim(llh) == 2 else 2     # 1-D: binary LLRs
+    N = np.asarray(llh).shape[1] if np.ndim(llh) == 2 else 2  # 1-D: binary LLRs
     e = np.full(N, 1.0 / N) if eta is None else eta
     return bayes_risk(llh, labels, prior, misclassification_cost_matrix(e), normalize=normalize)
 
@@ -370,7 +385,8 @@ def _line_search(S, y, w, miss, b, d):
     """Exact minimum of the C_eta risk of ``argmax_j (S_tj + b_j + s d_j)`` over the step
     ``s``, for a direction ``d`` with entries -1, 0, 1: per trial the winner is on the upper
     envelope of three lines (the best class of each slope), so the risk is a step function of
-    ``s`` with at most two breakpoints per trial, read off one sort. Returns ``(risk, s)``."""
+    ``s`` with at most two breakpoints per trial, read off one sort. Returns ``(risk, s)``.
+    """
     T = S + b
     n = T.shape[0]
     rows = np.arange(n)
@@ -385,8 +401,8 @@ def _line_search(S, y, w, miss, b, d):
 
     (am, cm), (a0, c0), (ap, cp) = best_of(d < 0), best_of(d == 0), best_of(d > 0)
     with np.errstate(invalid="ignore"):
-        lo, hi, mid = am - a0, a0 - ap, 0.5 * (am - ap)     # -/0, 0/+ and -/+ crossings
-    middle = lo < hi                                        # the slope-0 class wins somewhere
+        lo, hi, mid = am - a0, a0 - ap, 0.5 * (am - ap)  # -/0, 0/+ and -/+ crossings
+    middle = lo < hi  # the slope-0 class wins somewhere
     e1 = np.where(middle, lo, mid)
     e2 = np.where(middle, hi, mid)
 
@@ -403,7 +419,7 @@ def _line_search(S, y, w, miss, b, d):
     pos, steps = pos[order], np.cumsum(delta[order])
     if pos.size == 0:
         return start, 0.0
-    ends = np.r_[np.flatnonzero(pos[1:] > pos[:-1]), pos.size - 1]   # last event of each spot
+    ends = np.r_[np.flatnonzero(pos[1:] > pos[:-1]), pos.size - 1]  # last event of each spot
     values = np.r_[start, start + steps[ends]]
     k = int(np.argmin(values))
     spots = pos[ends]
@@ -416,7 +432,8 @@ def _line_search(S, y, w, miss, b, d):
 
 def _pairwise_moves(S, y, w, miss, b, best, max_sweeps: int = 20):
     """After :func:`_coordinate_offsets`: exact steps along every ``e_j - e_k`` (one class up,
-    another down) and every ``e_j``, until none lowers the risk. Returns ``(risk at b, b)``."""
+    another down) and every ``e_j``, until none lowers the risk. Returns ``(risk at b, b)``.
+    """
     N = S.shape[1]
     eye = np.eye(N)
     directions = [eye[j] - eye[k] for j in range(N) for k in range(j + 1, N)] + list(eye)
@@ -428,7 +445,7 @@ def _pairwise_moves(S, y, w, miss, b, best, max_sweeps: int = 20):
                 b, best, improved = b + step * d, value, True
         if not improved:
             break
-    d = np.argmax(S + b, axis=1)      # the risk attained at b (free of the sums' round-off)
+    d = np.argmax(S + b, axis=1)  # the risk attained at b (free of the sums' round-off)
     return float(w @ np.where(d == y, 0.0, miss[y])), b
 
 
@@ -483,7 +500,7 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
         t = MulticlassTrials(llh, labels, prior).active()
         L, y, p, active = t.llh, t.labels, t.prior, t.classes
         w = class_trial_weights(y, p)
-        miss = 1.0 / ((N - 1) * e[active])              # C_eta(j | i), j != i (eq. 8.12)
+        miss = 1.0 / ((N - 1) * e[active])  # C_eta(j | i), j != i (eq. 8.12)
         shift = np.log(p) - np.log(e[active])
         candidates = [base.default, base.actual, base.recalibrated]
         starts = [(L, shift), (-L, shift)]
@@ -495,18 +512,30 @@ def eta_risk_analysis(llh, labels, eta=None, prior=None, normalize: bool = False
             risk, b = _coordinate_offsets(S, y, w, miss, b0.copy())
             candidates.append(_pairwise_moves(S, y, w, miss, b, risk)[0])
         minimum = float(min(candidates))
-        base = BayesRisk(actual=base.actual, default=base.default, minimum=minimum,
-                         recalibrated=base.recalibrated, alpha=base.alpha, beta=base.beta,
-                         unit=base.unit)
+        base = BayesRisk(
+            actual=base.actual,
+            default=base.default,
+            minimum=minimum,
+            recalibrated=base.recalibrated,
+            alpha=base.alpha,
+            beta=base.beta,
+            unit=base.unit,
+        )
     if not normalize:
         return base
     d = base.default
     if d is None or d <= 0:
         raise ValueError("the default risk is 0: the normalized risk is undefined")
     scaled_min = None if base.minimum is None else base.minimum / d
-    return BayesRisk(actual=base.actual / d, default=1.0, minimum=scaled_min,
-                     recalibrated=base.recalibrated / d, alpha=base.alpha, beta=base.beta,
-                     unit="normalized")
+    return BayesRisk(
+        actual=base.actual / d,
+        default=1.0,
+        minimum=scaled_min,
+        recalibrated=base.recalibrated / d,
+        alpha=base.alpha,
+        beta=base.beta,
+        unit="normalized",
+    )
 
 
 def _lre_threshold(p_target: float, n_classes: int) -> float:
@@ -565,7 +594,7 @@ def e_lre(llh, labels, prior=None, p_target=0.5, normalize: bool = False) -> flo
     t = MulticlassTrials(llh, labels, prior).active()
     L, y, p = t.llh, t.labels, t.prior
     a = check_probability(p_target)
-    N = p.size                          # the classes of non-zero prior are the targets
+    N = p.size  # the classes of non-zero prior are the targets
     Q = _posteriors(L, p)
     accept = Q >= _lre_threshold(a, N)
     n = y.shape[0]

@@ -27,8 +27,14 @@ from .binary import BinaryScores
 if TYPE_CHECKING:
     from .sre import CPrimary
 
-__all__ = ["OperatingPointResult", "CalibrationReport", "calibration_report",
-           "calibration_report_of", "parse_operating_point", "summary_table"]
+__all__ = [
+    "OperatingPointResult",
+    "CalibrationReport",
+    "calibration_report",
+    "calibration_report_of",
+    "parse_operating_point",
+    "summary_table",
+]
 
 
 @dataclass(frozen=True)
@@ -136,8 +142,9 @@ class CalibrationReport:
             "min_cllr": self.min_cllr,
             "calibration_loss": self.calibration_loss,
             "eer": self.eer,
-            **({} if self.eer_conventional is None
-               else {"eer_conventional": self.eer_conventional}),
+            **(
+                {} if self.eer_conventional is None else {"eer_conventional": self.eer_conventional}
+            ),
             **_threshold_items("eer_threshold", self.eer_threshold),
             "prbep": self.prbep,
             "operating_points": [
@@ -161,8 +168,11 @@ class CalibrationReport:
         at_half = self.p_target == 0.5
         unit = " bits" if at_half else ""
         loss = self.calibration_loss
-        share = (f"  ({100 * loss / self.cllr:.1f} % of Cllr)"
-                 if np.isfinite(self.cllr) and self.cllr > 0 else "")
+        share = (
+            f"  ({100 * loss / self.cllr:.1f} % of Cllr)"
+            if np.isfinite(self.cllr) and self.cllr > 0
+            else ""
+        )
         lines = [
             "Calibration analysis" + (f": {self.name}" if self.name else ""),
             f"  {self.n_targets:,} target and {self.n_nontargets:,} non-target trials",
@@ -170,39 +180,58 @@ class CalibrationReport:
             f"  minCllr (PAV)     {self.min_cllr:9.4f}{unit}",
             f"  calibration loss  {loss:9.4f}{unit}{share}",
             f"  EER (ROCCH)       {100 * self.eer:9.3f} %",
-            *([] if self.eer_conventional is None else [
-                f"  EER (conventional){100 * self.eer_conventional:9.3f} %  (empirical ROC, "
-                "linear interpolation)"]),
+            *(
+                []
+                if self.eer_conventional is None
+                else [
+                    f"  EER (conventional){100 * self.eer_conventional:9.3f} %  (empirical ROC, "
+                    "linear interpolation)"
+                ]
+            ),
             f"  PRBEP             {self.prbep:9.1f} errors (misses = false alarms)",
         ]
         if not at_half:
-            lines.append(f"  (Cllr at p_target={self.p_target:g}: cross-entropy / prior entropy, "
-                         "1 = uninformative)")
+            lines.append(
+                f"  (Cllr at p_target={self.p_target:g}: cross-entropy / prior entropy, "
+                "1 = uninformative)"
+            )
         if self.operating_points:
             lines.append("  normalized DCF")
             lines.append("    P_target    C_miss    C_fa  eff. prior  actDCF   minDCF     loss")
             for op in self.operating_points:
-                lines.append(f"    {op.p_target:<10.4g}{op.c_miss:>8.4g}{op.c_fa:>8.4g}"
-                             f"  {op.effective_prior:<10.4g}{op.act_dcf:>8.4f} "
-                             f"{op.min_dcf:>8.4f} {op.calibration_loss:>8.4f}")
+                lines.append(
+                    f"    {op.p_target:<10.4g}{op.c_miss:>8.4g}{op.c_fa:>8.4g}"
+                    f"  {op.effective_prior:<10.4g}{op.act_dcf:>8.4f} "
+                    f"{op.min_dcf:>8.4f} {op.calibration_loss:>8.4f}"
+                )
         thresholds = [("EER", self.eer_threshold)] + [
             (f"minDCF {op.p_target:g}:{op.c_miss:g}:{op.c_fa:g}", op.min_dcf_threshold)
-            for op in self.operating_points]
+            for op in self.operating_points
+        ]
         if any(thr is not None for _, thr in thresholds):
             lines.append("  score thresholds (accept iff score >= t; [low, high] when not unique)")
-            lines.extend(f"    {label:<24}{_format_threshold(thr)}"
-                         for label, thr in thresholds if thr is not None)
+            lines.extend(
+                f"    {label:<24}{_format_threshold(thr)}"
+                for label, thr in thresholds
+                if thr is not None
+            )
         if self.c_primary is not None:
             cp = self.c_primary
             points = ", ".join(f"{p:g}:{m:g}:{f:g}" for p, m, f in cp.operating_points)
-            lines.append(f"  C_primary{f' ({cp.name.upper()})' if cp.name else ''}  "
-                         f"actual {cp.actual:.4f}  minimum {cp.minimum:.4f}  (mean over {points})")
+            lines.append(
+                f"  C_primary{f' ({cp.name.upper()})' if cp.name else ''}  "
+                f"actual {cp.actual:.4f}  minimum {cp.minimum:.4f}  (mean over {points})"
+            )
         if self.intervals:
             first = self.intervals[0]
-            lines.append(f"  {100 * first.confidence:g} % confidence intervals ({first.resampling} "
-                         f"bootstrap, {first.n_bootstrap} replicates)")
-            lines.extend(f"    {iv.measure:<24}{iv.estimate:>10.4f}  [{iv.low:.4f}, {iv.high:.4f}]"
-                         for iv in self.intervals)
+            lines.append(
+                f"  {100 * first.confidence:g} % confidence intervals ({first.resampling} "
+                f"bootstrap, {first.n_bootstrap} replicates)"
+            )
+            lines.extend(
+                f"    {iv.measure:<24}{iv.estimate:>10.4f}  [{iv.low:.4f}, {iv.high:.4f}]"
+                for iv in self.intervals
+            )
         return "\n".join(lines)
 
 
@@ -243,10 +272,23 @@ def check_operating_point(op, where: str):
     return OperatingPoint.coerce(op, where).as_tuple()
 
 
-def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=0.5,
-                       name: str = "", *, conventional_eer: bool = False, c_primary=None,
-                       confidence=None, n_bootstrap=1000, tar_clusters=None, non_clusters=None,
-                       random_state=None, n_jobs=None, progress=False) -> CalibrationReport:
+def calibration_report(
+    tar,
+    non,
+    operating_points=((0.01, 1.0, 1.0),),
+    p_target=0.5,
+    name: str = "",
+    *,
+    conventional_eer: bool = False,
+    c_primary=None,
+    confidence=None,
+    n_bootstrap=1000,
+    tar_clusters=None,
+    non_clusters=None,
+    random_state=None,
+    n_jobs=None,
+    progress=False,
+) -> CalibrationReport:
     """Analyse the calibration of natural-log LLRs ``(tar, non)``, sorting and pooling once.
 
     Cllr, minCllr (Cllr after PAV) and the calibration loss Cllr - minCllr (thesis sec. 7.7.4),
@@ -334,15 +376,26 @@ def calibration_report(tar, non, operating_points=((0.01, 1.0, 1.0),), p_target=
     from .bootstrap import bootstrap_ci
 
     measures = [("cllr", p), ("min_cllr", p), "eer"] + [
-        (kind, *op) for op in points for kind in ("dcf", "min_dcf")]
-    intervals = bootstrap_ci(measures, tar, non, n_bootstrap=n_bootstrap, confidence=confidence,
-                             tar_clusters=tar_clusters, non_clusters=non_clusters,
-                             random_state=random_state, n_jobs=n_jobs, progress=progress)
+        (kind, *op) for op in points for kind in ("dcf", "min_dcf")
+    ]
+    intervals = bootstrap_ci(
+        measures,
+        tar,
+        non,
+        n_bootstrap=n_bootstrap,
+        confidence=confidence,
+        tar_clusters=tar_clusters,
+        non_clusters=non_clusters,
+        random_state=random_state,
+        n_jobs=n_jobs,
+        progress=progress,
+    )
     return replace(report, intervals=tuple(intervals))
 
 
-def calibration_report_of(scores: BinaryScores, operating_points=((0.01, 1.0, 1.0),),
-                          p_target=0.5, name: str = "") -> CalibrationReport:
+def calibration_report_of(
+    scores: BinaryScores, operating_points=((0.01, 1.0, 1.0),), p_target=0.5, name: str = ""
+) -> CalibrationReport:
     """:func:`calibration_report` of scores already sorted in a :class:`BinaryScores`, so that a
     caller drawing curves of the same scores (``scores.bayes_error_rates``) sorts and runs PAV
     only once.
@@ -368,17 +421,21 @@ def calibration_report_of(scores: BinaryScores, operating_points=((0.01, 1.0, 1.
 
 
 def _operating_points(operating_points):
-    if np.isscalar(operating_points) or (isinstance(operating_points, np.ndarray)
-                                         and operating_points.ndim == 0):  # one bare prior
+    if np.isscalar(operating_points) or (
+        isinstance(operating_points, np.ndarray) and operating_points.ndim == 0
+    ):  # one bare prior
         operating_points = (operating_points,)
-    return [check_operating_point(op, f"operating_points[{i}]")
-            for i, op in enumerate(operating_points)]
+    return [
+        check_operating_point(op, f"operating_points[{i}]") for i, op in enumerate(operating_points)
+    ]
 
 
 def _report(scores: BinaryScores, points, p, name) -> CalibrationReport:
     results = [
         OperatingPointResult(
-            p_target=pt, c_miss=cm, c_fa=cf,
+            p_target=pt,
+            c_miss=cm,
+            c_fa=cf,
             effective_prior=OperatingPoint(pt, cm, cf).effective_prior,
             act_dcf=scores.dcf(pt, cm, cf),
             min_dcf=scores.min_dcf(pt, cm, cf),
@@ -405,15 +462,19 @@ def summary_table(reports, p_target) -> str:
     """One line per report: Cllr, minCllr, EER and the DCFs of its first operating point
     (names shortened to their last path component).
     """
+
     def short(name):
         return str(name).replace("\\", "/").rsplit("/", 1)[-1]
 
     width = max(len(short(r.name)) for r in reports) + 2
-    lines = [f"Summary (eval set; DCF at P_target = {p_target:g})",
-             f"  {'system':<{width}}{'Cllr':>8}{'minCllr':>9}{'EER %':>8}{'actDCF':>8}"
-             f"{'minDCF':>8}"]
+    lines = [
+        f"Summary (eval set; DCF at P_target = {p_target:g})",
+        f"  {'system':<{width}}{'Cllr':>8}{'minCllr':>9}{'EER %':>8}{'actDCF':>8}{'minDCF':>8}",
+    ]
     for r in reports:
         op = r.operating_points[0]
-        lines.append(f"  {short(r.name):<{width}}{r.cllr:8.4f}{r.min_cllr:9.4f}"
-                     f"{100 * r.eer:8.2f}{op.act_dcf:8.4f}{op.min_dcf:8.4f}")
+        lines.append(
+            f"  {short(r.name):<{width}}{r.cllr:8.4f}{r.min_cllr:9.4f}"
+            f"{100 * r.eer:8.2f}{op.act_dcf:8.4f}{op.min_dcf:8.4f}"
+        )
     return "\n".join(lines)

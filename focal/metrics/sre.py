@@ -67,9 +67,14 @@ class CPrimary:
         dict
             The fields as plain Python values (JSON-ready).
         """
-        return {"name": self.name, "c_primary": self.actual, "min_c_primary": self.minimum,
-                "operating_points": [list(op) for op in self.operating_points],
-                "act_dcf": list(self.act_dcf), "min_dcf": list(self.min_dcf)}
+        return {
+            "name": self.name,
+            "c_primary": self.actual,
+            "min_c_primary": self.minimum,
+            "operating_points": [list(op) for op in self.operating_points],
+            "act_dcf": list(self.act_dcf),
+            "min_dcf": list(self.min_dcf),
+        }
 
 
 def c_primary(tar, non=None, operating_points="sre16") -> CPrimary:
@@ -103,9 +108,11 @@ def resolve_points(operating_points):
     if isinstance(operating_points, str):
         key = operating_points.lower()
         if key not in SRE_OPERATING_POINTS:
-            raise ValueError(f"operating_points must be one of {sorted(SRE_OPERATING_POINTS)} "
-                             f"or a sequence of (P_target, C_miss, C_fa), got "
-                             f"{operating_points!r}")
+            raise ValueError(
+                f"operating_points must be one of {sorted(SRE_OPERATING_POINTS)} "
+                f"or a sequence of (P_target, C_miss, C_fa), got "
+                f"{operating_points!r}"
+            )
         name, operating_points = key, SRE_OPERATING_POINTS[key]
     points = _operating_points(operating_points)
     if len(points) < 2:

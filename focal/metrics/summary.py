@@ -51,11 +51,15 @@ class SummarizedScores:
     def __init__(self, summary: ScoreSummary, sums: TrialSums | None = None):
         self.summary = summary
         self.sums = sums
-        if sums is not None and (sums.n_targets, sums.n_nontargets) != (summary.n_targets,
-                                                                         summary.n_nontargets):
-            raise ValueError(f"sums count {sums.n_targets} / {sums.n_nontargets} target / "
-                             f"non-target trials but the summary {summary.n_targets} / "
-                             f"{summary.n_nontargets}: they describe different trials")
+        if sums is not None and (sums.n_targets, sums.n_nontargets) != (
+            summary.n_targets,
+            summary.n_nontargets,
+        ):
+            raise ValueError(
+                f"sums count {sums.n_targets} / {sums.n_nontargets} target / "
+                f"non-target trials but the summary {summary.n_targets} / "
+                f"{summary.n_nontargets}: they describe different trials"
+            )
 
     @cached_property
     def hull(self) -> ROCCH:
@@ -135,8 +139,9 @@ class SummarizedScores:
         cm = check_positive(c_miss, "c_miss")
         cf = check_positive(c_fa, "c_fa")
         n_mis, n_fa = self._sums("dcf").error_counts(-effective_log_odds(p, cm, cf))
-        return float(detection_cost(n_mis / self.n_targets, n_fa / self.n_nontargets, p, cm, cf,
-                                    normalize))
+        return float(
+            detection_cost(n_mis / self.n_targets, n_fa / self.n_nontargets, p, cm, cf, normalize)
+        )
 
     # -- threshold-optimized: the hull ----------------------------------------------------
     def min_cllr(self, p_target=0.5) -> float:
@@ -205,8 +210,10 @@ class SummarizedScores:
         if convex_hull:
             return DETCurve(self.hull.p_fa, self.hull.p_miss, self.hull.thresholds)
         if not self.summary.has_runs:
-            raise ValueError("the steppy DET curve needs a summary made with keep_runs=True; "
-                             "or ask for convex_hull=True")
+            raise ValueError(
+                "the steppy DET curve needs a summary made with keep_runs=True; "
+                "or ask for convex_hull=True"
+            )
         return DETCurve(*self.hull.pav.roc_points())
 
     def bayes_error_rates(self, prior_log_odds) -> BayesErrorRates:
@@ -229,14 +236,24 @@ class SummarizedScores:
         ok = idx < sums.thresholds.size
         ok[ok] = sums.thresholds[idx[ok]] == -h[ok]
         if not ok.all():
-            raise ValueError(f"threshold {-h[~ok][0]!r} (prior log-odds {h[~ok][0]!r}) was not "
-                             "among the thresholds of these sums")
+            raise ValueError(
+                f"threshold {-h[~ok][0]!r} (prior log-odds {h[~ok][0]!r}) was not "
+                "among the thresholds of these sums"
+            )
         p_miss = sums.n_misses[idx] / self.n_targets
         p_fa = sums.n_false_alarms[idx] / self.n_nontargets
         p, q = expit(h), expit(-h)
         best = self.hull.min_bayes_errors(h)
         return BayesErrorRates(
-            prior_log_odds=h, actual=p * p_miss + q * p_fa, minimum=best.error,
-            actual_p_miss=p_miss, actual_p_fa=p_fa, min_p_miss=best.p_miss, min_p_fa=best.p_fa,
-            min_n_misses=best.n_misses, min_n_false_alarms=best.n_false_alarms,
-            n_targets=self.n_targets, n_nontargets=self.n_nontargets)
+            prior_log_odds=h,
+            actual=p * p_miss + q * p_fa,
+            minimum=best.error,
+            actual_p_miss=p_miss,
+            actual_p_fa=p_fa,
+            min_p_miss=best.p_miss,
+            min_p_fa=best.p_fa,
+            min_n_misses=best.n_misses,
+            min_n_false_alarms=best.n_false_alarms,
+            n_targets=self.n_targets,
+            n_nontargets=self.n_nontargets,
+        )

@@ -23,7 +23,7 @@ try:
     import matplotlib  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised by a subprocess test
     raise ImportError(
-        'focal.plots needs matplotlib, an optional dependency of focal: '
+        "focal.plots needs matplotlib, an optional dependency of focal: "
         'pip install "focal-calibration[plot]"'
     ) from exc
 
@@ -41,8 +41,25 @@ from .scales import ProbitScale
 from .std import std_det_plot
 
 __all__ = [
-    "APE_SCALE", "ProbitScale", "ape_bar_axes", "ape_plot", "det_plot", "ece_plot", "nbe_plot",
-    "tippett_plot", "pairwise_bar_matrix", "detection_ape_plots", "detection_llr_scatter",
-    "subset_scatter", "std_det_plot", "write_report", "output_folder", "cavg_sweep_plot",
-    "DETDisplay", "APEDisplay", "NBEDisplay", "ECEDisplay", "TippettDisplay",
+    "APE_SCALE",
+    "ProbitScale",
+    "ape_bar_axes",
+    "ape_plot",
+    "det_plot",
+    "ece_plot",
+    "nbe_plot",
+    "tippett_plot",
+    "pairwise_bar_matrix",
+    "detection_ape_plots",
+    "detection_llr_scatter",
+    "subset_scatter",
+    "std_det_plot",
+    "write_report",
+    "output_folder",
+    "cavg_sweep_plot",
+    "DETDisplay",
+    "APEDisplay",
+    "NBEDisplay",
+    "ECEDisplay",
+    "TippettDisplay",
 ]

@@ -74,7 +74,8 @@ def prior_log_odds_grid(prior_log_odds, default_range, n_points: int, extra=()):
 
 def binary_scores(tar, non=None) -> BinaryScores:
     """The plots' input: ``(tar, non)`` arrays, or a BinaryScores or rocch() result as ``tar``
-    (:func:`focal.metrics.as_binary_scores`)."""
+    (:func:`focal.metrics.as_binary_scores`).
+    """
     return as_binary_scores(tar, non)
 
 

@@ -70,8 +70,9 @@ def _ape_axes(ax, bar_ax, bar: bool, compact: bool = False):
 
         if not bar:
             return new_axes(None), None
-        _, (ax, bar_ax) = plt.subplots(1, 2, width_ratios=[5, 1], layout="constrained",
-                                       figsize=(7.5, 4.8))
+        _, (ax, bar_ax) = plt.subplots(
+            1, 2, width_ratios=[5, 1], layout="constrained", figsize=(7.5, 4.8)
+        )
     if not bar:
         return ax, None
     if bar_ax is None:
@@ -79,8 +80,9 @@ def _ape_axes(ax, bar_ax, bar: bool, compact: bool = False):
     if bar_ax is None:
         from mpl_toolkits.axes_grid1 import make_axes_locatable
 
-        bar_ax = make_axes_locatable(ax).append_axes("right", size="20%",
-                                                     pad=0.3 if compact else 0.9)
+        bar_ax = make_axes_locatable(ax).append_axes(
+            "right", size="20%", pad=0.3 if compact else 0.9
+        )
     _APE_BARS[ax] = bar_ax
     return ax, bar_ax
 
@@ -118,18 +120,42 @@ def _draw_ape_bar(bar_ax, report, label, color, compact: bool = False):
     """Stacked bar: minCllr (discrimination loss) below, Cllr - minCllr (calibration) above."""
     x = sum(1 for p in bar_ax.patches if p.get_gid() == "ape-discrimination-loss")
     dis = report.min_cllr
-    bar_ax.bar(x, dis, width=0.6, color=color, gid="ape-discrimination-loss",
-               label="discrimination loss (minCllr)" if x == 0 else None)
+    bar_ax.bar(
+        x,
+        dis,
+        width=0.6,
+        color=color,
+        gid="ape-discrimination-loss",
+        label="discrimination loss (minCllr)" if x == 0 else None,
+    )
     if np.isfinite(report.cllr):
-        bar_ax.bar(x, report.cllr - dis, bottom=dis, width=0.6, color=color, alpha=0.35,
-                   hatch="//", edgecolor=color, gid="ape-calibration-loss",
-                   label="calibration loss" if x == 0 else None)
+        bar_ax.bar(
+            x,
+            report.cllr - dis,
+            bottom=dis,
+            width=0.6,
+            color=color,
+            alpha=0.35,
+            hatch="//",
+            edgecolor=color,
+            gid="ape-calibration-loss",
+            label="calibration loss" if x == 0 else None,
+        )
         top, text = report.cllr, f"{report.cllr:.3f}"
     else:
         top, text = dis, "Cllr = inf"
     # values stand upright above their bars, so neighbours never collide however narrow
-    bar_ax.annotate(text, (x, top), xytext=(0, 3), textcoords="offset points", ha="center",
-                    va="bottom", fontsize="small", rotation=90, gid="ape-bar-value")
+    bar_ax.annotate(
+        text,
+        (x, top),
+        xytext=(0, 3),
+        textcoords="offset points",
+        ha="center",
+        va="bottom",
+        fontsize="small",
+        rotation=90,
+        gid="ape-bar-value",
+    )
     names = [t.get_text() for t in bar_ax.get_xticklabels()][:x] if x else []
     names.append(str(label) if label else f"system {x + 1}")
     if compact:
@@ -145,8 +171,19 @@ def _draw_ape_bar(bar_ax, report, label, color, compact: bool = False):
     bar_ax.yaxis.tick_right()
 
 
-def ape_plot(tar, non=None, *, label=None, ax=None, bar_ax=None, bar: bool = True,
-             prior_log_odds=None, n_points: int = 2001, compact: bool = False, **line_kwargs):
+def ape_plot(
+    tar,
+    non=None,
+    *,
+    label=None,
+    ax=None,
+    bar_ax=None,
+    bar: bool = True,
+    prior_log_odds=None,
+    n_points: int = 2001,
+    compact: bool = False,
+    **line_kwargs,
+):
     """Applied-probability-of-error (APE) plot of natural-log LLRs (thesis sec. 7.7.4).
 
     Against the prior log-odds h = logit(P_tar): the actual Bayes error-rate of the LLRs'
@@ -195,19 +232,38 @@ def ape_plot(tar, non=None, *, label=None, ax=None, bar_ax=None, bar: bool = Tru
     report = calibration_report_of(scores, operating_points=())
     ax, bar_ax = _ape_axes(ax, bar_ax, bar, compact)
     first = not has_gid(ax, "ape-actual")
-    _, color = first_line(ax, h, APE_SCALE * rates.actual,
-                          series_label(label, f"actual (Cllr = {report.cllr:.3f} bits)"),
-                          "ape-actual", line_kwargs)
-    ax.plot(h, APE_SCALE * rates.minimum, color=color, linestyle="--",
-            label=series_label(label, f"minimum (minCllr = {report.min_cllr:.3f}, "
-                                      f"EER = {100 * report.eer:.2f} %)"),
-            gid="ape-minimum")
+    _, color = first_line(
+        ax,
+        h,
+        APE_SCALE * rates.actual,
+        series_label(label, f"actual (Cllr = {report.cllr:.3f} bits)"),
+        "ape-actual",
+        line_kwargs,
+    )
+    ax.plot(
+        h,
+        APE_SCALE * rates.minimum,
+        color=color,
+        linestyle="--",
+        label=series_label(
+            label, f"minimum (minCllr = {report.min_cllr:.3f}, EER = {100 * report.eer:.2f} %)"
+        ),
+        gid="ape-minimum",
+    )
     if not has_gid(ax, "ape-default"):
-        ax.plot(h, APE_SCALE * rates.default, color="black", linestyle=":", linewidth=1.0,
-                label="default (LLR = 0, 1 bit)", gid="ape-default")
+        ax.plot(
+            h,
+            APE_SCALE * rates.default,
+            color="black",
+            linestyle=":",
+            linewidth=1.0,
+            label="default (LLR = 0, 1 bit)",
+            gid="ape-default",
+        )
         if not compact:
-            secondary = ax.secondary_yaxis("right", functions=(lambda y: y / APE_SCALE,
-                                                               lambda e: e * APE_SCALE))
+            secondary = ax.secondary_yaxis(
+                "right", functions=(lambda y: y / APE_SCALE, lambda e: e * APE_SCALE)
+            )
             secondary.set_ylabel("Bayes error-rate")
     if not compact:
         ax.set_xlabel("prior log-odds  logit P_tar")

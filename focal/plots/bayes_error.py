@@ -61,9 +61,21 @@ def _dr30_points(h, rates):
     return fa, miss
 
 
-def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_points: int = 401,
-             components: bool = False, dr30: bool = True, operating_point=None,
-             operating_points=None, ylim=None, **line_kwargs):
+def nbe_plot(
+    tar,
+    non=None,
+    *,
+    label=None,
+    ax=None,
+    prior_log_odds=None,
+    n_points: int = 401,
+    components: bool = False,
+    dr30: bool = True,
+    operating_point=None,
+    operating_points=None,
+    ylim=None,
+    **line_kwargs,
+):
     """Normalized Bayes error-rate plot of natural-log LLRs (thesis sec. 7.6, figs. 7.8-7.9).
 
     Against h = logit(P_tar): the actual Bayes error-rate of the LLRs' decisions ("actDCF",
@@ -110,8 +122,10 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     if operating_point is not None and operating_points is not None:
         raise ValueError("give operating_point or operating_points, not both")
     ops = [] if operating_point is None else [_parse_operating_point(operating_point)]
-    ops += [_parse_operating_point(o, f"operating_points[{i}]")
-            for i, o in enumerate(operating_points or ())]
+    ops += [
+        _parse_operating_point(o, f"operating_points[{i}]")
+        for i, o in enumerate(operating_points or ())
+    ]
     h = prior_log_odds_grid(prior_log_odds, (-7.0, 2.0), n_points, extra=[o[3] for o in ops])
     rates = binary_scores(tar, non).bayes_error_rates(h)
     ax = new_axes(ax)
@@ -119,29 +133,64 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     act = rates.actual_normalized
     _, color = first_line(ax, h, act, series_label(label, "actDCF"), "nbe-actual", line_kwargs)
     mn = rates.minimum_normalized
-    ax.plot(h, mn, color=color, linestyle="--", label=series_label(label, "minDCF"),
-            gid="nbe-minimum")
+    ax.plot(
+        h, mn, color=color, linestyle="--", label=series_label(label, "minDCF"), gid="nbe-minimum"
+    )
     if components:
         p, q = sigmoid(h), sigmoid(-h)
-        ax.plot(h, p * rates.actual_p_miss / rates.default, color=color, linestyle=":",
-                linewidth=1.0, label=series_label(label, "P_miss"), gid="nbe-pmiss")
-        ax.plot(h, q * rates.actual_p_fa / rates.default, color=color, linestyle="-.",
-                linewidth=1.0, label=series_label(label, "normalized P_fa"), gid="nbe-pfa")
+        ax.plot(
+            h,
+            p * rates.actual_p_miss / rates.default,
+            color=color,
+            linestyle=":",
+            linewidth=1.0,
+            label=series_label(label, "P_miss"),
+            gid="nbe-pmiss",
+        )
+        ax.plot(
+            h,
+            q * rates.actual_p_fa / rates.default,
+            color=color,
+            linestyle="-.",
+            linewidth=1.0,
+            label=series_label(label, "normalized P_fa"),
+            gid="nbe-pfa",
+        )
     if dr30:
         fa, miss = _dr30_points(h, rates)
-        for i, gid, text in ((fa, "nbe-dr30-fa", "DR30: < 30 false alarms to the left"),
-                             (miss, "nbe-dr30-miss", "DR30: < 30 misses to the right")):
+        for i, gid, text in (
+            (fa, "nbe-dr30-fa", "DR30: < 30 false alarms to the left"),
+            (miss, "nbe-dr30-miss", "DR30: < 30 misses to the right"),
+        ):
             if i is None:
                 continue
-            ax.plot([h[i]], [mn[i]], linestyle="none", marker="o", markersize=7, color=color,
-                    markerfacecolor="white", zorder=3, gid=gid,
-                    label=None if has_gid(ax, gid) else text)
+            ax.plot(
+                [h[i]],
+                [mn[i]],
+                linestyle="none",
+                marker="o",
+                markersize=7,
+                color=color,
+                markerfacecolor="white",
+                zorder=3,
+                gid=gid,
+                label=None if has_gid(ax, gid) else text,
+            )
     for pt, cm, cf, h_op in ops:
-        drawn = [a for a in ax.lines if a.get_gid() == "nbe-operating-point"
-                 and np.array_equal(a.get_xdata(), [h_op, h_op])]
+        drawn = [
+            a
+            for a in ax.lines
+            if a.get_gid() == "nbe-operating-point" and np.array_equal(a.get_xdata(), [h_op, h_op])
+        ]
         if not drawn:
-            ax.axvline(h_op, color="magenta", linestyle="--", linewidth=1.0,
-                       gid="nbe-operating-point", label=describe_operating_point(pt, cm, cf))
+            ax.axvline(
+                h_op,
+                color="magenta",
+                linestyle="--",
+                linewidth=1.0,
+                gid="nbe-operating-point",
+                label=describe_operating_point(pt, cm, cf),
+            )
     if ylim is None:
         finite = act[np.isfinite(act)]
         top = max(1.2, min(1.05 * float(finite.max()) if finite.size else 1.2, 3.0))
@@ -159,8 +208,17 @@ def nbe_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     return ax
 
 
-def ece_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_points: int = 101,
-             log10_odds: bool = False, **line_kwargs):
+def ece_plot(
+    tar,
+    non=None,
+    *,
+    label=None,
+    ax=None,
+    prior_log_odds=None,
+    n_points: int = 101,
+    log10_odds: bool = False,
+    **line_kwargs,
+):
     """Empirical cross-entropy (ECE) plot of natural-log LLRs (Ramos; thesis sec. 7.7.4).
 
     Against the prior log-odds: the cross-entropy E_log(W | P_tar) of the LLRs in bits (solid;
@@ -204,11 +262,24 @@ def ece_plot(tar, non=None, *, label=None, ax=None, prior_log_odds=None, n_point
     x = h / math.log(10.0) if log10_odds else h
     ax = new_axes(ax)
     _, color = first_line(ax, x, actual, series_label(label, "LLRs"), "ece-actual", line_kwargs)
-    ax.plot(x, after_pav, color=color, linestyle="--", label=series_label(label, "after PAV"),
-            gid="ece-pav")
+    ax.plot(
+        x,
+        after_pav,
+        color=color,
+        linestyle="--",
+        label=series_label(label, "after PAV"),
+        gid="ece-pav",
+    )
     if not has_gid(ax, "ece-default"):
-        ax.plot(x, [prior_entropy(p) for p in priors], color="black", linestyle=":",
-                linewidth=1.0, label="default (LLR = 0)", gid="ece-default")
+        ax.plot(
+            x,
+            [prior_entropy(p) for p in priors],
+            color="black",
+            linestyle=":",
+            linewidth=1.0,
+            label="default (LLR = 0)",
+            gid="ece-default",
+        )
     ax.set_xlabel("prior log10-odds" if log10_odds else "prior log-odds  logit P_tar")
     ax.set_ylabel("empirical cross-entropy (bits)")
     ax.set_ylim(bottom=0)

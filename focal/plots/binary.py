@@ -34,5 +34,12 @@ from .bayes_error import ece_plot, nbe_plot
 from .det import det_plot, finish_det, set_probit_limits  # noqa: F401
 from .tippett import tippett_plot
 
-__all__ = ["det_plot", "ape_plot", "ape_bar_axes", "nbe_plot", "ece_plot", "tippett_plot",
-           "APE_SCALE"]
+__all__ = [
+    "det_plot",
+    "ape_plot",
+    "ape_bar_axes",
+    "nbe_plot",
+    "ece_plot",
+    "tippett_plot",
+    "APE_SCALE",
+]

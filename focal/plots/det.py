@@ -33,6 +33,7 @@ from .scales import probit_limits
 
 __all__ = ["det_plot", "finish_det", "set_probit_limits"]
 
+
 def _hull_segments(pfa, pmiss, points_per_segment: int = 24):
     """ROCCH vertices joined by straight segments *in probability space*.
 
@@ -53,16 +54,19 @@ def set_probit_limits(ax, first: bool, xlim, ylim, curve, marks, ceiling=(0.5, 0
     (per axis); a mark beyond (a minDCF point at a low prior often has P_miss > 50 %) raises
     the limit to show it.
     """
-    for given, axis, setter, getter in ((xlim, 0, ax.set_xlim, ax.get_xlim),
-                                        (ylim, 1, ax.set_ylim, ax.get_ylim)):
+    for given, axis, setter, getter in (
+        (xlim, 0, ax.set_xlim, ax.get_xlim),
+        (ylim, 1, ax.set_ylim, ax.get_ylim),
+    ):
         if given is not None:
             setter(*given)
             continue
         mark = np.asarray(marks[axis], dtype=float)
         top = ceiling[axis]
         below_one = mark[mark < 1.0]
-        top = min(max(top, 1.0 - (1.0 - float(below_one.max())) / 1.5
-                      if below_one.size else top), 0.9999)
+        top = min(
+            max(top, 1.0 - (1.0 - float(below_one.max())) / 1.5 if below_one.size else top), 0.9999
+        )
         lo, hi = probit_limits(np.concatenate([curve[axis], mark]), ceiling=top)
         if not first:
             old_lo, old_hi = getter()
@@ -84,14 +88,33 @@ def _edge_mark(ax, pfa, pmiss, **kwargs):
     from matplotlib.transforms import blended_transform_factory
 
     x_edge, y_edge = not 0 < pfa < 1, not 0 < pmiss < 1
-    transform = blended_transform_factory(ax.transAxes if x_edge else ax.transData,
-                                          ax.transAxes if y_edge else ax.transData)
-    ax.plot([pfa], [pmiss], linestyle="none", transform=transform, clip_on=not (x_edge or y_edge),
-            **kwargs)
+    transform = blended_transform_factory(
+        ax.transAxes if x_edge else ax.transData, ax.transAxes if y_edge else ax.transData
+    )
+    ax.plot(
+        [pfa],
+        [pmiss],
+        linestyle="none",
+        transform=transform,
+        clip_on=not (x_edge or y_edge),
+        **kwargs,
+    )
 
 
-def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, eer: bool = True,
-             operating_point=None, operating_points=None, xlim=None, ylim=None, **line_kwargs):
+def det_plot(
+    tar,
+    non=None,
+    *,
+    label=None,
+    ax=None,
+    rocch_curve: bool = False,
+    eer: bool = True,
+    operating_point=None,
+    operating_points=None,
+    xlim=None,
+    ylim=None,
+    **line_kwargs,
+):
     """DET plot: miss rate against false-alarm rate on probit axes (thesis sec. 7.3.4-7.3.7).
 
     Draws the steppy empirical DET (every operating point "accept iff score >= threshold",
@@ -135,8 +158,10 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
     if operating_point is not None and operating_points is not None:
         raise ValueError("give operating_point or operating_points, not both")
     ops = [] if operating_point is None else [_parse_operating_point(operating_point)]
-    ops += [_parse_operating_point(op, f"operating_points[{i}]")
-            for i, op in enumerate(operating_points or ())]
+    ops += [
+        _parse_operating_point(op, f"operating_points[{i}]")
+        for i, op in enumerate(operating_points or ())
+    ]
     rates = scores.bayes_error_rates([op[3] for op in ops]) if ops else None
     pfa, pmiss, _ = hull.pav.roc_points()
     ax = new_axes(ax)
@@ -146,29 +171,61 @@ def det_plot(tar, non=None, *, label=None, ax=None, rocch_curve: bool = False, e
     line, color = first_line(ax, pfa, pmiss, label, "det", line_kwargs)
     if rocch_curve:
         x, y = _hull_segments(hull.p_fa, hull.p_miss)
-        ax.plot(x, y, color=color, linestyle="--", linewidth=0.9 * line.get_linewidth(),
-                label=series_label(label, "ROCCH"), gid="det-rocch")
+        ax.plot(
+            x,
+            y,
+            color=color,
+            linestyle="--",
+            linewidth=0.9 * line.get_linewidth(),
+            label=series_label(label, "ROCCH"),
+            gid="det-rocch",
+        )
     if eer:
         e = hull.eer
-        ax.plot([e], [e], linestyle="none", marker="o", color=color, markerfacecolor="none",
-                label=series_label(label, f"EER = {100 * e:.2f} %"), gid="det-eer")
+        ax.plot(
+            [e],
+            [e],
+            linestyle="none",
+            marker="o",
+            color=color,
+            markerfacecolor="none",
+            label=series_label(label, f"EER = {100 * e:.2f} %"),
+            gid="det-eer",
+        )
     for i, (pt, cm, cf, _) in enumerate(ops):
         assert rates is not None  # computed whenever there are operating points
         where = describe_operating_point(pt, cm, cf)
         default = rates.default[i]
         mark_min, mark_act = _OP_MARKERS[i % len(_OP_MARKERS)]
-        _edge_mark(ax, rates.min_p_fa[i], rates.min_p_miss[i], marker=mark_min, color=color,
-                   gid="det-min-dcf",
-                   label=series_label(label,
-                                      f"minDCF = {rates.minimum[i] / default:.3f} ({where})"))
-        _edge_mark(ax, rates.actual_p_fa[i], rates.actual_p_miss[i], marker=mark_act, color=color,
-                   markersize=8, gid="det-act-dcf",
-                   label=series_label(label, f"actDCF = {rates.actual[i] / default:.3f}"
-                                      + (f" ({where})" if len(ops) > 1 else "")))
+        _edge_mark(
+            ax,
+            rates.min_p_fa[i],
+            rates.min_p_miss[i],
+            marker=mark_min,
+            color=color,
+            gid="det-min-dcf",
+            label=series_label(label, f"minDCF = {rates.minimum[i] / default:.3f} ({where})"),
+        )
+        _edge_mark(
+            ax,
+            rates.actual_p_fa[i],
+            rates.actual_p_miss[i],
+            marker=mark_act,
+            color=color,
+            markersize=8,
+            gid="det-act-dcf",
+            label=series_label(
+                label,
+                f"actDCF = {rates.actual[i] / default:.3f}"
+                + (f" ({where})" if len(ops) > 1 else ""),
+            ),
+        )
     marks: tuple = ([hull.eer], [hull.eer]) if eer else ([], [])
     if rates is not None:
-        marks = (np.concatenate([marks[0], rates.min_p_fa, rates.actual_p_fa]),
-                 np.concatenate([marks[1], rates.min_p_miss, rates.actual_p_miss]))
+        marks = (
+            np.concatenate([marks[0], rates.min_p_fa, rates.actual_p_fa]),
+            np.concatenate([marks[1], rates.min_p_miss, rates.actual_p_miss]),
+        )
     set_probit_limits(ax, first, xlim, ylim, (pfa, pmiss), marks)
     finish_det(ax)
     return ax
@@ -198,8 +255,10 @@ def finish_det(ax):
     below = offset_copy(ax.transAxes, fig=ax.figure, y=-(2.6 * size + 12), units="points")
     _, labels = ax.get_legend_handles_labels()
     small = FontProperties(size=0.833 * size)
-    entry = max((TextPath((0, 0), t, prop=small).get_extents().width for t in labels),
-                default=0.0) + 3.5 * small.get_size()         # points, with the handle
+    entry = (
+        max((TextPath((0, 0), t, prop=small).get_extents().width for t in labels), default=0.0)
+        + 3.5 * small.get_size()
+    )  # points, with the handle
     systems = sum(1 for line in ax.lines if line.get_gid() == "det")
     ncols = max(1, min(int(ax.figure.get_figwidth() * 72 // max(entry, 1.0)), systems))
     rows = -(-len(labels) // ncols)
@@ -207,6 +266,13 @@ def finish_det(ax):
         # too small a figure for the legend under the plot: in the corner, as in a grid
         refresh_legend(ax, loc="lower left", fontsize="small")
         return
-    refresh_legend(ax, loc="upper center", bbox_to_anchor=(0.5, 0.0), bbox_transform=below,
-                   fontsize="small", frameon=False, borderaxespad=0,
-                   ncols=ncols)  # a column per system when they fit
+    refresh_legend(
+        ax,
+        loc="upper center",
+        bbox_to_anchor=(0.5, 0.0),
+        bbox_transform=below,
+        fontsize="small",
+        frameon=False,
+        borderaxespad=0,
+        ncols=ncols,
+    )  # a column per system when they fit

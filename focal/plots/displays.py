@@ -157,8 +157,9 @@ class APEDisplay(_ScoresDisplay):
     def __init__(self, scores, *, name=None, plot_kwargs=None):
         super().__init__(scores, name=name, plot_kwargs=plot_kwargs)
         kw = self.plot_kwargs
-        h = prior_log_odds_grid(kw.get("prior_log_odds"), _ape_window(scores),
-                                kw.get("n_points", 2001))
+        h = prior_log_odds_grid(
+            kw.get("prior_log_odds"), _ape_window(scores), kw.get("n_points", 2001)
+        )
         rates = scores.bayes_error_rates(h)
         report = calibration_report_of(scores, operating_points=())
         self.prior_log_odds = h
@@ -195,8 +196,9 @@ class NBEDisplay(_ScoresDisplay):
         from ._axes import operating_point
 
         extra = () if op is None else (operating_point(op)[3],)
-        h = prior_log_odds_grid(kw.get("prior_log_odds"), (-7.0, 2.0), kw.get("n_points", 401),
-                                extra=extra)
+        h = prior_log_odds_grid(
+            kw.get("prior_log_odds"), (-7.0, 2.0), kw.get("n_points", 401), extra=extra
+        )
         rates = scores.bayes_error_rates(h)
         self.prior_log_odds = h
         self.actual, self.minimum = rates.actual_normalized, rates.minimum_normalized

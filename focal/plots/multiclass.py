@@ -29,11 +29,19 @@ from ..metrics import detection_llrs
 from ._axes import new_axes, refresh_legend
 from .binary import ape_plot
 
-__all__ = ["pairwise_bar_matrix", "detection_ape_plots", "detection_llr_scatter",
-           "subset_scatter", "cavg_sweep_plot"]
+__all__ = [
+    "pairwise_bar_matrix",
+    "detection_ape_plots",
+    "detection_llr_scatter",
+    "subset_scatter",
+    "cavg_sweep_plot",
+]
 
-_SUBSET_LABELS = {"cavg": "CAVG", "multiclass_cross_entropy": "C_mce (nats)",
-                  "multiclass_cllr": "multiclass Cllr (bits)"}
+_SUBSET_LABELS = {
+    "cavg": "CAVG",
+    "multiclass_cross_entropy": "C_mce (nats)",
+    "multiclass_cllr": "multiclass Cllr (bits)",
+}
 
 
 def _figure(fig, figsize):
@@ -100,8 +108,15 @@ def pairwise_bar_matrix(analysis, recalibrated=None, *, class_names=None, fig=No
         used[r, c] = True
         for x, (text, vals, gid) in enumerate(columns):
             v = float(vals[k])
-            ax.bar(x, v if np.isfinite(v) else top, width=0.8, color=f"C{x}", gid=gid,
-                   hatch=None if np.isfinite(v) else "xx", label=text)
+            ax.bar(
+                x,
+                v if np.isfinite(v) else top,
+                width=0.8,
+                color=f"C{x}",
+                gid=gid,
+                hatch=None if np.isfinite(v) else "xx",
+                label=text,
+            )
         ax.axhline(1.0, color="gray", linestyle=":", linewidth=0.8)
         ax.set_xticks([])
         ax.set_xlim(-0.6, len(columns) - 0.4)
@@ -139,18 +154,17 @@ def _place_grid(fig, axes, handles, labels):
     fig.set_layout_engine(None)  # the grid places its own axes
     width, height = fig.get_size_inches()
     n = axes.shape[0]
-    pt = float(mpl.rcParams["font.size"]) / 72.0           # 1 pt of text, in inches
+    pt = float(mpl.rcParams["font.size"]) / 72.0  # 1 pt of text, in inches
     pad = 0.08
-    ticks = _text_inches("0.5", 72 * pt) + 7 / 72           # tick labels, ticks and their pad
+    ticks = _text_inches("0.5", 72 * pt) + 7 / 72  # tick labels, ticks and their pad
     row_names = [axes[r, r].get_ylabel() for r in range(n)]
     col_names = [axes[0, c].get_title() for c in range(n)]
     col_widths = [_text_inches(t, 72 * pt) for t in col_names]
     gap = 0.12
     left = pad + _text_inches(row_names[0], 72 * pt) + 4 / 72 + ticks
-    pitch0 = (width - left - pad - 0.5 * pt) / n            # column pitch before the right edge
+    pitch0 = (width - left - pad - 0.5 * pt) / n  # column pitch before the right edge
     upright_cols = max(col_widths) <= 0.95 * pitch0
-    right = pad + (max(0.0, col_widths[-1] / 2 - (pitch0 - gap) / 2) if upright_cols
-                   else 0.8 * pt)
+    right = pad + (max(0.0, col_widths[-1] / 2 - (pitch0 - gap) / 2) if upright_cols else 0.8 * pt)
     top = pad + 6 / 72 + (1.3 * pt if upright_cols else max(col_widths))
     small = 0.833 * pt
     legend_w = sum(_text_inches(t, 72 * small) + 3.2 * small for t in labels)
@@ -159,24 +173,41 @@ def _place_grid(fig, axes, handles, labels):
     cell_w = (width - left - right) / n - gap
     cell_h = (height - top - bottom) / n - 0.9 * pt
     if cell_w <= 0.05 or cell_h <= 0.05:
-        raise ValueError(f"a figure of {width:.2g} x {height:.2g} inches is too small for the "
-                         f"{n + 1} classes' pairwise grid")
-    fig.subplots_adjust(left=left / width, right=1 - right / width, bottom=bottom / height,
-                        top=1 - top / height, wspace=gap / cell_w, hspace=0.9 * pt / cell_h)
+        raise ValueError(
+            f"a figure of {width:.2g} x {height:.2g} inches is too small for the "
+            f"{n + 1} classes' pairwise grid"
+        )
+    fig.subplots_adjust(
+        left=left / width,
+        right=1 - right / width,
+        bottom=bottom / height,
+        top=1 - top / height,
+        wspace=gap / cell_w,
+        hspace=0.9 * pt / cell_h,
+    )
     for c in range(n):
         if not upright_cols:
             axes[0, c].set_title(col_names[c], fontsize="medium", rotation=90)
     for r in range(1, n):  # over the empty cell to the left: upright if it fits there
         if _text_inches(row_names[r], 72 * pt) + 4 / 72 + ticks > cell_w + gap:
             axes[r, r].set_ylabel(row_names[r], rotation=90, ha="center", va="bottom")
-    fig.legend(handles, labels, loc="lower left", bbox_to_anchor=(pad / width, pad / height),
-               fontsize="small", frameon=False, ncol=len(labels) if legend_rows == 1 else 1,
-               borderaxespad=0, borderpad=0)
+    fig.legend(
+        handles,
+        labels,
+        loc="lower left",
+        bbox_to_anchor=(pad / width, pad / height),
+        fontsize="small",
+        frameon=False,
+        ncol=len(labels) if legend_rows == 1 else 1,
+        borderaxespad=0,
+        borderpad=0,
+    )
 
 
 def _validated(llh, labels, prior, recalibrated=None):
     """``(L, y, p, R)``: full log-likelihood matrix, labels, prior and the recalibrated matrix
-    (or None), validated by :class:`focal.core.multiclass.MulticlassTrials`."""
+    (or None), validated by :class:`focal.core.multiclass.MulticlassTrials`.
+    """
     t = MulticlassTrials(llh, labels, prior)
     R = None
     if recalibrated is not None:
@@ -192,8 +223,17 @@ def _detection_trials(lam, y, p, t):
     return lam[y == t, t], lam[counted & (y != t), t]
 
 
-def detection_ape_plots(llh, labels, *, prior=None, recalibrated=None, class_names=None,
-                        classes=None, fig=None, n_points: int = 1001):
+def detection_ape_plots(
+    llh,
+    labels,
+    *,
+    prior=None,
+    recalibrated=None,
+    class_names=None,
+    classes=None,
+    fig=None,
+    n_points: int = 1001,
+):
     """APE plots of the detection LLRs of every target class (2006 paper sec. 5.3, fig. 2).
 
     For each target class t, the one-vs-rest detection LLRs of :func:`focal.metrics.detection_llrs`
@@ -231,17 +271,22 @@ def detection_ape_plots(llh, labels, *, prior=None, recalibrated=None, class_nam
     lam = detection_llrs(L, p)
     lam_cal = None if R is None else detection_llrs(R, p)
     names = _names(class_names, N)
-    targets = (np.flatnonzero(p > 0) if classes is None
-               else np.unique(as_class_labels(classes, N, "classes")))
+    targets = (
+        np.flatnonzero(p > 0)
+        if classes is None
+        else np.unique(as_class_labels(classes, N, "classes"))
+    )
     ncols = 1 if lam_cal is None else 2
     fig = _figure(fig, (4.8 * ncols, 2.4 * targets.size + 0.6))
     axes = fig.subplots(targets.size, ncols, squeeze=False)
     for r, t in enumerate(targets):
-        for c, (values, suffix) in enumerate([(lam, "")] + ([] if lam_cal is None
-                                                               else [(lam_cal, " (opt)")])):
+        for c, (values, suffix) in enumerate(
+            [(lam, "")] + ([] if lam_cal is None else [(lam_cal, " (opt)")])
+        ):
             tar, non = _detection_trials(values, y, p, t)
-            ax = ape_plot(tar, non, ax=axes[r, c], label=names[t] + suffix, compact=True,
-                          n_points=n_points)
+            ax = ape_plot(
+                tar, non, ax=axes[r, c], label=names[t] + suffix, compact=True, n_points=n_points
+            )
             ax.set_title(names[t] + suffix, fontsize="medium")
     for ax in axes[-1]:
         ax.set_xlabel("prior log-odds")
@@ -250,17 +295,26 @@ def detection_ape_plots(llh, labels, *, prior=None, recalibrated=None, class_nam
     # one key for every panel: the compact panels have no legends of their own
     from matplotlib.lines import Line2D
 
-    key = [Line2D([], [], color="C0", label="actual (area = Cllr)"),
-           Line2D([], [], color="C0", linestyle="--", label="minimum, after PAV (area = minCllr)"),
-           Line2D([], [], color="black", linestyle=":", label="default (LLR = 0)")]
+    key = [
+        Line2D([], [], color="C0", label="actual (area = Cllr)"),
+        Line2D([], [], color="C0", linestyle="--", label="minimum, after PAV (area = minCllr)"),
+        Line2D([], [], color="black", linestyle=":", label="default (LLR = 0)"),
+    ]
     fig.legend(handles=key, loc="lower center", ncols=3, fontsize="small", frameon=False)
-    fig.subplots_adjust(hspace=0.5, wspace=0.4, left=0.1, right=0.94,
-                        top=1 - 0.4 / fig.get_figheight(), bottom=0.9 / fig.get_figheight())
+    fig.subplots_adjust(
+        hspace=0.5,
+        wspace=0.4,
+        left=0.1,
+        right=0.94,
+        top=1 - 0.4 / fig.get_figheight(),
+        bottom=0.9 / fig.get_figheight(),
+    )
     return axes
 
 
-def detection_llr_scatter(llh, recalibrated, labels, target: int, *, prior=None,
-                          class_names=None, ax=None):
+def detection_llr_scatter(
+    llh, recalibrated, labels, target: int, *, prior=None, class_names=None, ax=None
+):
     """Detection LLRs of one target after calibration against before (2006 paper, fig. 1).
 
     x: the detection LLR of class ``target`` (:func:`focal.metrics.detection_llrs`) computed from
@@ -302,10 +356,24 @@ def detection_llr_scatter(llh, recalibrated, labels, target: int, *, prior=None,
     ax = new_axes(ax)
     is_tar = y == t
     is_non = counted & ~is_tar
-    ax.scatter(before[is_non], after[is_non], s=6, alpha=0.5, color="C1",
-               label=f"non-target trials ({is_non.sum():,})", gid="scatter-nontarget")
-    ax.scatter(before[is_tar], after[is_tar], s=6, alpha=0.6, color="C0",
-               label=f"target trials ({is_tar.sum():,})", gid="scatter-target")
+    ax.scatter(
+        before[is_non],
+        after[is_non],
+        s=6,
+        alpha=0.5,
+        color="C1",
+        label=f"non-target trials ({is_non.sum():,})",
+        gid="scatter-nontarget",
+    )
+    ax.scatter(
+        before[is_tar],
+        after[is_tar],
+        s=6,
+        alpha=0.6,
+        color="C0",
+        label=f"target trials ({is_tar.sum():,})",
+        gid="scatter-target",
+    )
     lo = float(min(before[counted].min(), after[counted].min()))
     hi = float(max(before[counted].max(), after[counted].max()))
     ax.plot([lo, hi], [lo, hi], color="gray", linestyle=":", linewidth=1.0, gid="scatter-diagonal")
@@ -349,18 +417,36 @@ def subset_scatter(analysis, *, ax=None, jitter: float = 0.3, label=None, **scat
     offset = np.random.default_rng(0).uniform(-jitter, jitter, sizes.size)
     ax = new_axes(ax)
     kwargs = dict(s=4, alpha=0.5) | scatter_kwargs
-    dots = ax.scatter(sizes + offset, values, label=label or f"{sizes.size:,} subsets",
-                      gid="subsets", **kwargs)
+    dots = ax.scatter(
+        sizes + offset, values, label=label or f"{sizes.size:,} subsets", gid="subsets", **kwargs
+    )
     color = dots.get_facecolor()[0][:3]
     prefix = f"{label}: " if label else ""
     levels = np.unique(sizes)
     means = np.array([values[sizes == k].mean() for k in levels])
-    ax.plot(levels, means, linestyle="none", marker="_", markersize=18, markeredgewidth=2,
-            color=color, label=f"{prefix}mean per size", gid="subset-means")
+    ax.plot(
+        levels,
+        means,
+        linestyle="none",
+        marker="_",
+        markersize=18,
+        markeredgewidth=2,
+        color=color,
+        label=f"{prefix}mean per size",
+        gid="subset-means",
+    )
     full = sizes == sizes.max()
-    ax.plot(sizes[full], values[full], linestyle="none", marker="*", markersize=12, color=color,
-            markeredgecolor="black", label=f"{prefix}all {int(sizes.max())} classes: "
-            f"{values[full][0]:.4g}", gid="subset-all")
+    ax.plot(
+        sizes[full],
+        values[full],
+        linestyle="none",
+        marker="*",
+        markersize=12,
+        color=color,
+        markeredgecolor="black",
+        label=f"{prefix}all {int(sizes.max())} classes: {values[full][0]:.4g}",
+        gid="subset-all",
+    )
     ax.set_xticks(levels)
     ax.set_xlabel("number of classes in the subset")
     ax.set_ylabel(_SUBSET_LABELS.get(analysis.measure, str(analysis.measure)))
@@ -412,16 +498,29 @@ def cavg_sweep_plot(sweep, *, ax=None, label=None, normalized: bool = True, **li
     prefix = f"{label}: " if label else ""
     (line,) = ax.plot(x, actual, label=f"{prefix}actual", gid="cavg-actual", **line_kwargs)
     if rec is not None:
-        ax.plot(x, rec, linestyle="--", color=line.get_color(),
-                label=f"{prefix}after affine calibration (alpha={sweep.alpha:.3g})",
-                gid="cavg-recalibrated")
+        ax.plot(
+            x,
+            rec,
+            linestyle="--",
+            color=line.get_color(),
+            label=f"{prefix}after affine calibration (alpha={sweep.alpha:.3g})",
+            gid="cavg-recalibrated",
+        )
     if normalized:
         if not any(a.get_gid() == "cavg-default" for a in ax.get_children()):
-            ax.axhline(1.0, color="black", linestyle=":", linewidth=1, label="default (no scores)",
-                       gid="cavg-default")
-        ax.set_ylabel("normalized E_lre (1: no better than the prior alone)"
-                      if sweep.prior is not None else
-                      "normalized E_lre (CAVG / min(alpha, 1 - alpha))")
+            ax.axhline(
+                1.0,
+                color="black",
+                linestyle=":",
+                linewidth=1,
+                label="default (no scores)",
+                gid="cavg-default",
+            )
+        ax.set_ylabel(
+            "normalized E_lre (1: no better than the prior alone)"
+            if sweep.prior is not None
+            else "normalized E_lre (CAVG / min(alpha, 1 - alpha))"
+        )
         top = float(np.nanmax(np.r_[actual, [1.0]] if rec is None else np.r_[actual, rec, 1.0]))
         ax.set_ylim(0, min(max(1.2, 1.05 * top), 3.0))
     else:

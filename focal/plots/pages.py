@@ -26,8 +26,15 @@ from .std import std_det_plot
 __all__ = ["write_multiclass_report", "write_std_report"]
 
 
-def write_multiclass_report(systems, out_dir, *, size=(800, 600), dpi=None, formats=("png",),
-                            title: str = "focal multiclass evaluation report"):
+def write_multiclass_report(
+    systems,
+    out_dir,
+    *,
+    size=(800, 600),
+    dpi=None,
+    formats=("png",),
+    title: str = "focal multiclass evaluation report",
+):
     """Figures of each multiclass system and an HTML page with them and its text report.
 
     For each system: the APE plots of the one-vs-rest detection LLRs of every class
@@ -63,30 +70,47 @@ def write_multiclass_report(systems, out_dir, *, size=(800, 600), dpi=None, form
             pairwise_bar_matrix(pairwise_analysis(llh, labels), class_names=names, fig=fig)
 
         specs += [
-            (f"detection_ape_{i}", f"{name}: detection APE plots", "APE of the one-vs-rest "
-             "detection LLRs of each class: area under the solid curve = Cllr of that "
-             "detector, dashed = after PAV (minCllr).", ape,
-             {"layout": None, "height_inches": 1.7 * llh.shape[1]}),
-            (f"pairwise_{i}", f"{name}: pairwise Cllr", "Cllr of each pair of classes' LLR "
-             "l_i - l_j as given (left bar) and its PAV minimum (right), bits; dotted line: "
-             "an uninformative system (1 bit).", pairs,
-             {"layout": None, "height_inches": 0.9 * llh.shape[1]}),
+            (
+                f"detection_ape_{i}",
+                f"{name}: detection APE plots",
+                "APE of the one-vs-rest "
+                "detection LLRs of each class: area under the solid curve = Cllr of that "
+                "detector, dashed = after PAV (minCllr).",
+                ape,
+                {"layout": None, "height_inches": 1.7 * llh.shape[1]},
+            ),
+            (
+                f"pairwise_{i}",
+                f"{name}: pairwise Cllr",
+                "Cllr of each pair of classes' LLR "
+                "l_i - l_j as given (left bar) and its PAV minimum (right), bits; dotted line: "
+                "an uninformative system (1 bit).",
+                pairs,
+                {"layout": None, "height_inches": 0.9 * llh.shape[1]},
+            ),
         ]
         if system.get("text"):
             texts.append(system["text"])
     if not specs:
         raise ValueError("systems is empty: nothing to report")
     figures = draw_figures(specs, folder, (w, h), dpi, fmts)
-    intro = ("<p>Log-likelihoods are natural logs; C_mce in nats (Albayzin eq. 6), Cllr in "
-             "bits.</p>")
+    intro = "<p>Log-likelihoods are natural logs; C_mce in nats (Albayzin eq. 6), Cllr in bits.</p>"
     page = folder / "index.html"
-    page.write_text(_html_page(title, intro, figures, (w, h), "Reports", texts),
-                    encoding="utf-8")
+    page.write_text(_html_page(title, intro, figures, (w, h), "Reports", texts), encoding="utf-8")
     return page
 
 
-def write_std_report(report, out_dir, *, operating_point=None, text: str = "", size=(800, 600),
-                     dpi=None, formats=("png",), title: str = "focal term-detection report"):
+def write_std_report(
+    report,
+    out_dir,
+    *,
+    operating_point=None,
+    text: str = "",
+    size=(800, 600),
+    dpi=None,
+    formats=("png",),
+    title: str = "focal term-detection report",
+):
     """The DET of a term-detection evaluation and an HTML page with it and the text report.
 
     Parameters
@@ -108,12 +132,34 @@ def write_std_report(report, out_dir, *, operating_point=None, text: str = "", s
     def det(fig):
         std_det_plot(report, ax=fig.subplots(), **kwargs)
 
-    figures = draw_figures([("std_det", "DET", "Term-weighted DET of the detections: miss rate "
-                             "against false-alarm rate over all queries, with the actual "
-                             "(ATWV) and best (MTWV) thresholds.", det)],
-                           folder, (w, h), dpi, fmts)
+    figures = draw_figures(
+        [
+            (
+                "std_det",
+                "DET",
+                "Term-weighted DET of the detections: miss rate "
+                "against false-alarm rate over all queries, with the actual "
+                "(ATWV) and best (MTWV) thresholds.",
+                det,
+            )
+        ],
+        folder,
+        (w, h),
+        dpi,
+        fmts,
+    )
     page = folder / "index.html"
-    page.write_text(_html_page(title, f"<p>{html.escape(str(getattr(report, 'name', '')))}</p>"
-                               if getattr(report, "name", "") else "", figures, (w, h),
-                               "Report", [text] if text else []), encoding="utf-8")
+    page.write_text(
+        _html_page(
+            title,
+            f"<p>{html.escape(str(getattr(report, 'name', '')))}</p>"
+            if getattr(report, "name", "")
+            else "",
+            figures,
+            (w, h),
+            "Report",
+            [text] if text else [],
+        ),
+        encoding="utf-8",
+    )
     return page

@@ -81,8 +81,10 @@ def _systems(systems):
         try:
             name, (tar, non) = item if hasattr(systems, "items") else (item[0], item[1:])
         except (TypeError, ValueError):
-            raise ValueError("systems must map names to (tar, non) pairs, or be a sequence of "
-                             f"(name, tar, non) triples; item {i} is {item!r:.80}") from None
+            raise ValueError(
+                "systems must map names to (tar, non) pairs, or be a sequence of "
+                f"(name, tar, non) triples; item {i} is {item!r:.80}"
+            ) from None
         out.append((str(name), tar, non))
     if not out:
         raise ValueError("systems is empty: nothing to report")
@@ -104,16 +106,29 @@ def _number(x: float, fmt: str) -> str:
 
 def _table(reports) -> str:
     ops = reports[0].operating_points
-    head = ["system", "targets", "non-targets", "Cllr (bits)", "minCllr (bits)",
-            "calibration loss", "EER (%)"]
+    head = [
+        "system",
+        "targets",
+        "non-targets",
+        "Cllr (bits)",
+        "minCllr (bits)",
+        "calibration loss",
+        "EER (%)",
+    ]
     for op in ops:
         where = describe_operating_point(op.p_target, op.c_miss, op.c_fa)
         head += [f"actDCF ({where})", f"minDCF ({where})"]
     rows = []
     for r in reports:
-        cells = [html.escape(r.name), f"{r.n_targets:,}", f"{r.n_nontargets:,}",
-                 _number(r.cllr, ".4f"), _number(r.min_cllr, ".4f"),
-                 _number(r.calibration_loss, ".4f"), _number(100 * r.eer, ".3f")]
+        cells = [
+            html.escape(r.name),
+            f"{r.n_targets:,}",
+            f"{r.n_nontargets:,}",
+            _number(r.cllr, ".4f"),
+            _number(r.min_cllr, ".4f"),
+            _number(r.calibration_loss, ".4f"),
+            _number(100 * r.eer, ".3f"),
+        ]
         for op in r.operating_points:
             cells += [_number(op.act_dcf, ".4f"), _number(op.min_dcf, ".4f")]
         rows.append("<tr>" + "".join(f"<td>{c}</td>" for c in cells) + "</tr>")
@@ -121,14 +136,22 @@ def _table(reports) -> str:
     return "<table>\n" + header + "\n" + "\n".join(rows) + "\n</table>"
 
 
-_BINARY_INTRO = ("<p>Scores are read as natural-log likelihood-ratios. Cllr and minCllr in bits "
-                 "(thesis eq. 7.41, sec. 7.7.4); EER is the ROCCH-EER (sec. 7.3.7); DCFs are "
-                 "normalized (SWS plan eqs. 8-10).</p>")
+_BINARY_INTRO = (
+    "<p>Scores are read as natural-log likelihood-ratios. Cllr and minCllr in bits "
+    "(thesis eq. 7.41, sec. 7.7.4); EER is the ROCCH-EER (sec. 7.3.7); DCFs are "
+    "normalized (SWS plan eqs. 8-10).</p>"
+)
 
 
 def _page(title, reports, figures, size) -> str:
-    return _html_page(title, _BINARY_INTRO + "\n" + _table(reports), figures, size,
-                      "Calibration reports", [str(r) for r in reports])
+    return _html_page(
+        title,
+        _BINARY_INTRO + "\n" + _table(reports),
+        figures,
+        size,
+        "Calibration reports",
+        [str(r) for r in reports],
+    )
 
 
 def _html_page(title, head_html, figures, size, texts_title, texts) -> str:
@@ -137,23 +160,36 @@ def _html_page(title, head_html, figures, size, texts_title, texts) -> str:
     """
     w, h = size
     parts = [
-        "<!DOCTYPE html>", '<html lang="en">', "<head>", '<meta charset="utf-8">',
+        "<!DOCTYPE html>",
+        '<html lang="en">',
+        "<head>",
+        '<meta charset="utf-8">',
         f"<title>{html.escape(title)}</title>",
         f"<style>body{{font-family:sans-serif;max-width:{max(w + 40, 900)}px;margin:1em auto}}"
         "table{border-collapse:collapse}td,th{border:1px solid #bbb;padding:2px 8px;"
         "text-align:right}td:first-child,th:first-child{text-align:left}"
         "img{max-width:100%;height:auto}pre{background:#f4f4f4;padding:.5em}</style>",
-        "</head>", "<body>", f"<h1>{html.escape(title)}</h1>", head_html,
+        "</head>",
+        "<body>",
+        f"<h1>{html.escape(title)}</h1>",
+        head_html,
     ]
     for fig in figures:
         png = fig.files.get("png")
-        others = " ".join(f'<a href="{html.escape(name)}">{fmt.upper()}</a>'
-                          for fmt, name in fig.files.items() if fmt != "png")
-        parts += [f"<h2>{html.escape(fig.title)}</h2>", f"<p>{html.escape(fig.caption)}"
-                  + (f" ({others})" if others else "") + "</p>"]
+        others = " ".join(
+            f'<a href="{html.escape(name)}">{fmt.upper()}</a>'
+            for fmt, name in fig.files.items()
+            if fmt != "png"
+        )
+        parts += [
+            f"<h2>{html.escape(fig.title)}</h2>",
+            f"<p>{html.escape(fig.caption)}" + (f" ({others})" if others else "") + "</p>",
+        ]
         if png:
-            parts.append(f'<img src="{html.escape(png)}" width="{w}" height="{h}" '
-                         f'alt="{html.escape(fig.title)}">')
+            parts.append(
+                f'<img src="{html.escape(png)}" width="{w}" height="{h}" '
+                f'alt="{html.escape(fig.title)}">'
+            )
     if texts:
         parts.append(f"<h2>{html.escape(texts_title)}</h2>")
         parts += [f"<pre>{html.escape(str(t))}</pre>" for t in texts]
@@ -165,8 +201,12 @@ _MIN_DPI = 80.0  # text of at least ~11 px at 10 pt, however narrow the figure
 
 
 _MAIN_CURVES = ("det", "ape-actual", "nbe-actual", "ece-actual")
-_MARKER_NAMES = (("square", "cross"), ("diamond", "plus"), ("triangle", "tri-down"),
-                 ("down-triangle", "tri-up"))
+_MARKER_NAMES = (
+    ("square", "cross"),
+    ("diamond", "plus"),
+    ("triangle", "tri-down"),
+    ("down-triangle", "tri-up"),
+)
 
 
 def _legends_below(fig, names):
@@ -186,21 +226,40 @@ def _legends_below(fig, names):
     width_px = fig.get_figwidth() * fig.dpi
     per_entry = (max(len(n) for n in names) * 0.6 * 8.5 + 45) * fig.dpi / 72
     ncols = int(max(1, min(len(names), width_px // per_entry)))
-    fig.legend(handles, list(names)[:len(handles)], loc="outside lower center", ncols=ncols,
-               fontsize="small", frameon=False)
+    fig.legend(
+        handles,
+        list(names)[: len(handles)],
+        loc="outside lower center",
+        ncols=ncols,
+        fontsize="small",
+        frameon=False,
+    )
 
 
 def _det_caption(ops) -> str:
-    points = "; ".join(f"{_MARKER_NAMES[i % 4][0]} / {_MARKER_NAMES[i % 4][1]} at "
-                       f"{describe_operating_point(*check_operating_point(op, 'op'))}"
-                       for i, op in enumerate(ops))
-    return ("Steppy DET curves with the ROCCH-EER (circle) and the minimum / actual DCF points"
-            + (f" ({points})" if points else "") + "; a point without false alarms sits on "
-            "the left edge.")
+    points = "; ".join(
+        f"{_MARKER_NAMES[i % 4][0]} / {_MARKER_NAMES[i % 4][1]} at "
+        f"{describe_operating_point(*check_operating_point(op, 'op'))}"
+        for i, op in enumerate(ops)
+    )
+    return (
+        "Steppy DET curves with the ROCCH-EER (circle) and the minimum / actual DCF points"
+        + (f" ({points})" if points else "")
+        + "; a point without false alarms sits on "
+        "the left edge."
+    )
 
 
-def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600), dpi=None,
-                 formats=("png",), title: str = "focal evaluation report") -> pathlib.Path:
+def write_report(
+    systems,
+    out_dir,
+    *,
+    operating_points=(0.01,),
+    size=(800, 600),
+    dpi=None,
+    formats=("png",),
+    title: str = "focal evaluation report",
+) -> pathlib.Path:
     """Write the figures of a calibration analysis and an HTML page showing them with the numbers.
 
     For binary LLR sets (one or several systems on the same trials or not) it writes, into
@@ -247,8 +306,9 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
     ops = [operating_points] if np.ndim(operating_points) == 0 else list(operating_points)
     # one sort and one PAV per system, shared by its report and every figure
     entries = [(name, BinaryScores(tar, non)) for name, tar, non in entries]
-    reports = [calibration_report_of(scores, operating_points=ops, name=name)
-               for name, scores in entries]
+    reports = [
+        calibration_report_of(scores, operating_points=ops, name=name) for name, scores in entries
+    ]
     folder = output_folder(out_dir)
 
     def every_system(plot, **kwargs):
@@ -256,6 +316,7 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
             ax = fig.subplots()
             for name, scores in entries:
                 plot(scores, label=name, ax=ax, **kwargs)
+
         return draw
 
     def ape(fig):
@@ -265,23 +326,48 @@ def write_report(systems, out_dir, *, operating_points=(0.01,), size=(800, 600),
 
     specs = [
         ("det", "DET", _det_caption(ops), every_system(det_plot, operating_points=ops)),
-        ("nbe", "Normalized Bayes error-rate", "Actual (solid) and minimum (dashed) DCF "
-         "normalized by the default system's, against the prior log-odds; DR30 (open circles): "
-         "fewer than 30 false alarms to the left; dashed vertical lines: the operating points "
-         "of the table.", every_system(nbe_plot, operating_points=ops)),
-        ("ape", "APE", "Applied probability of error: the area under the actual curve is Cllr, "
-         "under the minimum curve minCllr; the bar splits Cllr into discrimination and "
-         "calibration loss.", ape),
-        ("ece", "ECE", "Empirical cross-entropy of the LLRs (solid), after PAV (dashed) and of "
-         "the default system (dotted), in bits.", every_system(ece_plot)),
+        (
+            "nbe",
+            "Normalized Bayes error-rate",
+            "Actual (solid) and minimum (dashed) DCF "
+            "normalized by the default system's, against the prior log-odds; DR30 (open circles): "
+            "fewer than 30 false alarms to the left; dashed vertical lines: the operating points "
+            "of the table.",
+            every_system(nbe_plot, operating_points=ops),
+        ),
+        (
+            "ape",
+            "APE",
+            "Applied probability of error: the area under the actual curve is Cllr, "
+            "under the minimum curve minCllr; the bar splits Cllr into discrimination and "
+            "calibration loss.",
+            ape,
+        ),
+        (
+            "ece",
+            "ECE",
+            "Empirical cross-entropy of the LLRs (solid), after PAV (dashed) and of "
+            "the default system (dotted), in bits.",
+            every_system(ece_plot),
+        ),
     ]
     for i, (name, scores) in enumerate(entries, start=1):
-        specs.append((f"tippett_{i}", f"Tippett: {name}", "Proportion of target (solid) and "
-                      "non-target (dashed) LLRs at or above each value.",
-                      lambda fig, sc=scores, name=name: tippett_plot(sc, label=name,
-                                                                     ax=fig.subplots())))
-    figures = draw_figures(specs, folder, (w, h), dpi, fmts,
-                           after=lambda fig: _legends_below(fig, [n for n, _ in entries]))
+        specs.append(
+            (
+                f"tippett_{i}",
+                f"Tippett: {name}",
+                "Proportion of target (solid) and non-target (dashed) LLRs at or above each value.",
+                lambda fig, sc=scores, name=name: tippett_plot(sc, label=name, ax=fig.subplots()),
+            )
+        )
+    figures = draw_figures(
+        specs,
+        folder,
+        (w, h),
+        dpi,
+        fmts,
+        after=lambda fig: _legends_below(fig, [n for n, _ in entries]),
+    )
     page = folder / "index.html"
     page.write_text(_page(title, reports, figures, (w, h)), encoding="utf-8")
     return page

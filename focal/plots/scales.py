@@ -29,7 +29,7 @@ _ALMOST_ONE = 1.0 - 1e-16
 
 
 def _tick_series():
-    low = [m * 10.0 ** e for e in range(-9, 0) for m in (1, 2, 5)]  # 1e-9 ... 0.5
+    low = [m * 10.0**e for e in range(-9, 0) for m in (1, 2, 5)]  # 1e-9 ... 0.5
     low = [v for v in low if v < 0.3] + [0.2, 0.4]
     low = sorted(set(round(v, 12) for v in low))
     high = [round(1.0 - v, 12) for v in reversed(low)]
@@ -120,7 +120,7 @@ def _clear_of_each_other(axis, ticks, vmin, vmax):
     size = axis.get_major_ticks(1)[0].label1.get_fontsize() * axes.figure.dpi / 72.0  # pixels
     pos = axis.get_transform().transform(ticks)
     lo, hi = axis.get_transform().transform(np.array([vmin, vmax]))
-    length = (axes.bbox.height if vertical else axes.bbox.width)
+    length = axes.bbox.height if vertical else axes.bbox.width
     screen = (pos - lo) / (hi - lo) * length
     texts = [_percent(t) for t in ticks]
     extent = np.array([1.5 * size if vertical else (0.62 * len(t) + 1.2) * size for t in texts])
@@ -163,10 +163,12 @@ class ProbitScale(mscale.ScaleBase):
     name = "probit"
 
     if _SCALES_TAKE_AXIS:
+
         def __init__(self, axis, *, max_ticks: int = 11):
             super().__init__(axis)
             self.max_ticks = max_ticks
     else:  # the signature matplotlib >= 3.11 inspects: one of the two exists at run time
+
         def __init__(self, *, max_ticks: int = 11):  # type: ignore[misc]
             super().__init__(None)
             self.max_ticks = max_ticks

@@ -15,8 +15,17 @@ from .binary import finish_det, set_probit_limits
 __all__ = ["std_det_plot"]
 
 
-def std_det_plot(source, *, operating_point=SWS2013, threshold=None, label=None, ax=None,
-                 xlim=None, ylim=None, **line_kwargs):
+def std_det_plot(
+    source,
+    *,
+    operating_point=SWS2013,
+    threshold=None,
+    label=None,
+    ax=None,
+    xlim=None,
+    ylim=None,
+    **line_kwargs,
+):
     """DET of a term detection system: average P_miss against average P_fa over the queries.
 
     The curve is :func:`focal.std.det_curve` (every distinct score as threshold, SWS plan
@@ -54,11 +63,16 @@ def std_det_plot(source, *, operating_point=SWS2013, threshold=None, label=None,
     elif isinstance(source, AlignedTrials):
         trials = source
         best = mtwv(trials, operating_point)
-        actual = (atwv(trials, operating_point, threshold)
-                  if threshold is not None or trials.decision is not None else None)
+        actual = (
+            atwv(trials, operating_point, threshold)
+            if threshold is not None or trials.decision is not None
+            else None
+        )
     else:
-        raise ValueError("source must be a focal.std.STDReport or focal.std.AlignedTrials, "
-                         f"got {type(source).__name__}")
+        raise ValueError(
+            "source must be a focal.std.STDReport or focal.std.AlignedTrials, "
+            f"got {type(source).__name__}"
+        )
     curve = det_curve(trials)
     ax = new_axes(ax)
     first = not has_gid(ax, "std-det")
@@ -67,14 +81,28 @@ def std_det_plot(source, *, operating_point=SWS2013, threshold=None, label=None,
     (line,) = ax.plot(curve.p_fa, curve.p_miss, label=label, gid="std-det", **line_kwargs)
     color = line.get_color()
     prefix = f"{label}: " if label else ""
-    ax.plot([best.p_fa], [best.p_miss], linestyle="none", marker="s", color=color,
-            label=f"{prefix}MTWV = {best.twv:.4f}", gid="std-mtwv")
+    ax.plot(
+        [best.p_fa],
+        [best.p_miss],
+        linestyle="none",
+        marker="s",
+        color=color,
+        label=f"{prefix}MTWV = {best.twv:.4f}",
+        gid="std-mtwv",
+    )
     marks = ([best.p_fa], [best.p_miss])
     if actual is not None:
-        ax.plot([actual.p_fa], [actual.p_miss], linestyle="none", marker="x", markersize=8,
-                color=color, label=f"{prefix}ATWV = {actual.twv:.4f}", gid="std-atwv")
+        ax.plot(
+            [actual.p_fa],
+            [actual.p_miss],
+            linestyle="none",
+            marker="x",
+            markersize=8,
+            color=color,
+            label=f"{prefix}ATWV = {actual.twv:.4f}",
+            gid="std-atwv",
+        )
         marks = ([best.p_fa, actual.p_fa], [best.p_miss, actual.p_miss])
-    set_probit_limits(ax, first, xlim, ylim, (curve.p_fa, curve.p_miss), marks,
-                      ceiling=(0.5, 0.95))
+    set_probit_limits(ax, first, xlim, ylim, (curve.p_fa, curve.p_miss), marks, ceiling=(0.5, 0.95))
     finish_det(ax)
     return ax

@@ -22,6 +22,7 @@ from ._axes import binary_scores, first_line, has_gid, new_axes, refresh_legend,
 
 __all__ = ["tippett_plot"]
 
+
 def _distinct_finite(sorted_values):
     v = sorted_values[np.isfinite(sorted_values)]
     if v.size == 0:
@@ -76,12 +77,22 @@ def tippett_plot(tar, non=None, *, label=None, ax=None, log10_lr: bool = False, 
     scale = 1.0 / math.log(10.0) if log10_lr else 1.0
     ax = new_axes(ax)
     _, color = first_line(
-        ax, scale * x_t, 1.0 - miss_t,
-        series_label(label, f"target LLRs ({100 * misleading_t:.1f} % < 0)"), "tippett-target",
-        dict(line_kwargs, drawstyle="steps-pre"))
-    ax.plot(scale * x_n, fa_n, color=color, linestyle="--", drawstyle="steps-pre",
-            label=series_label(label, f"non-target LLRs ({100 * misleading_n:.1f} % > 0)"),
-            gid="tippett-nontarget")
+        ax,
+        scale * x_t,
+        1.0 - miss_t,
+        series_label(label, f"target LLRs ({100 * misleading_t:.1f} % < 0)"),
+        "tippett-target",
+        dict(line_kwargs, drawstyle="steps-pre"),
+    )
+    ax.plot(
+        scale * x_n,
+        fa_n,
+        color=color,
+        linestyle="--",
+        drawstyle="steps-pre",
+        label=series_label(label, f"non-target LLRs ({100 * misleading_n:.1f} % > 0)"),
+        gid="tippett-nontarget",
+    )
     if not has_gid(ax, "tippett-zero"):
         ax.axvline(0.0, color="gray", linewidth=0.8, gid="tippett-zero")
     ax.set_xlabel("log10 likelihood-ratio" if log10_lr else "log-likelihood-ratio (nats)")

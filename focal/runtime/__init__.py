@@ -129,7 +129,8 @@ def _node(value, where, version, depth):
 
 def _attach_schema(model, value):
     """The ``input`` field checked against the model (as :func:`focal.load` does); a version-1
-    file has none: derived from the model, with a note of what is unknown."""
+    file has none: derived from the model, with a note of what is unknown.
+    """
     from ..schema import FORMATS, InputSchema, input_schema
 
     derived = input_schema(model)

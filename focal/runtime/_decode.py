@@ -152,7 +152,8 @@ def _fractions_increase(n_tar, n_non) -> bool:
 
 def _check_params(name, p):
     """The parameters' own checks (those of the estimators' ``_check_params``) that bear on
-    applying the model or on the checks of its fitted numbers."""
+    applying the model or on the checks of its fitted numbers.
+    """
     if "p_target" in p:
         check_probability(p["p_target"], "p_target")
     if "reg" in p:

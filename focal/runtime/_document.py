@@ -160,7 +160,8 @@ def _check_int(value, where, minimum=0, maximum=_INT64_MAX) -> int:
 
 def _nested(value, where, shape):
     """Leaves of nested lists of ``shape`` (None entries: any length >= 1), row-major, and the
-    actual shape (at most three levels: the recursion is bounded by ``shape``)."""
+    actual shape (at most three levels: the recursion is bounded by ``shape``).
+    """
     shape = list(shape)
     flat = []
 
@@ -239,7 +240,8 @@ class Fields:
 
     def floats(self, name, shape, allow_inf=False) -> np.ndarray:
         """A float64 array of ``shape`` (None: any length >= 1); finite unless ``allow_inf``
-        (then "inf" / "-inf" too); NaN never."""
+        (then "inf" / "-inf" too); NaN never.
+        """
         value, where = self.take(name)
         flat, shape = _nested(value, where, shape)
         for i, x in enumerate(flat):
@@ -265,7 +267,8 @@ class Fields:
 
     def labels(self, name, n=None, ordered=True) -> np.ndarray:
         """Class labels ``{"dtype": ..., "values": [...]}``: distinct, sorted if ``ordered``,
-        ``n`` of them (None: at least 2)."""
+        ``n`` of them (None: at least 2).
+        """
         obj = self.object(name)
         dtype = obj.str("dtype", _LABEL_DTYPES)
         values, where = obj.take("values")

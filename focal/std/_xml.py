@@ -44,11 +44,18 @@ def _number(text, path, where, what: str, *, finite: bool = True) -> float:
     except (TypeError, ValueError):
         raise FileFormatError(path, None, f"{where}: {what} is not a number: {text!r}") from None
     if math.isnan(v) or (finite and math.isinf(v)):
-        raise FileFormatError(path, None, f"{where}: {what} must be a "
-                                          f"{'finite ' if finite else ''}number, got {text!r}")
+        raise FileFormatError(
+            path,
+            None,
+            f"{where}: {what} must be a {'finite ' if finite else ''}number, got {text!r}",
+        )
     if math.isinf(v) and any(c.isdigit() for c in text):
-        raise FileFormatError(path, None, f"{where}: {what} {text!r} is out of the float64 range "
-                                          f"(write inf for an infinite value)")
+        raise FileFormatError(
+            path,
+            None,
+            f"{where}: {what} {text!r} is out of the float64 range "
+            f"(write inf for an infinite value)",
+        )
     return v
 
 
@@ -66,12 +73,21 @@ def _floats(texts: list, first: int, rows, what: str, *, finite=True, non_negati
             raise ValueError("an underscore")
         values = np.array(texts, dtype=float)
     except ValueError:  # find the culprit
-        values = np.array([_number(t, rows.path, rows.locate(first + i), what, finite=finite)
-                           for i, t in enumerate(texts)])
+        values = np.array(
+            [
+                _number(t, rows.path, rows.locate(first + i), what, finite=finite)
+                for i, t in enumerate(texts)
+            ]
+        )
     bad = np.isnan(values) | np.isinf(values)  # infinite: only spelled out, and if allowed
     if not finite:
-        bad[bad] = np.array([any(c.isdigit() for c in texts[i]) or math.isnan(values[i])
-                             for i in np.flatnonzero(bad)], dtype=bool)
+        bad[bad] = np.array(
+            [
+                any(c.isdigit() for c in texts[i]) or math.isnan(values[i])
+                for i in np.flatnonzero(bad)
+            ],
+            dtype=bool,
+        )
     if non_negative:
         bad |= values < 0
     if bad.any():
@@ -122,8 +138,11 @@ class _Rows:
             if value is None:
                 value = _DECISIONS.get(str(decision).strip().upper())
                 if value is None:
-                    raise FileFormatError(self.path, None, f"{self.locate(self.n)}: decision "
-                                                           f"must be YES or NO, got {decision!r}")
+                    raise FileFormatError(
+                        self.path,
+                        None,
+                        f"{self.locate(self.n)}: decision must be YES or NO, got {decision!r}",
+                    )
             self.decision.append(value)
         for labels, value in ((self.query, query), (self.file, file), (self.channel, channel)):
             labels.codes.append(labels.index.setdefault(value, len(labels.index)))
@@ -137,11 +156,13 @@ class _Rows:
             self._convert()
 
     def _convert(self):
-        for name, options in (("tbeg", {"non_negative": True}), ("dur", {"non_negative": True}),
-                              ("score", {"finite": False})):
+        for name, options in (
+            ("tbeg", {"non_negative": True}),
+            ("dur", {"non_negative": True}),
+            ("score", {"finite": False}),
+        ):
             if self.text[name]:
-                self.done[name].append(_floats(self.text[name], self.n_done, self, name,
-                                               **options))
+                self.done[name].append(_floats(self.text[name], self.n_done, self, name, **options))
                 self.text[name] = []
         self.n_done = self.n
 
@@ -150,16 +171,29 @@ class _Rows:
         return np.concatenate(self.done[name]) if self.done[name] else np.zeros(0)
 
     def detections(self) -> Detections:
-        decision = np.frombuffer(self.decision, dtype=np.int8).astype(bool) \
-            if len(self.decision) == self.n else None
-        return Detections(query=self.query.values(), file=self.file.values(),
-                          tbeg=self.column("tbeg"), dur=self.column("dur"),
-                          score=self.column("score"), decision=decision,
-                          channel=self.channel.values())
+        decision = (
+            np.frombuffer(self.decision, dtype=np.int8).astype(bool)
+            if len(self.decision) == self.n
+            else None
+        )
+        return Detections(
+            query=self.query.values(),
+            file=self.file.values(),
+            tbeg=self.column("tbeg"),
+            dur=self.column("dur"),
+            score=self.column("score"),
+            decision=decision,
+            channel=self.channel.values(),
+        )
 
     def ecf(self, source_signal_duration=None) -> ECF:
-        return ECF(tuple(self.file.values()), tuple(self.channel.values()), self.column("tbeg"),
-                   self.column("dur"), source_signal_duration)
+        return ECF(
+            tuple(self.file.values()),
+            tuple(self.channel.values()),
+            self.column("tbeg"),
+            self.column("dur"),
+            source_signal_duration,
+        )
 
 
 # ---------------------------------------------------------------------------------------------
@@ -186,9 +220,13 @@ class _Target:
         self.root_tag = ""
 
     def doctype(self, name, pubid, system):
-        raise FileFormatError(self.path, None, f"<!DOCTYPE {name}> refused: STD files need no "
-                                               f"DTD, and a DTD can declare entities "
-                                               f"(entity-expansion or external-entity attacks)")
+        raise FileFormatError(
+            self.path,
+            None,
+            f"<!DOCTYPE {name}> refused: STD files need no "
+            f"DTD, and a DTD can declare entities "
+            f"(entity-expansion or external-entity attacks)",
+        )
 
     n_events = 0  # elements opened or closed: the parser is making progress
 
@@ -239,9 +277,13 @@ def _parse_xml(path, target: _Target):
                 fed = 0 if target.n_events != seen else fed + len(chunk)
                 seen = target.n_events
                 if fed > limit:  # the parser re-scans an unfinished token on every feed
-                    raise FileFormatError(p, None, f"no XML element in {fed:,} bytes: not an "
-                                                   f"STD file, or a token longer than {limit} "
-                                                   f"bytes")
+                    raise FileFormatError(
+                        p,
+                        None,
+                        f"no XML element in {fed:,} bytes: not an "
+                        f"STD file, or a token longer than {limit} "
+                        f"bytes",
+                    )
         parser.close()
     except ET.ParseError as err:
         raise FileFormatError(p, err.position[0], f"not well-formed XML ({err})") from None
@@ -256,8 +298,8 @@ class _STDListTarget(_Target):
     def __init__(self, path):
         super().__init__(path)
         self.rows = _Rows(self.path, self.element)
-        self.list_start = array("q")           # first row of each detected_termlist
-        self.list_name: list[str] = []         # "<detected_termlist termid='q'>" of each
+        self.list_start = array("q")  # first row of each detected_termlist
+        self.list_name: list[str] = []  # "<detected_termlist termid='q'>" of each
         self.termid = None
 
     def element(self, i: int) -> str:
@@ -277,8 +319,15 @@ class _STDListTarget(_Target):
             self.list_name.append(f"<{tag} {key}={self.termid!r}>")
         elif depth == 2 and tag in ("term", "kw"):
             try:
-                self.rows.add(self.termid, attrib["file"], attrib.get("channel", "1"),
-                              attrib["tbeg"], attrib["dur"], attrib["score"], attrib["decision"])
+                self.rows.add(
+                    self.termid,
+                    attrib["file"],
+                    attrib.get("channel", "1"),
+                    attrib["tbeg"],
+                    attrib["dur"],
+                    attrib["score"],
+                    attrib["decision"],
+                )
             except KeyError:
                 self.require(attrib, self.ATTRS, self.element(self.rows.n))
                 raise

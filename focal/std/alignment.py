@@ -149,9 +149,13 @@ def _match_component(weight, lo, hi):
     rows = _concat_ranges(lo, n_cand)
     cols = np.repeat(np.arange(n_occ), n_cand)
     graph = csr_array(
-        (np.concatenate([weight[rows] + 1.0, np.ones(n_det)]),
-         (np.concatenate([rows, np.arange(n_det)]),
-          np.concatenate([cols, n_occ + np.arange(n_det)]))),
+        (
+            np.concatenate([weight[rows] + 1.0, np.ones(n_det)]),
+            (
+                np.concatenate([rows, np.arange(n_det)]),
+                np.concatenate([cols, n_occ + np.arange(n_det)]),
+            ),
+        ),
         shape=(n_det, n_occ + n_det),
     )
     # scipy < 1.15 accepts only 32-bit sparse indices here ("Buffer dtype mismatch, expected
@@ -166,12 +170,14 @@ def _match_component(weight, lo, hi):
 def _match_general(score_sorted, lo, hi, occ_ids, comp_lo, comp_hi, comp_first, comp_nocc):
     """Maximum-weight matching of each non-trivial component (a loop over components only)."""
     pos, occ = [], []
-    for c_lo, c_hi, first, n in zip(comp_lo.tolist(), comp_hi.tolist(), comp_first.tolist(),
-                                    comp_nocc.tolist()):
+    for c_lo, c_hi, first, n in zip(
+        comp_lo.tolist(), comp_hi.tolist(), comp_first.tolist(), comp_nocc.tolist()
+    ):
         # weights: dense rank of the score within the component, from 1 (ties share a weight)
         _, rank = np.unique(score_sorted[c_lo:c_hi], return_inverse=True)
-        rows, cols = _match_component(rank + 1.0, lo[first:first + n] - c_lo,
-                                      hi[first:first + n] - c_lo)
+        rows, cols = _match_component(
+            rank + 1.0, lo[first : first + n] - c_lo, hi[first : first + n] - c_lo
+        )
         pos.append(rows + c_lo)
         occ.append(occ_ids[first + cols])
     return np.concatenate(pos), np.concatenate(occ)
@@ -202,7 +208,7 @@ def match_candidates(score_sorted, lo, hi):
     lo, hi = lo[occ_ids], hi[occ_ids]
     reach = np.maximum.accumulate(hi)
     first = np.ones(lo.size, dtype=bool)
-    first[1:] = lo[1:] >= reach[:-1]            # shares no detection with what came before
+    first[1:] = lo[1:] >= reach[:-1]  # shares no detection with what came before
     comp_first = np.flatnonzero(first)
     comp_last = np.append(comp_first[1:], lo.size) - 1
     comp_lo = lo[comp_first]
@@ -216,8 +222,16 @@ def match_candidates(score_sorted, lo, hi):
     pos = [comp_lo[one_det], _segment_argmax(score_sorted, comp_lo[one_occ], comp_hi[one_occ])]
     occ = [occ_ids[comp_first[one_det]], occ_ids[comp_first[one_occ]]]
     if general.any():
-        g_pos, g_occ = _match_general(score_sorted, lo, hi, occ_ids, comp_lo[general],
-                                      comp_hi[general], comp_first[general], comp_nocc[general])
+        g_pos, g_occ = _match_general(
+            score_sorted,
+            lo,
+            hi,
+            occ_ids,
+            comp_lo[general],
+            comp_hi[general],
+            comp_first[general],
+            comp_nocc[general],
+        )
         pos.append(g_pos)
         occ.append(g_occ)
     return np.concatenate(pos).astype(np.int64), np.concatenate(occ).astype(np.int64)
@@ -402,8 +416,10 @@ class AlignedTrials:
         """
         accept = np.asarray(accept, dtype=bool)
         if accept.shape != self.score.shape:
-            raise ValueError(f"accept must have one entry per evaluated detection "
-                             f"({self.score.size}), got shape {accept.shape}")
+            raise ValueError(
+                f"accept must have one entry per evaluated detection "
+                f"({self.score.size}), got shape {accept.shape}"
+            )
         q = self.n_queries
         hits = np.bincount(self.query[accept & self.hit], minlength=q)
         fas = np.bincount(self.query[accept & ~self.hit], minlength=q)
@@ -417,8 +433,11 @@ class AlignedTrials:
         s = self.score[order]
         hit = self.hit[order]
         qi = self.query[order]
-        ends = np.append(np.flatnonzero(s[1:] != s[:-1]), s.size - 1) if s.size else \
-            np.zeros(0, dtype=np.int64)
+        ends = (
+            np.append(np.flatnonzero(s[1:] != s[:-1]), s.size - 1)
+            if s.size
+            else np.zeros(0, dtype=np.int64)
+        )
         hit_w = np.where(hit, 1.0 / (q * self.n_act[qi]), 0.0)
         fa_w = np.where(hit, 0.0, 1.0 / (q * self.n_nontarget[qi]))
         return Sweep(
@@ -471,7 +490,7 @@ def align(task: STDTask, tolerance: float = 0.5, prefer: str = "score") -> Align
     if prefer == "decision":
         if det.decision is None:
             raise ValueError('prefer="decision" needs YES/NO decisions in the detections')
-        rank = np.unique(det.score, return_inverse=True)[1].ravel()   # every YES above any NO
+        rank = np.unique(det.score, return_inverse=True)[1].ravel()  # every YES above any NO
         priority = (rank + det.decision.astype(np.int64) * (rank.size + 1)).astype(float)
 
     (dq, rq), queries = codes_over(det.query, ref.query, order=task.queries)
@@ -484,11 +503,12 @@ def align(task: STDTask, tolerance: float = 0.5, prefer: str = "score") -> Align
         d_key = d_key * len(channels) + dc
         r_key = r_key * len(channels) + rc
     _, group = np.unique(np.concatenate([d_key, r_key]), return_inverse=True)
-    d_group, r_group = group[: len(det)], group[len(det):]
+    d_group, r_group = group[: len(det)], group[len(det) :]
 
     slack = tol + TIME_SLACK
-    order, lo, hi = candidate_ranges(d_group, det.mid, r_group, ref.tbeg - slack,
-                                     ref.tbeg + ref.dur + slack)
+    order, lo, hi = candidate_ranges(
+        d_group, det.mid, r_group, ref.tbeg - slack, ref.tbeg + ref.dur + slack
+    )
     pos, occ = match_candidates(priority[order], lo, hi)
     detection_occurrence = np.full(len(det), -1, dtype=np.int64)
     detection_occurrence[order[pos]] = occ
@@ -524,7 +544,8 @@ def _check_trial_model(trials: AlignedTrials):
         i = int(np.flatnonzero(n_nt <= 0)[0])
         raise ValueError(
             f"query {trials.queries[i]!r} has N_act={int(trials.n_act[i])} occurrences but only "
-            f"n_tps*T_audio={trials.n_trials:g} trials; check t_audio and n_tps")
+            f"n_tps*T_audio={trials.n_trials:g} trials; check t_audio and n_tps"
+        )
     unaligned = np.bincount(trials.query[~trials.hit], minlength=trials.n_queries)
     over = unaligned > n_nt
     if over.any():
@@ -532,4 +553,5 @@ def _check_trial_model(trials: AlignedTrials):
         raise ValueError(
             f"query {trials.queries[i]!r} has {int(unaligned[i])} unaligned detections but only "
             f"N_nt={n_nt[i]:g} non-target trials (n_tps*T_audio - N_act, plan eq. 2); "
-            f"increase n_tps")
+            f"increase n_tps"
+        )

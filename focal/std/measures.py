@@ -44,10 +44,20 @@ from .alignment import AlignedTrials
 from .model import SWS2013
 
 __all__ = [
-    "TWVResult", "AffineRecalibration",
-    "resolve_operating_point", "twv", "atwv", "mtwv", "det_curve",
-    "cxe", "cnxe", "min_cnxe", "affine_recalibration",
-    "indexing_speed_factor", "searching_speed_factor", "processing_load",
+    "TWVResult",
+    "AffineRecalibration",
+    "resolve_operating_point",
+    "twv",
+    "atwv",
+    "mtwv",
+    "det_curve",
+    "cxe",
+    "cnxe",
+    "min_cnxe",
+    "affine_recalibration",
+    "indexing_speed_factor",
+    "searching_speed_factor",
+    "processing_load",
 ]
 
 _LOG2 = math.log(2.0)
@@ -65,7 +75,8 @@ def resolve_operating_point(operating_point, trials: AlignedTrials) -> Operating
         if operating_point.lower() != "sws2012":
             raise InvalidParameterError(
                 f"operating_point must be an OperatingPoint, a tuple (P_target, C_miss, C_fa) "
-                f"or 'sws2012'; got {operating_point!r}")
+                f"or 'sws2012'; got {operating_point!r}"
+            )
         return OperatingPoint.sws2012(trials.n_true, trials.n_trials)
     return OperatingPoint.coerce(operating_point)
 
@@ -291,11 +302,14 @@ def _weighted_trials(trials: AlignedTrials, queries: str = "evaluated"):
         raise ValueError(
             f"query {trials.excluded_queries[i]!r} has {int(trials.excluded_detections[i])} "
             f"detections but only n_tps*T_audio={trials.n_trials:g} trials (plan eq. 41); "
-            f"increase n_tps")
+            f"increase n_tps"
+        )
     n_queries = trials.n_queries + (len(trials.excluded_queries) if queries == "all" else 0)
     if trials.n_detections + extra.size == 0:
-        raise ValueError("the system submitted no detection of an evaluated query: llr_min "
-                         "(plan eq. 42), and so C_xe, is undefined")
+        raise ValueError(
+            "the system submitted no detection of an evaluated query: llr_min "
+            "(plan eq. 42), and so C_xe, is undefined"
+        )
     llr_min = float(np.concatenate([trials.score, extra]).min())
     tar = trials.score[trials.hit]
     non = np.concatenate([trials.score[~trials.hit], extra])
@@ -405,8 +419,9 @@ class AffineRecalibration:
         return self.cnxe - self.min_cnxe
 
 
-def affine_recalibration(trials: AlignedTrials, operating_point=SWS2013,
-                         queries: str = "evaluated") -> AffineRecalibration:
+def affine_recalibration(
+    trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluated"
+) -> AffineRecalibration:
     """C_nxe^min: the best affine recalibration ``gamma llr + delta`` of every trial (eqs. 44-45).
 
     The censored trials are recalibrated too (their LLR is ``llr_min``). The minimizer is the
@@ -466,8 +481,12 @@ def affine_recalibration(trials: AlignedTrials, operating_point=SWS2013,
     y = np.concatenate([np.ones(tar.size, dtype=bool), np.zeros(non.size, dtype=bool)])
     w = np.concatenate([tar_w, non_w])
     fit = fit_logistic(X, y, p_target=p, sample_weight=w, reg=0.0)
-    best = best_affine(value, [(float(fit.coef[0]), float(fit.intercept))],
-                       identity_value=actual, default_value=1.0)
+    best = best_affine(
+        value,
+        [(float(fit.coef[0]), float(fit.intercept))],
+        identity_value=actual,
+        default_value=1.0,
+    )
     return AffineRecalibration(best.value, actual, best.scale, best.offset, llr_min)
 
 
@@ -592,6 +611,6 @@ def processing_load(isf: float, pmu_i: float, ssf: float, pmu_s: float, lam: flo
     lam_v = float(lam)
     if not 0.0 <= lam_v <= 1.0:
         raise ValueError(f"lam must be in [0, 1], got {lam!r}")
-    return (lam_v * check_non_negative(isf, "isf") * check_non_negative(pmu_i, "pmu_i")
-            + (1.0 - lam_v) * check_non_negative(ssf, "ssf") * check_non_negative(pmu_s, "pmu_s"))
-
+    return lam_v * check_non_negative(isf, "isf") * check_non_negative(pmu_i, "pmu_i") + (
+        1.0 - lam_v
+    ) * check_non_negative(ssf, "ssf") * check_non_negative(pmu_s, "pmu_s")

@@ -29,8 +29,16 @@ import numpy as np
 from ..core.operating_point import OperatingPoint
 from ..core.validation import as_binary_labels, as_score_array, check_positive
 
-__all__ = ["Detections", "Reference", "STDTask", "ECF", "OperatingPoint", "SWS2013", "STD2006",
-           "factorize"]
+__all__ = [
+    "Detections",
+    "Reference",
+    "STDTask",
+    "ECF",
+    "OperatingPoint",
+    "SWS2013",
+    "STD2006",
+    "factorize",
+]
 
 
 def _as_labels(values, name: str, n: int | None) -> np.ndarray:
@@ -84,8 +92,9 @@ def factorize(values) -> tuple[np.ndarray, list]:
         uniques, codes = np.unique(arr, return_inverse=True)
         return codes.astype(np.int64, copy=False), uniques.tolist()
     table: dict = {}
-    codes = np.fromiter((table.setdefault(v, len(table)) for v in arr.tolist()),
-                        dtype=np.int64, count=arr.shape[0])
+    codes = np.fromiter(
+        (table.setdefault(v, len(table)) for v in arr.tolist()), dtype=np.int64, count=arr.shape[0]
+    )
     return codes, list(table)
 
 
@@ -154,8 +163,9 @@ class Detections:
         if self.decision is not None:
             decision = as_binary_labels(self.decision, "detections.decision")
             if decision.shape[0] != n:
-                raise ValueError(f"detections.decision has {decision.shape[0]} entries, "
-                                 f"expected {n}")
+                raise ValueError(
+                    f"detections.decision has {decision.shape[0]} entries, expected {n}"
+                )
         object.__setattr__(self, "score", score)
         object.__setattr__(self, "decision", decision)
 
@@ -207,8 +217,13 @@ class Reference:
             The kept occurrences.
         """
         keep = np.asarray(keep, dtype=bool)
-        return Reference(self.query[keep], self.file[keep], self.tbeg[keep], self.dur[keep],
-                         None if self.channel is None else self.channel[keep])
+        return Reference(
+            self.query[keep],
+            self.file[keep],
+            self.tbeg[keep],
+            self.dur[keep],
+            None if self.channel is None else self.channel[keep],
+        )
 
 
 def describe_unknown(labels: np.ndarray, known, what: str) -> str | None:
@@ -268,8 +283,10 @@ class STDTask:
             if len(set(queries)) != len(queries):
                 raise ValueError("queries (the term list) contains duplicate ids")
             known = set(queries)
-            for labels, what in ((self.detections.query, "detections.query"),
-                                 (self.reference.query, "reference.query")):
+            for labels, what in (
+                (self.detections.query, "detections.query"),
+                (self.reference.query, "reference.query"),
+            ):
                 problem = describe_unknown(labels, known, what)
                 if problem:
                     raise ValueError(problem)

@@ -56,8 +56,18 @@ from ..exceptions import FileFormatError
 from ._xml import read_ecf, read_stdlist, read_stdlist_and_attributes, read_tlist
 from .model import ECF, Detections, Reference, STDTask, describe_unknown
 
-__all__ = ["ECF", "read_ecf", "read_tlist", "read_rttm", "read_stdlist", "read_detection_table",
-           "read_reference_table", "read_audio_table", "read_query_table", "read_task"]
+__all__ = [
+    "ECF",
+    "read_ecf",
+    "read_tlist",
+    "read_rttm",
+    "read_stdlist",
+    "read_detection_table",
+    "read_reference_table",
+    "read_audio_table",
+    "read_query_table",
+    "read_task",
+]
 
 _DECISIONS = {"YES": True, "NO": False}
 
@@ -78,7 +88,7 @@ def _strings(ids: np.ndarray) -> np.ndarray:
 
 def _field_text(fields, i: int, column: int) -> str:
     start = fields.starts[i, column]
-    return fields.data[start:start + fields.lengths[i, column]].tobytes().decode("utf-8")
+    return fields.data[start : start + fields.lengths[i, column]].tobytes().decode("utf-8")
 
 
 def _seconds(fields, column: int, what: str) -> np.ndarray:
@@ -89,16 +99,18 @@ def _seconds(fields, column: int, what: str) -> np.ndarray:
         i = int(np.argmax(bad))
         text = _field_text(fields, i, column)
         problem = "a finite number" if np.isinf(values[i]) else ">= 0 seconds"
-        raise FileFormatError(fields.path, int(fields.lines[i]),
-                              f"{what} must be {problem}, got {text!r}")
+        raise FileFormatError(
+            fields.path, int(fields.lines[i]), f"{what} must be {problem}, got {text!r}"
+        )
     return values
 
 
 def _decisions(fields, column: int) -> np.ndarray:
     """YES / NO (any case, as NIST's tools write them) as booleans."""
     ids = fields.ids(column)
-    distinct, inverse = np.unique(ids.view(np.uint64) if ids.dtype.itemsize == 8 else ids,
-                                  return_inverse=True)
+    distinct, inverse = np.unique(
+        ids.view(np.uint64) if ids.dtype.itemsize == 8 else ids, return_inverse=True
+    )
     distinct = distinct.view(ids.dtype)
     inverse = inverse.reshape(-1)
     words = [bytes(v).decode("utf-8") for v in distinct]
@@ -106,8 +118,11 @@ def _decisions(fields, column: int) -> np.ndarray:
     bad = np.array([w.upper() not in _DECISIONS for w in words], dtype=bool)
     if bad.any():
         i = int(np.argmax(bad[inverse]))
-        raise FileFormatError(fields.path, int(fields.lines[i]),
-                              f"decision must be YES or NO, got {words[inverse[i]]!r}")
+        raise FileFormatError(
+            fields.path,
+            int(fields.lines[i]),
+            f"decision must be YES or NO, got {words[inverse[i]]!r}",
+        )
     return value[inverse]
 
 
@@ -148,9 +163,12 @@ def _comment_lines(lf, counts):
 
 
 def _refuse_glued(lf, i):
-    lf.fail(i, f"a line starting with {lf.text(i, 0)[:20]!r} has the fields of a record: a "
-               f"comment, or a record whose id starts with '#'? Ids may not start with '#'; "
-               f"write comments as '# text'")
+    lf.fail(
+        i,
+        f"a line starting with {lf.text(i, 0)[:20]!r} has the fields of a record: a "
+        f"comment, or a record whose id starts with '#'? Ids may not start with '#'; "
+        f"write comments as '# text'",
+    )
 
 
 def _tables(path, what: str, counts: tuple):
@@ -196,8 +214,13 @@ def read_detection_table(path) -> Detections:
     width = None
     for f in _tables(path, "detection (query file tbeg dur score [decision])", (6, 5)):
         width = f.starts.shape[1]
-        cols.add(query=_strings(f.ids(0)), file=_strings(f.ids(1)), tbeg=_seconds(f, 2, "tbeg"),
-                 dur=_seconds(f, 3, "dur"), score=f.numbers([4], f.path, "score")[:, 0])
+        cols.add(
+            query=_strings(f.ids(0)),
+            file=_strings(f.ids(1)),
+            tbeg=_seconds(f, 2, "tbeg"),
+            dur=_seconds(f, 3, "dur"),
+            score=f.numbers([4], f.path, "score")[:, 0],
+        )
         if width == 6:
             cols.add(decision=_decisions(f, 5))
     decision = None if width == 5 else cols.get("decision", bool)
@@ -219,8 +242,12 @@ def read_reference_table(path) -> Reference:
     """
     cols = _Columns("query", "file", "tbeg", "dur")
     for f in _tables(path, "reference (query file tbeg dur)", (4,)):
-        cols.add(query=_strings(f.ids(0)), file=_strings(f.ids(1)), tbeg=_seconds(f, 2, "tbeg"),
-                 dur=_seconds(f, 3, "dur"))
+        cols.add(
+            query=_strings(f.ids(0)),
+            file=_strings(f.ids(1)),
+            tbeg=_seconds(f, 2, "tbeg"),
+            dur=_seconds(f, 3, "dur"),
+        )
     return Reference(**cols.located())
 
 
@@ -294,14 +321,21 @@ def read_rttm(path) -> Reference:
         short = lexeme & (lf.counts < 6)
         if short.any():
             i = int(np.argmax(short))
-            lf.fail(i, f"a LEXEME line needs the fields type file channel tbeg tdur ortho "
-                       f"[stype name conf slat]; got {int(lf.counts[i])} field(s)")
+            lf.fail(
+                i,
+                f"a LEXEME line needs the fields type file channel tbeg tdur ortho "
+                f"[stype name conf slat]; got {int(lf.counts[i])} field(s)",
+            )
         rows = np.flatnonzero(lexeme)
         if rows.size:
             f = lf.fields(rows, 6)
-            cols.add(query=_strings(f.ids(5)), file=_strings(f.ids(1)),
-                     channel=_strings(f.ids(2)), tbeg=_seconds(f, 3, "tbeg"),
-                     dur=_seconds(f, 4, "tdur"))
+            cols.add(
+                query=_strings(f.ids(5)),
+                file=_strings(f.ids(1)),
+                channel=_strings(f.ids(2)),
+                tbeg=_seconds(f, 3, "tbeg"),
+                dur=_seconds(f, 4, "tdur"),
+            )
     return Reference(**cols.located())
 
 
@@ -336,9 +370,13 @@ def _check_sources(labels: Detections | Reference, known: set, what: str, source
     unknown = sorted(pairs - known, key=str)
     if unknown:
         f, c = unknown[0]
-        raise FileFormatError(source, None, f"{len(unknown)} (file, channel) pair(s) of the "
-                                            f"{what} are not in the audio list, e.g. file {f!r} "
-                                            f"channel {c!r}")
+        raise FileFormatError(
+            source,
+            None,
+            f"{len(unknown)} (file, channel) pair(s) of the "
+            f"{what} are not in the audio list, e.g. file {f!r} "
+            f"channel {c!r}",
+        )
 
 
 def read_task(system, reference, audio, queries=None, *, n_tps: float = 1.0) -> STDTask:
@@ -384,8 +422,10 @@ def read_task(system, reference, audio, queries=None, *, n_tps: float = 1.0) -> 
             raise FileFormatError(system, None, problem)
         known = np.array([q in terms for q in ref.query.tolist()], dtype=bool)
         if not known.all():
-            notes.append(f"left out {int((~known).sum())} reference line(s) whose query id is "
-                         f"not in the term list")
+            notes.append(
+                f"left out {int((~known).sum())} reference line(s) whose query id is "
+                f"not in the term list"
+            )
             ref = ref.subset(known)
 
     if isinstance(audio, (str, os.PathLike)):
@@ -394,11 +434,15 @@ def read_task(system, reference, audio, queries=None, *, n_tps: float = 1.0) -> 
         _check_sources(detections, sources, "detections", system)
         _check_sources(ref, sources, "reference", reference)
         t_audio = ecf.duration
-        if ecf.source_signal_duration is not None and \
-                abs(ecf.source_signal_duration - t_audio) > 1e-6 * max(t_audio, 1.0):
-            notes.append(f"T_audio = {t_audio:g} s, the union of the ECF excerpts "
-                         f"(source_signal_duration says {ecf.source_signal_duration:g} s)")
+        if ecf.source_signal_duration is not None and abs(
+            ecf.source_signal_duration - t_audio
+        ) > 1e-6 * max(t_audio, 1.0):
+            notes.append(
+                f"T_audio = {t_audio:g} s, the union of the ECF excerpts "
+                f"(source_signal_duration says {ecf.source_signal_duration:g} s)"
+            )
     else:
         t_audio = audio
-    return STDTask(detections, ref, t_audio, None if terms is None else tuple(terms), n_tps,
-                   tuple(notes), name)
+    return STDTask(
+        detections, ref, t_audio, None if terms is None else tuple(terms), n_tps, tuple(notes), name
+    )

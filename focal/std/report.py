@@ -35,9 +35,16 @@ def _count(n: int, singular: str, plural: str) -> str:
 def _twv_dict(r: TWVResult | None):
     if r is None:
         return None
-    return {"twv": r.twv, "threshold": r.threshold, "p_miss": r.p_miss, "p_fa": r.p_fa,
-            "c_norm": r.c_norm, "n_hits": r.n_hits, "n_misses": r.n_misses,
-            "n_false_alarms": r.n_false_alarms}
+    return {
+        "twv": r.twv,
+        "threshold": r.threshold,
+        "p_miss": r.p_miss,
+        "p_fa": r.p_fa,
+        "c_norm": r.c_norm,
+        "n_hits": r.n_hits,
+        "n_misses": r.n_misses,
+        "n_false_alarms": r.n_false_alarms,
+    }
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,10 +116,16 @@ class STDReport:
         c = t.counts(accept)
         b = self.operating_point.beta
         return [
-            {"query": q, "n_act": int(c.n_act[i]), "n_hits": int(c.n_hits[i]),
-             "n_misses": int(c.n_misses[i]), "n_false_alarms": int(c.n_false_alarms[i]),
-             "p_miss": float(c.p_miss[i]), "p_fa": float(c.p_fa[i]),
-             "twv": float(1.0 - c.p_miss[i] - b * c.p_fa[i])}
+            {
+                "query": q,
+                "n_act": int(c.n_act[i]),
+                "n_hits": int(c.n_hits[i]),
+                "n_misses": int(c.n_misses[i]),
+                "n_false_alarms": int(c.n_false_alarms[i]),
+                "p_miss": float(c.p_miss[i]),
+                "p_fa": float(c.p_fa[i]),
+                "twv": float(1.0 - c.p_miss[i] - b * c.p_fa[i]),
+            }
             for i, q in enumerate(t.queries)
         ]
 
@@ -133,9 +146,14 @@ class STDReport:
         t = self.trials
         out = {
             "name": self.name,
-            "operating_point": {"name": op.name, "p_target": op.p_target, "c_miss": op.c_miss,
-                                "c_fa": op.c_fa, "beta": op.beta,
-                                "effective_prior": op.effective_prior},
+            "operating_point": {
+                "name": op.name,
+                "p_target": op.p_target,
+                "c_miss": op.c_miss,
+                "c_fa": op.c_fa,
+                "beta": op.beta,
+                "effective_prior": op.effective_prior,
+            },
             "tolerance": self.tolerance,
             "t_audio": self.t_audio,
             "n_tps": self.n_tps,
@@ -150,9 +168,13 @@ class STDReport:
             "cnxe": self.cnxe,
             "min_cnxe": self.min_cnxe,
             "calibration_loss": self.calibration_loss,
-            "recalibration": None if self.recalibration is None else {
-                "gamma": self.recalibration.gamma, "delta": self.recalibration.delta,
-                "llr_min": self.recalibration.llr_min},
+            "recalibration": None
+            if self.recalibration is None
+            else {
+                "gamma": self.recalibration.gamma,
+                "delta": self.recalibration.delta,
+                "llr_min": self.recalibration.llr_min,
+            },
             "notes": list(self.notes),
         }
         if per_query:
@@ -174,16 +196,18 @@ class STDReport:
         """
         t = self.trials
         op = self.operating_point
-        lines = ["Spoken term detection" + (f": {self.name}" if self.name else ""),
-                 f"  operating point   {op.name + ': ' if op.name else ''}P_target={op.p_target:g}, "
-                 f"C_miss={op.c_miss:g}, C_fa={op.c_fa:g}",
-                 f"                    beta={op.beta:.4f}, effective prior "
-                 f"P_tar={op.effective_prior:.6g}",
-                 f"  trials            {_count(t.n_queries, 'query', 'queries')} x "
-                 f"{t.n_trials:,.6g} (n_tps {self.n_tps:g}/s x T_audio {self.t_audio:,.2f} s); "
-                 f"{_count(t.n_true, 'occurrence', 'occurrences')}",
-                 f"  detections        {t.n_detections:,}, {t.n_aligned:,} aligned (mid point "
-                 f"within {self.tolerance:g} s of an occurrence)"]
+        lines = [
+            "Spoken term detection" + (f": {self.name}" if self.name else ""),
+            f"  operating point   {op.name + ': ' if op.name else ''}P_target={op.p_target:g}, "
+            f"C_miss={op.c_miss:g}, C_fa={op.c_fa:g}",
+            f"                    beta={op.beta:.4f}, effective prior "
+            f"P_tar={op.effective_prior:.6g}",
+            f"  trials            {_count(t.n_queries, 'query', 'queries')} x "
+            f"{t.n_trials:,.6g} (n_tps {self.n_tps:g}/s x T_audio {self.t_audio:,.2f} s); "
+            f"{_count(t.n_true, 'occurrence', 'occurrences')}",
+            f"  detections        {t.n_detections:,}, {t.n_aligned:,} aligned (mid point "
+            f"within {self.tolerance:g} s of an occurrence)",
+        ]
         if t.excluded_queries:
             n_q = _count(len(t.excluded_queries), "query", "queries")
             n_d = _count(int(t.excluded_detections.sum()), "detection", "detections")
@@ -197,41 +221,59 @@ class STDReport:
                     break
                 row += f" {q}" + ("," if k < len(names) - 1 else "")
             lines.append(row)
-        lines.append(f"  {'':<16}{'TWV':>8}  {'threshold':>10}  {'hits':>7}  {'misses':>7}  "
-                     f"{'false al.':>9}  {'P_miss':>7}  {'P_fa':>9}")
+        lines.append(
+            f"  {'':<16}{'TWV':>8}  {'threshold':>10}  {'hits':>7}  {'misses':>7}  "
+            f"{'false al.':>9}  {'P_miss':>7}  {'P_fa':>9}"
+        )
         for label, r in (("ATWV", self.atwv), ("MTWV", self.mtwv)):
             if r is None:
                 lines.append(f"  {label:<16}{'-':>8}  (the detections carry no decisions)")
                 continue
             thr = "mixed" if math.isnan(r.threshold) else f"{r.threshold:.5g}"
-            lines.append(f"  {label:<16}{r.twv:8.4f}  {thr:>10}  {r.n_hits:7,d}  "
-                         f"{r.n_misses:7,d}  {r.n_false_alarms:9,d}  {r.p_miss:7.4f}  "
-                         f"{r.p_fa:9.3e}")
+            lines.append(
+                f"  {label:<16}{r.twv:8.4f}  {thr:>10}  {r.n_hits:7,d}  "
+                f"{r.n_misses:7,d}  {r.n_false_alarms:9,d}  {r.p_miss:7.4f}  "
+                f"{r.p_fa:9.3e}"
+            )
         if self.cnxe is not None:
-            lines.append(f"  {'C_nxe':<16}{self.cnxe:8.4f}  bits/bit at P_tar "
-                         f"{op.effective_prior:.6g}")
+            lines.append(
+                f"  {'C_nxe':<16}{self.cnxe:8.4f}  bits/bit at P_tar {op.effective_prior:.6g}"
+            )
         rec = self.recalibration
         if self.min_cnxe is not None and rec is not None:
-            lines.append(f"  {'C_nxe^min':<16}{self.min_cnxe:8.4f}  after llr -> {rec.gamma:.5g} "
-                         f"llr {'+' if not rec.delta < 0 else '-'} {abs(rec.delta):.5g}; "
-                         f"calibration loss {self.calibration_loss:.4f}")
+            lines.append(
+                f"  {'C_nxe^min':<16}{self.min_cnxe:8.4f}  after llr -> {rec.gamma:.5g} "
+                f"llr {'+' if not rec.delta < 0 else '-'} {abs(rec.delta):.5g}; "
+                f"calibration loss {self.calibration_loss:.4f}"
+            )
         lines += [f"  note: {n}" for n in self.notes]
         if per_query:
-            lines.append(f"  {'query':<24}{'N_act':>7}{'hits':>7}{'misses':>8}{'FA':>7}"
-                         f"{'P_miss':>9}{'P_fa':>11}{'TWV':>9}")
+            lines.append(
+                f"  {'query':<24}{'N_act':>7}{'hits':>7}{'misses':>8}{'FA':>7}"
+                f"{'P_miss':>9}{'P_fa':>11}{'TWV':>9}"
+            )
             for row in self.per_query():
-                lines.append(f"  {str(row['query']):<24}{row['n_act']:7d}{row['n_hits']:7d}"
-                             f"{row['n_misses']:8d}{row['n_false_alarms']:7d}"
-                             f"{row['p_miss']:9.4f}{row['p_fa']:11.3e}{row['twv']:9.4f}")
+                lines.append(
+                    f"  {str(row['query']):<24}{row['n_act']:7d}{row['n_hits']:7d}"
+                    f"{row['n_misses']:8d}{row['n_false_alarms']:7d}"
+                    f"{row['p_miss']:9.4f}{row['p_fa']:11.3e}{row['twv']:9.4f}"
+                )
         return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.to_text()
 
 
-def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_point=SWS2013,
-                          decision_threshold: float | None = None, name: str = "",
-                          prefer: str = "score", cnxe_queries: str = "evaluated") -> STDReport:
+def term_detection_report(
+    task: STDTask,
+    *,
+    tolerance: float = 0.5,
+    operating_point=SWS2013,
+    decision_threshold: float | None = None,
+    name: str = "",
+    prefer: str = "score",
+    cnxe_queries: str = "evaluated",
+) -> STDReport:
     """Score one spoken term detection system: alignment, ATWV, MTWV, C_nxe and C_nxe^min.
 
     Parameters
@@ -284,13 +326,17 @@ def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_po
     notes = list(task.notes)
     if trials.excluded_queries:
         but = " but C_nxe (eq. 41)" if cnxe_queries == "all" else ""
-        notes.append(f"{_count(len(trials.excluded_queries), 'query has', 'queries have')} no "
-                     f"reference occurrence: excluded from every measure{but} (plan footnote 1)")
+        notes.append(
+            f"{_count(len(trials.excluded_queries), 'query has', 'queries have')} no "
+            f"reference occurrence: excluded from every measure{but} (plan footnote 1)"
+        )
     have_decisions = trials.decision is not None or decision_threshold is not None
     act = atwv(trials, op, threshold=decision_threshold) if have_decisions else None
     if act is not None and math.isnan(act.threshold):
-        notes.append("the YES decisions do not follow one score threshold (query-dependent "
-                     "thresholds?), so ATWV can exceed MTWV")
+        notes.append(
+            "the YES decisions do not follow one score threshold (query-dependent "
+            "thresholds?), so ATWV can exceed MTWV"
+        )
     best = mtwv(trials, op)
     cnxe_value = min_value = recal = None
     if trials.n_detections == 0 and (cnxe_queries != "all" or trials.excluded_score.size == 0):
@@ -302,8 +348,17 @@ def term_detection_report(task: STDTask, *, tolerance: float = 0.5, operating_po
         recal = affine_recalibration(trials, op, cnxe_queries)
         cnxe_value, min_value = recal.cnxe, recal.min_cnxe
     return STDReport(
-        name=name or task.name, operating_point=op, tolerance=trials.tolerance,
-        t_audio=task.t_audio, n_tps=task.n_tps, trials=trials, atwv=act, mtwv=best, cnxe=cnxe_value,
-        min_cnxe=min_value, recalibration=recal, notes=tuple(notes),
+        name=name or task.name,
+        operating_point=op,
+        tolerance=trials.tolerance,
+        t_audio=task.t_audio,
+        n_tps=task.n_tps,
+        trials=trials,
+        atwv=act,
+        mtwv=best,
+        cnxe=cnxe_value,
+        min_cnxe=min_value,
+        recalibration=recal,
+        notes=tuple(notes),
         decision_threshold=None if decision_threshold is None else float(decision_threshold),
     )

@@ -85,8 +85,7 @@ def roc_counts(tar, non):
     Threshold at each distinct score and at +inf, accepting ``score >= threshold``.
     """
     thresholds = sorted(set(map(float, tar)) | set(map(float, non))) + [math.inf]
-    return [(sum(1 for t in tar if t < thr), sum(1 for n in non if n >= thr))
-            for thr in thresholds]
+    return [(sum(1 for t in tar if t < thr), sum(1 for n in non if n >= thr)) for thr in thresholds]
 
 
 def lower_hull(points):
@@ -140,7 +139,7 @@ def max_min_weighted_errors(points):
     pts = [(Fraction(m), Fraction(f)) for m, f in points]
     cands = {Fraction(0), Fraction(1)}
     for i, (m1, f1) in enumerate(pts):
-        for m2, f2 in pts[i + 1:]:
+        for m2, f2 in pts[i + 1 :]:
             den = (m1 - f1) - (m2 - f2)
             if den != 0:
                 pi = (f2 - f1) / den
@@ -152,8 +151,9 @@ def max_min_weighted_errors(points):
 def rocch_eer(tar, non):
     """ROCCH-EER as max over priors of the min Bayes error-rate (thesis eq. 7.32), exact."""
     nt, nn = len(tar), len(non)
-    return max_min_weighted_errors([(Fraction(m, nt), Fraction(f, nn))
-                                    for m, f in roc_counts(tar, non)])
+    return max_min_weighted_errors(
+        [(Fraction(m, nt), Fraction(f, nn)) for m, f in roc_counts(tar, non)]
+    )
 
 
 def rocch_prbep(tar, non):

@@ -34,8 +34,14 @@ BLOCK_MATPLOTLIB = textwrap.dedent("""
 def run_focal(*args, cwd=ROOT, pythonpath=ROOT):
     """``python -m focal ARGS`` as a user runs it (a subprocess)."""
     env = dict(os.environ, PYTHONPATH=str(pythonpath))
-    return subprocess.run([sys.executable, "-m", "focal", *map(str, args)], capture_output=True,
-                          text=True, cwd=cwd, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "focal", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
 
 
 def run_main(capsys, *args):

@@ -54,8 +54,12 @@ def run_limited(function, *args, cpu_seconds=10, memory_mb=300, wall_seconds=60)
                 resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
                 outcome = ("ok", function(*args))
             except BaseException as exc:  # noqa: BLE001 - reported to the parent
-                outcome = ("raised", type(exc).__name__, str(exc),
-                           [c.__name__ for c in type(exc).__mro__])
+                outcome = (
+                    "raised",
+                    type(exc).__name__,
+                    str(exc),
+                    [c.__name__ for c in type(exc).__mro__],
+                )
             try:
                 data = pickle.dumps(outcome)
             except Exception:  # noqa: BLE001

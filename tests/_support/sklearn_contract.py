@@ -12,13 +12,13 @@ which passes every check on many columns).
 """
 
 REFUSALS = (
-    "X must hold one column of scores",          # PAVCalibrator, ROCCH
-    "calibrates the scores of one system",       # LinearCalibrator
+    "X must hold one column of scores",  # PAVCalibrator, ROCCH
+    "calibrates the scores of one system",  # LinearCalibrator
     "y must contain only 0/1",
-    "not a multiple of n_classes",               # MulticlassFusion's (n, systems x classes) layout
-    "not the class indices 0..",                 # MulticlassFusion: labels are column numbers
-    "nothing says which columns of X hold",      # MulticlassFusion: names need a column order
-    "needs quality measures",                    # QualityFusion without quality
+    "not a multiple of n_classes",  # MulticlassFusion's (n, systems x classes) layout
+    "not the class indices 0..",  # MulticlassFusion: labels are column numbers
+    "nothing says which columns of X hold",  # MulticlassFusion: names need a column order
+    "needs quality measures",  # QualityFusion without quality
 )
 
 

@@ -33,8 +33,12 @@ HAND_DETECTIONS = dict(
     score=[5, 3, 1, 2, 0.5, 4, 0, 9],
     decision=[1, 1, 0, 1, 0, 1, 1, 1],
 )
-HAND_REFERENCE = dict(query=["A", "A", "A", "B", "B"], file=["f1", "f1", "f2", "f1", "f1"],
-                      tbeg=[10.0, 30.0, 5.0, 10.0, 11.0], dur=[1.0, 1.0, 1.0, 0.5, 0.5])
+HAND_REFERENCE = dict(
+    query=["A", "A", "A", "B", "B"],
+    file=["f1", "f1", "f2", "f1", "f1"],
+    tbeg=[10.0, 30.0, 5.0, 10.0, 11.0],
+    dur=[1.0, 1.0, 1.0, 0.5, 0.5],
+)
 
 
 def hand_task():

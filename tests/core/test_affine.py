@@ -1,5 +1,6 @@
 """best_affine: the one choice between an optimizer's recalibrations, the identity and the
-default system (so a minimum is never above the actual or the default cost)."""
+default system (so a minimum is never above the actual or the default cost).
+"""
 
 import numpy as np
 
@@ -20,7 +21,7 @@ def test_fitted_wins_when_better_and_ties():
 
 
 def test_identity_and_default_are_candidates():
-    c = best_affine(_quadratic, [(10.0, 10.0)])       # a poor optimizer result
+    c = best_affine(_quadratic, [(10.0, 10.0)])  # a poor optimizer result
     assert c.source == "identity" and c.scale == 1.0 and c.value == 2.0
     c = best_affine(lambda s, o: abs(s), [(3.0, 0.0)], zero_offset=np.zeros(2))
     assert c.source == "default" and c.scale == 0.0 and c.offset.tolist() == [0.0, 0.0]
@@ -33,6 +34,6 @@ def test_unusable_or_refused_candidates_are_skipped():
     c = best_affine(_quadratic, [(np.nan, 0.0), (2.0, np.array([np.inf]))])
     assert c.source == "identity"
     c = best_affine(lambda s, o: s, [(-3.0, 0.0)], nonnegative_scale=True)
-    assert c.source == "default"                      # thesis sec. 8.4.2: no reversal
+    assert c.source == "default"  # thesis sec. 8.4.2: no reversal
     c = best_affine(lambda s, o: s, [(-3.0, 0.0)])
     assert c.source == "fitted" and c.scale == -3.0

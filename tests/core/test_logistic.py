@@ -55,8 +55,13 @@ def _objective_parts(X, y, p, v=None, reg=DEFAULT_REG):
 
 def _reference_minimum(X, y, p, v=None, reg=DEFAULT_REG):
     f, grad, to_original = _objective_parts(X, y, p, v, reg)
-    res = minimize(f, np.zeros(X.shape[1] + 1), jac=grad, method="BFGS",
-                   options={"gtol": 1e-12, "maxiter": 10_000})
+    res = minimize(
+        f,
+        np.zeros(X.shape[1] + 1),
+        jac=grad,
+        method="BFGS",
+        options={"gtol": 1e-12, "maxiter": 10_000},
+    )
     return res.fun, to_original(res.x)
 
 
@@ -73,14 +78,17 @@ def _gaussian_fusion_data(n, K, seed, p_tar=0.3):
     return X, y
 
 
-@pytest.mark.parametrize("K, p_target, weighted, reg", [
-    (1, 0.5, False, DEFAULT_REG),
-    (3, 0.5, False, DEFAULT_REG),
-    (4, 0.01, False, DEFAULT_REG),
-    (2, 0.9, True, DEFAULT_REG),
-    (3, 0.2, True, 0.0),
-    (2, 0.5, False, 0.3),
-])
+@pytest.mark.parametrize(
+    "K, p_target, weighted, reg",
+    [
+        (1, 0.5, False, DEFAULT_REG),
+        (3, 0.5, False, DEFAULT_REG),
+        (4, 0.01, False, DEFAULT_REG),
+        (2, 0.9, True, DEFAULT_REG),
+        (3, 0.2, True, 0.0),
+        (2, 0.5, False, 0.3),
+    ],
+)
 def test_objective_equals_independent_minimum(K, p_target, weighted, reg):
     X, y = _gaussian_fusion_data(3000, K, seed=K)
     v = np.random.default_rng(7).uniform(0.1, 3.0, size=y.shape[0]) if weighted else None
@@ -109,13 +117,18 @@ def test_scores_of_magnitude_1e6():
     assert _focal_objective(sol) == pytest.approx(ref, rel=1e-8)
     # same LLRs as on the original scale: the penalty is in standardized units
     plain = fit_logistic(X, y, 0.3)
-    np.testing.assert_allclose(big @ sol.coef + sol.intercept, X @ plain.coef + plain.intercept,
-                               rtol=1e-7, atol=1e-7)
+    np.testing.assert_allclose(
+        big @ sol.coef + sol.intercept, X @ plain.coef + plain.intercept, rtol=1e-7, atol=1e-7
+    )
 
 
 @settings(max_examples=25)
-@given(seed=st.integers(0, 10_000), K=st.integers(1, 3),
-       p_target=st.floats(0.02, 0.98), n=st.integers(20, 300))
+@given(
+    seed=st.integers(0, 10_000),
+    K=st.integers(1, 3),
+    p_target=st.floats(0.02, 0.98),
+    n=st.integers(20, 300),
+)
 def test_gradient_vanishes_at_solution(seed, K, p_target, n):
     rng = np.random.default_rng(seed)
     y = rng.random(n) < 0.5
@@ -312,8 +325,9 @@ def test_concurrent_fits_restore_the_blas_thread_setting():
     before = blas_threads()
     X, y = _gaussian_fusion_data(30_000, 2, seed=30)
     results = []
-    threads = [threading.Thread(target=lambda: results.append(fit_logistic(X, y, 0.5)))
-               for _ in range(4)]
+    threads = [
+        threading.Thread(target=lambda: results.append(fit_logistic(X, y, 0.5))) for _ in range(4)
+    ]
     for t in threads:
         t.start()
     for t in threads:

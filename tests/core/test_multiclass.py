@@ -54,6 +54,7 @@ def _objective(L, y, prior, mode, params):
 
 # ---------------------------------------------------------------------------------- validation
 
+
 def test_check_prior_defaults_and_errors():
     assert np.array_equal(check_prior(None, 4), np.full(4, 0.25))
     np.testing.assert_allclose(check_prior([0.2, 0, 0.8], 3), [0.2, 0, 0.8])
@@ -112,6 +113,7 @@ def test_inputs_are_not_modified():
 
 
 # --------------------------------------------------------------------------- Bayes and log cost
+
 
 def test_log_posteriors_is_bayes_rule_with_zero_prior():
     llh = np.array([[0.0, 1.0, 2.0]])
@@ -194,6 +196,7 @@ def test_minimize_newton_converges_and_stops_at_round_off():
 
 # ------------------------------------------------------------------------------ fit_multiclass
 
+
 @pytest.mark.parametrize("reg", [0.0, 1e-6, 1e-2])
 @pytest.mark.parametrize("p0", [0.5, 0.1])
 def test_calibration_with_two_classes_is_binary_logistic_regression(reg, p0):
@@ -225,12 +228,16 @@ def test_fit_reaches_the_minimum_of_an_independent_objective(mode):
     ours = _objective(L, y, prior, mode, (sol.coef, sol.offset))
     assert ours == pytest.approx(sol.loss, rel=1e-12)
     if mode == "full":
+
         def f(x):
             return _objective(L, y, prior, mode, (x[:18].reshape(2, 3, 3), x[18:]))
+
         x0 = np.zeros(21)
     else:
+
         def f(x):
             return _objective(L, y, prior, mode, (x[:2], x[2:]))
+
         x0 = np.zeros(5)
     ref = minimize(f, x0, method="BFGS", options={"gtol": 1e-10})
     assert ours <= ref.fun + 1e-10
@@ -282,7 +289,7 @@ def test_scalar_objective_derivatives_match_finite_differences():
     theta = rng.normal(size=3 + 3)
     _, grad, solve, _ = obj.evaluate(theta)
     H = np.column_stack([solve(e) for e in np.eye(6)])
-    H = np.linalg.inv(H)                     # the factorized Hessian, recovered
+    H = np.linalg.inv(H)  # the factorized Hessian, recovered
     h = 1e-5
     for i in range(6):
         e = np.zeros(6)
@@ -322,8 +329,12 @@ def test_penalty_does_not_depend_on_score_scale_or_offset(mode):
     b = fit_multiclass(moved, y, prior, mode, reg=0.1)
     out_a = apply_multiclass(L, mode, a.coef, a.offset)
     out_b = apply_multiclass(moved, mode, b.coef, b.offset)
-    np.testing.assert_allclose(out_a - out_a.mean(1, keepdims=True),
-                               out_b - out_b.mean(1, keepdims=True), rtol=1e-7, atol=1e-7)
+    np.testing.assert_allclose(
+        out_a - out_a.mean(1, keepdims=True),
+        out_b - out_b.mean(1, keepdims=True),
+        rtol=1e-7,
+        atol=1e-7,
+    )
     assert a.penalty == pytest.approx(b.penalty, rel=1e-7)
     weak = fit_multiclass(L, y, prior, mode, reg=1e-6)
     assert a.loss > weak.loss  # the penalty really acts
@@ -414,6 +425,7 @@ def test_multilevel_full_fit_equals_an_independent_multinomial_fit():
 
 
 # ----------------------------------------------------------------------------------- Gaussian
+
 
 def test_gaussian_per_class_is_the_log_density():
     rng = np.random.default_rng(10)

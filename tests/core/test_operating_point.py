@@ -21,8 +21,9 @@ def test_sws2013_numbers_of_the_evaluation_plan():
     assert OperatingPoint.std2006().beta == pytest.approx(999.9, rel=1e-12)
 
 
-@pytest.mark.parametrize("p, cm, cf", [(0.01, 1.0, 1.0), (0.00015, 100.0, 1.0), (0.3, 2.0, 7.5),
-                                       (1e-9, 1.0, 1e3)])
+@pytest.mark.parametrize(
+    "p, cm, cf", [(0.01, 1.0, 1.0), (0.00015, 100.0, 1.0), (0.3, 2.0, 7.5), (1e-9, 1.0, 1e3)]
+)
 def test_formulas_against_hand_written_ones(p, cm, cf):
     op = OperatingPoint(p, cm, cf)
     assert op.effective_prior == pytest.approx(cm * p / (cm * p + cf * (1 - p)), rel=1e-12)
@@ -36,11 +37,12 @@ def test_formulas_against_hand_written_ones(p, cm, cf):
 
 
 def test_detection_cost_normalized_by_the_default():
-    op = OperatingPoint(0.1, 10.0, 1.0)     # P C_miss = 1, (1 - P) C_fa = 0.9: default 0.9
+    op = OperatingPoint(0.1, 10.0, 1.0)  # P C_miss = 1, (1 - P) C_fa = 0.9: default 0.9
     assert op.detection_cost(0.5, 0.2) == pytest.approx((1.0 * 0.5 + 0.9 * 0.2) / 0.9)
     assert op.detection_cost(0.5, 0.2, normalize=False) == pytest.approx(0.68)
-    np.testing.assert_allclose(op.detection_cost(np.array([0.0, 1.0]), np.array([1.0, 0.0])),
-                               [1.0, 1.0 / 0.9])
+    np.testing.assert_allclose(
+        op.detection_cost(np.array([0.0, 1.0]), np.array([1.0, 0.0])), [1.0, 1.0 / 0.9]
+    )
 
 
 def test_unpacks_like_a_tuple_and_is_a_value():
@@ -63,12 +65,15 @@ def test_coerce_accepts_what_users_write():
     assert OperatingPoint.coerce(op) is op
 
 
-@pytest.mark.parametrize("bad, match", [
-    ((0.01, 1.0), r"points\[1\] must be a target prior or a tuple"),
-    (1.5, r"points\[1\] P_target must be strictly between 0 and 1"),
-    ((0.1, -1, 1), r"points\[1\] C_miss must be a finite number > 0"),
-    ((0.1, 1, "x"), r"points\[1\] C_fa must be a real number"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        ((0.01, 1.0), r"points\[1\] must be a target prior or a tuple"),
+        (1.5, r"points\[1\] P_target must be strictly between 0 and 1"),
+        ((0.1, -1, 1), r"points\[1\] C_miss must be a finite number > 0"),
+        ((0.1, 1, "x"), r"points\[1\] C_fa must be a real number"),
+    ],
+)
 def test_coerce_errors_name_the_argument_and_are_value_and_type_errors(bad, match):
     with pytest.raises(InvalidParameterError, match=match) as err:
         OperatingPoint.coerce(bad, "points[1]")
@@ -82,7 +87,7 @@ def test_constructor_validates():
 
 
 def test_sws2012_depends_on_the_data():
-    op = OperatingPoint.sws2012(30, 3000.0)     # plan eqs. 17-18
+    op = OperatingPoint.sws2012(30, 3000.0)  # plan eqs. 17-18
     assert op.p_target == 0.01 and op.beta == pytest.approx(2970 / 30, rel=1e-12)
     with pytest.raises(ValueError, match="N_true"):
         OperatingPoint.sws2012(0, 100.0)
@@ -119,5 +124,8 @@ def test_accepted_wherever_a_tuple_is():
     by_object = calibration_report(tar, non, operating_points=[op])
     assert by_tuple.to_dict() == by_object.to_dict()
     assert by_object.operating_points[0].effective_prior == op.effective_prior
-    assert dcf_scorer(*op).kwargs == dcf_scorer(0.05, 2.0, 1.0).kwargs == {
-        "p_target": 0.05, "c_miss": 2.0, "c_fa": 1.0}
+    assert (
+        dcf_scorer(*op).kwargs
+        == dcf_scorer(0.05, 2.0, 1.0).kwargs
+        == {"p_target": 0.05, "c_miss": 2.0, "c_fa": 1.0}
+    )

@@ -51,16 +51,22 @@ def test_pav_llr_matches_closed_form_with_ties(values, flags):
     np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-12)
 
 
-@given(tied_scores, st.lists(st.booleans(), min_size=2, max_size=40),
-       st.fractions(Fraction(1, 1000), Fraction(999, 1000)))
+@given(
+    tied_scores,
+    st.lists(st.booleans(), min_size=2, max_size=40),
+    st.fractions(Fraction(1, 1000), Fraction(999, 1000)),
+)
 def test_pav_llr_is_independent_of_the_prior(values, flags, prior):
     # theorem 5 / eq. C.23: PAV with prior weights at any prior gives the same LLRs
     n = min(len(values), len(flags))
     scores = np.array(values[:n], dtype=float)
     labels = both_classes(flags, n)
-    np.testing.assert_allclose(pav_llr(scores, labels),
-                               closed_form_pav_llr(scores, labels, prior=prior),
-                               rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(
+        pav_llr(scores, labels),
+        closed_form_pav_llr(scores, labels, prior=prior),
+        rtol=1e-12,
+        atol=1e-12,
+    )
 
 
 @given(st.lists(st.floats(-1e6, 1e6), min_size=2, max_size=60), st.randoms(use_true_random=False))
@@ -75,15 +81,15 @@ def test_pav_llr_is_monotone_and_tie_consistent(values, rnd):
         assert np.unique(llr[scores == v]).size == 1
 
 
-@given(tied_scores, st.lists(st.booleans(), min_size=2, max_size=40),
-       st.floats(0.01, 0.99))
+@given(tied_scores, st.lists(st.booleans(), min_size=2, max_size=40), st.floats(0.01, 0.99))
 def test_cllr_of_pav_llr_is_min_cllr(values, flags, p):
     n = min(len(values), len(flags))
     scores = np.array(values[:n], dtype=float)
     labels = both_classes(flags, n)
     llr = pav_llr(scores, labels)
     assert cllr(*from_labels(llr, labels), p_target=p) == pytest.approx(
-        min_cllr(*from_labels(scores, labels), p_target=p), rel=1e-12, abs=1e-12)
+        min_cllr(*from_labels(scores, labels), p_target=p), rel=1e-12, abs=1e-12
+    )
 
 
 def test_pav_output_in_input_order():
@@ -149,7 +155,8 @@ def test_larger_class_can_be_targets():
 
 def _merged_runs_oracle(tar, non):
     """Runs of the merged sorted trials by plain Python: (n_tar, n_non, score) per distinct score,
-    then neighbouring single-label scores of the same label joined."""
+    then neighbouring single-label scores of the same label joined.
+    """
     scores = sorted(set(tar) | set(non))
     counts = [(list(tar).count(s), list(non).count(s), s) for s in scores]
     runs = []
@@ -169,8 +176,9 @@ def _naive_pav(n_t, n_n):
     for t, n in zip(n_t.tolist(), n_n.tolist()):
         blocks.append([t, n])
         # pool while the previous block is at least as target-rich as the last one
-        while len(blocks) > 1 and (Fraction(blocks[-2][0], sum(blocks[-2]))
-                                   >= Fraction(blocks[-1][0], sum(blocks[-1]))):
+        while len(blocks) > 1 and (
+            Fraction(blocks[-2][0], sum(blocks[-2])) >= Fraction(blocks[-1][0], sum(blocks[-1]))
+        ):
             t_last, n_last = blocks.pop()
             blocks[-1][0] += t_last
             blocks[-1][1] += n_last
@@ -182,7 +190,8 @@ def _naive_pav(n_t, n_n):
 def test_blocks_and_lazy_runs_match_a_naive_merge(seed, small_paths, monkeypatch):
     """Elements, the chunked search and the strides of targets skipped above a coarse
     minorant (forced on small inputs) give the blocks of a naive PAV over the merged runs,
-    and the runs built on demand."""
+    and the runs built on demand.
+    """
     import importlib
 
     core_pav = importlib.import_module("focal.core._pav_kernel")
@@ -195,13 +204,13 @@ def test_blocks_and_lazy_runs_match_a_naive_merge(seed, small_paths, monkeypatch
     scale = [1, 3, 10, 100, 1000, 10, 1e6, 1e9][seed]
     tar = np.round(rng.normal(1.0, 1.0, n_tar) * scale)
     non = np.round(rng.normal(0.0, 1.0, n_non) * scale)
-    for t, n in ((tar, non), (non[:n_tar], tar)):          # targets the fewer, then the more
+    for t, n in ((tar, non), (non[:n_tar], tar)):  # targets the fewer, then the more
         result = pav(t, n)
         r_t, r_n, r_lo = _merged_runs_oracle(t, n)
         b_t, b_n = _naive_pav(r_t.astype(np.int64), r_n.astype(np.int64))
         np.testing.assert_array_equal(result.n_tar, b_t)
         np.testing.assert_array_equal(result.n_non, b_n)
-        first = np.cumsum(np.r_[0, (b_t + b_n)[:-1]])          # trials before each block
+        first = np.cumsum(np.r_[0, (b_t + b_n)[:-1]])  # trials before each block
         everything = np.sort(np.r_[t, n])
         np.testing.assert_array_equal(result.score_lo, everything[first])
         np.testing.assert_array_equal(result.score_hi, everything[first + b_t + b_n - 1])
@@ -225,5 +234,6 @@ def test_chunked_sorted_search_equals_searchsorted(side, monkeypatch):
     for _ in range(50):
         hay = np.sort(np.round(rng.normal(0, 1, rng.integers(1, 200)) * rng.choice([1, 5, 100])))
         q = np.sort(np.round(rng.normal(0.5, 1.5, rng.integers(17, 200)) * rng.choice([1, 5])))
-        np.testing.assert_array_equal(core_pav._sorted_positions(hay, q, side),
-                                      np.searchsorted(hay, q, side=side))
+        np.testing.assert_array_equal(
+            core_pav._sorted_positions(hay, q, side), np.searchsorted(hay, q, side=side)
+        )

@@ -16,7 +16,8 @@ from tests._support.calibration_reference import closed_form_pav_llr
 
 # small integer scores give many ties between and within classes
 trials = st.lists(st.tuples(st.integers(-4, 4), st.booleans()), min_size=2, max_size=30).filter(
-    lambda t: any(y for _, y in t) and not all(y for _, y in t))
+    lambda t: any(y for _, y in t) and not all(y for _, y in t)
+)
 
 
 def assert_llr_equal(got, want, rtol=1e-12):
@@ -43,11 +44,20 @@ def test_block_llr_map_by_hand():
     lo, hi = np.array([-1.0, 1.0, 3.0]), np.array([0.0, 2.5, 5.0])  # centres -0.5, 1.75, 4
     llr = np.array([-2.0, 0.5, 1.0])
     s = np.array([-9.0, -0.5, 0.0, 1.0, 1.75, 2.875, 4.0, 9.0])
-    np.testing.assert_array_equal(block_llr_map(lo, hi, llr, s),
-                                  [-2.0, -2.0, -2.0, 0.5, 0.5, 0.5, 1.0, 1.0])
+    np.testing.assert_array_equal(
+        block_llr_map(lo, hi, llr, s), [-2.0, -2.0, -2.0, 0.5, 0.5, 0.5, 1.0, 1.0]
+    )
     # linear: (s - c_k) / (c_{k+1} - c_k) of the way from llr_k to llr_{k+1}; flat outside
-    want = [-2.0, -2.0, -2.0 + 2.5 * 0.5 / 2.25, -2.0 + 2.5 * 1.5 / 2.25, 0.5,
-            0.5 + 0.5 * 1.125 / 2.25, 1.0, 1.0]
+    want = [
+        -2.0,
+        -2.0,
+        -2.0 + 2.5 * 0.5 / 2.25,
+        -2.0 + 2.5 * 1.5 / 2.25,
+        0.5,
+        0.5 + 0.5 * 1.125 / 2.25,
+        1.0,
+        1.0,
+    ]
     np.testing.assert_allclose(block_llr_map(lo, hi, llr, s, "linear"), want, rtol=1e-15)
 
 
@@ -55,12 +65,15 @@ def test_block_llr_map_linear_keeps_infinite_end_blocks_as_steps():
     lo, hi = np.array([-1.0, 1.0, 3.0]), np.array([0.0, 2.0, 5.0])  # centres -0.5, 1.5, 4
     llr = np.array([-np.inf, 0.25, np.inf])
     s = np.array([-3.0, -0.5, 0.9, 1.0, 1.5, 2.9, 3.0, 8.0])
-    np.testing.assert_array_equal(block_llr_map(lo, hi, llr, s, "linear"),
-                                  [-np.inf, -np.inf, -np.inf, 0.25, 0.25, 0.25, np.inf, np.inf])
+    np.testing.assert_array_equal(
+        block_llr_map(lo, hi, llr, s, "linear"),
+        [-np.inf, -np.inf, -np.inf, 0.25, 0.25, 0.25, np.inf, np.inf],
+    )
     # perfect separation: no finite block, the step rule everywhere
     np.testing.assert_array_equal(
         block_llr_map([0.0, 2.0], [1.0, 3.0], [-np.inf, np.inf], [0.5, 1.5, 2.0], "linear"),
-        [-np.inf, -np.inf, np.inf])
+        [-np.inf, -np.inf, np.inf],
+    )
 
 
 def test_block_llr_map_rejects_unknown_interpolation():
@@ -70,14 +83,17 @@ def test_block_llr_map_rejects_unknown_interpolation():
 
 def test_linear_centres_of_huge_blocks_do_not_overflow():
     big = np.finfo(float).max
-    out = block_llr_map([-big, big / 2], [big / 4, big], [-1.0, 1.0],
-                        [-big, 0.0, big], "linear")
+    out = block_llr_map([-big, big / 2], [big / 4, big], [-1.0, 1.0], [-big, 0.0, big], "linear")
     assert np.all(np.isfinite(out)) and out[0] == -1.0 and out[-1] == 1.0
     assert -1.0 <= out[1] <= 1.0
 
 
-@given(trials, st.lists(st.floats(-6, 6, allow_nan=False), max_size=20),
-       st.sampled_from(["step", "linear"]), st.sampled_from([0.0, 0.5, 1.0, 3.0]))
+@given(
+    trials,
+    st.lists(st.floats(-6, 6, allow_nan=False), max_size=20),
+    st.sampled_from(["step", "linear"]),
+    st.sampled_from([0.0, 0.5, 1.0, 3.0]),
+)
 def test_block_llr_map_is_monotone_on_any_scores(t, extra, interpolation, a):
     scores = np.array([s for s, _ in t], dtype=float)
     labels = np.array([y for _, y in t])
@@ -100,6 +116,7 @@ def test_block_llr_map_is_monotone_on_any_scores(t, extra, interpolation, a):
 
 # -- bounding ------------------------------------------------------------------------------
 
+
 def bounded_llr_of_training_scores(scores, labels, a):
     r = pav(scores[labels], scores[~labels])
     starts, llr = bounded_pav_blocks(r, a)
@@ -117,8 +134,12 @@ def test_bounded_pav_by_hand_on_separated_scores():
     np.testing.assert_allclose(out, [-math.log(2)] * 2 + [math.log(2)] * 2, rtol=1e-15)
 
 
-@given(trials, st.sampled_from([Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2),
-                                Fraction(7, 2), Fraction(50)]))
+@given(
+    trials,
+    st.sampled_from(
+        [Fraction(1, 4), Fraction(1, 2), Fraction(1), Fraction(2), Fraction(7, 2), Fraction(50)]
+    ),
+)
 def test_bounded_pav_is_the_pav_of_the_augmented_trials(t, a):
     scores = np.array([s for s, _ in t], dtype=float)
     labels = np.array([y for _, y in t])

@@ -62,7 +62,9 @@ def test_prior_entropy_hand_values():
 def test_bayes_threshold_is_minus_log_odds():
     # SWS plan eq. 31: theta = -logit(P_tar)
     assert focal.bayes_threshold(0.5) == 0.0
-    assert focal.bayes_threshold(0.01, 10, 1) == pytest.approx(-math.log(0.01 / 0.99) - math.log(10))
+    assert focal.bayes_threshold(0.01, 10, 1) == pytest.approx(
+        -math.log(0.01 / 0.99) - math.log(10)
+    )
 
 
 def test_detection_cost_normalization_eqs_8_to_10():
@@ -83,8 +85,9 @@ def test_prior_outside_open_interval_is_an_error(bad):
         focal.prior_entropy(bad)
 
 
-@pytest.mark.parametrize("name,kwargs", [("c_miss", {"c_miss": 0}), ("c_fa", {"c_fa": -1}),
-                                         ("c_fa", {"c_fa": np.inf})])
+@pytest.mark.parametrize(
+    "name,kwargs", [("c_miss", {"c_miss": 0}), ("c_fa", {"c_fa": -1}), ("c_fa", {"c_fa": np.inf})]
+)
 def test_costs_must_be_positive(name, kwargs):
     with pytest.raises(ValueError, match=name):
         focal.effective_prior(0.1, **kwargs)

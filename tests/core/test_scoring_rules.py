@@ -38,13 +38,26 @@ def _quad_costs(a, b, q):
     norm = stats.beta(a, b).pdf(0.5) / 0.5 ** (a + b - 2)  # 1 / B(a, b)
     opts = dict(limit=500, epsabs=0.0, epsrel=1e-12)
     tar = quad(lambda e: norm * e ** (a - 2), q, 1.0, weight="alg", wvar=(0.0, b - 1), **opts)[0]
-    non = quad(lambda e: norm * (1 - e) ** (b - 2), 0.0, q, weight="alg", wvar=(a - 1, 0.0),
-               **opts)[0]
+    non = quad(
+        lambda e: norm * (1 - e) ** (b - 2), 0.0, q, weight="alg", wvar=(a - 1, 0.0), **opts
+    )[0]
     return tar, non
 
 
-@pytest.mark.parametrize("a, b", [(0.3, 0.7), (0.5, 2.5), (1.0, 4.0), (1.7, 1.0), (2.0, 2.0),
-                                  (10.0, 1.0), (3.5, 0.6), (0.9, 0.9), (6.0, 12.0)])
+@pytest.mark.parametrize(
+    "a, b",
+    [
+        (0.3, 0.7),
+        (0.5, 2.5),
+        (1.0, 4.0),
+        (1.7, 1.0),
+        (2.0, 2.0),
+        (10.0, 1.0),
+        (3.5, 0.6),
+        (0.9, 0.9),
+        (6.0, 12.0),
+    ],
+)
 @pytest.mark.parametrize("q", [0.003, 0.2, 0.5, 0.77, 0.995])
 def test_costs_equal_the_defining_integrals(a, b, q):
     rule = BetaRule(a, b)
@@ -64,10 +77,12 @@ def test_named_rules_closed_forms():
     np.testing.assert_allclose(BRIER.target_cost(llr), 3 * (1 - q) ** 2, rtol=1e-9)
     np.testing.assert_allclose(BRIER.nontarget_cost(llr), 3 * q**2, rtol=1e-9)
     # boosting: rho = 1 / (pi sqrt(eta (1 - eta))) gives 2/pi sqrt((1-q)/q) (eq. 7.37)
-    np.testing.assert_allclose(BOOSTING.target_cost(llr), 2 / np.pi * np.sqrt((1 - q) / q),
-                               rtol=1e-6)
-    np.testing.assert_allclose(BOOSTING.nontarget_cost(llr), 2 / np.pi * np.sqrt(q / (1 - q)),
-                               rtol=1e-6)
+    np.testing.assert_allclose(
+        BOOSTING.target_cost(llr), 2 / np.pi * np.sqrt((1 - q) / q), rtol=1e-6
+    )
+    np.testing.assert_allclose(
+        BOOSTING.nontarget_cost(llr), 2 / np.pi * np.sqrt(q / (1 - q)), rtol=1e-6
+    )
     assert scoring_rule("brier") is BRIER and BRIER.name == "brier"
     assert scoring_rule("log") is LOGARITHMIC and scoring_rule((0.5, 0.5)).name == "boosting"
 
@@ -92,8 +107,7 @@ def test_keynote_low_false_alarm_rule():
     """Beta(10, 1): target cost 10/9 (1 - q^9), non-target 10 (-log(1-q) - sum_k q^k / k)."""
     q = np.array([1e-6, 0.05, 0.3, 0.6, 0.9, 0.999])
     llr = logit(q)
-    np.testing.assert_allclose(LOW_FALSE_ALARM.target_cost(llr), 10 / 9 * (1 - q**9),
-                               rtol=1e-12)
+    np.testing.assert_allclose(LOW_FALSE_ALARM.target_cost(llr), 10 / 9 * (1 - q**9), rtol=1e-12)
     # -log(1-q) - sum_{k<10} q^k/k = sum_{k>=10} q^k/k: the tail series, accurate for small q
     k = np.arange(10, 2000)
     tail = 10 * (q[:4, None] ** k / k).sum(axis=1)
@@ -118,12 +132,22 @@ def test_extreme_llrs():
     # infinite LLRs: zero cost when right; when wrong, infinite for an unbounded side and
     # C(0 | target) = B(a - 1, b) / B(a, b) = (a + b - 1) / (a - 1) for a bounded one
     inf = np.array([np.inf])
-    for rule in (LOGARITHMIC, BRIER, BOOSTING, LOW_FALSE_ALARM, BetaRule(0.7, 0.4),
-                 BetaRule(3.0, 2.0), BetaRule(1.5, 0.5)):
+    for rule in (
+        LOGARITHMIC,
+        BRIER,
+        BOOSTING,
+        LOW_FALSE_ALARM,
+        BetaRule(0.7, 0.4),
+        BetaRule(3.0, 2.0),
+        BetaRule(1.5, 0.5),
+    ):
         assert rule.target_cost(inf)[0] == 0.0 and rule.nontarget_cost(-inf)[0] == 0.0
         wrong = rule.target_cost(-inf)[0]
-        assert wrong == (np.inf if rule.a <= 1 else pytest.approx((rule.a + rule.b - 1)
-                                                                  / (rule.a - 1), rel=1e-13))
+        assert wrong == (
+            np.inf
+            if rule.a <= 1
+            else pytest.approx((rule.a + rule.b - 1) / (rule.a - 1), rel=1e-13)
+        )
     # an unbounded general rule grows without limit, exactly: rho = 3 (1 - eta)^2 gives
     # 3 (-log q - 2 (1 - q) + (1 - q^2) / 2), here with -log q = 1e4 (q underflows)
     r = BetaRule(1.0, 3.0)
@@ -143,8 +167,9 @@ def test_strict_propriety(a, b, p):
     assert risk[3] < max(risk[0], risk[-1])
 
 
-@pytest.mark.parametrize("rule", [LOGARITHMIC, BRIER, BOOSTING, LOW_FALSE_ALARM,
-                                  BetaRule(0.6, 3.0), BetaRule(2.5, 0.8)])
+@pytest.mark.parametrize(
+    "rule", [LOGARITHMIC, BRIER, BOOSTING, LOW_FALSE_ALARM, BetaRule(0.6, 3.0), BetaRule(2.5, 0.8)]
+)
 def test_derivatives_match_finite_differences(rule):
     z = np.linspace(-9, 9, 37)
     h = 1e-4
@@ -187,11 +212,13 @@ def test_expected_cost():
         assert default_expected_cost(0.3, rule) > 0
     # logarithmic normalized cost is Cllr at the prior
     from focal.metrics import cllr
+
     assert normalized_expected_cost(tar, non, 0.2) == pytest.approx(cllr(tar, non, 0.2), rel=1e-13)
 
 
-@pytest.mark.parametrize("spec", ["hinge", (0, 1), (1, -2), (np.inf, 1), (1, 2, 3), 3.0,
-                                  ("a", 1), (True, 1), (2000, 1)])
+@pytest.mark.parametrize(
+    "spec", ["hinge", (0, 1), (1, -2), (np.inf, 1), (1, 2, 3), 3.0, ("a", 1), (True, 1), (2000, 1)]
+)
 def test_bad_rule_specs(spec):
     with pytest.raises(ValueError, match="rule"):
         scoring_rule(spec)

@@ -14,8 +14,8 @@ from focal.metrics import BinaryScores, SummarizedScores
 def _tied_trials(seed, n=4000, p=0.2):
     rng = np.random.default_rng(seed)
     y = rng.random(n) < p
-    s = np.round(rng.normal(size=n) + 1.5 * y, 1)          # heavy ties, mixed runs
-    s[:6] = np.where(y[:6], np.inf, 2.0)                  # +/-inf LLRs
+    s = np.round(rng.normal(size=n) + 1.5 * y, 1)  # heavy ties, mixed runs
+    s[:6] = np.where(y[:6], np.inf, 2.0)  # +/-inf LLRs
     s[6:12] = np.where(y[6:12], -2.0, -np.inf)
     return s, y
 
@@ -32,8 +32,9 @@ def _assert_same_blocks(summary, ref, runs=False):
         np.testing.assert_array_equal(getattr(summary, f), getattr(ref, f), err_msg=f)
 
 
-@pytest.mark.parametrize("cuts", [[], [0.0], [-1.0, 0.3, 0.31, 1.7], [-np.inf, np.inf],
-                                  [-5, -4, 9]])
+@pytest.mark.parametrize(
+    "cuts", [[], [0.0], [-1.0, 0.3, 0.31, 1.7], [-np.inf, np.inf], [-5, -4, 9]]
+)
 def test_merge_of_ranges_equals_pav_of_all(cuts):
     s, y = _tied_trials(0)
     r = _cut(s, cuts)
@@ -57,7 +58,7 @@ def test_weights_are_multiplicities():
 def test_merge_refuses_overlapping_ranges():
     s, y = _tied_trials(2)
     a = summarize(s[s <= 0.5], y[s <= 0.5])
-    b = summarize(s[s >= 0.5], y[s >= 0.5])          # 0.5 in both: ties split
+    b = summarize(s[s >= 0.5], y[s >= 0.5])  # 0.5 in both: ties split
     with pytest.raises(ValueError, match="disjoint, increasing"):
         merge([a, b])
     with pytest.raises(ValueError, match="disjoint, increasing"):
@@ -82,7 +83,8 @@ def test_measures_from_summary_equal_in_memory():
     r = _cut(s, [0.0, 1.0])
     summary = merge(summarize(s[r == j], y[r == j], keep_runs=True) for j in range(3))
     sums = trial_sums(s[:1000], y[:1000], p_targets=p, thresholds=thr) + trial_sums(
-        s[1000:], y[1000:], p_targets=p, thresholds=thr)
+        s[1000:], y[1000:], p_targets=p, thresholds=thr
+    )
     got = SummarizedScores(summary, sums)
     ref = BinaryScores(s[y], s[~y])
     assert got.eer == ref.eer and got.hull.prbep == ref.hull.prbep
@@ -92,7 +94,7 @@ def test_measures_from_summary_equal_in_memory():
         assert got.min_cllr(q) == ref.min_cllr(q)
         assert got.cllr(q) == pytest.approx(ref.cllr(q), rel=1e-12, abs=0)
     wrong = s.copy()
-    wrong[0] = -np.inf if y[0] else np.inf                # an infinitely wrong LLR
+    wrong[0] = -np.inf if y[0] else np.inf  # an infinitely wrong LLR
     sums_w = trial_sums(wrong, y, p_targets=p)
     assert SummarizedScores(summarize(wrong, y), sums_w).cllr(0.5) == np.inf
     assert got.dcf(0.5, 1.0, 1.0) == ref.dcf(0.5)
@@ -118,9 +120,12 @@ def test_sums_must_match_the_summary():
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.integers(-6, 6), st.booleans(), st.integers(0, 3)), min_size=2,
-                max_size=60),
-       st.lists(st.integers(-7, 7), max_size=4, unique=True))
+@given(
+    st.lists(
+        st.tuples(st.integers(-6, 6), st.booleans(), st.integers(0, 3)), min_size=2, max_size=60
+    ),
+    st.lists(st.integers(-7, 7), max_size=4, unique=True),
+)
 def test_merge_property(trials, cuts):
     s = np.array([t[0] for t in trials], dtype=float) / 2
     y = np.array([t[1] for t in trials])
@@ -129,10 +134,12 @@ def test_merge_property(trials, cuts):
         return
     cuts = np.sort(np.asarray(cuts, dtype=float)) / 2
     r = _cut(s, cuts)
-    parts = [summarize(s[r == j], y[r == j], w[r == j], keep_runs=True)
-             for j in range(cuts.size + 1)]
-    _assert_same_blocks(merge(parts), pav(np.repeat(s[y], w[y]), np.repeat(s[~y], w[~y])),
-                        runs=True)
+    parts = [
+        summarize(s[r == j], y[r == j], w[r == j], keep_runs=True) for j in range(cuts.size + 1)
+    ]
+    _assert_same_blocks(
+        merge(parts), pav(np.repeat(s[y], w[y]), np.repeat(s[~y], w[~y])), runs=True
+    )
     assert isinstance(parts[0], ScoreSummary)
 
 
@@ -144,13 +151,16 @@ def test_engine_recipe_of_the_module_docstring():
     cuts = np.unique(np.quantile(sample_of_scores, np.linspace(0, 1, 65)[1:-1]))
     r = np.searchsorted(cuts, s, side="right")
     ranges = [(s[r == j], y[r == j]) for j in range(cuts.size + 1)]
-    chunks = [(s[i:i + 3000], y[i:i + 3000]) for i in range(0, s.size, 3000)]
+    chunks = [(s[i : i + 3000], y[i : i + 3000]) for i in range(0, s.size, 3000)]
     parts = [summarize(s_j, y_j) for s_j, y_j in ranges]
     thr = [bayes_threshold(0.01)]
     sums = [trial_sums(s_c, y_c, p_targets=[0.5], thresholds=thr) for s_c, y_c in chunks]
     scores = SummarizedScores(merge(parts), sum(sums[1:], sums[0]))
     ref = BinaryScores(s[y], s[~y])
     assert (scores.eer, scores.min_dcf(0.01), scores.min_cllr()) == (
-        ref.eer, ref.min_dcf(0.01), ref.min_cllr())
+        ref.eer,
+        ref.min_dcf(0.01),
+        ref.min_cllr(),
+    )
     assert scores.cllr(0.5) == pytest.approx(ref.cllr(0.5), rel=1e-12)
     assert scores.dcf(0.01) == ref.dcf(0.01)

@@ -33,16 +33,19 @@ def _multiclass():
     return rng.normal(size=(60, 3)) + np.eye(3)[y], y
 
 
-@pytest.mark.parametrize("estimator, data, name", [
-    (LogisticFusion(reg="0.5"), _binary, "reg"),
-    (LogisticFusion(tol=0), _binary, "tol"),
-    (LinearCalibrator(max_iter=2.7), _binary, "max_iter"),
-    (PAVCalibrator(pseudo_count="1"), _binary, "pseudo_count"),
-    (MulticlassFusion(reg="0.5"), _multiclass, "reg"),
-    (MulticlassFusion(tol="1e-3"), _multiclass, "tol"),
-    (MulticlassFusion(max_iter=2.7), _multiclass, "max_iter"),
-    (GaussianBackend(reg=-1.0), _multiclass, "reg"),
-])
+@pytest.mark.parametrize(
+    "estimator, data, name",
+    [
+        (LogisticFusion(reg="0.5"), _binary, "reg"),
+        (LogisticFusion(tol=0), _binary, "tol"),
+        (LinearCalibrator(max_iter=2.7), _binary, "max_iter"),
+        (PAVCalibrator(pseudo_count="1"), _binary, "pseudo_count"),
+        (MulticlassFusion(reg="0.5"), _multiclass, "reg"),
+        (MulticlassFusion(tol="1e-3"), _multiclass, "tol"),
+        (MulticlassFusion(max_iter=2.7), _multiclass, "max_iter"),
+        (GaussianBackend(reg=-1.0), _multiclass, "reg"),
+    ],
+)
 def test_bad_parameters_are_refused_at_fit(estimator, data, name):
     X, y = data()
     with pytest.raises(ValueError, match=name):
@@ -56,15 +59,22 @@ def test_sample_weights_are_checked_once_the_same_way():
     w = [1, 0, 2.5]
     out = as_sample_weight(w, 3)
     assert out.dtype == np.float64 and out.tolist() == [1.0, 0.0, 2.5]
-    for bad, message in (([1, -1, 1], "negative"), ([1, 1], "2 entries for 3 trials"),
-                         ([1, np.nan, 1], "NaN"), ([1, np.inf, 1], "non-finite"),
-                         ([[1, 1, 1]], "1-D"), (["a", "b", "c"], "real numbers")):
+    for bad, message in (
+        ([1, -1, 1], "negative"),
+        ([1, 1], "2 entries for 3 trials"),
+        ([1, np.nan, 1], "NaN"),
+        ([1, np.inf, 1], "non-finite"),
+        ([[1, 1, 1]], "1-D"),
+        (["a", "b", "c"], "real numbers"),
+    ):
         with pytest.raises(ValueError, match=message):
             as_sample_weight(bad, 3)
     X, y = _binary()
     Xm, ym = _multiclass()
-    for fit in (lambda w: LogisticFusion().fit(X, y, sample_weight=w),
-                lambda w: MulticlassFusion().fit(Xm, ym, sample_weight=w),
-                lambda w: check_multiclass_trials(Xm, ym, sample_weight=w)):
+    for fit in (
+        lambda w: LogisticFusion().fit(X, y, sample_weight=w),
+        lambda w: MulticlassFusion().fit(Xm, ym, sample_weight=w),
+        lambda w: check_multiclass_trials(Xm, ym, sample_weight=w),
+    ):
         with pytest.raises(ValueError, match="sample_weight contains negative values"):
             fit(np.r_[-1.0, np.ones(59)])

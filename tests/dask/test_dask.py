@@ -17,18 +17,26 @@ from focal.core.pav import pav  # noqa: E402
 
 @pytest.fixture(scope="module")
 def client():
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  memory_limit="400MiB", host="127.0.0.1",
-                                  dashboard_address="127.0.0.1:0",
-                                  silence_logs=50) as cluster, distributed.Client(cluster) as c:
+    with (
+        distributed.LocalCluster(
+            n_workers=2,
+            threads_per_worker=1,
+            processes=True,
+            memory_limit="400MiB",
+            host="127.0.0.1",
+            dashboard_address="127.0.0.1:0",
+            silence_logs=50,
+        ) as cluster,
+        distributed.Client(cluster) as c,
+    ):
         yield c
 
 
 def _trials(seed=0, n=12000, p=0.15):
     rng = np.random.default_rng(seed)
     y = rng.random(n) < p
-    s = np.round(rng.normal(size=n) + 1.7 * y, 1)            # heavy ties
-    s[:8] = np.where(y[:8], np.inf, 2.5)                     # +/-inf LLRs
+    s = np.round(rng.normal(size=n) + 1.7 * y, 1)  # heavy ties
+    s[:8] = np.where(y[:8], np.inf, 2.5)  # +/-inf LLRs
     s[8:16] = np.where(y[8:16], -2.5, -np.inf)
     return s, y
 
@@ -36,16 +44,22 @@ def _trials(seed=0, n=12000, p=0.15):
 def _layouts(s, y):
     """(name, scores, labels) with awkward partitions."""
     n = s.size
-    order = np.argsort(y, kind="stable")                     # non-targets first: one-class parts
+    order = np.argsort(y, kind="stable")  # non-targets first: one-class parts
     ys, ss = y[order], s[order]
     n_non = int((~y).sum())
     return [
         ("single", da.from_array(s, chunks=n), da.from_array(y, chunks=n)),
         ("many", da.from_array(s, chunks=2999), da.from_array(y, chunks=2999)),
-        ("empty", da.from_array(s, chunks=((0, 5000, 0, n - 5000, 0),)),
-         da.from_array(y, chunks=((0, 5000, 0, n - 5000, 0),))),
-        ("one_class", da.from_array(ss, chunks=((n_non // 2, n_non - n_non // 2, n - n_non),)),
-         da.from_array(ys, chunks=((n_non // 2, n_non - n_non // 2, n - n_non),))),
+        (
+            "empty",
+            da.from_array(s, chunks=((0, 5000, 0, n - 5000, 0),)),
+            da.from_array(y, chunks=((0, 5000, 0, n - 5000, 0),)),
+        ),
+        (
+            "one_class",
+            da.from_array(ss, chunks=((n_non // 2, n_non - n_non // 2, n - n_non),)),
+            da.from_array(ys, chunks=((n_non // 2, n_non - n_non // 2, n - n_non),)),
+        ),
     ]
 
 
@@ -56,8 +70,10 @@ def test_import_focal_does_not_import_dask():
 
 
 def test_without_dask_focal_dask_says_how_to_install():
-    code = ("import sys; sys.modules['dask'] = None\n"
-            "try:\n    import focal.dask\nexcept ImportError as e:\n    print(e)")
+    code = (
+        "import sys; sys.modules['dask'] = None\n"
+        "try:\n    import focal.dask\nexcept ImportError as e:\n    print(e)"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "pip install 'focal-calibration[dask]'" in out.stdout
 
@@ -68,12 +84,26 @@ def test_measures_identical_to_in_memory(client):
     ref_pav = pav(s[y], s[~y])
     h = np.linspace(-5, 5, 11)
     for name, ds, dy in _layouts(s, y):
-        got = fd.summarize(ds, dy, p_targets=[0.5, 0.01], thresholds=np.r_[-h, 4.59511985013459],
-                           keep_runs=True, n_ranges=7)
-        for f in ("score_lo", "score_hi", "n_tar", "n_non", "runs_n_tar", "runs_n_non",
-                  "runs_score_lo"):
-            np.testing.assert_array_equal(getattr(got.summary, f), getattr(ref_pav, f),
-                                          err_msg=f"{name}: {f}")
+        got = fd.summarize(
+            ds,
+            dy,
+            p_targets=[0.5, 0.01],
+            thresholds=np.r_[-h, 4.59511985013459],
+            keep_runs=True,
+            n_ranges=7,
+        )
+        for f in (
+            "score_lo",
+            "score_hi",
+            "n_tar",
+            "n_non",
+            "runs_n_tar",
+            "runs_n_non",
+            "runs_score_lo",
+        ):
+            np.testing.assert_array_equal(
+                getattr(got.summary, f), getattr(ref_pav, f), err_msg=f"{name}: {f}"
+            )
         assert got.eer == ref.eer, name
         assert got.prbep == ref.hull.prbep and got.auc == ref.hull.auc, name
         assert got.min_dcf(0.01) == ref.min_dcf(0.01), name
@@ -115,8 +145,13 @@ def test_weights(client):
     w = np.random.default_rng(2).integers(0, 4, s.size)
     t, n = np.repeat(s[y], w[y]), np.repeat(s[~y], w[~y])
     ref, ref_pav = metrics.BinaryScores(t, n), pav(t, n)
-    got = fd.summarize(da.from_array(s, chunks=2500), da.from_array(y, chunks=2500),
-                       da.from_array(w, chunks=2500), p_targets=[0.3], thresholds=[0.0])
+    got = fd.summarize(
+        da.from_array(s, chunks=2500),
+        da.from_array(y, chunks=2500),
+        da.from_array(w, chunks=2500),
+        p_targets=[0.3],
+        thresholds=[0.0],
+    )
     for f in ("score_lo", "score_hi", "n_tar", "n_non"):
         np.testing.assert_array_equal(getattr(got.summary, f), getattr(ref_pav, f))
     assert got.eer == ref.eer and got.min_dcf(0.3) == ref.min_dcf(0.3)
@@ -149,20 +184,24 @@ def test_fit_fusion_equals_in_memory(client, chunks):
     from focal import LogisticFusion
 
     X, y = _fusion_data()
-    order = np.argsort(y, kind="stable")          # non-targets first: one-class partitions
+    order = np.argsort(y, kind="stable")  # non-targets first: one-class partitions
     X, y = X[order], y[order]
     w = np.random.default_rng(5).integers(0, 4, y.size).astype(float)
     ref = LogisticFusion(p_target=0.05).fit(X, y, sample_weight=w)
-    got = fd.fit(LogisticFusion(p_target=0.05), da.from_array(X, chunks=(chunks, 3)
-                 if isinstance(chunks, int) else (chunks[0], (3,))),
-                 da.from_array(y, chunks=chunks), da.from_array(w, chunks=chunks))
+    got = fd.fit(
+        LogisticFusion(p_target=0.05),
+        da.from_array(X, chunks=(chunks, 3) if isinstance(chunks, int) else (chunks[0], (3,))),
+        da.from_array(y, chunks=chunks),
+        da.from_array(w, chunks=chunks),
+    )
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9, atol=0)
     # the intercept absorbs coef @ offsets of ~1e3: compare the LLRs it gives
-    np.testing.assert_allclose(got.decision_function(X), ref.decision_function(X), rtol=0,
-                               atol=1e-9)
+    np.testing.assert_allclose(
+        got.decision_function(X), ref.decision_function(X), rtol=0, atol=1e-9
+    )
     np.testing.assert_array_equal(got.classes_, ref.classes_)
     assert got.objective_ == pytest.approx(ref.objective_, rel=1e-12)
-    assert set(vars(got)) == set(vars(ref))          # the same fitted state, nothing missing
+    assert set(vars(got)) == set(vars(ref))  # the same fitted state, nothing missing
 
 
 def test_fit_calibrator_labels_apply_and_save(client, tmp_path):
@@ -171,10 +210,13 @@ def test_fit_calibrator_labels_apply_and_save(client, tmp_path):
 
     X, y = _fusion_data(1)
     s = X[:, 1]
-    labels = np.where(y, "tar", "non")            # the target named by pos_label
+    labels = np.where(y, "tar", "non")  # the target named by pos_label
     ref = LinearCalibrator(p_target=0.3, pos_label="tar").fit(s, labels)
-    got = fd.fit(LinearCalibrator(p_target=0.3, pos_label="tar"), da.from_array(s, chunks=6000),
-                 da.from_array(labels, chunks=6000))
+    got = fd.fit(
+        LinearCalibrator(p_target=0.3, pos_label="tar"),
+        da.from_array(s, chunks=6000),
+        da.from_array(labels, chunks=6000),
+    )
     assert list(got.classes_) == ["non", "tar"]
     assert got.scale_ == pytest.approx(ref.scale_, rel=1e-9)
     np.testing.assert_allclose(got.decision_function(s), ref.decision_function(s), atol=1e-9)
@@ -231,11 +273,10 @@ def _write_trials(directory, n_files_key=2, n_files_scores=3, seed=0):
     rng = np.random.default_rng(seed)
     n = 3000
     models = np.array([f"spk{i % 97:03d}" for i in range(n)])
-    tests = np.array([f"seg{i:05d}_{'x' * (i % 13)}" for i in range(n)])   # ids of many widths
+    tests = np.array([f"seg{i:05d}_{'x' * (i % 13)}" for i in range(n)])  # ids of many widths
     y = rng.random(n) < 0.2
     s = np.round(rng.normal(size=(n, 2)) + 2 * y[:, None], 2)
-    for name, col in (("key", np.where(y, "target", "nontarget")), ("a", s[:, 0]),
-                      ("b", s[:, 1])):
+    for name, col in (("key", np.where(y, "target", "nontarget")), ("a", s[:, 0]), ("b", s[:, 1])):
         order = rng.permutation(n)
         k = n_files_key if name == "key" else n_files_scores
         for f in range(k):
@@ -247,8 +288,9 @@ def _write_trials(directory, n_files_key=2, n_files_scores=3, seed=0):
 
 def test_read_trials_aligns_files_by_trial_id(client, tmp_path):
     _, _, y, s = _write_trials(tmp_path)
-    X, yd = fd.read_trials(str(tmp_path / "key*.txt"),
-                           [str(tmp_path / "a*.txt"), str(tmp_path / "b*.txt")])
+    X, yd = fd.read_trials(
+        str(tmp_path / "key*.txt"), [str(tmp_path / "a*.txt"), str(tmp_path / "b*.txt")]
+    )
     Xc, yc = X.compute(), yd.compute()
     assert Xc.shape == (3000, 2)
     # same multiset of (score a, score b, label) rows as the truth
@@ -257,23 +299,25 @@ def test_read_trials_aligns_files_by_trial_id(client, tmp_path):
     np.testing.assert_array_equal(Xc[got], s[ref])
     np.testing.assert_array_equal(yc[got], y[ref])
     report = fd.calibration_report(X[:, 1], yd, operating_points=[0.01, (0.1, 2.0, 1.0)])
-    ref_report = metrics.calibration_report(s[y, 1], s[~y, 1],
-                                            operating_points=[0.01, (0.1, 2.0, 1.0)])
+    ref_report = metrics.calibration_report(
+        s[y, 1], s[~y, 1], operating_points=[0.01, (0.1, 2.0, 1.0)]
+    )
     assert report.eer == ref_report.eer and report.prbep == ref_report.prbep
     assert [o.min_dcf for o in report.operating_points] == [
-        o.min_dcf for o in ref_report.operating_points]
+        o.min_dcf for o in ref_report.operating_points
+    ]
     assert [o.act_dcf for o in report.operating_points] == [
-        o.act_dcf for o in ref_report.operating_points]
+        o.act_dcf for o in ref_report.operating_points
+    ]
 
 
 def test_read_trials_missing_trials(client, tmp_path):
     _write_trials(tmp_path)
     lines = (tmp_path / "a0.txt").read_text().splitlines(True)
-    (tmp_path / "a0.txt").write_text("".join(lines[5:]))       # 5 key trials lose their score
+    (tmp_path / "a0.txt").write_text("".join(lines[5:]))  # 5 key trials lose their score
     with pytest.raises(ValueError, match="trial"):
         fd.read_trials(str(tmp_path / "key*.txt"), [str(tmp_path / "a*.txt")])[1].compute()
-    X, y = fd.read_trials(str(tmp_path / "key*.txt"), [str(tmp_path / "a*.txt")],
-                          missing="drop")
+    X, y = fd.read_trials(str(tmp_path / "key*.txt"), [str(tmp_path / "a*.txt")], missing="drop")
     assert y.compute().size == 2995
     with pytest.raises(ValueError, match="no file matches"):
         fd.read_trials(str(tmp_path / "nothing*.key"), [str(tmp_path / "a*.txt")])
@@ -283,8 +327,9 @@ def test_fit_on_files(client, tmp_path):
     from focal import LogisticFusion
 
     _, _, y, s = _write_trials(tmp_path)
-    X, yd = fd.read_trials(str(tmp_path / "key*.txt"),
-                           [str(tmp_path / "a*.txt"), str(tmp_path / "b*.txt")])
+    X, yd = fd.read_trials(
+        str(tmp_path / "key*.txt"), [str(tmp_path / "a*.txt"), str(tmp_path / "b*.txt")]
+    )
     got = fd.fit(LogisticFusion(p_target=0.1), X, yd)
     ref = LogisticFusion(p_target=0.1).fit(s, y)
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
@@ -297,28 +342,32 @@ def _multiclass_data(seed=0, n=9000, N=4, K=2):
     X = rng.normal(size=(n, K * N)) * np.repeat([1.0, 5.0], N)[: K * N]
     for k in range(K):
         X[np.arange(n), k * N + y] += 1.5 * (k + 1)
-    X[:, N:] += 100.0                                   # a system with a large offset
+    X[:, N:] += 100.0  # a system with a large offset
     return X, y
 
 
-@pytest.mark.parametrize("prior, mode", [(None, "scalar"), ([0.5, 0.2, 0.3, 0.0], "scalar"),
-                                         (None, "calibration")])
+@pytest.mark.parametrize(
+    "prior, mode", [(None, "scalar"), ([0.5, 0.2, 0.3, 0.0], "scalar"), (None, "calibration")]
+)
 def test_fit_multiclass_equals_in_memory(client, prior, mode):
     from focal import MulticlassFusion
 
     X, y = _multiclass_data()
-    order = np.argsort(y, kind="stable")                # partitions holding one class
+    order = np.argsort(y, kind="stable")  # partitions holding one class
     X, y = X[order], y[order]
     X = X if mode == "scalar" else X[:, :4]
     w = np.random.default_rng(1).integers(0, 3, y.size).astype(float)
     names = np.array(["eng", "fre", "ger", "spa"])
-    labels = y if prior is not None else names[y]     # class names when no prior is given
+    labels = y if prior is not None else names[y]  # class names when no prior is given
     kw = {} if prior is not None else {"class_names": list(names)}
     ref = MulticlassFusion(prior=prior, mode=mode, **kw).fit(X, labels, sample_weight=w)
     chunks = ((0, 2000, 0, 3000, 4000),)
-    got = fd.fit(MulticlassFusion(prior=prior, mode=mode, **kw),
-                 da.from_array(X, chunks=(chunks[0], (X.shape[1],))),
-                 da.from_array(labels, chunks=chunks), da.from_array(w, chunks=chunks))
+    got = fd.fit(
+        MulticlassFusion(prior=prior, mode=mode, **kw),
+        da.from_array(X, chunks=(chunks[0], (X.shape[1],))),
+        da.from_array(labels, chunks=chunks),
+        da.from_array(w, chunks=chunks),
+    )
     np.testing.assert_array_equal(got.classes_, ref.classes_)
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9, atol=0)
     np.testing.assert_allclose(got.intercept_, ref.intercept_, rtol=0, atol=1e-9)
@@ -337,9 +386,12 @@ def test_fit_multiclass_refusals(client):
         fd.fit(MulticlassFusion(mode="full"), dX, dy)
     with pytest.raises(ValueError, match="not a multiple"):
         fd.fit(MulticlassFusion(), dX[:, :7], dy)
-    with pytest.raises(ValueError, match="class indices 0..3; found 9"):   # the estimator's
-        fd.fit(MulticlassFusion(prior=[0.25] * 4), dX, da.from_array(np.r_[y[:500], y[500:] + 9],
-                                                                       chunks=500))
+    with pytest.raises(ValueError, match="class indices 0..3; found 9"):  # the estimator's
+        fd.fit(
+            MulticlassFusion(prior=[0.25] * 4),
+            dX,
+            da.from_array(np.r_[y[:500], y[500:] + 9], chunks=500),
+        )
 
 
 def _cli(capsys, *args):
@@ -369,16 +421,26 @@ def test_cli_evaluate_on_a_scheduler_equals_in_memory(client, tmp_path, capsys):
     for x, y in zip(a["operating_points"], b["operating_points"]):
         assert (x["act_dcf"], x["min_dcf"]) == (y["act_dcf"], y["min_dcf"])
     # files split over several partitions, given as glob patterns
-    status, split, err = _cli(capsys, "evaluate", str(tmp_path / "a*.txt"), "--key",
-                              str(tmp_path / "key*.txt"), "--p-target", "0.01", "0.1", "--json",
-                              "--dask", client.scheduler.address)
+    status, split, err = _cli(
+        capsys,
+        "evaluate",
+        str(tmp_path / "a*.txt"),
+        "--key",
+        str(tmp_path / "key*.txt"),
+        "--p-target",
+        "0.01",
+        "0.1",
+        "--json",
+        "--dask",
+        client.scheduler.address,
+    )
     assert status == 0, err
     a, b = json.loads(split)[0], json.loads(ref)[0]
     for k in ("n_targets", "n_nontargets", "min_cllr", "eer", "prbep"):
         assert a[k] == b[k], k
     for x, y in zip(a["operating_points"], b["operating_points"]):
         assert (x["act_dcf"], x["min_dcf"]) == (y["act_dcf"], y["min_dcf"])
-    assert a["cllr"] == pytest.approx(b["cllr"], rel=1e-12)     # sums in another order
+    assert a["cllr"] == pytest.approx(b["cllr"], rel=1e-12)  # sums in another order
 
 
 def test_cli_evaluate_dask_errors(client, tmp_path, capsys):
@@ -386,19 +448,41 @@ def test_cli_evaluate_dask_errors(client, tmp_path, capsys):
     with open(tmp_path / "a1.txt", "a") as f:
         f.write("spk1 seg2 notanumber\n")
     lines = len((tmp_path / "a1.txt").read_text().splitlines())
-    status, _, err = _cli(capsys, "evaluate", str(tmp_path / "a*.txt"), "--key",
-                          str(tmp_path / "key*.txt"), "--dask", client.scheduler.address)
+    status, _, err = _cli(
+        capsys,
+        "evaluate",
+        str(tmp_path / "a*.txt"),
+        "--key",
+        str(tmp_path / "key*.txt"),
+        "--dask",
+        client.scheduler.address,
+    )
     assert status == 1 and f"a1.txt:{lines}: score 'notanumber' is not a number" in err
-    status, _, err = _cli(capsys, "evaluate", str(tmp_path / "a0.txt"), "--key",
-                          str(tmp_path / "key*.txt"), "--plot", str(tmp_path / "p"), "--dask")
+    status, _, err = _cli(
+        capsys,
+        "evaluate",
+        str(tmp_path / "a0.txt"),
+        "--key",
+        str(tmp_path / "key*.txt"),
+        "--plot",
+        str(tmp_path / "p"),
+        "--dask",
+    )
     assert status == 1 and "--plot is not available with --dask" in err
 
 
 @pytest.mark.slow
 def test_cli_evaluate_dask_local_cluster(tmp_path, capsys):
     _write_trials(tmp_path)
-    args = ["evaluate", str(tmp_path / "a0.txt"), "--key", str(tmp_path / "key*.txt"),
-            "--missing", "drop", "--json"]
+    args = [
+        "evaluate",
+        str(tmp_path / "a0.txt"),
+        "--key",
+        str(tmp_path / "key*.txt"),
+        "--missing",
+        "drop",
+        "--json",
+    ]
     status, got, err = _cli(capsys, *args, "--dask")
     assert status == 0, err
     assert json.loads(got)[0]["n_targets"] + json.loads(got)[0]["n_nontargets"] == 1000
@@ -409,19 +493,23 @@ def test_fit_warm_start_from_a_sample_reaches_the_same_fit(client, monkeypatch):
 
     from focal import LogisticFusion
 
-    fit_module = importlib.import_module("focal.dask.fit")   # the module, not the function
-    monkeypatch.setattr(fit_module, "_WARM_ROWS", 2000)   # 20000 trials count as large
+    fit_module = importlib.import_module("focal.dask.fit")  # the module, not the function
+    monkeypatch.setattr(fit_module, "_WARM_ROWS", 2000)  # 20000 trials count as large
     calls = []
     real = fit_module.fit_logistic
-    monkeypatch.setattr(fit_module, "fit_logistic",
-                        lambda X, *a, **k: calls.append(X.shape) or real(X, *a, **k))
+    monkeypatch.setattr(
+        fit_module, "fit_logistic", lambda X, *a, **k: calls.append(X.shape) or real(X, *a, **k)
+    )
     X, y = _fusion_data(4)
     ref = LogisticFusion(p_target=0.2).fit(X, y)
-    got = fd.fit(LogisticFusion(p_target=0.2), da.from_array(X, chunks=(3000, 3)),
-                 da.from_array(y, chunks=3000))
+    got = fd.fit(
+        LogisticFusion(p_target=0.2),
+        da.from_array(X, chunks=(3000, 3)),
+        da.from_array(y, chunks=3000),
+    )
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
     np.testing.assert_allclose(got.decision_function(X), ref.decision_function(X), atol=1e-9)
-    assert calls == [(2000, 3)]   # the start came from an in-memory fit on the sample
+    assert calls == [(2000, 3)]  # the start came from an in-memory fit on the sample
 
 
 def test_fit_scores_of_magnitude_1e6(client):
@@ -429,7 +517,7 @@ def test_fit_scores_of_magnitude_1e6(client):
 
     rng = np.random.default_rng(7)
     y = rng.random(6000) < 0.3
-    s = 1e6 + 1e3 * (rng.normal(size=6000) + 1.2 * y)      # LLR slope ~1e-3, offset ~-1e3
+    s = 1e6 + 1e3 * (rng.normal(size=6000) + 1.2 * y)  # LLR slope ~1e-3, offset ~-1e3
     ref = LinearCalibrator().fit(s, y)
     got = fd.fit(LinearCalibrator(), da.from_array(s, chunks=1000), da.from_array(y, chunks=1000))
     assert got.scale_ == pytest.approx(ref.scale_, rel=1e-9)
@@ -444,8 +532,11 @@ def test_fit_extreme_priors(client, p_target):
     y = rng.random(20000) < 0.2
     X = rng.normal(size=(20000, 2)) + np.outer(y, [1.0, 2.0])
     ref = LogisticFusion(p_target=p_target).fit(X, y)
-    got = fd.fit(LogisticFusion(p_target=p_target), da.from_array(X, chunks=(5000, 2)),
-                 da.from_array(y, chunks=5000))
+    got = fd.fit(
+        LogisticFusion(p_target=p_target),
+        da.from_array(X, chunks=(5000, 2)),
+        da.from_array(y, chunks=5000),
+    )
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
     assert got.intercept_ == pytest.approx(ref.intercept_, rel=1e-9)
 
@@ -456,7 +547,10 @@ def test_fit_multiclass_extreme_prior(client):
     X, y = _multiclass_data(3, n=8000, N=3)
     prior = [1 - 2e-8, 1e-8, 1e-8]
     ref = MulticlassFusion(prior=prior).fit(X, y)
-    got = fd.fit(MulticlassFusion(prior=prior), da.from_array(X, chunks=(2000, 6)),
-                 da.from_array(y, chunks=2000))
+    got = fd.fit(
+        MulticlassFusion(prior=prior),
+        da.from_array(X, chunks=(2000, 6)),
+        da.from_array(y, chunks=2000),
+    )
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
     np.testing.assert_allclose(got.intercept_, ref.intercept_, rtol=1e-9, atol=1e-9)

@@ -17,10 +17,15 @@ from focal import CalibratedClassifier, LogisticFusion, MulticlassFusion, PAVCal
 from focal.metrics import cllr, from_labels, min_cllr, multiclass_cllr
 
 
-@parametrize_with_checks([CalibratedClassifier(), CalibratedClassifier(GaussianNB(), cv=3),
-                          CalibratedClassifier(method="pav", cv=3)])
+@parametrize_with_checks(
+    [
+        CalibratedClassifier(),
+        CalibratedClassifier(GaussianNB(), cv=3),
+        CalibratedClassifier(method="pav", cv=3),
+    ]
+)
 def test_sklearn_contract(estimator, check):
-    check(estimator)   # every check passes: no refusal, no expected failure
+    check(estimator)  # every check passes: no refusal, no expected failure
 
 
 def well_specified(n=20000, seed=0):
@@ -55,8 +60,9 @@ def test_llr_is_the_calibrator_applied_to_out_of_fold_scores():
     np.testing.assert_allclose(clf.decision_function(X), direct.decision_function(full[:, None]))
     # posteriors at any prior by Bayes' rule
     llr = clf.decision_function(X)
-    np.testing.assert_allclose(clf.predict_proba(X, p_target=0.01)[:, 1],
-                               expit(llr + np.log(0.01 / 0.99)))
+    np.testing.assert_allclose(
+        clf.predict_proba(X, p_target=0.01)[:, 1], expit(llr + np.log(0.01 / 0.99))
+    )
     assert (clf.predict(X, p_target=0.01) == (llr >= np.log(99))).all()
     assert clf.score(X, y) == pytest.approx(-cllr(*from_labels(llr, y), p_target=0.2))
 
@@ -71,8 +77,11 @@ def test_string_labels_and_probability_only_classifiers():
         CalibratedClassifier(forest, cv=3, p_target=0.1).fit(X, names)
     plain = CalibratedClassifier(forest, cv=3).fit(X, names)
     assert list(plain.classes_) == ["impostor", "target"]
-    for call in (lambda: plain.predict_proba(X, p_target=0.01), lambda: plain.score(X, names,
-                 p_target=0.2), lambda: plain.predict(X, c_miss=10)):
+    for call in (
+        lambda: plain.predict_proba(X, p_target=0.01),
+        lambda: plain.score(X, names, p_target=0.2),
+        lambda: plain.predict(X, c_miss=10),
+    ):
         with pytest.raises(ValueError, match="pass pos_label"):
             call()
     assert plain.predict_proba(X).shape == (800, 2)
@@ -83,10 +92,11 @@ def test_string_labels_and_probability_only_classifiers():
     # the target may be the smaller label: the LLR turns round with it
     flipped = CalibratedClassifier(forest, cv=3, pos_label="impostor").fit(X, names)
     assert list(flipped.classes_) == ["target", "impostor"]
-    np.testing.assert_allclose(flipped.decision_function(X), -clf.decision_function(X),
-                               rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(
+        flipped.decision_function(X), -clf.decision_function(X), rtol=1e-6, atol=1e-9
+    )
     assert set(clf.predict(X)) <= {"impostor", "target"}
-    assert np.isfinite(clf.decision_function(X)).all()   # probabilities 0 / 1 stay finite
+    assert np.isfinite(clf.decision_function(X)).all()  # probabilities 0 / 1 stay finite
 
 
 def test_multiclass():
@@ -108,8 +118,9 @@ def test_grid_search_with_and_without_scoring():
     X, y = well_specified(600)
     grid = {"estimator__C": [0.01, 1.0]}
     for scoring in (None, "neg_log_loss"):
-        search = GridSearchCV(CalibratedClassifier(LogisticRegression(), cv=3), grid, cv=3,
-                              scoring=scoring).fit(X, y)
+        search = GridSearchCV(
+            CalibratedClassifier(LogisticRegression(), cv=3), grid, cv=3, scoring=scoring
+        ).fit(X, y)
         assert np.isfinite(search.best_score_)
 
 
@@ -149,7 +160,8 @@ def test_multiclass_fusion_score():
     llh = fusion.transform(X)
     assert fusion.score(X, y) == pytest.approx(-multiclass_cllr(llh, y, normalize=True))
     assert MulticlassFusion(mode="calibration").fit(np.zeros((6, 3)), [0, 1, 2] * 2).score(
-        np.zeros((6, 3)), [0, 1, 2] * 2) == pytest.approx(-1.0)
+        np.zeros((6, 3)), [0, 1, 2] * 2
+    ) == pytest.approx(-1.0)
 
 
 def test_multiclass_scorers_in_grid_search():
@@ -164,15 +176,18 @@ def test_multiclass_scorers_in_grid_search():
     llh = fusion.transform(X)
     assert cmce_scorer()(fusion, X, y) == pytest.approx(-multiclass_cross_entropy(llh, idx))
     assert cavg_scorer(0.3)(fusion, X, y) == pytest.approx(-cavg(llh, idx, p_target=0.3))
-    assert multiclass_cllr_scorer(normalize=True)(fusion, X, y) == pytest.approx(
-        fusion.score(X, y))
+    assert multiclass_cllr_scorer(normalize=True)(fusion, X, y) == pytest.approx(fusion.score(X, y))
     # a CalibratedClassifier's log-likelihoods come from decision_function
     clf = CalibratedClassifier(GaussianNB(), cv=3).fit(X, y)
     assert cmce_scorer()(clf, X, y) == pytest.approx(
-        -multiclass_cross_entropy(clf.decision_function(X), idx))
-    search = GridSearchCV(MulticlassFusion(mode="calibration", class_names=["en", "es", "fr"]),
-                          {"reg": [1e-6, 1e-2]}, cv=3,
-                          scoring=cmce_scorer()).fit(X, y)
+        -multiclass_cross_entropy(clf.decision_function(X), idx)
+    )
+    search = GridSearchCV(
+        MulticlassFusion(mode="calibration", class_names=["en", "es", "fr"]),
+        {"reg": [1e-6, 1e-2]},
+        cv=3,
+        scoring=cmce_scorer(),
+    ).fit(X, y)
     assert np.isfinite(search.best_score_)
     with pytest.raises(ValueError, match="labels not seen in fit"):
         cmce_scorer()(fusion, X, np.array(["de"] * 600))

@@ -59,10 +59,12 @@ def same_llr(a, b):
 
 
 trials = st.lists(st.tuples(st.integers(-4, 4), st.booleans()), min_size=2, max_size=40).filter(
-    lambda t: any(y for _, y in t) and not all(y for _, y in t))
+    lambda t: any(y for _, y in t) and not all(y for _, y in t)
+)
 
 
 # -- acceptance: training output is the PAV-LLR, its Cllr is minCllr ------------------------
+
 
 @given(trials)
 def test_unbounded_training_output_is_pav_llr_and_closed_form(t):
@@ -98,8 +100,10 @@ def test_min_cllr_of_perfect_separation_is_zero():
 
 # -- acceptance: monotone for unseen scores, ties included -----------------------------------
 
-@given(trials, st.lists(st.floats(-10, 10, allow_nan=False), max_size=25),
-       st.sampled_from(ESTIMATORS))
+
+@given(
+    trials, st.lists(st.floats(-10, 10, allow_nan=False), max_size=25), st.sampled_from(ESTIMATORS)
+)
 def test_output_is_non_decreasing_for_unseen_scores(t, extra, estimator):
     s = np.array([v for v, _ in t], dtype=float)
     y = np.array([int(lab) for _, lab in t])
@@ -122,8 +126,10 @@ def test_step_map_of_unseen_scores_by_hand():
     same_llr(cal.score_hi_, [-1.0, 0.5, 3.0])
     same_llr(cal.block_n_tar_, [0, 1, 2])
     same_llr(cal.block_n_non_, [2, 1, 0])
-    same_llr(cal.decision_function([-9.0, -1.5, -0.5, 0.25, 0.75, 2.0, 9.0]),
-             [-np.inf, -np.inf, -np.inf, 0.0, 0.0, np.inf, np.inf])
+    same_llr(
+        cal.decision_function([-9.0, -1.5, -0.5, 0.25, 0.75, 2.0, 9.0]),
+        [-np.inf, -np.inf, -np.inf, 0.0, 0.0, np.inf, np.inf],
+    )
 
 
 def test_linear_map_by_hand():
@@ -134,15 +140,27 @@ def test_linear_map_by_hand():
     np.testing.assert_allclose(cal.llr_, [-math.log(2), 0.0, math.log(2)], rtol=1e-15)
     # centres -1.5, 0.25, 2
     q = np.array([-5.0, -1.5, -0.625, 0.25, 1.125, 2.0, 7.0])
-    want = [-math.log(2), -math.log(2), -math.log(2) / 2, 0.0, math.log(2) / 2, math.log(2),
-            math.log(2)]
+    want = [
+        -math.log(2),
+        -math.log(2),
+        -math.log(2) / 2,
+        0.0,
+        math.log(2) / 2,
+        math.log(2),
+        math.log(2),
+    ]
     np.testing.assert_allclose(cal.decision_function(q), want, rtol=1e-14, atol=1e-15)
 
 
 # -- acceptance: bounded output is finite, and better on held-out data -------------------------
 
-@given(trials, st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=25),
-       st.sampled_from(["step", "linear"]), st.sampled_from([1e-6, 0.3, 1.0, 4.0]))
+
+@given(
+    trials,
+    st.lists(st.floats(allow_nan=False, allow_infinity=False), max_size=25),
+    st.sampled_from(["step", "linear"]),
+    st.sampled_from([1e-6, 0.3, 1.0, 4.0]),
+)
 def test_bounded_output_is_finite_for_every_input(t, query, interpolation, a):
     s = np.array([v for v, _ in t], dtype=float)
     y = np.array([int(lab) for _, lab in t])
@@ -187,6 +205,7 @@ def test_bounded_pav_beats_unbounded_on_held_out_data_when_unbounded_is_infinite
 
 # -- acceptance: ROCCH equals the metrics and an independent hull ------------------------------
 
+
 @pytest.mark.parametrize("seed", range(4))
 def test_rocch_matches_metrics_and_independent_hull(seed):
     s, y = scores_and_labels(seed, 30, 45)
@@ -206,9 +225,10 @@ def test_rocch_matches_metrics_and_independent_hull(seed):
     auc = sum((b[0] - a[0]) * (2 - a[1] - b[1]) / 2 for a, b in zip(vertices, vertices[1:]))
     assert hull.auc_ == pytest.approx(float(auc), rel=1e-14)
     # segment LLR = log(delta P_miss / delta P_fa) of the independent hull = PAV block LLR
-    slopes = [math.log(dm / df) if dm and df else (math.inf if dm else -math.inf)
-              for dm, df in ((b[1] - a[1], a[0] - b[0]) for a, b in zip(vertices[1:],
-                                                                    vertices[:-1]))][::-1]
+    slopes = [
+        math.log(dm / df) if dm and df else (math.inf if dm else -math.inf)
+        for dm, df in ((b[1] - a[1], a[0] - b[0]) for a, b in zip(vertices[1:], vertices[:-1]))
+    ][::-1]
     np.testing.assert_allclose(hull.llr_, slopes, rtol=1e-12, atol=1e-15)
     same_llr(hull.llr_, PAVCalibrator(pseudo_count=0).fit(s, y).llr_)
     assert hull.min_cllr() == min_cllr(tar, non)
@@ -221,14 +241,17 @@ def test_rocch_min_dcf_at_50_random_operating_points():
     tar, non = from_labels(s, y)
     hull = ROCCH().fit(s, y)
     rng = np.random.default_rng(1)
-    for p, cm, cf in zip(rng.uniform(0.001, 0.999, 50), rng.uniform(0.1, 10, 50),
-                         rng.uniform(0.1, 10, 50)):
+    for p, cm, cf in zip(
+        rng.uniform(0.001, 0.999, 50), rng.uniform(0.1, 10, 50), rng.uniform(0.1, 10, 50)
+    ):
         assert hull.min_dcf(p) == min_dcf(tar, non, p)
         assert hull.min_dcf(p, cm, cf) == min_dcf(tar, non, p, cm, cf)
-        assert hull.min_dcf(p, cm, cf) == pytest.approx(brute_min_dcf(tar, non, p, cm, cf),
-                                                        rel=1e-12)
+        assert hull.min_dcf(p, cm, cf) == pytest.approx(
+            brute_min_dcf(tar, non, p, cm, cf), rel=1e-12
+        )
     assert hull.min_dcf(0.3, normalize=False) == pytest.approx(
-        0.3 * brute_min_dcf(tar, non, 0.3), rel=1e-12)
+        0.3 * brute_min_dcf(tar, non, 0.3), rel=1e-12
+    )
 
 
 def test_rocch_eer_is_max_over_priors_of_min_bayes_error():
@@ -248,8 +271,10 @@ def test_rocch_transform_is_the_slope_of_the_segment_by_hand():
     same_llr(hull.thresholds_, [0.0, 1.0, 3.0, np.inf])
     same_llr(hull.n_misses_, [0, 0, 1, 2])
     same_llr(hull.n_false_alarms_, [2, 1, 0, 0])
-    same_llr(hull.decision_function([-1.0, 0.5, 1.0, 2.5, 3.0, 4.0]),
-             [-np.inf, -np.inf, 0.0, 0.0, np.inf, np.inf])
+    same_llr(
+        hull.decision_function([-1.0, 0.5, 1.0, 2.5, 3.0, 4.0]),
+        [-np.inf, -np.inf, 0.0, 0.0, np.inf, np.inf],
+    )
     assert hull.eer_ == 0.25 and hull.prbep_ == 0.5 and hull.auc_ == 0.875
 
 
@@ -259,23 +284,26 @@ GOOD_X, GOOD_Y = np.array([0.1, 0.4, 0.35, 0.8]), np.array([0, 0, 1, 1])
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
-@pytest.mark.parametrize("X, y, match", [
-    ([0.1, np.nan, 0.3, 0.8], GOOD_Y, "NaN"),
-    ([0.1, np.inf, 0.3, 0.8], GOOD_Y, "infinity"),
-    (GOOD_X, [1, 1, 1, 1], "no non-target"),
-    (GOOD_X, [0, 0, 0, 0], "no target"),
-    (np.c_[GOOD_X, GOOD_X], GOOD_Y, "one column of scores"),
-    (np.zeros((4, 0)), GOOD_Y, "one column of scores"),
-    (GOOD_X.reshape(2, 2, 1), GOOD_Y, "dim"),
-    (GOOD_X, [0, 1, 2, 1], "only 0/1"),
-    (GOOD_X, ["a", "b", "a", "b"], "0/1"),
-    (GOOD_X, [0, 1, 1], "inconsistent numbers of samples"),
-    (np.array([], dtype=float), [], "0 sample"),
-    ([[0.5]], [1], "no non-target"),
-    (["a", "b", "c", "d"], GOOD_Y, "could not convert"),
-    (GOOD_X + 1j, GOOD_Y, "Complex data not supported"),
-    (GOOD_X, None, "requires y to be passed"),
-])
+@pytest.mark.parametrize(
+    "X, y, match",
+    [
+        ([0.1, np.nan, 0.3, 0.8], GOOD_Y, "NaN"),
+        ([0.1, np.inf, 0.3, 0.8], GOOD_Y, "infinity"),
+        (GOOD_X, [1, 1, 1, 1], "no non-target"),
+        (GOOD_X, [0, 0, 0, 0], "no target"),
+        (np.c_[GOOD_X, GOOD_X], GOOD_Y, "one column of scores"),
+        (np.zeros((4, 0)), GOOD_Y, "one column of scores"),
+        (GOOD_X.reshape(2, 2, 1), GOOD_Y, "dim"),
+        (GOOD_X, [0, 1, 2, 1], "only 0/1"),
+        (GOOD_X, ["a", "b", "a", "b"], "0/1"),
+        (GOOD_X, [0, 1, 1], "inconsistent numbers of samples"),
+        (np.array([], dtype=float), [], "0 sample"),
+        ([[0.5]], [1], "no non-target"),
+        (["a", "b", "c", "d"], GOOD_Y, "could not convert"),
+        (GOOD_X + 1j, GOOD_Y, "Complex data not supported"),
+        (GOOD_X, None, "requires y to be passed"),
+    ],
+)
 def test_bad_training_input_raises_value_error(estimator, X, y, match):
     est = clone(estimator)
     with pytest.raises(ValueError, match=match):
@@ -284,13 +312,16 @@ def test_bad_training_input_raises_value_error(estimator, X, y, match):
 
 
 @pytest.mark.parametrize("estimator", ESTIMATORS, ids=repr)
-@pytest.mark.parametrize("X, match", [
-    ([0.1, np.nan], "NaN"),
-    ([0.1, -np.inf], "infinity"),
-    (np.ones((3, 2)), "one column of scores"),
-    (np.ones((3, 1, 1)), "dim"),
-    (np.array([], dtype=float), "0 sample"),
-])
+@pytest.mark.parametrize(
+    "X, match",
+    [
+        ([0.1, np.nan], "NaN"),
+        ([0.1, -np.inf], "infinity"),
+        (np.ones((3, 2)), "one column of scores"),
+        (np.ones((3, 1, 1)), "dim"),
+        (np.array([], dtype=float), "0 sample"),
+    ],
+)
 def test_bad_transform_input_raises_value_error(estimator, X, match):
     est = clone(estimator).fit(GOOD_X, GOOD_Y)
     for method in (est.transform, est.decision_function):
@@ -298,14 +329,17 @@ def test_bad_transform_input_raises_value_error(estimator, X, match):
             method(X)
 
 
-@pytest.mark.parametrize("params, match", [
-    ({"pseudo_count": -1.0}, "pseudo_count"),
-    ({"pseudo_count": np.nan}, "pseudo_count"),
-    ({"pseudo_count": np.inf}, "pseudo_count"),
-    ({"pseudo_count": True}, "pseudo_count"),
-    ({"pseudo_count": "1"}, "pseudo_count"),
-    ({"interpolation": "cubic"}, "interpolation"),
-])
+@pytest.mark.parametrize(
+    "params, match",
+    [
+        ({"pseudo_count": -1.0}, "pseudo_count"),
+        ({"pseudo_count": np.nan}, "pseudo_count"),
+        ({"pseudo_count": np.inf}, "pseudo_count"),
+        ({"pseudo_count": True}, "pseudo_count"),
+        ({"pseudo_count": "1"}, "pseudo_count"),
+        ({"interpolation": "cubic"}, "interpolation"),
+    ],
+)
 def test_bad_parameters_raise_value_error_at_fit(params, match):
     with pytest.raises(ValueError, match=match):
         PAVCalibrator(**params).fit(GOOD_X, GOOD_Y)
@@ -417,8 +451,10 @@ def test_input_containers(estimator, tmp_path):
     assert np.array_equal(s, s_copy) and np.array_equal(y, y_copy)  # inputs untouched
     # integer and float32 scores: the same map as their float64 values
     si = np.round(10 * s).astype(np.int64)
-    same_llr(clone(estimator).fit(si, y).transform(si.astype(np.int32)),
-             clone(estimator).fit(si.astype(float), y).transform(si.astype(float)))
+    same_llr(
+        clone(estimator).fit(si, y).transform(si.astype(np.int32)),
+        clone(estimator).fit(si.astype(float), y).transform(si.astype(float)),
+    )
     s32 = s.astype(np.float32)
     out32 = clone(estimator).fit(s32, y).transform(s32)
     assert out32.dtype == np.float64
@@ -485,9 +521,12 @@ def _neg_cllr(estimator, X, y):
 @pytest.mark.filterwarnings("ignore:invalid value encountered in subtract")
 def test_grid_search_and_clone():
     s, y = scores_and_labels(8, 150, 250)
-    grid = GridSearchCV(PAVCalibrator(), {"pseudo_count": [0.0, 0.5, 2.0],
-                                          "interpolation": ["step", "linear"]},
-                        scoring=_neg_cllr, cv=3).fit(s.reshape(-1, 1), y)
+    grid = GridSearchCV(
+        PAVCalibrator(),
+        {"pseudo_count": [0.0, 0.5, 2.0], "interpolation": ["step", "linear"]},
+        scoring=_neg_cllr,
+        cv=3,
+    ).fit(s.reshape(-1, 1), y)
     assert grid.best_params_["pseudo_count"] > 0  # unbounded PAV scores -inf on held-out folds
     assert np.isfinite(grid.best_score_)
     same_llr(grid.best_estimator_.transform(s), clone(grid.best_estimator_).fit(s, y).transform(s))
@@ -495,8 +534,9 @@ def test_grid_search_and_clone():
     assert c.get_params() == {"pseudo_count": 3.0, "interpolation": "linear", "pos_label": None}
 
 
-@pytest.mark.parametrize("estimator", ESTIMATORS + [make_pipeline(StandardScaler(),
-                                                                  PAVCalibrator())], ids=repr)
+@pytest.mark.parametrize(
+    "estimator", ESTIMATORS + [make_pipeline(StandardScaler(), PAVCalibrator())], ids=repr
+)
 def test_joblib_and_pickle_round_trip(estimator):
     s, y = scores_and_labels(9)
     est = clone(estimator).fit(s.reshape(-1, 1), y)
@@ -510,8 +550,12 @@ def test_joblib_and_pickle_round_trip(estimator):
 
 
 def test_rocch_methods_need_a_fit():
-    for method, args in [("min_dcf", (0.1,)), ("min_cllr", ()), ("det_points", ()),
-                         ("min_bayes_errors", ([0.0],))]:
+    for method, args in [
+        ("min_dcf", (0.1,)),
+        ("min_cllr", ()),
+        ("det_points", ()),
+        ("min_bayes_errors", ([0.0],)),
+    ]:
         with pytest.raises(NotFittedError):
             getattr(ROCCH(), method)(*args)
 

@@ -74,8 +74,14 @@ class _Binary:
         return H / self.H
 
     def minimum(self):
-        res = minimize(self.value, np.zeros(self.Z.shape[1] + 1), jac=self.grad,
-                       hess=self.hess, method="trust-exact", options={"gtol": 1e-13})
+        res = minimize(
+            self.value,
+            np.zeros(self.Z.shape[1] + 1),
+            jac=self.grad,
+            hess=self.hess,
+            method="trust-exact",
+            options={"gtol": 1e-13},
+        )
         return res.fun
 
     def at(self, coef, intercept):
@@ -100,8 +106,9 @@ def test_logistic_fusion_reaches_the_optimum_at_extreme_priors(p, reg):
     assert got == pytest.approx(best, rel=1e-9)
     assert np.all(fuser.coef_ > 0)  # each system is informative: never all-zero weights
     # objective_ is normalized Cllr: the same normalized cost without the penalty
-    assert fuser.objective_ == pytest.approx(_Binary(X, y, p, 0.0).at(fuser.coef_,
-                                                                      fuser.intercept_), rel=1e-9)
+    assert fuser.objective_ == pytest.approx(
+        _Binary(X, y, p, 0.0).at(fuser.coef_, fuser.intercept_), rel=1e-9
+    )
 
 
 @pytest.mark.parametrize("scale", SCALES)
@@ -110,8 +117,7 @@ def test_logistic_fusion_is_invariant_to_extreme_score_scales(scale, p):
     X, y = _data()
     fuser = _fit_quietly(LogisticFusion(p_target=p), X * scale, y)
     ref = _Binary(X, y, p, DEFAULT_REG)  # the objective does not depend on the units
-    assert ref.at(fuser.coef_ * scale, fuser.intercept_) == pytest.approx(ref.minimum(),
-                                                                          rel=1e-9)
+    assert ref.at(fuser.coef_ * scale, fuser.intercept_) == pytest.approx(ref.minimum(), rel=1e-9)
     assert np.all(np.isfinite(fuser.coef_)) and np.all(fuser.coef_ != 0)  # no system dropped
     llr = fuser.decision_function(X * scale)
     plain = LogisticFusion(p_target=p).fit(X, y).decision_function(X)
@@ -125,8 +131,7 @@ def test_linear_calibrator_at_extreme_scales_and_priors(scale):
     for p in (0.5, 1e-12, 1 - 1e-12):
         cal = _fit_quietly(LinearCalibrator(p_target=p), s * scale, y)
         ref = _Binary(s[:, None], y, p, DEFAULT_REG)
-        assert ref.at(cal.coef_ * scale, cal.intercept_) == pytest.approx(ref.minimum(),
-                                                                          rel=1e-9)
+        assert ref.at(cal.coef_ * scale, cal.intercept_) == pytest.approx(ref.minimum(), rel=1e-9)
 
 
 @pytest.mark.parametrize("case", ["overflow", "underflow"])
@@ -164,11 +169,17 @@ def test_extreme_prior_with_the_default_penalty_is_not_held_by_it():
 
 # ------------------------------------------------------------------------------- multiclass
 
+
 def _multiclass_data(n=3000, seed=5):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 3, n)
-    L = np.concatenate([2.0 * np.eye(3)[y] + rng.normal(size=(n, 3)),
-                        1.0 * np.eye(3)[y] + rng.normal(size=(n, 3))], axis=1)
+    L = np.concatenate(
+        [
+            2.0 * np.eye(3)[y] + rng.normal(size=(n, 3)),
+            1.0 * np.eye(3)[y] + rng.normal(size=(n, 3)),
+        ],
+        axis=1,
+    )
     return L, y
 
 
@@ -190,7 +201,7 @@ class _Multiclass:
 
     def _others(self, x):
         """``exp(G_j - G_y)`` for every class j, 0 at j = y: costs relative to the true class."""
-        G = self._logits(x[:self.K], np.r_[0.0, x[self.K:]])
+        G = self._logits(x[: self.K], np.r_[0.0, x[self.K :]])
         rows = np.arange(len(self.y))
         E = np.exp(G - G[rows, self.y][:, None])
         E[rows, self.y] = 0.0
@@ -210,8 +221,13 @@ class _Multiclass:
         return np.r_[ga, R.sum(axis=0)[1:]] / self.H
 
     def minimum(self):
-        res = minimize(self.value, np.r_[np.ones(self.K), np.zeros(self.N - 1)], jac=self.grad,
-                       method="BFGS", options={"gtol": 1e-12, "maxiter": 10_000})
+        res = minimize(
+            self.value,
+            np.r_[np.ones(self.K), np.zeros(self.N - 1)],
+            jac=self.grad,
+            method="BFGS",
+            options={"gtol": 1e-12, "maxiter": 10_000},
+        )
         return res.fun
 
     def at(self, coef, offset):
@@ -234,8 +250,9 @@ def test_multiclass_fusion_is_invariant_to_extreme_score_scales(scale):
     plain = MulticlassFusion().fit(L, y)
     scaled = _fit_quietly(MulticlassFusion(), L * scale, y)
     np.testing.assert_allclose(scaled.coef_ * scale, plain.coef_, rtol=1e-8)
-    np.testing.assert_allclose(scaled.transform(L * scale), plain.transform(L), rtol=1e-8,
-                               atol=1e-8)
+    np.testing.assert_allclose(
+        scaled.transform(L * scale), plain.transform(L), rtol=1e-8, atol=1e-8
+    )
 
 
 @pytest.mark.parametrize("p", [1e-200, 1e-300])
@@ -256,6 +273,7 @@ def test_subnormal_priors_raise_a_clear_error():
 
 
 # ------------------------------------------------------------ rules without a finite minimum
+
 
 def _low_false_alarm_cost(llr, y, p):
     """Prior-weighted cost of the Beta(10, 1) rule in closed form: rho(eta) = 10 eta^9, so
@@ -292,11 +310,15 @@ def test_low_false_alarm_runaway_warns_naming_rule_and_cause():
     costs = [_low_false_alarm_cost(t * (X[:, 0] - pivot), y, p) for t in (0.25, 0.5, 1, 2, 100)]
     assert np.all(np.diff(costs) <= 0) and costs[0] > costs[-1]
     assert costs[-1] == pytest.approx(limit, rel=1e-9)
-    assert expected_cost_at_infinity(X[:, 0], y, p, "low_false_alarm") == pytest.approx(limit,
-                                                                                     rel=1e-12)
-    with pytest.warns(UnboundedObjectiveWarning, match=r"'low_false_alarm' scoring rule "
-                      r"\(Beta\(10, 1\)\) has no finite minimum.*p_target=0.1.*missed target "
-                      r"costs at most 1.111") as record:
+    assert expected_cost_at_infinity(X[:, 0], y, p, "low_false_alarm") == pytest.approx(
+        limit, rel=1e-12
+    )
+    with pytest.warns(
+        UnboundedObjectiveWarning,
+        match=r"'low_false_alarm' scoring rule "
+        r"\(Beta\(10, 1\)\) has no finite minimum.*p_target=0.1.*missed target "
+        r"costs at most 1.111",
+    ) as record:
         fuser = LogisticFusion(p_target=p, scoring_rule="low_false_alarm").fit(X, y)
     llr = fuser.decision_function(X)
     assert llr.max() - llr.min() > 100  # the run-away LLRs the warning is about
@@ -319,6 +341,7 @@ def test_low_false_alarm_on_overlapping_scores_is_finite_and_quiet():
 
 
 # ------------------------------------------------------------------- documented defaults
+
 
 @pytest.mark.parametrize("cls", [LogisticFusion, LinearCalibrator, MulticlassFusion])
 def test_documented_solver_defaults_match_the_code(cls):

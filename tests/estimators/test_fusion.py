@@ -94,8 +94,12 @@ def test_outputs_are_llrs_and_bayes_quantities():
         np.testing.assert_allclose(proba[:, 1], expit(llr + logit(p)), rtol=1e-14)
         np.testing.assert_allclose(proba.sum(axis=1), 1.0, rtol=1e-15)
         # np.log of a probability near 1 is only accurate to an absolute ulp of 1
-        np.testing.assert_allclose(fuser.predict_log_proba(X, **kw), np.log(proba), rtol=1e-12,
-                                   atol=4 * np.finfo(float).eps)
+        np.testing.assert_allclose(
+            fuser.predict_log_proba(X, **kw),
+            np.log(proba),
+            rtol=1e-12,
+            atol=4 * np.finfo(float).eps,
+        )
     # Bayes decisions: accept iff llr >= log(C_fa (1 - P) / (C_miss P))
     for p, cm, cf in ((0.2, 1, 1), (0.01, 1, 1), (0.01, 10, 1), (0.5, 1, 99)):
         threshold = np.log(cf * (1 - p) / (cm * p))
@@ -119,7 +123,8 @@ def test_objective_and_score_are_cllr_at_the_training_prior():
     w = np.random.default_rng(0).integers(1, 4, size=ye.shape[0])
     rep = np.repeat(np.arange(ye.shape[0]), w)
     assert fuser.score(Xe, ye, sample_weight=w) == pytest.approx(
-        fuser.score(Xe[rep], ye[rep]), rel=1e-12)
+        fuser.score(Xe[rep], ye[rep]), rel=1e-12
+    )
 
 
 def test_string_labels_and_dataframes():
@@ -164,8 +169,14 @@ def test_clear_errors():
         LogisticFusion().fit(X, y, sample_weight=[1.0, 2.0, 3.0])
     with pytest.raises(ValueError, match="Only binary"):
         LogisticFusion().fit(X, np.arange(200) % 3)
-    for param, value in (("reg", -1.0), ("tol", 0.0), ("max_iter", 0), ("max_iter", 2.5),
-                         ("scoring_rule", "hinge"), ("scoring_rule", (0, 1))):
+    for param, value in (
+        ("reg", -1.0),
+        ("tol", 0.0),
+        ("max_iter", 0),
+        ("max_iter", 2.5),
+        ("scoring_rule", "hinge"),
+        ("scoring_rule", (0, 1)),
+    ):
         with pytest.raises(ValueError, match=param if param != "scoring_rule" else "rule"):
             LogisticFusion(**{param: value}).fit(X, y)
     fuser = LogisticFusion().fit(X, y)
@@ -182,8 +193,9 @@ def test_clear_errors():
     for form in (np.asfortranarray(X), X.tolist(), np.hstack([X, X])[:, :2]):
         np.testing.assert_allclose(fuser.decision_function(form), ref, rtol=1e-13, atol=1e-14)
     ints = np.round(X * 100).astype(int)
-    np.testing.assert_array_equal(fuser.decision_function(ints),
-                                  fuser.decision_function(ints.astype(float)))
+    np.testing.assert_array_equal(
+        fuser.decision_function(ints), fuser.decision_function(ints.astype(float))
+    )
     steep = LogisticFusion().fit(X / 1e3, y)  # weights of order 1e3
     with pytest.raises(ValueError, match="overflows"):
         steep.predict(np.sign(steep.coef_) * np.full((3, 2), 1e308))
@@ -237,8 +249,12 @@ def test_pipelines_model_selection_and_pickling():
     # fusion followed by calibration: the calibrator sees the fused LLR column
     chain = make_pipeline(LogisticFusion(), LinearCalibrator(p_target=0.1)).fit(X, y)
     assert chain.transform(X).shape == (1500, 1)
-    search = GridSearchCV(LogisticFusion(), {"p_target": [0.05, 0.3], "reg": [1e-9, 1.0]},
-                          scoring=cllr_scorer(p_target=0.05), cv=3).fit(X, y)
+    search = GridSearchCV(
+        LogisticFusion(),
+        {"p_target": [0.05, 0.3], "reg": [1e-9, 1.0]},
+        scoring=cllr_scorer(p_target=0.05),
+        cv=3,
+    ).fit(X, y)
     assert search.best_params_["reg"] == 1e-9
     assert search.best_score_ < 0
     scores = cross_val_score(LogisticFusion(), X, y, cv=3, scoring=min_dcf_scorer(0.01))
@@ -269,8 +285,9 @@ def test_linear_calibrator():
         LinearCalibrator().fit(np.c_[s, s], y)
     with pytest.raises(ValueError, match="1 features|one system"):
         cal.transform(np.c_[s, s])
-    search = GridSearchCV(LinearCalibrator(), {"p_target": [0.1, 0.5]}, cv=3,
-                          scoring=cllr_scorer()).fit(s[:, None], y)
+    search = GridSearchCV(
+        LinearCalibrator(), {"p_target": [0.1, 0.5]}, cv=3, scoring=cllr_scorer()
+    ).fit(s[:, None], y)
     assert search.best_params_["p_target"] in (0.1, 0.5)
     assert pickle.loads(pickle.dumps(cal)).scale_ == cal.scale_
 
@@ -302,8 +319,12 @@ def test_each_rule_beats_the_logistic_fit_on_its_own_objective(spec):
     at_rule = f(np.r_[rule_fit.coef_, rule_fit.intercept_])
     assert at_rule < at_log * (1 - 1e-4)
     # and it is a minimum: an independent optimizer started there finds nothing lower
-    ref = minimize(f, np.r_[rule_fit.coef_, rule_fit.intercept_], method="Nelder-Mead",
-                   options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 20_000})
+    ref = minimize(
+        f,
+        np.r_[rule_fit.coef_, rule_fit.intercept_],
+        method="Nelder-Mead",
+        options={"xatol": 1e-10, "fatol": 1e-14, "maxiter": 20_000},
+    )
     assert at_rule <= ref.fun * (1 + 1e-8)
     # the log fit is Cllr-optimal at p, so the other rule's fit has higher Cllr
     assert rule_fit.objective_ > log_fit.objective_
@@ -325,9 +346,13 @@ def test_scorers_compute_negated_measures():
     fuser = LogisticFusion(p_target=0.2).fit(X, y)
     llr = fuser.decision_function(X)
     tar, non = llr[y == 1], llr[y == 0]
-    cases = [(cllr_scorer(0.2), cllr(tar, non, 0.2)), (min_cllr_scorer(), min_cllr(tar, non)),
-             (dcf_scorer(0.01, 10, 1), dcf(tar, non, 0.01, 10, 1)),
-             (min_dcf_scorer(0.05), min_dcf(tar, non, 0.05)), (eer_scorer(), eer(tar, non))]
+    cases = [
+        (cllr_scorer(0.2), cllr(tar, non, 0.2)),
+        (min_cllr_scorer(), min_cllr(tar, non)),
+        (dcf_scorer(0.01, 10, 1), dcf(tar, non, 0.01, 10, 1)),
+        (min_dcf_scorer(0.05), min_dcf(tar, non, 0.05)),
+        (eer_scorer(), eer(tar, non)),
+    ]
     for scorer, value in cases:
         assert scorer(fuser, X, y) == -value
     assert repr(dcf_scorer(0.01, 10, 1)) == "dcf_scorer(p_target=0.01, c_miss=10.0, c_fa=1.0)"
@@ -354,7 +379,7 @@ def test_label_rule_is_one_for_every_binary_estimator_and_metric():
     from focal.metrics import from_labels
 
     X, y = _data(seed=3)
-    words = np.where(y == 1, "genuine", "impostor")   # the target sorts first
+    words = np.where(y == 1, "genuine", "impostor")  # the target sorts first
     for make in (LogisticFusion, lambda **kw: LinearCalibrator(**kw)):
         Xk = X if make is LogisticFusion else X[:, :1]
         with pytest.raises(ValueError, match="found 'genuine', 'impostor': pass pos_label"):
@@ -364,20 +389,24 @@ def test_label_rule_is_one_for_every_binary_estimator_and_metric():
         np.testing.assert_array_equal(named.coef_, ref.coef_)
         assert named.intercept_ == ref.intercept_
         assert list(named.classes_) == ["impostor", "genuine"]
-        assert named.predict(Xk[:5]).tolist() == np.where(ref.predict(Xk[:5]) == 1, "genuine",
-                                                          "impostor").tolist()
+        assert (
+            named.predict(Xk[:5]).tolist()
+            == np.where(ref.predict(Xk[:5]) == 1, "genuine", "impostor").tolist()
+        )
         assert named.score(Xk, words) == ref.score(Xk, y)
         assert cllr_scorer()(named, Xk, words) == cllr_scorer()(ref, Xk, y)
     for est in (PAVCalibrator, ROCCH):
         with pytest.raises(ValueError, match="pass pos_label"):
             est().fit(X[:, 0], words)
-        np.testing.assert_array_equal(est(pos_label="genuine").fit(X[:, 0], words).llr_,
-                                      est().fit(X[:, 0], y).llr_)
+        np.testing.assert_array_equal(
+            est(pos_label="genuine").fit(X[:, 0], words).llr_, est().fit(X[:, 0], y).llr_
+        )
     # labels 1 / 2 or -1 / 1: no guess either
     with pytest.raises(ValueError, match="pass pos_label"):
         LogisticFusion().fit(X, y + 1)
-    np.testing.assert_array_equal(LogisticFusion(pos_label=2).fit(X, y + 1).coef_,
-                                  LogisticFusion().fit(X, y).coef_)
+    np.testing.assert_array_equal(
+        LogisticFusion(pos_label=2).fit(X, y + 1).coef_, LogisticFusion().fit(X, y).coef_
+    )
     # the target may be the label that sorts first, also for 0/1 labels
     flipped = LogisticFusion(pos_label=0).fit(X, y)
     np.testing.assert_array_equal(flipped.coef_, LogisticFusion().fit(X, 1 - y).coef_)
@@ -387,5 +416,6 @@ def test_label_rule_is_one_for_every_binary_estimator_and_metric():
     with pytest.raises(ValueError, match="pass pos_label"):
         from_labels(X[:, 0], words)
     with pytest.raises(ValueError, match="differs from the estimator's target"):
-        cllr_scorer(pos_label="impostor")(LogisticFusion(pos_label="genuine").fit(X, words), X,
-                                          words)
+        cllr_scorer(pos_label="impostor")(
+            LogisticFusion(pos_label="genuine").fit(X, words), X, words
+        )

@@ -18,7 +18,8 @@ from tests._support.sklearn_contract import run_check
 
 
 @parametrize_with_checks(
-    [GaussianBackend(), GaussianBackend(covariance="per_class"), MulticlassFusion()])
+    [GaussianBackend(), GaussianBackend(covariance="per_class"), MulticlassFusion()]
+)
 def test_sklearn_checks(estimator, check):
     """Every check passes, or (MulticlassFusion) fails only by a documented refusal: X that
     is not a whole number of class blocks (most of sklearn's data), or labels that are neither
@@ -39,23 +40,25 @@ def _fusion_data(n=600, K=2, N=3, seed=0):
 
 # ------------------------------------------------------ the generic checks, on a valid layout
 
+
 @pytest.mark.parametrize("mode", ["scalar", "full"])
 def test_layout_conformance_fit_transform_pickle_clone(mode, tmp_path):
     X, y = _fusion_data()
     est = MulticlassFusion(mode=mode)
     params = est.get_params()
     assert est.fit(X, y) is est
-    assert est.get_params() == params                       # no parameter overwritten
+    assert est.get_params() == params  # no parameter overwritten
     out = est.transform(X)
     np.testing.assert_allclose(est.fit_transform(X, y), out)
-    np.testing.assert_allclose(clone(est).fit(X, y).transform(X), out)   # idempotent, clone
+    np.testing.assert_allclose(clone(est).fit(X, y).transform(X), out)  # idempotent, clone
     np.testing.assert_allclose(pickle.loads(pickle.dumps(est)).transform(X), out)
     joblib.dump(est, tmp_path / "fusion.joblib")
     np.testing.assert_array_equal(joblib.load(tmp_path / "fusion.joblib").transform(X), out)
     assert est.n_features_in_ == 6 and est.n_classes_ == 3 and est.n_systems_ == 2
     assert list(est.get_feature_names_out()) == [f"multiclassfusion{i}" for i in range(3)]
-    np.testing.assert_allclose(make_pipeline(MulticlassFusion(mode=mode)).fit(X, y).transform(X),
-                               out)
+    np.testing.assert_allclose(
+        make_pipeline(MulticlassFusion(mode=mode)).fit(X, y).transform(X), out
+    )
 
 
 def test_layout_conformance_dtypes_readonly_lists_and_errors():
@@ -68,7 +71,7 @@ def test_layout_conformance_dtypes_readonly_lists_and_errors():
     np.testing.assert_allclose(MulticlassFusion().fit(ro, y).transform(ro), ref)
     Xc = X.copy()
     MulticlassFusion().fit(Xc, y).transform(Xc)
-    assert np.array_equal(Xc, X)                            # input untouched
+    assert np.array_equal(Xc, X)  # input untouched
     bad = X.copy()
     bad[3, 1] = np.nan
     with pytest.raises(ValueError, match="NaN"):
@@ -105,6 +108,7 @@ def test_dataframe_input_keeps_feature_names():
 
 # ------------------------------------------------------------------------------- behaviour
 
+
 def _binary_calibration_reference(s, is_target, p_target, reg):
     """Binary affine calibration of one score by focal's LogisticFusion with K = 1."""
     fuser = LogisticFusion(p_target=p_target, reg=reg).fit(s[:, None], is_target)
@@ -119,8 +123,9 @@ def test_calibration_mode_with_two_classes_equals_binary_logistic_fusion(p0, reg
     est = MulticlassFusion(prior=[p0, 1 - p0], mode="calibration", reg=reg).fit(llh, y)
     llr = est.transform(llh) @ [1.0, -1.0]
     s = llh[:, 0] - llh[:, 1]
-    np.testing.assert_allclose(llr, _binary_calibration_reference(s, y == 0, p0, reg),
-                               rtol=1e-8, atol=1e-8)
+    np.testing.assert_allclose(
+        llr, _binary_calibration_reference(s, y == 0, p0, reg), rtol=1e-8, atol=1e-8
+    )
 
 
 def test_predict_proba_and_predict_follow_bayes_rule():
@@ -142,11 +147,11 @@ def test_fusion_improves_on_each_system_and_prior_weighting():
     est = MulticlassFusion().fit(X, y)
     fused = multiclass_cross_entropy(est.transform(X), y)
     for k in range(2):
-        single = MulticlassFusion(mode="calibration").fit(X[:, 3 * k:3 * k + 3], y)
-        assert fused < multiclass_cross_entropy(single.transform(X[:, 3 * k:3 * k + 3]), y)
-    assert est.loss_ == pytest.approx(fused, rel=1e-9)   # training cost = C_mce at flat prior
+        single = MulticlassFusion(mode="calibration").fit(X[:, 3 * k : 3 * k + 3], y)
+        assert fused < multiclass_cross_entropy(single.transform(X[:, 3 * k : 3 * k + 3]), y)
+    assert est.loss_ == pytest.approx(fused, rel=1e-9)  # training cost = C_mce at flat prior
     full = MulticlassFusion(mode="full").fit(X, y)
-    assert full.loss_ <= est.loss_ + 1e-12                # scalar mode is a special case
+    assert full.loss_ <= est.loss_ + 1e-12  # scalar mode is a special case
 
 
 def test_sample_weight_is_repetition():
@@ -165,7 +170,7 @@ def test_separable_data_without_penalty_warns_and_stays_finite():
     with pytest.warns(ConvergenceWarning, match="separable"):
         est = MulticlassFusion(reg=0.0, max_iter=20).fit(X, y)
     assert np.isfinite(est.transform(X)).all()
-    assert MulticlassFusion().fit(X, y).converged_      # the default penalty converges
+    assert MulticlassFusion().fit(X, y).converged_  # the default penalty converges
 
 
 def test_string_labels_need_the_column_order():
@@ -173,11 +178,11 @@ def test_string_labels_need_the_column_order():
     columns) they are refused, never paired with columns by sort order.
     """
     X, y = _fusion_data()
-    names = np.array(["spa", "eng", "fra"])     # column order, not sorted
+    names = np.array(["spa", "eng", "fra"])  # column order, not sorted
     with pytest.raises(ValueError, match="nothing says which columns of X hold which class"):
         MulticlassFusion().fit(X, names[y])
     with pytest.raises(ValueError, match=r"labels \[1, 2, 3\], not the class indices 0..2"):
-        MulticlassFusion().fit(X, y + 1)     # 1-based labels: not shifted silently
+        MulticlassFusion().fit(X, y + 1)  # 1-based labels: not shifted silently
     with pytest.raises(ValueError, match="'fra' is not one of the classes"):
         MulticlassFusion(class_names=["spa", "eng", "deu"]).fit(X, names[y])
     with pytest.raises(ValueError, match="names a class twice"):
@@ -205,9 +210,10 @@ def test_names_give_exactly_what_indices_give(mode, prior):
     frame = pd.DataFrame(X, columns=columns)
     framed = MulticlassFusion(mode=mode, prior=prior).fit(frame, names[y])
     np.testing.assert_array_equal(framed.classes_, names)
-    np.testing.assert_array_equal(framed.transform(frame),
-                                  MulticlassFusion(mode=mode, prior=prior).fit(frame, y)
-                                  .transform(frame))
+    np.testing.assert_array_equal(
+        framed.transform(frame),
+        MulticlassFusion(mode=mode, prior=prior).fit(frame, y).transform(frame),
+    )
 
 
 @pytest.mark.parametrize("mode", ["scalar", "calibration", "full"])
@@ -235,8 +241,12 @@ def test_named_columns_must_agree_with_class_names():
     with pytest.raises(ValueError, match="differ from the class order of X's columns"):
         MulticlassFusion(class_names=["fra", "eng", "deu"]).fit(frame, y)
     with pytest.raises(ValueError, match="same classes in the same order"):
-        MulticlassFusion().fit(pd.DataFrame(np.c_[X, X], columns=[
-            "a:eng", "a:fra", "a:deu", "b:fra", "b:eng", "b:deu"]), np.array(["eng"] * 3)[y])
+        MulticlassFusion().fit(
+            pd.DataFrame(
+                np.c_[X, X], columns=["a:eng", "a:fra", "a:deu", "b:fra", "b:eng", "b:deu"]
+            ),
+            np.array(["eng"] * 3)[y],
+        )
 
 
 def test_gaussian_backend_class_names():
@@ -263,6 +273,7 @@ def test_zero_prior_class_without_trials():
 
 # ---------------------------------------------------------------------------- GaussianBackend
 
+
 def test_gaussian_backend_pipeline_with_calibration():
     rng = np.random.default_rng(4)
     y = rng.integers(0, 4, 2000)
@@ -285,8 +296,9 @@ def test_gaussian_backend_attributes_and_roundtrip(tmp_path):
         if cov == "per_class":
             np.testing.assert_allclose(gb.covariance_[1], np.cov(X[y == 1].T, bias=True))
         joblib.dump(gb, tmp_path / "gb.joblib")
-        np.testing.assert_array_equal(joblib.load(tmp_path / "gb.joblib").transform(X),
-                                      gb.transform(X))
+        np.testing.assert_array_equal(
+            joblib.load(tmp_path / "gb.joblib").transform(X), gb.transform(X)
+        )
         assert (gb.predict(X) == y).mean() > 0.95
 
 
@@ -302,6 +314,7 @@ def test_gaussian_backend_is_shift_and_scale_invariant_in_its_decisions():
 
 # ------------------------------------------------------------------------------ stack_systems
 
+
 def test_stack_systems_layouts():
     rng = np.random.default_rng(7)
     a, b = rng.normal(size=(5, 3)), rng.normal(size=(5, 3))
@@ -310,12 +323,14 @@ def test_stack_systems_layouts():
     np.testing.assert_array_equal(stack_systems({"x": a, "y": b}), expected)
     cls = ["eng", "spa", "cat"]
     da = pd.DataFrame(a, columns=cls)
-    db = pd.DataFrame(b, columns=cls)[["cat", "eng", "spa"]]      # another column order
+    db = pd.DataFrame(b, columns=cls)[["cat", "eng", "spa"]]  # another column order
     np.testing.assert_array_equal(stack_systems([da, db]), expected)
     multi = pd.concat({"sys1": da, "sys2": db}, axis=1)
     np.testing.assert_array_equal(stack_systems(multi), expected)
-    np.testing.assert_array_equal(stack_systems([da, db], classes=["cat", "eng", "spa"]),
-                                  np.concatenate([a[:, [2, 0, 1]], b[:, [2, 0, 1]]], axis=1))
+    np.testing.assert_array_equal(
+        stack_systems([da, db], classes=["cat", "eng", "spa"]),
+        np.concatenate([a[:, [2, 0, 1]], b[:, [2, 0, 1]]], axis=1),
+    )
     with pytest.raises(ValueError, match="same trials"):
         stack_systems([a, b[:4]])
     with pytest.raises(ValueError, match="expected the classes"):
@@ -335,8 +350,12 @@ def test_docstring_examples():
     import focal.metrics.multiclass
 
     attempted = 0
-    for module in (focal.metrics.multiclass, focal.metrics.lre, focal.estimators.multiclass,
-                   focal.estimators.backend):
+    for module in (
+        focal.metrics.multiclass,
+        focal.metrics.lre,
+        focal.estimators.multiclass,
+        focal.estimators.backend,
+    ):
         result = doctest.testmod(module)
         assert result.failed == 0, module.__name__
         attempted += result.attempted
@@ -348,6 +367,14 @@ def test_public_names():
     import focal.metrics as m
 
     assert focal.MulticlassFusion is MulticlassFusion and focal.GaussianBackend is GaussianBackend
-    for name in ("multiclass_cross_entropy", "multiclass_cllr", "albayzin_measures", "cavg",
-                 "cavg_sweep", "detection_llrs", "pairwise_analysis", "subset_analysis"):
+    for name in (
+        "multiclass_cross_entropy",
+        "multiclass_cllr",
+        "albayzin_measures",
+        "cavg",
+        "cavg_sweep",
+        "detection_llrs",
+        "pairwise_analysis",
+        "subset_analysis",
+    ):
         assert name in m.__all__ and callable(getattr(m, name))

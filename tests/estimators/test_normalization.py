@@ -29,11 +29,13 @@ def data():
     return s, e_rows, t_rows, E, T
 
 
-@pytest.mark.parametrize("method, top_n", [("z-norm", None), ("t-norm", None),
-                                           ("s-norm", None), ("as-norm", 5), ("as-norm", 29)])
+@pytest.mark.parametrize(
+    "method, top_n",
+    [("z-norm", None), ("t-norm", None), ("s-norm", None), ("as-norm", 5), ("as-norm", 29)],
+)
 def test_equals_the_direct_implementation(data, method, top_n, monkeypatch):
     s, e_rows, t_rows, E, T = data
-    monkeypatch.setattr(core, "_BLOCK_VALUES", 64)   # several row blocks
+    monkeypatch.setattr(core, "_BLOCK_VALUES", 64)  # several row blocks
     e_names = np.array([f"spk{i}" for i in range(7)])
     t_names = np.array([f"seg{i}.wav" for i in range(9)])
     norm = ScoreNormalizer(method, top_n=top_n).fit(E, T, enrol_ids=e_names, test_ids=t_names)
@@ -44,7 +46,7 @@ def test_equals_the_direct_implementation(data, method, top_n, monkeypatch):
 def test_adaptive_with_the_whole_cohort_is_s_norm(data):
     s, e_rows, t_rows, E, T = data
     snorm = ScoreNormalizer("s-norm").fit(E, T).transform(s, e_rows, t_rows)
-    for top in (40, 1000):   # the larger cohort has 40 members; more is capped at each side's
+    for top in (40, 1000):  # the larger cohort has 40 members; more is capped at each side's
         adaptive = ScoreNormalizer("as-norm", top_n=top).fit(E, T).transform(s, e_rows, t_rows)
         np.testing.assert_allclose(adaptive, snorm, rtol=1e-13)
 
@@ -54,19 +56,25 @@ def test_identity_by_name_not_position(data):
     names = np.array(list("abcdefg"))
     shuffled = np.random.default_rng(1).permutation(7)
     a = ScoreNormalizer("z-norm").fit(E, enrol_ids=names).transform(s, names[e_rows])
-    b = ScoreNormalizer("z-norm").fit(E[shuffled], enrol_ids=names[shuffled]).transform(
-        s, names[e_rows])
+    b = (
+        ScoreNormalizer("z-norm")
+        .fit(E[shuffled], enrol_ids=names[shuffled])
+        .transform(s, names[e_rows])
+    )
     np.testing.assert_array_equal(a, b)
 
 
-@pytest.mark.parametrize("kwargs, fit, match", [
-    (dict(method="x-norm"), {}, "method must be one of"),
-    (dict(method="as-norm"), {}, "needs top_n"),
-    (dict(method="as-norm", top_n=1), {}, "top_n must be an integer >= 2"),
-    (dict(method="t-norm"), dict(test_cohort=None), "needs test_cohort"),
-    (dict(), dict(enrol_ids=["a"] * 7), "distinct"),
-    (dict(), dict(enrol_ids=["a", "b"]), "one name per row"),
-])
+@pytest.mark.parametrize(
+    "kwargs, fit, match",
+    [
+        (dict(method="x-norm"), {}, "method must be one of"),
+        (dict(method="as-norm"), {}, "needs top_n"),
+        (dict(method="as-norm", top_n=1), {}, "top_n must be an integer >= 2"),
+        (dict(method="t-norm"), dict(test_cohort=None), "needs test_cohort"),
+        (dict(), dict(enrol_ids=["a"] * 7), "distinct"),
+        (dict(), dict(enrol_ids=["a", "b"]), "one name per row"),
+    ],
+)
 def test_bad_fit_arguments(data, kwargs, fit, match):
     _, _, _, E, T = data
     args = dict(enrol_cohort=E, test_cohort=T)
@@ -103,26 +111,36 @@ def test_normalize_files(tmp_path, data):
     s, e_rows, t_rows, E, T = data
     keep = np.unique(np.column_stack([e_rows, t_rows]), axis=0, return_index=True)[1]
     s, e_rows, t_rows = s[keep], e_rows[keep], t_rows[keep]
-    trials = write(tmp_path / "trials.scores",
-                   [(f"spk{e}", f"seg{t}", x) for x, e, t in zip(s, e_rows, t_rows)])
-    enrol = write(tmp_path / "enrol_cohort.scores",
-                  [(f"spk{i}", f"coh{j}", E[i, j]) for i in range(7) for j in range(40)][::-1])
-    test = write(tmp_path / "test_cohort.scores",
-                 [(f"cm{j}", f"seg{i}", T[i, j]) for i in range(9) for j in range(30)])
+    trials = write(
+        tmp_path / "trials.scores",
+        [(f"spk{e}", f"seg{t}", x) for x, e, t in zip(s, e_rows, t_rows)],
+    )
+    enrol = write(
+        tmp_path / "enrol_cohort.scores",
+        [(f"spk{i}", f"coh{j}", E[i, j]) for i in range(7) for j in range(40)][::-1],
+    )
+    test = write(
+        tmp_path / "test_cohort.scores",
+        [(f"cm{j}", f"seg{i}", T[i, j]) for i in range(9) for j in range(30)],
+    )
     out = tmp_path / "norm.scores"
-    normalize_files(trials, out, method="as-norm", top_n=10, enrol_cohort=enrol,
-                    test_cohort=test, chunk_size=7)
+    normalize_files(
+        trials, out, method="as-norm", top_n=10, enrol_cohort=enrol, test_cohort=test, chunk_size=7
+    )
     got = read_scores(out)
     # cohort members are ordered by name in the file ("coh10" < "coh2"): statistics do not care
-    np.testing.assert_allclose(got.scores, direct("as-norm", s, e_rows, t_rows, E, T, 10),
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        got.scores, direct("as-norm", s, e_rows, t_rows, E, T, 10), rtol=1e-12
+    )
     assert got.models.tolist() == [f"spk{e}".encode() for e in e_rows]
 
     write(tmp_path / "holes.scores", [("spk0", "coh0", 1.0), ("spk1", "coh1", 2.0)])
     with pytest.raises(ValueError, match="holes.scores: cohort scores must cover every"):
         normalize_files(trials, out, method="z-norm", enrol_cohort=tmp_path / "holes.scores")
-    small = write(tmp_path / "small.scores",
-                  [(f"spk{i}", f"coh{j}", E[i, j]) for i in range(2) for j in range(40)])
+    small = write(
+        tmp_path / "small.scores",
+        [(f"spk{i}", f"coh{j}", E[i, j]) for i in range(2) for j in range(40)],
+    )
     with pytest.raises(ValueError, match=r"trials.scores:\d+: model 'spk[2-6]' has no scores"):
         normalize_files(trials, out, method="z-norm", enrol_cohort=small)
     with pytest.raises(ValueError, match="needs test_cohort"):

@@ -17,11 +17,13 @@ def fusion_data(n=3000, seed=0):
     rng = np.random.default_rng(seed)
     y = rng.random(n) < 0.2
     shared = rng.normal(size=n)
-    X = np.column_stack([
-        2.5 * y + 0.5 * shared + rng.normal(size=n),
-        0.3 + 0.05 * (2.0 * y + 0.5 * shared + rng.normal(size=n)),
-        np.tanh(1.5 * y + rng.normal(size=n)),
-    ])
+    X = np.column_stack(
+        [
+            2.5 * y + 0.5 * shared + rng.normal(size=n),
+            0.3 + 0.05 * (2.0 * y + 0.5 * shared + rng.normal(size=n)),
+            np.tanh(1.5 * y + rng.normal(size=n)),
+        ]
+    )
     return X, y.astype(int)
 
 
@@ -33,8 +35,9 @@ def test_fusion_then_pav_is_the_pav_of_the_fused_llrs():
     assert out.shape == (X.shape[0], 1)
     # PAV after an increasing affine map of the scores: exactly the PAV-LLR of the fused scores
     np.testing.assert_array_equal(out[:, 0], pav_llr(fused, y))
-    assert cllr(*from_labels(out[:, 0], y)) == pytest.approx(min_cllr(*from_labels(fused, y)),
-                                                              rel=1e-12)
+    assert cllr(*from_labels(out[:, 0], y)) == pytest.approx(
+        min_cllr(*from_labels(fused, y)), rel=1e-12
+    )
 
 
 def test_pipeline_round_trips_through_joblib_and_clone():
@@ -63,5 +66,6 @@ def test_grid_search_over_the_pipeline_with_focal_scorers():
     # the scorer returns minus Cllr of the held-out fold's LLRs: recompute one by hand
     best = search.best_estimator_
     llr = best.transform(X)[:, 0]
-    assert scoring["cllr"](best, X, y) == pytest.approx(-cllr(*from_labels(llr, y), p_target=0.1),
-                                                        rel=1e-12)
+    assert scoring["cllr"](best, X, y) == pytest.approx(
+        -cllr(*from_labels(llr, y), p_target=0.1), rel=1e-12
+    )

@@ -35,8 +35,7 @@ def test_read_and_align_two_systems_in_different_orders(tmp_path):
 
 def test_layout_variants(tmp_path):
     """Tabs, CRLF, commas with spaces, a BOM, leading blanks, no final newline, comments."""
-    text = ("\ufeff# scores\r\n  a\tb\t1.5\r\n\r\nc , d , -2e3\r\n   # indented comment\n"
-            "e f +.25")
+    text = "\ufeff# scores\r\n  a\tb\t1.5\r\n\r\nc , d , -2e3\r\n   # indented comment\ne f +.25"
     s = read_scores(write(tmp_path, "s", text))
     assert as_str(s.models) == ["a", "c", "e"]
     assert as_str(s.tests) == ["b", "d", "f"]
@@ -97,7 +96,9 @@ def test_missing_trials_are_an_error_unless_dropped(tmp_path):
 def test_missing_count_and_first_ids(tmp_path):
     key = "".join(f"m{i} t{i} target\n" for i in range(10))
     scores = "m0 t0 1\nm5 t5 2\n"
-    with pytest.raises(ValueError, match=r"8 trial\(s\) .* e\.g\. \(m1, t1\), \(m2, t2\), \(m3, t3\);"):
+    with pytest.raises(
+        ValueError, match=r"8 trial\(s\) .* e\.g\. \(m1, t1\), \(m2, t2\), \(m3, t3\);"
+    ):
         align_trials(read_key(write(tmp_path, "k", key)), read_scores(write(tmp_path, "s", scores)))
 
 
@@ -117,20 +118,26 @@ def test_nothing_in_common(tmp_path):
         align_trials(key, s, missing="drop")
 
 
-@pytest.mark.parametrize("text,message", [
-    ("m1 t1\n", r":1: expected 3 fields 'model test score', got 2"),
-    ("m1 t1 1 2\n", r":1: expected 3 fields 'model test score', got 4"),
-    ("m1 t1 1.0\n\n# c\nm1 t2\n", r":4: expected 3 fields"),
-    ("m1 t1 1.0\nm1 t2 abc\n", r":2: score 'abc' is not a number"),
-    ("m1 t1 1.0\nm1 t2 1,5\n", r":2: expected 3 fields"),
-    ("m1 t1 nan\n", r":1: score is NaN"),
-    ("m1 t1 1\nm1 t1 2\n", r":2: duplicate trial \(m1, t1\), first seen on line 1"),
-    ("a b 1\nm1 t1 1\nc d 2\nm1 t1 2\nm1 t1 3\n", r":4: duplicate trial \(m1, t1\), first seen on line 2"),
-    ("", r": no trials"),
-    ("# only a comment\n\n", r": no trials"),
-    (b"m1 t1 1\nm2 t\x002 1\n", r":2: NUL byte"),
-    (b"m1 t1 1\nm2 t\xff 1\n", r":2: not a UTF-8 text file"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("m1 t1\n", r":1: expected 3 fields 'model test score', got 2"),
+        ("m1 t1 1 2\n", r":1: expected 3 fields 'model test score', got 4"),
+        ("m1 t1 1.0\n\n# c\nm1 t2\n", r":4: expected 3 fields"),
+        ("m1 t1 1.0\nm1 t2 abc\n", r":2: score 'abc' is not a number"),
+        ("m1 t1 1.0\nm1 t2 1,5\n", r":2: expected 3 fields"),
+        ("m1 t1 nan\n", r":1: score is NaN"),
+        ("m1 t1 1\nm1 t1 2\n", r":2: duplicate trial \(m1, t1\), first seen on line 1"),
+        (
+            "a b 1\nm1 t1 1\nc d 2\nm1 t1 2\nm1 t1 3\n",
+            r":4: duplicate trial \(m1, t1\), first seen on line 2",
+        ),
+        ("", r": no trials"),
+        ("# only a comment\n\n", r": no trials"),
+        (b"m1 t1 1\nm2 t\x002 1\n", r":2: NUL byte"),
+        (b"m1 t1 1\nm2 t\xff 1\n", r":2: not a UTF-8 text file"),
+    ],
+)
 def test_malformed_score_files_name_file_and_line(tmp_path, text, message):
     path = write(tmp_path, "bad.scores", text)
     with pytest.raises(ValueError, match=r"bad\.scores" + message):
@@ -140,7 +147,9 @@ def test_malformed_score_files_name_file_and_line(tmp_path, text, message):
 def test_duplicate_found_across_blocks(tmp_path):
     lines = [f"m{i} t{i} {i}" for i in range(500)] + ["m7 t7 1"]
     path = write(tmp_path, "s", "\n".join(lines) + "\n")
-    with pytest.raises(ValueError, match=r"s:501: duplicate trial \(m7, t7\), first seen on line 8"):
+    with pytest.raises(
+        ValueError, match=r"s:501: duplicate trial \(m7, t7\), first seen on line 8"
+    ):
         read_scores(path, block_bytes=100)
 
 
@@ -151,8 +160,10 @@ def test_unknown_key_label(tmp_path):
 
 
 def test_key_label_spellings(tmp_path):
-    text = ("a 1 target\na 2 nontarget\na 3 TAR\na 4 Non\na 5 1\na 6 0\na 7 true\na 8 false\n"
-            "a 9 non-target\na 10 impostor\n")
+    text = (
+        "a 1 target\na 2 nontarget\na 3 TAR\na 4 Non\na 5 1\na 6 0\na 7 true\na 8 false\n"
+        "a 9 non-target\na 10 impostor\n"
+    )
     key = read_key(write(tmp_path, "k", text))
     np.testing.assert_array_equal(key.labels, [1, 0, 1, 0, 1, 0, 1, 0, 0, 0])
 
@@ -190,12 +201,15 @@ def test_alignment_matches_a_dictionary_reference(tmp_path, seed):
         order = rng.permutation(np.flatnonzero(keep))
         system_rows.append([(trials[i][0], trials[i][1], float(rng.normal())) for i in order])
     kpath = write(tmp_path, "k", "".join(f"{m} {t} {v}\n" for m, t, v in key_rows))
-    spaths = [write(tmp_path, f"s{k}", "".join(f"{m} {t} {v!r}\n" for m, t, v in rows))
-              for k, rows in enumerate(system_rows)]
+    spaths = [
+        write(tmp_path, f"s{k}", "".join(f"{m} {t} {v!r}\n" for m, t, v in rows))
+        for k, rows in enumerate(system_rows)
+    ]
     X, y, models, tests = align_trials(read_key(kpath), *map(read_scores, spaths), missing="drop")
     expected = slow_align(key_rows, system_rows)
-    assert list(zip(np.char.decode(models, "utf-8"), np.char.decode(tests, "utf-8"))) == \
-        [(m, t) for m, t, _, _ in expected]
+    assert list(zip(np.char.decode(models, "utf-8"), np.char.decode(tests, "utf-8"))) == [
+        (m, t) for m, t, _, _ in expected
+    ]
     np.testing.assert_array_equal(y, [lab for _, _, lab, _ in expected])
     np.testing.assert_array_equal(X, [v for _, _, _, v in expected])
 
@@ -216,8 +230,12 @@ def test_alignment_is_exact_even_when_every_hash_collides(monkeypatch):
     np.testing.assert_array_equal(X, reference[0])
     np.testing.assert_array_equal(y, labels)
     assert _ids.find_duplicate((_ids.as_id_array(models), _ids.as_id_array(tests))) is None
-    dup = _ids.find_duplicate((_ids.as_id_array(np.append(models, models[5])),
-                               _ids.as_id_array(np.append(tests, tests[5]))))
+    dup = _ids.find_duplicate(
+        (
+            _ids.as_id_array(np.append(models, models[5])),
+            _ids.as_id_array(np.append(tests, tests[5])),
+        )
+    )
     assert dup == (5, 200)
 
 
@@ -252,13 +270,24 @@ def test_bad_arguments(tmp_path):
         align_trials(s, s)
 
 
-ids = st.text(alphabet=st.characters(blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc"),
-                                     blacklist_characters=",#\x85\x1c\x1d\x1e\x1f"),
-              min_size=1, max_size=12)
+ids = st.text(
+    alphabet=st.characters(
+        blacklist_categories=("Cs", "Zs", "Zl", "Zp", "Cc"),
+        blacklist_characters=",#\x85\x1c\x1d\x1e\x1f",
+    ),
+    min_size=1,
+    max_size=12,
+)
 
 
-@given(st.lists(st.tuples(ids, ids, st.floats(allow_nan=False, width=64)), min_size=1,
-                max_size=40, unique_by=lambda r: (r[0], r[1])))
+@given(
+    st.lists(
+        st.tuples(ids, ids, st.floats(allow_nan=False, width=64)),
+        min_size=1,
+        max_size=40,
+        unique_by=lambda r: (r[0], r[1]),
+    )
+)
 def test_write_then_read_is_bit_identical(tmp_path_factory, rows):
     path = tmp_path_factory.mktemp("w") / "s"
     models = np.array([r[0] for r in rows])
@@ -282,22 +311,27 @@ def test_written_text_is_plain(tmp_path):
     assert path.read_text() == "m1 t1 0.1\nm2 t2 -3.0\n"
 
 
-@pytest.mark.parametrize("models,scores,message", [
-    (["a b", "c"], [1.0, 2.0], r"models\[0\] = 'a b' cannot be written"),
-    (["", "c"], [1.0, 2.0], r"models\[0\] = '' cannot be written"),
-    (["#a", "c"], [1.0, 2.0], r"models\[0\]"),
-    (["a,b", "c"], [1.0, 2.0], r"models\[0\]"),
-    (["a", "c"], [1.0, np.nan], r"scores\[1\] is NaN"),
-    (["a"], [1.0, 2.0], r"1-D of one length"),
-])
+@pytest.mark.parametrize(
+    "models,scores,message",
+    [
+        (["a b", "c"], [1.0, 2.0], r"models\[0\] = 'a b' cannot be written"),
+        (["", "c"], [1.0, 2.0], r"models\[0\] = '' cannot be written"),
+        (["#a", "c"], [1.0, 2.0], r"models\[0\]"),
+        (["a,b", "c"], [1.0, 2.0], r"models\[0\]"),
+        (["a", "c"], [1.0, np.nan], r"scores\[1\] is NaN"),
+        (["a"], [1.0, 2.0], r"1-D of one length"),
+    ],
+)
 def test_write_refuses_what_cannot_be_read_back(tmp_path, models, scores, message):
     tests = np.array(["t"] * len(scores))
     with pytest.raises(ValueError, match=message):
         write_scores(tmp_path / "s", np.array(models), tests, scores)
 
 
-@given(st.lists(st.integers(0, 2**64 - 1), max_size=40),
-       st.lists(st.integers(0, 2**64 - 1), max_size=40))
+@given(
+    st.lists(st.integers(0, 2**64 - 1), max_size=40),
+    st.lists(st.integers(0, 2**64 - 1), max_size=40),
+)
 def test_searching_sorted_queries_answers_like_searchsorted(table, queries):
     # repeated queries, queries equal to table entries, above and below every entry
     table = np.sort(np.array(table, dtype=np.uint64))

@@ -1,6 +1,7 @@
 """Column layouts of binary trial files (focal.io.formats): every preset reads back a file
 written here by plain Python formatting; header lines are recognised only when they name the
-columns; gzip and standard input are read as they are."""
+columns; gzip and standard input are read as they are.
+"""
 
 import gzip
 
@@ -39,8 +40,12 @@ def _write(path, layout, header=None, label_words=("target", "nontarget"), sep="
     return path
 
 
-_HEADERS = {"nist-sre": (["modelid", "segmentid", "side", "LLR"],
-                         ["modelid", "segmentid", "side", "targettype"])}
+_HEADERS = {
+    "nist-sre": (
+        ["modelid", "segmentid", "side", "LLR"],
+        ["modelid", "segmentid", "side", "targettype"],
+    )
+}
 _WORDS = {"voxceleb": ("1", "0"), "speechbrain": ("1", "0")}
 
 
@@ -64,16 +69,18 @@ def test_nist_sre_without_header_reads_by_position(tmp_path):
 
 
 def test_nist_sre_header_in_another_order_is_read_by_name(tmp_path):
-    rows = ["LLR\tside\tsegmentid\tmodelid"] + [f"{SCORES[i]!r}\ta\t{TESTS[i]}\t{MODELS[i]}"
-                                                for i in range(N)]
+    rows = ["LLR\tside\tsegmentid\tmodelid"] + [
+        f"{SCORES[i]!r}\ta\t{TESTS[i]}\t{MODELS[i]}" for i in range(N)
+    ]
     (tmp_path / "s").write_text("\n".join(rows) + "\n")
     s = read_scores(tmp_path / "s", format="nist-sre")
     assert s.scores.tolist() == SCORES and s.models.astype(str).tolist() == MODELS
 
 
 def test_columns_by_header_name(tmp_path):
-    rows = ["# a comment", "", "utt_b utt_a cos"] + [f"{TESTS[i]} {MODELS[i]} {SCORES[i]!r}"
-                                                    for i in range(N)]
+    rows = ["# a comment", "", "utt_b utt_a cos"] + [
+        f"{TESTS[i]} {MODELS[i]} {SCORES[i]!r}" for i in range(N)
+    ]
     (tmp_path / "s").write_text("\n".join(rows) + "\n")
     s = read_scores(tmp_path / "s", format="model=utt_a test=utt_b score=cos")
     assert s.scores.tolist() == SCORES and s.tests.astype(str).tolist() == TESTS
@@ -89,8 +96,11 @@ def test_header_line_is_skipped_only_when_it_names_the_columns(tmp_path):
     assert len(read_scores(tmp_path / "plain")) == N
     # three names, the score column not a known column name: a header or a broken record?
     (tmp_path / "odd").write_text("enrol test value\n" + "\n".join(rows) + "\n")
-    with pytest.raises(ValueError, match=r"odd:1: 'value' in the score column is neither a score "
-                                         r"nor a header name.*--columns"):
+    with pytest.raises(
+        ValueError,
+        match=r"odd:1: 'value' in the score column is neither a score "
+        r"nor a header name.*--columns",
+    ):
         read_scores(tmp_path / "odd")
     # a number among the fields: a record with a bad score, never a header
     (tmp_path / "bad").write_text("m 7 x\n" + "\n".join(rows) + "\n")
@@ -128,8 +138,7 @@ def test_scores_and_labels_in_one_file(tmp_path):
 def test_parse_layout_and_errors():
     assert parse_layout("label enrol test").roles == ("label", "model", "test")
     assert parse_layout("model,test,-,llr").roles == ("model", "test", None, "score")
-    assert parse_layout("model=a test=b score=c").names == {"model": "a", "test": "b",
-                                                            "score": "c"}
+    assert parse_layout("model=a test=b score=c").names == {"model": "a", "test": "b", "score": "c"}
     with pytest.raises(ValueError, match="unknown role 'speaker'"):
         parse_layout("speaker test score")
     with pytest.raises(ValueError, match="not a mix"):

@@ -15,11 +15,15 @@ from focal.io import (
 )
 
 VALID = {
-    "scores": (b"# system 1\nspk01 seg001 -1.25\nspk01 seg002 3.5e-2\n\nspk02,seg001,+7\n"
-               b"spk02\tseg002\t-0.0\r\nspk03 seg003 1e300\n"),
+    "scores": (
+        b"# system 1\nspk01 seg001 -1.25\nspk01 seg002 3.5e-2\n\nspk02,seg001,+7\n"
+        b"spk02\tseg002\t-0.0\r\nspk03 seg003 1e300\n"
+    ),
     "key": b"spk01 seg001 target\nspk01 seg002 nontarget\nspk02 seg001 tar\nspk02 seg002 0\n",
-    "albayzin": (b"Plenty Closed xxyyffaa -0.5678 -0.0034 0.6723 1.4332 -7.0032 5.0065 0.0000\n"
-                 b"Plenty Closed gghhjbb 0.3421 -0.9734 -1.5671 -3.0087 -9.3215 -3.7666 0.0000\n"),
+    "albayzin": (
+        b"Plenty Closed xxyyffaa -0.5678 -0.0034 0.6723 1.4332 -7.0032 5.0065 0.0000\n"
+        b"Plenty Closed gghhjbb 0.3421 -0.9734 -1.5671 -3.0087 -9.3215 -3.7666 0.0000\n"
+    ),
     "multiclass": b"segment en fr de\nseg1 -1.5 0.25 3\nseg2,0,1e-3,-2\n",
     "mckey": b"seg1 en\nseg2 de\n",
 }
@@ -37,16 +41,41 @@ def _apply_multiclass(path):
 READERS = {
     "scores": [read_scores, lambda p: read_scores(p, block_bytes=5), _stream_binary],
     "key": [read_key],
-    "albayzin": [read_albayzin_scores,
-                 lambda p: list(iter_score_chunks([p], kind="albayzin", block_bytes=8))],
+    "albayzin": [
+        read_albayzin_scores,
+        lambda p: list(iter_score_chunks([p], kind="albayzin", block_bytes=8)),
+    ],
     "multiclass": [read_multiclass_scores, _apply_multiclass],
     "mckey": [read_multiclass_key],
 }
 
 # bytes that matter to the parsers: separators, signs, digits, letters of inf/nan/e, '#',
 # NUL, a lone UTF-8 continuation byte, CR, the start of a multi-byte character
-INTERESTING = [b" ", b",", b"\t", b"\n", b"\r", b"-", b"+", b".", b"e", b"E", b"0", b"9", b"#",
-               b"\x00", b"\x80", b"\xc3", b"n", b"a", b"i", b"f", b"_", b"x", b"\xef\xbb\xbf"]
+INTERESTING = [
+    b" ",
+    b",",
+    b"\t",
+    b"\n",
+    b"\r",
+    b"-",
+    b"+",
+    b".",
+    b"e",
+    b"E",
+    b"0",
+    b"9",
+    b"#",
+    b"\x00",
+    b"\x80",
+    b"\xc3",
+    b"n",
+    b"a",
+    b"i",
+    b"f",
+    b"_",
+    b"x",
+    b"\xef\xbb\xbf",
+]
 
 
 @st.composite
@@ -59,11 +88,11 @@ def mutated(draw):
             break
         i = draw(st.integers(0, len(data) - 1))
         if op == "replace":
-            data[i:i + 1] = draw(st.sampled_from(INTERESTING))
+            data[i : i + 1] = draw(st.sampled_from(INTERESTING))
         elif op == "insert":
             data[i:i] = draw(st.one_of(st.sampled_from(INTERESTING), st.binary(max_size=4)))
         elif op == "delete":
-            del data[i:i + draw(st.integers(1, 8))]
+            del data[i : i + draw(st.integers(1, 8))]
         elif op == "truncate":
             del data[i:]
         else:

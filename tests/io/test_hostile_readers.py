@@ -45,11 +45,21 @@ def _attacks(third):
     return [
         ("one 50 MB line", b"a" * 50_000_000, r":1: line longer than 1048576 bytes"),
         ("line after records", ok * 1000 + b"b" * 5_000_000, r":1001: line longer than"),
-        ("40k-character id", ok + b"x" * 40_000 + b" t2 " + third + b"\n",
-         r":2: id longer than 4096 characters"),
-        ("10k id, many short ids", ok + b"y" * 10_000 + b" t " + third + b"\n"
-         + b"".join(b"m%d t %s\n" % (i, third) for i in range(20_000)),
-         r":2: id longer than 4096"),
+        (
+            "40k-character id",
+            ok + b"x" * 40_000 + b" t2 " + third + b"\n",
+            r":2: id longer than 4096 characters",
+        ),
+        (
+            "10k id, many short ids",
+            ok
+            + b"y" * 10_000
+            + b" t "
+            + third
+            + b"\n"
+            + b"".join(b"m%d t %s\n" % (i, third) for i in range(20_000)),
+            r":2: id longer than 4096",
+        ),
         ("NUL first", b"\x00" * 10_000_000, r":1: NUL byte"),
         ("NUL on line 3", ok * 2 + b"m3 t\x003 " + third + b"\n", r":3: NUL byte"),
         ("NUL without newline", ok + b"\x00" * 3_000_000, r":2: NUL byte"),
@@ -63,9 +73,12 @@ def _attacks(third):
     ]
 
 
-BINARY_CASES = [(reader, *attack) for reader in BINARY_READERS
-                for attack in _attacks(_third(reader))
-                if not (reader == "stream" and attack[0] == "duplicated trial")]
+BINARY_CASES = [
+    (reader, *attack)
+    for reader in BINARY_READERS
+    for attack in _attacks(_third(reader))
+    if not (reader == "stream" and attack[0] == "duplicated trial")
+]
 
 
 def _read(reader, path):
@@ -73,12 +86,12 @@ def _read(reader, path):
     return value if isinstance(value, int) else len(value)
 
 
-@pytest.mark.parametrize("reader, name, data, match", BINARY_CASES,
-                         ids=[f"{r}-{n}" for r, n, _, _ in BINARY_CASES])
+@pytest.mark.parametrize(
+    "reader, name, data, match", BINARY_CASES, ids=[f"{r}-{n}" for r, n, _, _ in BINARY_CASES]
+)
 def test_binary_readers_refuse_hostile_files_fast(tmp_path, reader, name, data, match):
     path = _write(tmp_path, "f", data)
-    message = expect_error(run_limited(_read, reader, path, cpu_seconds=10, memory_mb=300),
-                           match)
+    message = expect_error(run_limited(_read, reader, path, cpu_seconds=10, memory_mb=300), match)
     assert path in message or "no trials" in message
 
 
@@ -87,32 +100,46 @@ def test_dev_zero_and_urandom_fail_at_once(reader):
     for device in ("/dev/zero", "/dev/urandom"):
         if not os.path.exists(device):
             pytest.skip(f"no {device}")
-        outcome = run_limited(_read, reader, device, cpu_seconds=3, memory_mb=200,
-                              wall_seconds=10)
+        outcome = run_limited(_read, reader, device, cpu_seconds=3, memory_mb=200, wall_seconds=10)
         expect_error(outcome, rf"{device}:\d+: (NUL byte|not a UTF-8)")
 
 
-@pytest.mark.parametrize("token, match", [
-    (b"1e400", r"'1e400' is out of the float64 range"),
-    (b"-1e400", r"out of the float64 range"),
-    (b"1" * 400, r"out of the float64 range"),
-    (b"nan", r"is NaN"), (b"NaN", r"is NaN"), (b"-nan", r"is NaN"), (b"+NAN", r"is NaN"),
-    (b"1_000", r"'1_000' is not a number"),
-    (b"0x1p3", r"is not a number"),
-    (b"1e5e5", r"is not a number"),
-    (b"--1", r"is not a number"),
-    (b"\xd9\xa3", r"is not a number"),  # an Arabic-Indic digit: float() reads 3
-])
+@pytest.mark.parametrize(
+    "token, match",
+    [
+        (b"1e400", r"'1e400' is out of the float64 range"),
+        (b"-1e400", r"out of the float64 range"),
+        (b"1" * 400, r"out of the float64 range"),
+        (b"nan", r"is NaN"),
+        (b"NaN", r"is NaN"),
+        (b"-nan", r"is NaN"),
+        (b"+NAN", r"is NaN"),
+        (b"1_000", r"'1_000' is not a number"),
+        (b"0x1p3", r"is not a number"),
+        (b"1e5e5", r"is not a number"),
+        (b"--1", r"is not a number"),
+        (b"\xd9\xa3", r"is not a number"),  # an Arabic-Indic digit: float() reads 3
+    ],
+)
 def test_score_tokens_that_are_errors(tmp_path, token, match):
     path = _write(tmp_path, "s", b"m1 t1 1\nm2 t2 " + token + b"\n")
     with pytest.raises(ValueError, match=rf"{re.escape(path)}:2: score .*{match}"):
         io.read_scores(path)
 
 
-@pytest.mark.parametrize("token, value", [
-    (b"inf", np.inf), (b"-inf", -np.inf), (b"+Infinity", np.inf), (b"-INFINITY", -np.inf),
-    (b"1e308", 1e308), (b"4.9e-324", 5e-324), (b"1e-400", 0.0), (b"-0", -0.0),
-])
+@pytest.mark.parametrize(
+    "token, value",
+    [
+        (b"inf", np.inf),
+        (b"-inf", -np.inf),
+        (b"+Infinity", np.inf),
+        (b"-INFINITY", -np.inf),
+        (b"1e308", 1e308),
+        (b"4.9e-324", 5e-324),
+        (b"1e-400", 0.0),
+        (b"-0", -0.0),
+    ],
+)
 def test_score_tokens_read_right(tmp_path, token, value):
     path = _write(tmp_path, "s", b"m1 t1 " + token + b"\n")
     got = io.read_scores(path).scores[0]
@@ -164,6 +191,7 @@ def test_long_ids_are_read_exactly_near_the_limit(tmp_path):
 
 # ------------------------------------------------------------------------ multiclass readers
 
+
 def _multiclass_attacks(reader):
     head = b"" if reader == "segment-key" else b"segment a b\n"
     ok = b"s1 a\n" if reader == "segment-key" else b"s1 1 2\n"
@@ -183,8 +211,11 @@ def _read_multiclass(reader, path):
     return len(MULTICLASS_READERS[reader](path))
 
 
-@pytest.mark.parametrize("reader, name, data, match", MULTICLASS_CASES,
-                         ids=[f"{r}-{n}" for r, n, _, _ in MULTICLASS_CASES])
+@pytest.mark.parametrize(
+    "reader, name, data, match",
+    MULTICLASS_CASES,
+    ids=[f"{r}-{n}" for r, n, _, _ in MULTICLASS_CASES],
+)
 def test_multiclass_readers_refuse_hostile_files_fast(tmp_path, reader, name, data, match):
     path = _write(tmp_path, "f", data)
     expect_error(run_limited(_read_multiclass, reader, path), match)
@@ -207,11 +238,16 @@ STD_TEXT = {
 }
 STD_XML = {
     "ecf": (std.read_ecf, b'<ecf><excerpt audio_filename="f" tbeg="0" dur="1"/></ecf>'),
-    "tlist": (std.read_tlist, b'<termlist><term termid="q"><termtext>x</termtext></term>'
-                              b'</termlist>'),
-    "stdlist": (std.read_stdlist, b'<stdlist><detected_termlist termid="q"><term file="f" '
-                                  b'tbeg="0" dur="1" score="1" decision="YES"/>'
-                                  b'</detected_termlist></stdlist>'),
+    "tlist": (
+        std.read_tlist,
+        b'<termlist><term termid="q"><termtext>x</termtext></term></termlist>',
+    ),
+    "stdlist": (
+        std.read_stdlist,
+        b'<stdlist><detected_termlist termid="q"><term file="f" '
+        b'tbeg="0" dur="1" score="1" decision="YES"/>'
+        b"</detected_termlist></stdlist>",
+    ),
 }
 
 
@@ -222,58 +258,81 @@ def _read_std(table, name, path):
 
 
 STD_CASES = (
-    [(n, "50 MB line", b"a" * 50_000_000, r"line longer than|no XML element")
-     for n in list(STD_TEXT) + list(STD_XML)]
+    [
+        (n, "50 MB line", b"a" * 50_000_000, r"line longer than|no XML element")
+        for n in list(STD_TEXT) + list(STD_XML)
+    ]
     + [(n, "NUL", b"\x00" * 5_000_000, r"NUL byte") for n in list(STD_TEXT) + list(STD_XML)]
     + [(n, "invalid UTF-8", STD_TEXT[n][1] + b"\xff\xfe\n", r":2: not a UTF-8") for n in STD_TEXT]
-    + [("ecf", "50 MB attribute", b'<ecf><excerpt audio_filename="' + b"a" * 50_000_000,
-        r"no XML element")]
+    + [
+        (
+            "ecf",
+            "50 MB attribute",
+            b'<ecf><excerpt audio_filename="' + b"a" * 50_000_000,
+            r"no XML element",
+        )
+    ]
 )
 
 
-@pytest.mark.parametrize("name, attack, data, match", STD_CASES,
-                         ids=[f"{n}-{a}" for n, a, _, _ in STD_CASES])
+@pytest.mark.parametrize(
+    "name, attack, data, match", STD_CASES, ids=[f"{n}-{a}" for n, a, _, _ in STD_CASES]
+)
 def test_std_readers_refuse_hostile_files_fast(tmp_path, name, attack, data, match):
     path = _write(tmp_path, "f", data)
-    expect_error(run_limited(_read_std, None, name, path, cpu_seconds=10, memory_mb=300),
-                 match)
+    expect_error(run_limited(_read_std, None, name, path, cpu_seconds=10, memory_mb=300), match)
 
 
 @pytest.mark.parametrize("name", list(STD_TEXT) + list(STD_XML))
 def test_std_readers_fail_at_once_on_dev_zero(name):
     if not os.path.exists("/dev/zero"):
         pytest.skip("no /dev/zero")
-    expect_error(run_limited(_read_std, None, name, "/dev/zero", cpu_seconds=3, memory_mb=200,
-                             wall_seconds=10), r"NUL byte")
+    expect_error(
+        run_limited(
+            _read_std, None, name, "/dev/zero", cpu_seconds=3, memory_mb=200, wall_seconds=10
+        ),
+        r"NUL byte",
+    )
 
 
-BOMB = (b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
-        + b"".join(b'<!ENTITY lol%d "%s">' % (i, b"&lol%d;" % (i - 1) * 10 if i else b"&lol;" * 10)
-                   for i in range(10))
-        + b']><ecf>&lol9;</ecf>')
-EXTERNAL = (b'<?xml version="1.0"?><!DOCTYPE ecf [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'
-            b'<ecf><excerpt audio_filename="&xxe;" tbeg="0" dur="1"/></ecf>')
+BOMB = (
+    b'<?xml version="1.0"?><!DOCTYPE lolz [<!ENTITY lol "lol">'
+    + b"".join(
+        b'<!ENTITY lol%d "%s">' % (i, b"&lol%d;" % (i - 1) * 10 if i else b"&lol;" * 10)
+        for i in range(10)
+    )
+    + b"]><ecf>&lol9;</ecf>"
+)
+EXTERNAL = (
+    b'<?xml version="1.0"?><!DOCTYPE ecf [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>'
+    b'<ecf><excerpt audio_filename="&xxe;" tbeg="0" dur="1"/></ecf>'
+)
 
 
 @pytest.mark.parametrize("name", list(STD_XML))
 @pytest.mark.parametrize("data", [BOMB, EXTERNAL], ids=["billion-laughs", "external-entity"])
 def test_xml_bombs_and_external_entities_are_refused(tmp_path, name, data):
     path = _write(tmp_path, "x", data)
-    expect_error(run_limited(_read_std, None, name, path, cpu_seconds=5, memory_mb=200),
-                 r"DOCTYPE .* refused")
+    expect_error(
+        run_limited(_read_std, None, name, path, cpu_seconds=5, memory_mb=200),
+        r"DOCTYPE .* refused",
+    )
 
 
-@pytest.mark.parametrize("line, match", [
-    (b"q1 f 1_000 0.2 1.5 YES\n", r"d:1: tbeg '1_000' is not a number"),
-    (b"q1 f -0.5 0.2 1.5 YES\n", r"d:1: tbeg must be >= 0 seconds"),
-    (b"q1 f inf 0.2 1.5 YES\n", r"d:1: tbeg must be a finite number"),
-    (b"q1 f 0.5 -0.2 1.5 YES\n", r"d:1: dur must be >= 0 seconds"),
-    (b"q1 f 0.5 0.2 1e400 YES\n", r"d:1: score '1e400' is out of the float64 range"),
-    (b"q1 f 0.5 0.2 nan YES\n", r"d:1: score is NaN"),
-    (b"q1 f 0.5 0.2 1_5 YES\n", r"d:1: score '1_5' is not a number"),
-    (b"q1 f 0.5 0.2 1.5 MAYBE\n", r"d:1: decision must be YES or NO, got 'MAYBE'"),
-    (b"#q1 f 0.5 0.2 1.5 YES\n", r"d:1: a line starting with '#q1' has the fields"),
-])
+@pytest.mark.parametrize(
+    "line, match",
+    [
+        (b"q1 f 1_000 0.2 1.5 YES\n", r"d:1: tbeg '1_000' is not a number"),
+        (b"q1 f -0.5 0.2 1.5 YES\n", r"d:1: tbeg must be >= 0 seconds"),
+        (b"q1 f inf 0.2 1.5 YES\n", r"d:1: tbeg must be a finite number"),
+        (b"q1 f 0.5 -0.2 1.5 YES\n", r"d:1: dur must be >= 0 seconds"),
+        (b"q1 f 0.5 0.2 1e400 YES\n", r"d:1: score '1e400' is out of the float64 range"),
+        (b"q1 f 0.5 0.2 nan YES\n", r"d:1: score is NaN"),
+        (b"q1 f 0.5 0.2 1_5 YES\n", r"d:1: score '1_5' is not a number"),
+        (b"q1 f 0.5 0.2 1.5 MAYBE\n", r"d:1: decision must be YES or NO, got 'MAYBE'"),
+        (b"#q1 f 0.5 0.2 1.5 YES\n", r"d:1: a line starting with '#q1' has the fields"),
+    ],
+)
 def test_std_detection_numbers_and_comments(tmp_path, line, match):
     path = _write(tmp_path, "d", b"# query file tbeg dur score decision\n" + line)
     with pytest.raises(ValueError, match=match.replace(":1:", ":2:")):
@@ -312,7 +371,9 @@ def test_one_long_id_does_not_widen_every_id_of_the_file(tmp_path, where):
     body = _lines(400_000)
     path = _write(tmp_path, "s", body + long if where == "last" else long + body)
     line = 400_001 if where == "last" else 1
-    expect_error(run_limited(io.read_scores, path, cpu_seconds=10, memory_mb=400),
-                 rf":{line}: an id of 4000 bytes among much shorter ones")
+    expect_error(
+        run_limited(io.read_scores, path, cpu_seconds=10, memory_mb=400),
+        rf":{line}: an id of 4000 bytes among much shorter ones",
+    )
     # a few thousand trials with a long id are fine
     assert len(io.read_scores(_write(tmp_path, "t", _lines(5000) + long))) == 5001

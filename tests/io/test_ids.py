@@ -1,5 +1,6 @@
 """Exact id matching through hashes (focal.io._ids): the answer of a Python dict, even when
-every hash collides, ids differ in width, or queries are absent."""
+every hash collides, ids differ in width, or queries are absent.
+"""
 
 import numpy as np
 import pytest
@@ -25,8 +26,10 @@ def test_match_ids_equals_a_dict_lookup(monkeypatch, hashing):
     pairs = sorted(set(zip(models.tolist(), tests.tolist())))
     table = (np.array([p[0] for p in pairs], dtype="S8"), np.array([p[1] for p in pairs], "S8"))
     qm, qt = _columns(rng, 2500, 16)  # wider query ids: zero padding must not matter
-    query = (np.concatenate([qm, table[0][:500].astype("S16")]),
-             np.concatenate([qt, table[1][:500]]))
+    query = (
+        np.concatenate([qm, table[0][:500].astype("S16")]),
+        np.concatenate([qt, table[1][:500]]),
+    )
     real = _ids.hash_ids
     if hashing == "colliding":  # many hashes shared by different ids
         monkeypatch.setattr(_ids, "hash_ids", lambda *c: real(*c) & np.uint64(0xF << 60))

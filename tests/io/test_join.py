@@ -14,8 +14,9 @@ LABELS = RNG.random(N) < 0.2
 
 
 def _write_key(path, rows):
-    path.write_text("".join(f"{MODELS[i]} {TESTS[i]} {'tar' if LABELS[i] else 'non'}\n"
-                            for i in rows))
+    path.write_text(
+        "".join(f"{MODELS[i]} {TESTS[i]} {'tar' if LABELS[i] else 'non'}\n" for i in rows)
+    )
     return path
 
 
@@ -49,8 +50,11 @@ def test_errors_name_the_file_line_and_trials(tmp_path):
     scores = RNG.normal(size=N).tolist()
     k = read_key(_write_key(tmp_path / "key", range(N)))
     short = _write_scores(tmp_path / "short", range(N - 2), scores)
-    with pytest.raises(ValueError, match=r"short: 2 trial\(s\) of the key .* have no score, e.g. "
-                                         r"\(spk1, seg02998\)"):
+    with pytest.raises(
+        ValueError,
+        match=r"short: 2 trial\(s\) of the key .* have no score, e.g. "
+        r"\(spk1, seg02998\)",
+    ):
         align_files(k, [short])
     extra_key = read_key(_write_key(tmp_path / "key2", range(N - 5)))
     with pytest.raises(ValueError, match=r"5 scored trial\(s\) are not in the key"):
@@ -58,7 +62,9 @@ def test_errors_name_the_file_line_and_trials(tmp_path):
     rows = list(range(N)) + [1500]
     twice = _write_scores(tmp_path / "twice", rows, scores)
     for block_bytes in (256, 1 << 20):  # repeated in another block, and in the same block
-        with pytest.raises(ValueError, match=rf"twice:{N + 1}: duplicate trial \(spk20, seg01500\)"):
+        with pytest.raises(
+            ValueError, match=rf"twice:{N + 1}: duplicate trial \(spk20, seg01500\)"
+        ):
             align_files(k, [twice], block_bytes=block_bytes)
     rows = list(range(N - 5)) + [N - 3, N - 3]  # a repeat among trials absent from the key
     with pytest.raises(ValueError, match=rf"dup:{N - 3}: duplicate trial"):

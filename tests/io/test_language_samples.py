@@ -49,7 +49,8 @@ def test_sets_read_align_and_sys2_is_over_confident_by_2_6(set_name):
             assert s.task == "Plenty" and s.condition == condition.capitalize()
             systems[system, condition] = s
     X, labels, segments, classes = align_multiclass(
-        key, *(systems[s, "open"] for s in ("sys1", "sys2", "sys3")))
+        key, *(systems[s, "open"] for s in ("sys1", "sys2", "sys3"))
+    )
     assert X.shape == (360, 21) and classes[-1] == "OOS"
     np.testing.assert_array_equal(np.bincount(labels), [45] * 6 + [90])
     closed = systems["sys2", "closed"]
@@ -61,6 +62,10 @@ def test_sets_read_align_and_sys2_is_over_confident_by_2_6(set_name):
     cost = [prior_weighted_cross_entropy(a * Xc, yc, prior) for a in scales]
     best = scales[int(np.argmin(cost))]
     assert 0.3 <= best <= 0.5, best
-    cost1 = [prior_weighted_cross_entropy(a * align_multiclass(key, systems["sys1", "closed"])[0],
-                                          yc, prior) for a in scales]
+    cost1 = [
+        prior_weighted_cross_entropy(
+            a * align_multiclass(key, systems["sys1", "closed"])[0], yc, prior
+        )
+        for a in scales
+    ]
     assert 0.8 <= scales[int(np.argmin(cost1))] <= 1.25

@@ -41,16 +41,27 @@ def test_reads_the_plans_figure_1(tmp_path):
     assert s.task == "Plenty" and s.condition == "Closed"
     assert s.classes == ("Basque", "Catalan", "English", "Galician", "Portuguese", "Spanish", "OOS")
     assert names(s.segments) == ["xxyyffaa", "gghhjbb", "pplkkaa", "qqtzzii"]
-    np.testing.assert_array_equal(s.llh, [
-        [-0.5678, -0.0034, 0.6723, 1.4332, -7.0032, 5.0065, 0.0],
-        [0.3421, -0.9734, -1.5671, -3.0087, -9.3215, -3.7666, 0.0],
-        [-1.7608, 0.4559, -0.3946, -0.0004, 2.1444, -0.0342, 0.0],
-        [0.1799, -5.5911, -0.0795, 0.1005, 0.1871, -6.998, 0.0]])
+    np.testing.assert_array_equal(
+        s.llh,
+        [
+            [-0.5678, -0.0034, 0.6723, 1.4332, -7.0032, 5.0065, 0.0],
+            [0.3421, -0.9734, -1.5671, -3.0087, -9.3215, -3.7666, 0.0],
+            [-1.7608, 0.4559, -0.3946, -0.0004, 2.1444, -0.0342, 0.0],
+            [0.1799, -5.5911, -0.0795, 0.1005, 0.1871, -6.998, 0.0],
+        ],
+    )
 
 
 def test_empty_task_open_set(tmp_path):
-    s = read_albayzin_scores(write(tmp_path, "e", "Empty Open s1 1 2 3 4 5\nempty open s2 0 0 0 0 -1\n"
-                                   .replace("empty open", "Empty Open")))
+    s = read_albayzin_scores(
+        write(
+            tmp_path,
+            "e",
+            "Empty Open s1 1 2 3 4 5\nempty open s2 0 0 0 0 -1\n".replace(
+                "empty open", "Empty Open"
+            ),
+        )
+    )
     assert s.classes == ("French", "German", "Greek", "Italian", "OOS")
     assert s.condition == "Open"
     np.testing.assert_array_equal(s.llh[1], [0, 0, 0, 0, -1])
@@ -60,24 +71,32 @@ def test_task_and_condition_are_case_insensitive_but_constant(tmp_path):
     s = read_albayzin_scores(write(tmp_path, "a", "plenty CLOSED s1 1 2 3 4 5 6 0\n"))
     assert (s.task, s.condition) == ("Plenty", "Closed")
     with pytest.raises(ValueError, match=r"a:2: condition 'Open' differs from the file's first"):
-        read_albayzin_scores(write(tmp_path, "a", "Plenty Closed s1 1 2 3 4 5 6 0\n"
-                                   "Plenty Open s2 1 2 3 4 5 6 7\n"))
+        read_albayzin_scores(
+            write(tmp_path, "a", "Plenty Closed s1 1 2 3 4 5 6 0\nPlenty Open s2 1 2 3 4 5 6 7\n")
+        )
 
 
-@pytest.mark.parametrize("text,message", [
-    ("Plenti Closed s 1 2 3 4 5 6 7\n", r"x:1: unknown task 'Plenti'"),
-    ("# c\nPlenty Shut s 1 2 3 4 5 6 7\n", r"x:2: unknown condition 'Shut'"),
-    ("Plenty\n", r"x:1: unknown condition ''"),
-    ("Plenty Closed s 1 2 3 4 5 6\n", r"x:1: expected 10 fields .*Basque.*OOS.*got 9"),
-    ("Empty Closed s 1 2 3 4 5 6 7\n", r"x:1: expected 8 fields"),
-    ("Plenty Closed s 1 2 3 4 5 6 x\n", r"x:1: log-likelihood 'x' is not a number"),
-    ("Plenty Closed s 1 2 3 4 5 6 7\nPlenty Closed t 1 2 nan 4 5 6 7\n",
-     r"x:2: log-likelihood is NaN"),
-    ("Plenty Closed s 1 2 3 4 5 6 7\nPlenty Closed s 1 2 3 4 5 6 7\n",
-     r"x:2: duplicate segment 's', first seen on line 1"),
-    ("Empty Closed s 1 2 3 4 5\nPlenty Closed t 1 2 3 4 5\n", r"x:2: task 'Plenty' differs"),
-    ("\n# nothing\n", r"x: no segments"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("Plenti Closed s 1 2 3 4 5 6 7\n", r"x:1: unknown task 'Plenti'"),
+        ("# c\nPlenty Shut s 1 2 3 4 5 6 7\n", r"x:2: unknown condition 'Shut'"),
+        ("Plenty\n", r"x:1: unknown condition ''"),
+        ("Plenty Closed s 1 2 3 4 5 6\n", r"x:1: expected 10 fields .*Basque.*OOS.*got 9"),
+        ("Empty Closed s 1 2 3 4 5 6 7\n", r"x:1: expected 8 fields"),
+        ("Plenty Closed s 1 2 3 4 5 6 x\n", r"x:1: log-likelihood 'x' is not a number"),
+        (
+            "Plenty Closed s 1 2 3 4 5 6 7\nPlenty Closed t 1 2 nan 4 5 6 7\n",
+            r"x:2: log-likelihood is NaN",
+        ),
+        (
+            "Plenty Closed s 1 2 3 4 5 6 7\nPlenty Closed s 1 2 3 4 5 6 7\n",
+            r"x:2: duplicate segment 's', first seen on line 1",
+        ),
+        ("Empty Closed s 1 2 3 4 5\nPlenty Closed t 1 2 3 4 5\n", r"x:2: task 'Plenty' differs"),
+        ("\n# nothing\n", r"x: no segments"),
+    ],
+)
 def test_albayzin_errors_name_file_and_line(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
         read_albayzin_scores(write(tmp_path, "x", text))
@@ -93,13 +112,16 @@ def test_generic_format(tmp_path):
     assert [s.lines.line(i) for i in range(2)] == [3, 4]
 
 
-@pytest.mark.parametrize("text,message", [
-    ("segment\n", r"g:1: the header must name the classes"),
-    ("segment a b a\n", r"g:1: class 'a' named twice"),
-    ("segment a b\ns1 1\n", r"g:2: expected 3 fields 'segment' and 2 scores \(a, b\), got 2"),
-    ("segment a b\ns1 1 two\n", r"g:2: log-likelihood 'two' is not a number"),
-    ("segment a b\n", r"g: no segments"),
-])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("segment\n", r"g:1: the header must name the classes"),
+        ("segment a b a\n", r"g:1: class 'a' named twice"),
+        ("segment a b\ns1 1\n", r"g:2: expected 3 fields 'segment' and 2 scores \(a, b\), got 2"),
+        ("segment a b\ns1 1 two\n", r"g:2: log-likelihood 'two' is not a number"),
+        ("segment a b\n", r"g: no segments"),
+    ],
+)
 def test_generic_errors(tmp_path, text, message):
     with pytest.raises(ValueError, match=message):
         read_multiclass_scores(write(tmp_path, "g", text))
@@ -107,8 +129,9 @@ def test_generic_errors(tmp_path, text, message):
 
 def test_key_and_alignment(tmp_path):
     scores = read_albayzin_scores(write(tmp_path, "s", FIGURE_1))
-    key = read_multiclass_key(write(tmp_path, "k", "qqtzzii spanish\nxxyyffaa Basque\n"
-                                    "gghhjbb OOS\npplkkaa Portuguese\n"))
+    key = read_multiclass_key(
+        write(tmp_path, "k", "qqtzzii spanish\nxxyyffaa Basque\ngghhjbb OOS\npplkkaa Portuguese\n")
+    )
     X, labels, segments, classes = align_multiclass(key, scores)
     assert names(segments) == ["qqtzzii", "xxyyffaa", "gghhjbb", "pplkkaa"]
     np.testing.assert_array_equal(labels, [5, 0, 6, 4])
@@ -121,8 +144,11 @@ def test_key_and_alignment(tmp_path):
 
 def test_unknown_language_and_the_oos_policy(tmp_path):
     scores = read_albayzin_scores(write(tmp_path, "s", FIGURE_1))
-    key = read_multiclass_key(write(tmp_path, "k", "qqtzzii Spanish\nxxyyffaa Basque\n"
-                                    "gghhjbb Arabic\npplkkaa out-of-set\n"))
+    key = read_multiclass_key(
+        write(
+            tmp_path, "k", "qqtzzii Spanish\nxxyyffaa Basque\ngghhjbb Arabic\npplkkaa out-of-set\n"
+        )
+    )
     with pytest.raises(ValueError, match=r"k:3: unknown language 'Arabic' \(classes: Basque, "):
         align_multiclass(key, scores)
     _, labels, _, _ = align_multiclass(key, scores, other="oos")
@@ -139,7 +165,9 @@ def test_oos_policy_needs_an_oos_class(tmp_path):
 def test_missing_segments(tmp_path):
     scores = read_albayzin_scores(write(tmp_path, "s", FIGURE_1))
     key = read_multiclass_key(write(tmp_path, "k", "qqtzzii Spanish\nzzz Basque\nyyy Basque\n"))
-    with pytest.raises(ValueError, match=r"s: 2 segment\(s\) of the key .* have no scores, e\.g\. zzz, yyy"):
+    with pytest.raises(
+        ValueError, match=r"s: 2 segment\(s\) of the key .* have no scores, e\.g\. zzz, yyy"
+    ):
         align_multiclass(key, scores)
     X, labels, segments, _ = align_multiclass(key, scores, missing="drop")
     assert names(segments) == ["qqtzzii"]
@@ -171,8 +199,7 @@ def test_key_errors(tmp_path):
         read_multiclass_key(write(tmp_path, "k", "s1 en\ns1 fr\n"))
 
 
-segment_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_-.", min_size=1,
-                        max_size=10)
+segment_names = st.text(alphabet="abcdefghijklmnopqrstuvwxyz0123456789_-.", min_size=1, max_size=10)
 llh_values = st.floats(allow_nan=False, width=64)
 
 
@@ -181,8 +208,13 @@ def test_writers_round_trip_bit_identically(tmp_path_factory, data):
     task = data.draw(st.sampled_from(["Plenty", "Empty"]))
     m = len(ALBAYZIN_CLASSES[task])
     segs = data.draw(st.lists(segment_names, min_size=1, max_size=20, unique=True))
-    llh = np.array(data.draw(st.lists(st.lists(llh_values, min_size=m, max_size=m),
-                                      min_size=len(segs), max_size=len(segs))))
+    llh = np.array(
+        data.draw(
+            st.lists(
+                st.lists(llh_values, min_size=m, max_size=m), min_size=len(segs), max_size=len(segs)
+            )
+        )
+    )
     folder = tmp_path_factory.mktemp("mc")
     write_albayzin_scores(folder / "a", np.array(segs), llh, task, "Open", chunk_size=3)
     back = read_albayzin_scores(folder / "a")

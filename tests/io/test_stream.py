@@ -50,8 +50,11 @@ def fuse(X):
     return out
 
 
-@given(chunk_size=st.integers(1, 700), block_bytes=st.sampled_from([97, 333, 4096, 1 << 22]),
-       comment_every=st.sampled_from([None, 7, 100]))
+@given(
+    chunk_size=st.integers(1, 700),
+    block_bytes=st.sampled_from([97, 333, 4096, 1 << 22]),
+    comment_every=st.sampled_from([None, 7, 100]),
+)
 @settings(max_examples=12)
 def test_streaming_equals_whole_file_path(tmp_path_factory, chunk_size, block_bytes, comment_every):
     folder = tmp_path_factory.mktemp("stream")
@@ -62,8 +65,7 @@ def test_streaming_equals_whole_file_path(tmp_path_factory, chunk_size, block_by
     assert np.char.decode(np.concatenate([c.ids[0] for c in chunks])).tolist() == models.tolist()
     assert np.char.decode(np.concatenate([c.ids[1] for c in chunks])).tolist() == tests.tolist()
     # apply writes exactly what the non-streaming path writes
-    n = apply_to_files(fuse, paths, folder / "out", chunk_size=chunk_size,
-                       block_bytes=block_bytes)
+    n = apply_to_files(fuse, paths, folder / "out", chunk_size=chunk_size, block_bytes=block_bytes)
     assert n == 500
     Xw, mw, tw = align_scores(*(read_scores(p) for p in paths))
     write_scores(folder / "ref", mw, tw, fuse(Xw))
@@ -86,8 +88,10 @@ def test_mismatched_trial_order_is_a_clear_error(tmp_path):
     with pytest.raises(ValueError) as info:
         list(iter_score_chunks(paths, chunk_size=64))
     message = str(info.value)
-    assert f"{paths[2]}:201: trial (spk017, utt00201_x) is not the trial (spk016, utt00200_) " \
-           f"of {paths[0]}:201" in message
+    assert (
+        f"{paths[2]}:201: trial (spk017, utt00201_x) is not the trial (spk016, utt00200_) "
+        f"of {paths[0]}:201" in message
+    )
     assert "on_mismatch='align'" in message
     # the documented fallback aligns on the ids
     apply_to_files(fuse, paths, tmp_path / "out", on_mismatch="align")
@@ -98,7 +102,9 @@ def test_mismatched_trial_order_is_a_clear_error(tmp_path):
 def test_files_of_different_lengths(tmp_path):
     paths, models, tests, X = make_systems(tmp_path, n=100)
     write_scores(paths[1], models[:90], tests[:90], X[:90, 1])
-    with pytest.raises(ValueError, match=r"sys1.scores: ends after 90 trials, .*sys0.scores has more"):
+    with pytest.raises(
+        ValueError, match=r"sys1.scores: ends after 90 trials, .*sys0.scores has more"
+    ):
         list(iter_score_chunks(paths, chunk_size=32))
     with pytest.raises(ValueError, match=r"sys0.scores: has more trials than .*sys1.scores \(90\)"):
         list(iter_score_chunks([paths[1], paths[0]], chunk_size=32))
@@ -119,11 +125,17 @@ def test_reader_errors_surface_with_file_and_line(tmp_path):
     assert [p for p in os.listdir(tmp_path) if p.startswith(".focal-")] == []
 
 
-@pytest.mark.parametrize("transform,message", [
-    (lambda X: X, r"transform returned shape \(64, 3\) for a chunk of shape \(64, 3\); expected \(64,\)"),
-    (lambda X: np.where(X[:, 0] > 2, np.nan, 0.0), r"transform returned NaN for trial \(spk"),
-    (None, "transform must be callable"),
-])
+@pytest.mark.parametrize(
+    "transform,message",
+    [
+        (
+            lambda X: X,
+            r"transform returned shape \(64, 3\) for a chunk of shape \(64, 3\); expected \(64,\)",
+        ),
+        (lambda X: np.where(X[:, 0] > 2, np.nan, 0.0), r"transform returned NaN for trial \(spk"),
+        (None, "transform must be callable"),
+    ],
+)
 def test_bad_transforms(tmp_path, transform, message):
     paths, _, _, _ = make_systems(tmp_path, n=100)
     with pytest.raises(ValueError, match=message):
@@ -174,15 +186,24 @@ def test_multiclass_streaming(tmp_path):
     llh = [rng.normal(size=(333, 7)) for _ in range(2)]
     for j in range(2):
         write_albayzin_scores(tmp_path / f"a{j}", segs, llh[j], "Plenty", "Open")
-    chunks = list(iter_score_chunks([tmp_path / "a0", tmp_path / "a1"], kind="albayzin",
-                                    chunk_size=50, block_bytes=1000))
+    chunks = list(
+        iter_score_chunks(
+            [tmp_path / "a0", tmp_path / "a1"], kind="albayzin", chunk_size=50, block_bytes=1000
+        )
+    )
     np.testing.assert_array_equal(np.concatenate([c.X for c in chunks]), np.hstack(llh))
 
     def calibrate(X):
         return 0.5 * X[:, :7] + 0.25 * X[:, 7:] - 1.0
 
-    apply_to_files(calibrate, [tmp_path / "a0", tmp_path / "a1"], tmp_path / "out",
-                   kind="albayzin", chunk_size=40, condition="Closed")
+    apply_to_files(
+        calibrate,
+        [tmp_path / "a0", tmp_path / "a1"],
+        tmp_path / "out",
+        kind="albayzin",
+        chunk_size=40,
+        condition="Closed",
+    )
     out = read_albayzin_scores(tmp_path / "out")
     assert (out.task, out.condition) == ("Plenty", "Closed")
     np.testing.assert_array_equal(out.llh, calibrate(np.hstack(llh)))
@@ -191,15 +212,25 @@ def test_multiclass_streaming(tmp_path):
     order = rng.permutation(333)
     write_multiclass_scores(tmp_path / "g1", segs[order], llh[1][order, :3], ["en", "fr", "de"])
     with pytest.raises(ValueError, match="g1:2: trial"):
-        apply_to_files(lambda X: X[:, :3], [tmp_path / "g0", tmp_path / "g1"], tmp_path / "o",
-                       kind="multiclass")
-    apply_to_files(lambda X: X[:, :3] - X[:, 3:], [tmp_path / "g0", tmp_path / "g1"],
-                   tmp_path / "o", kind="multiclass", on_mismatch="align")
+        apply_to_files(
+            lambda X: X[:, :3],
+            [tmp_path / "g0", tmp_path / "g1"],
+            tmp_path / "o",
+            kind="multiclass",
+        )
+    apply_to_files(
+        lambda X: X[:, :3] - X[:, 3:],
+        [tmp_path / "g0", tmp_path / "g1"],
+        tmp_path / "o",
+        kind="multiclass",
+        on_mismatch="align",
+    )
     out = read_multiclass_scores(tmp_path / "o")
     assert out.classes == ("en", "fr", "de")
     np.testing.assert_array_equal(out.llh, llh[0][:, :3] - llh[1][:, :3])
-    X, _, _ = align_multiclass_scores(read_multiclass_scores(tmp_path / "g0"),
-                                      read_multiclass_scores(tmp_path / "g1"))
+    X, _, _ = align_multiclass_scores(
+        read_multiclass_scores(tmp_path / "g0"), read_multiclass_scores(tmp_path / "g1")
+    )
     np.testing.assert_array_equal(X, np.hstack([llh[0][:, :3], llh[1][:, :3]]))
     with pytest.raises(ValueError, match="transform returned shape"):
         apply_to_files(lambda X: X[:, :3], [tmp_path / "a0"], tmp_path / "o", kind="albayzin")

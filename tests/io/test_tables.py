@@ -1,5 +1,6 @@
 """BOSARIS HDF5 Scores / Key (h5py) and parquet tables (pyarrow) read as the text files of the
-same trials; recognised by their magic bytes."""
+same trials; recognised by their magic bytes.
+"""
 
 import numpy as np
 import pytest
@@ -17,12 +18,20 @@ TARGET = np.array([[1, 0, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]], dtype=bool)
 def _text_files(tmp_path):
     rows, cols = np.nonzero(TRIALS)
     s = tmp_path / "scores.txt"
-    s.write_text("".join(f"{MODELS[r].decode()} {SEGMENTS[c].decode()} {float(SCORES[r, c])!r}\n"
-                         for r, c in zip(rows, cols)))
+    s.write_text(
+        "".join(
+            f"{MODELS[r].decode()} {SEGMENTS[c].decode()} {float(SCORES[r, c])!r}\n"
+            for r, c in zip(rows, cols)
+        )
+    )
     k = tmp_path / "key.txt"
-    k.write_text("".join(f"{MODELS[r].decode()} {SEGMENTS[c].decode()} "
-                         f"{'target' if TARGET[r, c] else 'nontarget'}\n"
-                         for r, c in zip(rows[::-1], cols[::-1])))
+    k.write_text(
+        "".join(
+            f"{MODELS[r].decode()} {SEGMENTS[c].decode()} "
+            f"{'target' if TARGET[r, c] else 'nontarget'}\n"
+            for r, c in zip(rows[::-1], cols[::-1])
+        )
+    )
     return s, k
 
 
@@ -56,19 +65,32 @@ def test_parquet_scores_and_key(tmp_path):
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     rows, cols = np.nonzero(TRIALS)
-    pq.write_table(pa.table({"enrol": MODELS[rows].astype(str), "segment": SEGMENTS[cols],
-                             "llr": SCORES[rows, cols]}), tmp_path / "scores.pq")
-    pq.write_table(pa.table({"modelid": MODELS[rows].astype(str),
-                             "segmentid": SEGMENTS[cols].astype(str),
-                             "targettype": np.where(TARGET[rows, cols], "target", "nontarget")}),
-                   tmp_path / "key.parquet")
+    pq.write_table(
+        pa.table(
+            {
+                "enrol": MODELS[rows].astype(str),
+                "segment": SEGMENTS[cols],
+                "llr": SCORES[rows, cols],
+            }
+        ),
+        tmp_path / "scores.pq",
+    )
+    pq.write_table(
+        pa.table(
+            {
+                "modelid": MODELS[rows].astype(str),
+                "segmentid": SEGMENTS[cols].astype(str),
+                "targettype": np.where(TARGET[rows, cols], "target", "nontarget"),
+            }
+        ),
+        tmp_path / "key.parquet",
+    )
     s_txt, k_txt = _text_files(tmp_path)
     expected = align_trials(read_key(k_txt), read_scores(s_txt))
     got = align_trials(read_key(k_txt), read_scores(tmp_path / "scores.pq"))
     for e, g in zip(expected, got):
         assert np.array_equal(e, g)
-    got = align_trials(read_key(tmp_path / "key.parquet", format="nist-sre"),
-                       read_scores(s_txt))
+    got = align_trials(read_key(tmp_path / "key.parquet", format="nist-sre"), read_scores(s_txt))
     assert got[1].tolist() == TARGET[TRIALS].tolist()
     with pytest.raises(ValueError, match="no score column"):
         read_scores(tmp_path / "key.parquet")

@@ -39,8 +39,9 @@ def _multiclass(rng, n, N, sep=1.5, scale=1.0):
 # ------------------------------------------------------------------------- binary = DCF
 
 
-@pytest.mark.parametrize("p, cm, cf", [(0.5, 1, 1), (0.01, 1, 1), (0.001, 1, 1), (0.2, 10, 1),
-                                       (0.9, 1, 3)])
+@pytest.mark.parametrize(
+    "p, cm, cf", [(0.5, 1, 1), (0.01, 1, 1), (0.001, 1, 1), (0.2, 10, 1), (0.9, 1, 3)]
+)
 def test_binary_cost_matrix_is_dcf_and_min_dcf(p, cm, cf):
     rng = np.random.default_rng(1)
     tar, non, llr, y = _binary(rng)
@@ -61,13 +62,14 @@ def test_binary_cost_matrix_is_dcf_and_min_dcf(p, cm, cf):
     keep = np.abs(llr - thr) > 1e-9
     t2, n2 = llr[keep & (y == 1)], llr[keep & (y == 0)]
     assert bayes_risk(llr[keep], y[keep], [1 - p, p], C) == pytest.approx(
-        dcf(t2, n2, p, cm, cf), rel=1e-13)
+        dcf(t2, n2, p, cm, cf), rel=1e-13
+    )
 
 
 def test_binary_decisions_follow_the_bayes_threshold():
     llr = np.array([-np.inf, -1.0, 0.0, 1.0, np.inf])
     d = bayes_decisions(llr, 0.5, detection_cost_matrix())
-    assert d.tolist() == [0, 0, 1, 1, 1]            # accept iff llr >= 0
+    assert d.tolist() == [0, 0, 1, 1, 1]  # accept iff llr >= 0
 
 
 def test_refer_option_hand_computed():
@@ -81,7 +83,7 @@ def test_refer_option_hand_computed():
     assert bayes_decisions(llr, 0.5, C).tolist() == [1, 2, 0, 0, 1, 2]
     expected = 0.5 * (0 + 0.3 + 1) / 3 + 0.5 * (0 + 1 + 0.3) / 3
     assert bayes_risk(llr, y, 0.5, C, normalize=False) == pytest.approx(expected, rel=1e-15)
-    assert default_bayes_risk(0.5, C) == pytest.approx(0.3, rel=1e-15)   # refer everything
+    assert default_bayes_risk(0.5, C) == pytest.approx(0.3, rel=1e-15)  # refer everything
     assert bayes_risk(llr, y, 0.5, C) == pytest.approx(expected / 0.3, rel=1e-15)
     # at p_target = 0.1 and C_miss 5: expected costs reject 5q, accept 1-q, refer 0.3
     C2 = detection_cost_matrix(5.0, 1.0, c_refer=0.3)
@@ -109,7 +111,7 @@ def _slow_monotone_minimum(llr, y, p, C, order):
 def test_refer_minimum_is_exact_over_threshold_pairs():
     rng = np.random.default_rng(2)
     tar, non, llr, y = _binary(rng, 25, 40)
-    llr = np.round(llr, 1)                          # ties must share a decision
+    llr = np.round(llr, 1)  # ties must share a decision
     C = detection_cost_matrix(2.0, 1.0, c_refer=0.25)
     a = bayes_risk_analysis(llr, y, 0.3, C, normalize=False)
     slow = _slow_monotone_minimum(llr, y, 0.3, C, order=(0, 2, 1))
@@ -134,20 +136,25 @@ def test_recalibrated_risk_uses_the_logarithmic_optimal_calibration():
 
 
 @settings(max_examples=30, deadline=None)
-@given(seed=st.integers(0, 10**6), N=st.integers(2, 5), D=st.integers(1, 6),
-       scale=st.sampled_from([1.0, 30.0, 1e4]))
+@given(
+    seed=st.integers(0, 10**6),
+    N=st.integers(2, 5),
+    D=st.integers(1, 6),
+    scale=st.sampled_from([1.0, 30.0, 1e4]),
+)
 def test_multiclass_decisions_minimize_the_posterior_expected_cost(seed, N, D, scale):
     rng = np.random.default_rng(seed)
     llh, y = _multiclass(rng, 50, N, scale=scale)
     prior = rng.dirichlet(np.ones(N))
     C = rng.uniform(0, 5, (D, N))
     d = bayes_decisions(llh, prior, C)
-    R = softmax(llh + np.log(prior), axis=1) @ C.T        # direct: posterior expected costs
+    R = softmax(llh + np.log(prior), axis=1) @ C.T  # direct: posterior expected costs
     chosen = R[np.arange(50), d]
     assert np.all(chosen <= R.min(axis=1) * (1 + 1e-9) + 1e-300)
     w = prior[y] / np.bincount(y, minlength=N)[y]
     assert bayes_risk(llh, y, prior, C, normalize=False) == pytest.approx(
-        float(w @ C[d, y]), rel=1e-13)
+        float(w @ C[d, y]), rel=1e-13
+    )
 
 
 @pytest.mark.parametrize("N, p_target", [(3, 0.5), (4, 0.5), (4, 0.2), (5, 0.7)])
@@ -155,9 +162,10 @@ def test_lre_compound_cost_is_cavg(N, p_target):
     rng = np.random.default_rng(N)
     llh, y = _multiclass(rng, 500, N)
     subsets, C = lre_cost_matrix(N, p_target)
-    assert subsets.shape == (2 ** N, N)
+    assert subsets.shape == (2**N, N)
     assert bayes_risk(llh, y, None, C, normalize=False) == pytest.approx(
-        cavg(llh, y, p_target=p_target), rel=1e-13)
+        cavg(llh, y, p_target=p_target), rel=1e-13
+    )
     # the compound decision accepts exactly CAVG's targets
     acc = subsets[bayes_decisions(llh, None, C)]
     q = softmax(llh, axis=1)
@@ -178,7 +186,8 @@ def test_zero_prior_class_and_its_trials_are_ignored():
     prior = np.array([0.5, 0.3, 0.2, 0.0])
     keep = y < 3
     assert bayes_risk(llh, y, prior, C, normalize=False) == pytest.approx(
-        bayes_risk(llh[keep, :3], y[keep], prior[:3], C[:, :3], normalize=False), rel=1e-14)
+        bayes_risk(llh[keep, :3], y[keep], prior[:3], C[:, :3], normalize=False), rel=1e-14
+    )
 
 
 def test_bad_inputs_are_refused():
@@ -241,8 +250,7 @@ def test_estimators_predict_with_a_cost_matrix():
 
 
 @settings(max_examples=40, deadline=None)
-@given(seed=st.integers(0, 10**6), N=st.integers(2, 4), D=st.integers(1, 5),
-       binary=st.booleans())
+@given(seed=st.integers(0, 10**6), N=st.integers(2, 4), D=st.integers(1, 5), binary=st.booleans())
 def test_uninformative_scores_score_the_default(seed, N, D, binary):
     """All-zero (log-)likelihoods make the Bayes decision of the prior alone: the risk is the
     default and the normalized risk 1 (thesis eq. 7.20); every minimum is at most that.

@@ -53,7 +53,7 @@ def direct_cross_entropy_bits(tar, non, p):
         return x + math.log1p(math.exp(-x)) if x > 0 else math.log1p(math.exp(x))
 
     c_tar = sum(softplus(-(w + lp)) for w in tar) / len(tar)  # -log sigmoid(llr + logit P)
-    c_non = sum(softplus(w + lp) for w in non) / len(non)     # -log sigmoid(-(llr + logit P))
+    c_non = sum(softplus(w + lp) for w in non) / len(non)  # -log sigmoid(-(llr + logit P))
     return (p * c_tar + (1 - p) * c_non) / LN2
 
 
@@ -79,9 +79,9 @@ def test_two_interleaved_targets_and_non_targets():
     np.testing.assert_array_equal(hull.p_fa, [1, 0.5, 0, 0])
     np.testing.assert_array_equal(hull.thresholds, [0, 1, 3, np.inf])
     np.testing.assert_array_equal(hull.llr, [-np.inf, 0.0, np.inf])
-    assert hull.eer == 0.25          # the segment (0, 1/2)-(1/2, 0) crosses P_miss = P_fa at 1/4
-    assert hull.prbep == 0.5         # misses: 0 -> 1, false alarms: 1 -> 0 along that segment
-    assert hull.auc == 0.875         # area under (1,1)-(1/2,1)-(0,1/2)-(0,0)
+    assert hull.eer == 0.25  # the segment (0, 1/2)-(1/2, 0) crosses P_miss = P_fa at 1/4
+    assert hull.prbep == 0.5  # misses: 0 -> 1, false alarms: 1 -> 0 along that segment
+    assert hull.auc == 0.875  # area under (1,1)-(1/2,1)-(0,1/2)-(0,0)
     assert hull.min_dcf(0.5) == 0.5  # cost 1/4 at the middle vertices, default cost 1/2
     # minCllr: blocks with LLR -inf (one non-target), 0 (one of each), +inf (one target):
     # half the trials cost log 2 nats at prior 1/2 -> 1/2 bit
@@ -106,12 +106,13 @@ def test_actual_dcf_hand_value():
     thr = -math.log(0.01 / 0.99) - math.log(10)
     assert 2.0 < thr < 3.0
     assert dcf([3.0, 2.0], [0.0, 1.0], 0.01, c_miss=10) == pytest.approx(
-        (0.01 * 10 * 0.5) / min(0.01 * 10, 0.99))
+        (0.01 * 10 * 0.5) / min(0.01 * 10, 0.99)
+    )
 
 
 def test_threshold_ties_accept():
     # an LLR exactly at the Bayes threshold is accepted (thesis 7.3.1: w >= -h)
-    assert dcf([0.0], [0.0], 0.5) == 1.0   # target accepted, non-target accepted
+    assert dcf([0.0], [0.0], 0.5) == 1.0  # target accepted, non-target accepted
     assert dcf([0.0], [-1.0], 0.5) == 0.0
 
 
@@ -135,8 +136,8 @@ def test_separated_scores_have_zero_minimum_costs(tar, non, gap, p):
 
 def test_single_target_single_nontarget():
     assert eer([1.0], [0.0]) == 0.0
-    assert eer([0.0], [1.0]) == 0.5       # reversed: the hull is the diagonal
-    assert eer([0.5], [0.5]) == 0.5       # tied
+    assert eer([0.0], [1.0]) == 0.5  # reversed: the hull is the diagonal
+    assert eer([0.5], [0.5]) == 0.5  # tied
     assert min_cllr([0.0], [1.0]) == 1.0
     assert min_cllr([1.0], [0.0]) == 0.0
     assert min_dcf([0.0], [1.0], 0.3) == 1.0
@@ -163,7 +164,8 @@ def test_infinite_llrs():
     assert cllr([inf, 1.0], [inf]) == inf
     assert dcf([inf], [-inf], 0.01) == 0.0
     assert min_dcf([inf, 0.0], [-inf, 0.0], 0.5) == pytest.approx(
-        brute_min_dcf(np.array([inf, 0.0]), np.array([-inf, 0.0]), 0.5))
+        brute_min_dcf(np.array([inf, 0.0]), np.array([-inf, 0.0]), 0.5)
+    )
     assert min_cllr([inf], [-inf]) == 0.0
 
 
@@ -178,8 +180,9 @@ def test_rocch_eer_is_max_over_priors_of_min_bayes_error(tar, non):
 @given(small_sets, small_sets, probabilities, st.floats(0.1, 10), st.floats(0.1, 10))
 def test_min_dcf_is_the_minimum_over_all_thresholds(tar, non, p, cm, cf):
     tar, non = np.array(tar, dtype=float), np.array(non, dtype=float)
-    assert min_dcf(tar, non, p, cm, cf) == pytest.approx(brute_min_dcf(tar, non, p, cm, cf),
-                                                          rel=1e-12, abs=1e-15)
+    assert min_dcf(tar, non, p, cm, cf) == pytest.approx(
+        brute_min_dcf(tar, non, p, cm, cf), rel=1e-12, abs=1e-15
+    )
 
 
 @given(continuous_sets, continuous_sets, probabilities, st.floats(0.1, 10), st.floats(0.1, 10))
@@ -191,8 +194,9 @@ def test_min_dcf_never_exceeds_actual_dcf(tar, non, p, cm, cf):
 
 @given(continuous_sets, continuous_sets, probabilities)
 def test_cross_entropy_matches_sws_eqs_37_38(tar, non, p):
-    assert cross_entropy(tar, non, p) == pytest.approx(direct_cross_entropy_bits(tar, non, p),
-                                                       rel=1e-12, abs=1e-12)
+    assert cross_entropy(tar, non, p) == pytest.approx(
+        direct_cross_entropy_bits(tar, non, p), rel=1e-12, abs=1e-12
+    )
 
 
 @given(continuous_sets, continuous_sets, probabilities, st.floats(0.1, 100), st.floats(0.1, 100))
@@ -203,7 +207,8 @@ def test_cross_entropy_at_a_systems_own_effective_prior(tar, non, p, cm, cf):
     p_eff = effective_prior(p, cm, cf)
     assume(0.0 < p_eff < 1.0)
     assert cross_entropy(tar, non, p_eff) == pytest.approx(
-        direct_cross_entropy_bits(tar, non, p_eff), rel=1e-11, abs=1e-12)
+        direct_cross_entropy_bits(tar, non, p_eff), rel=1e-11, abs=1e-12
+    )
 
 
 @given(continuous_sets, continuous_sets, probabilities)
@@ -219,8 +224,10 @@ def test_threshold_measures_depend_only_on_the_order(tar, non, scale, shift):
     tar, non = np.array(tar), np.array(non)
     a, b = rocch(tar, non), rocch(scale * tar + shift, scale * non + shift)
     # an increasing affine map can merge scores that were distinct (rounding): require none did
-    assume(np.unique(scale * np.concatenate([tar, non]) + shift).size
-           == np.unique(np.concatenate([tar, non])).size)
+    assume(
+        np.unique(scale * np.concatenate([tar, non]) + shift).size
+        == np.unique(np.concatenate([tar, non])).size
+    )
     assert a.eer == b.eer
     assert a.prbep == b.prbep
     assert a.min_cllr() == b.min_cllr()
@@ -310,8 +317,17 @@ def test_ape_areas_are_cllr_and_min_cllr():
 
 
 # -- input validation -------------------------------------------------------------------------
-@pytest.mark.parametrize("func", [cllr, min_cllr, eer, cross_entropy,
-                                  lambda t, n: dcf(t, n, 0.1), lambda t, n: min_dcf(t, n, 0.1)])
+@pytest.mark.parametrize(
+    "func",
+    [
+        cllr,
+        min_cllr,
+        eer,
+        cross_entropy,
+        lambda t, n: dcf(t, n, 0.1),
+        lambda t, n: min_dcf(t, n, 0.1),
+    ],
+)
 def test_nan_scores_are_named(func):
     with pytest.raises(ValueError, match="tar.*NaN"):
         func([1.0, np.nan], [0.0])
@@ -349,8 +365,7 @@ def test_from_labels_checks_labels_and_lengths():
         from_labels([0.5, 1.0], [0.0, 0.0])
     with pytest.raises(ValueError, match="labels must contain only 0/1.*'nontarget', 'target'"):
         from_labels([0.5, 1.0], ["target", "nontarget"])
-    tar, non = from_labels([0.5, 1.0, 2.0], ["genuine", "impostor", "genuine"],
-                           pos_label="genuine")
+    tar, non = from_labels([0.5, 1.0, 2.0], ["genuine", "impostor", "genuine"], pos_label="genuine")
     np.testing.assert_array_equal(tar, [0.5, 2.0])
     np.testing.assert_array_equal(non, [1.0])
     with pytest.raises(ValueError, match="pos_label='target' is not among"):
@@ -382,15 +397,18 @@ def test_binary_scores_equal_the_functions(tar, non, p):
 
     scores = BinaryScores(tar, non)
     assert scores.cllr(p) == pytest.approx(cllr(tar, non, p), rel=1e-12, abs=1e-15)
-    assert scores.cross_entropy(p) == pytest.approx(cross_entropy(tar, non, p), rel=1e-12,
-                                                    abs=1e-15)
+    assert scores.cross_entropy(p) == pytest.approx(
+        cross_entropy(tar, non, p), rel=1e-12, abs=1e-15
+    )
     assert scores.min_cllr(p) == min_cllr(tar, non, p)
     assert scores.eer == eer(tar, non)
     assert scores.dcf(p, 2.0, 0.5) == dcf(tar, non, p, 2.0, 0.5)
     assert scores.min_dcf(p, 2.0, 0.5) == min_dcf(tar, non, p, 2.0, 0.5)
     np.testing.assert_array_equal(scores.det_curve().p_miss, det_curve(tar, non).p_miss)
     h = np.linspace(-5, 5, 7)
-    np.testing.assert_array_equal(scores.bayes_error_rates(h).minimum,
-                                  bayes_error_rates(tar, non, h).minimum)
-    assert calibration_report_of(scores, [p]).to_dict() == calibration_report(
-        tar, non, [p]).to_dict()
+    np.testing.assert_array_equal(
+        scores.bayes_error_rates(h).minimum, bayes_error_rates(tar, non, h).minimum
+    )
+    assert (
+        calibration_report_of(scores, [p]).to_dict() == calibration_report(tar, non, [p]).to_dict()
+    )

@@ -1,5 +1,6 @@
 """Every binary measure takes a BinaryScores or a rocch() result in place of (tar, non), and
-then reuses its one sort and one PAV."""
+then reuses its one sort and one PAV.
+"""
 
 import numpy as np
 import pytest
@@ -24,7 +25,7 @@ from focal.metrics import (
 from focal.metrics import binary_scores as binary
 
 RNG = np.random.default_rng(11)
-TAR = np.round(RNG.normal(1.5, 1.0, 300), 1)      # ties within and between the classes
+TAR = np.round(RNG.normal(1.5, 1.0, 300), 1)  # ties within and between the classes
 NON = np.round(RNG.normal(-0.5, 1.2, 700), 1)
 H = np.linspace(-4, 4, 9)
 
@@ -32,26 +33,38 @@ H = np.linspace(-4, 4, 9)
 MEASURES = {
     "min_cllr": (lambda t, n: min_cllr(t, n, 0.3), lambda s: min_cllr(s, p_target=0.3)),
     "eer": (eer, eer),
-    "min_dcf": (lambda t, n: min_dcf(t, n, 0.01, 2.0, 1.0),
-                lambda s: min_dcf(s, p_target=0.01, c_miss=2.0)),
-    "dcf": (lambda t, n: dcf(t, n, 0.2, normalize=False),
-            lambda s: dcf(s, p_target=0.2, normalize=False)),
+    "min_dcf": (
+        lambda t, n: min_dcf(t, n, 0.01, 2.0, 1.0),
+        lambda s: min_dcf(s, p_target=0.01, c_miss=2.0),
+    ),
+    "dcf": (
+        lambda t, n: dcf(t, n, 0.2, normalize=False),
+        lambda s: dcf(s, p_target=0.2, normalize=False),
+    ),
     "rocch.auc": (lambda t, n: rocch(t, n).auc, lambda s: rocch(s).auc),
     "det_curve": (lambda t, n: det_curve(t, n), det_curve),
-    "det_curve hull": (lambda t, n: det_curve(t, n, convex_hull=True),
-                       lambda s: det_curve(s, convex_hull=True)),
-    "bayes_error_rates": (lambda t, n: bayes_error_rates(t, n, H),
-                          lambda s: bayes_error_rates(s, prior_log_odds=H)),
+    "det_curve hull": (
+        lambda t, n: det_curve(t, n, convex_hull=True),
+        lambda s: det_curve(s, convex_hull=True),
+    ),
+    "bayes_error_rates": (
+        lambda t, n: bayes_error_rates(t, n, H),
+        lambda s: bayes_error_rates(s, prior_log_odds=H),
+    ),
     "c_primary": (lambda t, n: c_primary(t, n), c_primary),
-    "min_truncated_cllr": (lambda t, n: min_truncated_cllr(t, n, (-3.0, 1.0)),
-                           lambda s: min_truncated_cllr(s, prior_log_odds_range=(-3.0, 1.0))),
+    "min_truncated_cllr": (
+        lambda t, n: min_truncated_cllr(t, n, (-3.0, 1.0)),
+        lambda s: min_truncated_cllr(s, prior_log_odds_range=(-3.0, 1.0)),
+    ),
 }
 # sums over trials: the sorted order may round differently in the last bits
 SUMS = {
     "cllr": (lambda t, n: cllr(t, n, 0.1), lambda s: cllr(s, p_target=0.1)),
     "cross_entropy": (cross_entropy, cross_entropy),
-    "truncated_cllr": (lambda t, n: truncated_cllr(t, n, (-2.0, 2.0)),
-                       lambda s: truncated_cllr(s, prior_log_odds_range=(-2.0, 2.0))),
+    "truncated_cllr": (
+        lambda t, n: truncated_cllr(t, n, (-2.0, 2.0)),
+        lambda s: truncated_cllr(s, prior_log_odds_range=(-2.0, 2.0)),
+    ),
 }
 
 
@@ -125,12 +138,13 @@ def test_a_binary_scores_with_non_too_is_refused_with_a_hint():
 def test_a_hull_without_trials_answers_threshold_measures_only():
     s = np.r_[TAR, NON]
     y = np.r_[np.ones(TAR.size, bool), np.zeros(NON.size, bool)]
-    hull = summarize(s, y).hull()                # from block summaries: no trials
+    hull = summarize(s, y).hull()  # from block summaries: no trials
     assert eer(hull) == eer(TAR, NON)
     assert min_dcf(hull, p_target=0.05) == min_dcf(TAR, NON, 0.05)
     assert min_cllr(hull) == min_cllr(TAR, NON)
-    np.testing.assert_array_equal(det_curve(hull, convex_hull=True).p_miss,
-                                  det_curve(TAR, NON, convex_hull=True).p_miss)
+    np.testing.assert_array_equal(
+        det_curve(hull, convex_hull=True).p_miss, det_curve(TAR, NON, convex_hull=True).p_miss
+    )
     for measure in (cllr, lambda h: dcf(h, p_target=0.1), det_curve):
         with pytest.raises(ValueError, match="without its trials"):
             measure(hull)

@@ -25,14 +25,26 @@ from focal.metrics.bootstrap import (
     bootstrap_ci_multiclass,
 )
 
-SPECS = [("cllr", (0.5, 1.0, 1.0)), ("cllr", (0.1, 1.0, 1.0)), ("min_cllr", (0.3, 1.0, 1.0)),
-         ("eer", (0.5, 1.0, 1.0)), ("dcf", (0.05, 2.0, 1.0)), ("min_dcf", (0.01, 1.0, 3.0))]
+SPECS = [
+    ("cllr", (0.5, 1.0, 1.0)),
+    ("cllr", (0.1, 1.0, 1.0)),
+    ("min_cllr", (0.3, 1.0, 1.0)),
+    ("eer", (0.5, 1.0, 1.0)),
+    ("dcf", (0.05, 2.0, 1.0)),
+    ("min_dcf", (0.01, 1.0, 3.0)),
+]
 
 
 def reference_binary(tar, non):
     """Every measure of SPECS computed by the library's plain functions."""
-    return [cllr(tar, non), cllr(tar, non, 0.1), min_cllr(tar, non, 0.3), eer(tar, non),
-            dcf(tar, non, 0.05, 2.0), min_dcf(tar, non, 0.01, 1.0, 3.0)]
+    return [
+        cllr(tar, non),
+        cllr(tar, non, 0.1),
+        min_cllr(tar, non, 0.3),
+        eer(tar, non),
+        dcf(tar, non, 0.05, 2.0),
+        min_dcf(tar, non, 0.01, 1.0, 3.0),
+    ]
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -53,10 +65,13 @@ def test_infinite_llrs_and_a_missing_class_in_a_replicate():
     evaluator = _BinaryMeasures(tar, non, [("cllr", (0.5, 1, 1))])
     got = evaluator.values(np.array([[1, 1, 1, 1, 1, 1], [0, 0, 0, 1, 1, 1], [1, 0, 0, 0, 0, 1]]))
     assert got[0, 0] == pytest.approx(cllr(tar, non))
-    assert np.isnan(got[1, 0])                       # no target drawn: no value
+    assert np.isnan(got[1, 0])  # no target drawn: no value
     assert got[2, 0] == pytest.approx(cllr([np.inf], [3.0]))
-    assert np.isinf(_BinaryMeasures(np.array([-np.inf]), np.array([0.0]),
-                                    [("cllr", (0.5, 1, 1))]).values(np.ones((1, 2), int))[0, 0])
+    assert np.isinf(
+        _BinaryMeasures(np.array([-np.inf]), np.array([0.0]), [("cllr", (0.5, 1, 1))]).values(
+            np.ones((1, 2), int)
+        )[0, 0]
+    )
 
 
 def test_multiclass_replicate_weights_match_the_plain_functions():
@@ -72,10 +87,14 @@ def test_multiclass_replicate_weights_match_the_plain_functions():
     got, got_flat = evaluator.values(w), flat.values(w)
     for r in range(3):
         Lr, yr = np.repeat(L, w[r], axis=0), np.repeat(y, w[r])
-        np.testing.assert_allclose(got[r], [multiclass_cross_entropy(Lr, yr, prior),
-                                            multiclass_cllr(Lr, yr, prior)], rtol=1e-12)
-        np.testing.assert_allclose(got_flat[r], [cavg(Lr, yr), cavg(Lr, yr, p_target=0.2)],
-                                   rtol=1e-12)
+        np.testing.assert_allclose(
+            got[r],
+            [multiclass_cross_entropy(Lr, yr, prior), multiclass_cllr(Lr, yr, prior)],
+            rtol=1e-12,
+        )
+        np.testing.assert_allclose(
+            got_flat[r], [cavg(Lr, yr), cavg(Lr, yr, p_target=0.2)], rtol=1e-12
+        )
 
 
 def test_resampling_schemes():
@@ -113,22 +132,29 @@ def test_operating_points_and_labels():
     tar, non = [1.0, 2.0, 0.5, 3.0], [-1.0, 0.0, 1.5, -2.0]
     one = bootstrap_ci("min_dcf", tar, non, p_target=0.1, c_fa=2, n_bootstrap=20, random_state=0)
     assert one.measure == "min_dcf(0.1:1:2)" and one.estimate == min_dcf(tar, non, 0.1, 1, 2)
-    many = bootstrap_ci(["cllr", ("dcf", 0.2, 1, 5), ("cllr", 0.1)], tar, non, n_bootstrap=20,
-                        random_state=0)
+    many = bootstrap_ci(
+        ["cllr", ("dcf", 0.2, 1, 5), ("cllr", 0.1)], tar, non, n_bootstrap=20, random_state=0
+    )
     assert [m.measure for m in many] == ["cllr", "dcf(0.2:1:5)", "cllr(0.1)"]
     assert many[1].estimate == dcf(tar, non, 0.2, 1, 5)
     assert many[2].estimate == pytest.approx(cllr(tar, non, 0.1), rel=1e-14)
     assert set(one.to_dict()) >= {"estimate", "low", "high", "confidence", "resampling"}
 
 
-@pytest.mark.parametrize("kwargs, match", [
-    (dict(measure="auc"), "measure must be one of"),
-    (dict(measure="dcf"), "needs p_target"),
-    (dict(measure="cllr", n_bootstrap=0), "n_bootstrap"),
-    (dict(measure="cllr", confidence=1.5), "confidence"),
-    (dict(measure="cllr", tar_clusters=[0, 1]), "both tar_clusters and non_clusters"),
-    (dict(measure="cllr", tar_clusters=[0, 1], non_clusters=[0, 1, 2, 3]), "one label per trial"),
-])
+@pytest.mark.parametrize(
+    "kwargs, match",
+    [
+        (dict(measure="auc"), "measure must be one of"),
+        (dict(measure="dcf"), "needs p_target"),
+        (dict(measure="cllr", n_bootstrap=0), "n_bootstrap"),
+        (dict(measure="cllr", confidence=1.5), "confidence"),
+        (dict(measure="cllr", tar_clusters=[0, 1]), "both tar_clusters and non_clusters"),
+        (
+            dict(measure="cllr", tar_clusters=[0, 1], non_clusters=[0, 1, 2, 3]),
+            "one label per trial",
+        ),
+    ],
+)
 def test_bad_arguments(kwargs, match):
     with pytest.raises(ValueError, match=match):
         bootstrap_ci(tar=[1.0, 2.0], non=[0.0, -1.0, 0.5], **kwargs)
@@ -144,8 +170,9 @@ def test_multiclass_intervals():
     assert res[1].estimate == pytest.approx(cavg(L, y))
     assert all(r.low < r.estimate < r.high for r in res)
     speakers = rng.integers(0, 20, 300)
-    clustered = bootstrap_ci_multiclass("c_mce", L, y, clusters=speakers, n_bootstrap=100,
-                                        random_state=0)
+    clustered = bootstrap_ci_multiclass(
+        "c_mce", L, y, clusters=speakers, n_bootstrap=100, random_state=0
+    )
     assert clustered.resampling == "cluster"
     with pytest.raises(ValueError, match="measure must be one of"):
         bootstrap_ci_multiclass("eer", L, y)
@@ -166,8 +193,15 @@ def test_clustered_intervals_are_wider_with_speaker_effects():
     for _ in range(5):
         tar, non, st, sn = speaker_trials(rng)
         trial = bootstrap_ci(["cllr", "eer"], tar, non, n_bootstrap=200, random_state=0)
-        clus = bootstrap_ci(["cllr", "eer"], tar, non, tar_clusters=st, non_clusters=sn,
-                            n_bootstrap=200, random_state=0)
+        clus = bootstrap_ci(
+            ["cllr", "eer"],
+            tar,
+            non,
+            tar_clusters=st,
+            non_clusters=sn,
+            n_bootstrap=200,
+            random_state=0,
+        )
         wider += sum((c.high - c.low) > (t.high - t.low) for t, c in zip(trial, clus))
     assert wider == 10
 
@@ -182,8 +216,9 @@ def test_coverage_of_the_95_percent_interval():
     # nominal 95 %, see the Notes of bootstrap_ci; Cllr's covers 93-94.5 %
     mu = 2.0
     sd = np.sqrt(2 * mu)
-    true_cllr = integrate.quad(lambda x: stats.norm.pdf(x, mu, sd) * np.logaddexp(0, -x),
-                               -60, 60)[0] / np.log(2)
+    true_cllr = integrate.quad(lambda x: stats.norm.pdf(x, mu, sd) * np.logaddexp(0, -x), -60, 60)[
+        0
+    ] / np.log(2)
     true_eer = stats.norm.cdf(-np.sqrt(mu / 2))
     rng = np.random.default_rng(7)
     hits = np.zeros(2)
@@ -202,13 +237,29 @@ def test_calibration_report_intervals():
 
     rng = np.random.default_rng(4)
     tar, non, st, sn = speaker_trials(rng)
-    rep = calibration_report(tar, non, operating_points=[(0.05, 1, 2)], confidence=0.9,
-                             n_bootstrap=100, tar_clusters=st, non_clusters=sn, random_state=3)
-    direct = bootstrap_ci(["cllr", "min_cllr", "eer", ("dcf", 0.05, 1, 2),
-                           ("min_dcf", 0.05, 1, 2)], tar, non, confidence=0.9, n_bootstrap=100,
-                          tar_clusters=st, non_clusters=sn, random_state=3)
+    rep = calibration_report(
+        tar,
+        non,
+        operating_points=[(0.05, 1, 2)],
+        confidence=0.9,
+        n_bootstrap=100,
+        tar_clusters=st,
+        non_clusters=sn,
+        random_state=3,
+    )
+    direct = bootstrap_ci(
+        ["cllr", "min_cllr", "eer", ("dcf", 0.05, 1, 2), ("min_dcf", 0.05, 1, 2)],
+        tar,
+        non,
+        confidence=0.9,
+        n_bootstrap=100,
+        tar_clusters=st,
+        non_clusters=sn,
+        random_state=3,
+    )
     assert [(iv.measure, iv.low, iv.high) for iv in rep.intervals] == [
-        (iv.measure, iv.low, iv.high) for iv in direct]
+        (iv.measure, iv.low, iv.high) for iv in direct
+    ]
     assert [iv["measure"] for iv in rep.to_dict()["intervals"]][-1] == "min_dcf(0.05:1:2)"
     assert "90 % confidence intervals (cluster bootstrap, 100 replicates)" in str(rep)
     assert "intervals" not in calibration_report(tar, non).to_dict()
@@ -228,12 +279,12 @@ def test_progress_reports_every_replicate():
 def test_bca_reduces_to_the_percentile_interval_without_bias_or_skew():
     from focal.metrics.bootstrap import _intervals
 
-    v = np.linspace(-1, 1, 2001)[:, None]           # median = estimate: z0 = 0
+    v = np.linspace(-1, 1, 2001)[:, None]  # median = estimate: z0 = 0
     (pct,) = _intervals(["m"], [0.0], v, 0.9, "trial")
     (bca,) = _intervals(["m"], [0.0], v, 0.9, "trial", acceleration=np.array([0.0]))
     assert (bca.low, bca.high) == pytest.approx((pct.low, pct.high))
     (shifted,) = _intervals(["m"], [0.5], v, 0.9, "trial", acceleration=np.array([0.0]))
-    assert shifted.low > pct.low and shifted.high > pct.high   # replicates mostly below: z0 > 0
+    assert shifted.low > pct.low and shifted.high > pct.high  # replicates mostly below: z0 > 0
     with pytest.raises(ValueError, match="method must be"):
         bootstrap_ci("cllr", [1.0, 2.0], [0.0], method="basic")
 

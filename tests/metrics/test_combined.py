@@ -35,7 +35,8 @@ def test_sre12_primary_cost_is_a_combined_application():
     sre12 = combine_applications([(0.01, C), (0.001, C)], [0.5 / 0.01, 0.5 / 0.001])
     expected = 0.5 * (dcf(tar, non, 0.01) + dcf(tar, non, 0.001))
     assert bayes_risk(llr, y, sre12.prior, sre12.cost, normalize=False) == pytest.approx(
-        expected, rel=1e-13)
+        expected, rel=1e-13
+    )
     # the compound Bayes decision is the pair of the two applications' decisions (eq. 3.15)
     d = sre12.decisions[bayes_decisions(llr, sre12.prior, sre12.cost)]
     assert np.array_equal(d[:, 0], bayes_decisions(llr, 0.01, C))
@@ -56,19 +57,19 @@ def test_combination_identity_eq_6_7_multiclass():
     apps = [
         ([0.5, 0.3, 0.2], misclassification_cost_matrix([0.2, 0.3, 0.5])),
         ([0.1, 0.1, 0.8], rng.uniform(0, 3, (4, N))),
-        ([0.0, 0.5, 0.5], rng.uniform(0, 1, (2, N))),        # a zero-prior class
+        ([0.0, 0.5, 0.5], rng.uniform(0, 1, (2, N))),  # a zero-prior class
     ]
     rho = [0.5, 2.0, 1.0]
     comb = combine_applications(apps, rho)
     assert comb.cost.shape == (3 * 4 * 2, N)
     expected = sum(r * bayes_risk(llh, y, p, C, normalize=False) for r, (p, C) in zip(rho, apps))
     assert bayes_risk(llh, y, comb.prior, comb.cost, normalize=False) == pytest.approx(
-        expected, rel=1e-12)
+        expected, rel=1e-12
+    )
     # pi~ C~_k = pi_k C_k (eq. 6.3), checked entry by entry on the compound cost
     for d, combo in enumerate(comb.decisions):
         for i in range(N):
-            hand = sum(r * p[i] * C[combo[k], i]
-                       for k, (r, (p, C)) in enumerate(zip(rho, apps)))
+            hand = sum(r * p[i] * C[combo[k], i] for k, (r, (p, C)) in enumerate(zip(rho, apps)))
             assert comb.prior[i] * comb.cost[d, i] == pytest.approx(hand, rel=1e-12, abs=1e-15)
 
 
@@ -143,8 +144,12 @@ def test_docstring_examples():
     import focal.metrics.multiclass_rules
 
     attempted = 0
-    for module in (focal.metrics.bayes, focal.metrics.combined, focal.metrics.costs,
-                   focal.metrics.multiclass_rules):
+    for module in (
+        focal.metrics.bayes,
+        focal.metrics.combined,
+        focal.metrics.costs,
+        focal.metrics.multiclass_rules,
+    ):
         result = doctest.testmod(module)
         assert result.failed == 0, module.__name__
         attempted += result.attempted

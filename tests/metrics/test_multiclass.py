@@ -35,8 +35,8 @@ def direct_cavg(llh, y, p_target=0.5):
     total = 0.0
     for k in range(N):
         pi = np.where(np.arange(N) == k, p_target, (1 - p_target) / (N - 1))
-        post = softmax(llh + np.log(pi), axis=1)[:, k]       # P(target k | l, pi_k)
-        accept = post >= 0.5                                  # Bayes decision, 0-1 costs
+        post = softmax(llh + np.log(pi), axis=1)[:, k]  # P(target k | l, pi_k)
+        accept = post >= 0.5  # Bayes decision, 0-1 costs
         for i in range(N):
             trials = np.flatnonzero(y == i)
             errors = [(not accept[t]) if i == k else accept[t] for t in trials]
@@ -45,6 +45,7 @@ def direct_cavg(llh, y, p_target=0.5):
 
 
 # ------------------------------------------------------------------- cross-entropy and Cllr
+
 
 def test_uninformative_system_scores_prior_entropy():
     y = np.array([0, 1, 2, 3, 1, 2])
@@ -60,7 +61,8 @@ def test_two_class_cllr_equals_binary_cllr_of_the_llr():
     tar, non = llr[y == 0], llr[y == 1]
     assert multiclass_cllr(llh, y) == pytest.approx(cllr(tar, non), rel=1e-13)
     assert multiclass_cllr(llh, y, [0.2, 0.8], normalize=True) == pytest.approx(
-        cllr(tar, non, 0.2), rel=1e-13)
+        cllr(tar, non, 0.2), rel=1e-13
+    )
 
 
 def test_zero_prior_class_and_its_trials_are_ignored():
@@ -71,7 +73,8 @@ def test_zero_prior_class_and_its_trials_are_ignored():
     sub = llh[keep][:, [0, 2, 3]]
     sub_y = np.searchsorted([0, 2, 3], y[keep])
     assert multiclass_cross_entropy(llh, y, prior) == pytest.approx(
-        multiclass_cross_entropy(sub, sub_y, prior[[0, 2, 3]]), rel=1e-14)
+        multiclass_cross_entropy(sub, sub_y, prior[[0, 2, 3]]), rel=1e-14
+    )
     # the ignored column may hold anything
     changed = llh.copy()
     changed[:, 1] = 1e9
@@ -88,13 +91,16 @@ def test_cross_entropy_by_direct_formula():
     assert multiclass_cross_entropy(llh, y, prior) == pytest.approx(ref, rel=1e-13)
 
 
-@pytest.mark.parametrize("bad, match", [
-    (dict(labels=[0, 1, 3]), "0..2"),
-    (dict(prior=[0.5, 0.5]), "3 probabilities"),
-    (dict(prior=[0.5, 0.5, 0.5]), "sum to 1"),
-    (dict(labels=[0, 1, 1]), "no trials"),
-    (dict(llh=[[0, np.nan, 0], [0, 0, 0], [1, 1, 1]]), "non-finite"),
-])
+@pytest.mark.parametrize(
+    "bad, match",
+    [
+        (dict(labels=[0, 1, 3]), "0..2"),
+        (dict(prior=[0.5, 0.5]), "3 probabilities"),
+        (dict(prior=[0.5, 0.5, 0.5]), "sum to 1"),
+        (dict(labels=[0, 1, 1]), "no trials"),
+        (dict(llh=[[0, np.nan, 0], [0, 0, 0], [1, 1, 1]]), "non-finite"),
+    ],
+)
 def test_bad_input_raises(bad, match):
     args = dict(llh=np.zeros((3, 3)), labels=[0, 1, 2], prior=None)
     args.update(bad)
@@ -103,6 +109,7 @@ def test_bad_input_raises(bad, match):
 
 
 # ------------------------------------------------------------------------------- Albayzin
+
 
 def test_albayzin_prior_eq2():
     assert np.array_equal(albayzin_prior(7), np.r_[np.full(6, 1 / 6), 0.0])
@@ -113,7 +120,7 @@ def test_albayzin_prior_eq2():
 
 def test_albayzin_uninformative_system():
     y = np.array([0, 1, 2, 3, 4, 5, 6, 6, 0])
-    m = albayzin_measures(np.zeros((9, 7)), y)          # closed set: OOS trials ignored
+    m = albayzin_measures(np.zeros((9, 7)), y)  # closed set: OOS trials ignored
     assert m.c_mce == m.c_def == pytest.approx(np.log(6), rel=1e-15)
     assert m.f_act == 1.0 and m.f_def == pytest.approx(5.0)
     assert m.c_min <= m.c_def and m.f_cal == 0.0
@@ -144,7 +151,7 @@ def test_albayzin_identities(seed, scale, open_set):
     assert m.c_min <= m.c_def and m.c_min <= m.c_mce
     assert m.f_cal >= 0 and 0 <= m.f_dis <= 1
     assert c.alpha >= 0 and m.c_min <= c.c_min <= c.c_def
-    if m.alpha >= 0:                   # the constraint is inactive: the same numbers
+    if m.alpha >= 0:  # the constraint is inactive: the same numbers
         assert c.c_min == m.c_min and c.alpha == m.alpha
     assert m.f_act == pytest.approx((1 + m.f_cal) * m.f_dis, rel=1e-10, abs=1e-12)
     assert m.f_act == pytest.approx(np.expm1(m.c_mce) / np.expm1(m.c_def), rel=1e-12)
@@ -165,8 +172,8 @@ def test_affine_calibration_undoes_a_scaling():
     rng = np.random.default_rng(4)
     y = rng.integers(0, 3, 20000)
     means = np.eye(3) * 2.0
-    llh = means[y] + rng.normal(size=(20000, 3))       # Gaussian, unit variance, equal cov:
-    llh = 2.0 * llh - 0.0                             # exact log-likelihoods are 2 * mean . x
+    llh = means[y] + rng.normal(size=(20000, 3))  # Gaussian, unit variance, equal cov:
+    llh = 2.0 * llh - 0.0  # exact log-likelihoods are 2 * mean . x
     alpha, beta, c_min = affine_calibration(2.6 * llh, y)
     assert alpha * 2.6 == pytest.approx(1.0, abs=0.03)
     assert c_min < multiclass_cross_entropy(2.6 * llh, y)
@@ -189,6 +196,7 @@ def test_anti_informative_system_is_clamped_to_alpha_zero_when_asked():
 
 # ------------------------------------------------------------------------- detection LLRs
 
+
 def test_detection_llrs_eq9():
     rng = np.random.default_rng(6)
     llh, _ = make_trials(300, 4, rng, scale=5.0)
@@ -202,8 +210,9 @@ def test_detection_llrs_eq9():
 
 
 def test_detection_llrs_exact_for_constant_rows_and_huge_values():
-    assert np.array_equal(detection_llrs(np.full((3, 5), -2.7), [0.1, 0.1, 0.2, 0.2, 0.4]),
-                          np.zeros((3, 5)))
+    assert np.array_equal(
+        detection_llrs(np.full((3, 5), -2.7), [0.1, 0.1, 0.2, 0.2, 0.4]), np.zeros((3, 5))
+    )
     lam = detection_llrs(np.array([[1e6, 0.0, -1e6]]))
     # vs the rest with flat non-target weights 1/2: log(e^1e6 / ((e^0 + e^-1e6)/2)) = 1e6 + log 2
     np.testing.assert_allclose(lam[0], [1e6 + np.log(2), -1e6 + np.log(2), -2e6 + np.log(2)])
@@ -223,18 +232,20 @@ def test_detection_analysis_uses_binary_measures():
 
 # -------------------------------------------------------------------------------------- CAVG
 
+
 @pytest.mark.parametrize("N", [2, 3, 6])
 @pytest.mark.parametrize("p_target", [0.5, 0.2, 0.9])
 def test_cavg_equals_direct_eq_8_3(N, p_target):
     rng = np.random.default_rng(8 + N)
     llh, y = make_trials(300, N, rng)
-    assert cavg(llh, y, p_target=p_target) == pytest.approx(direct_cavg(llh, y, p_target),
-                                                           abs=1e-15)
+    assert cavg(llh, y, p_target=p_target) == pytest.approx(
+        direct_cavg(llh, y, p_target), abs=1e-15
+    )
 
 
 def test_cavg_worked_cases():
     y = np.array([0, 1, 2, 2])
-    assert cavg(np.zeros((4, 3)), y) == 0.5       # all accepted: every false alarm, no miss
+    assert cavg(np.zeros((4, 3)), y) == 0.5  # all accepted: every false alarm, no miss
     accept_none = np.zeros((4, 3), dtype=bool)
     assert cavg(None, y, decisions=accept_none) == 0.5
     perfect = np.eye(3, dtype=bool)[y]
@@ -281,6 +292,7 @@ def test_cavg_sweep_matches_cavg_at_every_prior():
 
 # ------------------------------------------------------------------------------ pairwise
 
+
 def test_pairwise_analysis_matches_binary_measures():
     rng = np.random.default_rng(10)
     llh, y = make_trials(300, 4, rng)
@@ -316,6 +328,7 @@ def test_recalibration_keeps_pairwise_min_cllr_and_lowers_cmce():
 
 # ------------------------------------------------------------------------------- subsets
 
+
 def _brute_force(llh, y, fn):
     N = llh.shape[1]
     out = {}
@@ -333,7 +346,7 @@ def test_subset_analysis_against_brute_force(wide):
     rng = np.random.default_rng(12)
     llh, y = make_trials(250, 5, rng)
     if wide:
-        llh[::3] *= 1e4   # rows of huge dynamic range take the exact path
+        llh[::3] *= 1e4  # rows of huge dynamic range take the exact path
     cases = {
         "cavg": lambda L, yy: direct_cavg(L, yy),
         "multiclass_cross_entropy": multiclass_cross_entropy,
@@ -355,6 +368,6 @@ def test_subset_analysis_callable_and_count():
     res = subset_analysis(llh, y, measure=lambda L, yy: float(L.shape[1]))
     np.testing.assert_array_equal(res.values, res.sizes)
     llh14, y14 = make_trials(60, 14, rng)
-    assert subset_analysis(llh14, y14).values.size == 16369    # thesis sec. 8.3.3
+    assert subset_analysis(llh14, y14).values.size == 16369  # thesis sec. 8.3.3
     with pytest.raises(ValueError, match="measure"):
         subset_analysis(llh, y, measure="eer")

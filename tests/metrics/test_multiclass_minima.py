@@ -1,6 +1,7 @@
 """The minimum of the multiclass Brier cost over the affine calibration ``alpha l + beta``
 (Brümmer & van Leeuwen, "On calibration of language recognition scores", 2006, eq. 13 and
-eq. 18) against a generic optimizer (scipy) from many starts, the oracle written here."""
+eq. 18) against a generic optimizer (scipy) from many starts, the oracle written here.
+"""
 
 import numpy as np
 import pytest
@@ -19,8 +20,9 @@ def _brier(llh, y, prior):
 
 
 def _generic_minimum(llh, y, prior, rng):
-    """min over (alpha, beta_1..beta_{N-1}) by BFGS from eight starts (alpha of both signs and
-    several sizes, random offsets)."""
+    """Min over (alpha, beta_1..beta_{N-1}) by BFGS from eight starts (alpha of both signs and
+    several sizes, random offsets).
+    """
     N = prior.size
 
     def objective(theta):
@@ -28,22 +30,22 @@ def _generic_minimum(llh, y, prior, rng):
 
     starts = [np.r_[a, np.zeros(N - 1)] for a in (1.0, 0.3, 3.0, -1.0, -0.3)]
     starts += [np.r_[rng.uniform(-2, 2), rng.normal(size=N - 1)] for _ in range(3)]
-    return min(minimize(objective, x0, method="BFGS", options={"gtol": 1e-12}).fun
-               for x0 in starts)
+    return min(minimize(objective, x0, method="BFGS", options={"gtol": 1e-12}).fun for x0 in starts)
 
 
 CASES = [  # (seed, N, sep, scale, prior, sign)
     (1, 3, 1.5, 1.0, None, 1),
-    (2, 4, 1.0, 2.6, [0.4, 0.3, 0.2, 0.1], 1),        # over-confident, non-flat prior
-    (3, 3, 2.0, 0.3, None, -1),                        # under-confident and sign-inverted
+    (2, 4, 1.0, 2.6, [0.4, 0.3, 0.2, 0.1], 1),  # over-confident, non-flat prior
+    (3, 3, 2.0, 0.3, None, -1),  # under-confident and sign-inverted
     (4, 6, 1.5, 1.0, [0.2, 0.2, 0.2, 0.2, 0.2, 0.0], 1),  # a zero-prior class (Albayzin eq. 2)
-    (5, 5, 0.3, 4.0, [0.1, 0.1, 0.2, 0.3, 0.3], -1),   # weak, over-confident, inverted
+    (5, 5, 0.3, 4.0, [0.1, 0.1, 0.2, 0.3, 0.3], -1),  # weak, over-confident, inverted
 ]
 
 
 @pytest.mark.parametrize("seed, N, sep, scale, prior, sign", CASES)
 def test_brier_minimum_over_the_affine_calibration_agrees_with_a_generic_optimizer(
-        seed, N, sep, scale, prior, sign):
+    seed, N, sep, scale, prior, sign
+):
     rng = np.random.default_rng(seed)
     llh, y = make_trials(400, N, rng, sep, scale)
     llh = sign * llh
@@ -72,7 +74,8 @@ def _risk(S, y, w, miss, b):
 @pytest.mark.parametrize("N", [3, 5])
 def test_exact_line_search_of_the_c_eta_risk(N):
     """The step along a direction d (entries -1, 0, 1) is exact: brute force over every
-    interval between the points where two classes of a trial tie."""
+    interval between the points where two classes of a trial tie.
+    """
     from focal.metrics.multiclass_rules import _line_search
 
     rng = np.random.default_rng(N)
@@ -83,8 +86,9 @@ def test_exact_line_search_of_the_c_eta_risk(N):
     for d in (np.eye(N)[1], np.eye(N)[0] - np.eye(N)[2], np.r_[1, -1, np.zeros(N - 3), 1]):
         value, step = _line_search(S, y, w, miss, b, d)
         T = S + b
-        cross = [(T[:, k] - T[:, i]) / (d[i] - d[k])
-                 for i in range(N) for k in range(N) if d[i] > d[k]]
+        cross = [
+            (T[:, k] - T[:, i]) / (d[i] - d[k]) for i in range(N) for k in range(N) if d[i] > d[k]
+        ]
         pts = np.unique(np.concatenate(cross))
         probes = np.r_[pts[0] - 1, 0.5 * (pts[1:] + pts[:-1]), pts[-1] + 1]
         brute = min(_risk(S, y, w, miss, b + s * d) for s in probes)
@@ -95,7 +99,8 @@ def test_exact_line_search_of_the_c_eta_risk(N):
 def test_c_eta_minimum_is_a_local_minimum_below_e_opt_and_both_signs():
     """The C_eta minimum (thesis eq. 8.12) over the affine calibration: never above the actual,
     E^opt or default risks, the same for a sign-inverted system, and no exact step along a
-    single offset or a pair of offsets lowers it (a local minimum, see the docstring)."""
+    single offset or a pair of offsets lowers it (a local minimum, see the docstring).
+    """
     from focal.metrics import eta_risk_analysis
     from focal.metrics.multiclass_rules import _line_search
 

@@ -36,8 +36,9 @@ def direct_brier(llh, y, prior):
     """2006 paper eq. 13 literally, prior-weighted over trials."""
     Q = np.exp(llh) * prior
     Q = Q / Q.sum(axis=1, keepdims=True)
-    per = np.array([1 - 2 * Q[t, y[t]] + sum(Q[t, i] ** 2 for i in range(Q.shape[1]))
-                    for t in range(y.size)])
+    per = np.array(
+        [1 - 2 * Q[t, y[t]] + sum(Q[t, i] ** 2 for i in range(Q.shape[1])) for t in range(y.size)]
+    )
     return float(_weights(y, prior) @ per)
 
 
@@ -49,8 +50,9 @@ def test_multiclass_brier_is_eq_13(N):
     rng = np.random.default_rng(N)
     llh, y = make_trials(300, N, rng)
     prior = rng.dirichlet(np.ones(N))
-    assert multiclass_brier(llh, y, prior) == pytest.approx(direct_brier(llh, y, prior),
-                                                            rel=1e-12, abs=1e-12)
+    assert multiclass_brier(llh, y, prior) == pytest.approx(
+        direct_brier(llh, y, prior), rel=1e-12, abs=1e-12
+    )
     flat = np.full(N, 1 / N)
     assert multiclass_brier(llh, y) == pytest.approx(direct_brier(llh, y, flat), rel=1e-12)
 
@@ -82,18 +84,26 @@ def test_two_class_brier_is_two_thirds_of_the_canonical_binary_rule():
 
 def test_brier_minimum_agrees_with_a_generic_optimizer():
     rng = np.random.default_rng(11)
-    llh, y = make_trials(500, 4, rng, scale=2.6)                # over-confident
+    llh, y = make_trials(500, 4, rng, scale=2.6)  # over-confident
     prior = np.array([0.4, 0.3, 0.2, 0.1])
     a = brier_analysis(llh, y, prior)
 
-    def objective(theta):                                     # alpha, beta_1..beta_{N-1}
+    def objective(theta):  # alpha, beta_1..beta_{N-1}
         beta = np.r_[0.0, theta[1:]]
         return direct_brier_vec(theta[0] * llh + beta, y, prior)
 
-    best = min((minimize(objective, x0, method="Nelder-Mead",
-                         options={"xatol": 1e-11, "fatol": 1e-15, "maxiter": 40000,
-                                  "maxfev": 40000})
-                for x0 in ([1.0, 0, 0, 0], [0.4, 0, 0, 0])), key=lambda r: r.fun)
+    best = min(
+        (
+            minimize(
+                objective,
+                x0,
+                method="Nelder-Mead",
+                options={"xatol": 1e-11, "fatol": 1e-15, "maxiter": 40000, "maxfev": 40000},
+            )
+            for x0 in ([1.0, 0, 0, 0], [0.4, 0, 0, 0])
+        ),
+        key=lambda r: r.fun,
+    )
     assert a.minimum == pytest.approx(best.fun, abs=1e-8)
     assert a.minimum < a.actual and a.minimum < a.default
     assert a.alpha == pytest.approx(best.x[0], rel=1e-4)
@@ -104,7 +114,7 @@ def test_brier_minimum_agrees_with_a_generic_optimizer():
 
 def direct_brier_vec(llh, y, prior):
     Q = softmax(llh + np.log(prior), axis=1)
-    per = 1 - 2 * Q[np.arange(y.size), y] + (Q ** 2).sum(axis=1)
+    per = 1 - 2 * Q[np.arange(y.size), y] + (Q**2).sum(axis=1)
     return float(_weights(y, prior) @ per)
 
 
@@ -115,8 +125,7 @@ def direct_eta_risk(llh, y, prior, eta):
     """Albayzin eqs. 17-19: decide argmin_j sum_i q_i C(j|i), cost C(j|true)."""
     N = llh.shape[1]
     Q = softmax(llh + np.log(prior), axis=1)
-    C = np.array([[0.0 if j == i else 1 / ((N - 1) * eta[i]) for i in range(N)]
-                  for j in range(N)])
+    C = np.array([[0.0 if j == i else 1 / ((N - 1) * eta[i]) for i in range(N)] for j in range(N)])
     d = np.argmin(Q @ C.T, axis=1)
     return float(_weights(y, prior) @ C[d, y])
 
@@ -127,8 +136,9 @@ def test_eta_risk_is_eqs_17_to_19(N):
     llh, y = make_trials(400, N, rng)
     prior = rng.dirichlet(np.ones(N))
     eta = rng.dirichlet(np.ones(N))
-    assert eta_risk(llh, y, eta, prior) == pytest.approx(direct_eta_risk(llh, y, prior, eta),
-                                                         rel=1e-12)
+    assert eta_risk(llh, y, eta, prior) == pytest.approx(
+        direct_eta_risk(llh, y, prior, eta), rel=1e-12
+    )
     # flat eta: (N - 1)/N times the risk is the prior-weighted error rate
     flat = np.full(N, 1 / N)
     err = _weights(y, prior) @ (np.argmax(llh + np.log(prior), axis=1) != y)
@@ -143,7 +153,7 @@ def test_eta_rules_average_to_the_logarithmic_rule():
     rng = np.random.default_rng(31)
     q = np.array([0.6, 0.3, 0.1])
     etas = rng.dirichlet(np.ones(3), 200000)
-    d = np.argmax(q / etas, axis=1)                            # Bayes decision (eq. 19)
+    d = np.argmax(q / etas, axis=1)  # Bayes decision (eq. 19)
     for i in range(3):
         cost = np.where(d != i, 1 / (2 * etas[:, i]), 0.0)
         # heavy-tailed (1/eta); the mean converges slowly: 2% is ~5 standard errors here
@@ -159,8 +169,9 @@ def test_eta_analysis_two_classes_is_the_exact_threshold_minimum():
     a = bayes_risk_analysis(llh, y, prior, C, normalize=False)
     llr = llh[:, 1] - llh[:, 0]
     w = _weights(y, prior)
-    best = min(float(w @ C[(llr >= t).astype(int), y])
-               for t in np.r_[-np.inf, np.sort(llr), np.inf])
+    best = min(
+        float(w @ C[(llr >= t).astype(int), y]) for t in np.r_[-np.inf, np.sort(llr), np.inf]
+    )
     assert a.minimum == pytest.approx(best, rel=1e-12)
 
 
@@ -181,16 +192,17 @@ def test_e_lre_non_flat_prior_is_the_compound_bayes_risk():
     for a in (0.5, 0.3):
         _, C = lre_cost_matrix(4, a)
         assert e_lre(llh, y, prior, a) == pytest.approx(
-            bayes_risk(llh, y, prior, C, normalize=False), rel=1e-13)
+            bayes_risk(llh, y, prior, C, normalize=False), rel=1e-13
+        )
         assert e_lre(llh, y, prior, a, normalize=True) == pytest.approx(
-            bayes_risk(llh, y, prior, C), rel=1e-13)
+            bayes_risk(llh, y, prior, C), rel=1e-13
+        )
         # direct: posterior at the prior, accept iff q_k >= (1-a)/((N-1)a + 1-a)
         Q = np.exp(log_softmax(llh + np.log(prior), axis=1))
         acc = Q >= (1 - a) / (3 * a + 1 - a)
         own = acc[np.arange(y.size), y]
         cost = a * ~own + (1 - a) / 3 * (acc.sum(axis=1) - own)
-        assert e_lre(llh, y, prior, a) == pytest.approx(float(_weights(y, prior) @ cost),
-                                                        rel=1e-13)
+        assert e_lre(llh, y, prior, a) == pytest.approx(float(_weights(y, prior) @ cost), rel=1e-13)
 
 
 def test_e_lre_default_hand_computed():
@@ -221,8 +233,9 @@ def _generic_c_min(L, y, prior, alpha_sign):
         W = theta[0] * La + np.r_[0.0, theta[1:]] + np.log(pa)
         return float(_weights(ya, pa) @ -log_softmax(W, axis=1)[np.arange(ya.size), ya])
 
-    res = minimize(xe, np.r_[alpha_sign, np.zeros(pa.size - 1)], method="BFGS",
-                   options={"gtol": 1e-10})
+    res = minimize(
+        xe, np.r_[alpha_sign, np.zeros(pa.size - 1)], method="BFGS", options={"gtol": 1e-10}
+    )
     return res.fun
 
 
@@ -271,7 +284,8 @@ def test_zero_prior_class_is_not_a_target():
     # still costs 1/((N - 1) eta_i) with N = 5, i.e. 1/(3 eta'_i) with eta' = 4/3 eta
     eta = np.array([0.1, 0.2, 0.3, 0.2, 0.2])
     assert eta_risk(llh, y, eta, prior) == pytest.approx(
-        direct_eta_risk(llh[keep, :4], y[keep], prior[:4], eta[:4] * 4 / 3), rel=1e-12)
+        direct_eta_risk(llh[keep, :4], y[keep], prior[:4], eta[:4] * 4 / 3), rel=1e-12
+    )
 
 
 def test_cavg_sweep_at_a_non_flat_prior_is_e_lre():
@@ -289,7 +303,8 @@ def test_cavg_sweep_at_a_non_flat_prior_is_e_lre():
     for k, ak in enumerate(a):
         assert sw.actual[k] == pytest.approx(e_lre(llh, y, prior, ak), rel=1e-12)
         assert sw.actual_normalized[k] == pytest.approx(
-            e_lre(llh, y, prior, ak, normalize=True), rel=1e-12)
+            e_lre(llh, y, prior, ak, normalize=True), rel=1e-12
+        )
         assert sw.default[k] == pytest.approx(e_lre_default(prior, ak), rel=1e-14)
         rec = sw.alpha * llh + sw.beta
         assert sw.recalibrated[k] == pytest.approx(e_lre(rec, y, prior, ak), rel=1e-12)
@@ -299,8 +314,9 @@ def test_cavg_sweep_at_a_non_flat_prior_is_e_lre():
     y5 = np.where(rng.uniform(size=600) < 0.2, 4, y)
     keep = y5 < 4
     sw5 = cavg_sweep(with_oos, y5, a, prior=np.r_[prior, 0.0])
-    np.testing.assert_allclose(sw5.actual, cavg_sweep(llh[keep], y5[keep], a, prior=prior).actual,
-                               rtol=1e-13)
+    np.testing.assert_allclose(
+        sw5.actual, cavg_sweep(llh[keep], y5[keep], a, prior=prior).actual, rtol=1e-13
+    )
 
 
 def test_eta_risk_of_binary_llrs_is_a_dcf():
@@ -323,7 +339,7 @@ def _exact_offset_minimum_3(S, y, w, miss):
     so evaluate just off every vertex in the four directions between its two lines.
     """
     a = np.r_[S[:, 0] - S[:, 1], S[:, 0] - S[:, 2], S[:, 1] - S[:, 2]]
-    kind = np.repeat([0, 1, 2], S.shape[0])     # b1 = c, b2 = c, b2 - b1 = c
+    kind = np.repeat([0, 1, 2], S.shape[0])  # b1 = c, b2 = c, b2 - b1 = c
     direction = np.array([[0.0, 1.0], [1.0, 0.0], [1.0, 1.0]])
     pts = []
     for k1, k2 in [(0, 1), (0, 2), (1, 2)]:
@@ -342,7 +358,7 @@ def _exact_offset_minimum_3(S, y, w, miss):
     pts = np.concatenate(pts)
     best = np.inf
     for lo in range(0, pts.shape[0], 2000):
-        b = np.column_stack([np.zeros(min(2000, pts.shape[0] - lo)), pts[lo:lo + 2000]])
+        b = np.column_stack([np.zeros(min(2000, pts.shape[0] - lo)), pts[lo : lo + 2000]])
         d = np.argmax(S[None, :, :] + b[:, None, :], axis=2)
         risk = np.where(d == y, 0.0, miss[y]) @ w
         best = min(best, float(risk.min()))

@@ -33,7 +33,7 @@ def independent_min_cllr(tar, non, p):
     scores = list(tar) + list(non)
     labels = [True] * len(tar) + [False] * len(non)
     llr = closed_form_pav_llr(scores, labels)
-    return log_cost_cllr(llr[:len(tar)], llr[len(tar):], p)
+    return log_cost_cllr(llr[: len(tar)], llr[len(tar) :], p)
 
 
 OPS = [0.01, (0.001, 10.0, 1.0), (0.5, 1.0, 1.0), np.array([0.2, 1.0, 3.0])]
@@ -48,7 +48,8 @@ def test_every_number_against_independent_computations(seed, p):
     assert rep.cllr == pytest.approx(log_cost_cllr(tar, non, p), rel=1e-12)
     assert rep.min_cllr == pytest.approx(independent_min_cllr(tar, non, p), rel=1e-10)
     assert rep.calibration_loss == pytest.approx(
-        log_cost_cllr(tar, non, p) - independent_min_cllr(tar, non, p), rel=1e-9)
+        log_cost_cllr(tar, non, p) - independent_min_cllr(tar, non, p), rel=1e-9
+    )
     assert rep.eer == pytest.approx(float(rocch_eer(tar, non)), rel=1e-14)
     assert rep.prbep == pytest.approx(float(rocch_prbep(tar, non)), rel=1e-14)
     assert len(rep.operating_points) == len(OPS)
@@ -70,7 +71,7 @@ def test_miscalibration_shows_as_calibration_loss_and_pav_removes_it():
     scores = np.r_[tar, non]
     labels = [True] * tar.size + [False] * non.size
     llr = np.array(closed_form_pav_llr(scores, labels))
-    after = calibration_report(llr[:tar.size], llr[tar.size:])
+    after = calibration_report(llr[: tar.size], llr[tar.size :])
     assert after.cllr == pytest.approx(rep.min_cllr, rel=1e-10)
     assert after.calibration_loss == pytest.approx(0.0, abs=1e-10)
     assert after.eer == rep.eer and after.prbep == rep.prbep  # same order, same hull
@@ -93,8 +94,9 @@ def test_hand_worked_uninformative_and_perfect_systems():
 def test_infinitely_wrong_llrs_give_infinite_cllr_and_loss():
     rep = calibration_report([-np.inf, 2.0, 3.0], [-1.0, 0.5], operating_points=[0.1])
     assert rep.cllr == math.inf and rep.calibration_loss == math.inf
-    assert rep.min_cllr == pytest.approx(independent_min_cllr([-np.inf, 2.0, 3.0], [-1.0, 0.5],
-                                                              0.5), rel=1e-12)
+    assert rep.min_cllr == pytest.approx(
+        independent_min_cllr([-np.inf, 2.0, 3.0], [-1.0, 0.5], 0.5), rel=1e-12
+    )
     text = str(rep)
     assert "inf" in text and "% of Cllr" not in text and "nan" not in text
 
@@ -120,27 +122,37 @@ def test_a_bare_prior_and_no_operating_points():
     assert none.operating_points == () and "DCF" not in str(none)
 
 
-@pytest.mark.parametrize("ops, error, match", [
-    ([(0.01, 1.0)], ValueError, r"operating_points\[0\] must be a target prior or a tuple"),
-    ([0.1, (0.01, 1.0, 1.0, 1.0)], ValueError, r"operating_points\[1\] must be"),
-    ([1.0], ValueError, r"operating_points\[0\] P_target must be strictly between 0 and 1"),
-    ([0.0], ValueError, r"operating_points\[0\] P_target"),
-    ([(0.1, 0.0, 1.0)], ValueError, r"operating_points\[0\] C_miss must be a finite number > 0"),
-    ([(0.1, 1.0, -2.0)], ValueError, r"operating_points\[0\] C_fa"),
-    ([(0.1, 1.0, np.nan)], ValueError, r"operating_points\[0\] C_fa"),
-    (["0.1"], TypeError, r"operating_points\[0\] P_target must be a real number"),
-])
+@pytest.mark.parametrize(
+    "ops, error, match",
+    [
+        ([(0.01, 1.0)], ValueError, r"operating_points\[0\] must be a target prior or a tuple"),
+        ([0.1, (0.01, 1.0, 1.0, 1.0)], ValueError, r"operating_points\[1\] must be"),
+        ([1.0], ValueError, r"operating_points\[0\] P_target must be strictly between 0 and 1"),
+        ([0.0], ValueError, r"operating_points\[0\] P_target"),
+        (
+            [(0.1, 0.0, 1.0)],
+            ValueError,
+            r"operating_points\[0\] C_miss must be a finite number > 0",
+        ),
+        ([(0.1, 1.0, -2.0)], ValueError, r"operating_points\[0\] C_fa"),
+        ([(0.1, 1.0, np.nan)], ValueError, r"operating_points\[0\] C_fa"),
+        (["0.1"], TypeError, r"operating_points\[0\] P_target must be a real number"),
+    ],
+)
 def test_bad_operating_points_name_the_culprit(ops, error, match):
     with pytest.raises(error, match=match):
         calibration_report([1.0, 2.0], [0.0], operating_points=ops)
 
 
-@pytest.mark.parametrize("tar, non, kwargs, match", [
-    ([1.0, np.nan], [0.0], {}, "NaN"),
-    ([], [0.0], {}, "empty"),
-    ([1.0], [[0.0]], {}, "1-D"),
-    ([1.0], [0.0], {"p_target": 1.0}, "p_target"),
-])
+@pytest.mark.parametrize(
+    "tar, non, kwargs, match",
+    [
+        ([1.0, np.nan], [0.0], {}, "NaN"),
+        ([], [0.0], {}, "empty"),
+        ([1.0], [[0.0]], {}, "1-D"),
+        ([1.0], [0.0], {"p_target": 1.0}, "p_target"),
+    ],
+)
 def test_bad_llrs_or_prior_raise_value_error(tar, non, kwargs, match):
     with pytest.raises(ValueError, match=match):
         calibration_report(tar, non, **kwargs)
@@ -150,13 +162,29 @@ def test_to_dict_is_json_ready_and_complete():
     tar, non = llr_set(7)
     rep = calibration_report(tar, non, operating_points=OPS[:2], name="x")
     d = json.loads(json.dumps(rep.to_dict()))
-    for key in ("name", "n_targets", "n_nontargets", "p_target", "cllr", "min_cllr", "eer",
-                "prbep", "calibration_loss"):
+    for key in (
+        "name",
+        "n_targets",
+        "n_nontargets",
+        "p_target",
+        "cllr",
+        "min_cllr",
+        "eer",
+        "prbep",
+        "calibration_loss",
+    ):
         assert d[key] == getattr(rep, key)
     assert len(d["operating_points"]) == 2
     for got, op in zip(d["operating_points"], rep.operating_points):
-        for key in ("p_target", "c_miss", "c_fa", "effective_prior", "act_dcf", "min_dcf",
-                    "calibration_loss"):
+        for key in (
+            "p_target",
+            "c_miss",
+            "c_fa",
+            "effective_prior",
+            "act_dcf",
+            "min_dcf",
+            "calibration_loss",
+        ):
             assert got[key] == getattr(op, key)
 
 
@@ -180,11 +208,13 @@ def test_str_is_a_readable_aligned_table():
     assert lines[5] == f"  EER (ROCCH)       {100 * rep.eer:9.3f} %"
     assert lines[6].startswith(f"  PRBEP             {rep.prbep:9.1f} errors")
     assert lines[7] == "  normalized DCF"
-    header, rows = lines[8], lines[9:9 + len(OPS)]
+    header, rows = lines[8], lines[9 : 9 + len(OPS)]
     assert lines[9 + len(OPS)].startswith("  score thresholds (accept iff score >= t")
-    thresholds = lines[10 + len(OPS):]
+    thresholds = lines[10 + len(OPS) :]
     assert len(thresholds) == 1 + len(OPS) and thresholds[0].split()[:2] == [
-        "EER", f"{rep.eer_threshold.value:.6g}"]
+        "EER",
+        f"{rep.eer_threshold.value:.6g}",
+    ]
     # every row is as wide as the header and its numbers end under their column titles
     for title in ("C_miss", "C_fa", "actDCF", "minDCF", "loss"):
         end = header.index(title) + len(title)
@@ -195,8 +225,11 @@ def test_str_is_a_readable_aligned_table():
         fields = row.split()
         assert float(fields[0]) == pytest.approx(op.p_target, rel=1e-3)
         assert float(fields[3]) == pytest.approx(op.effective_prior, rel=1e-3)
-        assert fields[4:] == [f"{op.act_dcf:.4f}", f"{op.min_dcf:.4f}",
-                              f"{op.calibration_loss:.4f}"]
+        assert fields[4:] == [
+            f"{op.act_dcf:.4f}",
+            f"{op.min_dcf:.4f}",
+            f"{op.calibration_loss:.4f}",
+        ]
     assert all(len(line) <= 100 for line in lines)
 
 

@@ -52,7 +52,7 @@ def sklearn_interpolated_eer(tar, non):
     labels = np.r_[np.ones(len(tar)), np.zeros(len(non))]
     fpr, tpr, _ = roc_curve(labels, scores, drop_intermediate=False)
     fnr = 1 - tpr
-    d = fnr - fpr                       # decreasing along sklearn's order
+    d = fnr - fpr  # decreasing along sklearn's order
     i = int(np.flatnonzero(d <= 0)[0])
     if d[i] == 0:
         return fpr[i]
@@ -61,25 +61,37 @@ def sklearn_interpolated_eer(tar, non):
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.integers(-6, 6), min_size=1, max_size=30),
-       st.lists(st.integers(-6, 6), min_size=1, max_size=30))
+@given(
+    st.lists(st.integers(-6, 6), min_size=1, max_size=30),
+    st.lists(st.integers(-6, 6), min_size=1, max_size=30),
+)
 def test_conventional_eer_is_the_interpolated_empirical_crossing(tar, non):
     hull = rocch(tar, non)
     assert hull.conventional_eer == pytest.approx(sklearn_interpolated_eer(tar, non), abs=1e-12)
     assert hull.conventional_eer >= eer(tar, non) - 1e-15
 
 
-@pytest.mark.parametrize("text, expected", [
-    ("0.01", (0.01, 1.0, 1.0)), ("0.01:1:10", (0.01, 1.0, 10.0)), (" 0.5:2:1 ", (0.5, 2.0, 1.0)),
-])
+@pytest.mark.parametrize(
+    "text, expected",
+    [
+        ("0.01", (0.01, 1.0, 1.0)),
+        ("0.01:1:10", (0.01, 1.0, 10.0)),
+        (" 0.5:2:1 ", (0.5, 2.0, 1.0)),
+    ],
+)
 def test_parse_operating_point(text, expected):
     assert parse_operating_point(text) == expected
 
 
-@pytest.mark.parametrize("text, match", [
-    ("0.01:1", "P_TARGET or P_TARGET:C_MISS:C_FA"), ("a:1:1", "must be numbers"),
-    ("1.5:1:1", "P_target"), ("0.1:1:-1", "C_fa"),
-])
+@pytest.mark.parametrize(
+    "text, match",
+    [
+        ("0.01:1", "P_TARGET or P_TARGET:C_MISS:C_FA"),
+        ("a:1:1", "must be numbers"),
+        ("1.5:1:1", "P_target"),
+        ("0.1:1:-1", "C_fa"),
+    ],
+)
 def test_parse_operating_point_errors(text, match):
     with pytest.raises(ValueError, match=match):
         parse_operating_point(text, "--cost")

@@ -64,8 +64,11 @@ def test_eer_threshold_at_a_unique_crossing_reproduces_the_eer(tar, non):
     else:
         # randomized between two vertices: value is the empirical point nearest the crossing
         assert thr.low < thr.high
-        inside = [abs(m / nt - rate) + abs(f / nn - rate)
-                  for m, f, t in points if thr.low <= t <= thr.high]
+        inside = [
+            abs(m / nt - rate) + abs(f / nn - rate)
+            for m, f, t in points
+            if thr.low <= t <= thr.high
+        ]
         pmiss, pfa = hard_rates(tar, non, thr.value)
         assert min(inside) == pytest.approx(abs(pmiss - rate) + abs(pfa - rate))
         lo_miss, lo_fa = hard_rates(tar, non, thr.low)
@@ -103,5 +106,7 @@ def test_report_carries_thresholds():
     d = report.to_dict()
     assert d["eer_threshold"] == hull.eer_threshold.value
     assert [op["min_dcf_threshold"] for op in d["operating_points"]] == [
-        hull.min_dcf_threshold(0.01).value, hull.min_dcf_threshold(0.05, 1, 10).value]
+        hull.min_dcf_threshold(0.01).value,
+        hull.min_dcf_threshold(0.05, 1, 10).value,
+    ]
     assert "threshold" in str(report)

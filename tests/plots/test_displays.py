@@ -44,7 +44,8 @@ def test_ape_nbe_ece_tippett_displays(llrs):
     tar, non = llrs
     ape = plots.APEDisplay.from_scores(tar, non, name="sys")
     assert ape.cllr == pytest.approx(cllr(tar, non)) and ape.min_cllr == pytest.approx(
-        min_cllr(tar, non))
+        min_cllr(tar, non)
+    )
     np.testing.assert_array_equal(ape.line_.get_ydata(), ape.actual)
     nbe = plots.NBEDisplay.from_scores(tar, non, operating_point=0.01)
     rates = bayes_error_rates(tar, non, nbe.prior_log_odds)

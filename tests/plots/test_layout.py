@@ -86,8 +86,9 @@ def test_report_figures_have_no_overlapping_text(tmp_path, systems, width, monke
 
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # e.g. "constrained_layout not applied"
-        report_module.write_report(systems, tmp_path, operating_points=[0.01, 0.001],
-                                   size=(width, int(0.75 * width)))
+        report_module.write_report(
+            systems, tmp_path, operating_points=[0.01, 0.001], size=(width, int(0.75 * width))
+        )
     assert set(figures) >= {"det", "ape", "nbe", "ece"}
     for stem, fig in figures.items():
         assert overlaps(fig) == [], stem
@@ -103,7 +104,7 @@ def test_det_points_without_false_alarms_sit_on_the_edge():
     assert act.get_xdata()[0] == 0.0
     ax.figure.canvas.draw()
     x_screen = act.get_transform().transform([[0.0, act.get_ydata()[0]]])[0, 0]
-    assert x_screen == pytest.approx(ax.bbox.x0)   # drawn, on the left edge
+    assert x_screen == pytest.approx(ax.bbox.x0)  # drawn, on the left edge
     assert any("actDCF" in t.get_text() for t in ax.get_legend().get_texts())
 
 
@@ -129,8 +130,9 @@ def test_every_operating_point_is_marked():
     assert len({ln.get_marker() for ln in ax.lines if ln.get_gid() == "det-act-dcf"}) == 3
     ax = nbe_plot(tar, non, operating_points=ops)
     lines = sorted(ln.get_xdata()[0] for ln in ax.lines if ln.get_gid() == "nbe-operating-point")
-    expected = sorted(effective_log_odds(*(op if isinstance(op, tuple) else (op, 1, 1)))
-                      for op in ops)
+    expected = sorted(
+        effective_log_odds(*(op if isinstance(op, tuple) else (op, 1, 1))) for op in ops
+    )
     np.testing.assert_allclose(lines, expected)
 
 
@@ -138,7 +140,8 @@ def test_every_operating_point_is_marked():
 @pytest.mark.parametrize("n_classes", [3, 7])
 def test_pairwise_grid_has_no_overlapping_text(tmp_path, width, n_classes, monkeypatch):
     """The multiclass page's pairwise grid at phone and desktop widths: texts apart, every
-    class name whole inside the figure."""
+    class name whole inside the figure.
+    """
     import warnings
 
     from focal.plots import pages
@@ -158,14 +161,16 @@ def test_pairwise_grid_has_no_overlapping_text(tmp_path, width, n_classes, monke
     monkeypatch.setattr(report_module, "_save", keep)
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        pages.write_multiclass_report([{"name": "sys", "llh": llh, "labels": y,
-                                        "class_names": names[-n_classes:]}], tmp_path,
-                                      size=(width, int(0.75 * width)))
+        pages.write_multiclass_report(
+            [{"name": "sys", "llh": llh, "labels": y, "class_names": names[-n_classes:]}],
+            tmp_path,
+            size=(width, int(0.75 * width)),
+        )
     fig = figures["pairwise_1"]
     assert overlaps(fig) == []
     frame = fig.bbox
     for text, box in visible_texts(fig):
-        assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1, text   # not cut off
+        assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1, text  # not cut off
         assert frame.y0 - 1 <= box.y0 and box.y1 <= frame.y1 + 1, text
     shown = {t for t, _ in visible_texts(fig)}
     assert set(names[-n_classes:]) <= shown and {"Cllr", "minCllr (PAV)"} <= shown
@@ -174,7 +179,8 @@ def test_pairwise_grid_has_no_overlapping_text(tmp_path, width, n_classes, monke
 @pytest.mark.parametrize("width", [360, 640, 1400])
 def test_standalone_det_legend_hides_no_curve(width):
     """A DET in a figure of its own: the legend under the plot (a column per system when they
-    fit), never over the curves, unless the figure is too small for it (then in the corner)."""
+    fit), never over the curves, unless the figure is too small for it (then in the corner).
+    """
     import matplotlib.pyplot as plt
 
     from focal.plots import det_plot
@@ -182,8 +188,7 @@ def test_standalone_det_legend_hides_no_curve(width):
     rng = np.random.default_rng(0)
     tar, non = rng.normal(2, 1.5, 400), rng.normal(-2, 1.5, 4000)
     dpi = max(width / 8.0, 80.0)
-    fig, ax = plt.subplots(figsize=(width / dpi, 0.75 * width / dpi), dpi=dpi,
-                           layout="constrained")
+    fig, ax = plt.subplots(figsize=(width / dpi, 0.75 * width / dpi), dpi=dpi, layout="constrained")
     for k, name in enumerate(["eval_sys1.scores", "eval_sys2.scores"]):
         det_plot(tar * (1 - 0.3 * k), non, ax=ax, label=name, operating_points=[0.01, 0.001])
     try:
@@ -191,10 +196,10 @@ def test_standalone_det_legend_hides_no_curve(width):
         legend = ax.get_legend()
         assert len(legend.get_texts()) == 12
         inside = legend.get_window_extent().overlaps(ax.bbox)
-        assert inside == (width == 360)          # 12 entries leave no room under 270 px
+        assert inside == (width == 360)  # 12 entries leave no room under 270 px
         if not inside:
             assert legend.get_window_extent().y0 >= fig.bbox.y0 - 1
-            assert legend._ncols == 2                 # a column per system
+            assert legend._ncols == 2  # a column per system
     finally:
         plt.close(fig)
     # in a grid without a layout engine the legend stays in the axes' lower left corner

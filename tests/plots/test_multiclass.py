@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 
 matplotlib = pytest.importorskip(
-    "matplotlib", reason='matplotlib is not installed: pip install "focal-calibration[plot]"')
+    "matplotlib", reason='matplotlib is not installed: pip install "focal-calibration[plot]"'
+)
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
@@ -53,14 +54,15 @@ def test_pairwise_bar_matrix_shows_the_pairwise_analysis(trials):
     for k, (i, j) in enumerate(before.pairs):
         ax = axes[i, j - 1]
         assert heights(ax, "pairwise-cllr") == [pytest.approx(before.cllr[k], rel=1e-12)]
-        assert heights(ax, "pairwise-cllr-recalibrated") == [pytest.approx(after.cllr[k],
-                                                                           rel=1e-12)]
+        assert heights(ax, "pairwise-cllr-recalibrated") == [
+            pytest.approx(after.cllr[k], rel=1e-12)
+        ]
         assert heights(ax, "pairwise-min-cllr") == [pytest.approx(before.min_cllr[k], rel=1e-12)]
     # an independent check of one cell: Cllr of l_eng - l_cat on the eng and cat trials
     tar = llh[y == 0, 0] - llh[y == 0, 2]
     non = llh[y == 2, 0] - llh[y == 2, 2]
     assert heights(axes[0, 1], "pairwise-cllr")[0] == pytest.approx(cllr(tar, non), rel=1e-12)
-    assert not axes[1, 0].axison and not axes[3, 2].axison          # below the diagonal: off
+    assert not axes[1, 0].axison and not axes[3, 2].axison  # below the diagonal: off
     assert [axes[0, c].get_title() for c in range(4)] == NAMES[1:]
     assert [axes[r, r].get_ylabel() for r in range(4)] == NAMES[:4]
 
@@ -81,7 +83,7 @@ def test_pairwise_bar_matrix_without_recalibration_and_on_a_subset_of_classes(tr
 
 def test_detection_ape_plots_show_each_targets_detection_cllr(trials):
     llh, y, recal = trials
-    prior = np.array([0.3, 0.3, 0.4, 0.0, 0.0])     # classes 3, 4 and their trials left out
+    prior = np.array([0.3, 0.3, 0.4, 0.0, 0.0])  # classes 3, 4 and their trials left out
     axes = plots.detection_ape_plots(llh, y, prior=prior, recalibrated=recal, class_names=NAMES)
     assert axes.shape == (3, 2)
     for c, data in enumerate([llh, recal]):
@@ -92,8 +94,12 @@ def test_detection_ape_plots_show_each_targets_detection_cllr(trials):
             (cal,) = heights(bars, "ape-calibration-loss")
             assert dis == pytest.approx(expected.min_cllr[r], rel=1e-12)
             assert dis + cal == pytest.approx(expected.cllr[r], rel=1e-12)
-            x, yy = [np.asarray(v) for v in next(
-                ln for ln in axes[r, c].lines if ln.get_gid() == "ape-actual").get_data()]
+            x, yy = [
+                np.asarray(v)
+                for v in next(
+                    ln for ln in axes[r, c].lines if ln.get_gid() == "ape-actual"
+                ).get_data()
+            ]
             area = float(np.sum(0.5 * (yy[1:] + yy[:-1]) * np.diff(x)))
             assert area == pytest.approx(expected.cllr[r], rel=0.01)
     assert [ax.get_title() for ax in axes[:, 1]] == ["eng (opt)", "spa (opt)", "cat (opt)"]
@@ -123,7 +129,7 @@ def test_subset_scatter_shows_every_subset(trials):
     analysis = subset_analysis(llh, y)
     ax = plots.subset_scatter(analysis, jitter=0.25)
     dots = np.asarray(next(c for c in ax.collections if c.get_gid() == "subsets").get_offsets())
-    assert dots.shape == (2 ** 5 - 5 - 1, 2)
+    assert dots.shape == (2**5 - 5 - 1, 2)
     np.testing.assert_array_equal(dots[:, 1], analysis.values)
     assert np.all(np.abs(dots[:, 0] - analysis.sizes) <= 0.25)
     star = next(ln for ln in ax.lines if ln.get_gid() == "subset-all")
@@ -157,16 +163,17 @@ def test_cavg_sweep_plot_draws_the_normalized_sweep(trials):
     ax = plots.cavg_sweep_plot(sweep, label="sys")
     lines = {ln.get_gid(): ln for ln in ax.get_lines()}
     actual, rec = lines["cavg-actual"], lines["cavg-recalibrated"]
-    np.testing.assert_allclose(actual.get_xdata(), np.log([0.01 / 0.99, 0.25, 1.0, 9.0]),
-                               rtol=1e-12, atol=1e-15)
+    np.testing.assert_allclose(
+        actual.get_xdata(), np.log([0.01 / 0.99, 0.25, 1.0, 9.0]), rtol=1e-12, atol=1e-15
+    )
     assert actual.get_ydata()[2] == pytest.approx(cavg(llh, y) / 0.5, rel=1e-12)
-    assert actual.get_ydata()[0] == pytest.approx(
-        cavg(llh, y, p_target=0.01) / 0.01, rel=1e-12)
+    assert actual.get_ydata()[0] == pytest.approx(cavg(llh, y, p_target=0.01) / 0.01, rel=1e-12)
     # over-confident system: the affine calibration helps at the extreme operating points
     assert rec.get_ydata()[0] < actual.get_ydata()[0]
     assert "cavg-default" in lines
-    plots.cavg_sweep_plot(sweep, ax=ax, label="again")        # second system, one default line
+    plots.cavg_sweep_plot(sweep, ax=ax, label="again")  # second system, one default line
     assert sum(ln.get_gid() == "cavg-default" for ln in ax.get_lines()) == 1
     raw = plots.cavg_sweep_plot(sweep, normalized=False)
-    assert {ln.get_gid(): ln for ln in raw.get_lines()}["cavg-actual"].get_ydata()[2] == \
-        pytest.approx(cavg(llh, y), rel=1e-12)
+    assert {ln.get_gid(): ln for ln in raw.get_lines()}["cavg-actual"].get_ydata()[
+        2
+    ] == pytest.approx(cavg(llh, y), rel=1e-12)

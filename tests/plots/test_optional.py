@@ -17,12 +17,17 @@ ROOT = pathlib.Path(__file__).resolve().parents[2]
 SPEAKER = ROOT / "data_samples" / "speaker_detection"
 
 
-
 def run_python(code: str, *args, block: bool = True):
     env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
     source = (BLOCK_MATPLOTLIB if block else "") + textwrap.dedent(code)
-    return subprocess.run([sys.executable, "-c", source, *args], capture_output=True, text=True,
-                          cwd=ROOT, env=env, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-c", source, *args],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=300,
+    )
 
 
 def test_blocker_really_blocks_matplotlib():
@@ -38,12 +43,15 @@ def test_blocker_really_blocks_matplotlib():
 def test_focal_never_imports_matplotlib():
     # runs unblocked: importing focal, its measures, estimators, readers and CLI leaves
     # matplotlib unimported even when it is installed
-    result = run_python("""
+    result = run_python(
+        """
         import sys
         import focal, focal.metrics, focal.std, focal.io, focal.cli
         focal.LogisticFusion, focal.PAVCalibrator
         print("matplotlib" in sys.modules)
-    """, block=False)
+    """,
+        block=False,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "False"
 
@@ -61,33 +69,49 @@ def test_import_focal_plots_tells_how_to_install():
 
 
 def test_cli_plot_without_matplotlib_fails_with_the_install_hint(tmp_path):
-    result = run_python("""
+    result = run_python(
+        """
         import sys
         from focal.cli import main
         sys.exit(main(sys.argv[1:]))
-    """, "evaluate", str(SPEAKER / "eval_sys1.scores"), "--key", str(SPEAKER / "eval.key"),
-        "--plot", str(tmp_path / "out"))
+    """,
+        "evaluate",
+        str(SPEAKER / "eval_sys1.scores"),
+        "--key",
+        str(SPEAKER / "eval.key"),
+        "--plot",
+        str(tmp_path / "out"),
+    )
     assert result.returncode == 1
     assert 'pip install "focal-calibration[plot]"' in result.stderr
     assert result.stderr.count("\n") == 1
     assert not (tmp_path / "out").exists()
     # without --plot the same command works
-    result = run_python("""
+    result = run_python(
+        """
         import sys
         from focal.cli import main
         sys.exit(main(sys.argv[1:]))
-    """, "evaluate", str(SPEAKER / "eval_sys1.scores"), "--key", str(SPEAKER / "eval.key"))
+    """,
+        "evaluate",
+        str(SPEAKER / "eval_sys1.scores"),
+        "--key",
+        str(SPEAKER / "eval.key"),
+    )
     assert result.returncode == 0, result.stderr
     assert "Cllr" in result.stdout
 
 
 def test_plot_tests_are_skipped_not_errored_without_matplotlib():
     modules = ["tests/plots/test_plots.py", "tests/plots/test_multiclass.py"]
-    result = run_python("""
+    result = run_python(
+        """
         import sys
         import pytest
         sys.exit(pytest.main(["-q", "-rs", "-p", "no:cacheprovider", *sys.argv[1:]]))
-    """, *modules)
+    """,
+        *modules,
+    )
     out = result.stdout
     # modules skipped as a whole leave no test collected: pytest's exit status 5, not 1 or 2
     assert result.returncode == 5, out + result.stderr

@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 matplotlib = pytest.importorskip(
-    "matplotlib", reason='matplotlib is not installed: pip install "focal-calibration[plot]"')
+    "matplotlib", reason='matplotlib is not installed: pip install "focal-calibration[plot]"'
+)
 matplotlib.use("Agg")
 
 import matplotlib.pyplot as plt  # noqa: E402
@@ -108,8 +109,13 @@ def test_probit_scale_places_rates_at_their_probit_and_labels_ticks_in_percent()
 
 
 def test_percent_formatter_and_thinned_locator():
-    assert [percent_formatter(v) for v in (0.001, 0.02, 0.4, 0.999, 1e-6)] == \
-        ["0.1", "2", "40", "99.9", "0.0001"]
+    assert [percent_formatter(v) for v in (0.001, 0.02, 0.4, 0.999, 1e-6)] == [
+        "0.1",
+        "2",
+        "40",
+        "99.9",
+        "0.0001",
+    ]
     ticks = ProbitLocator(max_ticks=11).tick_values(1e-7, 0.5)
     assert len(ticks) <= 11 and {1e-6, 1e-3, 0.1} <= set(np.round(ticks, 12))
 
@@ -131,7 +137,7 @@ def test_det_line_is_the_metrics_det_curve_on_probit_axes(llrs):
     at = [int(np.flatnonzero((hx == a) & (hy == b))[0]) for a, b in zip(hull.p_fa, hull.p_miss)]
     assert at == sorted(at) and at[0] == 0 and at[-1] == hx.size - 1
     for k in range(len(at) - 1):
-        sx, sy = hx[at[k]:at[k + 1] + 1], hy[at[k]:at[k + 1] + 1]
+        sx, sy = hx[at[k] : at[k + 1] + 1], hy[at[k] : at[k + 1] + 1]
         dx, dy = sx[-1] - sx[0], sy[-1] - sy[0]
         np.testing.assert_allclose((sx - sx[0]) * dy - (sy - sy[0]) * dx, 0, atol=1e-12)
         assert np.all(np.diff(sx) <= 0) and np.all(np.diff(sy) >= 0)
@@ -197,7 +203,7 @@ def test_ape_area_under_the_plotted_curves_is_cllr_and_min_cllr(llrs):
     x, y = xy(line(ax, "ape-minimum"))
     assert trapezoid(x, y) == pytest.approx(min_cllr(tar, non), rel=0.01)
     x, y = xy(line(ax, "ape-default"))
-    assert trapezoid(x, y) == pytest.approx(1.0, rel=0.01)   # the default system: 1 bit
+    assert trapezoid(x, y) == pytest.approx(1.0, rel=0.01)  # the default system: 1 bit
 
 
 def test_ape_curves_are_the_bayes_error_rates_scaled_by_one_over_2ln2(llrs):
@@ -206,8 +212,7 @@ def test_ape_curves_are_the_bayes_error_rates_scaled_by_one_over_2ln2(llrs):
     h, y = xy(line(ax, "ape-actual"))
     rates = bayes_error_rates(tar, non, h)
     np.testing.assert_allclose(y * 2 * LN2, rates.actual, rtol=1e-12)
-    np.testing.assert_allclose(xy(line(ax, "ape-minimum"))[1] * 2 * LN2, rates.minimum,
-                               rtol=1e-12)
+    np.testing.assert_allclose(xy(line(ax, "ape-minimum"))[1] * 2 * LN2, rates.minimum, rtol=1e-12)
     # the maximum of the minimum curve is the ROCCH-EER (thesis sec. 7.7.4)
     peak = 2 * LN2 * xy(line(ax, "ape-minimum"))[1].max()
     assert peak <= eer(tar, non) + 1e-12
@@ -252,15 +257,20 @@ def test_ape_several_systems_get_one_bar_each(llrs):
     ax = plots.ape_plot(tar, non, label="raw")
     plots.ape_plot(tar / 2.2, non / 2.2, label="scaled", ax=ax)
     bars = plots.ape_bar_axes(ax)
-    tops = sorted((p.get_x(), p.get_y() + p.get_height()) for p in bars.patches
-                  if p.get_gid() == "ape-calibration-loss")
+    tops = sorted(
+        (p.get_x(), p.get_y() + p.get_height())
+        for p in bars.patches
+        if p.get_gid() == "ape-calibration-loss"
+    )
     assert [t for _, t in tops] == pytest.approx([cllr(tar, non), cllr(tar / 2.2, non / 2.2)])
     assert [t.get_text() for t in bars.get_xticklabels()] == ["raw", "scaled"]
 
 
 @settings(max_examples=15)
-@given(st.lists(st.floats(-8, 8), min_size=1, max_size=12),
-       st.lists(st.floats(-8, 8), min_size=1, max_size=12))
+@given(
+    st.lists(st.floats(-8, 8), min_size=1, max_size=12),
+    st.lists(st.floats(-8, 8), min_size=1, max_size=12),
+)
 def test_ape_minimum_below_actual_and_default(tar, non):
     ax = plots.ape_plot(tar, non, n_points=201, bar=False)
     act = xy(line(ax, "ape-actual"))[1]
@@ -318,7 +328,7 @@ def test_nbe_components_are_pmiss_and_exp_minus_h_pfa_below_zero(llrs):
     below = h < 0
     pmiss = np.array([np.mean(tar < -x) for x in h])
     pfa = np.array([np.mean(non >= -x) for x in h])
-    np.testing.assert_allclose(miss[below], pmiss[below], rtol=1e-12)       # thesis eq. 7.44
+    np.testing.assert_allclose(miss[below], pmiss[below], rtol=1e-12)  # thesis eq. 7.44
     np.testing.assert_allclose(fa[below], np.exp(-h[below]) * pfa[below], rtol=1e-9)
 
 
@@ -330,7 +340,7 @@ def test_nbe_operating_point_line_at_the_effective_log_odds(llrs):
     h = xy(line(ax, "nbe-actual"))[0]
     assert h[0] < x0 < h[-1]
     plots.nbe_plot(tar + 1, non, operating_point=(0.001, 10.0, 1.0), ax=ax)
-    assert len(artists(ax, "nbe-operating-point")) == 1     # drawn once for both systems
+    assert len(artists(ax, "nbe-operating-point")) == 1  # drawn once for both systems
 
 
 # -- ECE ------------------------------------------------------------------------------------------
@@ -347,7 +357,7 @@ def test_ece_curves_are_cross_entropies_in_bits(llrs):
         assert m == pytest.approx(min_cllr(tar, non, p) * entropy, rel=1e-9)
         assert d == pytest.approx(entropy, rel=1e-12)
     mid = int(np.flatnonzero(h == 0)[0])
-    assert act[mid] == pytest.approx(cllr(tar, non), rel=1e-12)    # Cllr: ECE at h = 0
+    assert act[mid] == pytest.approx(cllr(tar, non), rel=1e-12)  # Cllr: ECE at h = 0
     assert pav[mid] == pytest.approx(min_cllr(tar, non), rel=1e-12)
     assert np.all(pav <= act + 1e-12) and np.all(pav <= default + 1e-12)
 
@@ -394,8 +404,10 @@ def test_tippett_by_hand_with_ties_and_log10():
 
 
 @settings(max_examples=15)
-@given(st.lists(st.integers(-4, 4).map(float), min_size=1, max_size=10),
-       st.lists(st.integers(-4, 4).map(float), min_size=1, max_size=10))
+@given(
+    st.lists(st.integers(-4, 4).map(float), min_size=1, max_size=10),
+    st.lists(st.integers(-4, 4).map(float), min_size=1, max_size=10),
+)
 def test_tippett_property(tar, non):
     ax = plots.tippett_plot(tar, non)
     xt, yt = xy(line(ax, "tippett-target"))
@@ -412,8 +424,12 @@ def test_tippett_property(tar, non):
 # -- spoken term detection ----------------------------------------------------------------------
 @pytest.fixture(scope="module")
 def std_report():
-    task = std.read_task(STD_SAMPLES / "sws_sample.stdlist.xml", STD_SAMPLES / "sws_sample.rttm",
-                         STD_SAMPLES / "sws_sample.ecf.xml", STD_SAMPLES / "sws_sample.tlist.xml")
+    task = std.read_task(
+        STD_SAMPLES / "sws_sample.stdlist.xml",
+        STD_SAMPLES / "sws_sample.rttm",
+        STD_SAMPLES / "sws_sample.ecf.xml",
+        STD_SAMPLES / "sws_sample.tlist.xml",
+    )
     return std.term_detection_report(task)
 
 
@@ -456,14 +472,17 @@ def test_functions_draw_on_the_given_axes_and_never_show(llrs, monkeypatch):
     monkeypatch.setattr(plt, "show", no_show)
     monkeypatch.setattr(matplotlib.figure.Figure, "show", no_show)
     fig, axes = plt.subplots(2, 3)
-    for fn, ax in zip([plots.det_plot, plots.ape_plot, plots.nbe_plot, plots.ece_plot,
-                       plots.tippett_plot], axes.ravel()):
+    for fn, ax in zip(
+        [plots.det_plot, plots.ape_plot, plots.nbe_plot, plots.ece_plot, plots.tippett_plot],
+        axes.ravel(),
+    ):
         assert fn(tar, non, ax=ax) is ax
-    assert len(fig.axes) == 7   # 6 subplots and the APE bar panel beside its axes
+    assert len(fig.axes) == 7  # 6 subplots and the APE bar panel beside its axes
 
 
-@pytest.mark.parametrize("fn", [plots.det_plot, plots.ape_plot, plots.nbe_plot, plots.ece_plot,
-                                plots.tippett_plot])
+@pytest.mark.parametrize(
+    "fn", [plots.det_plot, plots.ape_plot, plots.nbe_plot, plots.ece_plot, plots.tippett_plot]
+)
 def test_bad_scores_raise_before_drawing(fn):
     before = plt.get_fignums()
     with pytest.raises(ValueError, match="NaN"):
@@ -491,12 +510,22 @@ def png_size(path):
 
 def test_write_report_writes_pngs_of_the_requested_size_and_the_numbers(llrs, tmp_path):
     tar, non = llrs
-    page = plots.write_report({"a": (tar, non), "b": (tar / 2, non / 2)}, tmp_path / "out",
-                              size=(640, 480), formats=("png", "pdf"))
+    page = plots.write_report(
+        {"a": (tar, non), "b": (tar / 2, non / 2)},
+        tmp_path / "out",
+        size=(640, 480),
+        formats=("png", "pdf"),
+    )
     folder = page.parent
     pngs = sorted(folder.glob("*.png"))
-    assert {p.name for p in pngs} == {"det.png", "nbe.png", "ape.png", "ece.png",
-                                      "tippett_1.png", "tippett_2.png"}
+    assert {p.name for p in pngs} == {
+        "det.png",
+        "nbe.png",
+        "ape.png",
+        "ece.png",
+        "tippett_1.png",
+        "tippett_2.png",
+    }
     for p in pngs:
         assert png_size(p) == (640, 480)
         assert p.with_suffix(".pdf").stat().st_size > 0
@@ -520,18 +549,36 @@ def test_write_report_checks_arguments_before_writing(llrs, tmp_path):
 
 
 def run_focal(*args, cwd=ROOT):
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-               MPLBACKEND="Agg")
-    return subprocess.run([sys.executable, "-m", "focal", *args], capture_output=True, text=True,
-                          cwd=cwd, env=env, timeout=300)
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
+        MPLBACKEND="Agg",
+    )
+    return subprocess.run(
+        [sys.executable, "-m", "focal", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+        timeout=300,
+    )
 
 
 @pytest.mark.slow
 def test_cli_evaluate_plot_writes_the_report(tmp_path):
     scores = [str(SPEAKER / f"eval_sys{i}.scores") for i in (1, 2)]
-    result = run_focal("evaluate", *scores, "--key", str(SPEAKER / "eval.key"),
-                       "--plot", str(tmp_path / "report"), "--plot-size", "720x450",
-                       "--plot-format", "pdf")
+    result = run_focal(
+        "evaluate",
+        *scores,
+        "--key",
+        str(SPEAKER / "eval.key"),
+        "--plot",
+        str(tmp_path / "report"),
+        "--plot-size",
+        "720x450",
+        "--plot-format",
+        "pdf",
+    )
     assert result.returncode == 0, result.stderr
     folder = tmp_path / "report"
     assert f"report: {folder / 'index.html'}" in result.stdout
@@ -544,8 +591,16 @@ def test_cli_evaluate_plot_writes_the_report(tmp_path):
 
 
 def test_cli_bad_plot_size_is_a_usage_error(tmp_path):
-    result = run_focal("evaluate", str(SPEAKER / "eval_sys1.scores"), "--key",
-                       str(SPEAKER / "eval.key"), "--plot", str(tmp_path), "--plot-size", "big")
+    result = run_focal(
+        "evaluate",
+        str(SPEAKER / "eval_sys1.scores"),
+        "--key",
+        str(SPEAKER / "eval.key"),
+        "--plot",
+        str(tmp_path),
+        "--plot-size",
+        "big",
+    )
     assert result.returncode == 2 and "WIDTHxHEIGHT" in result.stderr
 
 
@@ -555,7 +610,7 @@ def test_output_folder_is_the_given_one_or_a_new_temporary_one(tmp_path, monkeyp
     monkeypatch.setenv("TMPDIR", str(tmp_path))
     import tempfile
 
-    monkeypatch.setattr(tempfile, "tempdir", None)      # re-read TMPDIR
+    monkeypatch.setattr(tempfile, "tempdir", None)  # re-read TMPDIR
     first, second = plots.output_folder(prefix="x_"), plots.output_folder(prefix="x_")
     assert first != second and first.parent == second.parent == tmp_path
     assert first.name.startswith("x_") and first.is_dir()
@@ -567,9 +622,13 @@ def test_plots_of_one_binary_scores_object_equal_those_of_the_arrays(llrs):
 
     tar, non = llrs
     scores = BinaryScores(tar, non)
-    for plot, gid in ((plots.det_plot, "det"), (plots.nbe_plot, "nbe-actual"),
-                      (plots.ape_plot, "ape-actual"), (plots.ece_plot, "ece-actual"),
-                      (plots.tippett_plot, "tippett-target")):
+    for plot, gid in (
+        (plots.det_plot, "det"),
+        (plots.nbe_plot, "nbe-actual"),
+        (plots.ape_plot, "ape-actual"),
+        (plots.ece_plot, "ece-actual"),
+        (plots.tippett_plot, "tippett-target"),
+    ):
         a = xy(line(plot(tar, non), gid))
         b = xy(line(plot(scores), gid))
         np.testing.assert_array_equal(a[0], b[0])

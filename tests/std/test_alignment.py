@@ -44,9 +44,15 @@ def test_hand_case_counts_and_twv():
     assert best.threshold == 0.0
     assert (best.n_hits, best.n_misses, best.n_false_alarms) == (4, 1, 3)
     assert best.twv == pytest.approx(float(Fraction(5, 6) - 3 * beta / 1994), abs=1e-13)
-    sweep = {5: Fraction(1, 6), 4: Fraction(5, 12), 3: Fraction(5, 12) - beta / 1994,
-             2: Fraction(5, 12) - beta / 997, 1: Fraction(7, 12) - beta / 997,
-             0.5: Fraction(7, 12) - 3 * beta / 1994, 0: Fraction(5, 6) - 3 * beta / 1994}
+    sweep = {
+        5: Fraction(1, 6),
+        4: Fraction(5, 12),
+        3: Fraction(5, 12) - beta / 1994,
+        2: Fraction(5, 12) - beta / 997,
+        1: Fraction(7, 12) - beta / 997,
+        0.5: Fraction(7, 12) - 3 * beta / 1994,
+        0: Fraction(5, 6) - 3 * beta / 1994,
+    }
     sw = trials.sweep
     assert sw.thresholds.tolist() == [5, 4, 3, 2, 1, 0.5, 0]
     got = 1 - (sw.p_miss + op.beta * sw.p_fa)
@@ -55,9 +61,16 @@ def test_hand_case_counts_and_twv():
 
 def test_tolerance_boundary_and_decimal_times():
     # occurrence [1.0, 2.0]; mid points 0.5 and 2.5 are exactly 0.5 s away, 2.5 + 1e-6 is not
-    ref = Reference(query=["q"] * 3, file=["a", "b", "c"], tbeg=[1.0, 1.0, 0.0], dur=[1.0, 1.0, 0.1])
-    det = Detections(query=["q"] * 4, file=["a", "b", "b", "c"],
-                     tbeg=[0.25, 2.25, 2.25 + 1e-6, 0.4], dur=[0.5, 0.5, 0.5, 0.4], score=[1, 2, 3, 4])
+    ref = Reference(
+        query=["q"] * 3, file=["a", "b", "c"], tbeg=[1.0, 1.0, 0.0], dur=[1.0, 1.0, 0.1]
+    )
+    det = Detections(
+        query=["q"] * 4,
+        file=["a", "b", "b", "c"],
+        tbeg=[0.25, 2.25, 2.25 + 1e-6, 0.4],
+        dur=[0.5, 0.5, 0.5, 0.4],
+        score=[1, 2, 3, 4],
+    )
     trials = align(STDTask(det, ref, 100.0))
     # the last detection's mid point 0.4 + 0.4/2 is 0.6000000000000001 in binary: the decimal
     # times are exactly 0.5 s after the occurrence [0.0, 0.1], so it is aligned
@@ -69,15 +82,26 @@ def test_tolerance_boundary_and_decimal_times():
 
 def test_channels_separate_sources():
     ref = Reference(query=["q"], file=["a"], tbeg=[1.0], dur=[1.0], channel=["1"])
-    det = Detections(query=["q", "q"], file=["a", "a"], tbeg=[1.0, 1.0], dur=[1.0, 1.0],
-                     score=[5.0, 1.0], channel=["2", "1"])
+    det = Detections(
+        query=["q", "q"],
+        file=["a", "a"],
+        tbeg=[1.0, 1.0],
+        dur=[1.0, 1.0],
+        score=[5.0, 1.0],
+        channel=["2", "1"],
+    )
     assert align(STDTask(det, ref, 100.0)).detection_occurrence.tolist() == [-1, 0]
 
 
 def test_integer_and_string_ids_stay_distinct():
     ref = Reference(query=np.array([1], dtype=object), file=["a"], tbeg=[1.0], dur=[1.0])
-    det = Detections(query=np.array(["1", 1], dtype=object), file=["a", "a"], tbeg=[1.0, 1.0],
-                     dur=[1.0, 1.0], score=[5.0, 1.0])
+    det = Detections(
+        query=np.array(["1", 1], dtype=object),
+        file=["a", "a"],
+        tbeg=[1.0, 1.0],
+        dur=[1.0, 1.0],
+        score=[5.0, 1.0],
+    )
     trials = align(STDTask(det, ref, 100.0))
     assert trials.detection_occurrence.tolist() == [-1, 0]
     assert trials.excluded_queries == ("1",)
@@ -118,11 +142,11 @@ def _check_against_brute_force(det, ref):
     d2o = trials.detection_occurrence
     n_det, n_ref = len(det["score"]), len(ref["tbeg"])
     matched = [o for o in d2o.tolist() if o >= 0]
-    assert len(matched) == len(set(matched))                       # one-to-one
+    assert len(matched) == len(set(matched))  # one-to-one
     for i, o in enumerate(d2o.tolist()):
         if o >= 0:
-            assert _adjacent(det, ref, i, o)                         # only candidates
-    adjacent = lambda i, j: _adjacent(det, ref, i, j)               # noqa: E731
+            assert _adjacent(det, ref, i, o)  # only candidates
+    adjacent = lambda i, j: _adjacent(det, ref, i, j)  # noqa: E731
     scores = np.asarray(det["score"], dtype=float)
     for theta in sorted(set(scores.tolist())) + [-np.inf]:
         above = [i for i in range(n_det) if scores[i] >= theta]
@@ -139,15 +163,19 @@ def small_tasks(draw):
     n_ref = draw(st.integers(0, 6))
     n_det = draw(st.integers(0, 9))
     qs, fs = st.sampled_from(["a", "b"]), st.sampled_from(["x", "y"])
-    ref = dict(query=draw(st.lists(qs, min_size=n_ref, max_size=n_ref)),
-               file=draw(st.lists(fs, min_size=n_ref, max_size=n_ref)),
-               tbeg=draw(st.lists(_coords, min_size=n_ref, max_size=n_ref)),
-               dur=draw(st.lists(_durs, min_size=n_ref, max_size=n_ref)))
-    det = dict(query=draw(st.lists(qs, min_size=n_det, max_size=n_det)),
-               file=draw(st.lists(fs, min_size=n_det, max_size=n_det)),
-               tbeg=draw(st.lists(_coords, min_size=n_det, max_size=n_det)),
-               dur=draw(st.lists(_durs, min_size=n_det, max_size=n_det)),
-               score=draw(st.lists(st.integers(-3, 3), min_size=n_det, max_size=n_det)))
+    ref = dict(
+        query=draw(st.lists(qs, min_size=n_ref, max_size=n_ref)),
+        file=draw(st.lists(fs, min_size=n_ref, max_size=n_ref)),
+        tbeg=draw(st.lists(_coords, min_size=n_ref, max_size=n_ref)),
+        dur=draw(st.lists(_durs, min_size=n_ref, max_size=n_ref)),
+    )
+    det = dict(
+        query=draw(st.lists(qs, min_size=n_det, max_size=n_det)),
+        file=draw(st.lists(fs, min_size=n_det, max_size=n_det)),
+        tbeg=draw(st.lists(_coords, min_size=n_det, max_size=n_det)),
+        dur=draw(st.lists(_durs, min_size=n_det, max_size=n_det)),
+        score=draw(st.lists(st.integers(-3, 3), min_size=n_det, max_size=n_det)),
+    )
     return det, ref
 
 
@@ -161,13 +189,19 @@ def test_dense_components_against_brute_force():
     rng = np.random.default_rng(7)
     for _ in range(60):
         n_ref, n_det = int(rng.integers(2, 7)), int(rng.integers(2, 10))
-        ref = dict(query=["q"] * n_ref, file=["f"] * n_ref,
-                   tbeg=(rng.integers(0, 16, n_ref) * 0.5).tolist(),
-                   dur=(rng.integers(0, 4, n_ref) * 0.5).tolist())
-        det = dict(query=["q"] * n_det, file=["f"] * n_det,
-                   tbeg=(rng.integers(0, 18, n_det) * 0.5).tolist(),
-                   dur=(rng.integers(0, 3, n_det) * 0.5).tolist(),
-                   score=rng.integers(-2, 3, n_det).tolist())
+        ref = dict(
+            query=["q"] * n_ref,
+            file=["f"] * n_ref,
+            tbeg=(rng.integers(0, 16, n_ref) * 0.5).tolist(),
+            dur=(rng.integers(0, 4, n_ref) * 0.5).tolist(),
+        )
+        det = dict(
+            query=["q"] * n_det,
+            file=["f"] * n_det,
+            tbeg=(rng.integers(0, 18, n_det) * 0.5).tolist(),
+            dur=(rng.integers(0, 3, n_det) * 0.5).tolist(),
+            score=rng.integers(-2, 3, n_det).tolist(),
+        )
         _check_against_brute_force(det, ref)
 
 
@@ -177,11 +211,19 @@ def test_sparse_path_for_large_components(monkeypatch):
     rng = np.random.default_rng(11)
     for _ in range(30):
         n_ref, n_det = int(rng.integers(2, 6)), int(rng.integers(2, 9))
-        ref = dict(query=["q"] * n_ref, file=["f"] * n_ref,
-                   tbeg=(rng.integers(0, 12, n_ref) * 0.5).tolist(), dur=[0.5] * n_ref)
-        det = dict(query=["q"] * n_det, file=["f"] * n_det,
-                   tbeg=(rng.integers(0, 14, n_det) * 0.5).tolist(), dur=[0.0] * n_det,
-                   score=rng.normal(size=n_det).round(1).tolist())
+        ref = dict(
+            query=["q"] * n_ref,
+            file=["f"] * n_ref,
+            tbeg=(rng.integers(0, 12, n_ref) * 0.5).tolist(),
+            dur=[0.5] * n_ref,
+        )
+        det = dict(
+            query=["q"] * n_det,
+            file=["f"] * n_det,
+            tbeg=(rng.integers(0, 14, n_det) * 0.5).tolist(),
+            dur=[0.0] * n_det,
+            score=rng.normal(size=n_det).round(1).tolist(),
+        )
         _check_against_brute_force(det, ref)
 
 
@@ -206,8 +248,13 @@ def test_trial_model_violations():
     det = Detections(query=["q"], file=["a"], tbeg=[0.0], dur=[1.0], score=[0.0])
     with pytest.raises(ValueError, match="N_act=3"):
         align(STDTask(det, ref, t_audio=3.0))
-    many = Detections(query=["q"] * 4, file=["a"] * 4, tbeg=[10.0, 12.0, 14.0, 16.0],
-                      dur=[1.0] * 4, score=[0.0] * 4)
+    many = Detections(
+        query=["q"] * 4,
+        file=["a"] * 4,
+        tbeg=[10.0, 12.0, 14.0, 16.0],
+        dur=[1.0] * 4,
+        score=[0.0] * 4,
+    )
     with pytest.raises(ValueError, match="unaligned detections"):
         align(STDTask(many, ref, t_audio=6.0))
     assert align(STDTask(many, ref, t_audio=6.0, n_tps=2.0)).n_aligned == 0
@@ -234,7 +281,7 @@ def test_data_model_validation():
     raw = [0.0, 1.0]
     det = Detections(**{**ok, "tbeg": raw})
     det.tbeg[0] = 5.0
-    assert raw == [0.0, 1.0]                                        # stored copies
+    assert raw == [0.0, 1.0]  # stored copies
     ref = Reference(query=["q"], file=["a"], tbeg=[0.0], dur=[1.0])
     with pytest.raises(ValueError, match="t_audio"):
         STDTask(det, ref, t_audio=0.0)
@@ -242,7 +289,9 @@ def test_data_model_validation():
         STDTask(det, ref, t_audio=10.0, n_tps=-1)
     with pytest.raises(ValueError, match="duplicate"):
         STDTask(det, ref, t_audio=10.0, queries=["q", "q"])
-    with pytest.raises(ValueError, match=r"reference.query names 1 query id\(s\) not in the term list: 'q'"):
+    with pytest.raises(
+        ValueError, match=r"reference.query names 1 query id\(s\) not in the term list: 'q'"
+    ):
         STDTask(Detections([], [], [], [], []), ref, t_audio=10.0, queries=["z"])
     with pytest.raises(ValueError, match="detections must be"):
         STDTask(ref, ref, t_audio=10.0)
@@ -256,8 +305,14 @@ def _competing_task():
     """One occurrence o0 = A f1 [10, 11]; d0 (mid 10.25, score 5, NO) and d1 (mid 10.75,
     score 3, YES) both within tolerance. N = 1000 trials, N_nt = 999.
     """
-    det = Detections(query=["A", "A"], file=["f1", "f1"], tbeg=[9.75, 10.25], dur=[1.0, 1.0],
-                     score=[5.0, 3.0], decision=[0, 1])
+    det = Detections(
+        query=["A", "A"],
+        file=["f1", "f1"],
+        tbeg=[9.75, 10.25],
+        dur=[1.0, 1.0],
+        score=[5.0, 3.0],
+        decision=[0, 1],
+    )
     ref = Reference(query=["A"], file=["f1"], tbeg=[10.0], dur=[1.0])
     return STDTask(det, ref, t_audio=1000.0)
 
@@ -266,13 +321,13 @@ def test_prefer_yes_decisions_changes_atwv_by_hand():
     op = OperatingPoint(0.00015, 100.0, 1.0)
     beta = op.beta
     by_score = align(_competing_task())
-    assert by_score.detection_occurrence.tolist() == [0, -1]      # the higher score wins
+    assert by_score.detection_occurrence.tolist() == [0, -1]  # the higher score wins
     # at the decisions: the occurrence is missed (d0 says NO), d1 is a false alarm
     assert atwv(by_score, op).twv == pytest.approx(1 - (1 + beta / 999), rel=1e-12)
-    assert mtwv(by_score, op).twv == pytest.approx(1.0)         # threshold 5: one hit
+    assert mtwv(by_score, op).twv == pytest.approx(1.0)  # threshold 5: one hit
     by_decision = align(_competing_task(), prefer="decision")
-    assert by_decision.detection_occurrence.tolist() == [-1, 0]   # the YES detection wins
-    assert atwv(by_decision, op).twv == pytest.approx(1.0)      # a hit, no false alarm
+    assert by_decision.detection_occurrence.tolist() == [-1, 0]  # the YES detection wins
+    assert atwv(by_decision, op).twv == pytest.approx(1.0)  # a hit, no false alarm
     # the price: no longer optimal at every threshold (5 accepts only the unaligned d0)
     assert mtwv(by_decision, op).twv == pytest.approx(1 - beta / 999, rel=1e-12)
 
@@ -300,5 +355,7 @@ def test_report_passes_the_alignment_preference():
 
     op = OperatingPoint(0.00015, 100.0, 1.0)
     assert term_detection_report(_competing_task(), operating_point=op).atwv.n_hits == 0
-    assert term_detection_report(_competing_task(), operating_point=op,
-                                 prefer="decision").atwv.n_hits == 1
+    assert (
+        term_detection_report(_competing_task(), operating_point=op, prefer="decision").atwv.n_hits
+        == 1
+    )

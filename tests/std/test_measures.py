@@ -30,22 +30,36 @@ from focal.std import (
 )
 
 
-def random_task(seed, n_queries=4, n_files=3, file_seconds=60.0, n_far=30, decisions="threshold",
-                n_tps=1.0):
+def random_task(
+    seed, n_queries=4, n_files=3, file_seconds=60.0, n_far=30, decisions="threshold", n_tps=1.0
+):
     """A small random search with occurrences, nearby detections and false alarms."""
     rng = np.random.default_rng(seed)
     occ = []
     for q in range(n_queries):
         for _ in range(int(rng.integers(1, 5))):
-            occ.append((f"q{q}", f"f{rng.integers(n_files)}", round(rng.uniform(0, file_seconds - 2), 2),
-                        round(rng.uniform(0.3, 1.2), 2)))
+            occ.append(
+                (
+                    f"q{q}",
+                    f"f{rng.integers(n_files)}",
+                    round(rng.uniform(0, file_seconds - 2), 2),
+                    round(rng.uniform(0.3, 1.2), 2),
+                )
+            )
     det = []
     for q, f, t, d in occ:
         for _ in range(int(rng.integers(0, 3))):
             det.append((q, f, round(t + rng.normal(0, 0.4), 2), d, round(rng.normal(2, 2), 1)))
     for _ in range(n_far):
-        det.append((f"q{rng.integers(n_queries)}", f"f{rng.integers(n_files)}",
-                    round(rng.uniform(0, file_seconds), 2), 0.5, round(rng.normal(-1, 2), 1)))
+        det.append(
+            (
+                f"q{rng.integers(n_queries)}",
+                f"f{rng.integers(n_files)}",
+                round(rng.uniform(0, file_seconds), 2),
+                0.5,
+                round(rng.normal(-1, 2), 1),
+            )
+        )
     q, f, t, d, s = (list(c) for c in zip(*det))
     s = np.array(s)
     if decisions == "threshold":
@@ -76,9 +90,9 @@ def brute_twv(trials, accept, beta):
 
 
 def test_sws2013_operating_point_numbers_from_the_plan():
-    assert round(SWS2013.beta, 2) == 66.66                      # plan sec. 4.1
-    assert round(SWS2013.effective_prior, 4) == 0.0148          # plan sec. 4.2.1, eq. 23
-    assert round(STD2006.beta, 1) == 999.9                      # plan sec. 2.5
+    assert round(SWS2013.beta, 2) == 66.66  # plan sec. 4.1
+    assert round(SWS2013.effective_prior, 4) == 0.0148  # plan sec. 4.2.1, eq. 23
+    assert round(STD2006.beta, 1) == 999.9  # plan sec. 2.5
     same = OperatingPoint.from_effective_prior(SWS2013.effective_prior)
     assert same.beta == pytest.approx(SWS2013.beta, rel=1e-12)  # eq. 22
 
@@ -87,8 +101,8 @@ def test_sws2012_operating_point():
     trials = align(random_task(3))
     op = OperatingPoint.sws2012(trials.n_true, trials.n_trials)
     n = trials.n_trials
-    assert op.beta == pytest.approx((n - trials.n_true) / trials.n_true, rel=1e-12)   # eq. 18
-    assert op.p_target == trials.n_true / n                                          # eq. 17
+    assert op.beta == pytest.approx((n - trials.n_true) / trials.n_true, rel=1e-12)  # eq. 18
+    assert op.p_target == trials.n_true / n  # eq. 17
     r = atwv(trials, "sws2012")
     assert r.beta == pytest.approx(op.beta, rel=1e-12)
     assert r.twv == pytest.approx(brute_twv(trials, trials.decision, op.beta), abs=1e-12)
@@ -104,21 +118,33 @@ def test_sws2012_operating_point():
 
 
 def test_trivial_and_perfect_systems():
-    ref = Reference(query=["a", "a", "b"], file=["x", "y", "x"], tbeg=[1.0, 5.0, 9.0],
-                    dur=[0.5, 0.5, 1.0])
+    ref = Reference(
+        query=["a", "a", "b"], file=["x", "y", "x"], tbeg=[1.0, 5.0, 9.0], dur=[0.5, 0.5, 1.0]
+    )
     # rejects everything: decisions all NO, and a system with no detection at all
-    rejecting = Detections(query=["a", "b"], file=["x", "x"], tbeg=[1.0, 9.0], dur=[0.5, 1.0],
-                           score=[1.0, 2.0], decision=[0, 0])
+    rejecting = Detections(
+        query=["a", "b"],
+        file=["x", "x"],
+        tbeg=[1.0, 9.0],
+        dur=[0.5, 1.0],
+        score=[1.0, 2.0],
+        decision=[0, 0],
+    )
     r = atwv(align(STDTask(rejecting, ref, 100.0)))
-    assert r.twv == 0.0 and r.c_norm == 1.0 and r.threshold == math.inf   # plan sec. 2.6
+    assert r.twv == 0.0 and r.c_norm == 1.0 and r.threshold == math.inf  # plan sec. 2.6
     silent = Detections([], [], [], [], [], [])
     trials = align(STDTask(silent, ref, 100.0))
     assert atwv(trials).twv == 0.0 and mtwv(trials).twv == 0.0
     assert mtwv(trials).threshold == math.inf
     # detects every occurrence, says YES only there
-    perfect = Detections(query=["a", "a", "b", "b"], file=["x", "y", "x", "y"],
-                         tbeg=[1.0, 5.0, 9.0, 30.0], dur=[0.5, 0.5, 1.0, 1.0],
-                         score=[3.0, 2.0, 4.0, -1.0], decision=[1, 1, 1, 0])
+    perfect = Detections(
+        query=["a", "a", "b", "b"],
+        file=["x", "y", "x", "y"],
+        tbeg=[1.0, 5.0, 9.0, 30.0],
+        dur=[0.5, 0.5, 1.0, 1.0],
+        score=[3.0, 2.0, 4.0, -1.0],
+        decision=[1, 1, 1, 0],
+    )
     trials = align(STDTask(perfect, ref, 100.0))
     assert atwv(trials).twv == 1.0 and mtwv(trials).twv == 1.0
     assert atwv(trials).c_norm == 0.0
@@ -132,8 +158,9 @@ def test_mtwv_sweep_equals_brute_force_and_bounds_atwv(seed):
         thresholds = sorted(set(trials.score.tolist())) + [math.inf]
         values = [brute_twv(trials, trials.score >= t, op.beta) for t in thresholds]
         assert best.twv == pytest.approx(max(values), abs=1e-12)
-        assert best.twv == pytest.approx(brute_twv(trials, trials.score >= best.threshold, op.beta),
-                                         abs=1e-12)
+        assert best.twv == pytest.approx(
+            brute_twv(trials, trials.score >= best.threshold, op.beta), abs=1e-12
+        )
         act = atwv(trials, op)
         assert not math.isnan(act.threshold)
         assert best.twv >= act.twv - 1e-12
@@ -153,8 +180,11 @@ def test_twv_and_atwv_with_threshold_argument():
     with pytest.raises(ValueError, match="no YES/NO decisions"):
         atwv(trials)
     r = atwv(trials, threshold=1.0)
-    assert r.twv == twv(trials, 1.0).twv == pytest.approx(
-        brute_twv(trials, trials.score >= 1.0, SWS2013.beta), abs=1e-12)
+    assert (
+        r.twv
+        == twv(trials, 1.0).twv
+        == pytest.approx(brute_twv(trials, trials.score >= 1.0, SWS2013.beta), abs=1e-12)
+    )
     with pytest.raises(ValueError, match="NaN"):
         twv(trials, float("nan"))
 
@@ -173,7 +203,7 @@ def test_det_curve_points():
     for t, pm, pf in zip(det.thresholds[:-1], det.p_miss[:-1], det.p_fa[:-1]):
         accept = trials.score >= t
         c = trials.counts(accept)
-        assert pm == pytest.approx(np.mean(c.n_misses / c.n_act), abs=1e-13)      # eq. 4
+        assert pm == pytest.approx(np.mean(c.n_misses / c.n_act), abs=1e-13)  # eq. 4
         assert pf == pytest.approx(np.mean(c.n_false_alarms / c.n_nontarget), abs=1e-13)  # eq. 5
 
 
@@ -195,9 +225,9 @@ def materialized_cnxe(trials, p_tar, gamma=1.0, delta=0.0):
     tar = gamma * np.array(tar) + delta
     non = gamma * np.array(non) + delta
     h = math.log(p_tar / (1 - p_tar))
-    c_tar = np.log1p(np.exp(-(tar + h)))                       # eq. 37
+    c_tar = np.log1p(np.exp(-(tar + h)))  # eq. 37
     c_non = np.log1p(np.exp(non + h))
-    xe = (p_tar * c_tar.mean() + (1 - p_tar) * c_non.mean()) / math.log(2)              # eq. 43
+    xe = (p_tar * c_tar.mean() + (1 - p_tar) * c_non.mean()) / math.log(2)  # eq. 43
     prior = (p_tar * math.log(1 / p_tar) + (1 - p_tar) * math.log(1 / (1 - p_tar))) / math.log(2)
     return xe / prior, xe
 
@@ -232,13 +262,17 @@ def test_min_cnxe_is_the_affine_minimum(seed):
     assert rec.llr_min == trials.score.min()
     assert min_cnxe(trials) == rec.min_cnxe
     if math.isfinite(rec.gamma):
-        assert materialized_cnxe(trials, p, rec.gamma, rec.delta)[0] == pytest.approx(rec.min_cnxe,
-                                                                                    rel=1e-9)
+        assert materialized_cnxe(trials, p, rec.gamma, rec.delta)[0] == pytest.approx(
+            rec.min_cnxe, rel=1e-9
+        )
     # an independent optimizer on the materialized trials finds nothing lower
-    fun = lambda v: materialized_cnxe(trials, p, v[0], v[1])[0]        # noqa: E731
-    other = min(minimize(fun, x0, method="Nelder-Mead",
-                         options=dict(xatol=1e-10, fatol=1e-13, maxiter=4000)).fun
-                for x0 in ([1.0, 0.0], [0.1, 0.0], [2.0, -2.0]))
+    fun = lambda v: materialized_cnxe(trials, p, v[0], v[1])[0]  # noqa: E731
+    other = min(
+        minimize(
+            fun, x0, method="Nelder-Mead", options=dict(xatol=1e-10, fatol=1e-13, maxiter=4000)
+        ).fun
+        for x0 in ([1.0, 0.0], [0.1, 0.0], [2.0, -2.0])
+    )
     assert rec.min_cnxe <= other + 1e-9
     assert rec.min_cnxe == pytest.approx(other, abs=1e-6)
 
@@ -247,9 +281,13 @@ def _separable_task(miss_one: bool):
     # occurrences at 10, 20, 30 s of query q; hits score 10, false alarms score 0
     ref = Reference(query=["q"] * 3, file=["a"] * 3, tbeg=[10.0, 20.0, 30.0], dur=[1.0] * 3)
     n_hit = 2 if miss_one else 3
-    det = Detections(query=["q"] * (n_hit + 2), file=["a"] * (n_hit + 2),
-                     tbeg=[10.0, 20.0, 30.0][:n_hit] + [50.0, 60.0], dur=[1.0] * (n_hit + 2),
-                     score=[10.0] * n_hit + [0.0, 0.0])
+    det = Detections(
+        query=["q"] * (n_hit + 2),
+        file=["a"] * (n_hit + 2),
+        tbeg=[10.0, 20.0, 30.0][:n_hit] + [50.0, 60.0],
+        dur=[1.0] * (n_hit + 2),
+        score=[10.0] * n_hit + [0.0, 0.0],
+    )
     return align(STDTask(det, ref, t_audio=100.0))
 
 
@@ -282,8 +320,11 @@ def test_cnxe_errors():
     empty = align(STDTask(Detections([], [], [], [], []), ref, 10.0))
     with pytest.raises(ValueError, match="llr_min"):
         cnxe(empty)
-    inf = align(STDTask(Detections(["q", "q"], ["a", "a"], [1.0, 5.0], [1.0, 1.0],
-                                   [np.inf, -np.inf]), ref, 10.0))
+    inf = align(
+        STDTask(
+            Detections(["q", "q"], ["a", "a"], [1.0, 5.0], [1.0, 1.0], [np.inf, -np.inf]), ref, 10.0
+        )
+    )
     assert cnxe(inf) == pytest.approx(materialized_cnxe(inf, SWS2013.effective_prior)[0])
     with pytest.raises(ValueError, match="finite"):
         min_cnxe(inf)
@@ -294,11 +335,11 @@ def test_cnxe_errors():
 
 
 def test_speed_factors_and_processing_load():
-    assert round(indexing_speed_factor(14 * 16, 300), 4) == 0.7467     # the plan's ISF example
+    assert round(indexing_speed_factor(14 * 16, 300), 4) == 0.7467  # the plan's ISF example
     # eq. 46 on the plan's SSF example: 48 CPU hours, T_Q = 900 s = 0.25 h, 300 h of audio
     assert searching_speed_factor(3 * 16, 0.25, 300) == pytest.approx(48 / 75)
-    assert searching_speed_factor(48, [0.1, 0.15], 300) == pytest.approx(48 / 75)   # eq. 47
-    assert processing_load(0.7, 2.0, 0.5, 4.0) == pytest.approx(0.1 * 1.4 + 0.9 * 2.0)   # eq. 48
+    assert searching_speed_factor(48, [0.1, 0.15], 300) == pytest.approx(48 / 75)  # eq. 47
+    assert processing_load(0.7, 2.0, 0.5, 4.0) == pytest.approx(0.1 * 1.4 + 0.9 * 2.0)  # eq. 48
     assert processing_load(0.7, 2.0, 0.5, 4.0, lam=1.0) == pytest.approx(1.4)
     with pytest.raises(ValueError, match="lam"):
         processing_load(1, 1, 1, 1, lam=1.5)
@@ -321,22 +362,26 @@ def test_cnxe_keeping_queries_without_occurrences_eq_41():
     trials = align(hand_task())
     op = OperatingPoint(0.01, 1.0, 1.0)
     p = op.effective_prior
-    tar = np.array([5.0, 1.0, 4.0, 0.0])                    # aligned: d0, d2, d5, d6
-    non = np.array([3.0, 2.0, 0.5, 9.0])                    # unaligned d1, d3, d4 and C's d7
+    tar = np.array([5.0, 1.0, 4.0, 0.0])  # aligned: d0, d2, d5, d6
+    non = np.array([3.0, 2.0, 0.5, 9.0])  # unaligned d1, d3, d4 and C's d7
     n_true, n_all = 5, 3 * 1000
     llr_min = 0.0
     tar_all = np.r_[tar, np.full(n_true - tar.size, llr_min)]
     non_all = np.r_[non, np.full(n_all - n_true - non.size, llr_min)]
     h = math.log(p / (1 - p))
-    xe = (p * np.mean(np.logaddexp(0, -(tar_all + h)))
-          + (1 - p) * np.mean(np.logaddexp(0, non_all + h))) / math.log(2)
+    xe = (
+        p * np.mean(np.logaddexp(0, -(tar_all + h)))
+        + (1 - p) * np.mean(np.logaddexp(0, non_all + h))
+    ) / math.log(2)
     prior_xe = (p * math.log(1 / p) + (1 - p) * math.log(1 / (1 - p))) / math.log(2)
     assert cxe(trials, op, queries="all") == pytest.approx(xe, rel=1e-12)
     assert cnxe(trials, op, queries="all") == pytest.approx(xe / prior_xe, rel=1e-12)
     # the default leaves C out entirely: 2 queries, no score 9
     non_eval = np.r_[non[:3], np.full(2 * 1000 - n_true - 3, llr_min)]
-    xe_eval = (p * np.mean(np.logaddexp(0, -(tar_all + h)))
-               + (1 - p) * np.mean(np.logaddexp(0, non_eval + h))) / math.log(2)
+    xe_eval = (
+        p * np.mean(np.logaddexp(0, -(tar_all + h)))
+        + (1 - p) * np.mean(np.logaddexp(0, non_eval + h))
+    ) / math.log(2)
     assert cxe(trials, op) == pytest.approx(xe_eval, rel=1e-12)
     assert min_cnxe(trials, op, queries="all") <= cnxe(trials, op, queries="all")
     with pytest.raises(ValueError, match="queries"):
@@ -346,10 +391,15 @@ def test_cnxe_keeping_queries_without_occurrences_eq_41():
 def test_cnxe_all_queries_refuses_more_detections_than_trials():
     from focal.std import Detections, Reference, STDTask, align
 
-    det = Detections(query=["A", "B", "B", "B"], file=["f"] * 4, tbeg=[1.0, 2.0, 3.0, 4.0],
-                     dur=[0.5] * 4, score=[1.0, 0.0, 0.5, 0.2])
+    det = Detections(
+        query=["A", "B", "B", "B"],
+        file=["f"] * 4,
+        tbeg=[1.0, 2.0, 3.0, 4.0],
+        dur=[0.5] * 4,
+        score=[1.0, 0.0, 0.5, 0.2],
+    )
     ref = Reference(query=["A"], file=["f"], tbeg=[1.0], dur=[0.5])
-    trials = align(STDTask(det, ref, t_audio=2.0, n_tps=1.0))   # N = 2 trials per query
-    assert np.isfinite(cnxe(trials))                           # B is excluded: fine
+    trials = align(STDTask(det, ref, t_audio=2.0, n_tps=1.0))  # N = 2 trials per query
+    assert np.isfinite(cnxe(trials))  # B is excluded: fine
     with pytest.raises(ValueError, match="'B' has 3 detections"):
         cnxe(trials, queries="all")

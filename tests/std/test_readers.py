@@ -25,8 +25,15 @@ from focal.std import (
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 SAMPLE = ROOT / "data_samples" / "term_detection"
-XML_SET = [SAMPLE / n for n in ("sws_sample.stdlist.xml", "sws_sample.rttm", "sws_sample.ecf.xml",
-                                "sws_sample.tlist.xml")]
+XML_SET = [
+    SAMPLE / n
+    for n in (
+        "sws_sample.stdlist.xml",
+        "sws_sample.rttm",
+        "sws_sample.ecf.xml",
+        "sws_sample.tlist.xml",
+    )
+]
 TABLE_SET = [SAMPLE / n for n in ("detections.txt", "reference.txt", "audio.txt", "queries.txt")]
 
 
@@ -46,7 +53,7 @@ def test_sample_xml_and_tables_give_the_same_report():
     a, b = xml.to_dict(per_query=True), table.to_dict(per_query=True)
     assert a == b
     assert str(xml) == str(table)
-    assert a["excluded_queries"] == ["sws2013_dev_008"]      # the query that never occurs
+    assert a["excluded_queries"] == ["sws2013_dev_008"]  # the query that never occurs
     assert a["n_queries"] == 7
 
 
@@ -60,14 +67,19 @@ def test_sample_files_are_read_completely():
     ecf = read_ecf(SAMPLE / "sws_sample.ecf.xml")
     assert ecf.duration == pytest.approx(ecf.source_signal_duration, abs=1e-9)
     assert all(not f.endswith(".wav") for f in ecf.file)
-    assert list(read_tlist(SAMPLE / "sws_sample.tlist.xml")) == \
-        [f"sws2013_dev_{i:03d}" for i in range(1, 9)]
-    assert read_stdlist(SAMPLE / "sws_sample.stdlist.xml").score.tolist() == \
-        read_detection_table(SAMPLE / "detections.txt").score.tolist()
+    assert list(read_tlist(SAMPLE / "sws_sample.tlist.xml")) == [
+        f"sws2013_dev_{i:03d}" for i in range(1, 9)
+    ]
+    assert (
+        read_stdlist(SAMPLE / "sws_sample.stdlist.xml").score.tolist()
+        == read_detection_table(SAMPLE / "detections.txt").score.tolist()
+    )
 
 
 def test_sample_generator_is_reproducible(tmp_path):
-    spec = importlib.util.spec_from_file_location("make_td", ROOT / "data_samples" / "make_term_detection.py")
+    spec = importlib.util.spec_from_file_location(
+        "make_td", ROOT / "data_samples" / "make_term_detection.py"
+    )
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.main(tmp_path)
@@ -100,21 +112,46 @@ def test_read_stdlist_content(tmp_path):
     assert det.tbeg.tolist() == [1.5, 3.0] and det.dur.tolist() == [0.5, 1.0]
     assert det.score.tolist() == [-2.25, -np.inf]
     assert det.decision.tolist() == [True, False]
-    kws = STDLIST.format(second=GOOD).replace("stdlist", "kwslist").replace(
-        "detected_termlist termid", "detected_kwlist kwid").replace("detected_termlist", "detected_kwlist")
+    kws = (
+        STDLIST.format(second=GOOD)
+        .replace("stdlist", "kwslist")
+        .replace("detected_termlist termid", "detected_kwlist kwid")
+        .replace("detected_termlist", "detected_kwlist")
+    )
     kws = kws.replace("<term ", "<kw ")
     assert read_stdlist(write(tmp_path, "k.xml", kws)).score.tolist() == [-2.25, -np.inf]
 
 
-@pytest.mark.parametrize("second,message", [
-    ('<term file="f2" tbeg="3" dur="1" decision="NO"/>', r"<term> #2 of <detected_termlist termid='q1'>: missing attribute\(s\) score"),
-    ('<term file="f2" tbeg="3" dur="1" score="high" decision="NO"/>', r"<term> #2 .*score is not a number: 'high'"),
-    ('<term file="f2" tbeg="3" dur="1" score="nan" decision="NO"/>', r"<term> #2 .*score must be a number"),
-    ('<term file="f2" tbeg="3" dur="-1" score="0" decision="NO"/>', r"<term> #2 .*dur must be >= 0"),
-    ('<term file="f2" tbeg="3" dur="1" score="0" decision="MAYBE"/>', r"<term> #2 .*decision must be YES or NO"),
-    ('<hit file="f2"/>', r"<hit> inside <detected_termlist>: unexpected element"),
-    ('<term file="f2" tbeg="3" dur="1" score="0" decision="NO">', r"not well-formed XML \(mismatched tag: line 7"),
-])
+@pytest.mark.parametrize(
+    "second,message",
+    [
+        (
+            '<term file="f2" tbeg="3" dur="1" decision="NO"/>',
+            r"<term> #2 of <detected_termlist termid='q1'>: missing attribute\(s\) score",
+        ),
+        (
+            '<term file="f2" tbeg="3" dur="1" score="high" decision="NO"/>',
+            r"<term> #2 .*score is not a number: 'high'",
+        ),
+        (
+            '<term file="f2" tbeg="3" dur="1" score="nan" decision="NO"/>',
+            r"<term> #2 .*score must be a number",
+        ),
+        (
+            '<term file="f2" tbeg="3" dur="-1" score="0" decision="NO"/>',
+            r"<term> #2 .*dur must be >= 0",
+        ),
+        (
+            '<term file="f2" tbeg="3" dur="1" score="0" decision="MAYBE"/>',
+            r"<term> #2 .*decision must be YES or NO",
+        ),
+        ('<hit file="f2"/>', r"<hit> inside <detected_termlist>: unexpected element"),
+        (
+            '<term file="f2" tbeg="3" dur="1" score="0" decision="NO">',
+            r"not well-formed XML \(mismatched tag: line 7",
+        ),
+    ],
+)
 def test_read_stdlist_errors_name_file_and_element(tmp_path, second, message):
     p = write(tmp_path, "bad.stdlist.xml", STDLIST.format(second=second))
     with pytest.raises(ValueError, match=message) as err:
@@ -124,7 +161,8 @@ def test_read_stdlist_errors_name_file_and_element(tmp_path, second, message):
 
 def test_doctype_and_entities_are_refused(tmp_path):
     lol = '<!ENTITY a0 "lol">' + "".join(
-        f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10))
+        f'<!ENTITY a{i} "{f"&a{i - 1};" * 10}">' for i in range(1, 10)
+    )
     bomb = f'<?xml version="1.0"?>\n<!DOCTYPE stdlist [{lol}]>\n<stdlist>&a9;</stdlist>\n'
     with pytest.raises(ValueError, match="DOCTYPE"):
         read_stdlist(write(tmp_path, "bomb.xml", bomb))
@@ -132,7 +170,9 @@ def test_doctype_and_entities_are_refused(tmp_path):
     with pytest.raises(ValueError, match="DOCTYPE"):
         read_ecf(write(tmp_path, "ext.xml", external))
     # the hook fires before the internal subset is read: a broken subset is never parsed
-    broken = '<?xml version="1.0"?>\n<!DOCTYPE ecf [ <!ENTITY % p "x"> %p; <!ENTITY oops\n]>\n<ecf/>\n'
+    broken = (
+        '<?xml version="1.0"?>\n<!DOCTYPE ecf [ <!ENTITY % p "x"> %p; <!ENTITY oops\n]>\n<ecf/>\n'
+    )
     with pytest.raises(ValueError, match="DOCTYPE"):
         read_ecf(write(tmp_path, "broken.xml", broken))
     undefined = '<?xml version="1.0"?>\n<termlist><term termid="a">&x;</term></termlist>\n'
@@ -141,12 +181,16 @@ def test_doctype_and_entities_are_refused(tmp_path):
 
 
 def test_read_ecf_union_of_excerpts(tmp_path):
-    ecf = write(tmp_path, "e.ecf.xml", """<ecf source_signal_duration="100" version="1">
+    ecf = write(
+        tmp_path,
+        "e.ecf.xml",
+        """<ecf source_signal_duration="100" version="1">
       <excerpt audio_filename="a.wav" channel="1" tbeg="0" dur="10" language="x" source_type="y"/>
       <excerpt audio_filename="a.wav" channel="2" tbeg="5" dur="10" language="x" source_type="y"/>
       <excerpt audio_filename="b.sph" channel="1" tbeg="100" dur="2.5"/>
       <excerpt audio_filename="c.flac" channel="1" tbeg="0" dur="1"/>
-    </ecf>""")
+    </ecf>""",
+    )
     e = read_ecf(ecf)
     # a: [0, 10] u [5, 15] = 15 s (channels share the time line); b: 2.5 s; c: 1 s
     assert e.duration == 18.5
@@ -159,15 +203,23 @@ def test_read_ecf_union_of_excerpts(tmp_path):
 
 
 def test_read_tlist(tmp_path):
-    t = write(tmp_path, "t.xml", """<termlist ecf_filename="e" language="x" version="1">
+    t = write(
+        tmp_path,
+        "t.xml",
+        """<termlist ecf_filename="e" language="x" version="1">
       <term termid="q1"><termtext>hello
          world</termtext></term>
-      <term termid="q2"><termtext>x</termtext></term></termlist>""")
+      <term termid="q2"><termtext>x</termtext></term></termlist>""",
+    )
     assert read_tlist(t) == {"q1": "hello world", "q2": "x"}
-    kw = write(tmp_path, "k.xml", '<kwlist><kw kwid="K1"><kwtext>a b</kwtext><kwinfo/></kw></kwlist>')
+    kw = write(
+        tmp_path, "k.xml", '<kwlist><kw kwid="K1"><kwtext>a b</kwtext><kwinfo/></kw></kwlist>'
+    )
     assert read_tlist(kw) == {"K1": "a b"}
     with pytest.raises(ValueError, match="duplicate termid 'q1'"):
-        read_tlist(write(tmp_path, "d.xml", '<termlist><term termid="q1"/><term termid="q1"/></termlist>'))
+        read_tlist(
+            write(tmp_path, "d.xml", '<termlist><term termid="q1"/><term termid="q1"/></termlist>')
+        )
     with pytest.raises(ValueError, match="unexpected element"):
         read_tlist(write(tmp_path, "r.xml", "<terms/>"))
 
@@ -177,20 +229,28 @@ def test_read_tlist(tmp_path):
 
 
 def test_read_rttm(tmp_path):
-    p = write(tmp_path, "r.rttm", ";; comment\nSPEAKER f 1 0 10 <NA> <NA> s <NA>\n\n"
-              "LEXEME f 1 2.5 0.5 q1 lex s <NA>\nLEXEME g 2 4 1 q2 lex s <NA> <NA>\n")
+    p = write(
+        tmp_path,
+        "r.rttm",
+        ";; comment\nSPEAKER f 1 0 10 <NA> <NA> s <NA>\n\n"
+        "LEXEME f 1 2.5 0.5 q1 lex s <NA>\nLEXEME g 2 4 1 q2 lex s <NA> <NA>\n",
+    )
     ref = read_rttm(p)
     assert ref.query.tolist() == ["q1", "q2"] and ref.file.tolist() == ["f", "g"]
     assert ref.channel.tolist() == ["1", "2"]
     assert ref.tbeg.tolist() == [2.5, 4.0] and ref.dur.tolist() == [0.5, 1.0]
     with pytest.raises(ValueError, match=r"r2.rttm:2: tbeg 'x' is not a number"):
-        read_rttm(write(tmp_path, "r2.rttm", "LEXEME f 1 0 1 q lex s <NA>\nLEXEME f 1 x 1 q lex s <NA>\n"))
+        read_rttm(
+            write(tmp_path, "r2.rttm", "LEXEME f 1 0 1 q lex s <NA>\nLEXEME f 1 x 1 q lex s <NA>\n")
+        )
     with pytest.raises(ValueError, match=r"r3.rttm:1: a LEXEME line needs"):
         read_rttm(write(tmp_path, "r3.rttm", "LEXEME f 1 0 1\n"))
 
 
 def test_read_tables(tmp_path):
-    det = read_detection_table(write(tmp_path, "d.txt", "# header\nq f 1.0 0.5 2.5 YES\nq g 2 1 -inf no\n"))
+    det = read_detection_table(
+        write(tmp_path, "d.txt", "# header\nq f 1.0 0.5 2.5 YES\nq g 2 1 -inf no\n")
+    )
     assert det.score.tolist() == [2.5, -np.inf] and det.decision.tolist() == [True, False]
     assert det.channel.tolist() == ["1", "1"]
     no_dec = read_detection_table(write(tmp_path, "n.txt", "q f 1.0 0.5 2.5\n"))
@@ -203,14 +263,19 @@ def test_read_tables(tmp_path):
         read_reference_table(write(tmp_path, "r2.txt", "q f 1.0 -0.5\n"))
     audio = read_audio_table(write(tmp_path, "a.txt", "f 0 10\ng 0 5\n"))
     assert audio.duration == 15.0
-    assert read_query_table(write(tmp_path, "q.txt", "q1 some words\nq2\n")) == {"q1": "some words", "q2": ""}
+    assert read_query_table(write(tmp_path, "q.txt", "q1 some words\nq2\n")) == {
+        "q1": "some words",
+        "q2": "",
+    }
     with pytest.raises(ValueError, match="q2.txt:2: duplicate query id 'q1'"):
         read_query_table(write(tmp_path, "q2.txt", "q1\nq1\n"))
 
 
 def test_read_task_checks_and_notes(tmp_path):
     det = write(tmp_path, "d.txt", "q1 f 1.0 1.0 2.0 YES\nq2 f 5.0 1.0 -1.0 NO\n")
-    ref = write(tmp_path, "r.rttm", "LEXEME f 1 1.0 1.0 q1 lex s <NA>\nLEXEME f 1 9.0 1.0 zz lex s <NA>\n")
+    ref = write(
+        tmp_path, "r.rttm", "LEXEME f 1 1.0 1.0 q1 lex s <NA>\nLEXEME f 1 9.0 1.0 zz lex s <NA>\n"
+    )
     audio = write(tmp_path, "a.txt", "f 0 100\n")
     task = read_task(det, ref, audio, ["q1", "q2"], n_tps=2.0)
     assert task.t_audio == 100.0 and task.n_tps == 2.0 and task.queries == ("q1", "q2")
@@ -218,13 +283,20 @@ def test_read_task_checks_and_notes(tmp_path):
     report = term_detection_report(task)
     assert report.trials.excluded_queries == ("q2",)
     assert "left out 1 reference line" in str(report)
-    with pytest.raises(ValueError, match=r"d.txt: the system output names 1 query id\(s\) not in the term list: 'q2'"):
+    with pytest.raises(
+        ValueError,
+        match=r"d.txt: the system output names 1 query id\(s\) not in the term list: 'q2'",
+    ):
         read_task(det, ref, audio, ["q1"])
     with pytest.raises(ValueError, match=r"d.txt: .*not in the audio list, e.g. file 'f'"):
         read_task(det, ref, write(tmp_path, "a2.txt", "g 0 100\n"))
     assert read_task(det, ref, 50.0).t_audio == 50.0
-    ecf = write(tmp_path, "e.xml", '<ecf source_signal_duration="120"><excerpt audio_filename="f.wav" '
-                'channel="1" tbeg="0" dur="100"/></ecf>')
+    ecf = write(
+        tmp_path,
+        "e.xml",
+        '<ecf source_signal_duration="120"><excerpt audio_filename="f.wav" '
+        'channel="1" tbeg="0" dur="100"/></ecf>',
+    )
     assert any("source_signal_duration says 120" in n for n in read_task(det, ref, ecf).notes)
 
 
@@ -236,7 +308,7 @@ def test_report_contents():
     task = read_task(*XML_SET)
     report = term_detection_report(task)
     d = report.to_dict(per_query=True)
-    assert d["name"] == "sample system"                       # the STDLIST system_id
+    assert d["name"] == "sample system"  # the STDLIST system_id
     assert d["operating_point"]["beta"] == pytest.approx(66.6567, abs=1e-4)
     assert d["mtwv"]["twv"] >= d["atwv"]["twv"]
     assert d["min_cnxe"] <= d["cnxe"] and d["calibration_loss"] >= 0
@@ -268,7 +340,7 @@ def test_report_without_decisions_and_with_infinite_scores():
     assert report.cnxe is not None and report.min_cnxe is None
     assert any("+/-inf" in n for n in report.notes)
     assert "no decisions" in str(report)
-    assert report.per_query()[0]["n_hits"] == 1                 # at the MTWV threshold
+    assert report.per_query()[0]["n_hits"] == 1  # at the MTWV threshold
     with_thr = term_detection_report(STDTask(det, ref, 10.0), decision_threshold=4.0)
     assert with_thr.atwv.twv == 0.0 and with_thr.per_query()[0]["n_hits"] == 0
     silent = term_detection_report(STDTask(Detections([], [], [], [], []), ref, 10.0))
@@ -282,7 +354,7 @@ def test_batched_reading_keeps_line_numbers(tmp_path, monkeypatch):
 
     lines = [f"q f{i % 3} {i}.5 0.25 {i / 10} {'YES' if i % 2 else 'NO'}" for i in range(10)]
     whole = read_detection_table(write(tmp_path, "ok.txt", "# h\n" + "\n".join(lines) + "\n"))
-    monkeypatch.setattr(_textfiles, "BLOCK_BYTES", 16)   # a block per line or two
+    monkeypatch.setattr(_textfiles, "BLOCK_BYTES", 16)  # a block per line or two
     batched = read_detection_table(tmp_path / "ok.txt")
     for name in ("query", "file", "tbeg", "dur", "score", "decision"):
         assert getattr(batched, name).tolist() == getattr(whole, name).tolist()
@@ -291,11 +363,20 @@ def test_batched_reading_keeps_line_numbers(tmp_path, monkeypatch):
         read_detection_table(write(tmp_path, "bad.txt", "# h\n" + "\n".join(lines) + "\n"))
     assert err.value.line == 9 and err.value.path.endswith("bad.txt")
     monkeypatch.setattr(xml_readers._Rows, "BATCH", 3)
-    xml = "<stdlist>" + "".join(
-        f'<detected_termlist termid="q{j}">' + "".join(
-            f'<term file="f" tbeg="{k}" dur="{-1 if (j, k) == (2, 1) else 1}" score="0" '
-            'decision="NO"/>'
-            for k in range(3)) + "</detected_termlist>" for j in range(4)) + "</stdlist>"
+    xml = (
+        "<stdlist>"
+        + "".join(
+            f'<detected_termlist termid="q{j}">'
+            + "".join(
+                f'<term file="f" tbeg="{k}" dur="{-1 if (j, k) == (2, 1) else 1}" score="0" '
+                'decision="NO"/>'
+                for k in range(3)
+            )
+            + "</detected_termlist>"
+            for j in range(4)
+        )
+        + "</stdlist>"
+    )
     with pytest.raises(ValueError, match=r"<term> #2 of <detected_termlist termid='q2'>: dur must"):
         read_stdlist(write(tmp_path, "b.xml", xml))
 
