@@ -19,9 +19,13 @@ import math
 import os
 import sys
 import warnings
+from typing import TYPE_CHECKING
 
 from . import _cli_extras as _extras
 from ._cli_parser import DEFAULT_P_TARGET, build_parser
+
+if TYPE_CHECKING:
+    from .metrics.report import CalibrationReport
 
 # ---------------------------------------------------------------------------------------------
 # printing
@@ -311,7 +315,7 @@ def _cmd_demo(args) -> int:
         return run_demo(args.data, args.out, args.p_target)
     import contextlib
 
-    reports = []
+    reports: list[CalibrationReport] = []
     with contextlib.redirect_stdout(sys.stderr):  # the narrative to stderr, the numbers to stdout
         status = run_demo(args.data, args.out, args.p_target, reports=reports)
     _print_json([r.to_dict() for r in reports])

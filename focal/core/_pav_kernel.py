@@ -6,6 +6,8 @@ Nothing here is public; :mod:`focal.core.pav` builds its results from these arra
 
 from __future__ import annotations
 
+from typing import Literal
+
 import numpy as np
 from scipy.optimize import isotonic_regression
 
@@ -143,7 +145,9 @@ def _first_of_runs(x: np.ndarray) -> np.ndarray:
     return np.flatnonzero(new)
 
 
-def _sorted_positions(haystack: np.ndarray, queries: np.ndarray, side: str) -> np.ndarray:
+def _sorted_positions(
+    haystack: np.ndarray, queries: np.ndarray, side: Literal["left", "right"]
+) -> np.ndarray:
     """``np.searchsorted(haystack, queries, side)`` for ascending ``queries``, cache friendly.
 
     A chunk of consecutive queries can only land between the positions of its first query and

@@ -247,10 +247,12 @@ class MulticlassTrials:
 
     @property
     def n_trials(self) -> int:
+        """The number of trials (rows of :attr:`llh`)."""
         return int(self.labels.shape[0])
 
     @property
     def n_classes(self) -> int:
+        """The number of classes (entries of :attr:`prior`)."""
         return int(self.prior.shape[0])
 
     def active(self) -> MulticlassTrials:

@@ -193,6 +193,7 @@ class PAVResult:
         *,
         trials: SortedTrials | None = None,
     ):
+        source: tuple | SortedTrials
         if runs_n_tar is not None:
             source = (runs_n_tar, runs_n_non, runs_score_lo)
         else:

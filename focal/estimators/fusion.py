@@ -30,6 +30,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._fitted_state import LINEAR_FIELDS, LOGISTIC_FIELDS, check_binary_classes
+from .._model_codec import Field
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
 from ..core.maps import affine_llr
 from ..core.maps import check_finite_llr as _check_finite_llr
@@ -430,7 +431,7 @@ class LogisticFusion(
 
     # -- saved state (focal.estimators._state) --------------------------------------------------
 
-    _state_fields = LOGISTIC_FIELDS
+    _state_fields: tuple[Field, ...] = LOGISTIC_FIELDS
 
     def _validate_state(self, state, version):
         """``classes_`` is ``[non-target, target]`` (a version-1 file: sorted, which may set

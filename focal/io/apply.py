@@ -117,8 +117,9 @@ def apply_model(
     Parameters
     ----------
     model : fitted focal estimator or Pipeline, or a model of :func:`focal.runtime.load`
-        E.g. from :func:`focal.load`, or (NumPy alone) :func:`focal.runtime.load`. Its input schema (:func:`focal.schema.input_schema`)
-        gives the number and names of its systems and its classes in column order.
+        E.g. from :func:`focal.load`, or (NumPy alone) :func:`focal.runtime.load`. Its input
+        schema (:func:`focal.schema.input_schema`) gives the number and names of its systems
+        and its classes in column order.
     paths : sequence of path-like
         One score file per system, in the model's order. Binary models take ``model test
         score`` files; multiclass models Albayzin 2012 or generic files (with a header), of one

@@ -277,8 +277,10 @@ def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok):
                 f"{', '.join(repr(v) for v in layout.names.values())} (found "
                 f"{' '.join(words)!r})"
             )
-    columns = {r: i for i, r in enumerate(layout.roles) if r is not None}
-    n = len(layout.roles)
+    roles = layout.roles
+    assert roles is not None  # without roles, a Layout with names has returned or raised above
+    columns = {r: i for i, r in enumerate(roles) if r is not None}
+    n = len(roles)
     if len(first) != n:
         return columns, n, False  # the reader's field-count error names the line
     values = [r for r in ("score", "label") if r in columns]

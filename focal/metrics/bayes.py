@@ -450,6 +450,7 @@ def _affine_log_optimal(problem: _Problem, y):
         offset = beta[1] - beta[0]
         W = np.full(problem.llr.size, offset) if alpha == 0 else alpha * problem.llr + offset
         return alpha, beta, W
+    assert problem.trials is not None  # a multiclass problem (no llr) carries its trials
     t = problem.trials.active()
     alpha, beta, _ = affine_calibration_of_trials(t, nonnegative_alpha=True)
     beta = t.scatter(beta)

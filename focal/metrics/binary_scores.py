@@ -97,10 +97,12 @@ class BinaryScores:
 
     @property
     def n_targets(self) -> int:
+        """The number of target trials."""
         return self.hull.n_targets if self._sorted is None else self._sorted.n_targets
 
     @property
     def n_nontargets(self) -> int:
+        """The number of non-target trials."""
         return self.hull.n_nontargets if self._sorted is None else self._sorted.n_nontargets
 
     def cross_entropy(self, p_target=0.5) -> float:
@@ -287,7 +289,7 @@ class BayesErrorRates:
 
     @property
     def actual_normalized(self) -> np.ndarray:
-        """Actual error-rate divided by the default's: the normalized Bayes error-rate (eq. 7.20)."""
+        """Actual error-rate over the default's: the normalized Bayes error-rate (eq. 7.20)."""
         return self.actual / self.default
 
     @property

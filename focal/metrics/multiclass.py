@@ -275,9 +275,9 @@ def affine_calibration_of_trials(trials, nonnegative_alpha: bool = False):
     """alpha, beta and C_min (nats) of the affine recalibration alpha*l + beta (Albayzin eqs.
     11-12; ``alpha >= 0`` only with ``nonnegative_alpha``, thesis 8.4.2) of the active view of
     a :class:`focal.core.multiclass.MulticlassTrials` (every prior entry positive); ``beta`` is
-    over the view's columns (``trials.scatter`` places it in the original ones). Shared by :func:`affine_calibration`,
-    :func:`albayzin_measures`, the CAVG sweep and the other multiclass minima (not in
-    ``__all__``).
+    over the view's columns (``trials.scatter`` places it in the original ones). Shared by
+    :func:`affine_calibration`, :func:`albayzin_measures`, the CAVG sweep and the other
+    multiclass minima (not in ``__all__``).
     """
     L, y, p = trials.llh, trials.labels, trials.prior
     sol = fit_multiclass(L[:, None, :], y, p, "calibration", reg=0.0)
