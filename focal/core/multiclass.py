@@ -260,8 +260,12 @@ class MulticlassTrials:
 
         Columns and trials of zero-prior classes are dropped and labels renumbered
         ``0..N_active-1``; :attr:`classes` keeps the original column of each class. Every
-        prior entry of the view is positive, as the math of this module requires. Returns
-        ``self`` when nothing is dropped.
+        prior entry of the view is positive, as the math of this module requires.
+
+        Returns
+        -------
+        MulticlassTrials
+            The view of the active classes (``self`` when every prior entry is positive).
         """
         if self.active_mask.all():
             return self
@@ -273,7 +277,18 @@ class MulticlassTrials:
         )
 
     def with_prior(self, prior) -> MulticlassTrials:
-        """The same trials at another prior (validated, and its classes checked for trials)."""
+        """The same trials at another prior (validated, and its classes checked for trials).
+
+        Parameters
+        ----------
+        prior : array_like of shape (N,)
+            The new prior over the same classes (:func:`check_prior`); zero entries allowed.
+
+        Returns
+        -------
+        MulticlassTrials
+            The same log-likelihoods, labels and weights at ``prior``.
+        """
         p = check_prior(prior, self.n_classes)
         counts = class_totals(self.labels, p, self.sample_weight)
         return self._view(
@@ -283,6 +298,18 @@ class MulticlassTrials:
     def scatter(self, values, fill=0.0) -> np.ndarray:
         """A per-class vector of this view placed in the original columns (``fill`` elsewhere),
         e.g. calibration offsets fitted on :meth:`active` trials.
+
+        Parameters
+        ----------
+        values : array_like of shape (n_classes,)
+            One value per class (column) of this view.
+        fill : float, default 0.0
+            The value of the original columns not in this view.
+
+        Returns
+        -------
+        ndarray of shape (n_columns,)
+            ``values`` in the original columns, ``fill`` elsewhere.
         """
         out = np.full(self.n_columns, fill, dtype=float)
         out[self.classes] = values

@@ -130,6 +130,16 @@ def sort_trials(tar, non) -> SortedTrials:
     The same checks and messages as :func:`focal.core.validation.check_binary_trials`, with the
     NaN check read off the sorted copy (NaN sorts last) instead of a pass of its own: shapes
     and types are refused before any work, NaN right after the sort.
+
+    Parameters
+    ----------
+    tar, non : array_like, 1-D
+        Target and non-target scores (real numbers, not NaN; neither set empty).
+
+    Returns
+    -------
+    SortedTrials
+        Float64 copies of both, sorted ascending.
     """
     given = {"tar": np.asarray(tar), "non": np.asarray(non)}
     for name, x in given.items():

@@ -364,6 +364,22 @@ def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES, format=Non
     gives the columns as in :func:`read_scores` (``voxceleb``: trial lists ``label enrol
     test``; ``nist-sre``: ``modelid segmentid side targettype``); ``-`` reads standard input,
     gzip files are read as they are.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The key file (``-``: standard input).
+    pos_label : str, optional
+        The label that marks target trials (default: the labels above).
+    block_bytes : int
+        Bytes read and parsed at a time (memory of the parsing work, not of the result).
+    format : str or Layout, optional
+        The columns, as in :func:`read_scores` (default ``bosaris``: ``model test label``).
+
+    Returns
+    -------
+    TrialKey
+        The trials in file order, with their labels and line numbers.
     """
     layout = key_layout(format)
     models, tests, values, lines = _read_table(path, layout, ("label",), block_bytes, pos_label)

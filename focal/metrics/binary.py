@@ -104,6 +104,11 @@ def cross_entropy(tar, non=None, p_target=0.5) -> float:
         result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
     p_target : float in (0, 1), default 0.5
         Target prior.
+
+    Returns
+    -------
+    float
+        C_xe in bits (non-negative; the prior entropy for an uninformative system).
     """
     p = check_probability(p_target)
     t, n = _score_arrays(tar, non)
@@ -124,6 +129,11 @@ def cllr(tar, non=None, p_target=0.5) -> float:
         result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
     p_target : float in (0, 1), default 0.5
         Target prior.
+
+    Returns
+    -------
+    float
+        Cllr (C_nxe) in bits per bit: 0 for perfect LLRs, 1 for an uninformative system.
     """
     p = check_probability(p_target)
     t, n = _score_arrays(tar, non)
@@ -143,6 +153,11 @@ def min_cllr(tar, non=None, p_target=0.5) -> float:
         result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
     p_target : float in (0, 1), default 0.5
         Target prior.
+
+    Returns
+    -------
+    float
+        Minimum Cllr in bits per bit, in [0, 1].
     """
     p = check_probability(p_target)
     return rocch(tar, non).min_cllr(p)
@@ -168,6 +183,11 @@ def dcf(tar, non=None, p_target=None, c_miss=1.0, c_fa=1.0, normalize: bool = Tr
         Costs of a miss and of a false alarm.
     normalize : bool, default True
         Divide by the cost of the best fixed decision.
+
+    Returns
+    -------
+    float
+        The actual DCF: dimensionless when ``normalize``, else in units of the costs.
     """
     if _check_pair(tar, non):
         return as_binary_scores(tar).dcf(_required(p_target, "dcf"), c_miss, c_fa, normalize)
@@ -198,6 +218,12 @@ def min_dcf(tar, non=None, p_target=None, c_miss=1.0, c_fa=1.0, normalize: bool 
         Costs of a miss and of a false alarm.
     normalize : bool, default True
         Divide by the cost of the best fixed decision.
+
+    Returns
+    -------
+    float
+        The minimum DCF (thesis eq. 7.21): dimensionless and ``<= 1`` when ``normalize``, else
+        in units of the costs.
     """
     _check_pair(tar, non)
     p = check_probability(_required(p_target, "min_dcf"))
@@ -217,6 +243,11 @@ def eer(tar, non=None) -> float:
     tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
         Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
         result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
+
+    Returns
+    -------
+    float
+        The ROCCH-EER, a fraction in [0, 0.5].
     """
     return rocch(tar, non).eer
 
@@ -234,6 +265,11 @@ def rocch(tar, non=None) -> ROCCH:
     tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
         Target and non-target scores; or, with ``non`` omitted, a :class:`BinaryScores` or the
         result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
+
+    Returns
+    -------
+    focal.core.ROCCH
+        The hull (thesis 7.3.6), reusable in place of ``(tar, non)`` by every measure here.
     """
     return as_binary_scores(tar, non).hull
 
@@ -317,6 +353,11 @@ def bayes_error_rates(tar, non=None, prior_log_odds=None) -> BayesErrorRates:
         result of :func:`rocch` of them, whose sort (and PAV) is reused, not redone.
     prior_log_odds : array_like
         Values of h = logit(effective prior), in nats (required).
+
+    Returns
+    -------
+    BayesErrorRates
+        Actual (eq. 7.18) and minimum (eq. 7.42) Bayes error-rates, fractions, one per ``h``.
     """
     _check_pair(tar, non)
     h = _required(prior_log_odds, "bayes_error_rates", "prior_log_odds")

@@ -106,17 +106,50 @@ class BinaryScores:
         return self.hull.n_nontargets if self._sorted is None else self._sorted.n_nontargets
 
     def cross_entropy(self, p_target=0.5) -> float:
-        """C_xe in bits (SWS plan eq. 38), as :func:`cross_entropy`."""
+        """C_xe in bits (SWS plan eq. 38), as :func:`cross_entropy`.
+
+        Parameters
+        ----------
+        p_target : float in (0, 1), default 0.5
+            Target prior.
+
+        Returns
+        -------
+        float
+            C_xe in bits.
+        """
         p = check_probability(p_target)
         return cross_entropy_nats(self.trials.tar, self.trials.non, p) / _LOG2
 
     def cllr(self, p_target=0.5) -> float:
-        """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS eq. 40), as :func:`cllr`."""
+        """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS eq. 40), as :func:`cllr`.
+
+        Parameters
+        ----------
+        p_target : float in (0, 1), default 0.5
+            Target prior.
+
+        Returns
+        -------
+        float
+            Cllr (C_nxe) in bits per bit: 0 for perfect LLRs, 1 for an uninformative system.
+        """
         p = check_probability(p_target)
         return normalized_cross_entropy(cross_entropy_nats(self.trials.tar, self.trials.non, p), p)
 
     def min_cllr(self, p_target=0.5) -> float:
-        """Cllr after PAV, bits per bit (thesis 7.7.4), as :func:`min_cllr`."""
+        """Cllr after PAV, bits per bit (thesis 7.7.4), as :func:`min_cllr`.
+
+        Parameters
+        ----------
+        p_target : float in (0, 1), default 0.5
+            Target prior.
+
+        Returns
+        -------
+        float
+            Minimum Cllr in bits per bit, in [0, 1].
+        """
         return self.hull.min_cllr(p_target)
 
     @property
@@ -125,7 +158,23 @@ class BinaryScores:
         return self.hull.eer
 
     def dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
-        """Actual DCF of Bayes decisions on the scores read as LLRs, as :func:`dcf`."""
+        """Actual DCF of Bayes decisions on the scores read as LLRs, as :func:`dcf`.
+
+        Parameters
+        ----------
+        p_target : float in (0, 1)
+            Target prior.
+        c_miss, c_fa : float > 0, default 1
+            Costs of a miss and of a false alarm.
+        normalize : bool, default True
+            Divide by the cost of the best fixed decision (SWS plan eqs. 9-10).
+
+        Returns
+        -------
+        float
+            The actual DCF (thesis eq. 7.11): dimensionless when ``normalize``, else in units of
+            the costs.
+        """
         p = check_probability(p_target)
         cm = check_positive(c_miss, "c_miss")
         cf = check_positive(c_fa, "c_fa")
@@ -133,11 +182,39 @@ class BinaryScores:
         return float(detection_cost(p_miss[0], p_fa[0], p, cm, cf, normalize))
 
     def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
-        """Minimum DCF over all thresholds, from the hull (thesis 7.21), as :func:`min_dcf`."""
+        """Minimum DCF over all thresholds, from the hull (thesis 7.21), as :func:`min_dcf`.
+
+        Parameters
+        ----------
+        p_target : float in (0, 1)
+            Target prior.
+        c_miss, c_fa : float > 0, default 1
+            Costs of a miss and of a false alarm.
+        normalize : bool, default True
+            Divide by the cost of the best fixed decision (SWS plan eqs. 9-10).
+
+        Returns
+        -------
+        float
+            The minimum DCF: dimensionless and ``<= 1`` when ``normalize``, else in units of the
+            costs.
+        """
         return self.hull.min_dcf(p_target, c_miss, c_fa, normalize)
 
     def det_curve(self, convex_hull: bool = False) -> DETCurve:
-        """DET points, steppy or of the hull, as :func:`det_curve`."""
+        """DET points, steppy or of the hull, as :func:`det_curve`.
+
+        Parameters
+        ----------
+        convex_hull : bool, default False
+            False: every distinct operating point of the empirical ROC (thesis 7.3.4-7.3.5). True:
+            the ROCCH vertices (thesis 7.3.6).
+
+        Returns
+        -------
+        DETCurve
+            The operating points, by decreasing false-alarm rate.
+        """
         if not convex_hull:
             self.trials  # noqa: B018 - the steppy curve needs the trials' runs
         if convex_hull:
@@ -147,6 +224,16 @@ class BinaryScores:
     def bayes_error_rates(self, prior_log_odds) -> BayesErrorRates:
         """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.6.1), as
         :func:`bayes_error_rates`.
+
+        Parameters
+        ----------
+        prior_log_odds : array_like
+            Values of h = logit(effective prior), in nats.
+
+        Returns
+        -------
+        BayesErrorRates
+            Actual (eq. 7.18) and minimum (eq. 7.42) Bayes error-rates, fractions, one per ``h``.
         """
         h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
         p, q = expit(h), expit(-h)
@@ -235,6 +322,13 @@ class DETCurve:
     Point ``i`` is the operating point "accept iff score >= thresholds[i]"; ``p_fa`` decreases
     and ``p_miss`` increases along the arrays. Plot ``probit(p_fa)`` against ``probit(p_miss)``
     for a DET. ``pfa`` / ``pmiss`` are deprecated names.
+
+    Attributes
+    ----------
+    p_fa, p_miss : ndarray
+        False-alarm and miss rates of each point, fractions in [0, 1].
+    thresholds : ndarray
+        The score threshold of each point (the last may be +inf).
     """
 
     p_fa: np.ndarray

@@ -12,8 +12,12 @@ system, shared by the data and the drawing).
 >>> rng = np.random.default_rng(0)
 >>> tar, non = rng.normal(2.0, 1.0, 300), rng.normal(-2.0, 1.0, 3000)
 >>> disp = DETDisplay.from_scores(tar, non, name="sys1", operating_points=[0.01])
->>> disp.eer, disp.p_fa, disp.p_miss                    # the data
->>> DETDisplay.from_scores(tar2, non2, name="sys2", ax=disp.ax_)          # a second system
+>>> round(disp.eer, 3), disp.p_fa.shape == disp.p_miss.shape          # the data
+(0.023, True)
+>>> tar2, non2 = rng.normal(1.0, 1.0, 300), rng.normal(-1.0, 1.0, 3000)
+>>> disp2 = DETDisplay.from_scores(tar2, non2, name="sys2", ax=disp.ax_)  # a second system
+>>> disp2.ax_ is disp.ax_
+True
 """
 
 from __future__ import annotations
