@@ -81,6 +81,8 @@ JSON); this module reads and writes the document, :mod:`focal._model_nodes` its 
 :mod:`focal._model_codec` reads and writes typed values;
 each estimator says what it saves and checks it (the saved-state protocol of
 :mod:`focal.estimators._state`); :mod:`focal._registry` lists the classes that may be loaded.
+:func:`read_model` reads a file into the estimators, or into the NumPy-only models of
+:mod:`focal.runtime` (the same checks, another list of classes).
 
 :func:`save` appends a last line ``"integrity": {"sha256": ..., "hmac_sha256": ...}``: the
 SHA-256 (and, with a ``key``, the HMAC-SHA256) of the file's bytes before that line, which

@@ -70,6 +70,7 @@ class _Saved:
 
     _param_names: tuple = ()
     _state_fields: tuple = ()
+    params: dict
 
     def __init__(self, **params):
         # a version-1 file lacks the parameters added since: they take their default, None
