@@ -1,7 +1,7 @@
 """What each focal estimator saves of its fitted state, and the invariants of those numbers.
 
-Plain data and pure checks on plain arrays (NumPy only when imported; the checks that need
-focal.core import it when called; no scikit-learn), so that
+Plain data and pure checks on plain arrays (NumPy and the NumPy-only parts of focal.core:
+no scikit-learn, no SciPy), so that
 anything reading a model file, the estimators' own state hooks
 (:mod:`focal.estimators._state`) or a NumPy-only runtime, reads and checks the same fields the
 same way. The fields are :class:`focal._model_codec.Field` tuples, in the order they are
@@ -30,6 +30,7 @@ __all__ = [
     "check_multiclass_classes",
     "check_blocks",
     "check_pav_llr",
+    "check_hull",
     "check_hull_blocks",
     "check_multiclass_weights",
     "check_cholesky",
@@ -165,7 +166,7 @@ def check_multiclass_classes(classes, class_names, prior, version) -> None:
     in column order (from a DataFrame's columns, version 2); else sorted labels, ``0..N-1``
     when a prior fixes N.
     """
-    from .core.multiclass import check_prior
+    from .core.validation import check_prior
 
     if class_names is not None:
         if classes.tolist() != list(class_names):
@@ -227,7 +228,7 @@ def check_pav_llr(state, pseudo_count) -> None:
     (:func:`focal.core.pav.bounded_pav_blocks`); with a = 0 exactly the PAV-LLRs of the blocks
     (thesis eq. C.20), whose target fractions increase strictly.
     """
-    from .core.pav import PAVResult
+    from .core.maps import block_llr
 
     lo, hi = state["score_lo_"], state["score_hi_"]
     n_tar, n_non, llr = state["block_n_tar_"], state["block_n_non_"], state["llr_"]
@@ -243,20 +244,17 @@ def check_pav_llr(state, pseudo_count) -> None:
         if not (-np.log1p(total_tar / a) < llr[0] and llr[-1] < np.log1p(total_non / a)):
             raise StateError("llr_ exceeds the bounds set by pseudo_count and the training counts")
     else:
-        expected = PAVResult(lo, hi, n_tar, n_non, n_tar, n_non, lo).llr
+        expected = block_llr(n_tar, n_non)  # what PAVResult.llr gives
         if not np.array_equal(llr, expected):
             raise StateError("llr_ is not the PAV-LLR of the block counts")
         if lo.size > 1 and not _fractions_increase(n_tar, n_non):
             raise StateError("the blocks' target fractions must increase strictly")
 
 
-def check_hull_blocks(state):
+def check_hull(state) -> None:
     """The blocks of a ROC convex hull: both classes present, target fractions strictly
-    increasing. Returns them as a :class:`focal.core.PAVResult` (one run per block: the steps
-    of the empirical ROC inside the blocks are not kept).
+    increasing.
     """
-    from .core.pav import PAVResult
-
     lo, hi = state["score_lo_"], state["score_hi_"]
     n_tar, n_non = state["block_n_tar_"], state["block_n_non_"]
     check_blocks(lo, hi, n_tar, n_non)
@@ -264,7 +262,17 @@ def check_hull_blocks(state):
         raise StateError("the blocks must hold target and non-target trials")
     if lo.size > 1 and not _fractions_increase(n_tar, n_non):
         raise StateError("the blocks' target fractions must increase strictly (a convex hull)")
-    return PAVResult(lo, hi, n_tar, n_non, n_tar, n_non, lo)
+
+
+def check_hull_blocks(state):
+    """:func:`check_hull`, then the blocks as a :class:`focal.core.PAVResult` (one run per
+    block: the steps of the empirical ROC inside the blocks are not kept; imports SciPy).
+    """
+    from .core.pav import PAVResult
+
+    check_hull(state)
+    lo, n_tar, n_non = state["score_lo_"], state["block_n_tar_"], state["block_n_non_"]
+    return PAVResult(lo, state["score_hi_"], n_tar, n_non, n_tar, n_non, lo)
 
 
 # -- multiclass --------------------------------------------------------------------------------
@@ -304,7 +312,7 @@ def check_quality_measures(state, measures, form, features) -> None:
     (:func:`focal.core.quality.quality_features`), and ``scale_coef_`` zero unless
     ``form="scale"``.
     """
-    from .core.quality import quality_features
+    from .core.maps import quality_features
 
     names = state["measures_"]
     if len(set(names)) != len(names) or not all(names):

@@ -1,37 +1,125 @@
 """The classes a model file may name: the one list of them, and nothing else is ever loaded.
 
-Each entry is ``(module, class name, node)``: where the class lives, the name a model file
-stores, and how its node is written (``"state"``: an estimator that saves its fitted state by
-the hooks of :mod:`focal.estimators._state`; ``"steps"``: a scikit-learn Pipeline of such
-nodes). Importing this module imports nothing: the classes are imported on first use, so
-``import focal`` stays light and a NumPy-only reader can read the names.
+Each entry says where the class lives, the name a model file stores, how its node is written
+(``"state"``: an estimator that saves its fitted state by the hooks of
+:mod:`focal.estimators._state`; ``"steps"``: a scikit-learn Pipeline of such nodes), its
+constructor parameters (``get_params()``, in order; a test keeps them equal), the fields it
+saves (a name in :mod:`focal._fitted_state`) and the class of :mod:`focal.runtime._models` that
+applies it with NumPy alone. Importing this module imports nothing: the classes are imported on
+first use, so ``import focal`` stays light and a NumPy-only reader can read the names.
 """
 
 from __future__ import annotations
 
 import importlib
+from typing import NamedTuple
 
-__all__ = ["REGISTRY", "LOADABLE", "loadable_classes"]
+__all__ = ["REGISTRY", "LOADABLE", "Entry", "loadable_classes"]
 
-#: (module, class name, node kind) of every loadable class
+
+class Entry(NamedTuple):
+    """One loadable class (see the module docstring)."""
+
+    module: str
+    name: str
+    node: str
+    params: tuple
+    fields: str | None
+    runtime: str
+
+
+_LOGISTIC_PARAMS = ("p_target", "reg", "tol", "max_iter", "scoring_rule", "pos_label")
+_MULTICLASS_PARAMS = ("prior", "mode", "reg", "tol", "max_iter", "class_names")
+_QUALITY_PARAMS = (
+    "form",
+    "measures",
+    "quality_transform",
+    "features",
+    "p_target",
+    "reg",
+    "tol",
+    "max_iter",
+    "pos_label",
+)
+
+#: Every loadable class
 REGISTRY = (
-    ("focal.estimators", "LogisticFusion", "state"),
-    ("focal.estimators", "LinearCalibrator", "state"),
-    ("focal.estimators", "PAVCalibrator", "state"),
-    ("focal.estimators", "ROCCH", "state"),
-    ("focal.estimators", "MulticlassFusion", "state"),
-    ("focal.estimators", "GaussianBackend", "state"),
-    ("focal.estimators", "QualityFusion", "state"),
-    ("sklearn.pipeline", "Pipeline", "steps"),
+    Entry(
+        "focal.estimators",
+        "LogisticFusion",
+        "state",
+        _LOGISTIC_PARAMS,
+        "LOGISTIC_FIELDS",
+        "AffineMap",
+    ),
+    Entry(
+        "focal.estimators",
+        "LinearCalibrator",
+        "state",
+        _LOGISTIC_PARAMS,
+        "LINEAR_FIELDS",
+        "AffineMap",
+    ),
+    Entry(
+        "focal.estimators",
+        "PAVCalibrator",
+        "state",
+        ("pseudo_count", "interpolation", "pos_label"),
+        "PAV_FIELDS",
+        "BlockMap",
+    ),
+    Entry("focal.estimators", "ROCCH", "state", ("pos_label",), "BLOCK_FIELDS", "HullMap"),
+    Entry(
+        "focal.estimators",
+        "MulticlassFusion",
+        "state",
+        _MULTICLASS_PARAMS,
+        "MULTICLASS_FIELDS",
+        "MulticlassMap",
+    ),
+    Entry(
+        "focal.estimators",
+        "GaussianBackend",
+        "state",
+        ("covariance", "prior", "reg", "class_names"),
+        "GAUSSIAN_FIELDS",
+        "GaussianMap",
+    ),
+    Entry(
+        "focal.estimators",
+        "QualityFusion",
+        "state",
+        _QUALITY_PARAMS,
+        "QUALITY_FIELDS",
+        "QualityMap",
+    ),
+    Entry(
+        "sklearn.pipeline",
+        "Pipeline",
+        "steps",
+        ("memory", "steps", "transform_input", "verbose"),
+        None,
+        "Chain",
+    ),
 )
 
 #: Names of the classes that a model file may name
-LOADABLE = tuple(name for _, name, _ in REGISTRY)
+LOADABLE = tuple(entry.name for entry in REGISTRY)
 
 
-def loadable_classes() -> dict:
-    """``{name: (class, node kind)}`` of the loadable classes (imported here)."""
+def loadable_classes(runtime: bool = False) -> dict:
+    """``{name: (class, node kind)}`` of the loadable classes (imported here); with
+    ``runtime``, the NumPy-only classes of :mod:`focal.runtime` that apply them instead
+    (:func:`focal.runtime._decode.runtime_class`).
+    """
+    if runtime:
+        from .runtime._decode import runtime_class
+
+        return {entry.name: (runtime_class(entry), entry.node) for entry in REGISTRY}
     return {
-        name: (getattr(importlib.import_module(module), name), node)
-        for module, name, node in REGISTRY
+        entry.name: (
+            getattr(importlib.import_module(entry.module), entry.name),
+            entry.node,
+        )
+        for entry in REGISTRY
     }

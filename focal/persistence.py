@@ -81,6 +81,8 @@ JSON); this module reads and writes the document, :mod:`focal._model_nodes` its 
 :mod:`focal._model_codec` reads and writes typed values;
 each estimator says what it saves and checks it (the saved-state protocol of
 :mod:`focal.estimators._state`); :mod:`focal._registry` lists the classes that may be loaded.
+:func:`read_model` reads a file into the estimators, or into the NumPy-only models of
+:mod:`focal.runtime` (the same checks, another list of classes).
 
 :func:`save` appends a last line ``"integrity": {"sha256": ..., "hmac_sha256": ...}``: the
 SHA-256 (and, with a ``key``, the HMAC-SHA256) of the file's bytes before that line, which
@@ -210,7 +212,7 @@ def _write_atomically(path: str, data: bytes) -> None:
         raise ValueError(f"{path}: cannot write: {exc.strerror}") from None
 
 
-def _decode_document(doc):
+def _decode_document(doc, classes):
     top = Fields(doc, "the file")
     fmt, where = top.take("format")
     if fmt != FORMAT:
@@ -248,7 +250,7 @@ def _decode_document(doc):
             "the checksum does not match the content: the file was "
             "modified or damaged after it was saved",
         )
-    return _schema_in(node_in(model, loadable_classes(), "model", version), schema)
+    return _schema_in(node_in(model, classes, "model", version), schema)
 
 
 def _schema_in(model, value):
@@ -341,6 +343,14 @@ def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES):
         scores, or a ``set_output`` container library that is not installed. Nothing in the
         file is ever executed.
     """
+    return read_model(file, key, max_bytes, loadable_classes())
+
+
+def read_model(file, key, max_bytes, classes):
+    """The model of a model file, every part checked (see :func:`load`), built of ``classes``
+    (:func:`focal._registry.loadable_classes`: the estimators, or the NumPy-only models of
+    :mod:`focal.runtime`).
+    """
     from ._model_integrity import check_depth, check_usable, read_model_bytes, unseal
 
     name = str(getattr(file, "name", "<stream>")) if hasattr(file, "read") else os.fspath(file)
@@ -351,7 +361,7 @@ def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES):
         check_depth(doc)
         if not sealed and isinstance(doc, dict):
             doc.pop("integrity", None)  # re-formatted: the document's own checksum decides
-        model = _decode_document(doc)
+        model = _decode_document(doc, classes)
         check_usable(model)
         return model
     except ValueError as exc:

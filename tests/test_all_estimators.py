@@ -89,7 +89,7 @@ def _outputs(est, X, extra):
 
 
 def test_every_registered_class_has_a_case():
-    assert set(LOADABLE) == {name for _, name, _ in REGISTRY}
+    assert set(LOADABLE) == {entry.name for entry in REGISTRY}
     assert len(LOADABLE) == len(set(LOADABLE))
     assert {type(est).__name__ for est, *_ in CASES} == set(LOADABLE)
 
@@ -341,3 +341,16 @@ def test_sklearn_api_checks(estimator, check):
 
 def test_pipelines_of_registered_estimators_are_registered():
     assert loadable_classes()["Pipeline"] == (Pipeline, "steps")
+
+
+def test_the_registry_states_each_class_parameters_and_saved_fields():
+    from focal import _fitted_state
+
+    classes, runtime = loadable_classes(), loadable_classes(runtime=True)
+    for entry in REGISTRY:
+        cls, node = classes[entry.name]
+        made = cls([("only", None)]) if node == "steps" else cls()
+        assert list(made.get_params(deep=False)) == sorted(entry.params)
+        if node == "state":
+            assert getattr(_fitted_state, entry.fields) is cls._state_fields
+            assert list(runtime[entry.name][0]().get_params()) == sorted(entry.params)

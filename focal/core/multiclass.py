@@ -29,7 +29,7 @@ from __future__ import annotations
 import numpy as np
 from scipy.special import log_softmax
 
-from .validation import _describe_bad, as_sample_weight
+from .validation import _describe_bad, as_sample_weight, check_prior
 
 __all__ = [
     "as_llh_matrix",
@@ -46,8 +46,6 @@ __all__ = [
     "prior_entropy_nats",
     "contrast_basis",
 ]
-
-PRIOR_SUM_TOL = 1e-6  # a prior may sum to 1 within this tolerance (then it is renormalized)
 
 
 def as_llh_matrix(llh, name: str = "llh", n_classes: int | None = None) -> np.ndarray:
@@ -107,39 +105,6 @@ def as_class_labels(labels, n_classes: int, name: str = "labels") -> np.ndarray:
             f"{_describe_bad(np.unique(arr[bad]))}"
         )
     return out
-
-
-def check_prior(prior, n_classes: int, name: str = "prior") -> np.ndarray:
-    """Return a validated prior over ``n_classes`` classes as a new float64 array.
-
-    ``None`` means the flat prior ``1/N`` (Brümmer & van Leeuwen sec. 3.2). Otherwise the prior
-    must be 1-D of length ``n_classes``, finite, non-negative, sum to 1 (within 1e-6, then it is
-    renormalized) and give non-zero probability to at least two classes. Zeros are allowed:
-    that class is ignored (Albayzin footnote 8).
-    """
-    if prior is None:
-        return np.full(n_classes, 1.0 / n_classes)
-    arr = np.asarray(prior)
-    if arr.dtype.kind not in "biuf":
-        raise ValueError(f"{name} must be an array of probabilities, got dtype {arr.dtype}")
-    if arr.ndim != 1 or arr.shape[0] != n_classes:
-        raise ValueError(
-            f"{name} must be a 1-D array of {n_classes} probabilities (one per class), "
-            f"got shape {arr.shape}"
-        )
-    p = arr.astype(np.float64)
-    if not np.isfinite(p).all():
-        raise ValueError(f"{name} contains NaN or inf")
-    if (p < 0).any():
-        raise ValueError(f"{name} contains negative values: {_describe_bad(p[p < 0])}")
-    total = float(p.sum())
-    if abs(total - 1.0) > PRIOR_SUM_TOL:
-        raise ValueError(f"{name} must sum to 1, sums to {total!r}")
-    if np.count_nonzero(p) < 2:
-        raise ValueError(
-            f"{name} must give non-zero probability to at least two classes, got {p.tolist()}"
-        )
-    return p / total
 
 
 def active_classes(prior: np.ndarray, labels: np.ndarray):

@@ -9,7 +9,8 @@ models starts in the time of a NumPy import. The arithmetic is the same function
 (:mod:`focal.core.maps`) that the estimators' ``transform`` calls: outputs are bit-identical to
 ``focal.load(path).transform(X)``.
 
-The file is checked as :func:`focal.load` checks it, before anything is returned: size cap,
+The file is checked by :func:`focal.load`'s own reader (:func:`focal.persistence.read_model`
+with the classes of :mod:`focal._registry`), before anything is returned: size cap,
 checksum of the raw bytes, keyed signature (``key``), the document's own checksum, every field's
 type and shape, the estimators' invariants (finite weights; PAV blocks ordered, their LLRs
 non-decreasing and bounded, or exactly the PAV-LLRs of their counts; lower-triangular Cholesky
@@ -33,19 +34,11 @@ input schema (system names, classes in column order) is ``model.input_schema_``,
 
 from __future__ import annotations
 
-import os
-
 from .._model_integrity import DEFAULT_MAX_BYTES
-from ._decode import PARAMS, decode
-from ._document import Fields, invalid, read_document
-from ._models import Chain, RuntimeModel
+from .._registry import LOADABLE
+from ._models import RuntimeModel
 
 __all__ = ["load", "RuntimeModel", "LOADABLE"]
-
-#: The estimators whose model files the runtime applies (and Pipelines of them).
-LOADABLE = (*PARAMS, "Pipeline")
-_MAX_DEPTH = 8
-_PIPELINE_PARAMS = ("memory", "transform_input", "verbose")
 
 
 def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES) -> RuntimeModel:
@@ -73,113 +66,7 @@ def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES) -> RuntimeModel:
     ValueError
         Whatever :func:`focal.load` refuses, naming the file, the place in it and the problem.
     """
-    from .._model_integrity import check_usable
+    from .._registry import loadable_classes
+    from ..persistence import read_model
 
-    name = str(getattr(file, "name", "<stream>")) if hasattr(file, "read") else os.fspath(file)
-    try:
-        name, version, node, schema = read_document(file, key, max_bytes)
-        model = _node(node, "model", version, 0)
-        _attach_schema(model, schema)
-        check_usable(model)
-        return model
-    except ValueError as exc:
-        message = str(exc)
-        raise ValueError(
-            message if message.startswith(f"{name}: ") else f"{name}: {message}"
-        ) from None
-    except RecursionError:
-        raise ValueError(f"{name}: JSON nested too deeply: not a focal model") from None
-
-
-def _node(value, where, version, depth):
-    if depth > _MAX_DEPTH:
-        raise invalid(where, "pipelines nested too deeply")
-    obj = Fields(value, where)
-    name = obj.str("class", LOADABLE)
-    if name != "Pipeline":
-        return decode(name, obj, version)
-    params = obj.object("params")
-    for key in ("memory", "transform_input"):
-        v, at = params.take(key)
-        if v is not None:
-            raise invalid(at, "must be null")
-    params.bool("verbose")
-    params.done()
-    steps_value, at = obj.take("steps")
-    obj.done()
-    if type(steps_value) is not list or not steps_value:
-        raise invalid(at, "must be a non-empty list of steps")
-    steps = []
-    for i, item in enumerate(steps_value):
-        step = Fields(item, f"{at}[{i}]")
-        step_name = step.str("name")
-        if not step_name or "__" in step_name or step_name in _PIPELINE_PARAMS + ("steps",):
-            raise invalid(step.where, f"invalid step name {step_name[:80]!r}")
-        est, est_at = step.take("estimator")
-        step.done()
-        if est is not None and est != "passthrough":
-            est = _node(est, est_at, version, depth + 1)
-        steps.append((step_name, est))
-    if len({n for n, _ in steps}) != len(steps):
-        raise invalid(at, "step names must be distinct")
-    if not any(isinstance(e, RuntimeModel) for _, e in steps):
-        raise invalid(at, "a pipeline needs at least one estimator")
-    return Chain(steps)
-
-
-def _attach_schema(model, value):
-    """The ``input`` field checked against the model (as :func:`focal.load` does); a version-1
-    file has none: derived from the model, with a note of what is unknown.
-    """
-    from ..schema import FORMATS, InputSchema, input_schema
-
-    derived = input_schema(model)
-    if value is None:
-        missing = [
-            what
-            for what, v in (
-                ("system names", derived.systems),
-                ("class names", derived.classes if derived.kind == "multiclass" else ()),
-            )
-            if v is None
-        ]
-        note = (
-            "a model file of version 1 does not record the score-file format"
-            + (f" or the {' and '.join(missing)}" if missing else "")
-            + ": focal apply checks the number of systems and classes only"
-        )
-        model.input_schema_ = InputSchema(
-            derived.kind, derived.n_systems, derived.systems, derived.classes, notes=(note,)
-        )
-        return
-    obj = Fields(value, "input")
-    kind = obj.str("kind", ("binary", "multiclass"))
-    n_systems = obj.int("n_systems", 1)
-    lists = {}
-    for field in ("systems", "classes"):
-        items, where = obj.take(field)
-        if items is not None and (
-            type(items) is not list or not items or any(type(v) is not str for v in items)
-        ):
-            raise invalid(where, "must be null or a list of strings")
-        lists[field] = None if items is None else tuple(items)
-    fmt, where = obj.take("format")
-    if fmt is not None and fmt not in FORMATS:
-        raise invalid(where, f"must be null or one of {', '.join(map(repr, FORMATS))}")
-    text = {}
-    for field in ("task", "condition"):
-        v, where = obj.take(field)
-        if v is not None and type(v) is not str:
-            raise invalid(where, "must be null or a string")
-        text[field] = v
-    obj.done()
-    schema = InputSchema(
-        kind, n_systems, lists["systems"], lists["classes"], fmt, text["task"], text["condition"]
-    )
-    for field in ("kind", "n_systems", "systems", "classes"):
-        mine, theirs = getattr(derived, field), getattr(schema, field)
-        if theirs != mine and not (mine is None and field in ("systems", "classes")):
-            raise invalid(f"input.{field}", f"{theirs!r} does not match the model's {mine!r}")
-    if schema.systems is not None and len(schema.systems) != schema.n_systems:
-        raise invalid("input.systems", f"must name {schema.n_systems} system(s)")
-    model.input_schema_ = schema
+    return read_model(file, key, max_bytes, loadable_classes(runtime=True))

@@ -1,8 +1,8 @@
 """The runtime's models: the fitted numbers of each saved estimator, checked, and its map.
 
-One class per kind of map (built by :func:`focal.runtime._decode.decode` with the invariants
-:func:`focal.load` checks), applying it with the same function of :mod:`focal.core.maps` as the
-estimator's ``transform``. Attribute names are those of the estimators (``coef_``, ``llr_``,
+One class per kind of map (read by :func:`focal.load`'s own reader, with the invariants it
+checks: :mod:`focal.runtime._decode`), applying it with the same function of
+:mod:`focal.core.maps` as the estimator's ``transform``. Attribute names are those of the estimators (``coef_``, ``llr_``,
 ``classes_``, ``n_features_in_`` ...), so :mod:`focal.schema` and :mod:`focal._model_integrity`
 read both alike.
 """
@@ -59,11 +59,11 @@ class RuntimeModel:
     #: "binary" (LLRs) or "multiclass" (class log-likelihoods)
     output_kind = "binary"
 
-    def __init__(self, name, params, fitted):
-        self.estimator = name
+    #: the class of the saved estimator (set by :func:`focal.runtime._decode.runtime_class`)
+    estimator = "RuntimeModel"
+
+    def __init__(self, **params):
         self.params = params
-        for key, value in fitted.items():
-            setattr(self, key, value)
 
     def __repr__(self):
         return f"<focal.runtime model of a fitted {self.estimator}>"
@@ -237,8 +237,9 @@ class GaussianMap(RuntimeModel):
 class Chain(RuntimeModel):
     """A Pipeline: each step's output is the next step's input."""
 
-    def __init__(self, steps):
-        self.estimator = "Pipeline"
+    estimator = "Pipeline"
+
+    def __init__(self, steps, verbose=False):
         self.steps = steps
         self.output_kind = self._models()[-1].output_kind
 
