@@ -2,9 +2,9 @@
 
 One class per kind of map (read by :func:`focal.load`'s own reader, with the invariants it
 checks: :mod:`focal.runtime._decode`), applying it with the same function of
-:mod:`focal.core.maps` as the estimator's ``transform``. Attribute names are those of the estimators (``coef_``, ``llr_``,
-``classes_``, ``n_features_in_`` ...), so :mod:`focal.schema` and :mod:`focal._model_integrity`
-read both alike.
+:mod:`focal.core.maps` as the estimator's ``transform``. Attribute names are those of the
+estimators (``coef_``, ``llr_``, ``classes_``, ``n_features_in_`` ...), so :mod:`focal.schema`
+and :mod:`focal._model_integrity` read both alike.
 """
 
 from __future__ import annotations
