@@ -26,14 +26,11 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._deprecation import renamed
 from .._fitted_state import BLOCK_FIELDS, PAV_FIELDS, check_hull_blocks, check_pav_llr
-from ..core.pav import (
-    INTERPOLATIONS,
-    block_llr_map,
-    bounded_pav_blocks,
-    pav_from_sorted,
-    sort_trials,
-)
+from ..core.bounded_pav import bounded_pav_blocks
+from ..core.maps import INTERPOLATIONS, block_llr_map
+from ..core.pav import pav_from_sorted
 from ..core.rocch import ROCCH as _Hull
+from ..core.sorted_trials import sort_trials
 from ..core.validation import (
     as_binary_labels,
     check_non_negative,
