@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.multiclass import MulticlassTrials, as_class_labels, as_llh_matrix
+from ..core.multiclass import as_class_labels, as_llh_matrix, as_multiclass_trials
 from ..metrics import detection_llrs
 from ._axes import new_axes, refresh_legend
 from .binary import ape_plot
@@ -204,11 +204,11 @@ def _place_grid(fig, axes, handles, labels):
     )
 
 
-def _validated(llh, labels, prior, recalibrated=None):
+def _validated(llh, labels, prior, recalibrated, who):
     """``(L, y, p, R)``: full log-likelihood matrix, labels, prior and the recalibrated matrix
-    (or None), validated by :class:`focal.core.multiclass.MulticlassTrials`.
+    (or None), of arrays or a MulticlassTrials (:func:`focal.core.multiclass.as_multiclass_trials`).
     """
-    t = MulticlassTrials(llh, labels, prior)
+    t = as_multiclass_trials(llh, labels, prior, who=who)
     R = None
     if recalibrated is not None:
         R = as_llh_matrix(recalibrated, "recalibrated")
@@ -225,7 +225,7 @@ def _detection_trials(lam, y, p, t):
 
 def detection_ape_plots(
     llh,
-    labels,
+    labels=None,
     *,
     prior=None,
     recalibrated=None,
@@ -244,12 +244,14 @@ def detection_ape_plots(
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, N)
-        Log-likelihoods as given.
-    labels : array_like of int
-        True class of every trial.
+    llh : array_like, shape (n_trials, N), or MulticlassTrials
+        Log-likelihoods as given; or a :class:`~focal.core.multiclass.MulticlassTrials`
+        (log-likelihoods, labels and prior), with ``labels`` omitted.
+    labels : array_like of int, optional
+        True class of every trial (with array ``llh``).
     prior : array_like, shape (N,), optional
-        Prior of the non-target mixture (flat by default); zero-prior classes are left out.
+        Prior of the non-target mixture (flat by default, or the trials'); zero-prior classes
+        are left out.
     recalibrated : array_like, shape (n_trials, N), optional
         The log-likelihoods after a calibration (e.g. ``MulticlassFusion(mode="calibration")``).
     class_names : sequence of str, optional
@@ -266,7 +268,7 @@ def detection_ape_plots(
     ndarray of Axes, shape (n_targets, 1 or 2)
         The curve axes (each with its bar beside it, :func:`focal.plots.ape_bar_axes`).
     """
-    L, y, p, R = _validated(llh, labels, prior, recalibrated)
+    L, y, p, R = _validated(llh, labels, prior, recalibrated, "detection_ape_plots")
     N = L.shape[1]
     lam = detection_llrs(L, p)
     lam_cal = None if R is None else detection_llrs(R, p)
@@ -313,7 +315,14 @@ def detection_ape_plots(
 
 
 def detection_llr_scatter(
-    llh, recalibrated, labels, target: int, *, prior=None, class_names=None, ax=None
+    llh,
+    recalibrated,
+    labels=None,
+    target: int | None = None,
+    *,
+    prior=None,
+    class_names=None,
+    ax=None,
 ):
     """Detection LLRs of one target after calibration against before (2006 paper, fig. 1).
 
@@ -325,16 +334,18 @@ def detection_llr_scatter(
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, N)
-        Log-likelihoods as given.
+    llh : array_like, shape (n_trials, N), or MulticlassTrials
+        Log-likelihoods as given; or a :class:`~focal.core.multiclass.MulticlassTrials`
+        (log-likelihoods, labels and prior), with ``labels`` omitted (give ``target`` by
+        keyword).
     recalibrated : array_like, shape (n_trials, N)
         The log-likelihoods after a calibration.
-    labels : array_like of int
-        True class of every trial.
+    labels : array_like of int, optional
+        True class of every trial (with array ``llh``).
     target : int
-        The target class whose detection LLRs are drawn.
+        The target class whose detection LLRs are drawn (required).
     prior : array_like, shape (N,), optional
-        Prior of the non-target mixture (flat by default).
+        Prior of the non-target mixture (flat by default, or the trials').
     class_names : sequence of str, optional
         Names of the classes, for the axis labels.
     ax : matplotlib Axes, optional
@@ -345,7 +356,9 @@ def detection_llr_scatter(
     matplotlib.axes.Axes
         The Axes drawn on.
     """
-    L, y, p, R = _validated(llh, labels, prior, recalibrated)
+    if target is None:
+        raise ValueError("target is missing: the class whose detection LLRs are drawn")
+    L, y, p, R = _validated(llh, labels, prior, recalibrated, "detection_llr_scatter")
     N = L.shape[1]
     t = int(as_class_labels([target], N, "target")[0])
     if p[t] == 0:
