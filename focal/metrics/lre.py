@@ -31,13 +31,7 @@ import numpy as np
 from scipy.special import logit
 
 from .._lazy import attach
-from ..core.multiclass import (
-    MulticlassTrials,
-    as_class_labels,
-    as_llh_matrix,
-    as_multiclass_trials,
-    class_totals,
-)
+from ..core.multiclass import MulticlassTrials, as_multiclass_trials
 from ..core.validation import check_probability
 from .multiclass import affine_calibration_of_trials
 from .multiclass_detection import detection_llrs
@@ -62,22 +56,16 @@ def _flat_trials(trials, labels, who):
 def _check_trials(llh, labels, decisions=None, who="cavg"):
     """Validated ``(llh or None, labels, decisions or None, n_classes, class counts)``; every
     class needs trials (the flat prior of CAVG). A :class:`MulticlassTrials` gives its active
-    view (:func:`_flat_trials`).
+    view (:func:`_flat_trials`); decisions alone are validated as the trials' matrix.
     """
+    if llh is None and decisions is None:
+        raise ValueError("give llh (log-likelihoods) or decisions")
     if isinstance(llh, MulticlassTrials):
         t = _flat_trials(llh, labels, who)
-        if decisions is None:
-            return t.llh, t.labels, None, t.n_classes, t.counts
-        L, labels = t.llh, t.labels
-    elif decisions is None:
-        if llh is None:
-            raise ValueError("give llh (log-likelihoods) or decisions")
+    elif llh is not None:
         t = as_multiclass_trials(llh, labels)
+    if decisions is None:
         return t.llh, t.labels, None, t.n_classes, t.counts
-    else:
-        L = None if llh is None else as_llh_matrix(llh)
-        if labels is None:
-            raise ValueError("labels are missing: give the labels of the decisions' trials")
     D = np.asarray(decisions)
     if D.ndim != 2 or D.dtype.kind not in "biuf":
         raise ValueError(
@@ -88,17 +76,12 @@ def _check_trials(llh, labels, decisions=None, who="cavg"):
         if not np.isin(D, (0, 1)).all():
             raise ValueError("decisions must contain only 0/1 or False/True")
     D = D.astype(bool)
-    if L is not None and D.shape != L.shape:
-        raise ValueError(f"decisions has shape {D.shape} but llh has shape {L.shape}")
-    N = D.shape[1]
-    if N < 2:
-        raise ValueError(f"CAVG needs at least 2 classes, got {N}")
-    y = as_class_labels(labels, N)
-    if y.shape[0] != D.shape[0]:
-        raise ValueError(
-            f"decisions and labels have different numbers of trials ({D.shape[0]} and {y.shape[0]})"
-        )
-    return L, y, D, N, class_totals(y, np.full(N, 1.0 / N))
+    if llh is None:  # the decisions stand for the log-likelihoods: one validation of both
+        t = as_multiclass_trials(D, labels, llh_name="decisions")
+        return None, t.labels, D, t.n_classes, t.counts
+    if D.shape != t.llh.shape:
+        raise ValueError(f"decisions has shape {D.shape} but llh has shape {t.llh.shape}")
+    return t.llh, t.labels, D, t.n_classes, t.counts
 
 
 def _acceptance_rates(decisions, y, counts):
