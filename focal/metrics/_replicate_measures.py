@@ -156,7 +156,7 @@ class _MulticlassMeasures:
         self.prior = prior
         self.ref = -np.log(prior)
         self.dev = log_costs(llh, labels, prior) - self.ref[labels]  # exactly 0: constant rows
-        from .multiclass import detection_llrs
+        from .multiclass_detection import detection_llrs
 
         self.lam = detection_llrs(llh) if any(n == "cavg" for n, _ in specs) else None
 
