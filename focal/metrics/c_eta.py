@@ -37,7 +37,7 @@ from .multiclass import affine_calibration_of_trials
 
 __all__ = ["eta_risk", "eta_risk_analysis"]
 
-EXACT_WORK = 20_000_000  # lines x trials of the exact minimum for exact=None (a few seconds)
+EXACT_WORK = 10_000_000  # lines x trials (l and -l) of the exact minimum for exact=None (~5 s)
 
 
 def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> float:
@@ -122,10 +122,12 @@ def eta_risk_analysis(
     defines E^opt, ``recalibrated``, for such criteria, sec. 8.4.2, eq. 8.24).
 
     * ``exact=True`` (and ``exact=None`` when the work is at most :data:`EXACT_WORK` elements,
-      e.g. 3 classes and ~3000 trials, 4 classes and ~250): the **global** minimum, by
-      enumerating the lines through every vertex of the arrangement of the trials' constraints
-      and minimizing exactly along each (:mod:`focal.metrics._eta_offsets`; ``O(n^2 log n)``
-      for N = 3, ``O(n^(N-1) log n)`` in general). ``exact_minimum`` is True.
+      e.g. 3 classes and ~1500 trials, 4 classes and ~120, 5 classes and ~35): the **global**
+      minimum, by enumerating the lines through every vertex of the arrangement of the
+      trials' constraints and minimizing exactly along each
+      (:mod:`focal.metrics._eta_offsets`; ``O(n^2 log n)`` for N = 3, ``O(n^(N-1) log n)`` in
+      general). ``exact_minimum`` is True. Ties in the scores are resolved exactly, up to the
+      rounding of sums of score differences.
     * ``exact=False`` (and ``None`` beyond the budget): a *local* minimum, an upper bound of
       the global one: from the identity of ``l`` and ``-l`` and from the logarithmic-optimal
       calibration with a free ``alpha`` (Albayzin eq. 12), exact steps along every single
@@ -168,7 +170,7 @@ def eta_risk_analysis(
         miss = 1.0 / ((N - 1) * e[active])  # C_eta(j | i), j != i (eq. 8.12)
         candidates = [base.default, base.actual, base.recalibrated]
         if exact is None:
-            exact = 2 * exact_offset_work(L, y) <= EXACT_WORK  # l and -l
+            exact = 2 * exact_offset_work(L, y) <= EXACT_WORK  # l and -l; no tree is enumerated
         if exact:
             candidates += [exact_offset_minimum(S, y, w, miss) for S in (L, -L)]
         else:

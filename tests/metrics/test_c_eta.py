@@ -141,3 +141,16 @@ def test_zero_prior_class_is_left_out_of_the_exact_minimum():
     cost = prior[ya] / np.bincount(ya, minlength=3)[ya] / (3 * 0.25)
     oracle = min(_subset_oracle(La, ya, cost), _subset_oracle(-La, ya, cost))
     assert a.minimum == pytest.approx(oracle, abs=1e-12)
+
+
+@pytest.mark.parametrize("N", [2, 3, 4, 5])
+def test_the_work_estimate_counts_the_enumerated_lines(N):
+    """The matrix-tree count of the lines equals the enumeration's (trees x edge values)."""
+    from focal.metrics._eta_offsets import _edge_values, _plans, exact_offset_work
+
+    rng = np.random.default_rng(N)
+    L, y = make_trials(20, N, rng)
+    L = np.round(L)  # repeated values are counted once
+    C = L - L[np.arange(20), y][:, None]
+    lines = sum(int(np.prod(sizes)) for *_, sizes in _plans(N, _edge_values(C, y, N)))
+    assert exact_offset_work(L, y) == pytest.approx(lines * 20, rel=1e-9)
