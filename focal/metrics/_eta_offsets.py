@@ -130,6 +130,18 @@ def exact_offset_work(S, y) -> float:
     return lines * n
 
 
+def _sweep_order(value, tie):
+    """Per row, the order of ``(value, tie)`` lexicographically: one sort by ``value``, and a
+    lexicographic sort only for the rows where some values are equal.
+    """
+    order = np.argsort(value, axis=1)
+    v = np.take_along_axis(value, order, axis=1)
+    tied = np.flatnonzero((v[:, 1:] == v[:, :-1]).any(axis=1))
+    if tied.size:
+        order[tied] = np.lexsort((tie[tied], value[tied]), axis=1)
+    return order
+
+
 def _line_maxima(C, y, cost, r, Xv, Xk):
     """Best correct weight along the lines ``b_r = s`` (other offsets ``Xv + Xk eps``, shape
     ``(m, N)``): ``(weights (m,), best point (value, coef) per line, ray bounds, feasible)``.
@@ -167,7 +179,7 @@ def _line_maxima(C, y, cost, r, Xv, Xk):
     # sweep s upwards: a right ray starts (+w) at lo, a left ray ends (-w) just after hi; at one
     # (value, coef) the starts come first (both rays are closed)
     step = np.where(own, cw, -cw)
-    order = np.lexsort((2 * ek + (~own), ev), axis=1)
+    order = _sweep_order(ev, 2 * ek + (~own))
     depth = left[:, None] + np.cumsum(np.take_along_axis(step, order, axis=1), axis=1)
     pos = np.argmax(depth, axis=1)
     rows = np.arange(m)
