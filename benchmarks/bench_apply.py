@@ -12,7 +12,8 @@ then timed one after the other in this process (one thread) and printed as share
 
 The score files are those of ``bench_io`` (about 300 MB per 10M-line file). They are generated
 once in ``$FOCAL_BENCH_DIR`` (default: a folder under the system's temporary folder) and reused
-by later runs.
+by later runs. With ``$FOCAL_BENCH_REFERENCE`` set to another focal source tree (e.g. a worktree
+of main), its ``focal apply`` runs too, side by side, and the outputs are compared byte for byte.
 """
 
 from __future__ import annotations
@@ -66,9 +67,9 @@ def _inputs(n):
     return folder, paths
 
 
-def _process(command):
+def _process(command, root=ROOT):
     """Run ``command`` as a process: (wall seconds, CPU seconds, peak RSS bytes)."""
-    env = dict(os.environ, PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""))
+    env = dict(os.environ, PYTHONPATH=str(root))
     t0 = os.times()
     report = json.loads(
         subprocess.run(
@@ -137,6 +138,18 @@ def run(quick: bool = False):
             folder / "out.focal",
         ],
     }
+    reference = os.environ.get("FOCAL_BENCH_REFERENCE")
+    if reference:
+        contenders["focal apply, reference tree"] = [
+            sys.executable,
+            "-m",
+            "focal",
+            "apply",
+            model,
+            *paths,
+            "-o",
+            folder / "out.reference",
+        ]
     if optional_import("polars") is not None:
         contenders["polars script (read, check ids, fuse, write)"] = [
             sys.executable,
@@ -149,7 +162,8 @@ def run(quick: bool = False):
     runs = {name: [] for name in contenders}
     for _ in range(repeat):
         for name, command in contenders.items():
-            runs[name].append(_process(command))
+            root = reference if name == "focal apply, reference tree" else ROOT
+            runs[name].append(_process(command, root))
     print_table(
         f"apply a 3-system fusion to {n:,} trials (process, min of {repeat})",
         [(name, min(r[0] for r in rs)) for name, rs in runs.items()],
@@ -164,6 +178,9 @@ def run(quick: bool = False):
             f"(min / median); CPU {min(r[1] for r in rs):.2f} s; peak RSS "
             f"{max(r[2] for r in rs) / 2**20:.0f} MiB"
         )
+    if reference:
+        same = (folder / "out.reference").read_bytes() == (folder / "out.focal").read_bytes()
+        print(f"  output identical to the reference tree's: {same}")
     best = n / min(r[0] for r in runs["focal apply (fuser.json)"])
     print(f"  target >= 1.5 M trials/s: {best / 1e6:.2f} M trials/s ({best / 1.5e6:.2f}x)")
     steps = _steps(model, paths, folder / "out.steps")
