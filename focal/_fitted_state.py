@@ -143,9 +143,49 @@ QUALITY_FIELDS = (
 # -- constructor parameters --------------------------------------------------------------------
 
 
+_RULES: list = []  # filled on first use (this module imports NumPy only at module level)
+
+
+def _rules():
+    """(checks of the numbers, values of the string choices, the check of ``pos_label``, the
+    transforms of a quality measure).
+    """
+    if not _RULES:
+        from .core import maps
+        from .core.validation import (
+            check_int,
+            check_non_negative,
+            check_pos_label,
+            check_probability,
+        )
+
+        checks = {
+            "p_target": lambda v: check_probability(v, "p_target"),
+            "reg": lambda v: check_non_negative(v, "reg"),
+            "tol": lambda v: check_non_negative(v, "tol", strict=True),
+            "max_iter": lambda v: check_int(v, "max_iter"),
+            "pseudo_count": lambda v: check_non_negative(v, "pseudo_count (0 turns bounding off)"),
+        }
+        choices = {
+            "interpolation": maps.INTERPOLATIONS,
+            "mode": maps.MULTICLASS_MODES,
+            "covariance": maps.COVARIANCE_TYPES,
+            "form": maps.QUALITY_FORMS,
+            "features": maps.QUALITY_FEATURES,
+        }
+        _RULES.extend((checks, choices, check_pos_label, maps.QUALITY_TRANSFORMS))
+    return _RULES
+
+
+def _invalid(message):
+    from .exceptions import InvalidParameterError
+
+    return InvalidParameterError(message)
+
+
 def check_params(params) -> dict:
-    """Check the constructor parameters ``params`` (by name: ``get_params()`` or a model
-    file's) before any work; returns the numbers by name, as floats and ints.
+    """Check the constructor parameters ``params`` (by name: an estimator's ``vars``, or a
+    model file's) before any work; returns the numbers by name, as floats and ints.
 
     Checked when present: the numbers (``p_target``, ``reg``, ``tol``, ``max_iter``,
     ``pseudo_count``), the string choices (``interpolation``, ``mode``, ``covariance``,
@@ -153,31 +193,12 @@ def check_params(params) -> dict:
     ``class_names``, ``measures`` and ``quality_transform`` (against ``measures`` when given);
     the others are the estimator's business.
     """
-    from .core import maps
-    from .core.validation import check_int, check_non_negative, check_pos_label, check_probability
-    from .exceptions import InvalidParameterError
-
-    checks = {
-        "p_target": lambda v: check_probability(v, "p_target"),
-        "reg": lambda v: check_non_negative(v, "reg"),
-        "tol": lambda v: check_non_negative(v, "tol", strict=True),
-        "max_iter": lambda v: check_int(v, "max_iter"),
-        "pseudo_count": lambda v: check_non_negative(v, "pseudo_count (0 turns bounding off)"),
-    }
-    choices = {
-        "interpolation": maps.INTERPOLATIONS,
-        "mode": maps.MULTICLASS_MODES,
-        "covariance": maps.COVARIANCE_TYPES,
-        "form": maps.QUALITY_FORMS,
-        "features": maps.QUALITY_FEATURES,
-    }
+    checks, choices, check_pos_label, _ = _rules()
     numbers = {name: check(params[name]) for name, check in checks.items() if name in params}
     for name, allowed in choices.items():
         value = params.get(name, allowed[0])
         if not (isinstance(value, str) and value in allowed):
-            raise InvalidParameterError(
-                f"{name} must be one of {', '.join(allowed)}; got {value!r}"
-            )
+            raise _invalid(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
     check_pos_label(params.get("pos_label"))
     check_class_names(params.get("class_names"))
     measures = check_measures(params.get("measures"))
@@ -191,34 +212,26 @@ def check_class_names(class_names, name="class_names"):
     """``class_names`` (the class of each column, in order) as a list of distinct non-empty
     strings; None stays None.
     """
-    from .exceptions import InvalidParameterError
-
     if class_names is None:
         return None
     if isinstance(class_names, (str, dict)) or not hasattr(class_names, "__len__"):
-        raise InvalidParameterError(
-            f"{name} must be a sequence of class names, got {class_names!r}"
-        )
+        raise _invalid(f"{name} must be a sequence of class names, got {class_names!r}")
     names = list(class_names)
     if len(names) < 2 or any(not isinstance(c, str) or not c for c in names):
-        raise InvalidParameterError(f"{name} must hold at least 2 non-empty strings, got {names!r}")
+        raise _invalid(f"{name} must hold at least 2 non-empty strings, got {names!r}")
     if len(set(names)) != len(names):
-        raise InvalidParameterError(f"{name} names a class twice: {names!r}")
+        raise _invalid(f"{name} names a class twice: {names!r}")
     return names
 
 
 def check_measures(measures):
     """The ``measures`` of a quality fusion as a list of distinct non-empty names (or None)."""
-    from .exceptions import InvalidParameterError
-
     if measures is None:
         return None
     if isinstance(measures, str) or not all(isinstance(m, str) and m for m in measures):
-        raise InvalidParameterError(f"measures must be a list of non-empty names, got {measures!r}")
+        raise _invalid(f"measures must be a list of non-empty names, got {measures!r}")
     if len(set(measures)) != len(measures) or not len(measures):
-        raise InvalidParameterError(
-            f"measures must be distinct and at least one, got {list(measures)!r}"
-        )
+        raise _invalid(f"measures must be distinct and at least one, got {list(measures)!r}")
     return list(measures)
 
 
@@ -227,21 +240,17 @@ def quality_transforms(transform, n_measures):
     the ``quality_transform`` parameter: one value for all, or a list of one per measure
     (``n_measures=None``: check the values only).
     """
-    from .core.maps import QUALITY_TRANSFORMS
-    from .exceptions import InvalidParameterError
-
+    allowed = _rules()[3]
     single = transform is None or isinstance(transform, str)
     items = [transform] if single else list(transform)
-    if any(v is not None and v not in QUALITY_TRANSFORMS for v in items):
-        raise InvalidParameterError(
+    if any(v is not None and v not in allowed for v in items):
+        raise _invalid(
             f"quality_transform must be None, 'log', 'logit' or a list of them, got {transform!r}"
         )
     if single:
         return [transform] * (n_measures or 0)
     if n_measures is not None and len(items) != n_measures:
-        raise InvalidParameterError(
-            f"quality_transform has {len(items)} entries for {n_measures} measures"
-        )
+        raise _invalid(f"quality_transform has {len(items)} entries for {n_measures} measures")
     return items
 
 

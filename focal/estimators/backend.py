@@ -85,7 +85,7 @@ class GaussianBackend(
 
     def _check_params(self) -> float:
         """Validate ``covariance`` and ``reg``; returns ``reg`` as a float."""
-        return check_params(self.get_params(deep=False))["reg"]
+        return check_params(vars(self))["reg"]
 
     def fit(self, X, y, sample_weight=None):
         """Estimate the class models from score vectors ``X`` (n_trials, d) and labels ``y``

@@ -110,7 +110,7 @@ class _ScoreToLLR(BinaryLLROutputMixin, TransformerMixin, SavedStateMixin, BaseE
 
     def _check_params(self):
         """Validate the constructor parameters (:func:`focal._fitted_state.check_params`)."""
-        check_params(self.get_params(deep=False))
+        check_params(vars(self))
 
     def transform(self, X):
         """Natural-log LLRs of the scores ``X`` (shape (n,) or (n, 1)), as an (n, 1) array."""

@@ -194,7 +194,7 @@ class LogisticFusion(
 
     def _check_params(self):
         """Validated (p_target, reg, tol, max_iter, rule); a ValueError names a bad one."""
-        v = check_params(self.get_params(deep=False))
+        v = check_params(vars(self))
         return v["p_target"], v["reg"], v["tol"], v["max_iter"], scoring_rule(self.scoring_rule)
 
     def _as_2d(self, X):

@@ -215,7 +215,7 @@ class MulticlassFusion(
         self.class_names = class_names
 
     def _check_params(self):
-        check_params(self.get_params(deep=False))
+        check_params(vars(self))
 
     def fit(self, X, y, sample_weight=None):
         """Fit on training log-likelihoods ``X`` (layout in the module docstring) and labels.

@@ -170,7 +170,7 @@ class QualityFusion(LogisticFusion):
         ``quality_transform`` are checked too (the last against the data's measures in ``fit``).
         A ValueError names a bad one.
         """
-        v = check_params(self.get_params(deep=False))
+        v = check_params(vars(self))
         return v["p_target"], v["reg"], v["tol"], v["max_iter"]
 
     def _transforms(self, M):
