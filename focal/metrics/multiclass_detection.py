@@ -116,6 +116,16 @@ def detection_llrs(llh, prior=None) -> np.ndarray:
     return out
 
 
+def detection_trials(lam, y, p, t):
+    """Target and non-target detection LLRs of class ``t`` (2006 paper sec. 4.3): the trials
+    of class t, and those of the other classes of non-zero prior ``p`` (validated ``lam``
+    of :func:`detection_llrs`, labels ``y``). Shared by :func:`detection_analysis` and the
+    detection plots (not in ``__all__``).
+    """
+    counted = p[y] > 0
+    return lam[y == t, t], lam[counted & (y != t), t]
+
+
 @dataclass(frozen=True)
 class DetectionAnalysis:
     """Binary analysis of every one-vs-rest detection LLR (Brümmer & van Leeuwen sec. 4.3).
@@ -174,11 +184,9 @@ def detection_analysis(llh, labels=None, prior=None, p_target=0.5) -> DetectionA
     pt = check_probability(p_target)
     lam = detection_llrs(L, p)
     act = np.flatnonzero(p > 0)
-    counted = p[y] > 0
     c, mc, e = [], [], []
     for t in act:
-        tar = lam[y == t, t]
-        non = lam[counted & (y != t), t]
+        tar, non = detection_trials(lam, y, p, t)
         hull = rocch(tar, non)
         c.append(_binary_cllr(tar, non, pt))
         mc.append(hull.min_cllr(pt))

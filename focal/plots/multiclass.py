@@ -27,6 +27,7 @@ import numpy as np
 
 from ..core.multiclass import as_class_labels, as_llh_matrix, as_multiclass_trials
 from ..metrics import detection_llrs
+from ..metrics.multiclass_detection import detection_trials
 from ._axes import new_axes, refresh_legend
 from .binary import ape_plot
 from .lre import cavg_sweep_plot, subset_scatter
@@ -213,12 +214,6 @@ def _validated(llh, labels, prior, recalibrated, who):
     return t.llh, t.labels, t.prior, R
 
 
-def _detection_trials(lam, y, p, t):
-    """Target and non-target detection LLRs of class t (as in focal.metrics.detection_analysis)."""
-    counted = p[y] > 0
-    return lam[y == t, t], lam[counted & (y != t), t]
-
-
 def detection_ape_plots(
     llh,
     labels=None,
@@ -281,7 +276,7 @@ def detection_ape_plots(
         for c, (values, suffix) in enumerate(
             [(lam, "")] + ([] if lam_cal is None else [(lam_cal, " (opt)")])
         ):
-            tar, non = _detection_trials(values, y, p, t)
+            tar, non = detection_trials(values, y, p, t)
             ax = ape_plot(
                 tar, non, ax=axes[r, c], label=names[t] + suffix, compact=True, n_points=n_points
             )
