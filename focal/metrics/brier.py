@@ -29,7 +29,7 @@ import numpy as np
 from scipy.special import softmax
 
 from ..core.affine import best_affine
-from ..core.multiclass import MulticlassTrials, class_trial_weights, contrast_basis
+from ..core.multiclass import as_multiclass_trials, class_trial_weights, contrast_basis
 from ..core.newton import dense_solver, minimize_newton
 from .multiclass import affine_calibration_of_trials
 
@@ -62,7 +62,7 @@ def _brier_costs(Q, y):
     return np.einsum("ij,ij->i", G, G)
 
 
-def multiclass_brier(llh, labels, prior=None, normalize: bool = False) -> float:
+def multiclass_brier(llh, labels=None, prior=None, normalize: bool = False) -> float:
     """Prior-weighted multiclass Brier (quadratic) cost of log-likelihoods.
 
     ``E_B = sum_i pi_i / |T_i| sum_{t in T_i} (1 - 2 P(i | l_t) + sum_j P(j | l_t)^2)`` with the
@@ -74,12 +74,13 @@ def multiclass_brier(llh, labels, prior=None, normalize: bool = False) -> float:
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods (finite).
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1``.
+    llh : array_like, shape (n_trials, N), or MulticlassTrials
+        Natural-log likelihoods (finite), or trials holding them with labels and prior.
+    labels : array_like of int, shape (n_trials,), optional
+        True class ``0..N-1`` (with array ``llh`` only).
     prior : array_like, shape (N,), optional
-        Evaluation prior (default flat; zeros ignore a class and its trials).
+        Evaluation prior (default flat; zeros ignore a class and its trials); with a
+        ``MulticlassTrials``, omit it or give the trials' own.
     normalize : bool, default False
         Divide by the default system's cost ``1 - sum_i pi_i^2``.
 
@@ -105,7 +106,7 @@ def multiclass_brier(llh, labels, prior=None, normalize: bool = False) -> float:
     >>> multiclass_brier([[np.log(3.0), 0.0], [0.0, 0.0]], [0, 1])
     0.3125
     """
-    t = MulticlassTrials(llh, labels, prior).active()
+    t = as_multiclass_trials(llh, labels, prior, who="multiclass_brier").active()
     L, y, p = t.llh, t.labels, t.prior
     value = float(class_trial_weights(y, p) @ _brier_costs(_posteriors(L, p), y))
     return value / (1.0 - float(p @ p)) if normalize else value
@@ -211,7 +212,7 @@ class _BrierObjective:
         return out
 
 
-def brier_analysis(llh, labels, prior=None) -> BrierAnalysis:
+def brier_analysis(llh, labels=None, prior=None) -> BrierAnalysis:
     """:func:`multiclass_brier` before and after the best affine calibration ``alpha l + beta``.
 
     The quadratic rule is smooth but, unlike the logarithmic one, not convex in the
@@ -231,19 +232,20 @@ def brier_analysis(llh, labels, prior=None) -> BrierAnalysis:
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods (finite).
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1``.
+    llh : array_like, shape (n_trials, N), or MulticlassTrials
+        Natural-log likelihoods (finite), or trials holding them with labels and prior.
+    labels : array_like of int, shape (n_trials,), optional
+        True class ``0..N-1`` (with array ``llh`` only).
     prior : array_like, shape (N,), optional
-        Evaluation prior (default flat; zeros ignore a class and its trials).
+        Evaluation prior (default flat; zeros ignore a class and its trials); with a
+        ``MulticlassTrials``, omit it or give the trials' own.
 
     Returns
     -------
     BrierAnalysis
         Dimensionless Brier costs, ``alpha`` and ``beta``.
     """
-    t = MulticlassTrials(llh, labels, prior).active()
+    t = as_multiclass_trials(llh, labels, prior, who="brier_analysis").active()
     L, y, p = t.llh, t.labels, t.prior
     obj = _BrierObjective(L, y, p)
     default = 1.0 - float(p @ p)

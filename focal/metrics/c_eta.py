@@ -24,7 +24,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from ..core.multiclass import MulticlassTrials, class_trial_weights
+from ..core.multiclass import MulticlassTrials, as_multiclass_trials, class_trial_weights
 from ._eta_offsets import (
     _coordinate_offsets,
     _pairwise_moves,
@@ -40,7 +40,7 @@ __all__ = ["eta_risk", "eta_risk_analysis"]
 EXACT_WORK = 10_000_000  # lines x trials (l and -l) of the exact minimum for exact=None (~5 s)
 
 
-def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> float:
+def eta_risk(llh, labels=None, eta=None, prior=None, normalize: bool = False) -> float:
     """Empirical risk of the weighted misclassification cost C_eta (thesis eqs. 8.12, 8.11).
 
     Bayes decisions ``argmax_j P(j | l_t, pi) / eta_j`` (Albayzin eq. 19) evaluated with
@@ -53,10 +53,11 @@ def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> floa
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, N) or (n_trials,)
-        Natural-log likelihoods (finite), or binary LLRs (classes (non-target, target)).
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1`` (binary: 1 = target).
+    llh : array_like, shape (n_trials, N) or (n_trials,), or MulticlassTrials
+        Natural-log likelihoods (finite), or binary LLRs (classes (non-target, target)), or
+        multiclass trials holding log-likelihoods, labels and prior.
+    labels : array_like of int, shape (n_trials,), optional
+        True class ``0..N-1`` (binary: 1 = target); with array ``llh`` only.
     eta : array_like, shape (N,), optional
         The cost weights, strictly inside the simplex (default flat).
     prior : array_like, shape (N,), optional
@@ -79,9 +80,16 @@ def eta_risk(llh, labels, eta=None, prior=None, normalize: bool = False) -> floa
     ...          [0, 0, 1, 1, 2, 2])
     0.25
     """
-    N = np.asarray(llh).shape[1] if np.ndim(llh) == 2 else 2  # 1-D: binary LLRs
+    N = _n_classes(llh)
     e = np.full(N, 1.0 / N) if eta is None else eta
     return bayes_risk(llh, labels, prior, misclassification_cost_matrix(e), normalize=normalize)
+
+
+def _n_classes(llh) -> int:
+    """N of a ``MulticlassTrials`` or of (n, N) log-likelihoods; 2 for 1-D binary LLRs."""
+    if isinstance(llh, MulticlassTrials):
+        return llh.n_classes
+    return np.asarray(llh).shape[1] if np.ndim(llh) == 2 else 2
 
 
 def _local_offset_minimum(t, w, miss, shift):
@@ -101,7 +109,7 @@ def _local_offset_minimum(t, w, miss, shift):
 
 
 def eta_risk_analysis(
-    llh, labels, eta=None, prior=None, normalize: bool = False, exact: bool | None = None
+    llh, labels=None, eta=None, prior=None, normalize: bool = False, exact: bool | None = None
 ) -> BayesRisk:
     """:func:`eta_risk` with its default, recalibrated and minimized values (thesis 8.12, 5.5).
 
@@ -139,10 +147,10 @@ def eta_risk_analysis(
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, N) or (n_trials,)
-        Natural-log likelihoods, or binary LLRs, as in :func:`eta_risk`.
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1`` (binary: 1 = target).
+    llh : array_like, shape (n_trials, N) or (n_trials,), or MulticlassTrials
+        Natural-log likelihoods, binary LLRs or multiclass trials, as in :func:`eta_risk`.
+    labels : array_like of int, shape (n_trials,), optional
+        True class ``0..N-1`` (binary: 1 = target); with array ``llh`` only.
     eta : array_like, shape (N,), optional
         The cost weights, strictly inside the simplex (default flat).
     prior : array_like, shape (N,), optional
@@ -159,12 +167,12 @@ def eta_risk_analysis(
         Actual, minimum (after affine recalibration) and default risks; ``exact_minimum``
         says whether ``minimum`` is the global minimum.
     """
-    N = np.asarray(llh).shape[1] if np.ndim(llh) == 2 else 2
+    N = _n_classes(llh)
     e = np.full(N, 1.0 / N) if eta is None else np.asarray(eta, dtype=float)
     C = misclassification_cost_matrix(e)
     base = bayes_risk_analysis(llh, labels, prior, C, normalize=False)
     if base.minimum is None:
-        t = MulticlassTrials(llh, labels, prior).active()
+        t = as_multiclass_trials(llh, labels, prior, who="eta_risk_analysis").active()
         L, y, p, active = t.llh, t.labels, t.prior, t.classes
         w = class_trial_weights(y, p)
         miss = 1.0 / ((N - 1) * e[active])  # C_eta(j | i), j != i (eq. 8.12)

@@ -25,7 +25,13 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logit, logsumexp
 
-from ..core.multiclass import MulticlassTrials, as_llh_matrix, check_prior, class_totals
+from ..core.multiclass import (
+    MulticlassTrials,
+    as_llh_matrix,
+    as_multiclass_trials,
+    check_prior,
+    class_totals,
+)
 from ..core.validation import as_binary_labels, as_score_array, check_probability
 from .costs import as_cost_matrix
 
@@ -75,6 +81,9 @@ def _problem(llh, prior, cost, labels=None) -> _Problem:
     """Validated inputs; multiclass trials with ``labels`` are a
     :class:`focal.core.multiclass.MulticlassTrials`.
     """
+    if isinstance(llh, MulticlassTrials):
+        t = as_multiclass_trials(llh, labels, prior, who="the Bayes risk")
+        return _Problem(cost=as_cost_matrix(cost, t.n_classes), prior=t.prior, llh=t.llh, trials=t)
     arr = np.asarray(llh)
     if arr.ndim == 1:
         llr = as_score_array(arr, "llh", allow_inf=True)
@@ -91,6 +100,8 @@ def _problem(llh, prior, cost, labels=None) -> _Problem:
 def _labels(problem: _Problem, labels) -> np.ndarray:
     if problem.trials is not None:
         return problem.trials.labels
+    if labels is None:
+        raise ValueError("labels are missing: give the (llh, labels) arrays or a MulticlassTrials")
     try:
         y = as_binary_labels(labels).astype(np.int64)
     except ValueError as err:

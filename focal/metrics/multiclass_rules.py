@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.multiclass import MulticlassTrials, class_trial_weights
+from ..core.multiclass import as_multiclass_trials, class_trial_weights
 from ..core.validation import check_probability
 from .brier import BrierAnalysis, _posteriors, brier_analysis, multiclass_brier
 from .c_eta import eta_risk, eta_risk_analysis
@@ -58,7 +58,7 @@ def _lre_threshold(p_target: float, n_classes: int) -> float:
     return (1.0 - a) / ((n_classes - 1) * a + 1.0 - a)
 
 
-def e_lre(llh, labels, prior=None, p_target=0.5, normalize: bool = False) -> float:
+def e_lre(llh, labels=None, prior=None, p_target=0.5, normalize: bool = False) -> float:
     """E_lre: CAVG's criterion at any evaluation prior (thesis eq. 8.11, swept by eq. 8.28).
 
     The cost of the compound accept/reject decision ``a`` when class i is true is
@@ -76,10 +76,10 @@ def e_lre(llh, labels, prior=None, p_target=0.5, normalize: bool = False) -> flo
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods (finite).
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1``.
+    llh : array_like, shape (n_trials, N), or MulticlassTrials
+        Natural-log likelihoods (finite), or trials holding them with labels and prior.
+    labels : array_like of int, shape (n_trials,), optional
+        True class ``0..N-1`` (with array ``llh`` only).
     prior : array_like, shape (N,), optional
         Evaluation prior (default flat, which gives CAVG).
     p_target : float
@@ -103,7 +103,7 @@ def e_lre(llh, labels, prior=None, p_target=0.5, normalize: bool = False) -> flo
     >>> e_lre(np.zeros((3, 3)), [0, 1, 2], prior=[0.5, 0.25, 0.25])
     0.375
     """
-    t = MulticlassTrials(llh, labels, prior).active()
+    t = as_multiclass_trials(llh, labels, prior, who="e_lre").active()
     L, y, p = t.llh, t.labels, t.prior
     a = check_probability(p_target)
     N = p.size  # the classes of non-zero prior are the targets
