@@ -38,9 +38,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._files import write_output
+from .._numbers import format_numbers
 from . import _text
 from ._ids import as_id_array, check_matched, find_duplicate, match_ids
-from ._numbers import format_numbers
 from ._text import (
     BLOCK_BYTES,
     LineMap,

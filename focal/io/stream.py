@@ -30,7 +30,7 @@ from contextlib import contextmanager
 import numpy as np
 
 from .._files import check_output, write_output
-from ._numbers import format_numbers
+from .._numbers import format_numbers
 from ._text import BLOCK_BYTES, format_lines, ids_text
 from .binary import align_scores, read_scores, score_pieces
 from .multiclass import (

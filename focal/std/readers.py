@@ -172,7 +172,7 @@ def _refuse_glued(lf, i):
 
 
 def _tables(path, what: str, counts: tuple):
-    """Yield the records of a whitespace table as io ``Fields``, block by block.
+    """Yield the records of a whitespace table as :class:`focal._blocks.Fields`, block by block.
 
     Every record has one of ``counts`` fields, the same number throughout the file; the width
     is given to the caller through the ``Fields`` shape.
