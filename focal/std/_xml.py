@@ -26,13 +26,13 @@ import numpy as np
 from .._files import open_input
 from .._textfiles import max_line_bytes
 from ..exceptions import FileFormatError
+from ._records import Columns, decision_values
 from .model import ECF, Detections
 
 __all__ = ["read_ecf", "read_tlist", "read_stdlist", "read_stdlist_and_attributes"]
 
 _AUDIO_EXTENSIONS = (".wav", ".sph")
 _CHUNK = 1 << 20
-_DECISIONS = {"YES": True, "NO": False}
 
 
 def _number(text, path, where, what: str, *, finite: bool = True) -> float:
@@ -115,9 +115,9 @@ class _Labels:
 class _Rows:
     """Detections or excerpts as a file is parsed.
 
-    Identifiers are coded through dictionaries; numbers are held as text for a batch of rows and
-    converted by NumPy, so an element costs little Python work and about 40 bytes. ``locate(i)``
-    names row ``i``'s element in error messages.
+    Identifiers and decisions are coded through dictionaries; numbers are held as text for a
+    batch of rows and converted by NumPy, so an element costs little Python work and about 50
+    bytes. ``locate(i)`` names row ``i``'s element in error messages.
     """
 
     BATCH = 1 << 16
@@ -125,27 +125,18 @@ class _Rows:
     def __init__(self, path, locate):
         self.path = path
         self.locate = locate
-        self.query, self.file, self.channel = _Labels(), _Labels(), _Labels()
-        self.text = {"tbeg": [], "dur": [], "score": []}
-        self.done = {"tbeg": [], "dur": [], "score": []}
-        self.decision = array("b")
+        self.query, self.file, self.channel, self.decision = (_Labels() for _ in range(4))
+        self.text: dict = {"tbeg": [], "dur": [], "score": []}
+        self.columns = Columns("query", "file", "channel", "tbeg", "dur", "score", "decision")
         self.n = 0
         self.n_done = 0
 
     def add(self, query, file, channel, tbeg, dur, score=None, decision=None):
+        labels = ((self.query, query), (self.file, file), (self.channel, channel))
         if decision is not None:
-            value = _DECISIONS.get(decision)
-            if value is None:
-                value = _DECISIONS.get(str(decision).strip().upper())
-                if value is None:
-                    raise FileFormatError(
-                        self.path,
-                        None,
-                        f"{self.locate(self.n)}: decision must be YES or NO, got {decision!r}",
-                    )
-            self.decision.append(value)
-        for labels, value in ((self.query, query), (self.file, file), (self.channel, channel)):
-            labels.codes.append(labels.index.setdefault(value, len(labels.index)))
+            labels += ((self.decision, decision),)
+        for column, value in labels:
+            column.codes.append(column.index.setdefault(value, len(column.index)))
         text = self.text
         text["tbeg"].append(tbeg)
         text["dur"].append(dur)
@@ -162,38 +153,37 @@ class _Rows:
             ("score", {"finite": False}),
         ):
             if self.text[name]:
-                self.done[name].append(_floats(self.text[name], self.n_done, self, name, **options))
+                values = _floats(self.text[name], self.n_done, self, name, **options)
+                self.columns.add(**{name: values})
                 self.text[name] = []
         self.n_done = self.n
 
-    def column(self, name: str) -> np.ndarray:
+    def _finish(self) -> Columns:
         self._convert()
-        return np.concatenate(self.done[name]) if self.done[name] else np.zeros(0)
+        self.columns.add(
+            query=self.query.values(), file=self.file.values(), channel=self.channel.values()
+        )
+        return self.columns
 
     def detections(self) -> Detections:
-        decision = (
-            np.frombuffer(self.decision, dtype=np.int8).astype(bool)
-            if len(self.decision) == self.n
-            else None
-        )
-        return Detections(
-            query=self.query.values(),
-            file=self.file.values(),
-            tbeg=self.column("tbeg"),
-            dur=self.column("dur"),
-            score=self.column("score"),
-            decision=decision,
-            channel=self.channel.values(),
-        )
+        columns = self._finish()
+        with_decisions = len(self.decision.codes) == self.n
+        if with_decisions:
+            words = list(self.decision.index)
+            value, bad = decision_values(words)
+            codes = np.frombuffer(self.decision.codes, dtype=np.int64)
+            if bad[codes].any():
+                i = int(np.argmax(bad[codes]))
+                raise FileFormatError(
+                    self.path,
+                    None,
+                    f"{self.locate(i)}: decision must be YES or NO, got {words[codes[i]]!r}",
+                )
+            columns.add(decision=value[codes])
+        return columns.detections(with_decisions)
 
     def ecf(self, source_signal_duration=None) -> ECF:
-        return ECF(
-            tuple(self.file.values()),
-            tuple(self.channel.values()),
-            self.column("tbeg"),
-            self.column("dur"),
-            source_signal_duration,
-        )
+        return self._finish().ecf(source_signal_duration)
 
 
 # ---------------------------------------------------------------------------------------------

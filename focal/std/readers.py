@@ -53,6 +53,7 @@ import numpy as np
 from .._files import open_input
 from .._textfiles import iter_line_fields
 from ..exceptions import FileFormatError
+from ._records import Columns, decision_values
 from ._xml import read_ecf, read_stdlist, read_stdlist_and_attributes, read_tlist
 from .model import ECF, Detections, Reference, STDTask, describe_unknown
 
@@ -69,21 +70,25 @@ __all__ = [
     "read_task",
 ]
 
-_DECISIONS = {"YES": True, "NO": False}
+
+def _distinct(ids: np.ndarray) -> tuple[list, np.ndarray]:
+    """The distinct ids of fixed-width UTF-8 bytes, decoded, and each id's index among them."""
+    if ids.dtype.itemsize == 8:  # ids of up to 8 bytes: sort them as integers
+        distinct, inverse = np.unique(ids.view(np.uint64), return_inverse=True)
+        distinct = distinct.view(ids.dtype)
+    else:
+        distinct, inverse = np.unique(ids, return_inverse=True)
+    return [bytes(v).decode("utf-8") for v in distinct], inverse.reshape(-1)
 
 
 def _strings(ids: np.ndarray) -> np.ndarray:
     """Object array of ``str`` from fixed-width UTF-8 bytes ids (decoding each distinct id once)."""
     if ids.size == 0:
         return np.zeros(0, dtype=object)
-    if ids.dtype.itemsize == 8:  # ids of up to 8 bytes: sort them as integers
-        distinct, inverse = np.unique(ids.view(np.uint64), return_inverse=True)
-        distinct = distinct.view(ids.dtype)
-    else:
-        distinct, inverse = np.unique(ids, return_inverse=True)
-    vocab = np.empty(distinct.size, dtype=object)
-    vocab[:] = [bytes(v).decode("utf-8") for v in distinct]
-    return vocab[inverse.reshape(-1)]
+    words, inverse = _distinct(ids)
+    vocab = np.empty(len(words), dtype=object)
+    vocab[:] = words
+    return vocab[inverse]
 
 
 def _field_text(fields, i: int, column: int) -> str:
@@ -107,15 +112,8 @@ def _seconds(fields, column: int, what: str) -> np.ndarray:
 
 def _decisions(fields, column: int) -> np.ndarray:
     """YES / NO (any case, as NIST's tools write them) as booleans."""
-    ids = fields.ids(column)
-    distinct, inverse = np.unique(
-        ids.view(np.uint64) if ids.dtype.itemsize == 8 else ids, return_inverse=True
-    )
-    distinct = distinct.view(ids.dtype)
-    inverse = inverse.reshape(-1)
-    words = [bytes(v).decode("utf-8") for v in distinct]
-    value = np.array([_DECISIONS.get(w.upper(), False) for w in words], dtype=bool)
-    bad = np.array([w.upper() not in _DECISIONS for w in words], dtype=bool)
+    words, inverse = _distinct(fields.ids(column))
+    value, bad = decision_values(words)
     if bad.any():
         i = int(np.argmax(bad[inverse]))
         raise FileFormatError(
@@ -124,30 +122,6 @@ def _decisions(fields, column: int) -> np.ndarray:
             f"decision must be YES or NO, got {words[inverse[i]]!r}",
         )
     return value[inverse]
-
-
-class _Columns:
-    """Columns of a file gathered block by block, concatenated at the end."""
-
-    def __init__(self, *names):
-        self.parts = {name: [] for name in names}
-
-    def add(self, **columns):
-        for name, values in columns.items():
-            self.parts[name].append(values)
-
-    def get(self, name, dtype=float) -> np.ndarray:
-        parts = self.parts[name]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-
-    def located(self) -> dict:
-        out = {name: self.get(name, object) for name in ("query", "file")}
-        out.update(tbeg=self.get("tbeg"), dur=self.get("dur"))
-        channel = self.get("channel", object) if "channel" in self.parts else None
-        if channel is None:
-            channel = np.full(out["file"].size, "1", dtype=object)
-        out["channel"] = channel
-        return out
 
 
 def _comment_lines(lf, counts):
@@ -210,7 +184,7 @@ def read_detection_table(path) -> Detections:
     Detections
         The detections, file order.
     """
-    cols = _Columns("query", "file", "tbeg", "dur", "score", "decision")
+    cols = Columns("query", "file", "tbeg", "dur", "score", "decision")
     width = None
     for f in _tables(path, "detection (query file tbeg dur score [decision])", (6, 5)):
         width = f.starts.shape[1]
@@ -223,8 +197,7 @@ def read_detection_table(path) -> Detections:
         )
         if width == 6:
             cols.add(decision=_decisions(f, 5))
-    decision = None if width == 5 else cols.get("decision", bool)
-    return Detections(score=cols.get("score"), decision=decision, **cols.located())
+    return cols.detections(with_decisions=width != 5)
 
 
 def read_reference_table(path) -> Reference:
@@ -240,7 +213,7 @@ def read_reference_table(path) -> Reference:
     Reference
         The reference occurrences, file order.
     """
-    cols = _Columns("query", "file", "tbeg", "dur")
+    cols = Columns("query", "file", "tbeg", "dur")
     for f in _tables(path, "reference (query file tbeg dur)", (4,)):
         cols.add(
             query=_strings(f.ids(0)),
@@ -248,7 +221,7 @@ def read_reference_table(path) -> Reference:
             tbeg=_seconds(f, 2, "tbeg"),
             dur=_seconds(f, 3, "dur"),
         )
-    return Reference(**cols.located())
+    return cols.reference()
 
 
 def read_audio_table(path) -> ECF:
@@ -264,13 +237,12 @@ def read_audio_table(path) -> ECF:
     ECF
         The excerpts and their total duration.
     """
-    cols = _Columns("file", "tbeg", "dur")
+    cols = Columns("file", "tbeg", "dur")
     for f in _tables(path, "audio (file tbeg dur)", (3,)):
         cols.add(file=_strings(f.ids(0)), tbeg=_seconds(f, 1, "tbeg"), dur=_seconds(f, 2, "dur"))
-    files = cols.get("file", object)
-    if not files.size:
+    if not cols.get("file", object).size:
         raise FileFormatError(path, None, "the audio table lists no file")
-    return ECF(tuple(files), ("1",) * files.size, cols.get("tbeg"), cols.get("dur"))
+    return cols.ecf()
 
 
 def read_query_table(path) -> dict:
@@ -315,7 +287,7 @@ def read_rttm(path) -> Reference:
     Reference
         The reference occurrences, file order.
     """
-    cols = _Columns("query", "file", "channel", "tbeg", "dur")
+    cols = Columns("query", "file", "channel", "tbeg", "dur")
     for lf in iter_line_fields(path):
         lexeme = lf.first_field_is(b"LEXEME")
         short = lexeme & (lf.counts < 6)
@@ -336,7 +308,7 @@ def read_rttm(path) -> Reference:
                 tbeg=_seconds(f, 3, "tbeg"),
                 dur=_seconds(f, 4, "tdur"),
             )
-    return Reference(**cols.located())
+    return cols.reference()
 
 
 # ---------------------------------------------------------------------------------------------
