@@ -1,4 +1,4 @@
-"""Docstring sections shared by the term detection measures, written once.
+"""Docstring sections shared by the term detection measures and readers, written once.
 
 A public function's docstring names a shared section by a line holding only ``{name}``;
 :func:`shared_doc` replaces that line by the section, indented as the marker was.
@@ -17,11 +17,22 @@ SECTIONS = {
     depends on the trials, plan eqs. 17-18).""",
     "queries": """queries : {"evaluated", "all"}, default "evaluated"
     The queries Q of the trials: those with occurrences, or every query of the task.""",
+    "path": """Parameters
+----------
+path : str or path-like
+    The file to read.""",
     "references": """References
 ----------
 .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
    Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").""",
 }
+SECTIONS["trial_set_parameters"] = "Parameters\n----------\n" + "\n".join(
+    SECTIONS[k] for k in ("trials", "operating_point", "queries")
+)
+_READ = SECTIONS["path"] + "\n\nReturns\n-------\n"
+SECTIONS["reads_detections"] = _READ + "Detections\n    The detections, file order."
+SECTIONS["reads_reference"] = _READ + "Reference\n    The reference occurrences, file order."
+SECTIONS["reads_ecf"] = _READ + "ECF\n    The excerpts and their total duration."
 
 
 def shared_doc(func):

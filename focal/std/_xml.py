@@ -26,6 +26,7 @@ import numpy as np
 from .._files import open_input
 from .._textfiles import max_line_bytes
 from ..exceptions import FileFormatError
+from ._docs import shared_doc
 from ._records import Columns, decision_values
 from .model import ECF, Detections
 
@@ -380,18 +381,11 @@ class _TermListTarget(_Target):
         super().end(tag)
 
 
+@shared_doc
 def read_ecf(path) -> ECF:
     """Read an experiment control file (see :mod:`focal.std.readers`).
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
-
-    Returns
-    -------
-    ECF
-        The excerpts and their total duration.
+    {reads_ecf}
     """
     t = _parse_xml(path, _ECFTarget(path))
     ssd = t.root.get("source_signal_duration")
@@ -402,13 +396,11 @@ def read_ecf(path) -> ECF:
     return t.rows.ecf(ssd)
 
 
+@shared_doc
 def read_tlist(path) -> dict:
     """Read a term list: ``{termid: termtext}`` in file order.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
+    {path}
 
     Returns
     -------
@@ -424,17 +416,10 @@ def read_stdlist_and_attributes(path):
     return t.rows.detections(), t.root
 
 
+@shared_doc
 def read_stdlist(path) -> Detections:
     """Read the system output (STDLIST or KWSLIST XML) as :class:`Detections`.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
-
-    Returns
-    -------
-    Detections
-        The detections, file order.
+    {reads_detections}
     """
     return read_stdlist_and_attributes(path)[0]

@@ -87,6 +87,13 @@ def _p_tar(trials: AlignedTrials, operating_point) -> float:
     return resolve_operating_point(operating_point, trials).effective_prior
 
 
+def _cross_entropy(trials: AlignedTrials, operating_point, queries: str) -> tuple[float, float]:
+    """``(C_xe in nats, P_tar)`` of the weighted trials (plan eqs. 37, 43)."""
+    tar, tar_w, non, non_w, _ = _weighted_trials(trials, queries)
+    p = _p_tar(trials, operating_point)
+    return cross_entropy_nats(tar, non, p, tar_w, non_w), p
+
+
 @shared_doc
 def cxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluated") -> float:
     """Empirical cross-entropy C_xe of the LLR scores over all ``|Q| n_tps T_audio`` trials, bits.
@@ -96,11 +103,7 @@ def cxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluate
     carried as weighted counts. ``queries``: ``"evaluated"`` (Q = queries with occurrences,
     default) or ``"all"`` (every query of the task, eq. 41; see the module docstring).
 
-    Parameters
-    ----------
-    {trials}
-    {operating_point}
-    {queries}
+    {trial_set_parameters}
 
     Returns
     -------
@@ -109,8 +112,7 @@ def cxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluate
 
     {references}
     """
-    tar, tar_w, non, non_w, _ = _weighted_trials(trials, queries)
-    return cross_entropy_nats(tar, non, _p_tar(trials, operating_point), tar_w, non_w) / _LOG2
+    return _cross_entropy(trials, operating_point, queries)[0] / _LOG2
 
 
 @shared_doc
@@ -120,11 +122,7 @@ def cnxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluat
     0 for a perfect system, exactly 1 for one whose every LLR is 0, above 1 for harmful LLRs.
     ``queries`` as in :func:`cxe`.
 
-    Parameters
-    ----------
-    {trials}
-    {operating_point}
-    {queries}
+    {trial_set_parameters}
 
     Returns
     -------
@@ -133,9 +131,7 @@ def cnxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluat
 
     {references}
     """
-    tar, tar_w, non, non_w, _ = _weighted_trials(trials, queries)
-    p = _p_tar(trials, operating_point)
-    return normalized_cross_entropy(cross_entropy_nats(tar, non, p, tar_w, non_w), p)
+    return normalized_cross_entropy(*_cross_entropy(trials, operating_point, queries))
 
 
 @dataclass(frozen=True)
@@ -192,11 +188,7 @@ def affine_recalibration(
     Scores must be finite (an affine map of +/-inf is not a recalibration). ``queries`` as in
     :func:`cxe`.
 
-    Parameters
-    ----------
-    {trials}
-    {operating_point}
-    {queries}
+    {trial_set_parameters}
 
     Returns
     -------
@@ -238,11 +230,7 @@ def affine_recalibration(
 def min_cnxe(trials: AlignedTrials, operating_point=SWS2013, queries: str = "evaluated") -> float:
     """C_nxe^min (plan eq. 45), bits per bit; see :func:`affine_recalibration`.
 
-    Parameters
-    ----------
-    {trials}
-    {operating_point}
-    {queries}
+    {trial_set_parameters}
 
     Returns
     -------

@@ -53,6 +53,7 @@ import numpy as np
 from .._files import open_input
 from .._textfiles import iter_line_fields
 from ..exceptions import FileFormatError
+from ._docs import shared_doc
 from ._records import Columns, decision_values
 from ._xml import read_ecf, read_stdlist, read_stdlist_and_attributes, read_tlist
 from .model import ECF, Detections, Reference, STDTask, describe_unknown
@@ -171,18 +172,11 @@ def _tables(path, what: str, counts: tuple):
             yield lf.fields(rows, width)
 
 
+@shared_doc
 def read_detection_table(path) -> Detections:
     """Read detections from a table ``query file tbeg dur score [decision]`` (channel 1).
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
-
-    Returns
-    -------
-    Detections
-        The detections, file order.
+    {reads_detections}
     """
     cols = Columns("query", "file", "tbeg", "dur", "score", "decision")
     width = None
@@ -200,18 +194,11 @@ def read_detection_table(path) -> Detections:
     return cols.detections(with_decisions=width != 5)
 
 
+@shared_doc
 def read_reference_table(path) -> Reference:
     """Read reference occurrences from a table ``query file tbeg dur`` (channel 1).
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
-
-    Returns
-    -------
-    Reference
-        The reference occurrences, file order.
+    {reads_reference}
     """
     cols = Columns("query", "file", "tbeg", "dur")
     for f in _tables(path, "reference (query file tbeg dur)", (4,)):
@@ -224,18 +211,11 @@ def read_reference_table(path) -> Reference:
     return cols.reference()
 
 
+@shared_doc
 def read_audio_table(path) -> ECF:
     """Read the searched audio from a table ``file tbeg dur`` (channel 1): the ECF's equivalent.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
-
-    Returns
-    -------
-    ECF
-        The excerpts and their total duration.
+    {reads_ecf}
     """
     cols = Columns("file", "tbeg", "dur")
     for f in _tables(path, "audio (file tbeg dur)", (3,)):
@@ -245,13 +225,11 @@ def read_audio_table(path) -> ECF:
     return cols.ecf()
 
 
+@shared_doc
 def read_query_table(path) -> dict:
     """Read a term list from a table ``query [text...]``: ``{query: text}`` in file order.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
+    {path}
 
     Returns
     -------
@@ -271,21 +249,14 @@ def read_query_table(path) -> dict:
     return terms
 
 
+@shared_doc
 def read_rttm(path) -> Reference:
     """Read the reference occurrences: every ``LEXEME`` line of an RTTM file.
 
     The orthography field (6th) is the query id, ``tbeg`` / ``tdur`` (4th / 5th) the span in
     seconds, the 2nd / 3rd fields file and channel.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
-
-    Returns
-    -------
-    Reference
-        The reference occurrences, file order.
+    {reads_reference}
     """
     cols = Columns("query", "file", "channel", "tbeg", "dur")
     for lf in iter_line_fields(path):
