@@ -2,7 +2,8 @@
 
 One way for both readers, the XML files (:mod:`focal.std._xml`) and the text files
 (:mod:`focal.std.readers`): columns are gathered piece by piece (a block of lines, a batch of
-elements) and concatenated once; YES / NO decisions are read by one rule; the same code builds
+elements) and concatenated once; YES / NO decisions and times in seconds are checked by one
+rule (numbers are parsed by :func:`focal._numbers.parse_numbers` in both); the same code builds
 :class:`~focal.std.model.Detections`, :class:`~focal.std.model.Reference` and
 :class:`~focal.std.model.ECF` (one channel ``"1"`` per file where a format has no channel).
 """
@@ -13,7 +14,7 @@ import numpy as np
 
 from .model import ECF, Detections, Reference
 
-__all__ = ["DECISIONS", "Columns", "decision_values"]
+__all__ = ["DECISIONS", "Columns", "bad_seconds", "decision_values"]
 
 #: The decisions of STDLIST ``term`` elements and detection tables (any case, as NIST's tools
 #: write them)
@@ -29,6 +30,17 @@ def decision_values(words) -> tuple[np.ndarray, np.ndarray]:
     value = np.array([DECISIONS.get(k, False) for k in keys], dtype=bool)
     bad = np.array([k not in DECISIONS for k in keys], dtype=bool)
     return value, bad
+
+
+def bad_seconds(values: np.ndarray) -> tuple[int, str] | None:
+    """The first of ``values`` that is not a start time or duration (finite, >= 0 seconds) and
+    what it must be, or None.
+    """
+    bad = ~np.isfinite(values) | (values < 0)
+    if not bad.any():
+        return None
+    i = int(np.argmax(bad))
+    return i, "a finite number" if np.isinf(values[i]) else ">= 0 seconds"
 
 
 class Columns:

@@ -15,7 +15,6 @@ References
 
 from __future__ import annotations
 
-import math
 import os
 import xml.etree.ElementTree as ET
 from array import array
@@ -24,10 +23,11 @@ from bisect import bisect_right
 import numpy as np
 
 from .._files import open_input
+from .._numbers import parse_numbers
 from .._textfiles import max_line_bytes
 from ..exceptions import FileFormatError
 from ._docs import shared_doc
-from ._records import Columns, decision_values
+from ._records import Columns, bad_seconds, decision_values
 from .model import ECF, Detections
 
 __all__ = ["read_ecf", "read_tlist", "read_stdlist", "read_stdlist_and_attributes"]
@@ -36,67 +36,27 @@ _AUDIO_EXTENSIONS = (".wav", ".sph")
 _CHUNK = 1 << 20
 
 
-def _number(text, path, where, what: str, *, finite: bool = True) -> float:
-    """``float(text)`` without underscores, NaN, overflow (or inf unless ``finite`` is false)."""
-    try:
-        if "_" in text:  # float() reads 1_000; score files do not
-            raise ValueError(text)
-        v = float(text)
-    except (TypeError, ValueError):
-        raise FileFormatError(path, None, f"{where}: {what} is not a number: {text!r}") from None
-    if math.isnan(v) or (finite and math.isinf(v)):
-        raise FileFormatError(
-            path,
-            None,
-            f"{where}: {what} must be a {'finite ' if finite else ''}number, got {text!r}",
-        )
-    if math.isinf(v) and any(c.isdigit() for c in text):
-        raise FileFormatError(
-            path,
-            None,
-            f"{where}: {what} {text!r} is out of the float64 range "
-            f"(write inf for an infinite value)",
-        )
-    return v
+def _floats(texts: list, path, locate, what: str, *, seconds: bool = False) -> np.ndarray:
+    """Numeric attributes read by the score files' rule (:func:`focal._numbers.parse_numbers`:
+    what ``float`` reads, without underscores, NaN or a decimal beyond float64; ``inf`` spelled
+    out); with ``seconds``, finite and >= 0 too. Errors name the element of the first bad one
+    (``locate(i)`` for ``texts[i]``).
+    """
+    joined = "".join(texts).encode("utf-8")
+    pieces = texts if len(joined) == sum(map(len, texts)) else [t.encode("utf-8") for t in texts]
+    lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))  # in bytes
+    starts = np.cumsum(lengths) - lengths
+    buf = np.frombuffer(joined, dtype=np.uint8)
 
+    def fail(i, message):
+        raise FileFormatError(path, None, f"{locate(int(i))}: {what} {message}")
 
-def _duration(text, path, where, what: str) -> float:
-    v = _number(text, path, where, what)
-    if v < 0:
-        raise FileFormatError(path, None, f"{where}: {what} must be >= 0 seconds, got {text!r}")
-    return v
-
-
-def _floats(texts: list, first: int, rows, what: str, *, finite=True, non_negative=False):
-    """Convert a batch of numeric attributes with NumPy; name the first bad one's element."""
-    try:
-        if "_" in "".join(texts):
-            raise ValueError("an underscore")
-        values = np.array(texts, dtype=float)
-    except ValueError:  # find the culprit
-        values = np.array(
-            [
-                _number(t, rows.path, rows.locate(first + i), what, finite=finite)
-                for i, t in enumerate(texts)
-            ]
-        )
-    bad = np.isnan(values) | np.isinf(values)  # infinite: only spelled out, and if allowed
-    if not finite:
-        bad[bad] = np.array(
-            [
-                any(c.isdigit() for c in texts[i]) or math.isnan(values[i])
-                for i in np.flatnonzero(bad)
-            ],
-            dtype=bool,
-        )
-    if non_negative:
-        bad |= values < 0
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        where = rows.locate(first + i)
-        if non_negative:
-            _duration(texts[i], rows.path, where, what)
-        _number(texts[i], rows.path, where, what, finite=finite)
+    values = parse_numbers(buf, starts, lengths, fail)
+    if seconds:
+        bad = bad_seconds(values)
+        if bad is not None:
+            i, problem = bad
+            fail(i, f"must be {problem}, got {texts[i]!r}")
     return values
 
 
@@ -148,13 +108,16 @@ class _Rows:
             self._convert()
 
     def _convert(self):
-        for name, options in (
-            ("tbeg", {"non_negative": True}),
-            ("dur", {"non_negative": True}),
-            ("score", {"finite": False}),
-        ):
+        first = self.n_done
+        for name in ("tbeg", "dur", "score"):
             if self.text[name]:
-                values = _floats(self.text[name], self.n_done, self, name, **options)
+                values = _floats(
+                    self.text[name],
+                    self.path,
+                    lambda i: self.locate(first + i),
+                    name,
+                    seconds=name != "score",
+                )
                 self.columns.add(**{name: values})
                 self.text[name] = []
         self.n_done = self.n
@@ -390,7 +353,7 @@ def read_ecf(path) -> ECF:
     t = _parse_xml(path, _ECFTarget(path))
     ssd = t.root.get("source_signal_duration")
     if ssd is not None:
-        ssd = _number(ssd, t.path, "<ecf>", "source_signal_duration")
+        ssd = float(_floats([ssd], t.path, lambda i: "<ecf>", "source_signal_duration")[0])
     if not t.rows.n:
         raise FileFormatError(t.path, None, "the ECF lists no <excerpt>")
     return t.rows.ecf(ssd)

@@ -54,7 +54,7 @@ from .._files import open_input
 from .._textfiles import iter_line_fields
 from ..exceptions import FileFormatError
 from ._docs import shared_doc
-from ._records import Columns, decision_values
+from ._records import Columns, bad_seconds, decision_values
 from ._xml import read_ecf, read_stdlist, read_stdlist_and_attributes, read_tlist
 from .model import ECF, Detections, Reference, STDTask, describe_unknown
 
@@ -100,11 +100,10 @@ def _field_text(fields, i: int, column: int) -> str:
 def _seconds(fields, column: int, what: str) -> np.ndarray:
     """Start times or durations: finite numbers >= 0, errors ``path:line: what ...``."""
     values = fields.numbers([column], fields.path, what)[:, 0]
-    bad = ~np.isfinite(values) | (values < 0)
-    if bad.any():
-        i = int(np.argmax(bad))
+    bad = bad_seconds(values)
+    if bad is not None:
+        i, problem = bad
         text = _field_text(fields, i, column)
-        problem = "a finite number" if np.isinf(values[i]) else ">= 0 seconds"
         raise FileFormatError(
             fields.path, int(fields.lines[i]), f"{what} must be {problem}, got {text!r}"
         )
