@@ -441,7 +441,6 @@ def evaluate_term_detection(
     """
     import pathlib
 
-    from ..core.priors import bayes_threshold
     from ..std import OperatingPoint, read_task, term_detection_report
 
     if isinstance(operating_point, str):  # a name; "sws2012" is resolved with the data
@@ -464,8 +463,8 @@ def evaluate_term_detection(
     if isinstance(threshold, str):
         if threshold != "bayes":
             raise ValueError(f"threshold must be a number, 'bayes' or None, got {threshold!r}")
-        fixed = OperatingPoint.coerce(op, "the operating point of a Bayes threshold")
-        threshold = bayes_threshold(fixed.p_target, fixed.c_miss, fixed.c_fa)
+        where = "the operating point of a Bayes threshold"
+        threshold = OperatingPoint.coerce(op, where).bayes_threshold
     task = read_task(system, reference, audio, queries, n_tps=n_tps)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return term_detection_report(
