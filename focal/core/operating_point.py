@@ -12,8 +12,7 @@ natural-log LLRs; the formulas are those of :mod:`focal.core.priors`.
 Named points: :meth:`OperatingPoint.sws2013`, :meth:`OperatingPoint.std2006`,
 :meth:`OperatingPoint.sws2012` (which depends on the data) and the pairs of NIST speaker
 recognition evaluations, :meth:`OperatingPoint.nist_sre`. The first three may also be given by
-name (:data:`OperatingPoint.NAMES`, :meth:`OperatingPoint.named`) wherever an operating point
-is coerced.
+name (:data:`OperatingPoint.NAMES`, :meth:`OperatingPoint.named`).
 
 References
 ----------
@@ -81,7 +80,7 @@ class OperatingPoint:
     c_fa: float = 1.0
     name: str = ""
 
-    #: The names :meth:`named` (and :meth:`coerce`) accept, case-insensitive; ``"sws2012"``
+    #: The names :meth:`named` accepts, case-insensitive; ``"sws2012"``
     #: depends on the data (:meth:`sws2012`)
     NAMES: ClassVar[tuple] = ("sws2013", "std2006", "sws2012")
 
@@ -165,20 +164,15 @@ class OperatingPoint:
     # -- construction -----------------------------------------------------------------------
 
     @classmethod
-    def coerce(
-        cls, op, where: str = "operating_point", *, n_true=None, n_trials=None
-    ) -> OperatingPoint:
-        """An OperatingPoint from a prior (unit costs), a ``(P_target, C_miss, C_fa)`` sequence,
-        a name of :data:`NAMES` (:meth:`named`, with ``n_true`` and ``n_trials`` for the
-        data-dependent ``"sws2012"``) or an OperatingPoint (returned as is).
+    def coerce(cls, op, where: str = "operating_point") -> OperatingPoint:
+        """An OperatingPoint from a prior (unit costs), a ``(P_target, C_miss, C_fa)`` sequence
+        or an OperatingPoint (returned as is); names are :meth:`named`'s.
 
         Errors are :class:`focal.exceptions.InvalidParameterError` (a ``ValueError``) naming
         ``where`` (the argument, e.g. ``"operating_points[2]"``).
         """
         if isinstance(op, cls):
             return op
-        if isinstance(op, str):
-            return cls.named(op, n_true, n_trials, where)
         if np.ndim(op) == 0:
             pt, cm, cf = op, 1.0, 1.0
         else:

@@ -464,7 +464,8 @@ def evaluate_term_detection(
         if threshold != "bayes":
             raise ValueError(f"threshold must be a number, 'bayes' or None, got {threshold!r}")
         where = "the operating point of a Bayes threshold"
-        threshold = OperatingPoint.coerce(op, where).bayes_threshold
+        fixed = OperatingPoint.named(op, where=where) if isinstance(op, str) else op
+        threshold = fixed.bayes_threshold
     task = read_task(system, reference, audio, queries, n_tps=n_tps)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return term_detection_report(

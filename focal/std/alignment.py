@@ -393,4 +393,6 @@ def resolve_operating_point(operating_point, trials: AlignedTrials) -> Operating
     point ``OperatingPoint.sws2012(trials.n_true, trials.n_trials)``: ``P_target = N_true /
     (n_tps T_audio)``, ``C_miss = C_fa = 1`` (plan eqs. 17-18).
     """
-    return OperatingPoint.coerce(operating_point, n_true=trials.n_true, n_trials=trials.n_trials)
+    if isinstance(operating_point, str):
+        return OperatingPoint.named(operating_point, trials.n_true, trials.n_trials)
+    return OperatingPoint.coerce(operating_point)
