@@ -203,6 +203,7 @@ NEUTRAL_MODULES = tuple(
         "_blocks",
         "_source",
         "_numbers",
+        "_arrow",
     )
 )
 #: Parts of one layer that must not import each other.
