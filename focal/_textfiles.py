@@ -1,20 +1,22 @@
 """Text files as lines of white-space separated fields, read in blocks with NumPy.
 
-The block reader of :mod:`focal.io._text` (whole lines per block; NUL bytes, invalid UTF-8 and
+The block reader of :mod:`focal._blocks` (whole lines per block; NUL bytes, invalid UTF-8 and
 over-long lines refused with ``path:line:``) split into fields at white space (bytes <= 32:
 space, tab, CR, LF, other control characters), with no Python work per line. Unlike the score
 readers of :mod:`focal.io`, a comma is part of a field and a line may hold any number of fields:
 the caller picks the lines it wants (by first field, by field count) and gets their fields as
-:class:`focal.io._text.Fields` (ids and exactly parsed numbers, errors with the line).
+:class:`focal._blocks.Fields` (ids and exactly parsed numbers, errors with the line).
 
 Used by the term-detection readers of :mod:`focal.std`, which sit below :mod:`focal.io` in the
-package layers: the io modules are imported only when a file is read.
+package layers: like :mod:`focal._blocks`, a neutral helper that imports none of focal's layers.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from . import _blocks
+from ._blocks import FRONT, Fields, iter_blocks
 from .exceptions import FileFormatError
 
 __all__ = ["LineFields", "iter_line_fields", "max_line_bytes"]
@@ -25,9 +27,7 @@ BLOCK_BYTES = None
 
 def max_line_bytes() -> int:
     """The longest line the readers accept, in bytes (see :func:`focal.io.read_limits`)."""
-    from .io import _text
-
-    return _text.MAX_LINE_BYTES
+    return _blocks.MAX_LINE_BYTES
 
 
 class LineFields:
@@ -79,11 +79,9 @@ class LineFields:
         return self.data[self.starts[j] : self.ends[j]].tobytes().decode("utf-8")
 
     def fields(self, rows, width: int):
-        """The first ``width`` fields of the given block lines as io ``Fields`` (each of those
+        """The first ``width`` fields of the given block lines as :class:`Fields` (each of those
         lines must hold at least ``width``).
         """
-        from .io._text import Fields
-
         rows = np.asarray(rows, dtype=np.int64)
         take = (self.first[rows][:, None] + np.arange(width)).reshape(-1)
         starts = self.starts[take].reshape(-1, width)
@@ -94,11 +92,9 @@ class LineFields:
 def iter_line_fields(path):
     """Yield a file as :class:`LineFields`, one per block of whole lines.
 
-    Reading is :func:`focal.io._text.iter_blocks` (a leading BOM skipped; NUL bytes, invalid
+    Reading is :func:`focal._blocks.iter_blocks` (a leading BOM skipped; NUL bytes, invalid
     UTF-8 and lines longer than :func:`max_line_bytes` refused with ``path:line:``).
     """
-    from .io._text import FRONT, iter_blocks
-
     blocks = iter_blocks(path) if BLOCK_BYTES is None else iter_blocks(path, BLOCK_BYTES)
     for block in blocks:
         body = block.body

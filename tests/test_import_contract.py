@@ -187,7 +187,8 @@ LAYERS = {
 #: Helpers with no place in the picture: any module may import them, they import none of focal's
 #: layers.
 #: The modules of the neutral helpers: version, lazy names, exceptions, file and text helpers,
-#: and the byte-block reader of text files that io and std share.
+#: and the block reader of text files (with its number parser and input sources) that io and
+#: std share.
 NEUTRAL_MODULES = tuple(
     f"focal.{m}"
     for m in (
@@ -199,10 +200,10 @@ NEUTRAL_MODULES = tuple(
         "_deprecation",
         "exceptions",
         "_model_codec",
-        "io._text",
-        "io._source",
-        "io._numbers",
-        "io._arrow",
+        "_blocks",
+        "_source",
+        "_numbers",
+        "_arrow",
     )
 )
 #: Parts of one layer that must not import each other.
@@ -273,6 +274,42 @@ def test_no_module_imports_upward():
             if not ok:
                 breaches.append(f"{source} imports {target}")
     assert breaches == []
+
+
+def _closure(modules) -> set:
+    """Every focal module the given ones import, directly or through others (static)."""
+    files = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    seen, todo = set(), list(modules)
+    while todo:
+        name = todo.pop()
+        if name in seen or name not in files:
+            continue
+        seen.add(name)
+        todo.extend(_imports(files[name]))
+    return seen
+
+
+def test_std_and_persistence_read_files_without_io():
+    """The text-reading stack std and persistence use is neutral: no path leads into focal.io."""
+    roots = [_module_name(p) for p in sorted(PACKAGE.glob("std/*.py"))]
+    roots += [_module_name(p) for p in sorted(PACKAGE.glob("persistence*.py"))]
+    assert "focal.std.readers" in roots and "focal.persistence" in roots
+    reached = _closure(roots)
+    assert "focal._blocks" in reached and "focal._numbers" in reached
+    assert sorted(m for m in reached if m == "focal.io" or m.startswith("focal.io.")) == []
+
+
+def test_reading_a_term_detection_task_loads_no_io_module():
+    modules = _loaded("""
+        from focal import std
+        d = "data_samples/term_detection/"
+        xml = ("sws_sample.stdlist.xml", "sws_sample.rttm", "sws_sample.ecf.xml")
+        tables = ("detections.txt", "reference.txt", "audio.txt", "queries.txt")
+        for files in (xml + ("sws_sample.tlist.xml",), tables):
+            std.term_detection_report(std.read_task(*(d + f for f in files)))
+    """)
+    assert "focal._blocks" in modules
+    assert sorted(m for m in modules if m == "focal.io" or m.startswith("focal.io.")) == []
 
 
 def test_the_contract_test_can_fail(tmp_path):

@@ -11,7 +11,8 @@ natural-log LLRs; the formulas are those of :mod:`focal.core.priors`.
 
 Named points: :meth:`OperatingPoint.sws2013`, :meth:`OperatingPoint.std2006`,
 :meth:`OperatingPoint.sws2012` (which depends on the data) and the pairs of NIST speaker
-recognition evaluations, :meth:`OperatingPoint.nist_sre`.
+recognition evaluations, :meth:`OperatingPoint.nist_sre`. The first three may also be given by
+name (:data:`OperatingPoint.NAMES`, :meth:`OperatingPoint.named`).
 
 References
 ----------
@@ -24,6 +25,7 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
@@ -77,6 +79,10 @@ class OperatingPoint:
     c_miss: float = 1.0
     c_fa: float = 1.0
     name: str = ""
+
+    #: The names :meth:`named` accepts, case-insensitive; ``"sws2012"``
+    #: depends on the data (:meth:`sws2012`)
+    NAMES: ClassVar[tuple] = ("sws2013", "std2006", "sws2012")
 
     def __post_init__(self):
         object.__setattr__(self, "p_target", check_probability(self.p_target, "p_target"))
@@ -160,7 +166,7 @@ class OperatingPoint:
     @classmethod
     def coerce(cls, op, where: str = "operating_point") -> OperatingPoint:
         """An OperatingPoint from a prior (unit costs), a ``(P_target, C_miss, C_fa)`` sequence
-        or an OperatingPoint (returned as is).
+        or an OperatingPoint (returned as is); names are :meth:`named`'s.
 
         Errors are :class:`focal.exceptions.InvalidParameterError` (a ``ValueError``) naming
         ``where`` (the argument, e.g. ``"operating_points[2]"``).
@@ -182,6 +188,42 @@ class OperatingPoint:
             check_positive(cm, f"{where} C_miss"),
             check_positive(cf, f"{where} C_fa"),
         )
+
+    @classmethod
+    def named(cls, name: str, n_true=None, n_trials=None, where: str = "operating_point"):
+        """The point called ``name`` (case-insensitive, one of :data:`NAMES`).
+
+        Parameters
+        ----------
+        name : {"sws2013", "std2006", "sws2012"}
+            :meth:`sws2013`, :meth:`std2006`, or :meth:`sws2012`, which depends on the data.
+        n_true, n_trials : int and float, optional
+            For ``"sws2012"`` only (and then required): the reference occurrences of the
+            evaluated queries and the trials per query ``n_tps T_audio`` (SWS plan eq. 17).
+        where : str, default "operating_point"
+            The argument named in error messages.
+
+        Returns
+        -------
+        OperatingPoint
+            The named point.
+        """
+        key = name.lower()
+        if key == "sws2013":
+            return cls.sws2013()
+        if key == "std2006":
+            return cls.std2006()
+        if key != "sws2012":
+            raise InvalidParameterError(
+                f"{where} must be an OperatingPoint, a tuple (P_target, C_miss, C_fa), a "
+                f"target prior or one of {', '.join(map(repr, cls.NAMES))}; got {name!r}"
+            )
+        if n_true is None or n_trials is None:
+            raise InvalidParameterError(
+                f"{where} {name!r} depends on the data (P_target = N_true / (n_tps T_audio), "
+                f"SWS plan eq. 17): known once detections are aligned; give a fixed point"
+            )
+        return cls.sws2012(n_true, n_trials)
 
     @classmethod
     def from_effective_prior(cls, p_tar: float, name: str = "") -> OperatingPoint:

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._files import write_output
-from ._numbers import format_numbers
+from .._numbers import format_numbers
 from ._text import check_id_column, format_lines
 from .multiclass import _CONDITIONS, ALBAYZIN_CLASSES, _check_header
 

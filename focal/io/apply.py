@@ -26,7 +26,7 @@ import numpy as np
 
 from .._files import check_output, write_output
 from .._model_integrity import allows_infinite
-from ._numbers import format_numbers
+from .._numbers import format_numbers
 from ._text import BLOCK_BYTES, format_lines
 from .multiclass import ALBAYZIN_CLASSES
 from .stream import _check_kind, _check_same_classes, _describe, open_inputs

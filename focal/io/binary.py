@@ -19,8 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._files import write_output
+from .._numbers import format_numbers
 from ._ids import as_id_array, check_matched, find_duplicate, match_ids
-from ._numbers import format_numbers
 from ._tables import WordFields, read_table, table_kind
 from ._text import (
     BLOCK_BYTES,

@@ -33,7 +33,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from ._source import display_name, open_source
+from .._source import display_name, open_source
 
 __all__ = [
     "PRESETS",

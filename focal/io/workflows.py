@@ -442,17 +442,15 @@ def evaluate_term_detection(
     """
     import pathlib
 
-    from ..core.priors import bayes_threshold
-    from ..std import STD2006, SWS2013, OperatingPoint, read_task, term_detection_report
+    from ..std import OperatingPoint, read_task, term_detection_report
 
-    named = {"sws2013": SWS2013, "std2006": STD2006, "sws2012": "sws2012"}
-    if isinstance(operating_point, str):
-        if operating_point not in named:
+    if isinstance(operating_point, str):  # a name; "sws2012" is resolved with the data
+        if operating_point.lower() not in OperatingPoint.NAMES:
             raise ValueError(
-                f"operating_point must be one of {', '.join(named)} or (P_target, "
-                f"C_miss, C_fa), got {operating_point!r}"
+                f"operating_point must be one of {', '.join(OperatingPoint.NAMES)} or "
+                f"(P_target, C_miss, C_fa), got {operating_point!r}"
             )
-        op = named[operating_point]
+        op = operating_point
     else:
         op = OperatingPoint(*operating_point, name="given")
     if isinstance(audio, (str, os.PathLike)) and not pathlib.Path(audio).exists():
@@ -466,9 +464,9 @@ def evaluate_term_detection(
     if isinstance(threshold, str):
         if threshold != "bayes":
             raise ValueError(f"threshold must be a number, 'bayes' or None, got {threshold!r}")
-        if isinstance(op, str):
-            raise ValueError("a Bayes threshold needs a fixed operating point, not sws2012")
-        threshold = bayes_threshold(op.p_target, op.c_miss, op.c_fa)
+        where = "the operating point of a Bayes threshold"
+        fixed = OperatingPoint.named(op, where=where) if isinstance(op, str) else op
+        threshold = fixed.bayes_threshold
     task = read_task(system, reference, audio, queries, n_tps=n_tps)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         return term_detection_report(

@@ -12,7 +12,8 @@ or from arrays with :class:`Detections`, :class:`Reference` and :class:`STDTask`
 also available one by one: :func:`align` gives the aligned trial set that :func:`atwv`,
 :func:`mtwv`, :func:`det_curve`, :func:`cnxe` and :func:`min_cnxe` take.
 
-Modules: ``model`` (data model), ``alignment`` and ``measures`` (pure math), ``readers`` (file
+Modules: ``model`` (data model), ``alignment`` (with ``matching``), ``measures`` (TWV, DET,
+speed factors) and ``cross_entropy`` (C_xe, C_nxe, C_nxe^min): pure math; ``readers`` (file
 formats), ``report``.
 
 References

@@ -15,7 +15,6 @@ References
 
 from __future__ import annotations
 
-import math
 import os
 import xml.etree.ElementTree as ET
 from array import array
@@ -24,78 +23,40 @@ from bisect import bisect_right
 import numpy as np
 
 from .._files import open_input
+from .._numbers import parse_numbers
 from .._textfiles import max_line_bytes
 from ..exceptions import FileFormatError
+from ._docs import shared_doc
+from ._records import Columns, bad_seconds, decision_values
 from .model import ECF, Detections
 
 __all__ = ["read_ecf", "read_tlist", "read_stdlist", "read_stdlist_and_attributes"]
 
 _AUDIO_EXTENSIONS = (".wav", ".sph")
 _CHUNK = 1 << 20
-_DECISIONS = {"YES": True, "NO": False}
 
 
-def _number(text, path, where, what: str, *, finite: bool = True) -> float:
-    """``float(text)`` without underscores, NaN, overflow (or inf unless ``finite`` is false)."""
-    try:
-        if "_" in text:  # float() reads 1_000; score files do not
-            raise ValueError(text)
-        v = float(text)
-    except (TypeError, ValueError):
-        raise FileFormatError(path, None, f"{where}: {what} is not a number: {text!r}") from None
-    if math.isnan(v) or (finite and math.isinf(v)):
-        raise FileFormatError(
-            path,
-            None,
-            f"{where}: {what} must be a {'finite ' if finite else ''}number, got {text!r}",
-        )
-    if math.isinf(v) and any(c.isdigit() for c in text):
-        raise FileFormatError(
-            path,
-            None,
-            f"{where}: {what} {text!r} is out of the float64 range "
-            f"(write inf for an infinite value)",
-        )
-    return v
+def _floats(texts: list, path, locate, what: str, *, seconds: bool = False) -> np.ndarray:
+    """Numeric attributes read by the score files' rule (:func:`focal._numbers.parse_numbers`:
+    what ``float`` reads, without underscores, NaN or a decimal beyond float64; ``inf`` spelled
+    out); with ``seconds``, finite and >= 0 too. Errors name the element of the first bad one
+    (``locate(i)`` for ``texts[i]``).
+    """
+    joined = "".join(texts).encode("utf-8")
+    pieces = texts if len(joined) == sum(map(len, texts)) else [t.encode("utf-8") for t in texts]
+    lengths = np.fromiter(map(len, pieces), dtype=np.int64, count=len(pieces))  # in bytes
+    starts = np.cumsum(lengths) - lengths
+    buf = np.frombuffer(joined, dtype=np.uint8)
 
+    def fail(i, message):
+        raise FileFormatError(path, None, f"{locate(int(i))}: {what} {message}")
 
-def _duration(text, path, where, what: str) -> float:
-    v = _number(text, path, where, what)
-    if v < 0:
-        raise FileFormatError(path, None, f"{where}: {what} must be >= 0 seconds, got {text!r}")
-    return v
-
-
-def _floats(texts: list, first: int, rows, what: str, *, finite=True, non_negative=False):
-    """Convert a batch of numeric attributes with NumPy; name the first bad one's element."""
-    try:
-        if "_" in "".join(texts):
-            raise ValueError("an underscore")
-        values = np.array(texts, dtype=float)
-    except ValueError:  # find the culprit
-        values = np.array(
-            [
-                _number(t, rows.path, rows.locate(first + i), what, finite=finite)
-                for i, t in enumerate(texts)
-            ]
-        )
-    bad = np.isnan(values) | np.isinf(values)  # infinite: only spelled out, and if allowed
-    if not finite:
-        bad[bad] = np.array(
-            [
-                any(c.isdigit() for c in texts[i]) or math.isnan(values[i])
-                for i in np.flatnonzero(bad)
-            ],
-            dtype=bool,
-        )
-    if non_negative:
-        bad |= values < 0
-    if bad.any():
-        i = int(np.flatnonzero(bad)[0])
-        where = rows.locate(first + i)
-        if non_negative:
-            _duration(texts[i], rows.path, where, what)
-        _number(texts[i], rows.path, where, what, finite=finite)
+    values = parse_numbers(buf, starts, lengths, fail)
+    if seconds:
+        bad = bad_seconds(values)
+        if bad is not None:
+            i, problem = bad
+            fail(i, f"must be {problem}, got {texts[i]!r}")
     return values
 
 
@@ -115,9 +76,9 @@ class _Labels:
 class _Rows:
     """Detections or excerpts as a file is parsed.
 
-    Identifiers are coded through dictionaries; numbers are held as text for a batch of rows and
-    converted by NumPy, so an element costs little Python work and about 40 bytes. ``locate(i)``
-    names row ``i``'s element in error messages.
+    Identifiers and decisions are coded through dictionaries; numbers are held as text for a
+    batch of rows and converted by NumPy, so an element costs little Python work and about 50
+    bytes. ``locate(i)`` names row ``i``'s element in error messages.
     """
 
     BATCH = 1 << 16
@@ -125,27 +86,18 @@ class _Rows:
     def __init__(self, path, locate):
         self.path = path
         self.locate = locate
-        self.query, self.file, self.channel = _Labels(), _Labels(), _Labels()
-        self.text = {"tbeg": [], "dur": [], "score": []}
-        self.done = {"tbeg": [], "dur": [], "score": []}
-        self.decision = array("b")
+        self.query, self.file, self.channel, self.decision = (_Labels() for _ in range(4))
+        self.text: dict = {"tbeg": [], "dur": [], "score": []}
+        self.columns = Columns("query", "file", "channel", "tbeg", "dur", "score", "decision")
         self.n = 0
         self.n_done = 0
 
     def add(self, query, file, channel, tbeg, dur, score=None, decision=None):
+        labels = ((self.query, query), (self.file, file), (self.channel, channel))
         if decision is not None:
-            value = _DECISIONS.get(decision)
-            if value is None:
-                value = _DECISIONS.get(str(decision).strip().upper())
-                if value is None:
-                    raise FileFormatError(
-                        self.path,
-                        None,
-                        f"{self.locate(self.n)}: decision must be YES or NO, got {decision!r}",
-                    )
-            self.decision.append(value)
-        for labels, value in ((self.query, query), (self.file, file), (self.channel, channel)):
-            labels.codes.append(labels.index.setdefault(value, len(labels.index)))
+            labels += ((self.decision, decision),)
+        for column, value in labels:
+            column.codes.append(column.index.setdefault(value, len(column.index)))
         text = self.text
         text["tbeg"].append(tbeg)
         text["dur"].append(dur)
@@ -156,44 +108,46 @@ class _Rows:
             self._convert()
 
     def _convert(self):
-        for name, options in (
-            ("tbeg", {"non_negative": True}),
-            ("dur", {"non_negative": True}),
-            ("score", {"finite": False}),
-        ):
+        first = self.n_done
+        for name in ("tbeg", "dur", "score"):
             if self.text[name]:
-                self.done[name].append(_floats(self.text[name], self.n_done, self, name, **options))
+                values = _floats(
+                    self.text[name],
+                    self.path,
+                    lambda i: self.locate(first + i),
+                    name,
+                    seconds=name != "score",
+                )
+                self.columns.add(**{name: values})
                 self.text[name] = []
         self.n_done = self.n
 
-    def column(self, name: str) -> np.ndarray:
+    def _finish(self) -> Columns:
         self._convert()
-        return np.concatenate(self.done[name]) if self.done[name] else np.zeros(0)
+        self.columns.add(
+            query=self.query.values(), file=self.file.values(), channel=self.channel.values()
+        )
+        return self.columns
 
     def detections(self) -> Detections:
-        decision = (
-            np.frombuffer(self.decision, dtype=np.int8).astype(bool)
-            if len(self.decision) == self.n
-            else None
-        )
-        return Detections(
-            query=self.query.values(),
-            file=self.file.values(),
-            tbeg=self.column("tbeg"),
-            dur=self.column("dur"),
-            score=self.column("score"),
-            decision=decision,
-            channel=self.channel.values(),
-        )
+        columns = self._finish()
+        with_decisions = len(self.decision.codes) == self.n
+        if with_decisions:
+            words = list(self.decision.index)
+            value, bad = decision_values(words)
+            codes = np.frombuffer(self.decision.codes, dtype=np.int64)
+            if bad[codes].any():
+                i = int(np.argmax(bad[codes]))
+                raise FileFormatError(
+                    self.path,
+                    None,
+                    f"{self.locate(i)}: decision must be YES or NO, got {words[codes[i]]!r}",
+                )
+            columns.add(decision=value[codes])
+        return columns.detections(with_decisions)
 
     def ecf(self, source_signal_duration=None) -> ECF:
-        return ECF(
-            tuple(self.file.values()),
-            tuple(self.channel.values()),
-            self.column("tbeg"),
-            self.column("dur"),
-            source_signal_duration,
-        )
+        return self._finish().ecf(source_signal_duration)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -390,35 +344,26 @@ class _TermListTarget(_Target):
         super().end(tag)
 
 
+@shared_doc
 def read_ecf(path) -> ECF:
     """Read an experiment control file (see :mod:`focal.std.readers`).
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
-
-    Returns
-    -------
-    ECF
-        The excerpts and their total duration.
+    {reads_ecf}
     """
     t = _parse_xml(path, _ECFTarget(path))
     ssd = t.root.get("source_signal_duration")
     if ssd is not None:
-        ssd = _number(ssd, t.path, "<ecf>", "source_signal_duration")
+        ssd = float(_floats([ssd], t.path, lambda i: "<ecf>", "source_signal_duration")[0])
     if not t.rows.n:
         raise FileFormatError(t.path, None, "the ECF lists no <excerpt>")
     return t.rows.ecf(ssd)
 
 
+@shared_doc
 def read_tlist(path) -> dict:
     """Read a term list: ``{termid: termtext}`` in file order.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
+    {path}
 
     Returns
     -------
@@ -434,17 +379,10 @@ def read_stdlist_and_attributes(path):
     return t.rows.detections(), t.root
 
 
+@shared_doc
 def read_stdlist(path) -> Detections:
     """Read the system output (STDLIST or KWSLIST XML) as :class:`Detections`.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
-
-    Returns
-    -------
-    Detections
-        The detections, file order.
+    {reads_detections}
     """
     return read_stdlist_and_attributes(path)[0]

@@ -53,6 +53,8 @@ import numpy as np
 from .._files import open_input
 from .._textfiles import iter_line_fields
 from ..exceptions import FileFormatError
+from ._docs import shared_doc
+from ._records import Columns, bad_seconds, decision_values
 from ._xml import read_ecf, read_stdlist, read_stdlist_and_attributes, read_tlist
 from .model import ECF, Detections, Reference, STDTask, describe_unknown
 
@@ -69,21 +71,25 @@ __all__ = [
     "read_task",
 ]
 
-_DECISIONS = {"YES": True, "NO": False}
+
+def _distinct(ids: np.ndarray) -> tuple[list, np.ndarray]:
+    """The distinct ids of fixed-width UTF-8 bytes, decoded, and each id's index among them."""
+    if ids.dtype.itemsize == 8:  # ids of up to 8 bytes: sort them as integers
+        distinct, inverse = np.unique(ids.view(np.uint64), return_inverse=True)
+        distinct = distinct.view(ids.dtype)
+    else:
+        distinct, inverse = np.unique(ids, return_inverse=True)
+    return [bytes(v).decode("utf-8") for v in distinct], inverse.reshape(-1)
 
 
 def _strings(ids: np.ndarray) -> np.ndarray:
     """Object array of ``str`` from fixed-width UTF-8 bytes ids (decoding each distinct id once)."""
     if ids.size == 0:
         return np.zeros(0, dtype=object)
-    if ids.dtype.itemsize == 8:  # ids of up to 8 bytes: sort them as integers
-        distinct, inverse = np.unique(ids.view(np.uint64), return_inverse=True)
-        distinct = distinct.view(ids.dtype)
-    else:
-        distinct, inverse = np.unique(ids, return_inverse=True)
-    vocab = np.empty(distinct.size, dtype=object)
-    vocab[:] = [bytes(v).decode("utf-8") for v in distinct]
-    return vocab[inverse.reshape(-1)]
+    words, inverse = _distinct(ids)
+    vocab = np.empty(len(words), dtype=object)
+    vocab[:] = words
+    return vocab[inverse]
 
 
 def _field_text(fields, i: int, column: int) -> str:
@@ -94,11 +100,10 @@ def _field_text(fields, i: int, column: int) -> str:
 def _seconds(fields, column: int, what: str) -> np.ndarray:
     """Start times or durations: finite numbers >= 0, errors ``path:line: what ...``."""
     values = fields.numbers([column], fields.path, what)[:, 0]
-    bad = ~np.isfinite(values) | (values < 0)
-    if bad.any():
-        i = int(np.argmax(bad))
+    bad = bad_seconds(values)
+    if bad is not None:
+        i, problem = bad
         text = _field_text(fields, i, column)
-        problem = "a finite number" if np.isinf(values[i]) else ">= 0 seconds"
         raise FileFormatError(
             fields.path, int(fields.lines[i]), f"{what} must be {problem}, got {text!r}"
         )
@@ -107,15 +112,8 @@ def _seconds(fields, column: int, what: str) -> np.ndarray:
 
 def _decisions(fields, column: int) -> np.ndarray:
     """YES / NO (any case, as NIST's tools write them) as booleans."""
-    ids = fields.ids(column)
-    distinct, inverse = np.unique(
-        ids.view(np.uint64) if ids.dtype.itemsize == 8 else ids, return_inverse=True
-    )
-    distinct = distinct.view(ids.dtype)
-    inverse = inverse.reshape(-1)
-    words = [bytes(v).decode("utf-8") for v in distinct]
-    value = np.array([_DECISIONS.get(w.upper(), False) for w in words], dtype=bool)
-    bad = np.array([w.upper() not in _DECISIONS for w in words], dtype=bool)
+    words, inverse = _distinct(fields.ids(column))
+    value, bad = decision_values(words)
     if bad.any():
         i = int(np.argmax(bad[inverse]))
         raise FileFormatError(
@@ -124,30 +122,6 @@ def _decisions(fields, column: int) -> np.ndarray:
             f"decision must be YES or NO, got {words[inverse[i]]!r}",
         )
     return value[inverse]
-
-
-class _Columns:
-    """Columns of a file gathered block by block, concatenated at the end."""
-
-    def __init__(self, *names):
-        self.parts = {name: [] for name in names}
-
-    def add(self, **columns):
-        for name, values in columns.items():
-            self.parts[name].append(values)
-
-    def get(self, name, dtype=float) -> np.ndarray:
-        parts = self.parts[name]
-        return np.concatenate(parts) if parts else np.zeros(0, dtype=dtype)
-
-    def located(self) -> dict:
-        out = {name: self.get(name, object) for name in ("query", "file")}
-        out.update(tbeg=self.get("tbeg"), dur=self.get("dur"))
-        channel = self.get("channel", object) if "channel" in self.parts else None
-        if channel is None:
-            channel = np.full(out["file"].size, "1", dtype=object)
-        out["channel"] = channel
-        return out
 
 
 def _comment_lines(lf, counts):
@@ -172,7 +146,7 @@ def _refuse_glued(lf, i):
 
 
 def _tables(path, what: str, counts: tuple):
-    """Yield the records of a whitespace table as io ``Fields``, block by block.
+    """Yield the records of a whitespace table as :class:`focal._blocks.Fields`, block by block.
 
     Every record has one of ``counts`` fields, the same number throughout the file; the width
     is given to the caller through the ``Fields`` shape.
@@ -197,20 +171,13 @@ def _tables(path, what: str, counts: tuple):
             yield lf.fields(rows, width)
 
 
+@shared_doc
 def read_detection_table(path) -> Detections:
     """Read detections from a table ``query file tbeg dur score [decision]`` (channel 1).
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
-
-    Returns
-    -------
-    Detections
-        The detections, file order.
+    {reads_detections}
     """
-    cols = _Columns("query", "file", "tbeg", "dur", "score", "decision")
+    cols = Columns("query", "file", "tbeg", "dur", "score", "decision")
     width = None
     for f in _tables(path, "detection (query file tbeg dur score [decision])", (6, 5)):
         width = f.starts.shape[1]
@@ -223,24 +190,16 @@ def read_detection_table(path) -> Detections:
         )
         if width == 6:
             cols.add(decision=_decisions(f, 5))
-    decision = None if width == 5 else cols.get("decision", bool)
-    return Detections(score=cols.get("score"), decision=decision, **cols.located())
+    return cols.detections(with_decisions=width != 5)
 
 
+@shared_doc
 def read_reference_table(path) -> Reference:
     """Read reference occurrences from a table ``query file tbeg dur`` (channel 1).
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
-
-    Returns
-    -------
-    Reference
-        The reference occurrences, file order.
+    {reads_reference}
     """
-    cols = _Columns("query", "file", "tbeg", "dur")
+    cols = Columns("query", "file", "tbeg", "dur")
     for f in _tables(path, "reference (query file tbeg dur)", (4,)):
         cols.add(
             query=_strings(f.ids(0)),
@@ -248,38 +207,28 @@ def read_reference_table(path) -> Reference:
             tbeg=_seconds(f, 2, "tbeg"),
             dur=_seconds(f, 3, "dur"),
         )
-    return Reference(**cols.located())
+    return cols.reference()
 
 
+@shared_doc
 def read_audio_table(path) -> ECF:
     """Read the searched audio from a table ``file tbeg dur`` (channel 1): the ECF's equivalent.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
-
-    Returns
-    -------
-    ECF
-        The excerpts and their total duration.
+    {reads_ecf}
     """
-    cols = _Columns("file", "tbeg", "dur")
+    cols = Columns("file", "tbeg", "dur")
     for f in _tables(path, "audio (file tbeg dur)", (3,)):
         cols.add(file=_strings(f.ids(0)), tbeg=_seconds(f, 1, "tbeg"), dur=_seconds(f, 2, "dur"))
-    files = cols.get("file", object)
-    if not files.size:
+    if not cols.get("file", object).size:
         raise FileFormatError(path, None, "the audio table lists no file")
-    return ECF(tuple(files), ("1",) * files.size, cols.get("tbeg"), cols.get("dur"))
+    return cols.ecf()
 
 
+@shared_doc
 def read_query_table(path) -> dict:
     """Read a term list from a table ``query [text...]``: ``{query: text}`` in file order.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
+    {path}
 
     Returns
     -------
@@ -299,23 +248,16 @@ def read_query_table(path) -> dict:
     return terms
 
 
+@shared_doc
 def read_rttm(path) -> Reference:
     """Read the reference occurrences: every ``LEXEME`` line of an RTTM file.
 
     The orthography field (6th) is the query id, ``tbeg`` / ``tdur`` (4th / 5th) the span in
     seconds, the 2nd / 3rd fields file and channel.
 
-    Parameters
-    ----------
-    path : str or path-like
-        The file to read.
-
-    Returns
-    -------
-    Reference
-        The reference occurrences, file order.
+    {reads_reference}
     """
-    cols = _Columns("query", "file", "channel", "tbeg", "dur")
+    cols = Columns("query", "file", "channel", "tbeg", "dur")
     for lf in iter_line_fields(path):
         lexeme = lf.first_field_is(b"LEXEME")
         short = lexeme & (lf.counts < 6)
@@ -336,7 +278,7 @@ def read_rttm(path) -> Reference:
                 tbeg=_seconds(f, 3, "tbeg"),
                 dur=_seconds(f, 4, "tdur"),
             )
-    return Reference(**cols.located())
+    return cols.reference()
 
 
 # ---------------------------------------------------------------------------------------------

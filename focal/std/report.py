@@ -282,9 +282,10 @@ def term_detection_report(
         Detections, reference, T_audio, term list and n_tps (see :func:`focal.std.read_task`).
     tolerance : float
         Alignment tolerance in seconds (plan sec. 2.1).
-    operating_point : OperatingPoint, tuple (P_target, C_miss, C_fa) or "sws2012"
+    operating_point : OperatingPoint, tuple (P_target, C_miss, C_fa), float or str
         Default: the SWS 2013 point (P_target = 0.00015, C_miss = 100, C_fa = 1; beta = 66.66,
-        effective prior 0.0148).
+        effective prior 0.0148). A float is a target prior (unit costs), a str a name of
+        ``OperatingPoint.NAMES`` (``"sws2012"`` depends on the trials, plan eqs. 17-18).
     decision_threshold : float, optional
         Decide YES iff ``score >= decision_threshold`` for ATWV instead of the system's own
         decisions (e.g. :func:`focal.bayes_threshold` for LLR scores).

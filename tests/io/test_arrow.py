@@ -6,7 +6,8 @@ errors); files read and applied with and without pyarrow are bit-identical.
 import numpy as np
 import pytest
 
-from focal.io import _arrow, apply_to_files, read_scores, write_scores
+from focal import _arrow
+from focal.io import apply_to_files, read_scores, write_scores
 
 pytest.importorskip("pyarrow")
 

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-import focal.std.alignment as alignment_module
+import focal.std.matching as matching_module
 from focal.std import Detections, OperatingPoint, Reference, STDTask, align, atwv, mtwv
 from tests._support.std import HAND_DETECTIONS, HAND_REFERENCE, hand_task
 
@@ -207,7 +207,7 @@ def test_dense_components_against_brute_force():
 
 def test_sparse_path_for_large_components(monkeypatch):
     """Components above the dense limit use LAPJVsp: same guarantees."""
-    monkeypatch.setattr(alignment_module, "_DENSE_LIMIT", 0)
+    monkeypatch.setattr(matching_module, "_DENSE_LIMIT", 0)
     rng = np.random.default_rng(11)
     for _ in range(30):
         n_ref, n_det = int(rng.integers(2, 6)), int(rng.integers(2, 9))

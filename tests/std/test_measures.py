@@ -113,6 +113,21 @@ def test_sws2012_operating_point():
         OperatingPoint.sws2012(0, 100.0)
 
 
+def test_operating_points_by_name():
+    trials = align(random_task(3))
+    for name, point in (("sws2013", SWS2013), ("STD2006", STD2006)):
+        assert OperatingPoint.named(name) == point
+        assert mtwv(trials, name) == mtwv(trials, point)
+        assert cnxe(trials, name) == cnxe(trials, point)
+    assert cnxe(trials, "SWS2012") == cnxe(
+        trials, OperatingPoint.sws2012(trials.n_true, trials.n_trials)
+    )
+    with pytest.raises(ValueError, match="depends on the data"):
+        OperatingPoint.named("sws2012")  # no trials to take N_true from
+    with pytest.raises(ValueError, match="'sws2013', 'std2006', 'sws2012'"):
+        OperatingPoint.named("nist")
+
+
 # ---------------------------------------------------------------------------------------------
 # TWV family
 

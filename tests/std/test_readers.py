@@ -131,11 +131,11 @@ def test_read_stdlist_content(tmp_path):
         ),
         (
             '<term file="f2" tbeg="3" dur="1" score="high" decision="NO"/>',
-            r"<term> #2 .*score is not a number: 'high'",
+            r"<term> #2 .*score 'high' is not a number",
         ),
         (
             '<term file="f2" tbeg="3" dur="1" score="nan" decision="NO"/>',
-            r"<term> #2 .*score must be a number",
+            r"<term> #2 .*score is NaN",
         ),
         (
             '<term file="f2" tbeg="3" dur="-1" score="0" decision="NO"/>',
@@ -157,6 +157,27 @@ def test_read_stdlist_errors_name_file_and_element(tmp_path, second, message):
     with pytest.raises(ValueError, match=message) as err:
         read_stdlist(p)
     assert "bad.stdlist.xml" in str(err.value)
+
+
+@pytest.mark.parametrize(
+    "column,token,message",
+    [
+        ("tbeg", "\u0663", "tbeg '\u0663' is not a number"),  # float() reads 3; score files do not
+        ("tbeg", "1_0", "tbeg '1_0' is not a number"),
+        ("dur", "inf", "dur must be a finite number, got 'inf'"),
+        ("dur", "-0.5", "dur must be >= 0 seconds, got '-0.5'"),
+        ("score", "1e400", "score '1e400' is out of the float64 range"),
+        ("score", "nan", "score is NaN"),
+    ],
+)
+def test_xml_and_table_numbers_follow_one_rule(tmp_path, column, token, message):
+    values = {"tbeg": "3", "dur": "1", "score": "0", column: token}
+    term = '<term file="f2" tbeg="{tbeg}" dur="{dur}" score="{score}" decision="NO"/>'
+    with pytest.raises(ValueError, match=f"<term> #2 .*: {message}"):
+        read_stdlist(write(tmp_path, "s.xml", STDLIST.format(second=term.format(**values))))
+    row = "q1 f2 {tbeg} {dur} {score} NO\n".format(**values)
+    with pytest.raises(ValueError, match=f"t.txt:2: {message}"):
+        read_detection_table(write(tmp_path, "t.txt", "q1 f1 1.5 0.5 2 YES\n" + row))
 
 
 def test_doctype_and_entities_are_refused(tmp_path):

@@ -1,6 +1,6 @@
 """Optional pyarrow acceleration of the exact decimal-to-float64 conversion (extra ``fast``).
 
-NumPy's string-to-float cast (:mod:`focal.io._numbers`) is correctly rounded but costs about
+NumPy's string-to-float cast (:mod:`focal._numbers`) is correctly rounded but costs about
 0.3 µs a number, most of the time of reading a score file. pyarrow's cast from strings to
 float64 is also correctly rounded (the ``fast_float`` algorithm of Lemire, "Number Parsing at a
 Gigabyte per Second", Software: Practice and Experience, 2021), about ten times faster, and

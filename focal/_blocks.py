@@ -1,0 +1,353 @@
+"""Text files read in blocks of whole lines with NumPy (no Python work per line).
+
+The one block reader of focal's text files: score and key files (:mod:`focal.io`), the term
+detection tables and RTTM (:mod:`focal.std`, through :mod:`focal._textfiles`). A neutral helper:
+any layer may import it, and it imports none of focal's layers.
+
+A file (``-`` is standard input, a gzip stream is decompressed: :mod:`focal._source`) is read as
+:class:`Block` objects of whole lines; :class:`Fields` holds the fields of a block's records
+with their line numbers, gives ids as fixed-width UTF-8 bytes (:func:`gather_ids`) and numbers
+parsed exactly (:func:`focal._numbers.parse_numbers`). Every error is a
+:class:`~focal.exceptions.FileFormatError` ``path:line: message``.
+
+Hostile input stays linear: each byte is scanned for line breaks once, NUL bytes are detected
+in every read (``/dev/zero`` fails at once), invalid UTF-8 is refused, lines longer than
+:data:`MAX_LINE_BYTES` and ids longer than :data:`MAX_ID_LENGTH` characters are errors
+(:func:`read_limits` changes both). Ids share the width of the longest (of a block, then of the
+file): one whose width would multiply the storage of the others more than
+:data:`ID_WIDENING_LIMIT` times is refused with its line.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+
+import numpy as np
+
+from ._numbers import byte_masks, parse_numbers
+from ._source import display_name, open_source
+from .exceptions import FileFormatError, InvalidParameterError
+
+__all__ = [
+    "BLOCK_BYTES",
+    "FRONT",
+    "ID_WIDENING_LIMIT",
+    "MAX_ID_LENGTH",
+    "MAX_LINE_BYTES",
+    "PAD",
+    "Block",
+    "Fields",
+    "concat_ids",
+    "concat_pieces",
+    "gather_ids",
+    "iter_blocks",
+    "read_limits",
+]
+
+FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
+PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
+BLOCK_BYTES = 1 << 20
+_BOM = b"\xef\xbb\xbf"
+
+
+class Block:
+    """One block of whole lines: ``data`` is FRONT zero bytes, the ``size`` bytes of text, then
+    PAD zero bytes; ``first_line`` is the line number of its first line; ``newlines`` the
+    positions of its line feeds in ``data``.
+    """
+
+    __slots__ = ("data", "first_line", "n_lines", "newlines", "path", "size")
+
+    def __init__(self, data, size, first_line, n_lines, path, newlines):
+        self.data, self.size, self.first_line, self.n_lines, self.path = (
+            data,
+            size,
+            first_line,
+            n_lines,
+            path,
+        )
+        self.newlines = newlines
+
+    @property
+    def body(self):
+        """The text bytes (a view)."""
+        return self.data[FRONT : FRONT + self.size]
+
+
+#: Longest trial / segment / class id accepted, in characters (see :func:`read_limits`)
+MAX_ID_LENGTH = 4096
+#: Longest line accepted, in bytes (see :func:`read_limits`)
+MAX_LINE_BYTES = 1 << 20
+
+
+@contextlib.contextmanager
+def read_limits(*, max_id_length: int | None = None, max_line_bytes: int | None = None):
+    """Change the readers' length limits for the duration of a ``with`` block (process-wide).
+
+    Parameters
+    ----------
+    max_id_length : int, optional
+        Longest id (field other than a number) accepted, in characters; default 4096. A
+        longer one is a ``ValueError`` ``path:line: id longer than N characters``.
+    max_line_bytes : int, optional
+        Longest line accepted, in bytes; default 1 MiB. A longer line (a file without line
+        breaks, ``/dev/zero``, ...) is refused as soon as that many bytes are read, so reading
+        hostile input stays linear in time and bounded in memory.
+
+    Yields
+    ------
+    None
+        The limits hold inside the ``with`` block and are restored on exit.
+    """
+    global MAX_ID_LENGTH, MAX_LINE_BYTES
+    saved = MAX_ID_LENGTH, MAX_LINE_BYTES
+    if max_id_length is not None:
+        MAX_ID_LENGTH = _positive(max_id_length, "max_id_length")
+    if max_line_bytes is not None:
+        MAX_LINE_BYTES = _positive(max_line_bytes, "max_line_bytes")
+    try:
+        yield
+    finally:
+        MAX_ID_LENGTH, MAX_LINE_BYTES = saved
+
+
+def _positive(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise InvalidParameterError(f"{name} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def iter_blocks(path, block_bytes=BLOCK_BYTES):
+    """Yield the file as :class:`Block` objects of whole lines (the last may lack a newline).
+
+    The bytes are checked to be text: no NUL byte (checked in every read, before any line
+    break is seen), valid UTF-8 (a leading BOM is skipped); a line longer than
+    :data:`MAX_LINE_BYTES` is refused. Each byte is scanned for line breaks once: only the
+    partial line at the end of a read is copied, and never searched again.
+    """
+    source = os.fspath(path)
+    path = display_name(source)
+    block_bytes = max(int(block_bytes), len(_BOM))
+    max_line = MAX_LINE_BYTES
+    with open_source(source) as handle:
+        carry = np.empty(0, dtype=np.uint8)  # the unfinished last line of the previous read
+        line = 1
+        first = True
+        while True:
+            data = np.empty(FRONT + carry.size + block_bytes + PAD, dtype=np.uint8)
+            data[:FRONT] = 0
+            data[FRONT : FRONT + carry.size] = carry
+            got = handle.readinto(memoryview(data)[FRONT + carry.size : -PAD])
+            end_of_file = got == 0
+            if first:
+                first = False
+                if got >= len(_BOM) and data[FRONT : FRONT + len(_BOM)].tobytes() == _BOM:
+                    data[FRONT : FRONT + got - len(_BOM)] = data[FRONT + len(_BOM) : FRONT + got]
+                    got -= len(_BOM)
+            size = carry.size + got
+            fresh = data[FRONT + carry.size : FRONT + size]  # bytes not scanned yet
+            if got and fresh.min() == 0:
+                at = carry.size + int(np.argmax(fresh == 0))
+                raise FileFormatError(
+                    path, line + _count_lines(data[FRONT : FRONT + at]), "NUL byte: not a text file"
+                )
+            newlines = np.flatnonzero(fresh == 10) + (FRONT + carry.size)
+            if end_of_file:  # what is left is a last line without newline
+                if size:
+                    data[FRONT + size : FRONT + size + PAD] = 0
+                    yield _make_block(data, size, newlines, size, line, path)
+                return
+            if newlines.size == 0:  # no newline yet: keep reading (a long line)
+                if size > max_line:
+                    raise FileFormatError(
+                        path,
+                        line,
+                        f"line longer than {max_line} bytes (no line break): not a score file?",
+                    )
+                carry = data[FRONT : FRONT + size].copy()
+                continue
+            cut = int(newlines[-1]) + 1 - FRONT
+            if size - cut > max_line or _longest_line(newlines) > max_line:
+                raise FileFormatError(
+                    path,
+                    line + _long_line(newlines, max_line),
+                    f"line longer than {max_line} bytes: not a score file?",
+                )
+            carry = data[FRONT + cut : FRONT + size].copy()
+            data[FRONT + cut : FRONT + cut + PAD] = 0
+            block = _make_block(data, cut, newlines, newlines.size, line, path)
+            line += block.n_lines
+            yield block
+
+
+def _count_lines(body):
+    return int(np.count_nonzero(body == 10))
+
+
+def _line_lengths(newlines):
+    """Length of each complete line of a read (without its line feed)."""
+    return np.diff(newlines, prepend=FRONT - 1) - 1
+
+
+def _longest_line(newlines):
+    return int(_line_lengths(newlines).max())
+
+
+def _long_line(newlines, max_line):
+    """Index (0-based line offset in the block) of the first over-long line."""
+    return int(np.argmax(_line_lengths(newlines) > max_line))
+
+
+def _make_block(data, size, newlines, n_lines, first_line, path):
+    """Check the text of a block (no NUL, UTF-8) and wrap it."""
+    block = Block(data, size, first_line, n_lines, path, newlines)
+    body = block.body
+    if size and body.max() >= 128:
+        try:
+            body.tobytes().decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise FileFormatError(
+                path, _line_at(block, exc.start), f"not a UTF-8 text file ({exc.reason})"
+            ) from None
+    return block
+
+
+def _line_at(block, offset):
+    return block.first_line + int(np.count_nonzero(block.body[:offset] == 10))
+
+
+class Fields:
+    """Records of one block: field ``j`` of record ``i`` is
+    ``data[starts[i, j] : starts[i, j] + lengths[i, j]]``; ``lines[i]`` is its line number.
+    """
+
+    __slots__ = ("data", "lengths", "lines", "path", "starts")
+
+    def __init__(self, data, starts, lengths, lines, path=""):
+        self.data, self.starts, self.lengths, self.lines = data, starts, lengths, lines
+        self.path = path
+
+    def __len__(self):
+        return self.starts.shape[0]
+
+    def numbers(self, columns, path, what="score"):
+        """float64 matrix of the given field columns (exact parsing, errors with the line)."""
+        cols = list(columns)
+        starts = self.starts[:, cols].ravel()
+        lengths = self.lengths[:, cols].ravel()
+
+        def fail(i, message):
+            raise FileFormatError(path, int(self.lines[i // len(cols)]), f"{what} {message}")
+
+        return parse_numbers(self.data, starts, lengths, fail).reshape(len(self), len(cols))
+
+    def ids(self, column):
+        """Field ``column`` of every record as a fixed-width bytes array.
+
+        An id longer than :data:`MAX_ID_LENGTH` characters is a ``ValueError`` with its line.
+        """
+        starts, lengths = self.starts[:, column], self.lengths[:, column]
+        limit = MAX_ID_LENGTH
+        if lengths.size and int(lengths.max()) > limit:  # bytes >= characters: check those
+            for i in np.flatnonzero(lengths > limit):
+                text = self.data[starts[i] : starts[i] + lengths[i]].tobytes().decode("utf-8")
+                if len(text) > limit:
+                    raise FileFormatError(
+                        self.path, int(self.lines[i]), f"id longer than {limit} characters"
+                    )
+        if lengths.size:  # the block's ids share the width of its longest
+            need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
+            if need > _BLOCK_ID_STORAGE_FREE:
+                stored = int(np.maximum(lengths, 8).sum())
+                if _too_wide(need, stored, _BLOCK_ID_STORAGE_FREE):
+                    i = int(np.argmax(lengths))
+                    _refuse_widening(self.path, int(self.lines[i]), int(lengths[i]), need, stored)
+        return gather_ids(self.data, starts, lengths)
+
+
+_MASKED_WIDTH = 128  # ids up to this many bytes are masked through a small lookup table
+
+
+def gather_ids(data, starts, lengths):
+    """Fixed-width bytes array (dtype ``S<8k>``) of the fields ``data[start : start + length]``."""
+    n = starts.size
+    longest = int(lengths.max()) if n else 1
+    width = max(8, -(-longest // 8) * 8)
+    if n and int(starts.max()) + width > data.size:
+        data = np.concatenate([data, np.zeros(width, dtype=np.uint8)])
+    windows = np.lib.stride_tricks.sliding_window_view(data, width)
+    if width <= _MASKED_WIDTH:
+        words = np.ascontiguousarray(windows[starts]).view(np.uint64)
+        words &= np.take(byte_masks(width // 8), lengths, axis=0)  # zero the bytes past the field
+        return words.view(f"S{width}").ravel()
+    out = np.ascontiguousarray(windows[starts])  # wide ids: a table of masks would be (8w+1) x w
+    columns = np.arange(width)[None, :]
+    for i in range(0, n, 4096):  # zero the bytes past each field, a bounded mask at a time
+        out[i : i + 4096][columns >= lengths[i : i + 4096, None]] = 0
+    return out.view(f"S{width}").ravel()
+
+
+#: Ids of a file share one width, that of the longest: widening the others by more than this
+#: factor (and beyond _ID_STORAGE_FREE bytes) is refused rather than exhausting memory
+ID_WIDENING_LIMIT = 16
+_ID_STORAGE_FREE = 256 << 20  # a whole file
+_BLOCK_ID_STORAGE_FREE = 128 << 20  # one block
+
+
+def _too_wide(need, stored, free=_ID_STORAGE_FREE):
+    return need > free and need > ID_WIDENING_LIMIT * stored
+
+
+def _refuse_widening(path, line, length, need, stored):
+    raise FileFormatError(
+        path,
+        line,
+        f"an id of {length} bytes among much shorter ones: ids are "
+        f"stored at the width of the longest, which would take "
+        f"{need / 2**20:,.0f} MiB ({need / stored:.0f}x their size); shorten the "
+        f"long ids",
+    )
+
+
+def concat_ids(pieces, lines, path):
+    """Concatenate per-block id arrays (empties the list), refusing a file whose few long ids
+    would widen every other id's storage more than :data:`ID_WIDENING_LIMIT` times.
+    """
+    n = sum(p.shape[0] for p in pieces)
+    widest = max(range(len(pieces)), key=lambda k: pieces[k].dtype.itemsize)
+    width = pieces[widest].dtype.itemsize
+    need = n * width
+    if need > _ID_STORAGE_FREE and _too_wide(need, _content_bytes(pieces)):
+        lengths = np.char.str_len(pieces[widest])
+        i = int(np.argmax(lengths))
+        record = sum(p.shape[0] for p in pieces[:widest]) + i
+        _refuse_widening(path, lines.line(record), int(lengths[i]), need, _content_bytes(pieces))
+    return concat_pieces(pieces)
+
+
+def _content_bytes(pieces):
+    """Bytes of the ids themselves (8 at least each: the narrowest storage)."""
+    return sum(int(np.maximum(np.char.str_len(p), 8).sum()) for p in pieces)
+
+
+def concat_pieces(pieces):
+    """Concatenate per-block arrays and empty the list, freeing each piece once copied (the
+    peak is the result and one piece, not twice the result).
+    """
+    if len(pieces) == 1:
+        return pieces.pop()
+    n = sum(p.shape[0] for p in pieces)
+    dtype = (
+        np.result_type(*pieces)
+        if pieces[0].dtype.kind != "S"
+        else f"S{max(p.dtype.itemsize for p in pieces)}"
+    )
+    out = np.empty((n,) + pieces[0].shape[1:], dtype=dtype)
+    at = 0
+    pieces.reverse()
+    while pieces:
+        piece = pieces.pop()
+        out[at : at + piece.shape[0]] = piece
+        at += piece.shape[0]
+    return out
