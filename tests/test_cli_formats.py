@@ -9,15 +9,13 @@ standard output run as a user runs them (subprocess).
 import gzip
 import io
 import json
-import os
 import pathlib
-import subprocess
-import sys
 
 import numpy as np
 import pytest
 
 from focal.cli import main
+from tests._support.cli import run_focal, run_main
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 N = 400
@@ -27,26 +25,6 @@ TESTS = [f"id1{i % 23:04d}/v{i:03d}/{i:05d}.wav" for i in range(N)]
 LABELS = RNG.random(N) < 0.3
 SCORES = np.round(RNG.normal(size=N) + 2.5 * LABELS, 5)
 ORDER = RNG.permutation(N)  # keys list the trials in another order
-
-
-def run_focal(*args, stdin=None):
-    env = dict(os.environ, PYTHONPATH=str(ROOT))
-    return subprocess.run(
-        [sys.executable, "-m", "focal", *map(str, args)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=300,
-        input=stdin,
-        check=False,
-    )
-
-
-def run_main(capsys, *args):
-    """(exit status, stdout, stderr) of ``focal.cli.main`` in this process."""
-    status = main([str(a) for a in args])
-    out, err = capsys.readouterr()
-    return status, out, err
 
 
 def _lines(fields, order=range(N)):

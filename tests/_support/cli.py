@@ -31,9 +31,11 @@ BLOCK_MATPLOTLIB = textwrap.dedent("""
 """)
 
 
-def run_focal(*args, cwd=ROOT, pythonpath=ROOT):
-    """``python -m focal ARGS`` as a user runs it (a subprocess)."""
-    env = dict(os.environ, PYTHONPATH=str(pythonpath))
+def run_focal(*args, cwd=ROOT, pythonpath=ROOT, stdin=None):
+    """``python -m focal ARGS`` as a user runs it (a subprocess; figures drawn off-screen),
+    ``stdin`` (text) on its standard input.
+    """
+    env = dict(os.environ, PYTHONPATH=str(pythonpath), MPLBACKEND="Agg")
     return subprocess.run(
         [sys.executable, "-m", "focal", *map(str, args)],
         capture_output=True,
@@ -41,6 +43,7 @@ def run_focal(*args, cwd=ROOT, pythonpath=ROOT):
         cwd=cwd,
         env=env,
         timeout=300,
+        input=stdin,
     )
 
 

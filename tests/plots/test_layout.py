@@ -176,10 +176,27 @@ def test_pairwise_grid_has_no_overlapping_text(tmp_path, width, n_classes, monke
     assert set(names[-n_classes:]) <= shown and {"Cllr", "minCllr (PAV)"} <= shown
 
 
-@pytest.mark.parametrize("width", [360, 640, 1400])
-def test_standalone_det_legend_hides_no_curve(width):
-    """A DET in a figure of its own: the legend under the plot (a column per system when they
-    fit), never over the curves, unless the figure is too small for it (then in the corner).
+def covered_points(ax, legend):
+    """The drawn vertices of the axes' lines (curves and markers, in pixels) inside the legend."""
+    box = legend.get_window_extent()
+    hidden = []
+    for line in ax.lines:
+        xy = line.get_transform().transform(np.column_stack(line.get_data()))
+        xy = xy[np.isfinite(xy).all(axis=1)]
+        inside = (
+            (box.x0 < xy[:, 0]) & (xy[:, 0] < box.x1) & (box.y0 < xy[:, 1]) & (xy[:, 1] < box.y1)
+        )
+        hidden += [(line.get_gid(), tuple(p)) for p in xy[inside]]
+    return hidden
+
+
+@pytest.mark.parametrize(
+    ("width", "n_systems"), [(360, 1), (360, 2), (360, 3), (640, 2), (1400, 2), (1400, 3)]
+)
+def test_standalone_det_legend_hides_no_curve(width, n_systems):
+    """A DET in a figure of its own: the legend under the plot, never over the curves, even
+    with 12 or 18 entries at 360 x 270 px: a column per system headed by its name when they
+    fit, else (3 systems at 360 px) a key of names and kinds of points without the numbers.
     """
     import matplotlib.pyplot as plt
 
@@ -189,22 +206,60 @@ def test_standalone_det_legend_hides_no_curve(width):
     tar, non = rng.normal(2, 1.5, 400), rng.normal(-2, 1.5, 4000)
     dpi = max(width / 8.0, 80.0)
     fig, ax = plt.subplots(figsize=(width / dpi, 0.75 * width / dpi), dpi=dpi, layout="constrained")
-    for k, name in enumerate(["eval_sys1.scores", "eval_sys2.scores"]):
+    names = [f"eval_sys{k}.scores" for k in range(1, n_systems + 1)]
+    for k, name in enumerate(names):
         det_plot(tar * (1 - 0.3 * k), non, ax=ax, label=name, operating_points=[0.01, 0.001])
     try:
         assert overlaps(fig) == []
         legend = ax.get_legend()
-        assert len(legend.get_texts()) == 12
-        inside = legend.get_window_extent().overlaps(ax.bbox)
-        assert inside == (width == 360)  # 12 entries leave no room under 270 px
-        if not inside:
-            assert legend.get_window_extent().y0 >= fig.bbox.y0 - 1
-            assert legend._ncols == 2  # a column per system
+        fig.canvas.draw()
+        box = legend.get_window_extent()
+        assert not box.overlaps(ax.bbox)  # under the axes
+        assert covered_points(ax, legend) == []
+        frame = fig.bbox
+        assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1  # whole inside the figure
+        assert frame.y0 - 1 <= box.y0
+        texts = [t.get_text() for t in legend.get_texts() if t.get_text()]
+        assert set(names) <= set(texts)
+        if (width, n_systems) == (360, 3):  # the key: no numbers, each kind of point once
+            assert len(texts) == 3 + 5 and not any("=" in t.split("(")[0] for t in texts)
+            assert "minDCF (P_tar=0.001)" in texts
+        else:  # every number, the system's name said once (its column's head)
+            assert len(texts) == 6 * n_systems
+            assert sum("EER = " in t for t in texts) == n_systems
+            assert not any(name + ":" in t for t in texts for name in names)
+            if n_systems > 1 and width >= 640:
+                assert legend._ncols == n_systems  # a column per system
     finally:
         plt.close(fig)
-    # in a grid without a layout engine the legend stays in the axes' lower left corner
+
+
+def test_det_legend_in_a_grid_sits_in_the_corner():
+    """In a grid without a layout engine the legend stays in the axes' lower left corner, the
+    system's name on every entry.
+    """
     from matplotlib.figure import Figure
 
+    from focal.plots import det_plot
+
+    rng = np.random.default_rng(0)
+    tar, non = rng.normal(2, 1.5, 400), rng.normal(-2, 1.5, 4000)
     grid = Figure(figsize=(8, 3)).subplots(1, 2)
     det_plot(tar, non, ax=grid[0], label="a")
     assert grid[0].get_legend()._loc == 3
+    assert "a: EER" in " ".join(t.get_text() for t in grid[0].get_legend().get_texts())
+
+
+def test_the_legend_check_sees_a_covered_curve():
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(3, 2), dpi=100)
+    ax.plot([0, 1], [0, 1], label="diagonal")
+    legend = ax.legend(loc="center")
+    fig.canvas.draw()
+    try:
+        assert covered_points(ax, legend) == []  # the two ends are outside the legend
+        ax.lines[0].set_data(np.linspace(0, 1, 11), np.linspace(0, 1, 11))
+        assert len(covered_points(ax, legend)) > 0
+    finally:
+        plt.close(fig)

@@ -9,11 +9,8 @@ The whole module is skipped when matplotlib is not installed (the optional ``plo
 """
 
 import math
-import os
 import pathlib
 import struct
-import subprocess
-import sys
 
 import numpy as np
 import pytest
@@ -40,6 +37,7 @@ from focal.metrics import (  # noqa: E402
     min_dcf,
 )
 from focal.plots.scales import DET_TICKS, ProbitLocator, percent_formatter  # noqa: E402
+from tests._support.cli import run_focal  # noqa: E402
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 STD_SAMPLES = ROOT / "data_samples" / "term_detection"
@@ -546,22 +544,6 @@ def test_write_report_checks_arguments_before_writing(llrs, tmp_path):
     with pytest.raises(ValueError, match="empty"):
         plots.write_report({}, tmp_path / "x")
     assert not (tmp_path / "x").exists()
-
-
-def run_focal(*args, cwd=ROOT):
-    env = dict(
-        os.environ,
-        PYTHONPATH=str(ROOT) + os.pathsep + os.environ.get("PYTHONPATH", ""),
-        MPLBACKEND="Agg",
-    )
-    return subprocess.run(
-        [sys.executable, "-m", "focal", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-        timeout=300,
-    )
 
 
 @pytest.mark.slow
