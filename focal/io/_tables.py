@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..exceptions import FileFormatError
+
 __all__ = ["WordFields", "read_table", "table_kind"]
 
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
@@ -89,51 +91,59 @@ def _ids(dataset):
 
 def _read_hdf5(path, want):
     h5py = _optional("h5py", "hdf5", path)
-    with h5py.File(path, "r") as f:
-        if "ID" not in f or "row_ids" not in f["ID"] or "column_ids" not in f["ID"]:
-            raise ValueError(f"{path}: not a BOSARIS HDF5 file (no /ID/row_ids, /ID/column_ids)")
-        models, segments = _ids(f["ID/row_ids"]), _ids(f["ID/column_ids"])
-        shape = (models.size, segments.size)
+    try:
+        with h5py.File(path, "r") as f:
+            return _read_bosaris(f, path, want)
+    except (OSError, KeyError, TypeError) as err:
+        # the file was opened and read as bytes already (table_kind), so this is h5py failing
+        # on a damaged or foreign file, a format error rather than the system's
+        raise FileFormatError(path, None, f"not a readable HDF5 file ({err})") from None
 
-        def matrix(name):
-            m = np.asarray(f[name][()])
-            if m.shape == shape:
-                return m
-            if m.T.shape == shape:
-                return m.T
-            raise ValueError(
-                f"{path}: /{name} has shape {m.shape}, not ({shape[0]} models, {shape[1]} segments)"
-            )
 
-        values = {}
-        if "score" in want:
-            if "scores" not in f:
-                raise ValueError(f"{path}: no /scores: a BOSARIS Key or Ndx, not Scores")
-            mask = (
-                matrix("score_mask").astype(bool)
-                if "score_mask" in f
-                else np.ones(shape, dtype=bool)
-            )
-            scores = matrix("scores").astype(np.float64)
-        if "label" in want:
-            if "trial_mask" in f and "scores" not in f:
-                trial = matrix("trial_mask").astype(np.int8)
-                if not (trial < 0).any() and "file_format" not in f:
-                    raise ValueError(f"{path}: a BOSARIS Ndx (trials without labels), not a Key")
-                tar, non = trial > 0, trial < 0
-            elif "tar" in f and "non" in f:
-                tar, non = matrix("tar").astype(bool), matrix("non").astype(bool)
-            else:
-                raise ValueError(f"{path}: no /trial_mask or /tar, /non: not a BOSARIS Key")
-            if "score" in want and not np.array_equal(mask, tar | non):
-                raise ValueError(f"{path}: the score mask and the key's trials differ")
-            mask = tar | non
-            values["label"] = tar[mask]
-        if "score" in want:
-            values["score"] = scores[mask]
-            if np.isnan(values["score"]).any():
-                raise ValueError(f"{path}: a masked-in score is NaN")
-        rows, cols = np.nonzero(mask)
+def _read_bosaris(f, path, want):
+    """The trials of an open BOSARIS HDF5 file ``f`` (see :func:`read_table`)."""
+    if "ID" not in f or "row_ids" not in f["ID"] or "column_ids" not in f["ID"]:
+        raise ValueError(f"{path}: not a BOSARIS HDF5 file (no /ID/row_ids, /ID/column_ids)")
+    models, segments = _ids(f["ID/row_ids"]), _ids(f["ID/column_ids"])
+    shape = (models.size, segments.size)
+
+    def matrix(name):
+        m = np.asarray(f[name][()])
+        if m.shape == shape:
+            return m
+        if m.T.shape == shape:
+            return m.T
+        raise ValueError(
+            f"{path}: /{name} has shape {m.shape}, not ({shape[0]} models, {shape[1]} segments)"
+        )
+
+    values = {}
+    if "score" in want:
+        if "scores" not in f:
+            raise ValueError(f"{path}: no /scores: a BOSARIS Key or Ndx, not Scores")
+        mask = (
+            matrix("score_mask").astype(bool) if "score_mask" in f else np.ones(shape, dtype=bool)
+        )
+        scores = matrix("scores").astype(np.float64)
+    if "label" in want:
+        if "trial_mask" in f and "scores" not in f:
+            trial = matrix("trial_mask").astype(np.int8)
+            if not (trial < 0).any() and "file_format" not in f:
+                raise ValueError(f"{path}: a BOSARIS Ndx (trials without labels), not a Key")
+            tar, non = trial > 0, trial < 0
+        elif "tar" in f and "non" in f:
+            tar, non = matrix("tar").astype(bool), matrix("non").astype(bool)
+        else:
+            raise ValueError(f"{path}: no /trial_mask or /tar, /non: not a BOSARIS Key")
+        if "score" in want and not np.array_equal(mask, tar | non):
+            raise ValueError(f"{path}: the score mask and the key's trials differ")
+        mask = tar | non
+        values["label"] = tar[mask]
+    if "score" in want:
+        values["score"] = scores[mask]
+        if np.isnan(values["score"]).any():
+            raise ValueError(f"{path}: a masked-in score is NaN")
+    rows, cols = np.nonzero(mask)
     return models[rows], segments[cols], values
 
 
