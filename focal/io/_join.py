@@ -382,7 +382,7 @@ def read_aligned(
                     key, paths, format=format, missing=missing, ids=ids
                 )
                 return X, y, models, tests, key.path
-        except Unverified:
+        except (Unverified, OSError):  # OSError: no room for the temporary files
             pass
     key = read_key(key_path, pos_label=pos_label, format=key_format)
     return (*align_files(key, paths, format=format, missing=missing, ids=ids), key.path)
@@ -426,7 +426,7 @@ def iter_aligned(
                     done += 1
                     yield path, X[:, 0], y, models, tests
                 return
-        except Unverified:
+        except (Unverified, OSError):  # OSError: no room for the temporary files
             pass
     key = read_key(key_path, pos_label=pos_label, format=key_format)
     for path in paths[done:]:

@@ -166,3 +166,19 @@ def test_join_by_hash_errors_as_reading_the_key_whole(tmp_path):
     twice = _write_scores(tmp_path / "twice", list(range(N)) + [1500], scores)
     with pytest.raises(ValueError, match=rf"twice:{N + 1}: duplicate trial \(spk20, seg01500\)"):
         read_aligned([twice], full)
+
+
+def test_no_room_for_the_temporary_files_joins_in_memory(tmp_path, monkeypatch):
+    from focal.io import _spill
+
+    def full(self, models, tests):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_spill.IdSpill, "add", full)
+    redone = _count_exact_joins(monkeypatch)
+    scores = RNG.normal(size=N).tolist()
+    key = _write_key(tmp_path / "key", RNG.permutation(N))
+    a = _write_scores(tmp_path / "a", RNG.permutation(N), scores)
+    for e, g in zip(_exact(key, [a], "error"), read_aligned([a], key)):
+        assert np.array_equal(e, g)
+    assert len(redone) == 1  # the join redone with the ids in memory
