@@ -22,7 +22,7 @@ import numpy as np
 
 from ._ids import HashTable, as_id_array, find_duplicate, hash_ids
 from ._spill import Growing, IdSpill, MatchSpill
-from ._text import BLOCK_BYTES, LineMap, display_name, ids_text
+from ._text import BLOCK_BYTES, LineMap, _too_wide, display_name, ids_text
 
 __all__ = [
     "SpilledKey",
@@ -216,6 +216,8 @@ class SpilledKey:
         self.spill.finish()
         if n == 0:
             raise ValueError(f"{self.path}: no trials found")
+        if _too_wide(n * sum(self.spill.widths), self.spill.nbytes):
+            raise Unverified  # a few very long ids: refused by the reader of the whole key
         self.labels = labels.result()
         self.table = HashTable(None, hashes=hashes.result(), fetch=self.spill.take)
         dup = self.table.duplicate()

@@ -88,6 +88,11 @@ class IdSpill:
     def __len__(self):
         return int(self._starts[-1])
 
+    @property
+    def nbytes(self):
+        """Bytes written (each block at its own widths)."""
+        return self._offset
+
     def _read(self, handle, b, lo, hi):
         """Rows ``lo:hi`` (within block ``b``) of both columns, at the block's widths."""
         offset, wm, wt = self._blocks[b]
