@@ -132,16 +132,26 @@ def resident_mib():
 
 
 class Steps:
-    """Seconds (and resident MiB at the end) of named steps, in order."""
+    """Seconds (and resident MiB at the end) of named steps, in order; a step run inside
+    another counts for itself only (its time is taken off the outer step's).
+    """
 
     def __init__(self):
         self.times, self.memory = {}, {}
+        self._inner = [0.0]  # seconds of the steps nested in each running step
 
     def __call__(self, name, fn, *args, **kwargs):
+        self.times.setdefault(name, 0.0)  # listed in the order the steps start
+        self._inner.append(0.0)
         t0 = time.perf_counter()
-        result = fn(*args, **kwargs)
-        self.times[name] = self.times.get(name, 0.0) + time.perf_counter() - t0
-        self.memory[name] = resident_mib()
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            seconds = time.perf_counter() - t0
+            own = seconds - self._inner.pop()
+            self._inner[-1] += seconds
+            self.times[name] += own
+            self.memory[name] = resident_mib()
         return result
 
     def print(self, title):
