@@ -8,6 +8,8 @@ from __future__ import annotations
 import argparse
 import logging
 
+from ._cli_args import argument
+
 __all__ = [
     "add_cost",
     "add_logging",
@@ -118,16 +120,9 @@ def print_json(value) -> None:
 # -- evaluate --------------------------------------------------------------------------------
 
 
-def _confidence(text):
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"expected a coverage such as 0.95, got {text!r}"
-        ) from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"must be strictly between 0 and 1, got {text}")
-    return value
+_confidence = argument(
+    float, lambda v: 0.0 < v < 1.0, "strictly between 0 and 1", "a coverage such as 0.95"
+)
 
 
 def add_evaluate_options(ev):

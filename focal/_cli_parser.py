@@ -1,6 +1,7 @@
 """The ``focal`` command line's arguments: argparse definitions only (run by :mod:`focal.cli`).
 
-A bad value is a usage error (exit status 2, argparse's message).
+One function per command; the argument types and the groups several commands share are in
+:mod:`focal._cli_args`. A bad value is a usage error (exit status 2, argparse's message).
 
 References
 ----------
@@ -16,8 +17,8 @@ References
 from __future__ import annotations
 
 import argparse
-import math
 
+from . import _cli_args as _args
 from . import _cli_extras as _extras
 from ._version import __version__
 
@@ -31,163 +32,11 @@ CONDITIONS = ("closed", "open")
 DEFAULT_P_TARGET = 0.01
 
 
-# ---------------------------------------------------------------------------------------------
-# argument types (a bad value is a usage error: exit status 2)
-
-
-def _argument(convert, valid, requirement, kind="a number"):
-    """An argparse ``type``: ``convert(text)``, refused (a usage error) unless ``valid``."""
-
-    def parse(text: str):
-        try:
-            value = convert(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"expected {kind}, got {text!r}") from None
-        if not valid(value):
-            raise argparse.ArgumentTypeError(f"must be {requirement}, got {text}")
-        return value
-
-    return parse
-
-
-_probability = _argument(
-    float, lambda v: 0.0 < v < 1.0, "strictly between 0 and 1", "a probability"
-)
-_non_negative = _argument(float, lambda v: math.isfinite(v) and v >= 0, "a finite number >= 0")
-_positive = _argument(float, lambda v: math.isfinite(v) and v > 0, "a finite number > 0")
-_finite = _argument(float, math.isfinite, "finite")
-_positive_int = _argument(int, lambda v: v >= 1, ">= 1", "an integer")
-
-
-def _plot_size(text: str):
-    """``WIDTHxHEIGHT`` in pixels, e.g. ``800x600``."""
-    try:
-        w, h = (int(v) for v in text.lower().split("x"))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels, got {text!r}") from None
-    if min(w, h) < 100 or max(w, h) > 20000:
-        raise argparse.ArgumentTypeError(f"each side must be 100 to 20000 pixels, got {text!r}")
-    return w, h
-
-
-# ---------------------------------------------------------------------------------------------
-# the parser
-
-
-class _Formatter(argparse.RawDescriptionHelpFormatter):
-    pass
-
-
-def _command(sub, name, help, description, example=None):
-    """A subcommand (``args.command`` is its name)."""
-    return sub.add_parser(
-        name,
-        formatter_class=_Formatter,
-        help=help,
-        description=description,
-        epilog=example and f"example:\n  {example}",
-    )
-
-
-def _add_flags(parser, *, json=False, other=False, model_output=False):
-    if other:
-        parser.add_argument(
-            "--other",
-            choices=["error", "oos"],
-            default="error",
-            help="key languages outside the classes: an error, or out-of-set",
-        )
-    if json:
-        parser.add_argument("--json", action="store_true", help="print the numbers as JSON")
-    if model_output:
-        parser.add_argument(
-            "-o", "--output", required=True, metavar="MODEL", help="model file to write (JSON)"
-        )
-
-
-def _add_plot(parser, what):
-    """``--plot DIR`` with ``--plot-size`` and ``--plot-format``, as ``focal evaluate`` has."""
-    parser.add_argument(
-        "--plot",
-        metavar="DIR",
-        help=f"also write {what} and an HTML page (index.html) into DIR (needs matplotlib)",
-    )
-    parser.add_argument(
-        "--plot-size",
-        type=_plot_size,
-        default=(800, 600),
-        metavar="WxH",
-        help="size of each figure in pixels (default 800x600)",
-    )
-    parser.add_argument(
-        "--plot-format",
-        nargs="+",
-        choices=["png", "pdf", "svg"],
-        default=["png"],
-        help="figure formats besides PNG, which is always written",
-    )
-
-
-def _add_pos_label(parser):
-    parser.add_argument(
-        "--pos-label",
-        metavar="LABEL",
-        help="the key's target label (e.g. genuine), when the key does not use "
-        "target/nontarget, tar/non or 1/0; every other trial must carry one "
-        "other label",
-    )
-
-
-def _add_missing(parser, what="trials"):
-    parser.add_argument(
-        "--missing",
-        choices=["error", "drop"],
-        default="error",
-        help=f"{what} missing from a score file or the key: an error (default), or dropped",
-    )
-
-
-_PRESETS = ("bosaris", "kaldi", "nist-sre", "wespeaker", "speechbrain", "voxceleb")
-
-
-def _add_formats(parser, key=True):
-    """--format / --columns of the score files (and of the key): focal.io.formats."""
-    parser.add_argument(
-        "--format",
-        choices=_PRESETS,
-        metavar="NAME",
-        help="column layout of the score files: "
-        + ", ".join(_PRESETS)
-        + " (default bosaris: 'model test score'; a header line naming "
-        "the columns is skipped); gzip files and '-' (stdin) are read too",
-    )
-    parser.add_argument(
-        "--columns",
-        metavar="ROLES",
-        help="the score files' columns for other layouts, by position "
-        "('model test - score', '-' skips a column) or by header name "
-        "('model=modelid test=segmentid score=LLR'); roles model/enrol, "
-        "test/segment, score/llr, label/key",
-    )
-    if key:
-        parser.add_argument(
-            "--key-format",
-            choices=_PRESETS,
-            metavar="NAME",
-            help="column layout of the key (default: that of --format; "
-            "voxceleb trial lists are 'label enrol test')",
-        )
-        parser.add_argument(
-            "--key-columns",
-            metavar="ROLES",
-            help="the key's columns, as --columns (e.g. 'label model test')",
-        )
-
-
 def build_parser() -> argparse.ArgumentParser:
+    """The parser of every ``focal`` command (``args.command`` names the one given)."""
     parser = argparse.ArgumentParser(
         prog="focal",
-        formatter_class=_Formatter,
+        formatter_class=_args.Formatter,
         description="Fusion and calibration of recognizer scores, and the measures that judge "
         "them.\n\nScore files are BOSARIS-style lines 'model test score'; keys "
         "'model test target|nontarget'.\nMulticlass files are Albayzin 2012 system "
@@ -197,7 +46,29 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"focal {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    tr = _command(
+    for add_command in (
+        _train,
+        _apply,
+        _evaluate,
+        _train_multiclass,
+        _evaluate_multiclass,
+        _sws,
+        _demo,
+    ):
+        add_command(sub)
+    _extras.add_normalize(sub, _args.Formatter)
+    for command in sub.choices.values():
+        _extras.add_logging(command)
+    return parser
+
+
+# ---------------------------------------------------------------------------------------------
+# the commands
+
+
+def _train(sub):
+    """The ``focal train`` command: a binary fusion trained on dev score files."""
+    tr = _args.command(
         sub,
         "train",
         "train a binary fusion on dev score files",
@@ -221,11 +92,11 @@ def build_parser() -> argparse.ArgumentParser:
         "not needed when the score files carry the labels (wespeaker, "
         "speechbrain)",
     )
-    _add_formats(tr)
-    _add_pos_label(tr)
+    _args.add_formats(tr)
+    _args.add_pos_label(tr)
     tr.add_argument(
         "--p-target",
-        type=_probability,
+        type=_args.probability,
         default=0.5,
         metavar="P",
         help="effective target prior at which the fusion is trained (Cllr at P is "
@@ -239,16 +110,21 @@ def build_parser() -> argparse.ArgumentParser:
     )
     tr.add_argument(
         "--pseudo-count",
-        type=_non_negative,
+        type=_args.non_negative,
         default=1.0,
         metavar="A",
         help="with --pav: virtual trials bounding the extreme LLRs (default 1; 0 = "
         "unbounded, +/-inf possible)",
     )
-    _add_missing(tr)
-    _add_flags(tr, json=True, model_output=True)
+    _args.add_missing(tr)
+    _args.add_flags(tr, json=True, model_output=True)
+    _args.add_signing_key(tr)
+    return tr
 
-    ap = _command(
+
+def _apply(sub):
+    """The ``focal apply`` command: a saved model applied to score files."""
+    ap = _args.command(
         sub,
         "apply",
         "apply a saved model to score files",
@@ -268,14 +144,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="one score file per system, in the order the model was trained on",
     )
     ap.add_argument("-o", "--output", required=True, metavar="FILE", help="output score file")
-    _add_formats(ap, key=False)
+    _args.add_formats(ap, key=False)
     ap.add_argument(
         "--align",
         action="store_true",
         help="the files list the trials in different orders: read them whole and "
         "align them on the trial ids (memory grows with the files)",
     )
-    _add_missing(ap, "with --align, trials")
+    _args.add_missing(ap, "with --align, trials")
     ap.add_argument(
         "--condition",
         choices=["Closed", "Open"],
@@ -283,7 +159,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ap.add_argument(
         "--chunk-size",
-        type=_positive_int,
+        type=_args.positive_int,
         default=1 << 16,
         metavar="N",
         help="trials per chunk (default 65536)",
@@ -304,8 +180,14 @@ def build_parser() -> argparse.ArgumentParser:
         "model_duration=a.txt test_duration=b.txt, each of lines 'model test "
         "value'",
     )
+    _args.add_flags(ap, json=True)
+    _args.add_signing_key(ap)
+    return ap
 
-    ev = _command(
+
+def _evaluate(sub):
+    """The ``focal evaluate`` command: calibration analysis of binary score files."""
+    ev = _args.command(
         sub,
         "evaluate",
         "calibration analysis of binary score files",
@@ -320,37 +202,18 @@ def build_parser() -> argparse.ArgumentParser:
         help="key file: lines 'model test target|nontarget'; not needed "
         "when the score files carry the labels (wespeaker, speechbrain)",
     )
-    _add_formats(ev)
-    _add_pos_label(ev)
+    _args.add_formats(ev)
+    _args.add_pos_label(ev)
     ev.add_argument(
         "--p-target",
         nargs="+",
-        type=_probability,
+        type=_args.probability,
         metavar="P",
         help=f"effective target priors of the DCF operating points (default {DEFAULT_P_TARGET})",
     )
-    _add_missing(ev)
-    _add_flags(ev, json=True)
-    ev.add_argument(
-        "--plot",
-        metavar="DIR",
-        help="also write DET, normalized Bayes error, APE, ECE and Tippett figures "
-        "and an HTML page (index.html) into DIR (needs matplotlib)",
-    )
-    ev.add_argument(
-        "--plot-size",
-        type=_plot_size,
-        default=(800, 600),
-        metavar="WxH",
-        help="size of each figure in pixels (default 800x600)",
-    )
-    ev.add_argument(
-        "--plot-format",
-        nargs="+",
-        choices=["png", "pdf", "svg"],
-        default=["png"],
-        help="figure formats besides PNG, which is always written",
-    )
+    _args.add_missing(ev)
+    _args.add_flags(ev, json=True)
+    _args.add_plot(ev, "DET, normalized Bayes error, APE, ECE and Tippett figures")
     _extras.add_evaluate_options(ev)
     ev.add_argument(
         "--dask",
@@ -361,8 +224,12 @@ def build_parser() -> argparse.ArgumentParser:
         "a local one, or the scheduler at SCHEDULER_ADDRESS; score files and "
         "--key may then be glob patterns, each file one partition",
     )
+    return ev
 
-    tm = _command(
+
+def _train_multiclass(sub):
+    """The ``focal train-multiclass`` command: a multiclass fusion."""
+    tm = _args.command(
         sub,
         "train-multiclass",
         "train a multiclass fusion on dev log-likelihood files",
@@ -393,14 +260,19 @@ def build_parser() -> argparse.ArgumentParser:
     tm.add_argument(
         "--prior",
         nargs="+",
-        type=_non_negative,
+        type=_args.non_negative,
         metavar="P",
         help="training prior, one value per class in the files' order (zeros ignore a class)",
     )
-    _add_missing(tm, "segments")
-    _add_flags(tm, json=True, other=True, model_output=True)
+    _args.add_missing(tm, "segments")
+    _args.add_flags(tm, json=True, other=True, model_output=True)
+    _args.add_signing_key(tm)
+    return tm
 
-    em = _command(
+
+def _evaluate_multiclass(sub):
+    """The ``focal evaluate-multiclass`` command: Albayzin / LRE measures."""
+    em = _args.command(
         sub,
         "evaluate-multiclass",
         "Albayzin / LRE measures of multiclass log-likelihood files",
@@ -420,11 +292,17 @@ def build_parser() -> argparse.ArgumentParser:
         choices=CONDITIONS,
         help="evaluation condition(s) (default: the file's; open for the generic format)",
     )
-    _add_missing(em, "segments")
-    _add_flags(em, json=True, other=True)
-    _add_plot(em, "the one-vs-rest detection APE plots and the pairwise Cllr bars of each file")
+    _args.add_missing(em, "segments")
+    _args.add_flags(em, json=True, other=True)
+    _args.add_plot(
+        em, "the one-vs-rest detection APE plots and the pairwise Cllr bars of each file"
+    )
+    return em
 
-    sw = _command(
+
+def _sws(sub):
+    """The ``focal sws`` command: spoken term detection scoring."""
+    sw = _args.command(
         sub,
         "sws",
         "spoken term detection scoring (ATWV, C_nxe)",
@@ -455,14 +333,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sw.add_argument(
         "--tolerance",
-        type=_non_negative,
+        type=_args.non_negative,
         default=0.5,
         metavar="SECONDS",
         help="alignment tolerance (default 0.5 s)",
     )
     sw.add_argument(
         "--n-tps",
-        type=_positive,
+        type=_args.positive,
         default=1.0,
         metavar="N",
         help="trials per second of audio (default 1)",
@@ -470,7 +348,7 @@ def build_parser() -> argparse.ArgumentParser:
     thr = sw.add_mutually_exclusive_group()
     thr.add_argument(
         "--threshold",
-        type=_finite,
+        type=_args.finite,
         metavar="T",
         help="decide YES iff score >= T for ATWV (instead of the system's decisions)",
     )
@@ -495,10 +373,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="C_nxe over the queries with occurrences (default) or over every query, "
         "keeping the trials of queries without occurrences (plan eq. 41)",
     )
-    _add_flags(sw, json=True)
-    _add_plot(sw, "the term-weighted DET")
+    _args.add_flags(sw, json=True)
+    _args.add_plot(sw, "the term-weighted DET")
+    return sw
 
-    demo = _command(
+
+def _demo(sub):
+    """The ``focal demo`` command."""
+    demo = _args.command(
         sub,
         "demo",
         "run the main job on the sample data",
@@ -518,21 +400,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     demo.add_argument(
         "--p-target",
-        type=_probability,
+        type=_args.probability,
         default=DEFAULT_P_TARGET,
         metavar="P",
         help=f"operating point (default {DEFAULT_P_TARGET})",
     )
-    _add_flags(demo, json=True)
-    _add_flags(ap, json=True)
-    for command in (tr, tm, ap):
-        command.add_argument(
-            "--signing-key",
-            metavar="FILE",
-            help="file holding a secret key: sign the saved model (train) or "
-            "require its signature (apply) with HMAC-SHA256",
-        )
-    _extras.add_normalize(sub, _Formatter)
-    for command in sub.choices.values():
-        _extras.add_logging(command)
-    return parser
+    _args.add_flags(demo, json=True)
+    return demo

@@ -1,4 +1,5 @@
-"""What each focal estimator saves of its fitted state, and the invariants of those numbers.
+"""What each focal estimator saves of its fitted state, the invariants of those numbers, and the
+checks of the constructor parameters that go with them.
 
 Plain data and pure checks on plain arrays (NumPy and the NumPy-only parts of focal.core:
 no scikit-learn, no SciPy), so that
@@ -6,6 +7,8 @@ anything reading a model file, the estimators' own state hooks
 (:mod:`focal.estimators._state`) or a NumPy-only runtime, reads and checks the same fields the
 same way. The fields are :class:`focal._model_codec.Field` tuples, in the order they are
 written; the checks raise :class:`focal._model_codec.StateError` naming the field.
+:func:`check_params` is the one check of the parameters that the estimators' ``_check_params``
+and the runtime share (an :class:`focal.exceptions.InvalidParameterError` names a bad one).
 """
 
 from __future__ import annotations
@@ -14,8 +17,8 @@ import numpy as np
 
 from ._model_codec import MAX_COUNT, Field, StateError
 
-#: The covariance models of a Gaussian back-end (:data:`focal.core.gaussian.COVARIANCE_TYPES`,
-#: restated so that this module imports NumPy only; a test keeps them equal)
+#: The covariance models of a Gaussian back-end (:data:`focal.core.maps.COVARIANCE_TYPES`,
+#: restated so that this module imports NumPy only at module level; a test keeps them equal)
 COVARIANCE_TYPES = ("shared", "per_class")
 
 __all__ = [
@@ -35,6 +38,10 @@ __all__ = [
     "check_multiclass_weights",
     "check_cholesky",
     "check_quality_measures",
+    "check_params",
+    "check_class_names",
+    "check_measures",
+    "quality_transforms",
 ]
 
 # -- fields ------------------------------------------------------------------------------------
@@ -131,6 +138,111 @@ QUALITY_FIELDS = (
     Field("n_passes_", "int"),
     Field("objective_", "float", minimum=0.0),
 )
+
+
+# -- constructor parameters --------------------------------------------------------------------
+
+
+def check_params(params) -> dict:
+    """Check the constructor parameters ``params`` (by name: ``get_params()`` or a model
+    file's) before any work; returns the numbers by name, as floats and ints.
+
+    Checked when present: the numbers (``p_target``, ``reg``, ``tol``, ``max_iter``,
+    ``pseudo_count``), the string choices (``interpolation``, ``mode``, ``covariance``,
+    ``form``, ``features``: the vocabularies of :mod:`focal.core.maps`), ``pos_label``,
+    ``class_names``, ``measures`` and ``quality_transform`` (against ``measures`` when given);
+    the others are the estimator's business.
+    """
+    from .core import maps
+    from .core.validation import check_int, check_non_negative, check_pos_label, check_probability
+    from .exceptions import InvalidParameterError
+
+    checks = {
+        "p_target": lambda v: check_probability(v, "p_target"),
+        "reg": lambda v: check_non_negative(v, "reg"),
+        "tol": lambda v: check_non_negative(v, "tol", strict=True),
+        "max_iter": lambda v: check_int(v, "max_iter"),
+        "pseudo_count": lambda v: check_non_negative(v, "pseudo_count (0 turns bounding off)"),
+    }
+    choices = {
+        "interpolation": maps.INTERPOLATIONS,
+        "mode": maps.MULTICLASS_MODES,
+        "covariance": maps.COVARIANCE_TYPES,
+        "form": maps.QUALITY_FORMS,
+        "features": maps.QUALITY_FEATURES,
+    }
+    numbers = {name: check(params[name]) for name, check in checks.items() if name in params}
+    for name, allowed in choices.items():
+        value = params.get(name, allowed[0])
+        if not (isinstance(value, str) and value in allowed):
+            raise InvalidParameterError(
+                f"{name} must be one of {', '.join(allowed)}; got {value!r}"
+            )
+    check_pos_label(params.get("pos_label"))
+    check_class_names(params.get("class_names"))
+    measures = check_measures(params.get("measures"))
+    if "quality_transform" in params:
+        n = None if measures is None else len(measures)
+        quality_transforms(params["quality_transform"], n)
+    return numbers
+
+
+def check_class_names(class_names, name="class_names"):
+    """``class_names`` (the class of each column, in order) as a list of distinct non-empty
+    strings; None stays None.
+    """
+    from .exceptions import InvalidParameterError
+
+    if class_names is None:
+        return None
+    if isinstance(class_names, (str, dict)) or not hasattr(class_names, "__len__"):
+        raise InvalidParameterError(
+            f"{name} must be a sequence of class names, got {class_names!r}"
+        )
+    names = list(class_names)
+    if len(names) < 2 or any(not isinstance(c, str) or not c for c in names):
+        raise InvalidParameterError(f"{name} must hold at least 2 non-empty strings, got {names!r}")
+    if len(set(names)) != len(names):
+        raise InvalidParameterError(f"{name} names a class twice: {names!r}")
+    return names
+
+
+def check_measures(measures):
+    """The ``measures`` of a quality fusion as a list of distinct non-empty names (or None)."""
+    from .exceptions import InvalidParameterError
+
+    if measures is None:
+        return None
+    if isinstance(measures, str) or not all(isinstance(m, str) and m for m in measures):
+        raise InvalidParameterError(f"measures must be a list of non-empty names, got {measures!r}")
+    if len(set(measures)) != len(measures) or not len(measures):
+        raise InvalidParameterError(
+            f"measures must be distinct and at least one, got {list(measures)!r}"
+        )
+    return list(measures)
+
+
+def quality_transforms(transform, n_measures):
+    """The transform (None, "log" or "logit") of each of ``n_measures`` quality measures from
+    the ``quality_transform`` parameter: one value for all, or a list of one per measure
+    (``n_measures=None``: check the values only).
+    """
+    from .core.maps import QUALITY_TRANSFORMS
+    from .exceptions import InvalidParameterError
+
+    single = transform is None or isinstance(transform, str)
+    items = [transform] if single else list(transform)
+    if any(v is not None and v not in QUALITY_TRANSFORMS for v in items):
+        raise InvalidParameterError(
+            f"quality_transform must be None, 'log', 'logit' or a list of them, got {transform!r}"
+        )
+    if single:
+        return [transform] * (n_measures or 0)
+    if n_measures is not None and len(items) != n_measures:
+        raise InvalidParameterError(
+            f"quality_transform has {len(items)} entries for {n_measures} measures"
+        )
+    return items
 
 
 # -- class labels ------------------------------------------------------------------------------
@@ -306,10 +418,10 @@ def check_cholesky(chol) -> None:
 # -- quality -----------------------------------------------------------------------------------
 
 
-def check_quality_measures(state, measures, form, features) -> None:
-    """The measures' names (distinct, non-empty, the ``measures`` parameter if set), the
-    quality features they give for ``form`` and ``features``
-    (:func:`focal.core.quality.quality_features`), and ``scale_coef_`` zero unless
+def check_quality_measures(state, measures, form, features, quality_transform) -> None:
+    """The measures' names (distinct, non-empty, the ``measures`` parameter if set), a
+    ``quality_transform`` that fits them, the quality features they give for ``form`` and
+    ``features`` (:func:`focal.core.quality.quality_features`), and ``scale_coef_`` zero unless
     ``form="scale"``.
     """
     from .core.maps import quality_features
@@ -319,6 +431,10 @@ def check_quality_measures(state, measures, form, features) -> None:
         raise StateError("must be a list of distinct non-empty names", "measures_")
     if measures is not None and list(measures) != names:
         raise StateError(f"must equal the parameter measures={measures!r}", "measures_")
+    try:
+        quality_transforms(quality_transform, len(names))
+    except ValueError as exc:
+        raise StateError(str(exc), "measures_") from None
     empty = np.empty((0, len(names)))
     expected = quality_features(empty, empty, form, features)[1]
     if state["quality_feature_names_"] != expected:

@@ -58,6 +58,7 @@ MULTICLASS = {
     "multiclass_cross_entropy": {},
     "pairwise_analysis": {},
     "subset_analysis": {},
+    "as_multiclass_trials": {},
 }
 # public functions of focal.metrics with another argument layout, tested elsewhere in this module
 # or by their own test modules (bootstrap, Bayes risk with cost matrices, reports of files)

@@ -179,6 +179,7 @@ LAYERS = {
     "cli": 4,
     "_cli_parser": 4,
     "_cli_extras": 4,
+    "_cli_args": 4,
     "__main__": 4,
     "demo": 4,
     "": 4,

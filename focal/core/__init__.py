@@ -11,7 +11,8 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         ".operating_point": ("OperatingPoint",),
-        ".pav": ("PAVResult", "SortedTrials", "pav", "pav_from_sorted", "sort_trials"),
+        ".pav": ("PAVResult", "pav", "pav_from_sorted"),
+        ".sorted_trials": ("SortedTrials", "sort_trials"),
         ".priors": (
             "bayes_threshold",
             "beta",

@@ -34,11 +34,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky
 
-from .maps import gaussian_loglikelihoods
+from .maps import COVARIANCE_TYPES, gaussian_loglikelihoods
 
 __all__ = ["COVARIANCE_TYPES", "GaussianClasses", "fit_gaussian_classes", "gaussian_loglikelihoods"]
-
-COVARIANCE_TYPES = ("shared", "per_class")
 
 
 @dataclass(frozen=True)

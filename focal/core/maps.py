@@ -20,6 +20,11 @@ import numpy as np
 
 __all__ = [
     "INTERPOLATIONS",
+    "QUALITY_FORMS",
+    "QUALITY_FEATURES",
+    "QUALITY_TRANSFORMS",
+    "MULTICLASS_MODES",
+    "COVARIANCE_TYPES",
     "affine_llr",
     "check_finite_llr",
     "step_index",
@@ -38,6 +43,15 @@ __all__ = [
 
 #: Rules of :func:`block_llr_map` for scores between blocks.
 INTERPOLATIONS = ("step", "linear")
+#: Quality fusion (:mod:`focal.core.quality`): its forms, the features of the "linear" and
+#: "scale" forms, and the monotone transforms of a measure (:func:`transform_quality`).
+QUALITY_FORMS = ("bilinear", "linear", "scale")
+QUALITY_FEATURES = ("minmax", "sides")
+QUALITY_TRANSFORMS = ("log", "logit")
+#: Multiclass fusion (:mod:`focal.core.multiclass_logistic`): the families of fused maps.
+MULTICLASS_MODES = ("scalar", "calibration", "full")
+#: Gaussian back-end (:mod:`focal.core.gaussian`): the covariance models.
+COVARIANCE_TYPES = ("shared", "per_class")
 
 
 # -- affine fusion -----------------------------------------------------------------------------

@@ -45,6 +45,7 @@ __all__ = [
     "cross_entropy_nats",
     "prior_entropy_nats",
     "contrast_basis",
+    "as_multiclass_trials",
 ]
 
 
@@ -400,3 +401,74 @@ def contrast_basis(n_classes: int) -> np.ndarray:
         V[k, k - 1] = -float(k)
         V[:, k - 1] /= np.sqrt(k * (k + 1.0))
     return V
+
+
+def as_multiclass_trials(
+    llh,
+    labels=None,
+    prior=None,
+    *,
+    llh_name: str = "llh",
+    labels_name: str = "labels",
+    who: str = "this measure",
+    weighted: bool = False,
+) -> MulticlassTrials:
+    """The ``(llh, labels[, prior])`` of every multiclass measure and plot as one
+    :class:`MulticlassTrials` (the twin of :func:`focal.metrics.as_binary_scores`).
+
+    Parameters
+    ----------
+    llh : array_like of shape (n_trials, N), or MulticlassTrials
+        Natural-log likelihoods, or a ``MulticlassTrials`` (returned as it is; omit ``labels``).
+    labels : array_like of int, shape (n_trials,), optional
+        True class ``0..N-1`` of each trial, with array ``llh`` only.
+    prior : array_like of shape (N,), optional
+        Class prior, default flat (zeros ignore a class and its trials). With a
+        ``MulticlassTrials``: omit it, or give the same one (the trials' prior is used).
+    llh_name, labels_name, who : str
+        The arguments and the caller, as error messages name them.
+    weighted : bool, default False
+        Whether the caller honours sample weights; if not, trials with weights are refused.
+
+    Returns
+    -------
+    MulticlassTrials
+        Validated once: pass it to any number of measures.
+    """
+    if not isinstance(llh, MulticlassTrials):
+        if labels is None:
+            raise ValueError(
+                f"{labels_name} are missing: give the ({llh_name}, {labels_name}) arrays or a "
+                "MulticlassTrials"
+            )
+        return MulticlassTrials(llh, labels, prior, llh_name=llh_name, labels_name=labels_name)
+    if labels is not None:
+        raise ValueError(
+            f"give either a MulticlassTrials or the ({llh_name}, {labels_name}) arrays, not both "
+            "(with a MulticlassTrials, pass the other arguments by keyword, e.g. "
+            "multiclass_cllr(trials, normalize=True))"
+        )
+    if prior is not None:
+        p = check_prior(prior, llh.n_classes)
+        if not np.allclose(p, llh.prior, rtol=1e-12, atol=0.0):  # the same, to rounding
+            raise ValueError(
+                f"prior {p.tolist()} conflicts with the prior of the MulticlassTrials given, "
+                f"{llh.prior.tolist()}; omit prior, or pass trials.with_prior(prior)"
+            )
+    if llh.sample_weight is not None and not weighted:
+        raise ValueError(
+            f"{who} does not take sample weights: build the MulticlassTrials without sample_weight"
+        )
+    return llh
+
+
+def _llh_columns(llh):
+    """``(array, n_columns)`` of array-like log-likelihoods, without a copy, for callers whose
+    default prior depends on the number of columns; what cannot be a log-likelihood matrix
+    raises the error of :func:`as_llh_matrix` (the values are validated by
+    :class:`MulticlassTrials`, once).
+    """
+    arr = np.asarray(llh)
+    if arr.ndim != 2 or arr.dtype.kind not in "biuf" or 0 in arr.shape or arr.shape[1] < 2:
+        as_llh_matrix(arr)  # raises
+    return arr, int(arr.shape[1])

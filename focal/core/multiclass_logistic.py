@@ -68,6 +68,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .logistic import DEFAULT_REG, ROUND_OFF_FLOOR
+from .maps import MULTICLASS_MODES as MODES
 from .maps import apply_multiclass
 from .multiclass import active_classes, class_trial_weights, contrast_basis
 from .multiclass_objective import (
@@ -90,7 +91,6 @@ __all__ = [
     "objective_scale",
 ]
 
-MODES = ("scalar", "calibration", "full")
 _DENSE_PARAMS = 3000  # "full" mode with more parameters never forms a dense Hessian
 
 

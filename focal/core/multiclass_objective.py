@@ -165,11 +165,6 @@ class ScalarObjective:
         self.blocks, self.log_prior, self.V, self.reg = blocks, log_prior, V, reg
         self.K = blocks[0].x.shape[0]
 
-    def penalty(self, theta):
-        """The L2 penalty of ``theta`` (nats)."""
-        a = theta[: self.K]
-        return 0.5 * self.reg * float(a @ a)
-
     def evaluate(self, theta):
         """Objective value, gradient and per-block posteriors at ``theta``."""
         K, V = self.K, self.V
@@ -200,14 +195,28 @@ class ScalarObjective:
             Haa -= cM @ M.T
             Hab -= cM @ P.T
         Haa = np.tril(Haa) + np.tril(Haa, -1).T
-        grad = np.concatenate([ga + self.reg * a, V.T @ gb])
-        H = np.empty((K + N - 1,) * 2)
-        H[:K, :K] = Haa + self.reg * np.eye(K)
-        H[:K, K:] = Hab @ V
-        H[K:, :K] = H[:K, K:].T
-        H[K:, K:] = V.T @ Hbb @ V
-        pen = self.penalty(theta)
-        return loss + pen, grad, dense_solver(H), (loss, pen)
+        return scalar_newton_terms(theta, V, self.reg, loss, ga, gb, Haa, Hab, Hbb)
+
+
+def scalar_newton_terms(theta, V, reg, loss, ga, gb, Haa, Hab, Hbb):
+    """The scalar-mode objective at ``theta = (alpha~ (K), b (N-1))`` as
+    :func:`focal.core.newton.minimize_newton` takes it, from the sums of its data term.
+
+    ``ga`` (K,) and ``gb`` (N,) are the gradient sums in the weights and in the full offsets,
+    ``Haa`` (K, K), ``Hab`` (K, N) and ``Hbb`` (N, N) the Hessian sums; the offsets are
+    mapped to the contrast basis ``V`` (N, N-1) and the penalty ``reg / 2 |alpha~|^2`` is
+    added. Returns ``(objective, gradient, solver of the Hessian, (loss, penalty))``.
+    """
+    K = Haa.shape[0]
+    a = theta[:K]
+    grad = np.concatenate([ga + reg * a, V.T @ gb])
+    H = np.empty((K + V.shape[0] - 1,) * 2)
+    H[:K, :K] = Haa + reg * np.eye(K)
+    H[:K, K:] = Hab @ V
+    H[K:, :K] = H[:K, K:].T
+    H[K:, K:] = V.T @ Hbb @ V
+    pen = 0.5 * reg * float(a @ a)
+    return loss + pen, grad, dense_solver(H), (loss, pen)
 
 
 class FullObjective:

@@ -38,9 +38,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
-from scipy.optimize import isotonic_regression
 
-from .._deprecation import renamed
 from ._pav_kernel import (  # noqa: F401 - _exact_pav_starts, _tie_runs: for the tests
     _exact_pav_starts,
     _first_of_runs,
@@ -51,9 +49,10 @@ from ._pav_kernel import (  # noqa: F401 - _exact_pav_starts, _tie_runs: for the
     _target_points,
     _tie_runs,
 )
+from .bounded_pav import bounded_pav_blocks
 from .maps import INTERPOLATIONS, block_llr, block_llr_map, step_index
 from .scoring import cross_entropy_nats
-from .validation import as_score_array
+from .sorted_trials import SortedTrials, sort_trials
 
 __all__ = [
     "SortedTrials",
@@ -67,92 +66,6 @@ __all__ = [
     "INTERPOLATIONS",
     "pav_from_counts",
 ]
-
-
-@dataclass(frozen=True, eq=False)
-class SortedTrials:
-    """Target and non-target scores, each sorted ascending (validated, float64 copies).
-
-    Attributes
-    ----------
-    tar, non : ndarray of float64
-        The target and the non-target scores, ascending.
-    """
-
-    tar: np.ndarray
-    non: np.ndarray
-
-    @property
-    def n_targets(self) -> int:
-        """Number of target trials."""
-        return int(self.tar.size)
-
-    @property
-    def n_nontargets(self) -> int:
-        """Number of non-target trials."""
-        return int(self.non.size)
-
-    # totals are n_targets / n_nontargets everywhere; n_tar / n_non are per-block counts
-    n_tar = renamed("n_targets")
-    n_non = renamed("n_nontargets")
-
-    def error_rates(self, thresholds):
-        """Miss and false-alarm rates when accepting every score ``>= threshold``.
-
-        ``P_miss = #(tar < thr) / N_tar``, ``P_fa = #(non >= thr) / N_non`` (thesis eqs.
-        7.16-7.19), for any number of thresholds at once by binary search in the sorted scores
-        (the joint-sort computation of thesis sec. 7.6.1). Returns two float arrays.
-
-        Parameters
-        ----------
-        thresholds : float or array_like
-            Score thresholds.
-
-        Returns
-        -------
-        p_miss, p_fa : ndarray
-            Miss and false-alarm rate (fractions) at each threshold.
-
-        References
-        ----------
-        .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-           extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-        """
-        thr = np.asarray(thresholds, dtype=float)
-        misses = np.searchsorted(self.tar, thr, side="left")
-        false_alarms = self.n_nontargets - np.searchsorted(self.non, thr, side="left")
-        return misses / self.n_targets, false_alarms / self.n_nontargets
-
-
-def sort_trials(tar, non) -> SortedTrials:
-    """Validate ``(tar, non)`` and sort each once. NaN, empty sets or wrong shapes -> ValueError.
-
-    The same checks and messages as :func:`focal.core.validation.check_binary_trials`, with the
-    NaN check read off the sorted copy (NaN sorts last) instead of a pass of its own: shapes
-    and types are refused before any work, NaN right after the sort.
-
-    Parameters
-    ----------
-    tar, non : array_like, 1-D
-        Target and non-target scores (real numbers, not NaN; neither set empty).
-
-    Returns
-    -------
-    SortedTrials
-        Float64 copies of both, sorted ascending.
-    """
-    given = {"tar": np.asarray(tar), "non": np.asarray(non)}
-    for name, x in given.items():
-        if x.dtype.kind not in "biuf" or x.ndim != 1 or x.size == 0:
-            as_score_array(x, name)  # raises the shared message
-    out = []
-    for name, x in given.items():
-        s = np.array(x, dtype=np.float64, copy=True)
-        s.sort()
-        if np.isnan(s[-1]):
-            as_score_array(x, name)  # raises, naming the first NaN's index
-        out.append(s)
-    return SortedTrials(*out)
 
 
 @dataclass(frozen=True, eq=False, init=False)
@@ -445,66 +358,3 @@ def pav_of_runs(n_tar, n_non, score_lo, score_hi) -> PAVResult:
         np.asarray(score_lo, dtype=float),
         np.asarray(score_hi, dtype=float),
     )
-
-
-# -- bounded PAV: finite LLRs at the extremes -------------------------------------------------
-
-
-def bounded_pav_blocks(result: PAVResult, pseudo_count: float):
-    """PAV-LLR of the trials plus ``pseudo_count`` virtual trials of the opposite class at each end.
-
-    The unbounded PAV gives -inf to a lowest block of only non-targets and +inf to a highest block
-    of only targets: it claims no target can ever score that low. Bounding adds ``a =
-    pseudo_count`` virtual *target* trials below every score and ``a`` virtual *non-target* trials
-    above every score (weights may be fractional) and takes the PAV-LLR (eq. C.20) of that
-    augmented set, normalized by the augmented class totals ``N_tar + a`` and ``N_non + a``.
-    The result is still the optimal monotone map of (augmented) data, so it is non-decreasing,
-    and every LLR is finite, with
-
-        -log(1 + N_tar / a)  <  llr  <  log(1 + N_non / a),
-
-    a bound that grows only logarithmically with the amount of training data. Interior blocks
-    move by ``log((N_non + a) N_tar / ((N_tar + a) N_non))`` (tiny); the end blocks absorb their
-    virtual trial and may pool with their neighbours.
-
-    The augmented PAV is computed on the K blocks of ``result`` (two end points added), not on
-    the trials: pooling adjacent violators in any order reaches the same solution (thesis app. C,
-    theorem 4), and the blocks of ``result`` are already pooled, so nothing is sorted or pooled
-    twice. O(K).
-
-    Parameters
-    ----------
-    result : PAVResult
-        The unbounded PAV solution.
-    pseudo_count : float
-        Weight ``a > 0`` of the virtual trial at each end.
-
-    Returns
-    -------
-    starts : ndarray of int64, shape (G,)
-        Index of the first block of ``result`` in each bounded block (``starts[0] == 0``); the
-        bounded blocks are unions of consecutive blocks of ``result``.
-    llr : ndarray of float, shape (G,)
-        Finite, non-decreasing natural-log LLR of each bounded block.
-    """
-    a = float(pseudo_count)
-    if not (np.isfinite(a) and a > 0.0):
-        raise ValueError(f"pseudo_count must be a finite number > 0, got {pseudo_count!r}")
-    k = result.n_tar.size
-    tar = np.concatenate(([a], result.n_tar.astype(float), [0.0]))
-    non = np.concatenate(([0.0], result.n_non.astype(float), [a]))
-    weight = tar + non
-    fit = isotonic_regression(tar / weight, weights=weight, increasing=True)
-    group_starts = np.asarray(fit.blocks[:-1], dtype=np.int64)
-    with np.errstate(divide="ignore"):
-        group_llr = np.log(np.add.reduceat(tar, group_starts) / (result.n_targets + a)) - np.log(
-            np.add.reduceat(non, group_starts) / (result.n_nontargets + a)
-        )
-    # group of each real block (augmented positions 1..K); the virtual trials always pool with
-    # the end blocks (fraction 1 below a block with non-targets, 0 above one with targets)
-    group = np.repeat(np.arange(group_starts.size), np.diff(np.append(group_starts, k + 2)))[1:-1]
-    new = np.ones(k, dtype=bool)
-    new[1:] = group[1:] != group[:-1]
-    starts = np.flatnonzero(new)
-    # a rounding guard: pooled float fractions are non-decreasing, their logs must be too
-    return starts, np.maximum.accumulate(group_llr[group[starts]])

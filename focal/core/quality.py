@@ -47,9 +47,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from .logistic import DEFAULT_REG, fit_logistic
+from .maps import QUALITY_FEATURES as FEATURES
+from .maps import QUALITY_FORMS as FORMS
+from .maps import QUALITY_TRANSFORMS as TRANSFORMS
 from .maps import quality_features, quality_llr, transform_quality
 
 __all__ = [
+    "bilinear_matrix",
     "FORMS",
     "FEATURES",
     "TRANSFORMS",
@@ -62,11 +66,20 @@ __all__ = [
     "quality_llr",
 ]
 
-FORMS = ("bilinear", "linear", "scale")
-FEATURES = ("minmax", "sides")
-TRANSFORMS = ("log", "logit")
 
 _SUBSAMPLE = 1 << 16  # trials in the warm-start subsample of large problems
+
+
+def bilinear_matrix(quality_coef, M):
+    """The symmetric (M + 1) x (M + 1) matrix W of the "bilinear" form (``W[0, 0] = 0``: it is
+    absorbed into the offset) from its P quality weights (:func:`quality_features` order).
+    """
+    c = quality_coef
+    W = np.zeros((M + 1, M + 1))
+    W[0, 1:] = W[1:, 0] = c[:M]  # the weight of q_mi + q_ti is W_0i (= W_i0)
+    iu, ju = np.triu_indices(M)
+    W[iu + 1, ju + 1] = W[ju + 1, iu + 1] = c[M:]  # of q_mi q_tj + q_mj q_ti: W_ij
+    return W
 
 
 def n_quality_features(M, form):

@@ -20,12 +20,13 @@ import warnings
 
 import numpy as np
 from scipy.special import logit
-from sklearn.exceptions import ConvergenceWarning
 
 from ..core.logistic import LogisticSolution, fit_logistic
+from ..core.logistic_objective import add_penalty
 from ..core.multiclass_objective import objective_scale
 from ..core.newton import dense_solver, minimize_newton
 from ..core.validation import as_sample_weight
+from ..estimators._fit_report import report_fit, warn_not_converged
 from ..estimators.fusion import LogisticFusion
 from ._partitions import _is_dask, _is_frame, column_blocks, compute, delayed
 
@@ -326,9 +327,7 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
             ]
         )
         loss, grad, hess = _reduce(parts)
-        pen = 0.5 * reg_eff * float(theta[:K] @ theta[:K])
-        grad[:K] += reg_eff * theta[:K]
-        hess[np.arange(K), np.arange(K)] += reg_eff
+        pen = add_penalty(theta, grad, hess, reg_eff)
         return loss + pen, grad, dense_solver(hess), (loss, pen)
 
     warm = _warm_start(blocks, n_rows, classes, p, reg, tol, max_iter, center, scale)
@@ -352,15 +351,9 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
     estimator.intercept_ = sol.intercept
     estimator.n_iter_ = int(sol.n_iter)
     estimator.n_passes_ = int(sol.n_passes)
-    estimator._report(None, None, None, p, rule, sol)
+    report_fit(estimator, None, None, None, p, rule, sol)
     if not sol.converged:
-        warnings.warn(
-            f"{type(estimator).__name__} did not converge in {max_iter} iterations "
-            f"(gradient norm {sol.grad_norm:.3g} > tol={tol:g}); increase max_iter or "
-            "tol",
-            ConvergenceWarning,
-            stacklevel=2,
-        )
+        warn_not_converged(estimator, max_iter, sol.grad_norm, tol)
     return estimator
 
 

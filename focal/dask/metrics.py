@@ -24,9 +24,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.priors import effective_log_odds
+from ..core.operating_point import OperatingPoint
+from ..core.priors import bayes_threshold
 from ..core.rocch import ROCCH
-from ..core.validation import as_score_array, check_positive, check_probability
+from ..core.validation import as_score_array, check_probability
 from ..metrics.binary import BayesErrorRates, DETCurve
 from ..metrics.report import CalibrationReport, _operating_points, calibration_report_of
 from ..metrics.summary import SummarizedScores
@@ -99,6 +100,15 @@ def summarize(
     return SummarizedScores(summary, sums)
 
 
+def _at_prior(scores, labels, sample_weight, p_target, measure, sums=True) -> float:
+    """``measure`` (a method of :class:`focal.metrics.SummarizedScores`) at the prior
+    ``p_target``, checked before the pass (``sums``: the pass also sums the trials' costs).
+    """
+    p = check_probability(p_target)
+    summary = summarize(scores, labels, sample_weight, p_targets=[p] if sums else ())
+    return getattr(summary, measure)(p)
+
+
 def cross_entropy(scores, labels, p_target=0.5, sample_weight=None) -> float:
     """C_xe in bits (SWS plan eq. 38), as :func:`focal.metrics.cross_entropy`.
 
@@ -120,8 +130,7 @@ def cross_entropy(scores, labels, p_target=0.5, sample_weight=None) -> float:
         Bits; the prior entropy H(p_target) for an uninformative system (SWS plan eq. 39), 0 for
         a perfect one.
     """
-    p = check_probability(p_target)
-    return summarize(scores, labels, sample_weight, p_targets=[p]).cross_entropy(p)
+    return _at_prior(scores, labels, sample_weight, p_target, "cross_entropy")
 
 
 def cllr(scores, labels, p_target=0.5, sample_weight=None) -> float:
@@ -145,8 +154,7 @@ def cllr(scores, labels, p_target=0.5, sample_weight=None) -> float:
     float
         Bits per bit (1 = uninformative).
     """
-    p = check_probability(p_target)
-    return summarize(scores, labels, sample_weight, p_targets=[p]).cllr(p)
+    return _at_prior(scores, labels, sample_weight, p_target, "cllr")
 
 
 def min_cllr(scores, labels, p_target=0.5, sample_weight=None) -> float:
@@ -169,8 +177,7 @@ def min_cllr(scores, labels, p_target=0.5, sample_weight=None) -> float:
     float
         Bits per bit, at most 1.
     """
-    p = check_probability(p_target)
-    return summarize(scores, labels, sample_weight).min_cllr(p)
+    return _at_prior(scores, labels, sample_weight, p_target, "min_cllr", sums=False)
 
 
 def dcf(
@@ -199,10 +206,9 @@ def dcf(
     float
         Normalized cost (dimensionless), or in units of the costs.
     """
-    p = check_probability(p_target)
-    cm, cf = check_positive(c_miss, "c_miss"), check_positive(c_fa, "c_fa")
-    thr = -effective_log_odds(p, cm, cf)
-    return summarize(scores, labels, sample_weight, thresholds=[thr]).dcf(p, cm, cf, normalize)
+    op = OperatingPoint(p_target, c_miss, c_fa)
+    summary = summarize(scores, labels, sample_weight, thresholds=[op.bayes_threshold])
+    return summary.dcf(op.p_target, op.c_miss, op.c_fa, normalize)
 
 
 def min_dcf(
@@ -231,9 +237,10 @@ def min_dcf(
     float
         At most the actual DCF of the same trials, and at most 1 when normalized.
     """
-    p = check_probability(p_target)
-    cm, cf = check_positive(c_miss, "c_miss"), check_positive(c_fa, "c_fa")
-    return summarize(scores, labels, sample_weight).min_dcf(p, cm, cf, normalize)
+    op = OperatingPoint(p_target, c_miss, c_fa)
+    return summarize(scores, labels, sample_weight).min_dcf(
+        op.p_target, op.c_miss, op.c_fa, normalize
+    )
 
 
 def eer(scores, labels, sample_weight=None) -> float:
@@ -366,7 +373,7 @@ def calibration_report(
     """
     p = check_probability(p_target)
     points = _operating_points(operating_points)
-    thresholds = [-effective_log_odds(pt, cm, cf) for pt, cm, cf in points]
+    thresholds = [bayes_threshold(*point) for point in points]
     scores = summarize(scores, labels, sample_weight, p_targets=[p], thresholds=thresholds)
     return calibration_report_of(scores, points, p, name)
 

@@ -25,9 +25,9 @@ import warnings
 import numpy as np
 from sklearn.exceptions import ConvergenceWarning
 
-from ..core.multiclass import contrast_basis
-from ..core.multiclass_objective import objective_scale, softmax_columns
-from ..core.newton import dense_solver, minimize_newton
+from ..core.multiclass import active_classes, contrast_basis
+from ..core.multiclass_objective import objective_scale, scalar_newton_terms, softmax_columns
+from ..core.newton import minimize_newton
 from ..core.validation import as_sample_weight
 from ._partitions import compute, delayed
 from .fit import adopt_state, probe_fit
@@ -86,15 +86,16 @@ def _spread(index, X, y, w, classes, n_classes, K, N, active, per_class, u_bar):
 
 
 def _block(index, X, y, w, classes, n_classes, K, N, active, per_class, u_bar, s):
-    """Standardized, row-centred trials of the active classes, their class indices and weights."""
+    """Standardized, row-centred trials of the active classes, their class indices among the
+    active classes (:func:`focal.core.multiclass.active_classes`; ``per_class``, the prior over
+    the class totals, is positive exactly where the prior is) and weights.
+    """
     L, labels, v = _encode(index, X, y, w, classes, n_classes, K, N)
     c = _weights(labels, v, per_class)
-    keep = per_class[labels] > 0
+    _, keep, labels_active = active_classes(per_class, labels)
     La = L[keep][:, :, active]
     Xs = (La - La.mean(axis=2, keepdims=True) - u_bar) / s[:, None]
-    remap = np.full(n_classes, -1)
-    remap[active] = np.arange(active.size)
-    return Xs, remap[labels[keep]], c[keep]
+    return Xs, labels_active, c[keep]
 
 
 def _objective(blk, a, off):
@@ -197,15 +198,8 @@ def fit_multiclass(estimator, X, y, sample_weight=None, *, persist: bool = True)
         off = V @ b + log_prior
         out = compute(*[delayed(_objective)(blk, a, off) for blk in blocks])
         loss = sum(o[0] for o in out)
-        ga, gb, Haa, Hab, Hbb = (np.sum([o[j] for o in out], axis=0) for j in range(1, 6))
-        grad = np.concatenate([ga + reg * a, V.T @ gb])
-        H = np.empty((K + Na - 1,) * 2)
-        H[:K, :K] = Haa + reg * np.eye(K)
-        H[:K, K:] = Hab @ V
-        H[K:, :K] = H[:K, K:].T
-        H[K:, K:] = V.T @ Hbb @ V
-        pen = 0.5 * reg * float(a @ a)
-        return loss + pen, grad, dense_solver(H), (loss, pen)
+        sums = (np.sum([o[j] for o in out], axis=0) for j in range(1, 6))
+        return scalar_newton_terms(theta, V, reg, loss, *sums)
 
     res = minimize_newton(
         evaluate,

@@ -12,10 +12,10 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._fitted_state import GAUSSIAN_FIELDS, check_cholesky
-from ..core.gaussian import COVARIANCE_TYPES, fit_gaussian_classes, gaussian_loglikelihoods
+from .._fitted_state import GAUSSIAN_FIELDS, check_cholesky, check_params
+from ..core.gaussian import fit_gaussian_classes, gaussian_loglikelihoods
+from ._llh_output import LogLikelihoodOutputMixin
 from ._state import MulticlassStateMixin
-from .multiclass import LogLikelihoodOutputMixin, check_class_names
 
 __all__ = ["GaussianBackend"]
 
@@ -85,12 +85,7 @@ class GaussianBackend(
 
     def _check_params(self) -> float:
         """Validate ``covariance`` and ``reg``; returns ``reg`` as a float."""
-        if self.covariance not in COVARIANCE_TYPES:
-            raise ValueError(
-                f"covariance must be one of {COVARIANCE_TYPES}, got {self.covariance!r}"
-            )
-        check_class_names(self.class_names)
-        return self._check_reg()
+        return check_params(self.get_params(deep=False))["reg"]
 
     def fit(self, X, y, sample_weight=None):
         """Estimate the class models from score vectors ``X`` (n_trials, d) and labels ``y``
@@ -102,7 +97,7 @@ class GaussianBackend(
             Score vectors (finite).
         y : array-like of shape (n_trials,)
             Class labels (indices ``0..N-1``, or names with ``class_names``; see
-            :class:`focal.estimators.multiclass.LogLikelihoodOutputMixin`).
+            :class:`focal.estimators._llh_output.LogLikelihoodOutputMixin`).
         sample_weight : array-like of shape (n_trials,), optional
             Non-negative trial weights: a trial of weight k counts as k trials.
 

@@ -25,19 +25,20 @@ from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from .._deprecation import renamed
-from .._fitted_state import BLOCK_FIELDS, PAV_FIELDS, check_hull_blocks, check_pav_llr
-from ..core.pav import (
-    INTERPOLATIONS,
-    block_llr_map,
-    bounded_pav_blocks,
-    pav_from_sorted,
-    sort_trials,
+from .._fitted_state import (
+    BLOCK_FIELDS,
+    PAV_FIELDS,
+    check_hull_blocks,
+    check_params,
+    check_pav_llr,
 )
+from ..core.bounded_pav import bounded_pav_blocks
+from ..core.maps import block_llr_map
+from ..core.pav import pav_from_sorted
 from ..core.rocch import ROCCH as _Hull
+from ..core.sorted_trials import sort_trials
 from ..core.validation import (
     as_binary_labels,
-    check_non_negative,
-    check_pos_label,
     split_by_labels,
 )
 from ._llr_output import BinaryLLROutputMixin
@@ -108,8 +109,8 @@ class _ScoreToLLR(BinaryLLROutputMixin, TransformerMixin, SavedStateMixin, BaseE
         return self
 
     def _check_params(self):
-        """Validate the constructor parameters (``pos_label`` by default)."""
-        check_pos_label(self.pos_label)
+        """Validate the constructor parameters (:func:`focal._fitted_state.check_params`)."""
+        check_params(self.get_params(deep=False))
 
     def transform(self, X):
         """Natural-log LLRs of the scores ``X`` (shape (n,) or (n, 1)), as an (n, 1) array."""
@@ -207,14 +208,6 @@ class PAVCalibrator(_ScoreToLLR):
         self.pseudo_count = pseudo_count
         self.interpolation = interpolation
         self.pos_label = pos_label
-
-    def _check_params(self):
-        super()._check_params()
-        check_non_negative(self.pseudo_count, "pseudo_count (0 turns bounding off)")
-        if self.interpolation not in INTERPOLATIONS:
-            raise ValueError(
-                f"interpolation must be one of {INTERPOLATIONS}, got {self.interpolation!r}"
-            )
 
     def _set_fitted(self, result):
         """Store the (bounded) blocks of the PAV solution ``result``."""

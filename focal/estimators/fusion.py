@@ -21,33 +21,29 @@ References
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._fitted_state import LINEAR_FIELDS, LOGISTIC_FIELDS, check_binary_classes
+from .._fitted_state import LINEAR_FIELDS, LOGISTIC_FIELDS, check_binary_classes, check_params
 from .._model_codec import Field
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
 from ..core.maps import affine_llr
 from ..core.maps import check_finite_llr as _check_finite_llr
-from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.scoring_rules import (
-    default_expected_cost,
-    expected_cost_at_infinity,
     scoring_rule,
 )
 from ..core.validation import (
     as_binary_labels,
     as_sample_weight,
     binary_classes,
-    check_int,
-    check_non_negative,
-    check_pos_label,
-    check_probability,
+)
+from ._fit_report import (
+    PerfectSeparationWarning,
+    UnboundedObjectiveWarning,
+    report_fit,
+    warn_not_converged,
 )
 from ._llr_output import BinaryLLROutputMixin
 from ._state import SavedStateMixin
@@ -58,42 +54,6 @@ __all__ = [
     "PerfectSeparationWarning",
     "UnboundedObjectiveWarning",
 ]
-
-
-class PerfectSeparationWarning(UserWarning):
-    """The training scores separate the classes (nearly) perfectly: the fit is held by ``reg``.
-
-    Issued when the penalty is at least a tenth of the data term at the solution. With
-    overlapping classes and the default ``reg`` it is smaller than 1e-4 of it; on (nearly)
-    separable data it is 0.5 to 10 times it, whatever ``reg``, because the data term then keeps
-    falling as the weights grow until the penalty stops them.
-    """
-
-
-class UnboundedObjectiveWarning(UserWarning):
-    """The training rule has no finite minimum on these scores: the weights run away.
-
-    A proper scoring rule with a bounded side (a Beta(a, b) rule with a > 1 bounds the cost of
-    a missed target by (a + b - 1) / (a - 1), e.g. 10/9 for the keynote's low false-alarm rule
-    Beta(10, 1)) lets the fit trade a few targets sent to -inf for non-targets at -inf and
-    targets at +inf: sharpening the LLRs without bound lowers the cost
-    (:func:`focal.core.scoring_rules.expected_cost_at_infinity`). Issued when that limit is not
-    above the rule's cost at the fitted solution; the fitted LLRs are then set by ``reg`` and by
-    the solver's stopping point, not by the data.
-    """
-
-
-_HELD_BY_PENALTY = 0.1
-
-
-def _bounded_side(rule):
-    """Which of a Beta(a, b) rule's costs is bounded, for messages."""
-    sides = []
-    if rule.a > 1:
-        sides.append(f"a missed target costs at most {(rule.a + rule.b - 1) / (rule.a - 1):.4g}")
-    if rule.b > 1:
-        sides.append(f"a false alarm costs at most {(rule.a + rule.b - 1) / (rule.b - 1):.4g}")
-    return " and ".join(sides)
 
 
 def _target_labels(y, pos_label):
@@ -234,12 +194,8 @@ class LogisticFusion(
 
     def _check_params(self):
         """Validated (p_target, reg, tol, max_iter, rule); a ValueError names a bad one."""
-        p = check_probability(self.p_target, "p_target")
-        reg = check_non_negative(self.reg, "reg")
-        tol = check_non_negative(self.tol, "tol", strict=True)
-        max_iter = check_int(self.max_iter, "max_iter")
-        check_pos_label(self.pos_label)
-        return p, reg, tol, max_iter, scoring_rule(self.scoring_rule)
+        v = check_params(self.get_params(deep=False))
+        return v["p_target"], v["reg"], v["tol"], v["max_iter"], scoring_rule(self.scoring_rule)
 
     def _as_2d(self, X):
         """Hook for subclasses that also take 1-D input."""
@@ -309,54 +265,10 @@ class LogisticFusion(
         self.intercept_ = float(sol.intercept)
         self.n_iter_ = int(sol.n_iter)
         self.n_passes_ = int(sol.n_passes)
-        self._report(X, is_target, weights, p, rule, sol)
+        report_fit(self, X, is_target, weights, p, rule, sol)
         if not sol.converged:
-            warnings.warn(
-                f"{type(self).__name__} did not converge in {max_iter} iterations (gradient "
-                f"norm {sol.grad_norm:.3g} > tol={tol:g}); increase max_iter or tol",
-                ConvergenceWarning,
-                stacklevel=2,
-            )
+            warn_not_converged(self, max_iter, sol.grad_norm, tol)
         return self
-
-    def _report(self, X, is_target, weights, p, rule, sol):
-        """Set ``objective_`` and ``rule_objective_``; warn if the penalty holds the fit or the
-        rule has no finite minimum on the training scores.
-        """
-        limit = np.inf
-        if not rule.is_logarithmic:
-            llr = self._llr(X)
-            limit = expected_cost_at_infinity(llr, is_target, p, rule, weights)
-        if sol.penalty >= _HELD_BY_PENALTY * sol.loss or limit == 0.0:
-            warnings.warn(
-                f"the fit is held by the penalty (reg={self.reg:g} costs "
-                f"{sol.penalty / max(sol.loss, np.finfo(float).tiny):.2g} times the data term): "
-                "the training scores separate the classes perfectly or nearly, so the size of "
-                "the LLRs is set by reg, not by the data, and they will be overconfident on new "
-                "data. Train on more (overlapping) data, or choose reg deliberately.",
-                PerfectSeparationWarning,
-                stacklevel=3,
-            )
-        elif limit <= sol.loss:
-            warnings.warn(
-                f"the {rule.name!r} scoring rule (Beta({rule.a:g}, {rule.b:g})) has no finite "
-                f"minimum on these training scores at p_target={p:g}: sharpening the LLRs "
-                f"without bound lowers its cost to {limit:.10g}, not above its cost at the fit "
-                f"({sol.loss:.10g}), because {_bounded_side(rule)} under it. The fitted LLRs "
-                f"(from {llr.min():.4g} to {llr.max():.4g}) are set by reg={self.reg:g} and by "
-                "where the solver stopped, not by the data; use the logarithmic rule, or a "
-                "larger reg chosen deliberately.",
-                UnboundedObjectiveWarning,
-                stacklevel=3,
-            )
-        self.rule_objective_ = float(sol.loss / default_expected_cost(p, rule))
-        if rule.is_logarithmic:
-            self.objective_ = float(normalized_cross_entropy(sol.loss, p))
-        else:
-            tw = None if weights is None else weights[is_target]
-            nw = None if weights is None else weights[~is_target]
-            xe = cross_entropy_nats(llr[is_target], llr[~is_target], p, tw, nw)
-            self.objective_ = float(normalized_cross_entropy(xe, p))
 
     # -- outputs --------------------------------------------------------------------------------
 

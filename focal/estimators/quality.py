@@ -14,57 +14,29 @@ References
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
-from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._fitted_state import QUALITY_FIELDS, check_quality_measures
+from .._fitted_state import (
+    QUALITY_FIELDS,
+    check_params,
+    check_quality_measures,
+    quality_transforms,
+)
 from ..core.logistic import DEFAULT_REG
-from ..core.maps import complete_quality, llr_with_quality, quality_sides
+from ..core.maps import complete_quality, llr_with_quality
 from ..core.quality import (
-    FEATURES,
-    FORMS,
-    TRANSFORMS,
+    bilinear_matrix,
     fit_quality,
     quality_features,
 )
-from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
-from ..core.validation import as_sample_weight, check_int, check_non_negative, check_probability
+from ..core.scoring import normalized_cross_entropy
+from ..core.validation import as_sample_weight
+from ._fit_report import training_cllr, warn_not_converged
+from ._quality_input import SIDES, Trials, split_quality
 from .fusion import LogisticFusion, _check_finite_llr
 
 __all__ = ["QualityFusion"]
-
-_SIDES = ("model_", "test_")
-
-
-class _Trials:
-    """Scores and quality travelling together through LogisticFusion's output methods."""
-
-    def __init__(self, X, quality):
-        self.X = X
-        self.quality = quality
-
-
-def _is_frame(X):
-    return hasattr(X, "columns") and hasattr(X, "iloc")
-
-
-def _measures_from_columns(columns):
-    """Measure names m of the ``model_m`` columns that have a ``test_m`` partner."""
-    names = [str(c) for c in columns]
-    found = [c[len("model_") :] for c in names if c.startswith("model_") and len(c) > 6]
-    missing = [m for m in found if f"test_{m}" not in names]
-    if missing:
-        raise ValueError(
-            f"quality column 'model_{missing[0]}' has no 'test_{missing[0]}' "
-            "partner: name both sides of every measure"
-        )
-    return found
-
-
-_complete = complete_quality
 
 
 class QualityFusion(LogisticFusion):
@@ -198,111 +170,20 @@ class QualityFusion(LogisticFusion):
         ``quality_transform`` are checked too (the last against the data's measures in ``fit``).
         A ValueError names a bad one.
         """
-        p = check_probability(self.p_target, "p_target")
-        reg = check_non_negative(self.reg, "reg")
-        tol = check_non_negative(self.tol, "tol", strict=True)
-        max_iter = check_int(self.max_iter, "max_iter")
-        for name, value, allowed in (
-            ("form", self.form, FORMS),
-            ("features", self.features, FEATURES),
-        ):
-            if not (isinstance(value, str) and value in allowed):
-                raise ValueError(f"{name} must be one of {', '.join(allowed)}; got {value!r}")
-        if self.measures is not None:
-            if isinstance(self.measures, str) or not all(
-                isinstance(m, str) and m for m in self.measures
-            ):
-                raise ValueError(
-                    f"measures must be a list of non-empty names, got {self.measures!r}"
-                )
-            if len(set(self.measures)) != len(self.measures) or not len(self.measures):
-                raise ValueError(
-                    f"measures must be distinct and at least one, got {list(self.measures)!r}"
-                )
-        self._transforms(len(self.measures) if self.measures is not None else None)
-        return p, reg, tol, max_iter
+        v = check_params(self.get_params(deep=False))
+        return v["p_target"], v["reg"], v["tol"], v["max_iter"]
 
     def _transforms(self, M):
-        """The transform of each of M measures (None: just check the parameter's values)."""
-        t = self.quality_transform
-        items = [t] if t is None or isinstance(t, str) else list(t)
-        if any(v is not None and v not in TRANSFORMS for v in items):
-            raise ValueError(
-                f"quality_transform must be None, 'log', 'logit' or a list of them, got {t!r}"
-            )
-        if t is None or isinstance(t, str):
-            return [t] * (M or 0)
-        if M is not None and len(items) != M:
-            raise ValueError(f"quality_transform has {len(items)} entries for {M} measures")
-        return items
+        """The transform of each of M measures (:func:`focal._fitted_state.quality_transforms`)."""
+        return quality_transforms(self.quality_transform, M)
 
     def _split(self, X, quality, fitting):
         """(scores, q_model, q_test, measure names) from X and quality, checked by name."""
-        measures = (
-            list(self.measures)
-            if fitting and self.measures is not None
-            else None
-            if fitting
-            else list(self.measures_)
-        )
-        if isinstance(X, _Trials):
-            X, quality = X.X, X.quality
-        if quality is None:
-            if not _is_frame(X):
-                raise ValueError(
-                    f"{type(self).__name__} needs quality measures: pass quality= (an array of "
-                    "model-side then test-side measures, or a DataFrame with columns "
-                    "model_<name> and test_<name>) or give them as such columns of a "
-                    "DataFrame X"
-                )
-            if measures is None:
-                measures = _measures_from_columns(X.columns)
-                if not measures:
-                    raise ValueError(
-                        f"{type(self).__name__} needs quality measures: X has no "
-                        "quality columns (model_<name> and test_<name>); pass "
-                        "quality= or add them"
-                    )
-            cols = self._columns(X, measures, "X")
-            Q = X[cols].to_numpy(dtype=np.float64)
-            X = X.drop(columns=cols)
-        elif _is_frame(quality):
-            if measures is None:
-                measures = _measures_from_columns(quality.columns)
-                if not measures:
-                    raise ValueError("quality has no columns model_<name> and test_<name>")
-            Q = quality[self._columns(quality, measures, "quality")].to_numpy(dtype=np.float64)
+        if not fitting:
+            measures = list(self.measures_)
         else:
-            Q = np.asarray(quality)
-            if Q.dtype.kind not in "biuf":
-                raise ValueError(f"quality must hold numbers, got dtype {Q.dtype}")
-            Q = Q.astype(np.float64, copy=False)
-            if Q.ndim != 2 or Q.shape[1] % 2 or not Q.shape[1]:
-                raise ValueError(
-                    f"quality must have shape (n_trials, 2 M): M model-side then M "
-                    f"test-side measures; got shape {Q.shape}"
-                )
-            if measures is None:
-                measures = [f"q{i}" for i in range(Q.shape[1] // 2)]
-            if Q.shape[1] != 2 * len(measures):
-                raise ValueError(
-                    f"quality has {Q.shape[1]} columns for {len(measures)} measures "
-                    f"{measures!r}: it needs the model-side then the test-side "
-                    "value of each"
-                )
-        qm, qt = quality_sides(Q, self._transforms(len(measures)), measures)
-        return X, qm, qt, measures
-
-    @staticmethod
-    def _columns(frame, measures, what):
-        cols = [f"{side}{m}" for side in _SIDES for m in measures]
-        names = {str(c): c for c in frame.columns}
-        missing = [c for c in cols if c not in names]
-        if missing:
-            raise ValueError(
-                f"QualityFusion needs quality measures: {what} has no quality column(s) {missing!r}"
-            )
-        return [names[c] for c in cols]
+            measures = None if self.measures is None else list(self.measures)
+        return split_quality(type(self).__name__, X, quality, measures, self._transforms)
 
     def _check_rows(self, X, qm):
         if qm.shape[0] != X.shape[0]:
@@ -340,7 +221,7 @@ class QualityFusion(LogisticFusion):
         linear.fit(X, y, sample_weight)
         is_target = y == linear.classes_[1]
         weights = None if sample_weight is None else as_sample_weight(sample_weight, X.shape[0])
-        has_q = _complete(qm, qt)
+        has_q = complete_quality(qm, qt)
         present = has_q if weights is None else has_q & (weights > 0)
         if not (present & is_target).any() or not (present & ~is_target).any():
             raise ValueError(
@@ -378,24 +259,14 @@ class QualityFusion(LogisticFusion):
         self.n_iter_ = int(model.n_iter)
         self.n_passes_ = int(model.n_passes)
         if has_q.all():  # the training cost is that of every trial
-            xe = model.loss
+            self.objective_ = float(normalized_cross_entropy(model.loss, p))
         else:
             llr = self._llr_with_quality(X, qm, qt)
-            tw = None if weights is None else weights[is_target]
-            nw = None if weights is None else weights[~is_target]
-            xe = cross_entropy_nats(llr[is_target], llr[~is_target], p, tw, nw)
-        self.objective_ = self.rule_objective_ = float(normalized_cross_entropy(xe, p))
-        self._warn_if_needed(model, tol, max_iter)
-        return self
-
-    def _warn_if_needed(self, model, tol, max_iter):
+            self.objective_ = training_cllr(llr, is_target, weights, p)
+        self.rule_objective_ = self.objective_
         if not model.converged:
-            warnings.warn(
-                f"{type(self).__name__} did not converge in {max_iter} iterations (gradient "
-                f"norm {model.grad_norm:.3g} > tol={tol:g}); increase max_iter or tol",
-                ConvergenceWarning,
-                stacklevel=3,
-            )
+            warn_not_converged(self, max_iter, model.grad_norm, tol)
+        return self
 
     # -- outputs --------------------------------------------------------------------------------
 
@@ -405,13 +276,7 @@ class QualityFusion(LogisticFusion):
         check_is_fitted(self)
         if self.form != "bilinear":
             raise AttributeError(f"quality_matrix_ exists for form='bilinear', not {self.form!r}")
-        M = len(self.measures_)
-        c = self.quality_coef_
-        W = np.zeros((M + 1, M + 1))
-        W[0, 1:] = W[1:, 0] = c[:M]  # the weight of q_mi + q_ti is W_0i (= W_i0)
-        iu, ju = np.triu_indices(M)
-        W[iu + 1, ju + 1] = W[ju + 1, iu + 1] = c[M:]  # of q_mi q_tj + q_mj q_ti: W_ij
-        return W
+        return bilinear_matrix(self.quality_coef_, len(self.measures_))
 
     def _llr_with_quality(self, X, qm, qt):
         """The affine fusion's LLRs (back-off), replaced by the quality fusion where the quality
@@ -483,7 +348,7 @@ class QualityFusion(LogisticFusion):
         ndarray of shape (n_trials, 2)
             Natural-log posteriors of ``classes_``.
         """
-        return super().predict_log_proba(_Trials(X, quality), p_target)
+        return super().predict_log_proba(Trials(X, quality), p_target)
 
     def predict_proba(self, X, p_target=None, quality=None):
         """Posteriors of ``classes_`` at ``p_target`` (see :class:`LogisticFusion`).
@@ -502,7 +367,7 @@ class QualityFusion(LogisticFusion):
         ndarray of shape (n_trials, 2)
             Posteriors of ``classes_``.
         """
-        return super().predict_proba(_Trials(X, quality), p_target)
+        return super().predict_proba(Trials(X, quality), p_target)
 
     def predict(self, X, p_target=None, c_miss=1.0, c_fa=1.0, quality=None):
         """Bayes decisions for the application (see :meth:`LogisticFusion.predict`).
@@ -523,7 +388,7 @@ class QualityFusion(LogisticFusion):
         ndarray of shape (n_trials,)
             The decided label of each trial.
         """
-        return super().predict(_Trials(X, quality), p_target, c_miss, c_fa)
+        return super().predict(Trials(X, quality), p_target, c_miss, c_fa)
 
     def score(self, X, y, sample_weight=None, quality=None):
         """Minus Cllr at ``p_target`` (bits), greater is better (see :class:`LogisticFusion`).
@@ -544,7 +409,7 @@ class QualityFusion(LogisticFusion):
         float
             Minus Cllr in bits per bit.
         """
-        return super().score(_Trials(X, quality), y, sample_weight)
+        return super().score(Trials(X, quality), y, sample_weight)
 
     def get_feature_names_out(self, input_features=None):
         """The one output feature: ``["llr"]``.
@@ -562,7 +427,7 @@ class QualityFusion(LogisticFusion):
         """
         check_is_fitted(self)
         if input_features is not None:
-            quality = {f"{s}{m}" for s in _SIDES for m in self.measures_}
+            quality = {f"{s}{m}" for s in SIDES for m in self.measures_}
             input_features = [f for f in input_features if str(f) not in quality]
         return super().get_feature_names_out(input_features)
 
@@ -574,13 +439,9 @@ class QualityFusion(LogisticFusion):
         """The measures and quality features against the parameters, then the class labels as
         :class:`LogisticFusion`.
         """
-        from .._model_codec import StateError
-
-        check_quality_measures(state, self.measures, self.form, self.features)
-        try:
-            self._transforms(len(state["measures_"]))
-        except ValueError as exc:
-            raise StateError(str(exc), "measures_") from None
+        check_quality_measures(
+            state, self.measures, self.form, self.features, self.quality_transform
+        )
         state = super()._validate_state(state, version)
         return {
             **state,

@@ -1,4 +1,4 @@
-"""NIST LRE's CAVG, its operating-point sweep, and evaluation over every subset of the classes.
+"""NIST LRE's CAVG and its operating-point sweep (every subset of the classes: lre_subsets).
 
 CAVG (thesis sec. 8.1, eqs. 8.1-8.3) averages N detection applications: for target class k the
 prior gives the target probability ``P_target`` (1/2 in NIST LREs) and the non-targets share
@@ -26,32 +26,46 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass
-from itertools import combinations
 
 import numpy as np
 from scipy.special import logit
 
-from ..core.multiclass import MulticlassTrials, as_class_labels, as_llh_matrix, class_totals
+from .._lazy import attach
+from ..core.multiclass import MulticlassTrials, as_multiclass_trials
 from ..core.validation import check_probability
-from .multiclass import affine_calibration_of_trials, detection_llrs
+from .multiclass import affine_calibration_of_trials
+from .multiclass_detection import detection_llrs
 
-__all__ = ["cavg", "cavg_sweep", "CavgSweep", "subset_analysis", "SubsetAnalysis"]
-
-_SUBSET_MEASURES = ("cavg", "multiclass_cross_entropy", "multiclass_cllr")
-_WIDE = 600.0  # rows whose log-likelihoods span more than this many nats take the exact path
-_MAX_SUBSET_CLASSES = 20
+__all__ = ["cavg", "cavg_sweep", "CavgSweep"]
 
 
-def _check_trials(llh, labels, decisions=None):
-    """Validated ``(llh or None, labels, decisions or None, n_classes, class counts)``; every
-    class needs trials (the flat prior of CAVG).
+def _flat_trials(trials, labels, who):
+    """The active view of a :class:`MulticlassTrials` given to a measure defined at the flat
+    prior (CAVG, thesis eq. 8.3): every class of non-zero prior must have the same prior.
     """
+    t = as_multiclass_trials(trials, labels, who=who).active()
+    if not (t.prior == t.prior[0]).all():
+        raise ValueError(
+            f"{who} is defined at the flat prior over the classes (thesis eq. 8.3), these "
+            f"trials have prior {trials.prior.tolist()}; for another prior see "
+            "focal.metrics.e_lre or cavg_sweep"
+        )
+    return t
+
+
+def _check_trials(llh, labels, decisions=None, who="cavg"):
+    """Validated ``(llh or None, labels, decisions or None, n_classes, class counts)``; every
+    class needs trials (the flat prior of CAVG). A :class:`MulticlassTrials` gives its active
+    view (:func:`_flat_trials`); decisions alone are validated as the trials' matrix.
+    """
+    if llh is None and decisions is None:
+        raise ValueError("give llh (log-likelihoods) or decisions")
+    if isinstance(llh, MulticlassTrials):
+        t = _flat_trials(llh, labels, who)
+    elif llh is not None:
+        t = as_multiclass_trials(llh, labels)
     if decisions is None:
-        if llh is None:
-            raise ValueError("give llh (log-likelihoods) or decisions")
-        t = MulticlassTrials(llh, labels)
         return t.llh, t.labels, None, t.n_classes, t.counts
-    L = None if llh is None else as_llh_matrix(llh)
     D = np.asarray(decisions)
     if D.ndim != 2 or D.dtype.kind not in "biuf":
         raise ValueError(
@@ -62,17 +76,12 @@ def _check_trials(llh, labels, decisions=None):
         if not np.isin(D, (0, 1)).all():
             raise ValueError("decisions must contain only 0/1 or False/True")
     D = D.astype(bool)
-    if L is not None and D.shape != L.shape:
-        raise ValueError(f"decisions has shape {D.shape} but llh has shape {L.shape}")
-    N = D.shape[1]
-    if N < 2:
-        raise ValueError(f"CAVG needs at least 2 classes, got {N}")
-    y = as_class_labels(labels, N)
-    if y.shape[0] != D.shape[0]:
-        raise ValueError(
-            f"decisions and labels have different numbers of trials ({D.shape[0]} and {y.shape[0]})"
-        )
-    return L, y, D, N, class_totals(y, np.full(N, 1.0 / N))
+    if llh is None:  # the decisions stand for the log-likelihoods: one validation of both
+        t = as_multiclass_trials(D, labels, llh_name="decisions")
+        return None, t.labels, D, t.n_classes, t.counts
+    if D.shape != t.llh.shape:
+        raise ValueError(f"decisions has shape {D.shape} but llh has shape {t.llh.shape}")
+    return t.llh, t.labels, D, t.n_classes, t.counts
 
 
 def _acceptance_rates(decisions, y, counts):
@@ -92,21 +101,24 @@ def _cavg_from_rates(A, p_target):
     return float(np.mean(p_target * p_miss + (1.0 - p_target) * p_fa))
 
 
-def cavg(llh, labels, decisions=None, p_target=0.5) -> float:
+def cavg(llh, labels=None, decisions=None, p_target=0.5) -> float:
     """NIST LRE CAVG (thesis eq. 8.3): average detection cost over the N target languages.
 
     Parameters
     ----------
-    llh : array_like of shape (n_trials, N), or None
+    llh : array_like of shape (n_trials, N), MulticlassTrials or None
         Natural-log likelihoods; the decisions are their Bayes decisions: accept target k iff
         its detection LLR (flat non-target prior) ``>= -logit(p_target)``, i.e. at
         ``p_target = 1/2`` iff its posterior at the flat prior is ``>= 1/N`` (thesis 8.1.1).
-        May be None when ``decisions`` are given.
-    labels : array_like of int, shape (n_trials,)
+        May be None when ``decisions`` are given. Or a
+        :class:`~focal.core.multiclass.MulticlassTrials` (``labels`` omitted): CAVG over its
+        classes of non-zero prior, which must be equal, and their trials (e.g. the closed set
+        of trials at the Albayzin prior).
+    labels : array_like of int, shape (n_trials,), optional
         True class ``0..N-1``; every class needs trials.
     decisions : array_like of bool, shape (n_trials, N), optional
         Hard accept (True / 1) / reject decisions, one per trial and target, used instead of
-        the Bayes decisions of ``llh``.
+        the Bayes decisions of ``llh`` (with a ``MulticlassTrials``: of its active view).
     p_target : float
         Target prior of each detection application (1/2 in NIST LREs; thesis eq. 8.28 sweeps it).
 
@@ -223,9 +235,9 @@ def _sweep_rates(lam, y, counts, thresholds, shift=None, weights=None):
     return p_miss, p_fa
 
 
-def _prior_sweep(llh, labels, prior, pt, recalibrated):
+def _prior_sweep(trials, pt, recalibrated):
     """:func:`cavg_sweep` at a non-flat evaluation prior (E_lre, thesis eq. 8.11)."""
-    t = MulticlassTrials(llh, labels, prior).active()
+    t = trials.active()
     L, y, p = t.llh, t.labels, t.prior
     N = p.size
     if N < 2:
@@ -258,7 +270,9 @@ def _prior_sweep(llh, labels, prior, pt, recalibrated):
     )
 
 
-def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=None) -> CavgSweep:
+def cavg_sweep(
+    llh, labels=None, p_targets=None, recalibrated: bool = True, prior=None
+) -> CavgSweep:
     """CAVG swept over the target prior alpha (thesis sec. 8.5.1, eq. 8.28), as plot data.
 
     Application k has target prior alpha and non-target priors ``(1 - alpha)/(N - 1)``; its
@@ -267,10 +281,12 @@ def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=Non
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods (finite).
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1``.
+    llh : array_like, shape (n_trials, N), or MulticlassTrials
+        Natural-log likelihoods (finite); or a
+        :class:`~focal.core.multiclass.MulticlassTrials` (``labels`` omitted), swept at its
+        prior: CAVG when the prior is flat over every class, else E_lre as for ``prior``.
+    labels : array_like of int, shape (n_trials,), optional
+        True class ``0..N-1`` (with array ``llh``).
     p_targets : array_like, optional
         Target priors in (0, 1); default 201 points evenly spaced in logit from -7 to 7.
     recalibrated : bool, default True
@@ -298,9 +314,10 @@ def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=Non
         pt = np.asarray(p_targets, dtype=float).ravel()
         if pt.size == 0 or not ((pt > 0) & (pt < 1)).all():
             raise ValueError("p_targets must be probabilities strictly between 0 and 1")
-    if prior is not None:
-        return _prior_sweep(llh, labels, prior, pt, recalibrated)
-    trials = MulticlassTrials(llh, labels)
+    given = isinstance(llh, MulticlassTrials)
+    trials = as_multiclass_trials(llh, labels, prior, who="cavg_sweep")
+    if (prior is not None and not given) or (given and (trials.prior != trials.prior[0]).any()):
+        return _prior_sweep(trials, pt, recalibrated)
     L, y, counts = trials.llh, trials.labels, trials.counts
     thr = -logit(pt)
     p_miss, p_fa = _sweep_rates(detection_llrs(L), y, counts, thr)
@@ -321,183 +338,7 @@ def cavg_sweep(llh, labels, p_targets=None, recalibrated: bool = True, prior=Non
     )
 
 
-# ---------------------------------------------------------------------------------------------
-# every subset of the classes (thesis sec. 8.3.3, fig. 8.3)
-
-
-@dataclass(frozen=True)
-class SubsetAnalysis:
-    """A measure evaluated on every subset of at least two classes (thesis fig. 8.3).
-
-    Subset ``s`` is the LRE restricted to the classes in ``masks[s]`` with a flat prior over
-    them (the other prior components zeroed and the rest renormalized), using only the trials
-    of those classes.
-
-    Attributes
-    ----------
-    masks : ndarray of bool, shape (n_subsets, N)
-    sizes : ndarray of int, shape (n_subsets,)
-    values : ndarray, shape (n_subsets,)
-    measure : str
-    """
-
-    masks: np.ndarray
-    sizes: np.ndarray
-    values: np.ndarray
-    measure: str
-
-
-def _count_rows(flags: np.ndarray) -> np.ndarray:
-    """Column counts of a 2-D boolean array (fast: byte view, int32 accumulator)."""
-    return np.add.reduce(flags.view(np.uint8), axis=0, dtype=np.int32)
-
-
-def _subset_stats(L, y, want_xe):
-    """Sufficient statistics of every subset (bitmask ``g`` over the N classes) and class i:
-    ``miss[g, i]`` trials of i rejecting i, ``fa[g, i]`` false accepts of other classes of g by
-    trials of i, ``xe[g, i]`` sum of -log posterior of i (flat prior over g), nats.
-    """
-    n, N = L.shape
-    size = 1 << N
-    miss = np.zeros((size, N))
-    fa = np.zeros((size, N))
-    xe = np.zeros((size, N)) if want_xe else None
-    top = L.max(axis=1)
-    wide = (top - L.min(axis=1)) > _WIDE
-    E = np.exp(L - top[:, None])  # in [e^-600, 1] on the fast rows: no underflow
-    per_chunk = max(1, (1 << 21) >> (N - 1))
-    for i in range(N):
-        others = np.delete(np.arange(N), i)
-        n_local = 1 << (N - 1)
-        # local subset s (all contain i) has bit p set when it contains others[p]
-        bits = (np.arange(n_local)[None, :] >> np.arange(N - 1)[:, None]) & 1  # (N-1, n_local)
-        glob = (1 << i) | ((1 << others) @ bits)
-        m = 1.0 + bits.sum(axis=0)
-        rows = np.flatnonzero((y == i) & ~wide)
-        miss_i = np.zeros(n_local)
-        fa_i = np.zeros(n_local)
-        xe_i = np.zeros(n_local)
-        for lo in range(0, rows.size, per_chunk):
-            Ec = E[rows[lo : lo + per_chunk]]
-            # sum of E over every subset, by doubling: subsets with bit p = those without + E_p
-            sums = np.empty((Ec.shape[0], n_local))
-            sums[:, 0] = Ec[:, i]
-            for p, k in enumerate(others):
-                h = 1 << p
-                np.add(sums[:, :h], Ec[:, k : k + 1], out=sums[:, h : 2 * h])
-            R = sums / m  # accept k iff E_k >= mean of E over the subset
-            miss_i += _count_rows(Ec[:, i : i + 1] < R)
-            for p, k in enumerate(others):
-                fa_i += _count_rows(Ec[:, k : k + 1] >= R) * bits[p]
-            if want_xe:
-                xe_i += np.log(sums).sum(axis=0) - np.log(Ec[:, i]).sum()
-        miss[glob, i] += miss_i
-        fa[glob, i] += fa_i
-        if want_xe:
-            xe[glob, i] += xe_i
-    if wide.any():
-        _subset_stats_exact(L[wide], y[wide], miss, fa, xe)
-    return miss, fa, xe
-
-
-def _subset_stats_exact(L, y, miss, fa, xe):
-    """The same statistics for rows of very wide dynamic range, one subset at a time, each
-    shifted by its own maximum (exact for log-likelihoods of any magnitude).
-    """
-    N = L.shape[1]
-    for size in range(2, N + 1):
-        for combo in combinations(range(N), size):
-            cols = np.array(combo)
-            rows = np.isin(y, cols)
-            if not rows.any():
-                continue
-            g = int(np.sum(1 << cols))
-            sub = L[rows][:, cols]
-            own = np.searchsorted(cols, y[rows])
-            shift = sub.max(axis=1)
-            E = np.exp(sub - shift[:, None])
-            total = E.sum(axis=1)
-            accept = size * E >= total[:, None]
-            r = np.arange(own.size)
-            own_acc = accept[r, own]
-            miss[g, cols] += np.bincount(own, weights=~own_acc, minlength=size)
-            fa[g, cols] += np.bincount(own, weights=accept.sum(axis=1) - own_acc, minlength=size)
-            if xe is not None:
-                cost = np.log(total) + shift - sub[r, own]
-                xe[g, cols] += np.bincount(own, weights=cost, minlength=size)
-
-
-def subset_analysis(llh, labels, measure="cavg", progress=False) -> SubsetAnalysis:
-    """Evaluate ``measure`` on every subset of two or more classes (thesis sec. 8.3.3, fig. 8.3).
-
-    Each subset defines an LRE of its own: the prior is flat over its classes (zero elsewhere)
-    and only the trials of those classes count. For N = 14 there are 16369 such subsets
-    (``2^N - N - 1``; one class alone is no recognition problem).
-
-    Parameters
-    ----------
-    llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods; N at most 20.
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1``; every class needs trials.
-    measure : {"cavg", "multiclass_cross_entropy", "multiclass_cllr"} or callable
-        ``"cavg"``: CAVG of the Bayes decisions at P_target = 1/2 (thesis eqs. 8.3, 8.11);
-        ``"multiclass_cross_entropy"``: C_mce in nats; ``"multiclass_cllr"``: the same in bits.
-        The built-in measures are computed for all subsets at once from per-(subset, class)
-        decision counts (one matrix product per class and chunk of trials). A callable
-        ``measure(llh_subset, labels_subset) -> float`` is called once per subset, with the
-        columns of the subset and labels renumbered ``0..m-1`` (slow for large N).
-    progress : bool or callable, default False
-        With a callable ``measure``: a tqdm bar over the subsets (the ``progress`` extra), or a
-        callable given the number of subsets done.
-
-    Returns
-    -------
-    SubsetAnalysis
-        The measure of every subset of two or more classes.
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> from focal.metrics import subset_analysis
-    >>> res = subset_analysis(np.zeros((6, 3)), [0, 1, 2, 0, 1, 2])
-    >>> res.sizes, res.values        # 3 pairs and the triple; useless scores: CAVG 1/2
-    (array([2, 2, 2, 3]), array([0.5, 0.5, 0.5, 0.5]))
-    """
-    L, y, _, N, counts = _check_trials(llh, labels)
-    if N > _MAX_SUBSET_CLASSES:
-        raise ValueError(
-            f"subset_analysis enumerates 2^N subsets; N = {N} is more than {_MAX_SUBSET_CLASSES}"
-        )
-    g = np.arange(1 << N)
-    member = ((g[:, None] >> np.arange(N)) & 1).astype(bool)
-    sizes = member.sum(axis=1)
-    keep = sizes >= 2
-    masks, sizes, g = member[keep], sizes[keep], g[keep]
-    if callable(measure):
-        from .._progress import Progress
-
-        values = np.empty(g.size)
-        with Progress(progress, g.size, "subsets") as bar:
-            for s, mask in enumerate(masks):
-                cols = np.flatnonzero(mask)
-                rows = mask[y]
-                values[s] = measure(L[rows][:, cols], np.searchsorted(cols, y[rows]))
-                bar.update()
-        name = getattr(measure, "__name__", "callable")
-        return SubsetAnalysis(masks=masks, sizes=sizes, values=values, measure=name)
-    if measure not in _SUBSET_MEASURES:
-        raise ValueError(
-            f"measure must be one of {_SUBSET_MEASURES} or a callable, got {measure!r}"
-        )
-    miss, fa, xe = _subset_stats(L, y, want_xe=measure != "cavg")
-    miss, fa = miss[g], fa[g]
-    m = sizes.astype(float)
-    if measure == "cavg":
-        per_class = 0.5 * miss / counts + 0.5 * fa / counts / np.maximum(m - 1, 1)[:, None]
-    else:
-        per_class = xe[g] / counts
-    values = np.where(masks, per_class, 0.0).sum(axis=1) / m
-    if measure == "multiclass_cllr":
-        values = values / np.log(2.0)
-    return SubsetAnalysis(masks=masks, sizes=sizes, values=values, measure=measure)
+# the subset analysis lives in focal.metrics.lre_subsets; this import path still gives it
+__getattr__, __dir__, _ = attach(
+    __name__, {"focal.metrics.lre_subsets": ("SubsetAnalysis", "subset_analysis")}
+)

@@ -4,7 +4,13 @@ Inputs: ``llh`` of shape ``(n_trials, n_classes)``, natural-log likelihoods defi
 per-trial constant (Albayzin plan eq. 1), finite; ``labels`` the true class index ``0..N-1`` of
 every trial; ``prior`` a probability vector over the classes that may contain zeros (a class
 with zero prior is ignored, and so are its trials: Albayzin footnote 8). Bad input raises
-``ValueError`` before any work.
+``ValueError`` before any work. Every measure also takes a
+:class:`~focal.core.multiclass.MulticlassTrials` in place of ``(llh, labels[, prior])``
+(:func:`~focal.core.multiclass.as_multiclass_trials`): validated once, for several measures.
+
+This module holds the cross-entropy measures and the Albayzin criteria; the one-vs-rest
+detection and pairwise analyses are in :mod:`focal.metrics.multiclass_detection` (re-exported
+here).
 
 Units: cross-entropies ``C_mce`` are in nats (Albayzin eq. 6); ``multiclass_cllr`` is in bits
 (Brümmer & van Leeuwen eq. 17); binary measures follow :mod:`focal.metrics.binary`.
@@ -29,16 +35,19 @@ import numpy as np
 from ..core.affine import best_affine
 from ..core.multiclass import (
     MulticlassTrials,
-    as_class_labels,
-    as_llh_matrix,
-    check_prior,
+    _llh_columns,
+    as_multiclass_trials,
     cross_entropy_nats,
     prior_entropy_nats,
 )
 from ..core.multiclass_logistic import fit_multiclass
-from ..core.validation import check_probability
-from .binary import cllr as _binary_cllr
-from .binary import rocch
+from .multiclass_detection import (  # noqa: F401  (their import path before the split)
+    DetectionAnalysis,
+    PairwiseAnalysis,
+    detection_analysis,
+    detection_llrs,
+    pairwise_analysis,
+)
 
 __all__ = [
     "multiclass_cross_entropy",
@@ -47,17 +56,12 @@ __all__ = [
     "albayzin_measures",
     "AlbayzinMeasures",
     "affine_calibration",
-    "detection_llrs",
-    "detection_analysis",
-    "DetectionAnalysis",
-    "pairwise_analysis",
-    "PairwiseAnalysis",
 ]
 
 _LOG2 = float(np.log(2.0))
 
 
-def multiclass_cross_entropy(llh, labels, prior=None) -> float:
+def multiclass_cross_entropy(llh, labels=None, prior=None) -> float:
     """Multiclass cross-entropy C_mce in nats (Albayzin eq. 6; thesis eq. 8.14).
 
     ``C_mce = sum_i pi_i / |T_i| sum_{t in T_i} -log P(i | l_t, pi)`` with the posterior of
@@ -67,12 +71,13 @@ def multiclass_cross_entropy(llh, labels, prior=None) -> float:
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods (finite).
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1``.
+    llh : array_like, shape (n_trials, N), or MulticlassTrials
+        Natural-log likelihoods (finite); or a
+        :class:`~focal.core.multiclass.MulticlassTrials`, with ``labels`` omitted.
+    labels : array_like of int, shape (n_trials,), optional
+        True class ``0..N-1`` (with array ``llh``).
     prior : array_like, shape (N,), optional
-        Default flat. Zero entries ignore that class and its trials.
+        Default flat (or the trials' prior). Zero entries ignore that class and its trials.
 
     Returns
     -------
@@ -97,11 +102,11 @@ def multiclass_cross_entropy(llh, labels, prior=None) -> float:
     >>> round(multiclass_cross_entropy([[np.log(3.0), 0.0], [0.0, 0.0]], [0, 1]), 6)
     0.490415
     """
-    t = MulticlassTrials(llh, labels, prior).active()
+    t = as_multiclass_trials(llh, labels, prior, who="multiclass_cross_entropy").active()
     return cross_entropy_nats(t.llh, t.labels, t.prior)
 
 
-def multiclass_cllr(llh, labels, prior=None, normalize: bool = False) -> float:
+def multiclass_cllr(llh, labels=None, prior=None, normalize: bool = False) -> float:
     """Multiclass Cllr in bits: C_mce / log 2 (Brümmer & van Leeuwen eq. 17, flat prior).
 
     The reference value of an uninformative system is ``log2 N`` at the flat prior (the prior
@@ -111,12 +116,14 @@ def multiclass_cllr(llh, labels, prior=None, normalize: bool = False) -> float:
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods (finite), one row per trial.
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1`` of each trial.
+    llh : array_like, shape (n_trials, N), or MulticlassTrials
+        Natural-log likelihoods (finite), one row per trial; or a
+        :class:`~focal.core.multiclass.MulticlassTrials`, with ``labels`` omitted.
+    labels : array_like of int, shape (n_trials,), optional
+        True class ``0..N-1`` of each trial (with array ``llh``).
     prior : array_like, shape (N,), optional
-        Class prior, default flat. Zero entries ignore that class and its trials.
+        Class prior, default flat (or the trials'). Zero entries ignore that class and its
+        trials.
     normalize : bool, default False
         Divide by the prior entropy, so an uninformative system scores 1.
 
@@ -137,7 +144,7 @@ def multiclass_cllr(llh, labels, prior=None, normalize: bool = False) -> float:
     >>> float(multiclass_cllr(np.zeros((4, 4)), [0, 1, 2, 3]))   # useless: log2 4 bits
     2.0
     """
-    t = MulticlassTrials(llh, labels, prior).active()
+    t = as_multiclass_trials(llh, labels, prior, who="multiclass_cllr").active()
     xe = cross_entropy_nats(t.llh, t.labels, t.prior)
     return xe / prior_entropy_nats(t.prior) if normalize else xe / _LOG2
 
@@ -228,7 +235,7 @@ class AlbayzinMeasures:
         return d
 
 
-def affine_calibration(llh, labels, prior=None, nonnegative_alpha: bool = False):
+def affine_calibration(llh, labels=None, prior=None, nonnegative_alpha: bool = False):
     """The best affine recalibration ``alpha * l + beta`` (Albayzin eqs. 11-12; Brümmer & van
     Leeuwen eq. 18; thesis eqs. 8.21-8.23).
 
@@ -248,12 +255,14 @@ def affine_calibration(llh, labels, prior=None, nonnegative_alpha: bool = False)
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods (finite), one row per trial.
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1`` of each trial.
+    llh : array_like, shape (n_trials, N), or MulticlassTrials
+        Natural-log likelihoods (finite), one row per trial; or a
+        :class:`~focal.core.multiclass.MulticlassTrials`, with ``labels`` omitted.
+    labels : array_like of int, shape (n_trials,), optional
+        True class ``0..N-1`` of each trial (with array ``llh``).
     prior : array_like, shape (N,), optional
-        Class prior, default flat. Zero entries ignore that class and its trials.
+        Class prior, default flat (or the trials'). Zero entries ignore that class and its
+        trials.
     nonnegative_alpha : bool, default False
         Constrain ``alpha >= 0`` (the thesis' E_lre^opt) instead of a free ``alpha``.
 
@@ -262,13 +271,24 @@ def affine_calibration(llh, labels, prior=None, nonnegative_alpha: bool = False)
     alpha : float
         The scale.
     beta : ndarray, shape (N,)
-        Zero mean over the classes with non-zero prior, 0 for the others.
+        Zero mean over the classes with non-zero prior, 0 for the others (over the columns of
+        ``llh``, or of the trials given).
     c_min : float
         Cross-entropy after recalibration, nats.
     """
-    t = MulticlassTrials(llh, labels, prior).active()
-    alpha, beta, c_min = affine_calibration_of_trials(t, nonnegative_alpha)
-    return alpha, t.scatter(beta), c_min
+    trials = as_multiclass_trials(llh, labels, prior, who="affine_calibration")
+    alpha, beta, c_min = affine_calibration_of_trials(trials.active(), nonnegative_alpha)
+    return alpha, _in_columns(trials, beta), c_min
+
+
+def _in_columns(trials: MulticlassTrials, values) -> np.ndarray:
+    """Per-class values of ``trials.active()`` placed in the columns of ``trials`` (0 for the
+    classes of zero prior): :meth:`MulticlassTrials.scatter` relative to the trials given,
+    which may themselves be a view.
+    """
+    out = np.zeros(trials.n_classes)
+    out[trials.active_mask] = values
+    return out
 
 
 def affine_calibration_of_trials(trials, nonnegative_alpha: bool = False):
@@ -291,22 +311,30 @@ def affine_calibration_of_trials(trials, nonnegative_alpha: bool = False):
 
 
 def albayzin_measures(
-    llh, labels, open_set: bool = False, prior=None, nonnegative_alpha: bool = False
+    llh,
+    labels=None,
+    open_set: bool | None = None,
+    prior=None,
+    nonnegative_alpha: bool = False,
 ) -> AlbayzinMeasures:
     """C_mce, C_def, C_min, F_act, F_dis and F_cal of the Albayzin 2012 plan (sec. 4).
 
     Parameters
     ----------
-    llh : array_like, shape (n_trials, m)
+    llh : array_like, shape (n_trials, m), or MulticlassTrials
         Log-likelihoods of the n = m - 1 target languages and, in the last column, the
-        out-of-set class (a fake column in closed-set submissions).
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..m-1`` (``m - 1`` = out-of-set).
-    open_set : bool
-        The prior of eq. 2: closed set (``pi_m = 0``: out-of-set trials and column ignored) or
-        open set (``pi_m = 1/m``).
+        out-of-set class (a fake column in closed-set submissions); or a
+        :class:`~focal.core.multiclass.MulticlassTrials`, with ``labels`` omitted, whose prior
+        is then the evaluation prior (e.g. built with :func:`albayzin_prior`).
+    labels : array_like of int, shape (n_trials,), optional
+        True class ``0..m-1`` (``m - 1`` = out-of-set), with array ``llh``.
+    open_set : bool, optional
+        The prior of eq. 2: closed set (``pi_m = 0``: out-of-set trials and column ignored,
+        the default for arrays) or open set (``pi_m = 1/m``). With a ``MulticlassTrials`` it
+        may only confirm the trials' prior.
     prior : array_like, shape (m,), optional
-        Any other evaluation prior (overrides eq. 2), e.g. the flat prior of thesis sec. 8.4.
+        Any other evaluation prior (overrides eq. 2), e.g. the flat prior of thesis sec. 8.4;
+        with a ``MulticlassTrials``, only its own.
     nonnegative_alpha : bool
         False (default): C_min minimizes over an unconstrained ``alpha`` (the plan's eqs. 11-12,
         the official criterion), so a sign-inverted submission keeps the discrimination it
@@ -321,6 +349,12 @@ def albayzin_measures(
         ``C`` values in nats (eqs. 6, 7, 12); ``F`` values dimensionless (eqs. 8-14).
         ``f_cal`` is ``inf`` when ``f_dis`` is 0 (separable data) but ``f_act`` is not.
 
+    Raises
+    ------
+    ValueError
+        Bad input (:class:`~focal.core.multiclass.MulticlassTrials`), or a ``MulticlassTrials``
+        with ``labels``, or with an ``open_set`` or ``prior`` other than its own prior.
+
     Examples
     --------
     The default system of a closed-set task with 6 targets (the 7th column is the fake
@@ -332,14 +366,18 @@ def albayzin_measures(
     >>> round(m.c_mce, 6), round(m.f_def, 6), m.f_act, m.f_cal
     (1.791759, 5.0, 1.0, 0.0)
     """
-    L = as_llh_matrix(llh)
-    pr = albayzin_prior(L.shape[1], open_set) if prior is None else prior
-    trials = MulticlassTrials(L, labels, pr)
+    if isinstance(llh, MulticlassTrials):
+        if prior is None and open_set is not None:
+            prior = albayzin_prior(llh.n_classes, open_set)
+    elif prior is None:
+        llh, m = _llh_columns(llh)
+        prior = albayzin_prior(m, bool(open_set))
+    trials = as_multiclass_trials(llh, labels, prior, who="albayzin_measures")
     t = trials.active()
     c_mce = cross_entropy_nats(t.llh, t.labels, t.prior)
     c_def = prior_entropy_nats(t.prior)
     alpha, beta, c_min = affine_calibration_of_trials(t, nonnegative_alpha)
-    beta = t.scatter(beta)
+    beta = _in_columns(trials, beta)
     f_mce, f_def, f_min = np.expm1(c_mce), np.expm1(c_def), np.expm1(c_min)
     f_act = f_mce / f_def
     f_dis = f_min / f_def
@@ -360,244 +398,4 @@ def albayzin_measures(
         f_cal=float(f_cal),
         alpha=alpha,
         beta=beta,
-    )
-
-
-def detection_llrs(llh, prior=None) -> np.ndarray:
-    """Detection LLR of every class against the rest (Brümmer & van Leeuwen eq. 9), natural log.
-
-    Column t is ``lambda_t = -log sum_{i != t} pi_i / (1 - pi_t) exp(-(l_t - l_i))``: the LLR of
-    "class t" against "not t" when the non-targets are weighted by their share of the prior
-    (flat by default: NIST LRE's non-target prior). Any binary measure then applies per target,
-    with the target prior of the application (Bayes threshold ``-logit(pi_t)``, eq. 10).
-    Zero-prior classes are left out of every non-target mixture (their own column is still
-    computed). Exact for log-likelihoods of any magnitude: the sum is shifted by the largest
-    non-target log-likelihood, and an uninformative (constant) row gives exactly 0. O(n N).
-
-    Parameters
-    ----------
-    llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods (finite), one row per trial.
-    prior : array_like, shape (N,), optional
-        Class prior weighting the non-target mixture, default flat; zero entries are left out.
-
-    Returns
-    -------
-    ndarray, shape (n_trials, N)
-        Natural-log detection LLR of every class against the rest, per trial.
-
-    Examples
-    --------
-    Class 0 twice as likely as each of the others: LLR log 2 against their mean; class 1
-    against the mean of (2, 1): log(1/1.5).
-
-    >>> import numpy as np
-    >>> from focal.metrics import detection_llrs
-    >>> detection_llrs([[np.log(2.0), 0.0, 0.0]]).round(6)
-    array([[ 0.693147, -0.405465, -0.405465]])
-    """
-    L = as_llh_matrix(llh)
-    p = check_prior(prior, L.shape[1])
-    n, N = L.shape
-    act = np.flatnonzero(p > 0)
-    La, pa = L[:, act], p[act]
-    rows = np.arange(n)
-    # lambda_t = (l_t - M) - log1p(sum_{i != t} w_i expm1(l_i - M)), w = normalized non-target
-    # prior, M the largest non-target log-likelihood: the top active one, or for the column
-    # holding it, the second. All expm1 arguments are <= 0 (no overflow) and a constant row
-    # gives exactly 0.
-    order = np.argsort(-La, axis=1, kind="stable")[:, :2]
-    top, second = La[rows, order[:, 0]], La[rows, order[:, 1]]
-    D1 = np.expm1(La - top[:, None])
-    A1 = D1 @ pa
-    D2 = La - second[:, None]
-    D2[rows, order[:, 0]] = 0.0
-    A2 = np.expm1(D2) @ pa
-    p_total = float(pa.sum())
-    out = np.empty((n, N))
-    for t in range(N):
-        j = int(np.searchsorted(act, t))
-        if j < act.size and act[j] == t:
-            rest = p_total - pa[j]
-            hold = order[:, 0] == j
-            free = ~hold
-            x = (A1[free] - pa[j] * D1[free, j]) / rest
-            out[free, t] = (L[free, t] - top[free]) - np.log1p(x)
-            out[hold, t] = (L[hold, t] - second[hold]) - np.log1p(A2[hold] / rest)
-        else:
-            out[:, t] = (L[:, t] - top) - np.log1p(A1 / p_total)
-    return out
-
-
-@dataclass(frozen=True)
-class DetectionAnalysis:
-    """Binary analysis of every one-vs-rest detection LLR (Brümmer & van Leeuwen sec. 4.3).
-
-    Attributes
-    ----------
-    classes : ndarray of int
-        The target classes analysed.
-    cllr, min_cllr : ndarray
-        Binary Cllr and minCllr (PAV) of each target's detection LLRs at ``p_target``, bits
-        normalized by the prior entropy (:func:`focal.metrics.cllr`).
-    eer : ndarray
-        ROCCH-EER of each target (fraction).
-    p_target : float
-    """
-
-    classes: np.ndarray
-    cllr: np.ndarray
-    min_cllr: np.ndarray
-    eer: np.ndarray
-    p_target: float
-
-
-def detection_analysis(llh, labels, prior=None, p_target=0.5) -> DetectionAnalysis:
-    """Cllr, minCllr and EER of the detection LLRs of every active class (2006 paper sec. 4.3).
-
-    Target trials of class t are those labelled t; non-targets are the trials of the other
-    classes with non-zero prior. The detection LLRs use ``prior`` for the non-target mixture
-    (eq. 9); the binary measures are evaluated at ``p_target`` (0.5: classical Cllr).
-
-    Parameters
-    ----------
-    llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods (finite), one row per trial.
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1`` of each trial.
-    prior : array_like, shape (N,), optional
-        Class prior, default flat. Zero entries ignore that class and its trials.
-    p_target : float, default 0.5
-        Target prior of the binary measures.
-
-    Returns
-    -------
-    DetectionAnalysis
-        Cllr and minCllr (bits per bit) and EER (fraction) of each active class.
-
-    References
-    ----------
-    .. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-       Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
-    """
-    trials = MulticlassTrials(llh, labels, prior)
-    L, y, p = trials.llh, trials.labels, trials.prior
-    pt = check_probability(p_target)
-    lam = detection_llrs(L, p)
-    act = np.flatnonzero(p > 0)
-    counted = p[y] > 0
-    c, mc, e = [], [], []
-    for t in act:
-        tar = lam[y == t, t]
-        non = lam[counted & (y != t), t]
-        hull = rocch(tar, non)
-        c.append(_binary_cllr(tar, non, pt))
-        mc.append(hull.min_cllr(pt))
-        e.append(hull.eer)
-    return DetectionAnalysis(
-        classes=act, cllr=np.array(c), min_cllr=np.array(mc), eer=np.array(e), p_target=pt
-    )
-
-
-@dataclass(frozen=True)
-class PairwiseAnalysis:
-    """Pairwise calibration analysis (Brümmer & van Leeuwen sec. 4.2; Albayzin sec. 4.4).
-
-    Attributes
-    ----------
-    pairs : ndarray of int, shape (P, 2)
-        Class pairs ``(i, j)``, ``i < j``.
-    cllr, min_cllr : ndarray, shape (P,)
-        Binary Cllr and minCllr (PAV) of the pairwise LLR ``l_i - l_j`` on the trials of
-        classes i and j, at the flat pair prior (1/2, 1/2), bits (1 = uninformative). Symmetric
-        in i and j. ``cllr - min_cllr`` is the pair's calibration loss.
-    n_trials : ndarray of int, shape (P,)
-        Trials of the two classes.
-    n_classes : int
-    """
-
-    pairs: np.ndarray
-    cllr: np.ndarray
-    min_cllr: np.ndarray
-    n_trials: np.ndarray
-    n_classes: int
-
-    def matrix(self, measure: str = "cllr") -> np.ndarray:
-        """``(N, N)`` symmetric matrix of ``measure`` (``"cllr"`` or ``"min_cllr"``); NaN on
-        the diagonal and for pairs not analysed.
-
-        Parameters
-        ----------
-        measure : {"cllr", "min_cllr"}, default "cllr"
-            The measure to arrange.
-
-        Returns
-        -------
-        ndarray of shape (N, N)
-            The measure of pair (i, j) at ``[i, j]`` and ``[j, i]``, bits per bit.
-        """
-        if measure not in ("cllr", "min_cllr"):
-            raise ValueError(f"measure must be 'cllr' or 'min_cllr', got {measure!r}")
-        out = np.full((self.n_classes, self.n_classes), np.nan)
-        vals = getattr(self, measure)
-        out[self.pairs[:, 0], self.pairs[:, 1]] = vals
-        out[self.pairs[:, 1], self.pairs[:, 0]] = vals
-        return out
-
-
-def pairwise_analysis(llh, labels, classes=None) -> PairwiseAnalysis:
-    """Cllr and minCllr of every pair of classes (2006 paper sec. 4.2, Albayzin sec. 4.4).
-
-    For each pair ``i < j`` the pairwise LLR ``l_i - l_j`` is evaluated as a binary detector
-    (targets: trials of class i; non-targets: trials of class j) with the binary Cllr and the
-    PAV minCllr at the flat prior. An affine recalibration ``alpha l + beta`` with ``alpha > 0``
-    leaves every minCllr unchanged (it maps each pairwise LLR monotonically).
-
-    Parameters
-    ----------
-    llh : array_like, shape (n_trials, N)
-        Natural-log likelihoods (finite), one row per trial.
-    labels : array_like of int, shape (n_trials,)
-        True class ``0..N-1`` of each trial.
-    classes : sequence of int, optional
-        The classes to pair (default all); each needs trials.
-
-    Returns
-    -------
-    PairwiseAnalysis
-        Cllr and minCllr of every pair.
-
-    References
-    ----------
-    .. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-       Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
-    .. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-       G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-       GTTS, UPV/EHU, 2012 ("Albayzin plan").
-    """
-    L = as_llh_matrix(llh)
-    N = L.shape[1]
-    cls = np.arange(N) if classes is None else np.unique(as_class_labels(classes, N, "classes"))
-    if cls.size < 2:
-        raise ValueError(f"classes must name at least two classes, got {cls.tolist()}")
-    pair_prior = np.zeros(N)
-    pair_prior[cls] = 1.0 / cls.size  # the classes analysed must have trials
-    y = MulticlassTrials(L, labels, pair_prior).labels
-    by_class = {int(i): np.flatnonzero(y == i) for i in cls}
-    pairs, c, mc, nt = [], [], [], []
-    for a in range(cls.size):
-        for b in range(a + 1, cls.size):
-            i, j = int(cls[a]), int(cls[b])
-            tar = L[by_class[i], i] - L[by_class[i], j]
-            non = L[by_class[j], i] - L[by_class[j], j]
-            pairs.append((i, j))
-            c.append(_binary_cllr(tar, non))
-            mc.append(rocch(tar, non).min_cllr(0.5))
-            nt.append(tar.size + non.size)
-    return PairwiseAnalysis(
-        pairs=np.array(pairs, dtype=np.int64),
-        cllr=np.array(c),
-        min_cllr=np.array(mc),
-        n_trials=np.array(nt, dtype=np.int64),
-        n_classes=N,
     )

@@ -26,9 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.multiclass import MulticlassTrials, as_class_labels, as_llh_matrix
+from ..core.multiclass import _llh_columns, as_multiclass_trials
 from .lre import cavg
-from .multiclass import AlbayzinMeasures, albayzin_measures, multiclass_cllr
+from .multiclass import AlbayzinMeasures, albayzin_measures, albayzin_prior, multiclass_cllr
 
 __all__ = [
     "CONDITIONS",
@@ -192,14 +192,16 @@ class MulticlassReport:
         return "\n".join(lines)
 
 
-def _condition_result(L, y, condition) -> ConditionResult:
-    m = albayzin_measures(L, y, open_set=condition == "open")
-    t = MulticlassTrials(L, y, m.prior).active()
+def _condition_result(trials, condition) -> ConditionResult:
+    """The measures of ``trials`` (a MulticlassTrials at the Albayzin prior of ``condition``)."""
+    m = albayzin_measures(trials)
+    # the Cllr has always been computed at m.prior renormalized (check_prior of a normalized
+    # prior can move it by an ulp): with_prior keeps that, and the printed digits
     return ConditionResult(
         condition=condition,
         albayzin=m,
-        multiclass_cllr=float(multiclass_cllr(L, y, m.prior)),
-        cavg=float(cavg(t.llh, t.labels)),
+        multiclass_cllr=float(multiclass_cllr(trials.with_prior(m.prior))),
+        cavg=float(cavg(trials)),
     )
 
 
@@ -240,25 +242,26 @@ def multiclass_report(
         A condition that is not ``"closed"`` or ``"open"``, ``classes`` that do not match the
         columns, or what :func:`focal.metrics.albayzin_measures` refuses.
     """
-    L = as_llh_matrix(llh)
-    y = as_class_labels(labels, L.shape[1], "labels")
-    if L.shape[0] != y.shape[0]:
-        raise ValueError(
-            f"llh and labels have different numbers of trials ({L.shape[0]} and {y.shape[0]})"
-        )
+    L, m = _llh_columns(llh)
     classes = tuple(str(c) for c in classes)
-    if len(classes) != L.shape[1]:
-        raise ValueError(f"classes has {len(classes)} names, llh {L.shape[1]} columns")
+    if len(classes) != m:
+        raise ValueError(f"classes has {len(classes)} names, llh {m} columns")
     conditions = default_conditions(condition) if conditions is None else list(conditions)
     unknown = [c for c in conditions if c not in CONDITIONS]
     if unknown or not conditions:
         raise ValueError(f"conditions must be some of {', '.join(CONDITIONS)}, got {conditions!r}")
+    conditions = list(dict.fromkeys(conditions))
+    priors = [albayzin_prior(m, open_set=c == "open") for c in conditions]
+    trials = as_multiclass_trials(L, labels, priors[0])  # validated once
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        results = tuple(_condition_result(L, y, c) for c in dict.fromkeys(conditions))
+        results = tuple(
+            _condition_result(trials if k == 0 else trials.with_prior(p), c)
+            for k, (c, p) in enumerate(zip(conditions, priors))
+        )
     return MulticlassReport(
         name=str(name),
         classes=classes,
-        n_segments=int(y.shape[0]),
+        n_segments=trials.n_trials,
         task=task,
         condition=condition,
         results=results,

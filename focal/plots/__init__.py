@@ -29,13 +29,8 @@ except ImportError as exc:  # pragma: no cover - exercised by a subprocess test
 
 from .binary import APE_SCALE, ape_bar_axes, ape_plot, det_plot, ece_plot, nbe_plot, tippett_plot
 from .displays import APEDisplay, DETDisplay, ECEDisplay, NBEDisplay, TippettDisplay
-from .multiclass import (
-    cavg_sweep_plot,
-    detection_ape_plots,
-    detection_llr_scatter,
-    pairwise_bar_matrix,
-    subset_scatter,
-)
+from .lre import cavg_sweep_plot, subset_scatter
+from .multiclass import detection_ape_plots, detection_llr_scatter, pairwise_bar_matrix
 from .report import output_folder, write_report
 from .scales import ProbitScale
 from .std import std_det_plot

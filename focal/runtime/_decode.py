@@ -3,10 +3,9 @@
 Each loadable class of :mod:`focal._registry` gets a runtime class (:func:`runtime_class`): the
 map of :mod:`focal.runtime._models` that applies it, with the saved-state protocol of
 :mod:`focal.estimators._state` (the constructor parameters the registry lists, the saved
-fields of :mod:`focal._fitted_state`, and that module's checks of them). Only the parameter
-checks are restated here (those of the estimators' ``_check_params`` that bear on applying the
-model or on the checks of its fitted numbers), with the NumPy-only checks of
-:mod:`focal.core.validation`.
+fields of :mod:`focal._fitted_state`, and that module's checks of them and of the constructor
+parameters, :func:`focal._fitted_state.check_params`, which the estimators' ``_check_params``
+call too).
 """
 
 from __future__ import annotations
@@ -19,51 +18,9 @@ import numpy as np
 from .. import _fitted_state as fs
 from .._model_codec import StateError
 from ..core import maps
-from ..core.validation import check_int, check_non_negative, check_probability
 from . import _models
 
 __all__ = ["runtime_class"]
-
-_MODES = ("scalar", "calibration", "full")
-_QUALITY_FORMS = ("bilinear", "linear", "scale")
-_QUALITY_FEATURES = ("minmax", "sides")
-_QUALITY_TRANSFORMS = ("log", "logit")
-_CHOICES = {
-    "interpolation": maps.INTERPOLATIONS,
-    "mode": _MODES,
-    "covariance": fs.COVARIANCE_TYPES,
-    "form": _QUALITY_FORMS,
-    "features": _QUALITY_FEATURES,
-}
-
-
-def _check_params(p):
-    """The parameters' own checks (those of the estimators' ``_check_params``) that bear on
-    applying the model or on the checks of its fitted numbers.
-    """
-    if "p_target" in p:
-        check_probability(p["p_target"], "p_target")
-    if "reg" in p:
-        check_non_negative(p["reg"], "reg")
-    if "tol" in p:
-        check_non_negative(p["tol"], "tol", strict=True)
-    if "max_iter" in p:
-        check_int(p["max_iter"], "max_iter")
-    for key, allowed in _CHOICES.items():
-        if key in p and not (isinstance(p[key], str) and p[key] in allowed):
-            raise ValueError(f"{key} must be one of {allowed}, got {p[key]!r}")
-    if "pseudo_count" in p:
-        check_non_negative(p["pseudo_count"], "pseudo_count (0 turns bounding off)")
-    names = p.get("class_names")
-    if names is not None and (
-        type(names) is not list
-        or len(names) < 2
-        or len(set(names)) != len(names)
-        or any(type(c) is not str or not c for c in names)
-    ):
-        raise ValueError(
-            f"class_names must hold at least 2 distinct non-empty strings, got {names!r}"
-        )
 
 
 class _Saved:
@@ -82,7 +39,7 @@ class _Saved:
         return {p: self.params[p] for p in sorted(self._param_names)}
 
     def _check_params(self):
-        _check_params(self.params)
+        fs.check_params(self.params)
 
     def set_output(self, transform=None):
         """The container of ``focal.load``'s estimator; the runtime returns NumPy arrays."""
@@ -164,13 +121,9 @@ class _Gaussian(_Saved, _models.GaussianMap):
 class _Quality(_Saved, _models.QualityMap):
     def _validate_state(self, state, version):
         p = self.params
-        fs.check_quality_measures(state, p["measures"], p["form"], p["features"])
-        t, n = p["quality_transform"], len(state["measures_"])
-        items = [t] if t is None or isinstance(t, str) else list(t)
-        if any(v is not None and v not in _QUALITY_TRANSFORMS for v in items) or (
-            not (t is None or isinstance(t, str)) and len(items) != n
-        ):
-            raise StateError(f"quality_transform {t!r} does not fit {n} measures", "measures_")
+        fs.check_quality_measures(
+            state, p["measures"], p["form"], p["features"], p["quality_transform"]
+        )
         _binary_classes(self, state, version)
         return {
             **state,

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._fitted_state import quality_transforms
 from ..core import maps
 
 __all__ = [
@@ -134,8 +135,8 @@ class QualityMap(_BinaryOutput):
     """QualityFusion: the affine back-off, and the quality fusion where quality is complete."""
 
     def _transforms(self, M):
-        t = self.params["quality_transform"]
-        return [t] * M if t is None or isinstance(t, str) else list(t)
+        """The transform of each of M measures (as the estimator's ``_transforms``)."""
+        return quality_transforms(self.params["quality_transform"], M)
 
     def decision_function(self, X, quality=None):
         """Natural-log LLRs of trials with quality measures.

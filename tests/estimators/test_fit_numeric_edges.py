@@ -16,6 +16,7 @@ from scipy.special import expit, logit
 
 from focal import LinearCalibrator, LogisticFusion, MulticlassFusion
 from focal.core.logistic import DEFAULT_REG
+from focal.core.logistic_objective import LogisticDesign
 from focal.core.scoring_rules import expected_cost_at_infinity
 
 EXTREME_PRIORS = [1e-10, 1e-12, 1 - 1e-12]
@@ -393,7 +394,7 @@ def test_cheap_and_full_precision_derivatives_agree_on_ordinary_data():
     from focal.core.multiclass_objective import softmax_columns
 
     X, y = _data()
-    design = logistic._Design(X, y, 0.3, None, 0.0)
+    design = LogisticDesign(X, y, 0.3, None, 0.0)
     theta = np.array([0.9, 1.8, 0.3, -1.2])
     exact = design.log_pass(theta)
     design.accurate = False
@@ -412,6 +413,6 @@ def test_cheap_and_full_precision_derivatives_agree_on_ordinary_data():
     np.testing.assert_allclose(plain[2], full[2], rtol=0, atol=1e-17)
     # which form a fit uses: cheap at p = 0.5 and tol = 1e-10, exact at p = 1e-12
     for p, tol, accurate in ((0.5, 1e-10, False), (0.5, 1e-15, True), (1e-12, 1e-10, True)):
-        d = logistic._Design(X, y, p, None, 0.0)
+        d = LogisticDesign(X, y, p, None, 0.0)
         logistic._newton(d, np.zeros(4), None, tol, 1)
         assert d.accurate is accurate

@@ -177,3 +177,34 @@ def test_cavg_sweep_plot_draws_the_normalized_sweep(trials):
     assert {ln.get_gid(): ln for ln in raw.get_lines()}["cavg-actual"].get_ydata()[
         2
     ] == pytest.approx(cavg(llh, y), rel=1e-12)
+
+
+def _drawn(axes):
+    """Every line's and collection's data of a grid of Axes (or one Axes), in drawing order."""
+    out = []
+    for ax in np.atleast_1d(axes).ravel():
+        out += [np.asarray(ln.get_xydata()) for ln in ax.lines]
+        out += [np.asarray(c.get_offsets()) for c in ax.collections]
+    return out
+
+
+def test_the_detection_plots_take_a_multiclass_trials(trials):
+    from focal.core.multiclass import MulticlassTrials
+
+    llh, y, recal = trials
+    prior = np.array([0.3, 0.3, 0.4, 0.0, 0.0])
+    given = MulticlassTrials(llh, y, prior)
+    a = plots.detection_ape_plots(given, recalibrated=recal, class_names=NAMES)
+    b = plots.detection_ape_plots(llh, y, prior=prior, recalibrated=recal, class_names=NAMES)
+    for u, v in zip(_drawn(a), _drawn(b), strict=True):
+        np.testing.assert_array_equal(u, v)
+    a = plots.detection_llr_scatter(given, recal, target=1)
+    b = plots.detection_llr_scatter(llh, recal, y, 1, prior=prior)
+    for u, v in zip(_drawn(a), _drawn(b), strict=True):
+        np.testing.assert_array_equal(u, v)
+    with pytest.raises(ValueError, match="not both"):
+        plots.detection_ape_plots(given, y)
+    with pytest.raises(ValueError, match="conflicts"):
+        plots.detection_llr_scatter(given, recal, target=1, prior=np.full(5, 0.2))
+    with pytest.raises(ValueError, match="target is missing"):
+        plots.detection_llr_scatter(given, recal)

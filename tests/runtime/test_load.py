@@ -256,6 +256,34 @@ def test_what_focal_load_refuses_the_runtime_refuses(saved, tmp_path, name, what
     assert str(applied.value).split(": ")[1] == place, (str(loaded.value), str(applied.value))
 
 
+PARAMETER_EDITS = [
+    ("logistic", {"p_target": 1.5}),
+    ("logistic", {"max_iter": 0}),
+    ("pav", {"interpolation": "cubic"}),
+    ("pav", {"pseudo_count": -1.0}),
+    ("multiclass-scalar", {"mode": "rotation"}),
+    ("multiclass-scalar", {"class_names": ["a", "a", "b"]}),
+    ("gaussian-shared", {"covariance": "diagonal"}),
+]
+
+
+@pytest.mark.parametrize("name, params", PARAMETER_EDITS)
+def test_a_bad_parameter_gets_one_message_from_both_readers(saved, tmp_path, name, params):
+    """The estimators and the runtime check parameters with the same function, so a bad
+    parameter in a file is refused in the same words by ``focal.load`` and the runtime.
+    """
+    doc = json.loads(saved[name][0].read_text())
+    doc.pop("integrity")
+    doc["model"]["params"].update(params)
+    path = _write(tmp_path / "edited.json", doc)
+    with pytest.raises(ValueError) as loaded:
+        focal.load(path)
+    with pytest.raises(ValueError) as applied:
+        focal.runtime.load(path)
+    assert str(applied.value) == str(loaded.value)
+    assert next(iter(params)) in str(loaded.value)
+
+
 def test_bad_input_is_refused_with_a_clear_error(saved):
     model = focal.runtime.load(saved["logistic"][0])
     with pytest.raises(ValueError, match=r"shape \(n_trials, 3\)"):
