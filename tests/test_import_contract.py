@@ -202,6 +202,7 @@ NEUTRAL_MODULES = tuple(
         "io._text",
         "io._source",
         "io._numbers",
+        "io._arrow",
     )
 )
 #: Parts of one layer that must not import each other.

@@ -30,6 +30,8 @@ import functools
 
 import numpy as np
 
+from . import _arrow
+
 __all__ = ["byte_masks", "format_numbers", "parse_numbers"]
 
 _U = np.uint64
@@ -79,6 +81,9 @@ def parse_numbers(buf, starts, lengths, on_error):
     (``1e400``, which ``float`` reads as inf); ``inf`` and ``infinity`` (any case, signed) are
     accepted.
     """
+    fast = _arrow.parse_numbers(buf, starts, lengths)  # optional pyarrow, same values
+    if fast is not None:
+        return fast
     n = starts.size
     value = np.empty(n, dtype=np.float64)
     long = np.flatnonzero(lengths > _SLOW_WIDTH)  # rare: one at a time, memory stays linear

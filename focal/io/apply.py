@@ -1,10 +1,13 @@
-"""Apply a fitted model to score files: :func:`apply_model`, what ``focal apply`` runs.
+"""Apply a fitted model to score files: :func:`apply_model`, what ``focal apply`` runs, and
+:func:`apply_to_files`, any per-trial transform streamed over the systems' files.
 
 The model's input schema (:mod:`focal.schema`) says what it takes: binary or multiclass, how
 many systems and which, and the classes in column order. The files are opened once each; what
 their first records say (format, header, Albayzin task and condition) is checked against the
 schema before any trial is transformed, class columns are reordered by name, and the output
-is streamed a chunk at a time.
+is streamed a chunk at a time: the files are read side by side (:mod:`focal.io.stream`), the
+transform runs in the calling thread, and the output is formatted and written in a thread of its
+own, one chunk behind.
 
 References
 ----------
@@ -17,16 +20,19 @@ from __future__ import annotations
 
 import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .._files import check_output
+from .._files import check_output, write_output
 from .._model_integrity import allows_infinite
-from ._text import BLOCK_BYTES
-from .stream import open_inputs, output_format, write_applied
+from ._numbers import format_numbers
+from ._text import BLOCK_BYTES, format_lines
+from .multiclass import ALBAYZIN_CLASSES
+from .stream import _check_kind, _check_same_classes, _describe, open_inputs
 from .workflows import check_one_task
 
-__all__ = ["apply_model"]
+__all__ = ["apply_model", "apply_to_files"]
 
 
 def _check_systems(schema, paths):
@@ -222,3 +228,188 @@ def apply_model(
             allow_infinite=allow_infinite,
             path=paths[0],
         )
+
+
+def _check_output(Y, chunk, n_out, kind, allow_infinite=True, path=None):
+    Y = np.asarray(Y, dtype=np.float64)
+    n = len(chunk)
+    if kind == "binary" and Y.ndim == 2 and Y.shape[1] == 1:
+        Y = Y[:, 0]
+    expected = (n,) if kind == "binary" else (n, n_out)
+    if Y.shape != expected:
+        raise ValueError(
+            f"transform returned shape {Y.shape} for a chunk of shape "
+            f"{chunk.X.shape}; expected {expected}"
+        )
+    bad = np.isnan(Y) if allow_infinite else ~np.isfinite(Y)
+    if bad.any():
+        i = int(np.flatnonzero(bad.reshape(n, -1).any(axis=1))[0])
+        value = Y.reshape(n, -1)[i][bad.reshape(n, -1)[i]][0]
+        where = f"{path}:{int(chunk.lines[i])}: " if path and chunk.lines is not None else ""
+        raise ValueError(
+            f"{where}transform returned {'NaN' if np.isnan(value) else value} "
+            f"for trial {_describe(chunk.ids, i)}"
+            + (
+                ""
+                if np.isnan(value)
+                else " (infinite LLRs were not asked for: check the scores, or train "
+                "the model to give them, e.g. PAVCalibrator(pseudo_count=0))"
+            )
+        )
+    return Y
+
+
+def apply_to_files(
+    transform,
+    inputs,
+    output,
+    *,
+    kind: str = "binary",
+    chunk_size: int = 1 << 16,
+    block_bytes: int = BLOCK_BYTES,
+    on_mismatch: str = "error",
+    missing: str = "error",
+    condition: str | None = None,
+    threads: int | None = None,
+) -> int:
+    """Apply ``transform`` to the systems' scores, chunk by chunk, and write the result.
+
+    Parameters
+    ----------
+    transform : callable
+        ``transform(X)`` with ``X`` of shape (n, n_systems) (binary) or
+        (n, n_systems * n_classes) (multiclass, blocks side by side) returns the calibrated
+        output: (n,) natural-log LLRs, or (n, n_classes) log-likelihoods. For a fitted fusion,
+        pass its ``transform`` method.
+    inputs : sequence of path-like
+        One score file per system.
+    output : path-like
+        Written in the input format (``model test llr``; Albayzin lines with the first input's
+        task and condition, or ``condition`` if given; the generic format with the first
+        input's class names). Refused when it is the same file as an input (through links).
+        Written to a temporary file next to its resolved target and renamed on success, so a
+        failure or an interruption never leaves a truncated output behind; ``-`` and devices
+        or FIFOs (``/dev/stdout``) are streamed to.
+    kind : {"binary", "albayzin", "multiclass"}
+    chunk_size, block_bytes : int
+        Trials per chunk and bytes read per block: the memory bound.
+    on_mismatch : {"error", "align"}
+        Files not listing the same trials in the same order: ``"error"`` (default) raises a
+        ``ValueError`` naming the files, lines and trials; ``"align"`` reads the files whole and
+        aligns them on the trial ids (memory grows with the files) in the first file's order.
+    missing : {"error", "drop"}
+        With ``on_mismatch="align"``: a trial missing from some file is an error, or dropped.
+    condition : {"Closed", "Open"}, optional
+        Albayzin output: the condition written (default: the first input's).
+    threads : int, optional
+        Reader threads, see :func:`iter_score_chunks`.
+
+    Returns
+    -------
+    int
+        Number of trials written.
+
+    Notes
+    -----
+    The output equals what the whole-file path writes (read, align, transform, write) whenever
+    the transform treats rows independently and deterministically. Matrix products through BLAS
+    may round differently for different chunk shapes (in the last bit), so a fusion that must be
+    bit-identical between the two paths should compute row-wise sums element-wise.
+    """
+    _check_kind(kind)
+    if not callable(transform):
+        raise ValueError("transform must be callable, e.g. a fitted fusion's transform method")
+    inputs = [os.fspath(p) for p in inputs]
+    output = os.fspath(output)
+    check_output(output, inputs)
+    with open_inputs(
+        inputs,
+        kind=kind,
+        on_mismatch=on_mismatch,
+        missing=missing,
+        block_bytes=block_bytes,
+        threads=threads,
+    ) as files:
+        _check_same_classes(files.layouts)
+        return write_applied(
+            transform,
+            files.chunks(chunk_size),
+            output,
+            output_format(files.layouts[0], condition),
+            inputs=inputs,
+        )
+
+
+def output_format(layout, condition=None, classes=None):
+    """``(kind, header bytes, constant prefix fields, number of output columns)`` of a file
+    written in the format of ``layout``: Albayzin lines with its task and ``condition`` (default:
+    its own), or the generic format with ``classes`` (default: its own) in the header.
+    """
+    if layout.kind == "binary":
+        return "binary", b"", [], 1
+    if layout.kind == "albayzin":
+        if condition is None:
+            condition = layout.condition
+        elif condition not in ("Closed", "Open"):
+            raise ValueError(f"condition must be 'Closed' or 'Open', got {condition!r}")
+        return (
+            "albayzin",
+            b"",
+            [layout.task.encode(), condition.encode()],
+            len(ALBAYZIN_CLASSES[layout.task]),
+        )
+    classes = layout.classes if classes is None else classes
+    return "multiclass", ("segment " + " ".join(classes) + "\n").encode(), [], len(classes)
+
+
+def write_applied(
+    transform, chunks, output, fmt, *, inputs=(), allow_infinite=True, path=None, with_ids=False
+) -> int:
+    """Write ``transform(chunk.X)`` of every chunk to ``output`` in the format ``fmt`` of
+    :func:`output_format`, safely (``focal._files.write_output``: never over one of
+    ``inputs``, atomically or streamed); non-finite outputs are refused unless
+    ``allow_infinite`` (NaN always), naming ``path`` and the line. Returns the trial count.
+    With ``with_ids``, ``transform(chunk.X, chunk.ids)`` gets the trial ids too (e.g. to look
+    up per-segment quality measures).
+    """
+    kind, header, prefix, n_out = fmt
+    written = 0
+    with write_output(output, inputs) as out:
+        if header:
+            out.write(header)
+        # formatting and writing run in a thread of their own, one chunk behind
+        with ThreadPoolExecutor(max_workers=1) as writer:
+            pending = None
+            for chunk in chunks:
+                try:
+                    Y = transform(chunk.X, chunk.ids) if with_ids else transform(chunk.X)
+                except ValueError as exc:  # e.g. an LLR that overflows: say where
+                    if path is None or chunk.lines is None:
+                        raise
+                    raise ValueError(
+                        f"{path}:{int(chunk.lines[0])}-{int(chunk.lines[-1])}: {exc}"
+                    ) from None
+                Y = _check_output(Y, chunk, n_out, kind, allow_infinite, path)
+                if pending is not None:
+                    pending.result()
+                pending = writer.submit(_write_chunk, out, chunk, Y, prefix)
+                written += len(chunk)
+            if pending is not None:
+                pending.result()
+    return written
+
+
+def _write_chunk(out, chunk, Y, prefix):
+    out.write(_format_chunk(chunk, Y, prefix))
+
+
+def _format_chunk(chunk, Y, prefix):
+    n = len(chunk)
+    cols = [np.broadcast_to(np.frombuffer(p, dtype=np.uint8), (n, len(p))) for p in prefix]
+    for c in chunk.ids:
+        cols.append(np.ascontiguousarray(c).view(np.uint8).reshape(n, c.dtype.itemsize))
+    if Y.ndim == 1:
+        cols.append(format_numbers(Y))
+    else:
+        cols.extend(format_numbers(Y[:, k]) for k in range(Y.shape[1]))
+    return format_lines(cols)

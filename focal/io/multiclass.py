@@ -37,22 +37,28 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._files import write_output
+from .._lazy import attach
 from . import _text
-from ._ids import as_id_array, check_matched, find_duplicate, match_ids
-from ._numbers import format_numbers
+from ._ids import find_duplicate
 from ._text import (
     BLOCK_BYTES,
     LineMap,
-    check_id_column,
     concat_ids,
     concat_pieces,
-    format_lines,
     ids_text,
     iter_blocks,
     split_fields,
 )
 
+# aligning and writing live in modules of their own (which import this one); their names
+# stay importable from here, loaded on first use
+__getattr__, __dir__, _MOVED = attach(
+    __name__,
+    {
+        "focal.io._multiclass_align": ("align_multiclass", "align_multiclass_scores"),
+        "focal.io._multiclass_write": ("write_albayzin_scores", "write_multiclass_scores"),
+    },
+)
 __all__ = [
     "ALBAYZIN_CLASSES",
     "multiclass_format",
@@ -61,10 +67,7 @@ __all__ = [
     "read_albayzin_scores",
     "read_multiclass_scores",
     "read_multiclass_key",
-    "align_multiclass",
-    "align_multiclass_scores",
-    "write_albayzin_scores",
-    "write_multiclass_scores",
+    *_MOVED,
 ]
 
 #: Class order of each Albayzin 2012 task (plan sec. 6.1.3); the last class is out-of-set.
@@ -413,254 +416,3 @@ def read_multiclass_key(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassKe
     segments = concat_ids(segments, lines, path)
     _check_unique(path, segments, lines)
     return MulticlassKey(segments, concat_ids(languages, lines, path), path, lines)
-
-
-def _class_index(key, classes, other):
-    """Labels 0..N-1 of the key's languages (case-insensitive class names)."""
-    lowered = np.char.lower(as_id_array(key.languages, "languages"))
-    names = [c.lower().encode() for c in classes]
-    labels = np.full(len(key), -1, dtype=np.int64)
-    for j, name in enumerate(names):
-        labels[lowered == name] = j
-    oos = names[-1].decode() in _OOS_NAMES
-    if oos:
-        for alias in _OOS_NAMES:
-            labels[lowered == alias.encode()] = len(names) - 1
-    unknown = labels < 0
-    if unknown.any():
-        if other == "oos":
-            if not oos:
-                raise ValueError(
-                    "other='oos' needs an out-of-set class (named 'OOS') as the last "
-                    f"class; the classes are {', '.join(classes)}"
-                )
-            labels[unknown] = len(names) - 1
-        else:
-            i = int(np.argmax(unknown))
-            where = f"{key.path}:{key.lines.line(i)}" if key.lines is not None else f"key[{i}]"
-            raise ValueError(
-                f"{where}: unknown language {ids_text(key.languages[i])!r} (classes: "
-                f"{', '.join(classes)}); use other='oos' (focal: --other oos) to "
-                f"count languages outside "
-                f"the classes as out-of-set"
-            )
-    return labels
-
-
-def align_multiclass(
-    key: MulticlassKey, *systems: MulticlassScores, missing: str = "error", other: str = "error"
-):
-    """Align several systems' log-likelihoods with the key on the segment name, exactly.
-
-    Parameters
-    ----------
-    key : MulticlassKey
-        The key: the true language of each segment.
-    *systems : MulticlassScores
-        One per system; they must have the same classes (the generic format may list them in
-        another order: columns are reordered to the first system's order).
-    missing : {"error", "drop"}
-        A key segment without scores in some system, or a scored segment absent from the key:
-        ``"error"`` raises ``ValueError`` with the count and the first segment names; ``"drop"``
-        keeps only the key segments present in every system.
-    other : {"error", "oos"}
-        A key language that is not one of the classes: an error, or (``"oos"``) the out-of-set
-        class, for keys that name the actual OOS language.
-
-    Returns
-    -------
-    X : ndarray, shape (n_segments, n_systems * n_classes)
-        The systems' log-likelihood blocks side by side (system k in columns
-        ``k * n_classes : (k + 1) * n_classes``), segments in key order.
-    labels : ndarray of int, shape (n_segments,)
-        True class index 0..N-1 of each row.
-    segments : ndarray of bytes
-        The segment names of the rows.
-    classes : tuple of str
-        The class of each column of a block.
-    """
-    if missing not in ("error", "drop"):
-        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
-    if other not in ("error", "oos"):
-        raise ValueError(f"other must be 'error' or 'oos', got {other!r}")
-    if not systems:
-        raise ValueError("align_multiclass needs at least one system's scores")
-    classes = tuple(systems[0].classes)
-    labels = _class_index(key, classes, other)
-    X, keep = _blocks(key.segments, f"key {key.path}".rstrip(), systems, classes, missing)
-    if not keep.any():
-        raise ValueError("no segment is present in the key and in every score file")
-    return X[keep], labels[keep], key.segments[keep], classes
-
-
-def align_multiclass_scores(*systems: MulticlassScores, missing: str = "error"):
-    """Align several systems on the segment name, in the first system's order (no key).
-
-    Parameters
-    ----------
-    *systems : MulticlassScores
-        One per system, with the same classes.
-    missing : {"error", "drop"}
-        A segment missing from some system: raise ``ValueError`` (``"error"``) or keep only
-        the segments present in every system (``"drop"``).
-
-    Returns
-    -------
-    X : ndarray, shape (n_segments, n_systems * n_classes)
-        The systems' log-likelihood blocks side by side, as in :func:`align_multiclass`.
-    segments : ndarray of bytes
-        The segment names of the rows, in the first system's order.
-    classes : tuple of str
-        The class of each column of a block.
-    """
-    if missing not in ("error", "drop"):
-        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
-    if not systems:
-        raise ValueError("align_multiclass_scores needs at least one system's scores")
-    first = systems[0]
-    classes = tuple(first.classes)
-    X, keep = _blocks(
-        first.segments, f"first score file {first.path}".rstrip(), systems, classes, missing
-    )
-    if not keep.any():
-        raise ValueError("no segment is present in every score file")
-    return X[keep], first.segments[keep], classes
-
-
-def _blocks(reference, reference_name, systems, classes, missing):
-    """Each system's llh at the reference segments, side by side; mask of rows found everywhere."""
-    ref_ids = (as_id_array(reference, "segments"),)
-    keep = np.ones(reference.shape[0], dtype=bool)
-    blocks = []
-    for system in systems:
-        if not isinstance(system, MulticlassScores):
-            raise ValueError(f"expected MulticlassScores, got {type(system).__name__}")
-        order = _column_order(system, classes)
-        where = match_ids(ref_ids, (as_id_array(system.segments, "segments"),))
-        found = where >= 0
-        if missing == "error":
-            check_matched(
-                where,
-                len(system),
-                system.path or "scores",
-                reference_name,
-                "segment",
-                "scores",
-                lambda i: ", ".join(ids_text(reference[k]) for k in i[:3]),
-                lambda i, s=system: ", ".join(ids_text(s.segments[k]) for k in i[:3]),
-            )
-        keep &= found
-        blocks.append(np.asarray(system.llh, dtype=np.float64)[np.maximum(where, 0)][:, order])
-    return np.concatenate(blocks, axis=1), keep
-
-
-def _column_order(system, classes):
-    names = list(system.classes)
-    if names == list(classes):
-        return np.arange(len(classes))
-    if sorted(names) != sorted(classes):
-        raise ValueError(
-            f"{system.path or 'scores'}: classes {', '.join(names)} differ from the "
-            f"first system's {', '.join(classes)}"
-        )
-    return np.array([names.index(c) for c in classes])
-
-
-def _check_llh(segments, llh):
-    llh = np.asarray(llh, dtype=np.float64)
-    if llh.ndim != 2 or llh.shape[0] != np.asarray(segments).shape[0]:
-        raise ValueError(
-            f"llh must have shape (n_segments, n_classes) with n_segments = "
-            f"{np.asarray(segments).shape[0]}, got {llh.shape}"
-        )
-    if np.isnan(llh).any():
-        i, j = np.argwhere(np.isnan(llh))[0]
-        raise ValueError(f"llh[{i}, {j}] is NaN")
-    return llh
-
-
-def _write_rows(path, prefix_columns, llh, header, chunk_size):
-    with write_output(path) as out:
-        if header is not None:
-            out.write(header)
-        for i in range(0, llh.shape[0], chunk_size):
-            j = i + chunk_size
-            cols = [c[i:j] for c in prefix_columns]
-            cols += [format_numbers(llh[i:j, k]) for k in range(llh.shape[1])]
-            out.write(format_lines(cols))
-
-
-def _constant_column(word, n):
-    return np.broadcast_to(np.frombuffer(word.encode(), dtype=np.uint8), (n, len(word)))
-
-
-def write_albayzin_scores(
-    path, segments, llh, task, condition, *, chunk_size: int = 1 << 15
-) -> None:
-    """Write an Albayzin 2012 system-output file (plan sec. 6.1.3).
-
-    ``llh`` is (n_segments, n + 1) in the task's class order (:data:`ALBAYZIN_CLASSES`), natural
-    log; numbers are written so that they read back bit-identically.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The file to write.
-    segments : array_like of str, shape (n_segments,)
-        The segment names.
-    llh : array_like, shape (n_segments, n + 1)
-        Natural-log likelihoods in the task's class order.
-    task : {"Plenty", "Empty"}
-        The Albayzin task.
-    condition : {"Closed", "Open"}
-        The Albayzin condition.
-    chunk_size : int, default 32768
-        Lines formatted at a time.
-    """
-    if task not in ALBAYZIN_CLASSES:
-        raise ValueError(f"task must be 'Plenty' or 'Empty', got {task!r}")
-    if condition not in _CONDITIONS:
-        raise ValueError(f"condition must be 'Closed' or 'Open', got {condition!r}")
-    llh = _check_llh(segments, llh)
-    m = len(ALBAYZIN_CLASSES[task])
-    if llh.shape[1] != m:
-        raise ValueError(
-            f"the {task} task has {m} classes ({', '.join(ALBAYZIN_CLASSES[task])}), "
-            f"llh has {llh.shape[1]} columns"
-        )
-    seg = check_id_column(segments, "segments")
-    n = llh.shape[0]
-    _write_rows(
-        path,
-        [_constant_column(task, n), _constant_column(condition, n), seg],
-        llh,
-        None,
-        chunk_size,
-    )
-
-
-def write_multiclass_scores(path, segments, llh, classes, *, chunk_size: int = 1 << 15) -> None:
-    """Write the generic format: a header ``segment class1 ... classN`` then one line per segment.
-
-    Parameters
-    ----------
-    path : str or path-like
-        The file to write.
-    segments : array_like of str, shape (n_segments,)
-        The segment names.
-    llh : array_like, shape (n_segments, n_classes)
-        Natural-log likelihoods.
-    classes : sequence of str
-        The class name of each column.
-    chunk_size : int, default 32768
-        Lines formatted at a time.
-    """
-    llh = _check_llh(segments, llh)
-    classes = [str(c) for c in classes]
-    if len(classes) != llh.shape[1]:
-        raise ValueError(f"{len(classes)} class names for {llh.shape[1]} llh columns")
-    check_id_column(np.array(classes), "classes")
-    _check_header("classes", classes)  # what the reader would refuse
-    seg = check_id_column(segments, "segments")
-    header = ("segment " + " ".join(classes) + "\n").encode()
-    _write_rows(path, [seg], llh, header, chunk_size)

@@ -21,8 +21,9 @@ import numpy as np
 from .._files import check_output, write_output
 from .._progress import Progress, logger
 from ._text import BLOCK_BYTES
+from .apply import _write_chunk
 from .binary import TrialScores, read_scores
-from .stream import _write_chunk, iter_score_chunks
+from .stream import iter_score_chunks
 
 __all__ = ["cohort_matrix", "normalize_files"]
 

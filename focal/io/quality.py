@@ -259,7 +259,8 @@ def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=Non
         How many of them had a missing measure (and got the affine back-off fusion's LLR).
     """
     from .._files import check_output
-    from .stream import open_inputs, output_format, write_applied
+    from .apply import output_format, write_applied
+    from .stream import open_inputs
 
     fusion = quality_step(model)
     if fusion is None:

@@ -5,9 +5,9 @@ same trials in the same order. :func:`iter_score_chunks` reads them side by side
 trials at a time, checks chunk by chunk that every file has the same trial ids on the same
 record, and yields :class:`ScoreChunk` objects: the trial ids and ``X`` of shape
 ``(chunk, n_systems)`` (binary) or ``(chunk, n_systems * n_classes)`` (multiclass: the systems'
-blocks side by side).
-:func:`apply_to_files` runs a transform (e.g. a fitted fusion's ``transform``) on each chunk and
-writes the result; memory is bounded by the chunk and block sizes, not by the files.
+blocks side by side); memory is bounded by the chunk and block sizes, not by the files.
+:func:`focal.io.apply.apply_to_files` (also importable from here) runs a transform on each chunk
+and writes the result.
 
 When the files do not list the same trials in the same order, the default is a ``ValueError``
 naming both files, the lines and the trial ids. ``on_mismatch="align"`` is the documented
@@ -29,18 +29,16 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .._files import check_output, write_output
-from ._numbers import format_numbers
-from ._text import BLOCK_BYTES, format_lines, ids_text
+from .._lazy import attach
+from ._multiclass_align import align_multiclass_scores
+from ._text import BLOCK_BYTES, ids_text
 from .binary import align_scores, read_scores, score_pieces
-from .multiclass import (
-    ALBAYZIN_CLASSES,
-    MulticlassScores,
-    _MulticlassReader,
-    align_multiclass_scores,
-)
+from .multiclass import MulticlassScores, _MulticlassReader
 
-__all__ = ["FileLayout", "ScoreChunk", "apply_to_files", "iter_score_chunks", "open_score_files"]
+# applying a transform and writing its output live in focal.io.apply (which imports this
+# module); the name stays importable from here, loaded on first use
+__getattr__, __dir__, _MOVED = attach(__name__, {"focal.io.apply": ("apply_to_files",)})
+__all__ = ["FileLayout", "ScoreChunk", "iter_score_chunks", "open_score_files", *_MOVED]
 
 _KINDS = ("binary", "albayzin", "multiclass")
 _READER_KIND = {"albayzin": "albayzin", "multiclass": "generic", "auto": "auto"}
@@ -399,188 +397,3 @@ def open_inputs(
         paths, kind=kind, block_bytes=block_bytes, threads=threads, format=format
     ) as files:
         yield files
-
-
-def _check_output(Y, chunk, n_out, kind, allow_infinite=True, path=None):
-    Y = np.asarray(Y, dtype=np.float64)
-    n = len(chunk)
-    if kind == "binary" and Y.ndim == 2 and Y.shape[1] == 1:
-        Y = Y[:, 0]
-    expected = (n,) if kind == "binary" else (n, n_out)
-    if Y.shape != expected:
-        raise ValueError(
-            f"transform returned shape {Y.shape} for a chunk of shape "
-            f"{chunk.X.shape}; expected {expected}"
-        )
-    bad = np.isnan(Y) if allow_infinite else ~np.isfinite(Y)
-    if bad.any():
-        i = int(np.flatnonzero(bad.reshape(n, -1).any(axis=1))[0])
-        value = Y.reshape(n, -1)[i][bad.reshape(n, -1)[i]][0]
-        where = f"{path}:{int(chunk.lines[i])}: " if path and chunk.lines is not None else ""
-        raise ValueError(
-            f"{where}transform returned {'NaN' if np.isnan(value) else value} "
-            f"for trial {_describe(chunk.ids, i)}"
-            + (
-                ""
-                if np.isnan(value)
-                else " (infinite LLRs were not asked for: check the scores, or train "
-                "the model to give them, e.g. PAVCalibrator(pseudo_count=0))"
-            )
-        )
-    return Y
-
-
-def apply_to_files(
-    transform,
-    inputs,
-    output,
-    *,
-    kind: str = "binary",
-    chunk_size: int = 1 << 16,
-    block_bytes: int = BLOCK_BYTES,
-    on_mismatch: str = "error",
-    missing: str = "error",
-    condition: str | None = None,
-    threads: int | None = None,
-) -> int:
-    """Apply ``transform`` to the systems' scores, chunk by chunk, and write the result.
-
-    Parameters
-    ----------
-    transform : callable
-        ``transform(X)`` with ``X`` of shape (n, n_systems) (binary) or
-        (n, n_systems * n_classes) (multiclass, blocks side by side) returns the calibrated
-        output: (n,) natural-log LLRs, or (n, n_classes) log-likelihoods. For a fitted fusion,
-        pass its ``transform`` method.
-    inputs : sequence of path-like
-        One score file per system.
-    output : path-like
-        Written in the input format (``model test llr``; Albayzin lines with the first input's
-        task and condition, or ``condition`` if given; the generic format with the first
-        input's class names). Refused when it is the same file as an input (through links).
-        Written to a temporary file next to its resolved target and renamed on success, so a
-        failure or an interruption never leaves a truncated output behind; ``-`` and devices
-        or FIFOs (``/dev/stdout``) are streamed to.
-    kind : {"binary", "albayzin", "multiclass"}
-    chunk_size, block_bytes : int
-        Trials per chunk and bytes read per block: the memory bound.
-    on_mismatch : {"error", "align"}
-        Files not listing the same trials in the same order: ``"error"`` (default) raises a
-        ``ValueError`` naming the files, lines and trials; ``"align"`` reads the files whole and
-        aligns them on the trial ids (memory grows with the files) in the first file's order.
-    missing : {"error", "drop"}
-        With ``on_mismatch="align"``: a trial missing from some file is an error, or dropped.
-    condition : {"Closed", "Open"}, optional
-        Albayzin output: the condition written (default: the first input's).
-    threads : int, optional
-        Reader threads, see :func:`iter_score_chunks`.
-
-    Returns
-    -------
-    int
-        Number of trials written.
-
-    Notes
-    -----
-    The output equals what the whole-file path writes (read, align, transform, write) whenever
-    the transform treats rows independently and deterministically. Matrix products through BLAS
-    may round differently for different chunk shapes (in the last bit), so a fusion that must be
-    bit-identical between the two paths should compute row-wise sums element-wise.
-    """
-    _check_kind(kind)
-    if not callable(transform):
-        raise ValueError("transform must be callable, e.g. a fitted fusion's transform method")
-    inputs = [os.fspath(p) for p in inputs]
-    output = os.fspath(output)
-    check_output(output, inputs)
-    with open_inputs(
-        inputs,
-        kind=kind,
-        on_mismatch=on_mismatch,
-        missing=missing,
-        block_bytes=block_bytes,
-        threads=threads,
-    ) as files:
-        _check_same_classes(files.layouts)
-        return write_applied(
-            transform,
-            files.chunks(chunk_size),
-            output,
-            output_format(files.layouts[0], condition),
-            inputs=inputs,
-        )
-
-
-def output_format(layout, condition=None, classes=None):
-    """``(kind, header bytes, constant prefix fields, number of output columns)`` of a file
-    written in the format of ``layout``: Albayzin lines with its task and ``condition`` (default:
-    its own), or the generic format with ``classes`` (default: its own) in the header.
-    """
-    if layout.kind == "binary":
-        return "binary", b"", [], 1
-    if layout.kind == "albayzin":
-        if condition is None:
-            condition = layout.condition
-        elif condition not in ("Closed", "Open"):
-            raise ValueError(f"condition must be 'Closed' or 'Open', got {condition!r}")
-        return (
-            "albayzin",
-            b"",
-            [layout.task.encode(), condition.encode()],
-            len(ALBAYZIN_CLASSES[layout.task]),
-        )
-    classes = layout.classes if classes is None else classes
-    return "multiclass", ("segment " + " ".join(classes) + "\n").encode(), [], len(classes)
-
-
-def write_applied(
-    transform, chunks, output, fmt, *, inputs=(), allow_infinite=True, path=None, with_ids=False
-) -> int:
-    """Write ``transform(chunk.X)`` of every chunk to ``output`` in the format ``fmt`` of
-    :func:`output_format`, safely (``focal._files.write_output``: never over one of
-    ``inputs``, atomically or streamed); non-finite outputs are refused unless
-    ``allow_infinite`` (NaN always), naming ``path`` and the line. Returns the trial count.
-    With ``with_ids``, ``transform(chunk.X, chunk.ids)`` gets the trial ids too (e.g. to look
-    up per-segment quality measures).
-    """
-    kind, header, prefix, n_out = fmt
-    written = 0
-    with write_output(output, inputs) as out:
-        if header:
-            out.write(header)
-        # formatting and writing run in a thread of their own, one chunk behind
-        with ThreadPoolExecutor(max_workers=1) as writer:
-            pending = None
-            for chunk in chunks:
-                try:
-                    Y = transform(chunk.X, chunk.ids) if with_ids else transform(chunk.X)
-                except ValueError as exc:  # e.g. an LLR that overflows: say where
-                    if path is None or chunk.lines is None:
-                        raise
-                    raise ValueError(
-                        f"{path}:{int(chunk.lines[0])}-{int(chunk.lines[-1])}: {exc}"
-                    ) from None
-                Y = _check_output(Y, chunk, n_out, kind, allow_infinite, path)
-                if pending is not None:
-                    pending.result()
-                pending = writer.submit(_write_chunk, out, chunk, Y, prefix)
-                written += len(chunk)
-            if pending is not None:
-                pending.result()
-    return written
-
-
-def _write_chunk(out, chunk, Y, prefix):
-    out.write(_format_chunk(chunk, Y, prefix))
-
-
-def _format_chunk(chunk, Y, prefix):
-    n = len(chunk)
-    cols = [np.broadcast_to(np.frombuffer(p, dtype=np.uint8), (n, len(p))) for p in prefix]
-    for c in chunk.ids:
-        cols.append(np.ascontiguousarray(c).view(np.uint8).reshape(n, c.dtype.itemsize))
-    if Y.ndim == 1:
-        cols.append(format_numbers(Y))
-    else:
-        cols.extend(format_numbers(Y[:, k]) for k in range(Y.shape[1]))
-    return format_lines(cols)

@@ -23,8 +23,9 @@ import os
 import numpy as np
 
 from ._join import iter_aligned, read_aligned
+from ._multiclass_align import align_multiclass
 from ._text import BLOCK_BYTES
-from .multiclass import MulticlassScores, _MulticlassReader, align_multiclass, read_multiclass_key
+from .multiclass import MulticlassScores, _MulticlassReader, read_multiclass_key
 
 __all__ = [
     "FileFit",

@@ -243,3 +243,13 @@ def test_multiclass_streams_must_share_classes(tmp_path):
     with pytest.raises(ValueError, match="g1: classes x, z differ"):
         list(iter_score_chunks([tmp_path / "g0", tmp_path / "g1"], kind="multiclass"))
     assert read_albayzin_scores  # imported for the albayzin cases above
+
+
+def test_apply_to_files_keeps_its_import_path():
+    import focal.io
+    import focal.io.apply
+    import focal.io.stream
+    from focal.io.stream import apply_to_files as from_stream
+
+    assert from_stream is focal.io.apply.apply_to_files is focal.io.apply_to_files
+    assert "apply_to_files" in focal.io.stream.__all__

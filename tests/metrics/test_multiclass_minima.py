@@ -76,7 +76,7 @@ def test_exact_line_search_of_the_c_eta_risk(N):
     """The step along a direction d (entries -1, 0, 1) is exact: brute force over every
     interval between the points where two classes of a trial tie.
     """
-    from focal.metrics.multiclass_rules import _line_search
+    from focal.metrics._eta_offsets import _line_search
 
     rng = np.random.default_rng(N)
     S, y = make_trials(60, N, rng)
@@ -102,7 +102,7 @@ def test_c_eta_minimum_is_a_local_minimum_below_e_opt_and_both_signs():
     single offset or a pair of offsets lowers it (a local minimum, see the docstring).
     """
     from focal.metrics import eta_risk_analysis
-    from focal.metrics.multiclass_rules import _line_search
+    from focal.metrics._eta_offsets import _line_search
 
     rng = np.random.default_rng(7)
     llh, y = make_trials(80, 4, rng, sep=1.0)
@@ -115,7 +115,7 @@ def test_c_eta_minimum_is_a_local_minimum_below_e_opt_and_both_signs():
     w = np.full(4, 0.25)[y] / np.bincount(y)[y]
     miss = 1 / (3 * eta)
     S = llh + np.log(0.25) - np.log(eta)
-    from focal.metrics.multiclass_rules import _coordinate_offsets, _pairwise_moves
+    from focal.metrics._eta_offsets import _coordinate_offsets, _pairwise_moves
 
     risk, b = _coordinate_offsets(S, y, w, miss, np.zeros(4))
     risk, b = _pairwise_moves(S, y, w, miss, b, risk)

@@ -386,3 +386,28 @@ def test_eta_analysis_coordinate_minimum():
     assert a.actual == pytest.approx(eta_risk(llh, y, eta), rel=1e-15)
     n = eta_risk_analysis(llh, y, eta, normalize=True)
     assert n.minimum == pytest.approx(a.minimum / a.default, rel=1e-14) and n.default == 1.0
+
+
+def test_docstring_examples_of_the_split_modules():
+    """The examples moved with their functions out of multiclass_rules and bayes."""
+    import doctest
+
+    import focal.metrics.brier
+    import focal.metrics.c_eta
+    import focal.metrics.decisions
+
+    for module in (focal.metrics.brier, focal.metrics.c_eta, focal.metrics.decisions):
+        result = doctest.testmod(module)
+        assert result.failed == 0 and result.attempted >= 1, module.__name__
+
+
+def test_public_import_paths_survive_the_split():
+    import focal.metrics.bayes as bayes
+    import focal.metrics.multiclass_rules as rules
+    from focal import metrics
+
+    for name in ("multiclass_brier", "brier_analysis", "BrierAnalysis", "eta_risk"):
+        assert getattr(rules, name) is getattr(metrics, name)
+    assert rules.eta_risk_analysis is metrics.eta_risk_analysis
+    assert bayes.bayes_decisions is metrics.bayes_decisions
+    assert bayes.binary_prior is not None and bayes.BayesRisk is metrics.BayesRisk
