@@ -7,16 +7,19 @@ user would write; it computes no metric at all), with peak memory under 1 GiB. B
 processes, one after the other, alternately (best of the rounds), so their ratio is fair on a
 shared machine.
 
-``focal train`` is timed the same way against the same polars floor, and ``focal apply`` of a
-3-system fusion streams three 10M-line files (same trial order) to an output file: trials per
-second, target 1.5M/s. Each row prints the peak resident memory of its process.
+``focal apply`` of a 3-system fusion streams three 10M-line files (same trial order) to an
+output file: trials per second, target 1.5M/s. Each row prints the peak resident memory of its
+process. (``focal train`` of a 3-system fusion: ``bench_train.py``.)
 
-Then the same work in this process, step by step (read the key; stream the score file, parsed in
-a worker thread while the main thread looks its trials up in the key; compute; write 10M lines),
-each step printed as a share of the total, so it is clear where the time goes.
+Then the same work in this process, step by step (read the key: hashes and labels kept, ids
+written to a temporary file; stream the score file, parsed in a worker thread while the main
+thread looks its trials up by hash; check the matched ids byte for byte; compute; write 10M
+lines), each step printed as a share of the total and with the process's resident memory at its
+end, so it is clear where the time and the memory go.
 
-The files are generated at run time in a temporary folder (about 1 GB for 10M trials) and
-deleted afterwards. polars is optional: without it the polars row is skipped.
+The files are generated at run time in a temporary folder (about 1.4 GB for 10M trials) and
+deleted afterwards, or kept in ``$FOCAL_BENCH_DIR`` (generated once, reused by the next runs).
+polars is optional: without it the polars row is skipped.
 """
 
 from __future__ import annotations
@@ -119,27 +122,95 @@ def _process(command):
     return report["seconds"], report["peak"]
 
 
+def resident_mib():
+    """Resident memory of this process now (MiB; Linux), 0 where unknown."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
+    except OSError:
+        return 0.0
+
+
+class Steps:
+    """Seconds (and resident MiB at the end) of named steps, in order; a step run inside
+    another counts for itself only (its time is taken off the outer step's).
+    """
+
+    def __init__(self):
+        self.times, self.memory = {}, {}
+        self._inner = [0.0]  # seconds of the steps nested in each running step
+
+    def __call__(self, name, fn, *args, **kwargs):
+        self.times.setdefault(name, 0.0)  # listed in the order the steps start
+        self._inner.append(0.0)
+        t0 = time.perf_counter()
+        try:
+            result = fn(*args, **kwargs)
+        finally:
+            seconds = time.perf_counter() - t0
+            own = seconds - self._inner.pop()
+            self._inner[-1] += seconds
+            self.times[name] += own
+            self.memory[name] = resident_mib()
+        return result
+
+    def print(self, title):
+        total = sum(self.times.values())
+        print(f"\n== {title}, step by step ({total:.2f} s in all)")
+        width = max(map(len, self.times))
+        for step, seconds in self.times.items():
+            print(
+                f"  {step:<{width}}  {seconds:7.2f} s  {100 * seconds / total:5.1f} %"
+                f"   resident {self.memory[step]:6.0f} MiB"
+            )
+
+
+def join_steps(steps, score_paths, key_path, folder):
+    """The join of ``focal evaluate`` / ``train``, step by step: (X, y)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from focal.io._join import SpilledKey, key_scores
+    from focal.io._spill import MatchSpill
+
+    class TimedSpill(MatchSpill):
+        def check(self):
+            return steps("check the matched ids byte for byte", super().check)
+
+    key = steps("read the key (hashes, labels; ids to disk)", SpilledKey, key_path, str(folder))
+    X = np.empty((len(key), len(score_paths)))
+    with ThreadPoolExecutor(max_workers=1) as executor:
+        for j, path in enumerate(score_paths):
+            steps(
+                "read the scores + look up by hash (overlapped)",
+                key_scores,
+                key,
+                path,
+                key.table,
+                executor=executor,
+                out=X[:, j],
+                spill=TimedSpill(str(folder), f"s{j}", key.spill),
+            )
+    return X, key.labels
+
+
 def _steps(score_path, key_path, folder):
-    """Seconds of each step of ``focal evaluate`` (and of writing the aligned trials) in-process."""
-    from focal.io import read_key, write_scores
-    from focal.io._join import align_files
+    """Each step of ``focal evaluate`` (and of writing the aligned trials) in-process."""
+    from focal.io import write_scores
     from focal.metrics import calibration_report, from_labels
 
-    times = {}
-    t0 = time.perf_counter()
-    key = read_key(key_path)
-    times["read the key"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    X, y, models, tests = align_files(key, [score_path], missing="error")
-    times["read the scores + align (overlapped, 1:1 check)"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    tar, non = from_labels(X[:, 0], y)
-    calibration_report(tar, non, operating_points=[0.01], name="eval")
-    times["compute (Cllr, minCllr, EER, DCF)"] = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    write_scores(folder / "aligned.scores", models, tests, X[:, 0])
-    times["write (the aligned trials, as apply does)"] = time.perf_counter() - t0
-    return times
+    steps = Steps()
+    X, y = join_steps(steps, [score_path], key_path, folder)
+
+    def compute():
+        tar, non = from_labels(X[:, 0], y)
+        calibration_report(tar, non, operating_points=[0.01], name="eval")
+
+    steps("compute (Cllr, minCllr, EER, DCF)", compute)
+    ids = np.arange(X.shape[0]).astype("S10")  # the ids are on disk: write others
+    steps(
+        "write (10M lines, as apply does)", write_scores, folder / "out.scores", ids, ids, X[:, 0]
+    )
+    return steps
 
 
 def _apply_files(folder, score_path, n_dev=100_000):
@@ -193,12 +264,32 @@ def _race(title, contenders, repeat):
     return runs, peaks
 
 
+def bench_folder(n):
+    """A folder for the generated files: ``$FOCAL_BENCH_DIR/<n>`` (kept) or a temporary one."""
+    import contextlib
+
+    kept = os.environ.get("FOCAL_BENCH_DIR")
+    if kept:
+        folder = pathlib.Path(kept) / str(n)
+        folder.mkdir(parents=True, exist_ok=True)
+        return contextlib.nullcontext(str(folder))
+    return tempfile.TemporaryDirectory(prefix="focal-bench-")
+
+
+def evaluation_files(folder, n):
+    """The score file and the key in ``folder`` (generated unless there)."""
+    score_path, key_path = folder / "eval.scores", folder / "eval.key"
+    if not (score_path.exists() and key_path.exists()):
+        _make_files(folder, n)
+    return score_path, key_path
+
+
 def run(quick: bool = False, repeat: int = 2):
     n = 1_000_000 if quick else 10_000_000
     pl = optional_import("polars")
-    with tempfile.TemporaryDirectory(prefix="focal-bench-evaluate-") as tmp:
+    with bench_folder(n) as tmp:
         folder = pathlib.Path(tmp)
-        score_path, key_path = _make_files(folder, n)
+        score_path, key_path = evaluation_files(folder, n)
         print(
             f"{n:,} trials, VoxCeleb-like ids (every id distinct: the worst case for memory); "
             f"score file {score_path.stat().st_size / 2**20:.0f} MiB, key (another order) "
@@ -225,43 +316,25 @@ def run(quick: bool = False, repeat: int = 2):
             },
             repeat,
         )
-        _race(
-            f"train on {n:,} trials against a key in another order",
-            {
-                "focal train (process)": focal
-                + [
-                    "train",
-                    "--scores",
-                    str(score_path),
-                    "--key",
-                    str(key_path),
-                    "-o",
-                    str(folder / "m.json"),
-                ],
-                **floor,
-            },
-            repeat,
-        )
-        print(
-            "  target: focal evaluate / train no slower than polars (ratio <= 1), peak under "
-            "1024 MiB"
-        )
+        print("  target: focal evaluate no slower than polars (ratio <= 1), peak under 1024 MiB")
 
-        paths, model = _apply_files(folder, score_path)
-        runs, _ = _race(
-            f"apply a 3-system fusion to {n:,} trials (streamed)",
-            {
-                "focal apply (process)": focal
-                + ["apply", str(model), *map(str, paths), "-o", str(folder / "fused.scores")]
-            },
-            repeat,
-        )
-        best = min(runs["focal apply (process)"])
-        print(f"  {n / best / 1e6:.2f} M trials/s (target >= 1.5 M/s), including start-up")
+        with tempfile.TemporaryDirectory(prefix="focal-bench-apply-") as scratch:
+            _apply_and_steps(pathlib.Path(scratch), score_path, key_path, n, repeat)
 
-        times = _steps(score_path, key_path, folder)
-        total = sum(times.values())
-        print(f"\n== the same work in-process, step by step ({total:.2f} s in all)")
-        width = max(map(len, times))
-        for step, seconds in times.items():
-            print(f"  {step:<{width}}  {seconds:7.2f} s  {100 * seconds / total:5.1f} %")
+
+def _apply_and_steps(folder, score_path, key_path, n, repeat):
+    """``focal apply`` of a 3-system fusion, then the evaluation in-process, step by step."""
+    focal = [sys.executable, "-m", "focal"]
+    paths, model = _apply_files(folder, score_path)
+    runs, _ = _race(
+        f"apply a 3-system fusion to {n:,} trials (streamed)",
+        {
+            "focal apply (process)": focal
+            + ["apply", str(model), *map(str, paths), "-o", str(folder / "fused.scores")]
+        },
+        repeat,
+    )
+    best = min(runs["focal apply (process)"])
+    print(f"  {n / best / 1e6:.2f} M trials/s (target >= 1.5 M/s), including start-up")
+
+    _steps(score_path, key_path, folder).print("the same work in-process")

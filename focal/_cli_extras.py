@@ -172,15 +172,23 @@ def add_evaluate_options(ev):
     )
 
 
-def read_binary_systems(paths, key_path, missing, pos_label=None, format=None, key_format=None):
+def read_binary_systems(
+    paths, key_path, missing, pos_label=None, format=None, key_format=None, ids=True
+):
     """``({path: (tar, non)}, {path: (models, tests, y)})``: each system's target and
-    non-target scores, and the trial ids and labels of its aligned trials.
+    non-target scores, and the trial ids (None unless ``ids``) and labels of its aligned trials.
     """
     from .io._join import iter_aligned
 
     systems, ids = {}, {}
     for path, x, y, models, tests in iter_aligned(
-        paths, key_path, format=format, key_format=key_format, pos_label=pos_label, missing=missing
+        paths,
+        key_path,
+        format=format,
+        key_format=key_format,
+        pos_label=pos_label,
+        missing=missing,
+        ids=ids,
     ):
         y = y.astype(bool)
         systems[str(path)] = (x[y], x[~y])

@@ -177,6 +177,7 @@ def _cmd_evaluate(args) -> int:
             pos_label=args.pos_label,
             format=score_format,
             key_format=key_format,
+            ids=getattr(args, "cluster", "trial") != "trial",
         )
         reports = _extras.evaluate_reports(systems, ids, p_targets, args)
     _print_reports(reports, args.json)

@@ -1,6 +1,7 @@
 """Score and key files (I/O at the edge: nothing below imports this package).
 
 - :mod:`focal.io.binary`: BOSARIS-style ``model test score`` files and ``model test label`` keys.
+- :mod:`focal.io.alignment`: the systems' scores of a key's trials, matched exactly by trial.
 - :mod:`focal.io.multiclass`: Albayzin 2012 system outputs, a generic multiclass format with a
   header of class names, and ``segment language`` keys.
 - :mod:`focal.io.stream`: chunked reading of several systems' files side by side, and
@@ -32,12 +33,11 @@ __getattr__, __dir__, __all__ = attach(
         ".binary": (
             "TrialKey",
             "TrialScores",
-            "align_scores",
-            "align_trials",
             "read_key",
             "read_scores",
             "write_scores",
         ),
+        ".alignment": ("align_scores", "align_trials"),
         ".multiclass": (
             "ALBAYZIN_CLASSES",
             "MulticlassKey",

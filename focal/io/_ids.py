@@ -48,22 +48,34 @@ def _mix(h):
 def hash_ids(*columns):
     """One uint64 hash per row of the id columns (each a bytes array, width multiple of 8).
 
-    Each 8-byte word is folded in by a multiply and a shift; one full avalanche ends each
-    column. Collisions cost time, never correctness: every use checks the bytes.
+    Each 8-byte word is mixed (a multiply by a constant of its position and a shift) and
+    added; one full avalanche ends each column. A zero word adds nothing, so an id's hash does
+    not depend on its column's width (ids hold no NUL byte: zero words are padding), and ids
+    read in blocks of different widths hash alike. Collisions cost time, never correctness:
+    every use checks the bytes.
     """
     n = columns[0].shape[0]
     out = np.zeros(n, dtype=np.uint64)
-    words = [np.ascontiguousarray(col).view(np.uint64).reshape(n, -1) for col in columns]
+    words = [_words(col) for col in columns]
     for i in range(0, n, _HASH_ROWS):  # a million rows at a time: small temporaries
         h = out[i : i + _HASH_ROWS]
+        x = np.empty_like(h)
+        shifted = np.empty_like(h)
         for c, w in enumerate(words):
             h += np.uint64((0x9E3779B97F4A7C15 * (c + 1)) % 2**64)
             for j in range(w.shape[1]):
-                h ^= w[i : i + _HASH_ROWS, j]
-                h *= _M1
-                h ^= h >> np.uint64(29)
+                np.multiply(w[i : i + _HASH_ROWS, j], _position(j), out=x)
+                np.right_shift(x, np.uint64(29), out=shifted)
+                x ^= shifted
+                x *= _M1
+                h += x
             _mix(h)
     return out
+
+
+def _position(j):
+    """An odd 64-bit multiplier for word ``j`` of an id."""
+    return np.uint64((0xC2B2AE3D27D4EB4F * (2 * j + 1) + 2 * j) % 2**64 | 1)
 
 
 _HASH_ROWS = 1 << 20
@@ -144,22 +156,36 @@ def _search_sorted_queries(sorted_table, queries):
 
 
 class HashTable:
-    """Rows of id columns (no repeated row) ready to be looked up by hash, block by block.
+    """Rows of id columns ready to be looked up by hash, block by block.
 
     The table is one sorted uint64 array: each row's hash with its low bits replaced by its
     row index (a plain sort, several times faster than an argsort of the hashes). A lookup
     compares the hashes' high bits, then checks every proposed match byte for byte; rows whose
     high bits are shared by several table rows are matched exactly by their bytes. So the
     answer never depends on the hash being perfect.
+
+    Parameters
+    ----------
+    columns : tuple of ndarray of bytes, or None
+        The id columns (no repeated row). None when the table is built from ``hashes`` alone
+        (a key whose ids are not kept in memory): ``fetch`` then gives the few rows whose high
+        bits are shared, and lookups are not checked byte for byte (``verify=False``; the
+        caller checks the matches).
+    n_query : int
+        Rows of the largest query (the index bits are those of the larger count).
+    hashes : ndarray of uint64, optional
+        :func:`hash_ids` of the columns, when already computed (consumed: sorted in place).
+    fetch : callable, optional
+        ``fetch(rows)``: the id columns of the given (sorted) rows.
     """
 
-    def __init__(self, columns, n_query=0):
+    def __init__(self, columns, n_query=0, *, hashes=None, fetch=None):
         self.columns = columns
-        n = columns[0].shape[0]
+        packed = hash_ids(*columns) if hashes is None else hashes
+        n = packed.shape[0]
         self.n = n
         self.bits = _index_bits(max(n, n_query))
         self.mask = _U((1 << self.bits) - 1)
-        packed = hash_ids(*columns)
         packed &= ~self.mask
         packed |= np.arange(n, dtype=np.uint64)
         packed.sort()
@@ -175,14 +201,31 @@ class HashTable:
             both[:-1] |= shared
             self.shared_rows = np.sort((packed[both] & self.mask).astype(np.intp))
             self.shared_high = np.unique(packed[both] & ~self.mask)
+            if fetch is None:
+                self.shared_columns = tuple(c[self.shared_rows] for c in columns)
+            else:
+                self.shared_columns = tuple(fetch(self.shared_rows))
 
-    def lookup(self, query):
-        """Row of the table holding each row of ``query`` (tuple of id columns), or -1."""
+    def duplicate(self):
+        """Rows (first, second) of the earliest repeated row, as :func:`find_duplicate`."""
+        if self.shared_rows is None:
+            return None
+        dup = find_duplicate(self.shared_columns)
+        return None if dup is None else tuple(int(self.shared_rows[i]) for i in dup)
+
+    def lookup(self, query, verify=True):
+        """Row of the table holding each row of ``query`` (tuple of id columns), or -1.
+
+        With ``verify=False`` a match of the hashes' high bits is not checked byte for byte
+        (the caller checks it; only rows whose high bits are shared are matched by bytes).
+        """
         nq = query[0].shape[0]
         out = np.full(nq, -1, dtype=np.intp)
         if nq == 0 or self.n == 0:
             return out
-        query, too_long = _widths_of(query, self.columns)
+        too_long = None
+        if verify:
+            query, too_long = _widths_of(query, self.columns)
         high = hash_ids(*query)
         high &= ~self.mask
         if _index_bits(nq) <= self.bits:  # the queries sorted by a plain sort, as the table
@@ -200,21 +243,18 @@ class HashTable:
         found = self.packed[pos]
         hit = (found & ~self.mask) == probe
         out[order[hit]] = (found[hit] & self.mask).astype(np.intp)
-        # check the proposed matches byte for byte, in query order (one side read in sequence)
-        rows = None if hit.all() else np.flatnonzero(out >= 0)
-        index = out if rows is None else out[rows]
-        ok = _same(query, rows, self.columns, index)
-        if not ok.all():
-            out[np.flatnonzero(~ok) if rows is None else rows[~ok]] = -1
-        if too_long is not None:
-            out[too_long] = -1
+        if verify:  # check the proposed matches byte for byte, in query order
+            rows = None if hit.all() else np.flatnonzero(out >= 0)
+            index = out if rows is None else out[rows]
+            ok = _same(query, rows, self.columns, index)
+            if not ok.all():
+                out[np.flatnonzero(~ok) if rows is None else rows[~ok]] = -1
+            if too_long is not None:
+                out[too_long] = -1
         if self.shared_rows is not None:
             ambiguous = np.flatnonzero(np.isin(high, self.shared_high))
             if ambiguous.size:
-                sub = _match_exact(
-                    tuple(c[ambiguous] for c in query),
-                    tuple(c[self.shared_rows] for c in self.columns),
-                )
+                sub = _match_exact(tuple(c[ambiguous] for c in query), self.shared_columns)
                 out[ambiguous] = np.where(sub >= 0, self.shared_rows[np.maximum(sub, 0)], -1)
         return out
 

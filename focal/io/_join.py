@@ -1,25 +1,37 @@
 """Scores of a key's trials, read from score files streamed block by block (``focal evaluate``,
 ``focal train``).
 
-The key is read whole and its trial ids put in a :class:`focal.io._ids.HashTable`; each score
-file is then parsed a block at a time in a worker thread (the second core) while the calling
-thread looks the previous block's trials up in the key and puts their scores in place. A score
-file's ids are never all held in memory: memory is the key's, plus one column of scores per
-system. Same answers and errors as reading both files whole and aligning them
-(:func:`focal.io.align_trials`).
+Each file is parsed a block at a time in a worker thread (the second core) while the calling
+thread looks the previous block's trials up in the key's :class:`focal.io._ids.HashTable` and
+puts their scores in place. When the files can be read twice (not standard input), the key's
+ids are not held in memory either (:class:`SpilledKey`): trials are matched by hash, their ids
+written to temporary files and checked byte for byte range by range afterwards
+(:mod:`focal.io._spill`); should a check fail (a hash collision) or a trial look repeated, the
+join is redone with the key's ids in memory. Memory is then one float64 column of scores per
+system, the key's labels and hashes. Same answers and errors as reading both files whole and
+aligning them (:func:`focal.io.align_trials`).
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from ._ids import HashTable, as_id_array, find_duplicate
-from ._text import BLOCK_BYTES, display_name, ids_text
+from ._ids import HashTable, as_id_array, find_duplicate, hash_ids
+from ._spill import Growing, IdSpill, MatchSpill
+from ._text import BLOCK_BYTES, LineMap, _too_wide, display_name, ids_text
 
-__all__ = ["align_files", "iter_aligned", "key_scores", "read_aligned"]
+__all__ = [
+    "SpilledKey",
+    "Unverified",
+    "align_files",
+    "iter_aligned",
+    "key_scores",
+    "read_aligned",
+]
 
 
 def _prefetch(pieces, executor):
@@ -34,6 +46,7 @@ def _prefetch(pieces, executor):
 
 
 def _sample(models, tests, rows, k=3):
+    rows = list(rows)
     return ", ".join(f"({ids_text(models[i])}, {ids_text(tests[i])})" for i in rows[:k])
 
 
@@ -47,6 +60,7 @@ def key_scores(
     block_bytes=BLOCK_BYTES,
     executor=None,
     out=None,
+    spill=None,
 ):
     """The score of each key trial in the score file ``path`` (NaN where it has none).
 
@@ -64,6 +78,10 @@ def key_scores(
         Where the blocks are parsed (default: read in the calling thread).
     out : ndarray of float64, shape (len(key),), optional
         Where to put the scores (e.g. a column of the systems' matrix).
+    spill : MatchSpill, optional
+        The key's ids are not in memory (:class:`SpilledKey`): matches by hash are recorded
+        there to be checked afterwards, and a trial that looks repeated raises
+        :class:`Unverified` (the caller redoes the join exactly).
 
     Returns
     -------
@@ -79,21 +97,25 @@ def key_scores(
 
     shown = display_name(path)
     values = np.empty(len(key)) if out is None else out
-    values[:] = np.nan
-    seen = np.zeros(len(key), dtype=bool)
+    values[:] = np.nan  # NaN: not scored yet (the readers refuse NaN scores)
     absent, n_absent, n = [], 0, 0
     pieces = score_pieces(os.fspath(path), block_bytes, format)
     if executor is not None:
         pieces = _prefetch(pieces, executor)
     for (models, tests), scores, lines in pieces:
         n += len(lines)
-        where = table.lookup((models, tests))
+        where = table.lookup((models, tests), verify=spill is None)
         hit = where >= 0
         rows = where[hit]
-        again = seen[rows]
-        if again.any() or np.unique(rows).size != rows.size:
-            _repeated(shown, models, tests, lines, where, seen)
-        seen[rows] = True
+        before = ~np.isnan(values[rows])  # scored in an earlier block
+        order = np.arange(rows.size, dtype=np.float64)
+        values[rows] = order  # a row written twice keeps its last index only
+        if before.any() or (values[rows] != order).any():
+            if spill is not None:
+                raise Unverified
+            _repeated(shown, models, tests, lines, where, before)
+        if spill is not None and not spill.add(rows, models[hit], tests[hit]):
+            raise Unverified
         values[rows] = scores[hit, 0]
         if not hit.all():
             n_absent += int((~hit).sum())
@@ -108,6 +130,8 @@ def key_scores(
                 absent.append((models[miss], tests[miss], lines[miss]))
     if n == 0:
         raise ValueError(f"{shown}: no trials found")
+    if spill is not None and not spill.check():
+        raise Unverified
     if n_absent and missing == "error":
         raise ValueError(
             f"{shown}: {n_absent} scored trial(s) are not in the key {key.path}, "
@@ -119,11 +143,12 @@ def key_scores(
     return values
 
 
-def _repeated(shown, models, tests, lines, where, seen):
-    """Raise the error of a trial scored twice (in this block, or in this block and before)."""
+def _repeated(shown, models, tests, lines, where, before):
+    """Raise the error of a trial scored twice (in this block, or in this block and before:
+    ``before`` marks the block's matched trials scored in an earlier block).
+    """
     order = np.flatnonzero(where >= 0)
     rows = where[order]
-    before = seen[rows]
     first = np.zeros(rows.size, dtype=bool)
     _, at = np.unique(rows, return_index=True)
     first[at] = True
@@ -153,23 +178,117 @@ def _check_repeats(shown, absent):
         )
 
 
+class Unverified(Exception):
+    """A join by hash that its byte-for-byte check could not confirm (a hash collision, or a
+    trial that looks repeated): the caller redoes it with the key's ids in memory.
+    """
+
+
+class SpilledKey:
+    """A key read for a join by hash: its labels, line numbers and hash table in memory, its
+    ids in a temporary file (:class:`focal.io._spill.IdSpill`).
+
+    Same errors as :func:`focal.io.read_key` (a repeated trial is found among the rows whose
+    hashes collide, from their bytes); the blocks are parsed in ``executor`` while the calling
+    thread hashes and writes the previous one.
+    """
+
+    def __init__(self, path, folder, *, format=None, pos_label=None, block_bytes=BLOCK_BYTES):
+        from .binary import _check_pos_label, _pieces
+        from .formats import key_layout
+
+        self.path = display_name(path)
+        self.folder = folder
+        self.spill = IdSpill(os.path.join(folder, "key"))
+        hashes, labels = Growing(np.uint64), Growing(bool)
+        self.lines = LineMap()
+        n = 0
+        with ThreadPoolExecutor(max_workers=1) as executor:
+            pieces = _pieces(
+                os.fspath(path), key_layout(format), ("label",), block_bytes, pos_label
+            )
+            for (models, tests), values, lines in _prefetch(pieces, executor):
+                hashes.add(hash_ids(models, tests))
+                labels.add(values["label"])
+                self.spill.add(models, tests)
+                self.lines.add(n, lines)
+                n += len(lines)
+        self.spill.finish()
+        if n == 0:
+            raise ValueError(f"{self.path}: no trials found")
+        if _too_wide(n * sum(self.spill.widths), self.spill.nbytes):
+            raise Unverified  # a few very long ids: refused by the reader of the whole key
+        self.labels = labels.result()
+        self.table = HashTable(None, hashes=hashes.result(), fetch=self.spill.take)
+        dup = self.table.duplicate()
+        if dup is not None:
+            first, second = dup
+            models, tests = self.spill.take([second])
+            raise ValueError(
+                f"{self.path}:{self.lines.line(second)}: duplicate trial "
+                f"({ids_text(models[0])}, {ids_text(tests[0])}), "
+                f"first seen on line {self.lines.line(first)}"
+            )
+        _check_pos_label(self, pos_label)
+
+    def __len__(self):
+        return self.labels.shape[0]
+
+    def ids(self, keep=None):
+        """The key's (models, tests), of the rows ``keep`` (a mask) if given."""
+        models, tests = self.spill.rows(0, len(self))
+        return (models, tests) if keep is None else (models[keep], tests[keep])
+
+
+def _key_ids(key, rows):
+    if isinstance(key, SpilledKey):
+        return key.spill.take(rows)
+    return key.models[rows], key.tests[rows]
+
+
+def _spillable(paths, key_path):
+    """Whether the key can be joined by hash with its ids on disk (files that can be read
+    again, should the join have to be redone exactly).
+    """
+    from ._tables import table_kind
+
+    return "-" not in paths + [key_path] and table_kind(key_path) is None
+
+
 def align_files(
-    key, score_paths, *, format=None, missing="error", block_bytes=BLOCK_BYTES, threads=True
+    key,
+    score_paths,
+    *,
+    format=None,
+    missing="error",
+    block_bytes=BLOCK_BYTES,
+    threads=True,
+    ids=True,
 ):
     """:func:`focal.io.align_trials` of a key and score files, the files streamed.
+
+    Parameters
+    ----------
+    key : TrialKey or SpilledKey
+        With a :class:`SpilledKey`, matches are made by hash and checked from the files on
+        disk afterwards (:class:`Unverified` when the check fails).
+    ids : bool
+        Return the trial ids (else None for both).
 
     Returns
     -------
     X : ndarray, shape (n_trials, n_systems)
     y : ndarray of bool
-    models, tests : ndarray of bytes
+    models, tests : ndarray of bytes, or None
         Of the key trials kept (all of them with ``missing="error"``).
     """
     if missing not in ("error", "drop"):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
-    models = as_id_array(key.models, "models")
-    tests = as_id_array(key.tests, "tests")
-    table = HashTable((models, tests))
+    spilled = isinstance(key, SpilledKey)
+    if spilled:
+        table = key.table
+    else:
+        table = HashTable((as_id_array(key.models, "models"), as_id_array(key.tests, "tests")))
     X = np.empty((len(key), len(score_paths)))
     executor = ThreadPoolExecutor(max_workers=1) if threads else None
     try:
@@ -183,6 +302,7 @@ def align_files(
                 block_bytes=block_bytes,
                 executor=executor,
                 out=X[:, j],
+                spill=MatchSpill(key.folder, f"scores{j}", key.spill) if spilled else None,
             )
     finally:
         if executor is not None:
@@ -190,9 +310,15 @@ def align_files(
     del table
     keep = _kept(key, X, score_paths, missing)
     y = np.asarray(key.labels, dtype=bool)
+    if keep is not None:
+        X, y = X[keep], y[keep]
+    if not ids:
+        return X, y, None, None
+    if spilled:
+        return (X, y, *key.ids(keep))
     if keep is None:
         return X, y, key.models, key.tests
-    return X[keep], y[keep], key.models[keep], key.tests[keep]
+    return X, y, key.models[keep], key.tests[keep]
 
 
 def _kept(key, X, score_paths, missing):
@@ -205,10 +331,11 @@ def _kept(key, X, score_paths, missing):
     if missing == "error":
         j = int(np.argmax(np.isnan(X).any(axis=0)))
         absent = np.flatnonzero(np.isnan(X[:, j]))
+        models, tests = _key_ids(key, absent[:3])
         raise ValueError(
             f"{display_name(score_paths[j])}: {absent.size} trial(s) of the key "
             f"{key.path} have no score, e.g. "
-            f"{_sample(key.models, key.tests, absent)}; use missing='drop' "
+            f"{_sample(models, tests, range(models.size))}; use missing='drop' "
             f"(focal: --missing drop) to skip them"
         )
     if absent_any.all():
@@ -217,16 +344,28 @@ def _kept(key, X, score_paths, missing):
 
 
 def read_aligned(
-    score_paths, key_path=None, *, format=None, key_format=None, pos_label=None, missing="error"
+    score_paths,
+    key_path=None,
+    *,
+    format=None,
+    key_format=None,
+    pos_label=None,
+    missing="error",
+    ids=True,
 ):
     """What ``focal train`` / ``evaluate`` read: the key, then each score file streamed and
     aligned with it (:func:`align_files`); without a key, the first file's labels
     (:func:`focal.io.read_key_and_scores`).
 
+    Files that can be read twice are joined by hash with the key's ids on disk
+    (:class:`SpilledKey`: memory is the scores and labels, not the ids), and joined again
+    with the ids in memory in the rare case the byte-for-byte check fails.
+
     Returns
     -------
     X, y, models, tests, key_path
-        As :func:`focal.io.align_trials`, and the name of the file the labels came from.
+        As :func:`focal.io.align_trials` (ids None unless ``ids``), and the name of the file
+        the labels came from.
     """
     from .binary import align_trials, default_key_format, read_key, read_key_and_scores
 
@@ -237,15 +376,33 @@ def read_aligned(
     if (paths + [os.fspath(key_path)]).count("-") > 1:
         raise ValueError("standard input ('-') can be read once: give it for one file only")
     key_format = default_key_format(format) if key_format is None else key_format
+    if _spillable(paths, os.fspath(key_path)):
+        try:
+            with tempfile.TemporaryDirectory(prefix="focal-join-") as folder:
+                key = SpilledKey(key_path, folder, format=key_format, pos_label=pos_label)
+                X, y, models, tests = align_files(
+                    key, paths, format=format, missing=missing, ids=ids
+                )
+                return X, y, models, tests, key.path
+        except (Unverified, OSError):  # OSError: no room for the temporary files
+            pass
     key = read_key(key_path, pos_label=pos_label, format=key_format)
-    return (*align_files(key, paths, format=format, missing=missing), key.path)
+    return (*align_files(key, paths, format=format, missing=missing, ids=ids), key.path)
 
 
 def iter_aligned(
-    score_paths, key_path=None, *, format=None, key_format=None, pos_label=None, missing="error"
+    score_paths,
+    key_path=None,
+    *,
+    format=None,
+    key_format=None,
+    pos_label=None,
+    missing="error",
+    ids=True,
 ):
     """Each score file aligned with the key on its own (``missing="drop"`` drops per file):
-    yields ``(path, scores, y, models, tests)``; the key is read once.
+    yields ``(path, scores, y, models, tests)`` (ids None unless ``ids``); the key is read
+    once (as in :func:`read_aligned`).
     """
     from .binary import align_trials, default_key_format, read_key, read_key_and_scores
 
@@ -259,18 +416,21 @@ def iter_aligned(
     if (paths + [os.fspath(key_path)]).count("-") > 1:
         raise ValueError("standard input ('-') can be read once: give it for one file only")
     key_format = default_key_format(format) if key_format is None else key_format
+    done = 0
+    if _spillable(paths, os.fspath(key_path)):
+        try:
+            with tempfile.TemporaryDirectory(prefix="focal-join-") as folder:
+                key = SpilledKey(key_path, folder, format=key_format, pos_label=pos_label)
+                for path in paths:
+                    X, y, models, tests = align_files(
+                        key, [path], format=format, missing=missing, ids=ids
+                    )
+                    done += 1
+                    yield path, X[:, 0], y, models, tests
+                return
+        except (Unverified, OSError):  # OSError: no room for the temporary files
+            pass
     key = read_key(key_path, pos_label=pos_label, format=key_format)
-    if len(paths) == 1:
-        X, y, models, tests = align_files(key, paths, format=format, missing=missing)
-        yield paths[0], X[:, 0], y, models, tests
-        return
-    table = HashTable((as_id_array(key.models, "models"), as_id_array(key.tests, "tests")))
-    labels = np.asarray(key.labels, dtype=bool)
-    with ThreadPoolExecutor(max_workers=1) as executor:
-        for path in paths:
-            x = key_scores(key, path, table, format=format, missing=missing, executor=executor)
-            keep = _kept(key, x[:, None], [path], missing)
-            if keep is None:
-                yield path, x, labels, key.models, key.tests
-            else:
-                yield path, x[keep], labels[keep], key.models[keep], key.tests[keep]
+    for path in paths[done:]:
+        X, y, models, tests = align_files(key, [path], format=format, missing=missing, ids=ids)
+        yield path, X[:, 0], y, models, tests

@@ -9,6 +9,9 @@ Trial ids (model, test) are kept as UTF-8 bytes in fixed-width NumPy arrays (dty
 trials take their bytes once, not 10M Python strings. ``np.char.decode(ids, "utf-8")`` gives
 ``str`` when needed. Scores are read exactly: each number is the float64 that Python's
 ``float`` reads from the same text.
+
+Key labels are read by :mod:`focal.io._labels`; :func:`align_trials` and :func:`align_scores`
+live in :mod:`focal.io.alignment` (importable from here too).
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ import numpy as np
 
 from .._files import write_output
 from .._numbers import format_numbers
-from ._ids import as_id_array, check_matched, find_duplicate, match_ids
-from ._tables import WordFields, read_table, table_kind
+from ._ids import find_duplicate
+from ._labels import NONTARGET, TARGET, label_column, namedlabel_column, words_to_labels
+from ._tables import read_table, table_kind
 from ._text import (
     BLOCK_BYTES,
     LineMap,
@@ -36,6 +40,7 @@ from ._text import (
     iter_blocks,
     split_fields,
 )
+from .alignment import align_scores, align_trials
 from .formats import (
     HEADER_NAMES,
     PRESETS,
@@ -56,9 +61,6 @@ __all__ = [
     "read_trials",
     "write_scores",
 ]
-
-_TARGET = (b"target", b"tar", b"1", b"true")
-_NONTARGET = (b"nontarget", b"non-target", b"non", b"0", b"false", b"impostor")
 
 
 @dataclass(frozen=True, eq=False)
@@ -121,7 +123,7 @@ def _value_ok(pos_label):
             return is_number(word)
         if pos_label is not None:
             return word.decode("utf-8", "replace").lower() not in HEADER_NAMES["label"]
-        return word.lower() in _TARGET + _NONTARGET
+        return word.lower() in TARGET + NONTARGET
 
     return ok
 
@@ -135,7 +137,7 @@ def _pieces(path, layout, want, block_bytes, pos_label=None):
     columns = None
     converters = {
         "score": _score_column,
-        "label": _label_column if pos_label is None else _named_label_column(pos_label),
+        "label": label_column if pos_label is None else namedlabel_column(pos_label),
     }
     for block in iter_blocks(path, block_bytes):
         if columns is None:
@@ -186,8 +188,8 @@ def _read_table(path, layout, want, block_bytes, pos_label=None):
     n = 0
     kind = table_kind(path)
     if kind is not None:  # HDF5 / parquet: read whole, rows numbered from 1
-        label = _label_column if pos_label is None else _named_label_column(pos_label)
-        pieces = [read_table(path, kind, layout, want, _words_to_labels(label))]
+        label = label_column if pos_label is None else namedlabel_column(pos_label)
+        pieces = [read_table(path, kind, layout, want, words_to_labels(label))]
         pieces = [((m, t), v, np.arange(1, len(m) + 1)) for m, t, v in pieces]
     else:
         pieces = _pieces(path, layout, want, block_bytes, pos_label)
@@ -214,57 +216,8 @@ def _read_table(path, layout, want, block_bytes, pos_label=None):
     return models, tests, values, lines
 
 
-def _words_to_labels(column):
-    """A label column function of :class:`Fields` applied to a bytes array (table files)."""
-
-    def convert(words, path):
-        n = words.size
-        width = max(8, -(-words.dtype.itemsize // 8) * 8)
-        words = words.astype(f"S{width}")
-        return column(WordFields(words, np.arange(1, n + 1)), path, 0)
-
-    return convert
-
-
 def _score_column(fields, path, column=2):
     return fields.numbers([column], path)[:, 0]
-
-
-def _lower(words):
-    """ASCII lower case of a bytes array (same width), without a Python call per word."""
-    raw = np.ascontiguousarray(words).view(np.uint8).copy()
-    raw |= ((raw >= 65) & (raw <= 90)).view(np.uint8) << 5
-    return raw.view(words.dtype)
-
-
-def _one_of(words, choices):
-    """Whether each word of a bytes array (width a multiple of 8) is one of ``choices``."""
-    width = words.dtype.itemsize
-    table = np.array([c for c in choices if len(c) <= width], dtype=f"S{width}")
-    rows = np.ascontiguousarray(words).view(np.uint64).reshape(words.size, -1)
-    table = table.view(np.uint64).reshape(table.size, -1)
-    found = np.zeros(words.size, dtype=bool)
-    for choice in table:
-        same = rows[:, 0] == choice[0]
-        for j in range(1, rows.shape[1]):
-            same &= rows[:, j] == choice[j]
-        found |= same
-    return found
-
-
-def _label_column(fields, path, column=2):
-    raw = fields.ids(column)
-    words = _lower(raw)
-    target = _one_of(words, _TARGET)
-    known = target | _one_of(words, _NONTARGET)
-    if not known.all():
-        i = int(np.argmin(known))
-        raise ValueError(
-            f"{path}:{int(fields.lines[i])}: unknown label "
-            f"{ids_text(raw[i])!r} (use target/nontarget, tar/non or "
-            f"1/0, or name the target label with pos_label / --pos-label)"
-        )
-    return target
 
 
 def read_scores(path, *, block_bytes: int = BLOCK_BYTES, format=None) -> TrialScores:
@@ -325,34 +278,6 @@ def read_trials(path, *, format, pos_label=None, block_bytes: int = BLOCK_BYTES)
 def _check_pos_label(key, pos_label):
     if pos_label is not None and not key.labels.any():
         raise ValueError(f"{key.path}: no trial has the target label {pos_label!r} (pos_label)")
-
-
-def _named_label_column(pos_label):
-    """The label column of a key whose target label is ``pos_label`` (exact), all other trials
-    carrying one other label (focal's label rule, ``as_binary_labels``).
-    """
-    target_word = str(pos_label).encode()
-    other = []
-
-    def column(fields, path, index=2):
-        words = fields.ids(index)
-        target = words == target_word
-        rest = words[~target]
-        if rest.size:
-            if not other:
-                other.append(rest[0])
-            wrong = words != other[0]
-            wrong &= ~target
-            if wrong.any():
-                i = int(np.argmax(wrong))
-                raise ValueError(
-                    f"{path}:{int(fields.lines[i])}: label {ids_text(words[i])!r} is "
-                    f"neither the target label {pos_label!r} (pos_label) nor the "
-                    f"non-target label {ids_text(other[0])!r} seen before"
-                )
-        return target
-
-    return column
 
 
 def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES, format=None) -> TrialKey:
@@ -436,115 +361,6 @@ def read_key_and_scores(
     key_format = default_key_format(format) if key_format is None else key_format
     key = read_key(key_path, pos_label=pos_label, format=key_format)
     return key, [read_scores(p, format=format) for p in paths]
-
-
-def _ids_of(obj):
-    return as_id_array(obj.models, "models"), as_id_array(obj.tests, "tests")
-
-
-def _sample(obj, index, k=3):
-    return ", ".join(f"({ids_text(obj.models[i])}, {ids_text(obj.tests[i])})" for i in index[:k])
-
-
-def _check_missing(missing):
-    if missing not in ("error", "drop"):
-        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
-
-
-def _columns(reference, systems, missing, reference_name):
-    """Scores of each system at the reference's trials; a mask of the trials found everywhere."""
-    ref_ids = _ids_of(reference)
-    keep = np.ones(len(reference), dtype=bool)
-    columns = []
-    for system in systems:
-        if not isinstance(system, TrialScores):
-            raise ValueError(f"expected TrialScores, got {type(system).__name__}")
-        ids = _ids_of(system)
-        where = match_ids(ref_ids, ids)
-        found = where >= 0
-        if missing == "error":
-            check_matched(
-                where,
-                len(system),
-                system.path or "scores",
-                reference_name,
-                "trial",
-                "score",
-                lambda i: _sample(reference, i),
-                lambda i, s=system: _sample(s, i),
-            )
-        keep &= found
-        columns.append(np.where(found, system.scores[np.maximum(where, 0)], np.nan))
-    return np.column_stack(columns), keep
-
-
-def align_trials(key: TrialKey, *systems: TrialScores, missing: str = "error"):
-    """Align several systems' scores with the key on the (model, test) pair, exactly.
-
-    Parameters
-    ----------
-    key : TrialKey
-        The key: which trials, and which of them are targets.
-    *systems : TrialScores
-        One per system, trials in any order.
-    missing : {"error", "drop"}
-        A key trial without a score in some system, or a scored trial absent from the key: with
-        ``"error"`` raise ``ValueError`` giving the count and the first trial ids; with ``"drop"``
-        keep only the key trials present in every system.
-
-    Returns
-    -------
-    X : ndarray, shape (n_trials, n_systems)
-        Scores, one column per system, trials in key order.
-    y : ndarray of bool, shape (n_trials,)
-        True for target trials.
-    models, tests : ndarray of bytes
-        The trial ids of the rows.
-    """
-    _check_missing(missing)
-    if not systems:
-        raise ValueError("align_trials needs at least one system's scores")
-    if not isinstance(key, TrialKey):
-        raise ValueError(f"key must be a TrialKey, got {type(key).__name__}")
-    X, keep = _columns(key, systems, missing, f"key {key.path}".rstrip())
-    if not keep.any():
-        raise ValueError("no trial is present in the key and in every score file")
-    if keep.all():
-        return X, np.asarray(key.labels, dtype=bool), key.models, key.tests
-    return X[keep], np.asarray(key.labels, dtype=bool)[keep], key.models[keep], key.tests[keep]
-
-
-def align_scores(*systems: TrialScores, missing: str = "error"):
-    """Align several systems' scores on the (model, test) pair, in the first system's order.
-
-    The key-less counterpart of :func:`align_trials`, for applying a fitted fusion to eval
-    files.
-
-    Parameters
-    ----------
-    *systems : TrialScores
-        One per system, trials in any order.
-    missing : {"error", "drop"}
-        A trial missing from some system: raise ``ValueError`` (``"error"``), or keep only the
-        trials present in every system (``"drop"``).
-
-    Returns
-    -------
-    X : ndarray, shape (n_trials, n_systems)
-        Scores, one column per system, trials in the first system's order.
-    models, tests : ndarray of bytes
-        The trial ids of the rows.
-    """
-    _check_missing(missing)
-    if not systems:
-        raise ValueError("align_scores needs at least one system's scores")
-    first = systems[0]
-    X, keep = _columns(first, systems, missing, f"first score file {first.path}".rstrip())
-    if not keep.any():
-        raise ValueError("no trial is present in every score file")
-    if keep.all():
-        return X, first.models, first.tests
-    return X[keep], first.models[keep], first.tests[keep]
 
 
 def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> None:

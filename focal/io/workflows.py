@@ -206,6 +206,7 @@ def train_fusion(
         key_format=key_format,
         pos_label=pos_label,
         missing=missing,
+        ids=False,
     )
     fusion = LogisticFusion(p_target=p_target)
     model = make_pipeline(fusion, PAVCalibrator(pseudo_count=pseudo_count)) if pav else fusion
@@ -355,6 +356,7 @@ def evaluate_binary(
         key_format=key_format,
         pos_label=pos_label,
         missing=missing,
+        ids=False,
     ):  # 'drop' drops per system
         systems[path] = from_labels(x, y)
     reports = [

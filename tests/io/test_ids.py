@@ -38,3 +38,14 @@ def test_match_ids_equals_a_dict_lookup(monkeypatch, hashing):
     got = _ids.match_ids(query, table)
     assert np.array_equal(got, _oracle(query, table))
     assert (got[-500:] == np.arange(500)).all()
+
+
+def test_hash_does_not_depend_on_the_column_width():
+    ids = np.array([b"a", b"spk0001", b"x" * 20, b"seg/12345678.wav"], dtype="S24")
+    narrow = ids.astype("S16")[:2]
+    assert np.array_equal(_ids.hash_ids(ids)[:2], _ids.hash_ids(narrow))
+    assert np.array_equal(_ids.hash_ids(ids, ids), _ids.hash_ids(ids.astype("S32"), ids))
+    assert np.unique(_ids.hash_ids(ids)).size == ids.size
+    # the columns are not interchangeable: (a, b) and (b, a) hash apart
+    a, b = ids[:2], ids[2:]
+    assert not np.array_equal(_ids.hash_ids(a, b), _ids.hash_ids(b, a))

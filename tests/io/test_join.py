@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from focal.io import align_trials, read_key, read_scores
-from focal.io._join import align_files, iter_aligned
+from focal.io import _ids, _join, align_trials, read_key, read_scores
+from focal.io._join import align_files, iter_aligned, read_aligned
 
 RNG = np.random.default_rng(11)
 N = 3000
@@ -69,3 +69,116 @@ def test_errors_name_the_file_line_and_trials(tmp_path):
     rows = list(range(N - 5)) + [N - 3, N - 3]  # a repeat among trials absent from the key
     with pytest.raises(ValueError, match=rf"dup:{N - 3}: duplicate trial"):
         align_files(extra_key, [_write_scores(tmp_path / "dup", rows, scores)], missing="drop")
+
+
+def _exact(key, paths, missing):
+    return align_files(read_key(key), paths, missing=missing)
+
+
+@pytest.mark.parametrize("missing", ["error", "drop"])
+def test_join_by_hash_with_the_ids_on_disk_gives_the_exact_answer(tmp_path, missing):
+    scores = RNG.normal(size=N).tolist()
+    key = _write_key(tmp_path / "key", RNG.permutation(N))
+    rows = RNG.permutation(N) if missing == "error" else RNG.permutation(N)[: N - 100]
+    a = _write_scores(tmp_path / "a", rows, scores)
+    b = _write_scores(tmp_path / "b", RNG.permutation(N), scores)
+    expected = _exact(key, [a, b], missing)
+    got = read_aligned([a, b], key, missing=missing)
+    assert got[-1] == str(key)
+    for e, g in zip(expected, got):
+        assert np.array_equal(e, g)
+    no_ids = read_aligned([a, b], key, missing=missing, ids=False)
+    assert no_ids[2] is None and no_ids[3] is None and np.array_equal(no_ids[0], expected[0])
+    per_file = list(iter_aligned([a, b], key, missing=missing, ids=False))
+    assert np.array_equal(per_file[0][1], _exact(key, [a], missing)[0][:, 0])
+    assert per_file[1][3] is None
+
+
+def _hash_of_models_only(monkeypatch):
+    """Every trial of a model hashes alike: trials of a key with one trial per model have
+    hashes of their own, and a scored trial of another test collides with the key's.
+    """
+    real = _ids.hash_ids
+    weak = lambda models, tests: real(models)  # noqa: E731
+    monkeypatch.setattr(_ids, "hash_ids", weak)
+    monkeypatch.setattr(_join, "hash_ids", weak)
+
+
+def _count_exact_joins(monkeypatch):
+    """Calls of read_key: the join redone with the key's ids in memory."""
+    from focal.io import binary
+
+    calls = []
+    real = binary.read_key
+    monkeypatch.setattr(binary, "read_key", lambda *a, **k: calls.append(1) or real(*a, **k))
+    return calls
+
+
+def test_a_hash_collision_never_mismatches_trials(tmp_path, monkeypatch):
+    _hash_of_models_only(monkeypatch)
+    redone = _count_exact_joins(monkeypatch)
+    n = 200
+    key = tmp_path / "key"
+    key.write_text("".join(f"m{i} t{i} {'tar' if i % 3 == 0 else 'non'}\n" for i in range(n)))
+    lines = [f"m{i} t{i} {i / 7!r}\n" for i in range(n)]
+    lines[57] = "m57 other 5.5\n"  # not in the key: its hash is that of the key's (m57, t57)
+    scores = tmp_path / "scores"
+    scores.write_text("".join(lines[::-1]))
+    with pytest.raises(ValueError, match=r"1 scored trial\(s\) are not in the key"):
+        read_aligned([scores], key)
+    X, y, models, tests, _ = read_aligned([scores], key, missing="drop")
+    assert X.shape == (n - 1, 1) and b"t57" not in tests.tolist()
+    assert np.array_equal(X[:, 0], np.delete(np.arange(n) / 7, 57))
+    got = list(iter_aligned([scores, scores], key, missing="drop"))
+    assert len(got) == 2 and all(np.array_equal(g[1], X[:, 0]) for g in got)
+    assert len(redone) == 3  # each join by hash failed its check and was redone
+    lines[57] = "m57 t57 5.5\n"
+    scores.write_text("".join(lines))
+    assert read_aligned([scores], key)[0][57, 0] == 5.5 and len(redone) == 3
+
+
+def test_collisions_within_the_key_are_matched_by_their_bytes(tmp_path, monkeypatch):
+    _hash_of_models_only(monkeypatch)  # 37 models: every key hash is shared
+    scores = RNG.normal(size=N).tolist()
+    key = _write_key(tmp_path / "key", RNG.permutation(N))
+    a = _write_scores(tmp_path / "a", RNG.permutation(N), scores)
+    expected = _exact(key, [a], "error")
+    for e, g in zip(expected, read_aligned([a], key)):
+        assert np.array_equal(e, g)
+    twice = _write_key(tmp_path / "twice", list(range(N)) + [17])
+    with pytest.raises(ValueError, match=rf"twice:{N + 1}: duplicate trial \(spk17, seg00017\), "):
+        read_aligned([a], twice)
+
+
+def test_join_by_hash_errors_as_reading_the_key_whole(tmp_path):
+    scores = RNG.normal(size=N).tolist()
+    key = _write_key(tmp_path / "key", list(range(N)) + [5])
+    a = _write_scores(tmp_path / "a", range(N), scores)
+    with pytest.raises(ValueError) as whole:
+        read_key(key)
+    with pytest.raises(ValueError) as joined:
+        read_aligned([a], key)
+    assert str(joined.value) == str(whole.value) and "first seen on line 6" in str(whole.value)
+    short = _write_scores(tmp_path / "short", range(N - 2), scores)
+    full = _write_key(tmp_path / "full", range(N))
+    with pytest.raises(ValueError, match=r"short: 2 trial\(s\) of the key .* \(spk1, seg02998\)"):
+        read_aligned([short], full)
+    twice = _write_scores(tmp_path / "twice", list(range(N)) + [1500], scores)
+    with pytest.raises(ValueError, match=rf"twice:{N + 1}: duplicate trial \(spk20, seg01500\)"):
+        read_aligned([twice], full)
+
+
+def test_no_room_for_the_temporary_files_joins_in_memory(tmp_path, monkeypatch):
+    from focal.io import _spill
+
+    def full(self, models, tests):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(_spill.IdSpill, "add", full)
+    redone = _count_exact_joins(monkeypatch)
+    scores = RNG.normal(size=N).tolist()
+    key = _write_key(tmp_path / "key", RNG.permutation(N))
+    a = _write_scores(tmp_path / "a", RNG.permutation(N), scores)
+    for e, g in zip(_exact(key, [a], "error"), read_aligned([a], key)):
+        assert np.array_equal(e, g)
+    assert len(redone) == 1  # the join redone with the ids in memory

@@ -1,0 +1,96 @@
+"""Key labels of binary trial files: the target / non-target words a key may use, or a named
+target label (``pos_label``), read as a boolean column without a Python call per line.
+
+Labels: ``target`` / ``nontarget`` (also ``non-target``), ``tar`` / ``non``, ``1`` / ``0``,
+``true`` / ``false``, ``impostor`` (any case). With a named target label, every other trial
+must carry one other label (focal's label rule for binary labels).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._tables import WordFields
+from ._text import ids_text
+
+__all__ = ["NONTARGET", "TARGET", "label_column", "namedlabel_column", "words_to_labels"]
+
+TARGET = (b"target", b"tar", b"1", b"true")
+NONTARGET = (b"nontarget", b"non-target", b"non", b"0", b"false", b"impostor")
+
+
+def words_to_labels(column):
+    """A label column function of :class:`Fields` applied to a bytes array (table files)."""
+
+    def convert(words, path):
+        n = words.size
+        width = max(8, -(-words.dtype.itemsize // 8) * 8)
+        words = words.astype(f"S{width}")
+        return column(WordFields(words, np.arange(1, n + 1)), path, 0)
+
+    return convert
+
+
+def _lower(words):
+    """ASCII lower case of a bytes array (same width), without a Python call per word."""
+    raw = np.ascontiguousarray(words).view(np.uint8).copy()
+    raw |= ((raw >= 65) & (raw <= 90)).view(np.uint8) << 5
+    return raw.view(words.dtype)
+
+
+def _one_of(words, choices):
+    """Whether each word of a bytes array (width a multiple of 8) is one of ``choices``."""
+    width = words.dtype.itemsize
+    table = np.array([c for c in choices if len(c) <= width], dtype=f"S{width}")
+    rows = np.ascontiguousarray(words).view(np.uint64).reshape(words.size, -1)
+    table = table.view(np.uint64).reshape(table.size, -1)
+    found = np.zeros(words.size, dtype=bool)
+    for choice in table:
+        same = rows[:, 0] == choice[0]
+        for j in range(1, rows.shape[1]):
+            same &= rows[:, j] == choice[j]
+        found |= same
+    return found
+
+
+def label_column(fields, path, column=2):
+    raw = fields.ids(column)
+    words = _lower(raw)
+    target = _one_of(words, TARGET)
+    known = target | _one_of(words, NONTARGET)
+    if not known.all():
+        i = int(np.argmin(known))
+        raise ValueError(
+            f"{path}:{int(fields.lines[i])}: unknown label "
+            f"{ids_text(raw[i])!r} (use target/nontarget, tar/non or "
+            f"1/0, or name the target label with pos_label / --pos-label)"
+        )
+    return target
+
+
+def namedlabel_column(pos_label):
+    """The label column of a key whose target label is ``pos_label`` (exact), all other trials
+    carrying one other label (focal's label rule, ``as_binary_labels``).
+    """
+    target_word = str(pos_label).encode()
+    other = []
+
+    def column(fields, path, index=2):
+        words = fields.ids(index)
+        target = words == target_word
+        rest = words[~target]
+        if rest.size:
+            if not other:
+                other.append(rest[0])
+            wrong = words != other[0]
+            wrong &= ~target
+            if wrong.any():
+                i = int(np.argmax(wrong))
+                raise ValueError(
+                    f"{path}:{int(fields.lines[i])}: label {ids_text(words[i])!r} is "
+                    f"neither the target label {pos_label!r} (pos_label) nor the "
+                    f"non-target label {ids_text(other[0])!r} seen before"
+                )
+        return target
+
+    return column

@@ -1,0 +1,201 @@
+"""Trial ids kept on disk while a key is joined with score files by hash (``focal evaluate``,
+``focal train``), so that neither file's ids are held in memory whole.
+
+The key's ids are written, block by block, to a temporary file in key order
+(:class:`IdSpill`); while a score file is streamed, each trial matched by its hash is written
+with the key row it matched to one of several files, by key row range (:class:`MatchSpill`).
+Then each range is checked at once: the key's ids of the range (read in sequence) against the
+score file's ids matched to it, byte for byte. Memory is one range of ids, however large the
+files; the disk holds the ids once per file (as a database's partitioned hash join spills).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+from ._ids import _same
+
+__all__ = ["Growing", "IdSpill", "MatchSpill"]
+
+#: Bytes of ids checked at a time (one key row range)
+RANGE_BYTES = 16 << 20
+
+
+class Growing:
+    """A 1-D array appended to block by block (capacity doubled as needed; the unused tail
+    of a large array takes no memory until written).
+    """
+
+    def __init__(self, dtype, capacity=1 << 20):
+        self.array = np.empty(capacity, dtype=dtype)
+        self.n = 0
+
+    def add(self, values):
+        """Append ``values`` (1-D)."""
+        need = self.n + values.shape[0]
+        if need > self.array.shape[0]:
+            grown = np.empty(max(need, 2 * self.array.shape[0]), dtype=self.array.dtype)
+            grown[: self.n] = self.array[: self.n]
+            self.array = grown
+        self.array[self.n : need] = values
+        self.n = need
+
+    def result(self):
+        """The values appended, as one array (a copy only when much capacity is unused)."""
+        out = self.array[: self.n]
+        if self.n < self.array.shape[0] // 2:
+            out = out.copy()
+        self.array = np.empty(0, dtype=self.array.dtype)
+        return out
+
+
+def _widen(ids, width):
+    return ids if ids.dtype.itemsize == width else ids.astype(f"S{width}")
+
+
+class IdSpill:
+    """Two id columns (models, tests) written block by block to ``path``, each block at its
+    own widths, and read back by row range or by rows at the widest widths.
+    """
+
+    def __init__(self, path):
+        self.path = path
+        self._file = open(path, "wb")  # noqa: SIM115 (closed by finish / close)
+        self._starts = [0]  # first row of each block, then the row count
+        self._blocks = []  # (offset, wm, wt) of each block
+        self._offset = 0
+        self.widths = (8, 8)
+
+    def add(self, models, tests):
+        """Append one block of ids (bytes arrays of one length)."""
+        n = models.shape[0]
+        models, tests = np.ascontiguousarray(models), np.ascontiguousarray(tests)
+        wm, wt = models.dtype.itemsize, tests.dtype.itemsize
+        self._file.write(memoryview(models.view(np.uint8)))
+        self._file.write(memoryview(tests.view(np.uint8)))
+        self._blocks.append((self._offset, wm, wt))
+        self._offset += n * (wm + wt)
+        self._starts.append(self._starts[-1] + n)
+        self.widths = (max(self.widths[0], wm), max(self.widths[1], wt))
+
+    def finish(self):
+        """Stop writing; the ids can now be read back."""
+        self._file.close()
+        self._starts = np.asarray(self._starts, dtype=np.int64)
+
+    def __len__(self):
+        return int(self._starts[-1])
+
+    @property
+    def nbytes(self):
+        """Bytes written (each block at its own widths)."""
+        return self._offset
+
+    def _read(self, handle, b, lo, hi):
+        """Rows ``lo:hi`` (within block ``b``) of both columns, at the block's widths."""
+        offset, wm, wt = self._blocks[b]
+        start, n = int(self._starts[b]), int(self._starts[b + 1] - self._starts[b])
+        out = []
+        for base, w in ((offset, wm), (offset + n * wm, wt)):
+            handle.seek(base + (lo - start) * w)
+            out.append(np.frombuffer(handle.read((hi - lo) * w), dtype=f"S{w}"))
+        return out
+
+    def rows(self, lo, hi):
+        """Rows ``lo:hi`` as (models, tests) at the widest widths."""
+        first = int(np.searchsorted(self._starts, lo, side="right")) - 1
+        models, tests = [], []
+        with open(self.path, "rb") as handle:
+            b = first
+            while b < len(self._blocks) and self._starts[b] < hi:
+                a, z = max(lo, int(self._starts[b])), min(hi, int(self._starts[b + 1]))
+                m, t = self._read(handle, b, a, z)
+                models.append(_widen(m, self.widths[0]))
+                tests.append(_widen(t, self.widths[1]))
+                b += 1
+        if not models:
+            empty = [np.empty(0, dtype=f"S{w}") for w in self.widths]
+            return empty[0], empty[1]
+        return np.concatenate(models), np.concatenate(tests)
+
+    def take(self, rows):
+        """The ids of ``rows`` (sorted) as (models, tests) at the widest widths."""
+        rows = np.asarray(rows, dtype=np.int64)
+        blocks = np.searchsorted(self._starts, rows, side="right") - 1
+        models = np.empty(rows.size, dtype=f"S{self.widths[0]}")
+        tests = np.empty(rows.size, dtype=f"S{self.widths[1]}")
+        with open(self.path, "rb") as handle:
+            for b in np.unique(blocks):
+                sel = np.flatnonzero(blocks == b)
+                start = int(self._starts[b])
+                m, t = self._read(handle, int(b), start, int(self._starts[b + 1]))
+                models[sel] = m[rows[sel] - start]
+                tests[sel] = t[rows[sel] - start]
+        return models, tests
+
+
+class MatchSpill:
+    """Score trials matched to key rows by hash: ``(row, model, test)`` records written to
+    one file per key row range, then checked byte for byte against the key's
+    :class:`IdSpill`, a range at a time.
+    """
+
+    def __init__(self, folder, name, key):
+        self.key = key
+        wm, wt = key.widths
+        self.dtype = np.dtype([("row", "<i8"), ("model", f"S{wm}"), ("test", f"S{wt}")])
+        per_range = max(1, RANGE_BYTES // self.dtype.itemsize)
+        self.shift = max(0, int(per_range).bit_length() - 1)
+        self.n_ranges = max(1, -(-len(key) // (1 << self.shift)))
+        self.paths = [os.path.join(folder, f"{name}.{p}") for p in range(self.n_ranges)]
+        self._files = [None] * self.n_ranges
+
+    def add(self, rows, models, tests):
+        """Record the matches ``rows`` (key rows) of these score ids; False when an id is
+        wider than every key id of its column (a hash collision: it matches nothing).
+        """
+        records = np.empty(rows.size, dtype=self.dtype)
+        records["row"] = rows
+        for field, ids in (("model", models), ("test", tests)):
+            width = self.dtype[field].itemsize
+            if ids.dtype.itemsize > width:
+                if (np.char.str_len(ids) > width).any():
+                    return False
+                ids = ids.astype(f"S{width}")  # only zero padding cut
+            records[field] = ids
+        ranges = (rows >> self.shift).astype(np.uint32)
+        order = np.argsort(ranges, kind="stable")
+        records, ranges = records[order], ranges[order]
+        cuts = np.searchsorted(ranges, np.arange(self.n_ranges + 1))
+        for p in np.flatnonzero(np.diff(cuts)):
+            if self._files[p] is None:
+                self._files[p] = open(self.paths[p], "wb")  # noqa: SIM115 (closed in check)
+            self._files[p].write(memoryview(records[cuts[p] : cuts[p + 1]].view(np.uint8)))
+        return True
+
+    def check(self):
+        """Whether every recorded match holds byte for byte (files removed as checked)."""
+        self.close()
+        ok = True
+        for p, path in enumerate(self.paths):
+            if not os.path.exists(path):
+                continue
+            if ok:
+                records = np.fromfile(path, dtype=self.dtype)
+                lo = p << self.shift
+                models, tests = self.key.rows(lo, min(len(self.key), lo + (1 << self.shift)))
+                index = records["row"] - lo
+                ids = (records["model"].copy(), records["test"].copy())
+                ok = bool(_same(ids, None, (models, tests), index).all())
+                del records, models, tests, ids
+            os.remove(path)
+        return ok
+
+    def close(self):
+        """Close the range files (kept on disk)."""
+        for f in self._files:
+            if f is not None:
+                f.close()
+        self._files = [None] * self.n_ranges

@@ -1,0 +1,127 @@
+"""Alignment of several systems' scores with a key (or with each other) on the (model, test)
+pair, exactly: :func:`align_trials` for training and evaluation, :func:`align_scores` for
+applying a fitted fusion to eval files. Ids are matched through hashes checked byte for byte
+(:mod:`focal.io._ids`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ._ids import as_id_array, check_matched, match_ids
+from ._text import ids_text
+
+__all__ = ["align_scores", "align_trials"]
+
+
+def _ids_of(obj):
+    return as_id_array(obj.models, "models"), as_id_array(obj.tests, "tests")
+
+
+def _sample(obj, index, k=3):
+    return ", ".join(f"({ids_text(obj.models[i])}, {ids_text(obj.tests[i])})" for i in index[:k])
+
+
+def _check_missing(missing):
+    if missing not in ("error", "drop"):
+        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
+
+
+def _columns(reference, systems, missing, reference_name):
+    """Scores of each system at the reference's trials; a mask of the trials found everywhere."""
+    from .binary import TrialScores
+
+    ref_ids = _ids_of(reference)
+    keep = np.ones(len(reference), dtype=bool)
+    columns = []
+    for system in systems:
+        if not isinstance(system, TrialScores):
+            raise ValueError(f"expected TrialScores, got {type(system).__name__}")
+        ids = _ids_of(system)
+        where = match_ids(ref_ids, ids)
+        found = where >= 0
+        if missing == "error":
+            check_matched(
+                where,
+                len(system),
+                system.path or "scores",
+                reference_name,
+                "trial",
+                "score",
+                lambda i: _sample(reference, i),
+                lambda i, s=system: _sample(s, i),
+            )
+        keep &= found
+        columns.append(np.where(found, system.scores[np.maximum(where, 0)], np.nan))
+    return np.column_stack(columns), keep
+
+
+def align_trials(key, *systems, missing: str = "error"):
+    """Align several systems' scores with the key on the (model, test) pair, exactly.
+
+    Parameters
+    ----------
+    key : TrialKey
+        The key: which trials, and which of them are targets.
+    *systems : TrialScores
+        One per system, trials in any order.
+    missing : {"error", "drop"}
+        A key trial without a score in some system, or a scored trial absent from the key: with
+        ``"error"`` raise ``ValueError`` giving the count and the first trial ids; with ``"drop"``
+        keep only the key trials present in every system.
+
+    Returns
+    -------
+    X : ndarray, shape (n_trials, n_systems)
+        Scores, one column per system, trials in key order.
+    y : ndarray of bool, shape (n_trials,)
+        True for target trials.
+    models, tests : ndarray of bytes
+        The trial ids of the rows.
+    """
+    from .binary import TrialKey
+
+    _check_missing(missing)
+    if not systems:
+        raise ValueError("align_trials needs at least one system's scores")
+    if not isinstance(key, TrialKey):
+        raise ValueError(f"key must be a TrialKey, got {type(key).__name__}")
+    X, keep = _columns(key, systems, missing, f"key {key.path}".rstrip())
+    if not keep.any():
+        raise ValueError("no trial is present in the key and in every score file")
+    if keep.all():
+        return X, np.asarray(key.labels, dtype=bool), key.models, key.tests
+    return X[keep], np.asarray(key.labels, dtype=bool)[keep], key.models[keep], key.tests[keep]
+
+
+def align_scores(*systems, missing: str = "error"):
+    """Align several systems' scores on the (model, test) pair, in the first system's order.
+
+    The key-less counterpart of :func:`align_trials`, for applying a fitted fusion to eval
+    files.
+
+    Parameters
+    ----------
+    *systems : TrialScores
+        One per system, trials in any order.
+    missing : {"error", "drop"}
+        A trial missing from some system: raise ``ValueError`` (``"error"``), or keep only the
+        trials present in every system (``"drop"``).
+
+    Returns
+    -------
+    X : ndarray, shape (n_trials, n_systems)
+        Scores, one column per system, trials in the first system's order.
+    models, tests : ndarray of bytes
+        The trial ids of the rows.
+    """
+    _check_missing(missing)
+    if not systems:
+        raise ValueError("align_scores needs at least one system's scores")
+    first = systems[0]
+    X, keep = _columns(first, systems, missing, f"first score file {first.path}".rstrip())
+    if not keep.any():
+        raise ValueError("no trial is present in every score file")
+    if keep.all():
+        return X, first.models, first.tests
+    return X[keep], first.models[keep], first.tests[keep]
