@@ -180,7 +180,7 @@ def read_binary_systems(
     """
     from .io._join import iter_aligned
 
-    systems, ids = {}, {}
+    systems, trials = {}, {}
     for path, x, y, models, tests in iter_aligned(
         paths,
         key_path,
@@ -192,8 +192,8 @@ def read_binary_systems(
     ):
         y = y.astype(bool)
         systems[str(path)] = (x[y], x[~y])
-        ids[str(path)] = (models, tests, y)  # split only when clusters ask (memory)
-    return systems, ids
+        trials[str(path)] = (models, tests, y)  # split only when clusters ask (memory)
+    return systems, trials
 
 
 def evaluate_reports(systems, ids, points, args):

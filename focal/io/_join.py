@@ -20,9 +20,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .._blocks import _too_wide
 from ._ids import HashTable, as_id_array, find_duplicate, hash_ids
 from ._spill import Growing, IdSpill, MatchSpill
-from ._text import BLOCK_BYTES, LineMap, _too_wide, display_name, ids_text
+from ._text import BLOCK_BYTES, LineMap, display_name, ids_text
 
 __all__ = [
     "SpilledKey",
