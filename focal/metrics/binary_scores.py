@@ -14,14 +14,13 @@ import numpy as np
 from scipy.special import expit
 
 from .._deprecation import renamed
+from ..core.operating_point import OperatingPoint
 from ..core.pav import SortedTrials, pav_from_sorted, sort_trials
-from ..core.priors import detection_cost, effective_log_odds
 from ..core.rocch import ROCCH
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.validation import (
     as_score_array,
     check_binary_trials,
-    check_positive,
     check_probability,
 )
 
@@ -175,11 +174,9 @@ class BinaryScores:
             The actual DCF (thesis eq. 7.11): dimensionless when ``normalize``, else in units of
             the costs.
         """
-        p = check_probability(p_target)
-        cm = check_positive(c_miss, "c_miss")
-        cf = check_positive(c_fa, "c_fa")
-        p_miss, p_fa = self.trials.error_rates(np.array([-effective_log_odds(p, cm, cf)]))
-        return float(detection_cost(p_miss[0], p_fa[0], p, cm, cf, normalize))
+        op = OperatingPoint(p_target, c_miss, c_fa)
+        p_miss, p_fa = self.trials.error_rates(np.array([op.bayes_threshold]))
+        return float(op.detection_cost(p_miss[0], p_fa[0], normalize))
 
     def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
         """Minimum DCF over all thresholds, from the hull (thesis 7.21), as :func:`min_dcf`.
@@ -236,21 +233,9 @@ class BinaryScores:
             Actual (eq. 7.18) and minimum (eq. 7.42) Bayes error-rates, fractions, one per ``h``.
         """
         h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
-        p, q = expit(h), expit(-h)
         p_miss, p_fa = self.trials.error_rates(-h)
-        best = self.hull.min_bayes_errors(h)
-        return BayesErrorRates(
-            prior_log_odds=h,
-            actual=p * p_miss + q * p_fa,
-            minimum=best.error,
-            actual_p_miss=p_miss,
-            actual_p_fa=p_fa,
-            min_p_miss=best.p_miss,
-            min_p_fa=best.p_fa,
-            min_n_misses=best.n_misses,
-            min_n_false_alarms=best.n_false_alarms,
-            n_targets=self.trials.n_targets,
-            n_nontargets=self.trials.n_nontargets,
+        return BayesErrorRates.of(
+            h, p_miss, p_fa, self.hull, self.trials.n_targets, self.trials.n_nontargets
         )
 
 
@@ -374,6 +359,42 @@ class BayesErrorRates:
     actual_pfa = renamed("actual_p_fa")
     min_pmiss = renamed("min_p_miss")
     min_pfa = renamed("min_p_fa")
+
+    @classmethod
+    def of(cls, h, p_miss, p_fa, hull, n_targets, n_nontargets) -> BayesErrorRates:
+        """The error-rates at prior log-odds ``h`` of Bayes decisions with rates
+        ``(p_miss, p_fa)`` (eq. 7.18) and of the optimal thresholds on ``hull`` (eq. 7.42).
+
+        Parameters
+        ----------
+        h : ndarray
+            Prior log-odds, in nats.
+        p_miss, p_fa : ndarray
+            Miss and false-alarm rates (fractions) of the Bayes decisions at threshold ``-h``.
+        hull : focal.core.rocch.ROCCH
+            The convex hull of the same trials.
+        n_targets, n_nontargets : int
+            Trial counts.
+
+        Returns
+        -------
+        BayesErrorRates
+            Fractions, one per ``h``.
+        """
+        best = hull.min_bayes_errors(h)
+        return cls(
+            prior_log_odds=h,
+            actual=expit(h) * p_miss + expit(-h) * p_fa,
+            minimum=best.error,
+            actual_p_miss=p_miss,
+            actual_p_fa=p_fa,
+            min_p_miss=best.p_miss,
+            min_p_fa=best.p_fa,
+            min_n_misses=best.n_misses,
+            min_n_false_alarms=best.n_false_alarms,
+            n_targets=n_targets,
+            n_nontargets=n_nontargets,
+        )
 
     @property
     def default(self) -> np.ndarray:

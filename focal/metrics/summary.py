@@ -21,13 +21,12 @@ from __future__ import annotations
 from functools import cached_property
 
 import numpy as np
-from scipy.special import expit
 
-from ..core.priors import detection_cost, effective_log_odds
+from ..core.operating_point import OperatingPoint
 from ..core.rocch import ROCCH
 from ..core.scoring import normalized_cross_entropy
 from ..core.summary import ScoreSummary, TrialSums
-from ..core.validation import as_score_array, check_positive, check_probability
+from ..core.validation import as_score_array, check_probability
 from .binary import BayesErrorRates, DETCurve
 
 __all__ = ["SummarizedScores"]
@@ -135,13 +134,9 @@ class SummarizedScores:
         float
             The detection cost.
         """
-        p = check_probability(p_target)
-        cm = check_positive(c_miss, "c_miss")
-        cf = check_positive(c_fa, "c_fa")
-        n_mis, n_fa = self._sums("dcf").error_counts(-effective_log_odds(p, cm, cf))
-        return float(
-            detection_cost(n_mis / self.n_targets, n_fa / self.n_nontargets, p, cm, cf, normalize)
-        )
+        op = OperatingPoint(p_target, c_miss, c_fa)
+        n_mis, n_fa = self._sums("dcf").error_counts(op.bayes_threshold)
+        return float(op.detection_cost(n_mis / self.n_targets, n_fa / self.n_nontargets, normalize))
 
     # -- threshold-optimized: the hull ----------------------------------------------------
     def min_cllr(self, p_target=0.5) -> float:
@@ -242,18 +237,4 @@ class SummarizedScores:
             )
         p_miss = sums.n_misses[idx] / self.n_targets
         p_fa = sums.n_false_alarms[idx] / self.n_nontargets
-        p, q = expit(h), expit(-h)
-        best = self.hull.min_bayes_errors(h)
-        return BayesErrorRates(
-            prior_log_odds=h,
-            actual=p * p_miss + q * p_fa,
-            minimum=best.error,
-            actual_p_miss=p_miss,
-            actual_p_fa=p_fa,
-            min_p_miss=best.p_miss,
-            min_p_fa=best.p_fa,
-            min_n_misses=best.n_misses,
-            min_n_false_alarms=best.n_false_alarms,
-            n_targets=self.n_targets,
-            n_nontargets=self.n_nontargets,
-        )
+        return BayesErrorRates.of(h, p_miss, p_fa, self.hull, self.n_targets, self.n_nontargets)
