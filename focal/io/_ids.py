@@ -159,10 +159,13 @@ class HashTable:
     """Rows of id columns ready to be looked up by hash, block by block.
 
     The table is one sorted uint64 array: each row's hash with its low bits replaced by its
-    row index (a plain sort, several times faster than an argsort of the hashes). A lookup
-    compares the hashes' high bits, then checks every proposed match byte for byte; rows whose
-    high bits are shared by several table rows are matched exactly by their bytes. So the
-    answer never depends on the hash being perfect.
+    row index (a plain sort, several times faster than an argsort of the hashes), and a
+    directory of where each run of leading bits starts in it (a bucket of about one row). A
+    lookup reads a query's bucket, a few neighbouring words of the sorted array, and compares
+    the hashes' high bits: two cache misses per query, where a binary search of 10^7 hashes
+    costs one per step. Every proposed match is then checked byte for byte; rows whose high
+    bits are shared by several table rows are matched exactly by their bytes. So the answer
+    never depends on the hash being perfect.
 
     Parameters
     ----------
@@ -190,11 +193,23 @@ class HashTable:
         packed |= np.arange(n, dtype=np.uint64)
         packed.sort()
         self.packed = packed
-        shared = np.zeros(max(n - 1, 0), dtype=bool)
-        for i in range(0, n - 1, _HASH_ROWS):  # neighbours with the same high bits
-            a, b = packed[i : i + _HASH_ROWS], packed[i + 1 : i + 1 + _HASH_ROWS]
-            shared[i : i + b.size] = (a[: b.size] ^ b) <= self.mask
         self.shared_rows = None
+        if n == 0:
+            return
+        # the directory: 2^d buckets of leading bits (d < bits: the high bits decide the
+        # bucket), 1 to 2 rows each on average; bucket b is packed[first[b] : first[b + 1]]
+        self.shift = _U(64 - max(1, min(self.bits, _index_bits(n) - 1)))
+        first = np.full((1 << (64 - int(self.shift))) + 1, n, dtype=_row_type(n))
+        first[int(packed[0] >> self.shift)] = 0
+        shared = np.zeros(n - 1, dtype=bool)
+        for i in range(1, n, _HASH_ROWS):  # each row and the one before: a new bucket? shared?
+            a, b = packed[i - 1 : i - 1 + _HASH_ROWS], packed[i : i + _HASH_ROWS]
+            a = a[: b.size]
+            shared[i - 1 : i - 1 + b.size] = (a ^ b) <= self.mask
+            new = (a >> self.shift) != (b >> self.shift)
+            first[(b[new] >> self.shift).astype(np.intp)] = np.flatnonzero(new) + i
+        np.minimum.accumulate(first[::-1], out=first[::-1])  # empty buckets: the next start
+        self.first = first
         if shared.any():  # a few rows whose high bits collide: matched by their bytes
             both = np.zeros(n, dtype=bool)
             both[1:] |= shared
@@ -213,6 +228,30 @@ class HashTable:
         dup = find_duplicate(self.shared_columns)
         return None if dup is None else tuple(int(self.shared_rows[i]) for i in dup)
 
+    def _find(self, high):
+        """Position in ``packed`` of the first row with each of the high bits ``high``, or -1."""
+        out = np.full(high.size, -1, dtype=np.intp)
+        bucket = high >> self.shift
+        start = self.first.take(bucket).astype(np.intp)
+        size = self.first.take(bucket + _U(1)) - start
+        at = start
+        for k in range(_WINDOW):  # the first rows of each bucket: neighbours in memory
+            found = self.packed.take(at, mode="clip")
+            found &= ~self.mask
+            same = found == high
+            if k:
+                same &= size > k
+                same &= out < 0
+            out[same] = at[same]
+            at = at + 1
+        big = np.flatnonzero(size > _WINDOW)
+        if big.size:  # rare large buckets: a binary search
+            big = big[out[big] < 0]
+            pos = np.minimum(np.searchsorted(self.packed, high[big]), self.n - 1)
+            ok = (self.packed[pos] & ~self.mask) == high[big]
+            out[big[ok]] = pos[ok]
+        return out
+
     def lookup(self, query, verify=True):
         """Row of the table holding each row of ``query`` (tuple of id columns), or -1.
 
@@ -228,35 +267,34 @@ class HashTable:
             query, too_long = _widths_of(query, self.columns)
         high = hash_ids(*query)
         high &= ~self.mask
-        if _index_bits(nq) <= self.bits:  # the queries sorted by a plain sort, as the table
-            order = high | np.arange(nq, dtype=np.uint64)
-            order.sort()
-            probe = order & ~self.mask
-            order &= self.mask
-            order = order.astype(np.intp)
-            pos = np.searchsorted(self.packed, probe)
-        else:
-            order = np.argsort(high, kind="stable")
-            probe = high[order]
-            pos = np.searchsorted(self.packed, probe)
-        np.minimum(pos, self.n - 1, out=pos)
-        found = self.packed[pos]
-        hit = (found & ~self.mask) == probe
-        out[order[hit]] = (found[hit] & self.mask).astype(np.intp)
+        pos = self._find(high)
+        hit = pos >= 0
+        out[hit] = (self.packed[pos[hit]] & self.mask).astype(np.intp)
         if verify:  # check the proposed matches byte for byte, in query order
-            rows = None if hit.all() else np.flatnonzero(out >= 0)
+            rows = None if hit.all() else np.flatnonzero(hit)
             index = out if rows is None else out[rows]
             ok = _same(query, rows, self.columns, index)
             if not ok.all():
                 out[np.flatnonzero(~ok) if rows is None else rows[~ok]] = -1
             if too_long is not None:
                 out[too_long] = -1
-        if self.shared_rows is not None:
-            ambiguous = np.flatnonzero(np.isin(high, self.shared_high))
+        if self.shared_rows is not None:  # a query whose high bits are shared: a hit
+            candidates = np.flatnonzero(hit)
+            at = np.searchsorted(self.shared_high, high[candidates])
+            at = np.minimum(at, self.shared_high.size - 1)
+            ambiguous = candidates[self.shared_high[at] == high[candidates]]
             if ambiguous.size:
                 sub = _match_exact(tuple(c[ambiguous] for c in query), self.shared_columns)
                 out[ambiguous] = np.where(sub >= 0, self.shared_rows[np.maximum(sub, 0)], -1)
         return out
+
+
+#: Rows of a bucket compared by neighbouring reads (larger buckets: a binary search)
+_WINDOW = 4
+
+
+def _row_type(n):
+    return np.int32 if n < 2**31 else np.int64
 
 
 def _widths_of(query, table):

@@ -81,8 +81,8 @@ def key_scores(
         Where to put the scores (e.g. a column of the systems' matrix).
     spill : MatchSpill, optional
         The key's ids are not in memory (:class:`SpilledKey`): matches by hash are recorded
-        there to be checked afterwards, and a trial that looks repeated raises
-        :class:`Unverified` (the caller redoes the join exactly).
+        there to be checked afterwards; a failed check (a hash collision, or a trial that
+        looks repeated) raises :class:`Unverified` (the caller redoes the join exactly).
 
     Returns
     -------
@@ -108,14 +108,13 @@ def key_scores(
         where = table.lookup((models, tests), verify=spill is None)
         hit = where >= 0
         rows = where[hit]
-        before = ~np.isnan(values[rows])  # scored in an earlier block
-        order = np.arange(rows.size, dtype=np.float64)
-        values[rows] = order  # a row written twice keeps its last index only
-        if before.any() or (values[rows] != order).any():
-            if spill is not None:
-                raise Unverified
-            _repeated(shown, models, tests, lines, where, before)
-        if spill is not None and not spill.add(rows, models[hit], tests[hit]):
+        if spill is None:
+            before = ~np.isnan(values[rows])  # scored in an earlier block
+            order = np.arange(rows.size, dtype=np.float64)
+            values[rows] = order  # a row written twice keeps its last index only
+            if before.any() or (values[rows] != order).any():
+                _repeated(shown, models, tests, lines, where, before)
+        elif not spill.add(rows, models[hit], tests[hit]):  # a row matched twice: its check
             raise Unverified
         values[rows] = scores[hit, 0]
         if not hit.all():

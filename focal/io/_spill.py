@@ -15,12 +15,14 @@ import os
 
 import numpy as np
 
-from ._ids import _same
+from ._ids import _words, as_id_array
 
 __all__ = ["Growing", "IdSpill", "MatchSpill"]
 
 #: Bytes of ids checked at a time (one key row range)
 RANGE_BYTES = 16 << 20
+#: Bytes buffered per range file while matches are recorded
+WRITE_BUFFER = 256 << 10
 
 
 class Growing:
@@ -139,14 +141,15 @@ class IdSpill:
 class MatchSpill:
     """Score trials matched to key rows by hash: ``(row, model, test)`` records written to
     one file per key row range, then checked byte for byte against the key's
-    :class:`IdSpill`, a range at a time.
+    :class:`IdSpill`, a range at a time. A key row matched twice fails the check too (a
+    trial repeated in the score file, or a hash collision): the caller redoes the join
+    exactly, and reports the repeat with its line.
     """
 
     def __init__(self, folder, name, key):
         self.key = key
-        wm, wt = key.widths
-        self.dtype = np.dtype([("row", "<i8"), ("model", f"S{wm}"), ("test", f"S{wt}")])
-        per_range = max(1, RANGE_BYTES // self.dtype.itemsize)
+        self.words = tuple(w // 8 for w in key.widths)  # ids of the key: whole 8-byte words
+        per_range = max(1, RANGE_BYTES // (8 * (1 + sum(self.words))))
         self.shift = max(0, int(per_range).bit_length() - 1)
         self.n_ranges = max(1, -(-len(key) // (1 << self.shift)))
         self.paths = [os.path.join(folder, f"{name}.{p}") for p in range(self.n_ranges)]
@@ -156,40 +159,52 @@ class MatchSpill:
         """Record the matches ``rows`` (key rows) of these score ids; False when an id is
         wider than every key id of its column (a hash collision: it matches nothing).
         """
-        records = np.empty(rows.size, dtype=self.dtype)
-        records["row"] = rows
-        for field, ids in (("model", models), ("test", tests)):
-            width = self.dtype[field].itemsize
-            if ids.dtype.itemsize > width:
-                if (np.char.str_len(ids) > width).any():
+        ranges = rows >> self.shift
+        ranges = ranges.astype(np.uint16 if self.n_ranges <= 1 << 16 else np.int64)
+        order = np.argsort(ranges, kind="stable")  # a radix sort of 16-bit range numbers
+        counts = np.bincount(ranges, minlength=self.n_ranges)
+        records = np.empty((rows.size, 1 + sum(self.words)), dtype=np.uint64)
+        records[:, 0] = rows.take(order)
+        at = 1
+        for ids, words in zip((models, tests), self.words):
+            given = _words(as_id_array(ids))
+            if given.shape[1] > words:
+                if given[:, words:].any():
                     return False
-                ids = ids.astype(f"S{width}")  # only zero padding cut
-            records[field] = ids
-        ranges = (rows >> self.shift).astype(np.uint32)
-        order = np.argsort(ranges, kind="stable")
-        records, ranges = records[order], ranges[order]
-        cuts = np.searchsorted(ranges, np.arange(self.n_ranges + 1))
-        for p in np.flatnonzero(np.diff(cuts)):
+                given = given[:, :words]  # only zero padding cut
+            np.take(given, order, axis=0, out=records[:, at : at + given.shape[1]])
+            records[:, at + given.shape[1] : at + words] = 0
+            at += words
+        end = 0
+        for p in np.flatnonzero(counts):
+            start, end = end, end + int(counts[p])
             if self._files[p] is None:
-                self._files[p] = open(self.paths[p], "wb")  # noqa: SIM115 (closed in check)
-            self._files[p].write(memoryview(records[cuts[p] : cuts[p + 1]].view(np.uint8)))
+                self._files[p] = open(self.paths[p], "wb", buffering=WRITE_BUFFER)  # noqa: SIM115
+            self._files[p].write(memoryview(records[start:end]).cast("B"))
         return True
 
     def check(self):
-        """Whether every recorded match holds byte for byte (files removed as checked)."""
+        """Whether every recorded match holds byte for byte, each key row matched at most
+        once (files removed as checked).
+        """
         self.close()
         ok = True
+        wm = self.words[0]
         for p, path in enumerate(self.paths):
             if not os.path.exists(path):
                 continue
             if ok:
-                records = np.fromfile(path, dtype=self.dtype)
+                records = np.fromfile(path, dtype=np.uint64).reshape(-1, 1 + sum(self.words))
                 lo = p << self.shift
-                models, tests = self.key.rows(lo, min(len(self.key), lo + (1 << self.shift)))
-                index = records["row"] - lo
-                ids = (records["model"].copy(), records["test"].copy())
-                ok = bool(_same(ids, None, (models, tests), index).all())
-                del records, models, tests, ids
+                hi = min(len(self.key), lo + (1 << self.shift))
+                models, tests = self.key.rows(lo, hi)
+                index = records[:, 0].view(np.int64) - lo
+                ok = (
+                    not (np.bincount(index, minlength=hi - lo) > 1).any()
+                    and np.array_equal(records[:, 1 : 1 + wm], _words(models).take(index, axis=0))
+                    and np.array_equal(records[:, 1 + wm :], _words(tests).take(index, axis=0))
+                )
+                del records, models, tests, index
             os.remove(path)
         return ok
 

@@ -19,8 +19,10 @@ def _columns(rng, n, width):
     return models, tests
 
 
+@pytest.mark.parametrize("window", [1, 4])
 @pytest.mark.parametrize("hashing", ["real", "colliding", "constant"])
-def test_match_ids_equals_a_dict_lookup(monkeypatch, hashing):
+def test_match_ids_equals_a_dict_lookup(monkeypatch, hashing, window):
+    monkeypatch.setattr(_ids, "_WINDOW", window)  # 1: most buckets searched past the window
     rng = np.random.default_rng(5)
     models, tests = _columns(rng, 3000, 8)
     pairs = sorted(set(zip(models.tolist(), tests.tolist())))

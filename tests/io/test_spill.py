@@ -69,3 +69,18 @@ def test_matches_are_checked_byte_for_byte_in_every_range(tmp_path, monkeypatch)
     spill = _spill.MatchSpill(str(tmp_path), "w", key)  # an id wider than every key id
     assert not spill.add(np.array([0]), np.array([b"x" * 40]), tests[:1])
     spill.close()
+
+
+def test_a_key_row_matched_twice_fails_the_check(tmp_path):
+    rng = np.random.default_rng(5)
+    n = 300
+    models, tests = _ids(rng, n, 10), _ids(rng, n, 14)
+    key = _spill.IdSpill(str(tmp_path / "key"))
+    key.add(models, tests)
+    key.finish()
+    for first, second in (((0, 150), (150, n)), ((0, n), (42, 43))):  # no repeat, a repeat
+        spill = _spill.MatchSpill(str(tmp_path), "s", key)
+        for lo, hi in (first, second):  # the same ids, in separate blocks
+            rows = np.arange(lo, hi)
+            assert spill.add(rows, models[rows], tests[rows])
+        assert spill.check() is (second[0] == first[1])
