@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import os
 import tempfile
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
@@ -24,6 +25,9 @@ from .._blocks import _too_wide
 from ._ids import HashTable, as_id_array, find_duplicate, hash_ids
 from ._spill import Growing, IdSpill, MatchSpill
 from ._text import BLOCK_BYTES, LineMap, display_name, ids_text
+
+#: Score files read at once by :func:`align_files` (a thread each)
+FILE_THREADS = 4
 
 __all__ = [
     "SpilledKey",
@@ -62,6 +66,7 @@ def key_scores(
     executor=None,
     out=None,
     spill=None,
+    stop=None,
 ):
     """The score of each key trial in the score file ``path`` (NaN where it has none).
 
@@ -83,6 +88,8 @@ def key_scores(
         The key's ids are not in memory (:class:`SpilledKey`): matches by hash are recorded
         there to be checked afterwards; a failed check (a hash collision, or a trial that
         looks repeated) raises :class:`Unverified` (the caller redoes the join exactly).
+    stop : threading.Event, optional
+        Once set, reading stops at the next block (:class:`Stopped`): another file failed.
 
     Returns
     -------
@@ -104,6 +111,8 @@ def key_scores(
     if executor is not None:
         pieces = _prefetch(pieces, executor)
     for (models, tests), scores, lines in pieces:
+        if stop is not None and stop.is_set():
+            raise Stopped
         n += len(lines)
         where = table.lookup((models, tests), verify=spill is None)
         hit = where >= 0
@@ -176,6 +185,10 @@ def _check_repeats(shown, absent):
             f"({ids_text(models[second])}, {ids_text(tests[second])}), first seen "
             f"on line {int(lines[first])}"
         )
+
+
+class Stopped(Exception):
+    """A file's reading abandoned, because another file of the same join failed."""
 
 
 class Unverified(Exception):
@@ -272,6 +285,9 @@ def align_files(
     key : TrialKey or SpilledKey
         With a :class:`SpilledKey`, matches are made by hash and checked from the files on
         disk afterwards (:class:`Unverified` when the check fails).
+    threads : bool
+        Read several files at once, a thread each (one file: its blocks parsed in a thread
+        while the previous one is looked up); the errors are those of reading them in order.
     ids : bool
         Return the trial ids (else None for both).
 
@@ -290,24 +306,32 @@ def align_files(
     else:
         table = HashTable((as_id_array(key.models, "models"), as_id_array(key.tests, "tests")))
     X = np.empty((len(key), len(score_paths)))
-    executor = ThreadPoolExecutor(max_workers=1) if threads else None
-    try:
-        for j, path in enumerate(score_paths):
-            key_scores(
-                key,
-                path,
-                table,
-                format=format,
-                missing=missing,
-                block_bytes=block_bytes,
-                executor=executor,
-                out=X[:, j],
-                spill=MatchSpill(key.folder, f"scores{j}", key.spill) if spilled else None,
-            )
-    finally:
-        if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
-    del table
+
+    def column(j, executor=None, stop=None):
+        key_scores(
+            key,
+            score_paths[j],
+            table,
+            format=format,
+            missing=missing,
+            block_bytes=block_bytes,
+            executor=executor,
+            out=X[:, j],
+            spill=MatchSpill(key.folder, f"scores{j}", key.spill) if spilled else None,
+            stop=stop,
+        )
+
+    if threads and len(score_paths) > 1:
+        _in_parallel(column, len(score_paths))
+    else:
+        executor = ThreadPoolExecutor(max_workers=1) if threads else None
+        try:
+            for j in range(len(score_paths)):
+                column(j, executor)
+        finally:
+            if executor is not None:
+                executor.shutdown(wait=True, cancel_futures=True)
+    table = None  # the lookups are done: memory back
     keep = _kept(key, X, score_paths, missing)
     y = np.asarray(key.labels, dtype=bool)
     if keep is not None:
@@ -319,6 +343,23 @@ def align_files(
     if keep is None:
         return X, y, key.models, key.tests
     return X, y, key.models[keep], key.tests[keep]
+
+
+def _in_parallel(column, n):
+    """``column(j, stop=event)`` for j < n, a thread per file (up to :data:`FILE_THREADS` at
+    a time: each parses its blocks and looks them up; NumPy releases the GIL), with the
+    outcome of calling them in order: the error of the first file that fails is raised, and
+    the files after it stop at their next block.
+    """
+    stop = threading.Event()
+    with ThreadPoolExecutor(max_workers=min(n, FILE_THREADS)) as executor:
+        futures = [executor.submit(column, j, stop=stop) for j in range(n)]
+        try:
+            for future in futures:
+                future.result()
+        except BaseException:
+            stop.set()
+            raise
 
 
 def _kept(key, X, score_paths, missing):

@@ -182,3 +182,29 @@ def test_no_room_for_the_temporary_files_joins_in_memory(tmp_path, monkeypatch):
     for e, g in zip(_exact(key, [a], "error"), read_aligned([a], key)):
         assert np.array_equal(e, g)
     assert len(redone) == 1  # the join redone with the ids in memory
+
+
+@pytest.mark.parametrize("spilled", [False, True])
+def test_files_read_at_once_report_the_error_of_the_first_that_fails(tmp_path, spilled):
+    scores = RNG.normal(size=N).tolist()
+    key = _write_key(tmp_path / "key", RNG.permutation(N))
+    good = _write_scores(tmp_path / "good", RNG.permutation(N), scores)
+    short = _write_scores(tmp_path / "short", range(N - 2), scores)
+    twice = _write_scores(tmp_path / "twice", list(range(N)) + [1500], scores)
+    extra = tmp_path / "extra"
+    extra.write_text(good.read_text() + "nobody seg99999 0.5\n")
+
+    def join(paths):
+        if spilled:
+            return read_aligned(paths, key)[:2]
+        return align_files(read_key(key), paths, block_bytes=4096)[:2]
+
+    X, y = join([good, good, good])
+    assert np.array_equal(X, np.repeat(X[:, :1], 3, axis=1))
+    for paths, error in (
+        ([good, twice, extra], rf"twice:{N + 1}: duplicate trial \(spk20, seg01500\)"),
+        ([extra, twice, good], r"extra: 1 scored trial\(s\) are not in the key"),
+        ([good, good, short], r"short: 2 trial\(s\) of the key"),
+    ):
+        with pytest.raises(ValueError, match=error):
+            join(paths)
