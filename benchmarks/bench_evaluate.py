@@ -13,8 +13,8 @@ process. (``focal train`` of a 3-system fusion: ``bench_train.py``.)
 
 Then the same work in this process, step by step (read the key: hashes and labels kept, ids
 written to a temporary file; stream the score file, parsed in a worker thread while the main
-thread looks its trials up by hash; check the matched ids byte for byte; compute; write 10M
-lines), each step printed as a share of the total and with the process's resident memory at its
+thread looks its trials up by hash, then checks the matched ids byte for byte; compute; write
+10M lines), each step printed as a share of the total and with the process's resident memory at its
 end, so it is clear where the time and the memory go.
 
 The files are generated at run time in a temporary folder (about 1.4 GB for 10M trials) and
@@ -138,6 +138,7 @@ class Steps:
 
     def __init__(self):
         self.times, self.memory = {}, {}
+        self.notes = []  # lines printed under the steps
         self._inner = [0.0]  # seconds of the steps nested in each running step
 
     def __call__(self, name, fn, *args, **kwargs):
@@ -163,34 +164,44 @@ class Steps:
                 f"  {step:<{width}}  {seconds:7.2f} s  {100 * seconds / total:5.1f} %"
                 f"   resident {self.memory[step]:6.0f} MiB"
             )
+        for note in self.notes:
+            print(f"  ({note})")
 
 
 def join_steps(steps, score_paths, key_path, folder):
-    """The join of ``focal evaluate`` / ``train``, step by step: (X, y)."""
-    from concurrent.futures import ThreadPoolExecutor
+    """The join of ``focal evaluate`` / ``train``, step by step: (X, y). The score files are
+    read at once, a thread each, each checking its matches at its end: the CPU seconds of the
+    checks (summed over the threads) are noted under the steps.
+    """
+    from focal.io import _join
+    from focal.io._join import SpilledKey, align_files
 
-    from focal.io._join import SpilledKey, key_scores
-    from focal.io._spill import MatchSpill
+    checks = []
 
-    class TimedSpill(MatchSpill):
+    class TimedSpill(_join.MatchSpill):
         def check(self):
-            return steps("check the matched ids byte for byte", super().check)
+            t0 = time.thread_time()
+            try:
+                return super().check()
+            finally:
+                checks.append(time.thread_time() - t0)
 
     key = steps("read the key (hashes, labels; ids to disk)", SpilledKey, key_path, str(folder))
-    X = np.empty((len(key), len(score_paths)))
-    with ThreadPoolExecutor(max_workers=1) as executor:
-        for j, path in enumerate(score_paths):
-            steps(
-                "read the scores + look up by hash (overlapped)",
-                key_scores,
-                key,
-                path,
-                key.table,
-                executor=executor,
-                out=X[:, j],
-                spill=TimedSpill(str(folder), f"s{j}", key.spill),
-            )
-    return X, key.labels
+    real, _join.MatchSpill = _join.MatchSpill, TimedSpill
+    try:
+        X, y, _, _ = steps(
+            "read the scores, look up by hash, check the ids (a thread per file)",
+            align_files,
+            key,
+            score_paths,
+            ids=False,
+        )
+    finally:
+        _join.MatchSpill = real
+    steps.notes.append(
+        f"checking the matched ids byte for byte: {sum(checks):.2f} CPU s in the file threads"
+    )
+    return X, y
 
 
 def _steps(score_path, key_path, folder):

@@ -7,9 +7,10 @@ joins them with 1:1 checks (the fastest floor a user would write; it fits nothin
 memory under 1 GiB. Both run as processes, alternately (best and median of the rounds).
 
 Then the same work in this process, step by step (read the key: hashes and labels kept, ids
-written to a temporary file; stream each score file, looked up by hash; check the matched ids
-byte for byte; fit the logistic-regression fusion; write the model), each step printed as a
-share of the total with the process's resident memory at its end.
+written to a temporary file; stream the score files at once, a thread each, looked up by hash
+and their matched ids checked byte for byte; fit the logistic-regression fusion; write the
+model), each step printed as a share of the total with the process's resident memory at its
+end.
 
 The files (about 2.8 GB for 10M trials) are generated in a temporary folder, or kept in
 ``$FOCAL_BENCH_DIR`` (generated once, reused by the next runs; shared with bench_evaluate).
