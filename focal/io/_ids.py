@@ -198,7 +198,7 @@ class HashTable:
             return
         # the directory: 2^d buckets of leading bits (d < bits: the high bits decide the
         # bucket), 1 to 2 rows each on average; bucket b is packed[first[b] : first[b + 1]]
-        self.shift = _U(64 - max(1, min(self.bits, _index_bits(n) - 1)))
+        self.shift = _U(64 - max(1, min(self.bits, _index_bits(n) - _SPARSER)))
         first = np.full((1 << (64 - int(self.shift))) + 1, n, dtype=_row_type(n))
         first[int(packed[0] >> self.shift)] = 0
         shared = np.zeros(n - 1, dtype=bool)
@@ -230,26 +230,26 @@ class HashTable:
 
     def _find(self, high):
         """Position in ``packed`` of the first row with each of the high bits ``high``, or -1."""
-        out = np.full(high.size, -1, dtype=np.intp)
         bucket = high >> self.shift
         start = self.first.take(bucket).astype(np.intp)
         size = self.first.take(bucket + _U(1)) - start
-        at = start
-        for k in range(_WINDOW):  # the first rows of each bucket: neighbours in memory
+        found = self.packed.take(start, mode="clip")  # the first row of each bucket
+        found &= ~self.mask
+        out = np.where(found == high, start, -1)
+        rest = np.flatnonzero((out < 0) & (size > 1))
+        for k in range(1, _WINDOW):  # the next rows of the bucket: neighbours in memory
+            if not rest.size:
+                break
+            at = start[rest] + k
             found = self.packed.take(at, mode="clip")
             found &= ~self.mask
-            same = found == high
-            if k:
-                same &= size > k
-                same &= out < 0
-            out[same] = at[same]
-            at = at + 1
-        big = np.flatnonzero(size > _WINDOW)
-        if big.size:  # rare large buckets: a binary search
-            big = big[out[big] < 0]
-            pos = np.minimum(np.searchsorted(self.packed, high[big]), self.n - 1)
-            ok = (self.packed[pos] & ~self.mask) == high[big]
-            out[big[ok]] = pos[ok]
+            same = found == high[rest]
+            out[rest[same]] = at[same]
+            rest = rest[~same & (size[rest] > k + 1)]
+        if rest.size:  # rare large buckets: a binary search
+            pos = np.minimum(np.searchsorted(self.packed, high[rest]), self.n - 1)
+            ok = (self.packed[pos] & ~self.mask) == high[rest]
+            out[rest[ok]] = pos[ok]
         return out
 
     def lookup(self, query, verify=True):
@@ -290,7 +290,9 @@ class HashTable:
 
 
 #: Rows of a bucket compared by neighbouring reads (larger buckets: a binary search)
-_WINDOW = 4
+_WINDOW = 6
+#: Directory buckets: 2^(index bits - _SPARSER), 1 to 2 rows each on average
+_SPARSER = 1
 
 
 def _row_type(n):
