@@ -153,6 +153,25 @@ def fusion_formula(fusion, names) -> str:
     return f"llr = {fusion.intercept_:.6g} {terms}"
 
 
+def _import_in_background(*modules):
+    """A thread importing ``modules`` (scikit-learn and SciPy: seconds of start-up) while the
+    files are read; an import error is left for the caller's own import to raise.
+    """
+    import importlib
+    import threading
+
+    def load():
+        for name in modules:
+            try:
+                importlib.import_module(name)
+            except Exception:  # noqa: BLE001 (raised again by the caller's import)
+                return
+
+    thread = threading.Thread(target=load, name="focal-imports", daemon=True)
+    thread.start()
+    return thread
+
+
 def train_fusion(
     score_paths,
     key_path,
@@ -194,11 +213,7 @@ def train_fusion(
         The fitted model, carrying its input schema (system names from the file names,
         :func:`focal.schema.system_names`; format ``"bosaris"``), the labels and a summary.
     """
-    from sklearn.pipeline import make_pipeline
-
-    from ..estimators import LogisticFusion, PAVCalibrator
-    from ..schema import set_input_schema, system_names
-
+    loading = _import_in_background("sklearn.pipeline", "focal.estimators")
     X, y, _, _, key_name = read_aligned(
         score_paths,
         key_path,
@@ -208,6 +223,12 @@ def train_fusion(
         missing=missing,
         ids=False,
     )
+    loading.join()
+    from sklearn.pipeline import make_pipeline
+
+    from ..estimators import LogisticFusion, PAVCalibrator
+    from ..schema import set_input_schema, system_names
+
     fusion = LogisticFusion(p_target=p_target)
     model = make_pipeline(fusion, PAVCalibrator(pseudo_count=pseudo_count)) if pav else fusion
     model.fit(X, y)
