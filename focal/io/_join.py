@@ -123,10 +123,14 @@ def key_scores(
             values[rows] = order  # a row written twice keeps its last index only
             if before.any() or (values[rows] != order).any():
                 _repeated(shown, models, tests, lines, where, before)
-        elif not spill.add(rows, models[hit], tests[hit]):  # a row matched twice: its check
-            raise Unverified
-        values[rows] = scores[hit, 0]
-        if not hit.all():
+            values[rows] = scores[hit, 0]
+        else:  # scores put in place by the check, where a row matched twice fails
+            matched = (models, tests, scores[:, 0])
+            if rows.size < hit.size:  # copies of the ids only when some trials missed
+                matched = (models[hit], tests[hit], scores[hit, 0])
+            if not spill.add(rows, *matched):
+                raise Unverified
+        if rows.size < hit.size:
             n_absent += int((~hit).sum())
             miss = np.flatnonzero(~hit)
             if missing == "error":
@@ -139,7 +143,7 @@ def key_scores(
                 absent.append((models[miss], tests[miss], lines[miss]))
     if n == 0:
         raise ValueError(f"{shown}: no trials found")
-    if spill is not None and not spill.check():
+    if spill is not None and not spill.check(values):
         raise Unverified
     if n_absent and missing == "error":
         raise ValueError(

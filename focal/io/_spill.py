@@ -139,31 +139,35 @@ class IdSpill:
 
 
 class MatchSpill:
-    """Score trials matched to key rows by hash: ``(row, model, test)`` records written to
-    one file per key row range, then checked byte for byte against the key's
-    :class:`IdSpill`, a range at a time. A key row matched twice fails the check too (a
-    trial repeated in the score file, or a hash collision): the caller redoes the join
-    exactly, and reports the repeat with its line.
+    """Score trials matched to key rows by hash: ``(row, model, test, score)`` records
+    written to one file per key row range, then checked byte for byte against the key's
+    :class:`IdSpill`, a range at a time, and their scores put in place (a range of rows at a
+    time: writes that stay in the cache, where each trial put in place as it is read is a
+    cache miss). A key row matched twice fails the check too (a trial repeated in the score
+    file, or a hash collision): the caller redoes the join exactly, and reports the repeat
+    with its line.
     """
 
     def __init__(self, folder, name, key):
         self.key = key
         self.words = tuple(w // 8 for w in key.widths)  # ids of the key: whole 8-byte words
-        per_range = max(1, RANGE_BYTES // (8 * (1 + sum(self.words))))
+        self.width = 2 + sum(self.words)  # row, model and test words, score
+        per_range = max(1, RANGE_BYTES // (8 * self.width))
         self.shift = max(0, int(per_range).bit_length() - 1)
         self.n_ranges = max(1, -(-len(key) // (1 << self.shift)))
         self.paths = [os.path.join(folder, f"{name}.{p}") for p in range(self.n_ranges)]
         self._files = [None] * self.n_ranges
 
-    def add(self, rows, models, tests):
-        """Record the matches ``rows`` (key rows) of these score ids; False when an id is
-        wider than every key id of its column (a hash collision: it matches nothing).
+    def add(self, rows, models, tests, scores=None):
+        """Record the matches ``rows`` (key rows) of these score ids (and their scores);
+        False when an id is wider than every key id of its column (a hash collision: it
+        matches nothing).
         """
         ranges = rows >> self.shift
         ranges = ranges.astype(np.uint16 if self.n_ranges <= 1 << 16 else np.int64)
         order = np.argsort(ranges, kind="stable")  # a radix sort of 16-bit range numbers
         counts = np.bincount(ranges, minlength=self.n_ranges)
-        records = np.empty((rows.size, 1 + sum(self.words)), dtype=np.uint64)
+        records = np.empty((rows.size, self.width), dtype=np.uint64)
         records[:, 0] = rows.take(order)
         at = 1
         for ids, words in zip((models, tests), self.words):
@@ -175,6 +179,12 @@ class MatchSpill:
             np.take(given, order, axis=0, out=records[:, at : at + given.shape[1]])
             records[:, at + given.shape[1] : at + words] = 0
             at += words
+        if scores is None:
+            records[:, -1] = 0
+        else:
+            np.take(
+                np.asarray(scores, dtype=np.float64), order, out=records[:, -1].view(np.float64)
+            )
         end = 0
         for p in np.flatnonzero(counts):
             start, end = end, end + int(counts[p])
@@ -183,9 +193,10 @@ class MatchSpill:
             self._files[p].write(memoryview(records[start:end]).cast("B"))
         return True
 
-    def check(self):
+    def check(self, values=None):
         """Whether every recorded match holds byte for byte, each key row matched at most
-        once (files removed as checked).
+        once (files removed as checked); the scores recorded are put in ``values`` (indexed
+        by key row) as their range is checked.
         """
         self.close()
         ok = True
@@ -194,7 +205,7 @@ class MatchSpill:
             if not os.path.exists(path):
                 continue
             if ok:
-                records = np.fromfile(path, dtype=np.uint64).reshape(-1, 1 + sum(self.words))
+                records = np.fromfile(path, dtype=np.uint64).reshape(-1, self.width)
                 lo = p << self.shift
                 hi = min(len(self.key), lo + (1 << self.shift))
                 models, tests = self.key.rows(lo, hi)
@@ -202,8 +213,10 @@ class MatchSpill:
                 ok = (
                     not (np.bincount(index, minlength=hi - lo) > 1).any()
                     and np.array_equal(records[:, 1 : 1 + wm], _words(models).take(index, axis=0))
-                    and np.array_equal(records[:, 1 + wm :], _words(tests).take(index, axis=0))
+                    and np.array_equal(records[:, 1 + wm : -1], _words(tests).take(index, axis=0))
                 )
+                if values is not None:
+                    values[lo:hi][index] = records[:, -1].view(np.float64)
                 del records, models, tests, index
             os.remove(path)
         return ok

@@ -62,9 +62,14 @@ def test_matches_are_checked_byte_for_byte_in_every_range(tmp_path, monkeypatch)
         if wrong is not None:  # one matched trial whose test id differs by its last byte
             i = int(np.flatnonzero(order == wrong)[0])
             t[i] = t[i][:-1] + b"~"
+        scores = rng.normal(size=n)
         for a in range(0, n, 100):
-            assert spill.add(order[a : a + 100], m[a : a + 100], t[a : a + 100].astype("S24"))
-        assert spill.check() is (wrong is None)
+            b = a + 100
+            assert spill.add(order[a:b], m[a:b], t[a:b].astype("S24"), scores[a:b])
+        values = np.full(n, np.nan)
+        assert spill.check(values) is (wrong is None)
+        if wrong is None:  # each score put at the key row its trial matched
+            assert np.array_equal(values[order], scores)
         assert not list(tmp_path.glob("s.*"))  # the range files are removed
     spill = _spill.MatchSpill(str(tmp_path), "w", key)  # an id wider than every key id
     assert not spill.add(np.array([0]), np.array([b"x" * 40]), tests[:1])
