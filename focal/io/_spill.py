@@ -157,6 +157,7 @@ class MatchSpill:
         self.n_ranges = max(1, -(-len(key) // (1 << self.shift)))
         self.paths = [os.path.join(folder, f"{name}.{p}") for p in range(self.n_ranges)]
         self._files = [None] * self.n_ranges
+        self._buffer = np.empty((0, self.width), dtype=np.uint64)
 
     def add(self, rows, models, tests, scores=None):
         """Record the matches ``rows`` (key rows) of these score ids (and their scores);
@@ -167,7 +168,9 @@ class MatchSpill:
         ranges = ranges.astype(np.uint16 if self.n_ranges <= 1 << 16 else np.int64)
         order = np.argsort(ranges, kind="stable")  # a radix sort of 16-bit range numbers
         counts = np.bincount(ranges, minlength=self.n_ranges)
-        records = np.empty((rows.size, self.width), dtype=np.uint64)
+        if self._buffer.shape[0] < rows.size:  # reused: no page faults for each block
+            self._buffer = np.empty((rows.size, self.width), dtype=np.uint64)
+        records = self._buffer[: rows.size]
         records[:, 0] = rows.take(order)
         at = 1
         for ids, words in zip((models, tests), self.words):
@@ -176,15 +179,13 @@ class MatchSpill:
                 if given[:, words:].any():
                     return False
                 given = given[:, :words]  # only zero padding cut
-            np.take(given, order, axis=0, out=records[:, at : at + given.shape[1]])
+            records[:, at : at + given.shape[1]] = given.take(order, axis=0)
             records[:, at + given.shape[1] : at + words] = 0
             at += words
         if scores is None:
             records[:, -1] = 0
         else:
-            np.take(
-                np.asarray(scores, dtype=np.float64), order, out=records[:, -1].view(np.float64)
-            )
+            records[:, -1] = np.asarray(scores, dtype=np.float64).take(order).view(np.uint64)
         end = 0
         for p in np.flatnonzero(counts):
             start, end = end, end + int(counts[p])
@@ -199,6 +200,7 @@ class MatchSpill:
         by key row) as their range is checked.
         """
         self.close()
+        self._buffer = np.empty((0, self.width), dtype=np.uint64)
         ok = True
         wm = self.words[0]
         for p, path in enumerate(self.paths):
