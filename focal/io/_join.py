@@ -23,7 +23,7 @@ import numpy as np
 
 from .._blocks import _too_wide
 from ._ids import HashTable, as_id_array, find_duplicate, hash_ids
-from ._spill import Growing, IdSpill, MatchSpill
+from ._spill import OPEN_RANGE_FILES, Growing, IdSpill, MatchSpill
 from ._text import BLOCK_BYTES, LineMap, display_name, ids_text
 
 #: Score files read at once by :func:`align_files` (a thread each)
@@ -310,6 +310,13 @@ def align_files(
     else:
         table = HashTable((as_id_array(key.models, "models"), as_id_array(key.tests, "tests")))
     X = np.empty((len(key), len(score_paths)))
+    spills = [
+        MatchSpill(key.folder, f"scores{j}", key.spill) if spilled else None
+        for j in range(len(score_paths))
+    ]
+    at_once = min(FILE_THREADS, len(score_paths))
+    if spilled:  # each file's spill keeps a file open per key row range
+        at_once = min(at_once, OPEN_RANGE_FILES // spills[0].n_ranges)
 
     def column(j, executor=None, stop=None):
         key_scores(
@@ -321,12 +328,12 @@ def align_files(
             block_bytes=block_bytes,
             executor=executor,
             out=X[:, j],
-            spill=MatchSpill(key.folder, f"scores{j}", key.spill) if spilled else None,
+            spill=spills[j],
             stop=stop,
         )
 
-    if threads and len(score_paths) > 1:
-        _in_parallel(column, len(score_paths))
+    if threads and at_once > 1:
+        _in_parallel(column, len(score_paths), at_once)
     else:
         executor = ThreadPoolExecutor(max_workers=1) if threads else None
         try:
@@ -349,14 +356,14 @@ def align_files(
     return X, y, key.models[keep], key.tests[keep]
 
 
-def _in_parallel(column, n):
-    """``column(j, stop=event)`` for j < n, a thread per file (up to :data:`FILE_THREADS` at
-    a time: each parses its blocks and looks them up; NumPy releases the GIL), with the
-    outcome of calling them in order: the error of the first file that fails is raised, and
-    the files after it stop at their next block.
+def _in_parallel(column, n, at_once):
+    """``column(j, stop=event)`` for j < n, a thread per file (``at_once`` at a time: each
+    parses its blocks and looks them up; NumPy releases the GIL), with the outcome of calling
+    them in order: the error of the first file that fails is raised, and the files after it
+    stop at their next block.
     """
     stop = threading.Event()
-    with ThreadPoolExecutor(max_workers=min(n, FILE_THREADS)) as executor:
+    with ThreadPoolExecutor(max_workers=at_once) as executor:
         futures = [executor.submit(column, j, stop=stop) for j in range(n)]
         try:
             for future in futures:

@@ -21,8 +21,12 @@ __all__ = ["Growing", "IdSpill", "MatchSpill"]
 
 #: Bytes of ids checked at a time (one key row range)
 RANGE_BYTES = 16 << 20
-#: Bytes buffered per range file while matches are recorded
+#: Bytes buffered per range file while matches are recorded (at most), and for all the range
+#: files of a score file (the buffers shrink when the ranges are many)
 WRITE_BUFFER = 256 << 10
+WRITE_BUFFERS = 32 << 20
+#: Range files open at once in a process (files read at once are limited accordingly)
+OPEN_RANGE_FILES = 768
 
 
 class Growing:
@@ -157,6 +161,7 @@ class MatchSpill:
         self.n_ranges = max(1, -(-len(key) // (1 << self.shift)))
         self.paths = [os.path.join(folder, f"{name}.{p}") for p in range(self.n_ranges)]
         self._files = [None] * self.n_ranges
+        self._buffering = int(min(WRITE_BUFFER, max(8192, WRITE_BUFFERS // self.n_ranges)))
         self._buffer = np.empty((0, self.width), dtype=np.uint64)
 
     def add(self, rows, models, tests, scores=None):
@@ -190,7 +195,7 @@ class MatchSpill:
         for p in np.flatnonzero(counts):
             start, end = end, end + int(counts[p])
             if self._files[p] is None:
-                self._files[p] = open(self.paths[p], "wb", buffering=WRITE_BUFFER)  # noqa: SIM115
+                self._files[p] = open(self.paths[p], "wb", buffering=self._buffering)  # noqa: SIM115
             self._files[p].write(memoryview(records[start:end]).cast("B"))
         return True
 

@@ -208,3 +208,19 @@ def test_files_read_at_once_report_the_error_of_the_first_that_fails(tmp_path, s
     ):
         with pytest.raises(ValueError, match=error):
             join(paths)
+
+
+def test_files_are_read_one_at_a_time_when_their_range_files_would_be_too_many(
+    tmp_path, monkeypatch
+):
+    from focal.io import _spill
+
+    scores = RNG.normal(size=N).tolist()
+    key = _write_key(tmp_path / "key", RNG.permutation(N))
+    paths = [_write_scores(tmp_path / f"s{k}", RNG.permutation(N), scores) for k in range(3)]
+    expected = _exact(key, paths, "error")
+    monkeypatch.setattr(_spill, "RANGE_BYTES", 256)  # a range file per 8 key rows
+    monkeypatch.setattr(_join, "OPEN_RANGE_FILES", 200)  # fewer than two files' range files
+    monkeypatch.setattr(_join, "_in_parallel", None)  # not called
+    for e, g in zip(expected, read_aligned(paths, key)):
+        assert np.array_equal(e, g)
