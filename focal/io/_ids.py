@@ -229,28 +229,28 @@ class HashTable:
         return None if dup is None else tuple(int(self.shared_rows[i]) for i in dup)
 
     def _find(self, high):
-        """Position in ``packed`` of the first row with each of the high bits ``high``, or -1."""
+        """Row of the table (the first) with each of the high bits ``high``, or -1."""
         bucket = high >> self.shift
         start = self.first.take(bucket).astype(np.intp)
         size = self.first.take(bucket + _U(1)) - start
         found = self.packed.take(start, mode="clip")  # the first row of each bucket
+        out = (found & self.mask).view(np.int64)
         found &= ~self.mask
-        out = np.where(found == high, start, -1)
+        out[found != high] = -1
         rest = np.flatnonzero((out < 0) & (size > 1))
         for k in range(1, _WINDOW):  # the next rows of the bucket: neighbours in memory
             if not rest.size:
                 break
-            at = start[rest] + k
-            found = self.packed.take(at, mode="clip")
-            found &= ~self.mask
-            same = found == high[rest]
-            out[rest[same]] = at[same]
+            found = self.packed.take(start[rest] + k, mode="clip")
+            same = (found & ~self.mask) == high[rest]
+            out[rest[same]] = (found[same] & self.mask).view(np.int64)
             rest = rest[~same & (size[rest] > k + 1)]
         if rest.size:  # rare large buckets: a binary search
             pos = np.minimum(np.searchsorted(self.packed, high[rest]), self.n - 1)
-            ok = (self.packed[pos] & ~self.mask) == high[rest]
-            out[rest[ok]] = pos[ok]
-        return out
+            found = self.packed[pos]
+            ok = (found & ~self.mask) == high[rest]
+            out[rest[ok]] = (found[ok] & self.mask).view(np.int64)
+        return out.astype(np.intp, copy=False)
 
     def lookup(self, query, verify=True):
         """Row of the table holding each row of ``query`` (tuple of id columns), or -1.
@@ -259,17 +259,15 @@ class HashTable:
         (the caller checks it; only rows whose high bits are shared are matched by bytes).
         """
         nq = query[0].shape[0]
-        out = np.full(nq, -1, dtype=np.intp)
         if nq == 0 or self.n == 0:
-            return out
+            return np.full(nq, -1, dtype=np.intp)
         too_long = None
         if verify:
             query, too_long = _widths_of(query, self.columns)
         high = hash_ids(*query)
         high &= ~self.mask
-        pos = self._find(high)
-        hit = pos >= 0
-        out[hit] = (self.packed[pos[hit]] & self.mask).astype(np.intp)
+        out = self._find(high)
+        hit = out >= 0
         if verify:  # check the proposed matches byte for byte, in query order
             rows = None if hit.all() else np.flatnonzero(hit)
             index = out if rows is None else out[rows]
