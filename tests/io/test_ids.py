@@ -51,3 +51,14 @@ def test_hash_does_not_depend_on_the_column_width():
     # the columns are not interchangeable: (a, b) and (b, a) hash apart
     a, b = ids[:2], ids[2:]
     assert not np.array_equal(_ids.hash_ids(a, b), _ids.hash_ids(b, a))
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 9, 64, 65, 1000])
+def test_lookups_of_tables_of_any_size(n):
+    rng = np.random.default_rng(n)
+    table = (np.array([b"m%d" % i for i in range(n)], "S8"), np.full(n, b"t", "S8"))
+    rows = rng.integers(0, 2 * n, 3 * n)  # half of them absent
+    query = (np.array([b"m%d" % i for i in rows], "S8"), np.full(rows.size, b"t", "S8"))
+    expected = np.where(rows < n, rows, -1)
+    assert np.array_equal(_ids.HashTable(table).lookup(query), expected)
+    assert np.array_equal(_ids.HashTable(table).lookup(query, verify=False), expected)
