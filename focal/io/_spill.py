@@ -184,8 +184,12 @@ class MatchSpill:
                 if given[:, words:].any():
                     return False
                 given = given[:, :words]  # only zero padding cut
-            records[:, at : at + given.shape[1]] = given.take(order, axis=0)
-            records[:, at + given.shape[1] : at + words] = 0
+            if given.shape[1] == words:  # the id as one field: a copy per row, not per word
+                field = records[:, at : at + words].view(f"V{8 * words}")[:, 0]
+                field[:] = given.view(f"V{8 * words}")[:, 0].take(order)
+            else:
+                records[:, at : at + given.shape[1]] = given.take(order, axis=0)
+                records[:, at + given.shape[1] : at + words] = 0
             at += words
         if scores is None:
             records[:, -1] = 0
