@@ -1,15 +1,17 @@
 """Scores of a key's trials, read from score files streamed block by block (``focal evaluate``,
 ``focal train``).
 
-Each file is parsed a block at a time in a worker thread (the second core) while the calling
+Several score files are read at once, a thread each (NumPy releases the GIL: both cores
+work); a file read alone is parsed a block at a time in a worker thread while the calling
 thread looks the previous block's trials up in the key's :class:`focal.io._ids.HashTable` and
 puts their scores in place. When the files can be read twice (not standard input), the key's
 ids are not held in memory either (:class:`SpilledKey`): trials are matched by hash, their ids
-written to temporary files and checked byte for byte range by range afterwards
-(:mod:`focal.io._spill`); should a check fail (a hash collision) or a trial look repeated, the
-join is redone with the key's ids in memory. Memory is then one float64 column of scores per
-system, the key's labels and hashes. Same answers and errors as reading both files whole and
-aligning them (:func:`focal.io.align_trials`).
+written (with their scores) to temporary files and checked byte for byte range by range
+afterwards, the scores put in place as their range is checked (:mod:`focal.io._spill`);
+should a check fail (a hash collision) or a trial look repeated, the join is redone with the
+key's ids in memory. Memory is then one float64 column of scores per system, the key's labels
+and hashes. Same answers and errors as reading both files whole and aligning them
+(:func:`focal.io.align_trials`).
 """
 
 from __future__ import annotations
@@ -319,18 +321,22 @@ def align_files(
         at_once = min(at_once, OPEN_RANGE_FILES // spills[0].n_ranges)
 
     def column(j, executor=None, stop=None):
-        key_scores(
-            key,
-            score_paths[j],
-            table,
-            format=format,
-            missing=missing,
-            block_bytes=block_bytes,
-            executor=executor,
-            out=X[:, j],
-            spill=spills[j],
-            stop=stop,
-        )
+        try:
+            key_scores(
+                key,
+                score_paths[j],
+                table,
+                format=format,
+                missing=missing,
+                block_bytes=block_bytes,
+                executor=executor,
+                out=X[:, j],
+                spill=spills[j],
+                stop=stop,
+            )
+        finally:
+            if spills[j] is not None:
+                spills[j].close()  # after an error: its range files
 
     if threads and at_once > 1:
         _in_parallel(column, len(score_paths), at_once)
