@@ -160,7 +160,7 @@ class HashTable:
 
     The table is one sorted uint64 array: each row's hash with its low bits replaced by its
     row index (a plain sort, several times faster than an argsort of the hashes), and a
-    directory of where each run of leading bits starts in it (a bucket of about one row). A
+    directory of where each run of leading bits starts in it (buckets of 1 to 2 rows). A
     lookup reads a query's bucket, a few neighbouring words of the sorted array, and compares
     the hashes' high bits: two cache misses per query, where a binary search of 10^7 hashes
     costs one per step. Every proposed match is then checked byte for byte; rows whose high
