@@ -28,8 +28,10 @@ from ._ids import HashTable, as_id_array, find_duplicate, hash_ids
 from ._spill import OPEN_RANGE_FILES, Growing, IdSpill, MatchSpill
 from ._text import BLOCK_BYTES, LineMap, display_name, ids_text
 
-#: Score files read at once by :func:`align_files` (a thread each)
+#: Score files read at once by :func:`align_files` (a thread each), and by
+#: :func:`iter_aligned` (its memory: a column of scores per file)
 FILE_THREADS = 4
+_EACH_AT_ONCE = 2
 
 __all__ = [
     "SpilledKey",
@@ -283,6 +285,7 @@ def align_files(
     block_bytes=BLOCK_BYTES,
     threads=True,
     ids=True,
+    each=False,
 ):
     """:func:`focal.io.align_trials` of a key and score files, the files streamed.
 
@@ -296,6 +299,10 @@ def align_files(
         while the previous one is looked up); the errors are those of reading them in order.
     ids : bool
         Return the trial ids (else None for both).
+    each : bool
+        Align each file with the key on its own (``missing="drop"`` drops per file): a list
+        of the results below, one per file (X of shape (n_trials, 1)); the errors are those
+        of aligning the files one after the other.
 
     Returns
     -------
@@ -320,6 +327,8 @@ def align_files(
     if spilled:  # each file's spill keeps a file open per key row range
         at_once = min(at_once, OPEN_RANGE_FILES // spills[0].n_ranges)
 
+    kept = [None] * len(score_paths)  # with each: the trials kept of each file
+
     def column(j, executor=None, stop=None):
         try:
             key_scores(
@@ -337,6 +346,8 @@ def align_files(
         finally:
             if spills[j] is not None:
                 spills[j].close()  # after an error: its range files
+        if each:  # checked as the file is read: its error before the next file's
+            kept[j] = _kept(key, X[:, j : j + 1], [score_paths[j]], missing)
 
     if threads and at_once > 1:
         _in_parallel(column, len(score_paths), at_once)
@@ -349,7 +360,14 @@ def align_files(
             if executor is not None:
                 executor.shutdown(wait=True, cancel_futures=True)
     table = None  # the lookups are done: memory back
-    keep = _kept(key, X, score_paths, missing)
+    if each:
+        return [_trials(key, X[:, j : j + 1], keep, ids) for j, keep in enumerate(kept)]
+    return _trials(key, X, _kept(key, X, score_paths, missing), ids)
+
+
+def _trials(key, X, keep, ids):
+    """(X, y, models, tests) of the key trials ``keep`` (a mask; None: all)."""
+    spilled = isinstance(key, SpilledKey)
     y = np.asarray(key.labels, dtype=bool)
     if keep is not None:
         X, y = X[keep], y[keep]
@@ -460,7 +478,7 @@ def iter_aligned(
 ):
     """Each score file aligned with the key on its own (``missing="drop"`` drops per file):
     yields ``(path, scores, y, models, tests)`` (ids None unless ``ids``); the key is read
-    once (as in :func:`read_aligned`).
+    once (as in :func:`read_aligned`), the files two at a time, a thread each.
     """
     from .binary import align_trials, default_key_format, read_key, read_key_and_scores
 
@@ -479,12 +497,14 @@ def iter_aligned(
         try:
             with tempfile.TemporaryDirectory(prefix="focal-join-") as folder:
                 key = SpilledKey(key_path, folder, format=key_format, pos_label=pos_label)
-                for path in paths:
-                    X, y, models, tests = align_files(
-                        key, [path], format=format, missing=missing, ids=ids
+                for start in range(0, len(paths), _EACH_AT_ONCE):
+                    group = paths[start : start + _EACH_AT_ONCE]
+                    aligned = align_files(
+                        key, group, format=format, missing=missing, ids=ids, each=True
                     )
-                    done += 1
-                    yield path, X[:, 0], y, models, tests
+                    for path, (X, y, models, tests) in zip(group, aligned):
+                        done += 1
+                        yield path, X[:, 0], y, models, tests
                 return
         except (Unverified, OSError):  # OSError: no room for the temporary files
             pass

@@ -208,6 +208,12 @@ def test_files_read_at_once_report_the_error_of_the_first_that_fails(tmp_path, s
     ):
         with pytest.raises(ValueError, match=error):
             join(paths)
+    for paths, error in (  # each file aligned on its own: its missing trials first
+        ([short, extra], r"short: 2 trial\(s\) of the key"),
+        ([extra, short], r"extra: 1 scored trial\(s\) are not in the key"),
+    ):
+        with pytest.raises(ValueError, match=error):
+            list(iter_aligned(paths, key))
 
 
 def test_files_are_read_one_at_a_time_when_their_range_files_would_be_too_many(
