@@ -23,10 +23,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .._blocks import _too_wide
-from ._ids import HashTable, as_id_array, find_duplicate, hash_ids
-from ._spill import OPEN_RANGE_FILES, Growing, IdSpill, MatchSpill
-from ._text import BLOCK_BYTES, LineMap, display_name, ids_text
+from ._ids import HashTable, as_id_array, find_duplicate
+from ._spill import OPEN_RANGE_FILES, MatchSpill, SpilledKey, Unverified, _prefetch
+from ._text import BLOCK_BYTES, display_name, ids_text
 
 #: Score files read at once by :func:`align_files` (a thread each), and by
 #: :func:`iter_aligned` (its memory: a column of scores per file)
@@ -41,17 +40,6 @@ __all__ = [
     "key_scores",
     "read_aligned",
 ]
-
-
-def _prefetch(pieces, executor):
-    """The pieces of a generator, the next one parsed in ``executor`` while one is used."""
-    future = executor.submit(next, pieces, None)
-    while True:
-        piece = future.result()
-        if piece is None:
-            return
-        future = executor.submit(next, pieces, None)
-        yield piece
 
 
 def _sample(models, tests, rows, k=3):
@@ -197,68 +185,6 @@ def _check_repeats(shown, absent):
 
 class Stopped(Exception):
     """A file's reading abandoned, because another file of the same join failed."""
-
-
-class Unverified(Exception):
-    """A join by hash that its byte-for-byte check could not confirm (a hash collision, or a
-    trial that looks repeated): the caller redoes it with the key's ids in memory.
-    """
-
-
-class SpilledKey:
-    """A key read for a join by hash: its labels, line numbers and hash table in memory, its
-    ids in a temporary file (:class:`focal.io._spill.IdSpill`).
-
-    Same errors as :func:`focal.io.read_key` (a repeated trial is found among the rows whose
-    hashes collide, from their bytes); the blocks are parsed in ``executor`` while the calling
-    thread hashes and writes the previous one.
-    """
-
-    def __init__(self, path, folder, *, format=None, pos_label=None, block_bytes=BLOCK_BYTES):
-        from .binary import _check_pos_label, _pieces
-        from .formats import key_layout
-
-        self.path = display_name(path)
-        self.folder = folder
-        self.spill = IdSpill(os.path.join(folder, "key"))
-        hashes, labels = Growing(np.uint64), Growing(bool)
-        self.lines = LineMap()
-        n = 0
-        with ThreadPoolExecutor(max_workers=1) as executor:
-            pieces = _pieces(
-                os.fspath(path), key_layout(format), ("label",), block_bytes, pos_label
-            )
-            for (models, tests), values, lines in _prefetch(pieces, executor):
-                hashes.add(hash_ids(models, tests))
-                labels.add(values["label"])
-                self.spill.add(models, tests)
-                self.lines.add(n, lines)
-                n += len(lines)
-        self.spill.finish()
-        if n == 0:
-            raise ValueError(f"{self.path}: no trials found")
-        if _too_wide(n * sum(self.spill.widths), self.spill.nbytes):
-            raise Unverified  # a few very long ids: refused by the reader of the whole key
-        self.labels = labels.result()
-        self.table = HashTable(None, hashes=hashes.result(), fetch=self.spill.take)
-        dup = self.table.duplicate()
-        if dup is not None:
-            first, second = dup
-            models, tests = self.spill.take([second])
-            raise ValueError(
-                f"{self.path}:{self.lines.line(second)}: duplicate trial "
-                f"({ids_text(models[0])}, {ids_text(tests[0])}), "
-                f"first seen on line {self.lines.line(first)}"
-            )
-        _check_pos_label(self, pos_label)
-
-    def __len__(self):
-        return self.labels.shape[0]
-
-    def ids(self, keep=None):
-        """The key's (models, tests), of the rows ``keep`` (a mask) if given."""
-        models, tests = self.spill.rows(0, len(self))
-        return (models, tests) if keep is None else (models[keep], tests[keep])
 
 
 def _key_ids(key, rows):

@@ -154,18 +154,15 @@ def fusion_formula(fusion, names) -> str:
 
 
 def _import_in_background(*modules):
-    """A thread importing ``modules`` (scikit-learn and SciPy: seconds of start-up) while the
-    files are read; an import error is left for the caller's own import to raise.
-    """
+    """A started thread importing ``modules`` while the files are read (errors: the caller's)."""
+    import contextlib
     import importlib
     import threading
 
     def load():
-        for name in modules:
-            try:
+        with contextlib.suppress(Exception):
+            for name in modules:
                 importlib.import_module(name)
-            except Exception:  # noqa: BLE001 (raised again by the caller's import)
-                return
 
     thread = threading.Thread(target=load, name="focal-imports", daemon=True)
     thread.start()

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from focal.io import _ids, _join, align_trials, read_key, read_scores
+from focal.io import _ids, _join, _spill, align_trials, read_key, read_scores
 from focal.io._join import align_files, iter_aligned, read_aligned
 
 RNG = np.random.default_rng(11)
@@ -101,7 +101,7 @@ def _hash_of_models_only(monkeypatch):
     real = _ids.hash_ids
     weak = lambda models, tests: real(models)  # noqa: E731
     monkeypatch.setattr(_ids, "hash_ids", weak)
-    monkeypatch.setattr(_join, "hash_ids", weak)
+    monkeypatch.setattr(_spill, "hash_ids", weak)
 
 
 def _count_exact_joins(monkeypatch):
@@ -169,8 +169,6 @@ def test_join_by_hash_errors_as_reading_the_key_whole(tmp_path):
 
 
 def test_no_room_for_the_temporary_files_joins_in_memory(tmp_path, monkeypatch):
-    from focal.io import _spill
-
     def full(self, models, tests):
         raise OSError(28, "No space left on device")
 
@@ -219,8 +217,6 @@ def test_files_read_at_once_report_the_error_of_the_first_that_fails(tmp_path, s
 def test_files_are_read_one_at_a_time_when_their_range_files_would_be_too_many(
     tmp_path, monkeypatch
 ):
-    from focal.io import _spill
-
     scores = RNG.normal(size=N).tolist()
     key = _write_key(tmp_path / "key", RNG.permutation(N))
     paths = [_write_scores(tmp_path / f"s{k}", RNG.permutation(N), scores) for k in range(3)]
