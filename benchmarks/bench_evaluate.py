@@ -179,10 +179,10 @@ def join_steps(steps, score_paths, key_path, folder):
     checks = []
 
     class TimedSpill(_join.MatchSpill):
-        def check(self):
+        def check(self, values=None):
             t0 = time.thread_time()
             try:
-                return super().check()
+                return super().check(values)
             finally:
                 checks.append(time.thread_time() - t0)
 
