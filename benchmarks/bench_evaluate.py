@@ -190,7 +190,8 @@ def join_steps(steps, score_paths, key_path, folder):
     real, _join.MatchSpill = _join.MatchSpill, TimedSpill
     try:
         X, y, _, _ = steps(
-            "read the scores, look up by hash, check the ids (a thread per file)",
+            "read the scores, look up by hash, check the ids"
+            + (" (a thread per file)" if len(score_paths) > 1 else ""),
             align_files,
             key,
             score_paths,
