@@ -114,21 +114,26 @@ class IdSpill:
         return out
 
     def rows(self, lo, hi):
-        """Rows ``lo:hi`` as (models, tests) at the widest widths."""
-        first = int(np.searchsorted(self._starts, lo, side="right")) - 1
-        models, tests = [], []
+        """Rows ``lo:hi`` as (models, tests) at the widest widths (read in place: a block at
+        the widest widths straight into the result, the others widened).
+        """
+        hi = max(lo, min(hi, len(self)))
+        out = [np.empty(hi - lo, dtype=f"S{w}") for w in self.widths]
+        b = int(np.searchsorted(self._starts, lo, side="right")) - 1
         with open(self.path, "rb") as handle:
-            b = first
             while b < len(self._blocks) and self._starts[b] < hi:
-                a, z = max(lo, int(self._starts[b])), min(hi, int(self._starts[b + 1]))
-                m, t = self._read(handle, b, a, z)
-                models.append(_widen(m, self.widths[0]))
-                tests.append(_widen(t, self.widths[1]))
+                offset, *widths = self._blocks[b]
+                start, n = int(self._starts[b]), int(self._starts[b + 1] - self._starts[b])
+                a, z = max(lo, start), min(hi, start + n)
+                for column, w, base in zip(out, widths, (offset, offset + n * widths[0])):
+                    handle.seek(base + (a - start) * w)
+                    part = column[a - lo : z - lo]
+                    if w == column.dtype.itemsize:
+                        handle.readinto(memoryview(part.view(np.uint8)))
+                    else:
+                        part[:] = np.frombuffer(handle.read((z - a) * w), dtype=f"S{w}")
                 b += 1
-        if not models:
-            empty = [np.empty(0, dtype=f"S{w}") for w in self.widths]
-            return empty[0], empty[1]
-        return np.concatenate(models), np.concatenate(tests)
+        return out[0], out[1]
 
     def take(self, rows):
         """The ids of ``rows`` (sorted) as (models, tests) at the widest widths."""
