@@ -327,9 +327,9 @@ def _kept(key, X, score_paths, missing):
     """None when every key trial has its scores, else the mask of those that have (with
     ``missing="error"``: the error naming the first file with absent trials).
     """
-    absent_any = np.isnan(X).any(axis=1)
-    if not absent_any.any():
+    if not np.isnan(X).any():  # the common case, in one pass (a row-wise any: 10x slower)
         return None
+    absent_any = np.isnan(X).any(axis=1)
     if missing == "error":
         j = int(np.argmax(np.isnan(X).any(axis=0)))
         absent = np.flatnonzero(np.isnan(X[:, j]))
