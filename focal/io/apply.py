@@ -24,9 +24,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .. import _arrow
 from .._files import check_output, write_output
 from .._model_integrity import allows_infinite
 from .._numbers import format_numbers
+from ._spans import TrialSpans
 from ._text import BLOCK_BYTES, format_lines
 from .multiclass import ALBAYZIN_CLASSES
 from .stream import _check_kind, _check_same_classes, _describe, open_inputs
@@ -400,10 +402,25 @@ def write_applied(
 
 
 def _write_chunk(out, chunk, Y, prefix):
-    out.write(_format_chunk(chunk, Y, prefix))
+    for text in _chunk_texts(chunk, Y, prefix):
+        out.write(text)
 
 
-def _format_chunk(chunk, Y, prefix):
+def _chunk_texts(chunk, Y, prefix):
+    """The output lines of a chunk, as a list of bytes-like pieces."""
+    spans = chunk._ids
+    if not prefix and Y.ndim == 1 and isinstance(spans, TrialSpans):
+        # "model test " as read, then the value: no id arrays (optional pyarrow)
+        texts, at = [], 0
+        for data, starts, _, stops in spans.parts:
+            n = starts.shape[0]
+            text = _arrow.join_lines(data, starts, stops + 1, Y[at : at + n])
+            if text is None:
+                break
+            texts.append(text)
+            at += n
+        else:
+            return texts
     n = len(chunk)
     cols = [np.broadcast_to(np.frombuffer(p, dtype=np.uint8), (n, len(p))) for p in prefix]
     for c in chunk.ids:
@@ -412,4 +429,4 @@ def _format_chunk(chunk, Y, prefix):
         cols.append(format_numbers(Y))
     else:
         cols.extend(format_numbers(Y[:, k]) for k in range(Y.shape[1]))
-    return format_lines(cols)
+    return [format_lines(cols)]
