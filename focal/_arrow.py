@@ -208,14 +208,44 @@ def _lines(pa, pc, data, starts, stops, x):
     One ``take`` over an array C whose data is ``data``, pyarrow's texts of x, the texts of the
     rows pyarrow writes otherwise than ``repr`` (:func:`focal._numbers.format_numbers`) and a
     newline; C's elements are the segments and the bytes between them (element 2 i: segment
-    i), then the n texts, the fixed texts, and the newline.
+    i), then the n texts, the fixed texts, and the newline. Segments that start lines of
+    ``data`` take the newline before them along (the previous line's end): two elements a line
+    instead of three.
+    """
+    n = starts.size
+    off, fold = None, False
+    if n > 1 and int(starts[1:].min()) >= 1 and (data[starts[1:] - 1] == 10).all():
+        off = _interleaved(np.concatenate([starts[:1], starts[1:] - 1]), stops, data.size)
+        fold = off is not None
+    if off is None:
+        off = _interleaved(starts, stops, data.size)
+        if off is None:
+            return None
+    c, fix, newline = _pieces(pa, pc, data, off, x)
+    texts = np.arange(2 * n, 3 * n)
+    texts[fix] = np.arange(3 * n, 3 * n + fix.size)
+    per_line = 2 if fold else 3
+    count = per_line * n + fold
+    take = np.empty(count, dtype=np.int64)
+    take[0 : per_line * n : per_line] = np.arange(0, 2 * n, 2)
+    take[1 : per_line * n : per_line] = texts
+    if fold:
+        take[-1] = newline  # the other lines' newlines start the next segments
+    else:
+        take[2::3] = newline
+    out = pc.take(c, pa.Array.from_buffers(pa.int64(), count, [None, pa.py_buffer(take)]))
+    total = int(_values(pa, out, np.int64, out.offset + count + 1)[-1])
+    return memoryview(out.buffers()[2])[:total]
+
+
+def _pieces(pa, pc, data, off, x):
+    """``(C, fix, newline)``: the array C of :func:`_lines` (segments and the bytes between
+    them at the interleaved offsets ``off``, then the texts of x, the texts of the rows
+    ``fix``, and a newline, element ``newline``).
     """
     from ._numbers import format_numbers
 
-    n = starts.size
-    off = _interleaved(starts, stops, data.size)
-    if off is None:
-        return None
+    n = x.size
     numbers = pa.Array.from_buffers(pa.float64(), n, [None, pa.py_buffer(x)])
     text = pc.cast(numbers, pa.large_string())
     text_off = np.frombuffer(text.buffers()[1], np.int64, count=n + 1, offset=8 * text.offset)
@@ -236,18 +266,8 @@ def _lines(pa, pc, data, starts, stops, x):
     c_data = np.concatenate(
         [data, text_data, np.frombuffer(fixed, np.uint8), np.frombuffer(b"\n", np.uint8)]
     )
-    c = pa.Array.from_buffers(
-        pa.large_binary(), 3 * n + m + 1, [None, pa.py_buffer(c_off), pa.py_buffer(c_data)]
-    )
-    take = np.empty((n, 3), dtype=np.int64)
-    take[:, 0] = np.arange(0, 2 * n, 2)
-    take[:, 1] = np.arange(2 * n, 3 * n)
-    take[fix, 1] = np.arange(3 * n, 3 * n + m)
-    take[:, 2] = 3 * n + m
-    take = pa.Array.from_buffers(pa.int64(), 3 * n, [None, pa.py_buffer(take)])
-    out = pc.take(c, take)
-    total = int(_values(pa, out, np.int64, out.offset + 3 * n + 1)[-1])
-    return memoryview(out.buffers()[2])[:total]
+    buffers = [None, pa.py_buffer(c_off), pa.py_buffer(c_data)]
+    return pa.Array.from_buffers(pa.large_binary(), 3 * n + m + 1, buffers), fix, 3 * n + m
 
 
 def _probe():

@@ -238,20 +238,27 @@ def test_join_lines_writes_repr(arrow_at_once):
 
 
 def test_join_lines_is_the_numpy_writer(arrow_at_once):
-    """Byte-identical to the lines the NumPy writer makes of the same fields."""
+    """Byte-identical to the lines the NumPy writer makes of the same fields, whether the
+    segments start lines of a score file (the newline before each is taken along) or not.
+    """
     from focal._numbers import format_numbers
     from focal.io._text import format_lines
 
     rng = np.random.default_rng(8)
     values = rng.normal(size=4000) * 10.0 ** rng.integers(-8, 18, 4000)
-    fields = np.array([f"spk{i % 97} seg{i:06d}".encode() for i in range(values.size)])
-    data = np.frombuffer(b"".join(f + b" " for f in fields), dtype=np.uint8)
-    stops = np.cumsum([len(f) + 1 for f in fields])
-    starts = np.concatenate([[0], stops[:-1]])
-    prefix = np.char.add(fields, b" ")
-    matrix = prefix.view(np.uint8).reshape(values.size, -1)
-    want = format_lines([matrix, format_numbers(values)], sep=b"")
-    assert bytes(_arrow.join_lines(data, starts, stops, values)) == want
+    fields = np.array([f"spk{i % 97} seg{i:06d} ".encode() for i in range(values.size)])
+    want = format_lines(
+        [fields.view(np.uint8).reshape(values.size, -1), format_numbers(values)], sep=b""
+    )
+    for end in (b"", b"-1.25\n"):  # fields alone, or lines of a score file
+        lines = [f + end for f in fields]
+        data = np.frombuffer(bytes(7) + b"".join(lines), dtype=np.uint8)
+        starts = 7 + np.concatenate([[0], np.cumsum([len(t) for t in lines])[:-1]])
+        stops = starts + np.char.str_len(fields)
+        assert bytes(_arrow.join_lines(data, starts, stops, values)) == want, end
+        assert bytes(_arrow.join_lines(data, starts[:2], stops[:2], values[:2])) == b"".join(
+            want.splitlines(keepends=True)[:2]
+        )
 
 
 @pytest.mark.slow
