@@ -37,6 +37,7 @@ _MIN_TOKENS = 512  # below this, pyarrow's call overhead outweighs its speed
 # way (or when something else imported it already), so that small files start fast
 _IMPORT_AFTER = 1 << 18
 _seen = 0
+_FEW = 32  # join_lines writes up to this many numbers of a batch with repr itself
 _DISABLED = False  # set by tests (and nothing else) to compare the two paths
 
 
@@ -252,11 +253,14 @@ def _pieces(pa, pc, data, off, x):
     text_data = np.frombuffer(text.buffers()[2], np.uint8, count=int(text_off[-1]))
     fix = np.flatnonzero(~_arrow_writes_repr(x))
     fixed_off = np.zeros(fix.size + 1, dtype=np.int64)
-    fixed = b""
-    if fix.size:
+    if fix.size > _FEW:
         matrix = format_numbers(x[fix])  # zero bytes are padding (leading or trailing)
         fixed = matrix.tobytes().translate(None, b"\x00")
         np.cumsum(np.count_nonzero(matrix, axis=1), out=fixed_off[1:])
+    else:  # format_numbers' set-up would cost more than repr, which it calls for most of them
+        texts = [repr(v).encode() for v in x[fix].tolist()]
+        fixed = b"".join(texts)
+        np.cumsum([len(t) for t in texts], out=fixed_off[1:])
     m, size, end = fix.size, data.size, data.size + int(text_off[-1])
     c_off = np.empty(3 * n + m + 2, dtype=np.int64)
     c_off[: 2 * n] = off[:-1]
@@ -329,5 +333,7 @@ def join_lines(data, starts, stops, values):
         return None
     pa, pc = arrow
     data = np.ascontiguousarray(data, dtype=np.uint8)
-    x = np.ascontiguousarray(values, dtype=np.float64)
+    x = np.ascontiguousarray(values, dtype=np.float64).ravel()
+    if x.size != n or stops.size != n:
+        return None
     return _lines(pa, pc, data, starts, stops, x)

@@ -235,6 +235,11 @@ def test_join_lines_writes_repr(arrow_at_once):
     for n in (0, 1):
         got = _arrow.join_lines(data, starts[:n], stops[:n], values[:n])
         assert bytes(got) == _repr_lines(data, starts[:n], stops[:n], values[:n])
+    mostly = rng.normal(size=500)  # a few values written otherwise by pyarrow
+    mostly[[3, 70, 400]] = [1.0, -1e-05, 1e12 + 0.5]
+    got = _arrow.join_lines(data, starts[:500], stops[:500], mostly)
+    assert bytes(got) == _repr_lines(data, starts[:500], stops[:500], mostly)
+    assert _arrow.join_lines(data, starts[:500], stops[:500], mostly[:-1]) is None
 
 
 def test_join_lines_is_the_numpy_writer(arrow_at_once):
