@@ -130,18 +130,20 @@ def _aligned_parts(a, b):
 
 def equal_ids(a, b):
     """Whether two pieces' ids are the same trials, record by record."""
-    if isinstance(a, TrialSpans) and isinstance(b, TrialSpans):
-        for (da, sa, _, ea), (db, sb, _, eb) in _aligned_parts(a, b):
-            if not np.array_equal(ea - sa, eb - sb):
-                return False
-            same = _arrow.equal_segments(da, sa, ea, db, sb, eb)
-            if same is None:
-                break  # no pyarrow: compare the id arrays
-            if not same:
-                return False
-        else:
-            return True
-    return all(_equal_column(x, y) for x, y in zip(ids_tuple(a), ids_tuple(b)))
+    if not (isinstance(a, TrialSpans) and isinstance(b, TrialSpans)):
+        return _equal_arrays(ids_tuple(a), ids_tuple(b))
+    for part_a, part_b in _aligned_parts(a, b):
+        (da, sa, _, ea), (db, sb, _, eb) = part_a, part_b
+        same = _arrow.equal_segments(da, sa, ea, db, sb, eb)
+        if same is None:  # no pyarrow, or a part too small for it: compare the id arrays
+            same = _equal_arrays(TrialSpans([part_a]).ids(), TrialSpans([part_b]).ids())
+        if not same:
+            return False
+    return True
+
+
+def _equal_arrays(a, b):
+    return all(_equal_column(x, y) for x, y in zip(a, b))
 
 
 def _equal_column(a, b):
