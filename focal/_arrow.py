@@ -33,8 +33,8 @@ import numpy as np
 __all__ = ["enabled", "equal_segments", "join_lines", "parse_numbers"]
 
 _MIN_TOKENS = 512  # below this, pyarrow's call overhead outweighs its speed
-# importing pyarrow takes 0.2-0.5 s: worth it only once this many items were handled the slow
-# way (or when something else imported it already), so that small files start fast
+# importing pyarrow takes 0.2-0.5 s: worth it only once this many numbers were read or written
+# the slow way (or when something else imported it already), so that small files start fast
 _IMPORT_AFTER = 1 << 18
 _seen = 0
 _FEW = 32  # join_lines writes up to this many numbers of a batch with repr itself
@@ -57,13 +57,17 @@ def enabled() -> bool:
     return not _DISABLED and _pyarrow() is not None
 
 
-def _arrow_for(n):
-    """``(pyarrow, pyarrow.compute)`` when a batch of n items is worth pyarrow, else None."""
+def _arrow_for(n, numbers=True):
+    """``(pyarrow, pyarrow.compute)`` when a batch of n items is worth pyarrow, else None.
+
+    Before pyarrow is imported, batches of numbers count towards ``_IMPORT_AFTER`` (other
+    items, cheap in NumPy, do not).
+    """
     global _seen
     if n < _MIN_TOKENS or _DISABLED:
         return None
     if _seen < _IMPORT_AFTER and "pyarrow" not in sys.modules:
-        _seen += n
+        _seen += n if numbers else 0
         return None
     return _pyarrow()
 
@@ -166,7 +170,7 @@ def equal_segments(data_a, starts_a, stops_a, data_b, starts_b, stops_b):
     n = starts_a.size
     if starts_b.size != n:
         return None
-    arrow = _arrow_for(n)
+    arrow = _arrow_for(n, numbers=False)
     if arrow is None:
         return None
     pa, pc = arrow
