@@ -33,8 +33,8 @@ import numpy as np
 __all__ = ["enabled", "equal_segments", "join_lines", "parse_numbers"]
 
 _MIN_TOKENS = 512  # below this, pyarrow's call overhead outweighs its speed
-# importing pyarrow takes 0.2-0.5 s: worth it only once this many items were handled the slow
-# way (or when something else imported it already), so that small files start fast
+# importing pyarrow takes 0.2-0.5 s: worth it only once this many numbers were read or written
+# the slow way (or when something else imported it already), so that small files start fast
 _IMPORT_AFTER = 1 << 18
 _seen = 0
 _FEW = 32  # join_lines writes up to this many numbers of a batch with repr itself
@@ -57,13 +57,17 @@ def enabled() -> bool:
     return not _DISABLED and _pyarrow() is not None
 
 
-def _arrow_for(n):
-    """``(pyarrow, pyarrow.compute)`` when a batch of n items is worth pyarrow, else None."""
+def _arrow_for(n, numbers=True):
+    """``(pyarrow, pyarrow.compute)`` when a batch of n items is worth pyarrow, else None.
+
+    Before pyarrow is imported, batches of numbers count towards ``_IMPORT_AFTER`` (other
+    items, cheap in NumPy, do not).
+    """
     global _seen
     if n < _MIN_TOKENS or _DISABLED:
         return None
     if _seen < _IMPORT_AFTER and "pyarrow" not in sys.modules:
-        _seen += n
+        _seen += n if numbers else 0
         return None
     return _pyarrow()
 
@@ -95,11 +99,12 @@ def _segments(pa, kind, data, off):
     return pa.Array.from_buffers(kind, 2 * n, buffers, null_count=n)
 
 
-def _values(pa, array, dtype, count):
-    """The values buffer of a primitive pyarrow array as a NumPy view (``to_numpy`` would
-    import pandas, a second or more).
+def _values(array, dtype, count):
+    """The first ``count`` values (a primitive pyarrow array) or offsets (a large binary one) as
+    a NumPy view (``to_numpy`` would import pandas, a second or more).
     """
-    return np.frombuffer(array.buffers()[1], dtype=dtype, count=count, offset=8 * array.offset)
+    at = array.offset * np.dtype(dtype).itemsize
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=count, offset=at)
 
 
 def parse_numbers(buf, starts, lengths):
@@ -136,7 +141,7 @@ def parse_numbers(buf, starts, lengths):
         values = pc.cast(_segments(pa, pa.large_string(), buf, off), pa.float64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None  # a token pyarrow refuses: the NumPy path says which
-    value = _values(pa, values, np.float64, 2 * n)[0::2]
+    value = _values(values, np.float64, 2 * n)[0::2]
     if not np.isfinite(value).all():
         return None  # inf, nan or a decimal beyond the float64 range: the NumPy path decides
     if order is None:
@@ -166,7 +171,7 @@ def equal_segments(data_a, starts_a, stops_a, data_b, starts_b, stops_b):
     n = starts_a.size
     if starts_b.size != n:
         return None
-    arrow = _arrow_for(n)
+    arrow = _arrow_for(n, numbers=False)
     if arrow is None:
         return None
     pa, pc = arrow
@@ -188,7 +193,7 @@ def equal_segments(data_a, starts_a, stops_a, data_b, starts_b, stops_b):
 
 
 def _arrow_writes_repr(x):
-    """Rows whose pyarrow text is ``repr``'s: a safe subset, found empirically (pyarrow 26)
+    """Rows whose pyarrow text is ``repr``'s: a safe subset, found empirically (pyarrow 14 and 26)
     and checked at first use by :func:`_writer_agrees`.
 
     ``repr`` writes positional notation for ``1e-4 <= |x| < 1e16`` with ``.0`` after integral
@@ -235,7 +240,7 @@ def _lines(pa, pc, data, starts, stops, x):
     else:
         take[2::3] = newline
     out = pc.take(c, pa.Array.from_buffers(pa.int64(), count, [None, pa.py_buffer(take)]))
-    total = int(_values(pa, out, np.int64, out.offset + count + 1)[-1])
+    total = int(_values(out, np.int64, count + 1)[-1])
     return memoryview(out.buffers()[2])[:total]
 
 

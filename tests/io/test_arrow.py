@@ -300,6 +300,28 @@ def test_join_lines_without_an_answer(arrow_at_once, monkeypatch):
         _arrow._writer_agrees.cache_clear()
 
 
+def test_pyarrow_is_imported_only_after_many_numbers(monkeypatch):
+    """Until pyarrow is imported, the kernels count the numbers they leave to NumPy (not the
+    cheap segment comparisons) and answer once ``_IMPORT_AFTER`` of them were counted.
+    """
+    import sys
+
+    assert _arrow._pyarrow() is not None  # imported once and for all (cached)
+    monkeypatch.delitem(sys.modules, "pyarrow")  # as in a fresh process (restored after)
+    monkeypatch.setattr(_arrow, "_IMPORT_AFTER", 1000)
+    monkeypatch.setattr(_arrow, "_seen", 0)
+    monkeypatch.setattr(_arrow, "_MIN_TOKENS", 1)
+    buf, starts, lengths = _tokens([b"1.5"] * 600)
+    stops = starts + lengths
+    assert _arrow.equal_segments(buf, starts, stops, buf, starts, stops) is None
+    assert _arrow._seen == 0
+    assert _arrow.join_lines(buf, starts, stops, np.ones(600)) is None
+    assert _arrow.parse_numbers(buf, starts, lengths) is None
+    assert _arrow._seen == 1200
+    assert _arrow.parse_numbers(buf, starts, lengths) is not None
+    assert _arrow.equal_segments(buf, starts, stops, buf, starts, stops)
+
+
 def test_small_batches_and_a_disabled_pyarrow_are_not_answered(monkeypatch):
     monkeypatch.setattr(_arrow, "_IMPORT_AFTER", 0)
     assert _arrow.parse_numbers(*_tokens([b"1.5"] * 10)) is None  # below the minimum batch
