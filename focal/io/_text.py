@@ -100,6 +100,51 @@ def split_fields(block, n_fields, layout):
     ``layout`` describes the expected fields for error messages, e.g. ``"'model test score'"``.
     Returns :class:`Fields`.
     """
+    fields = _split_single_separators(block, n_fields)
+    return fields if fields is not None else _split_general(block, n_fields, layout)
+
+
+def _split_single_separators(block, n_fields):
+    """:class:`Fields` of the common block, or None: every field followed by one white-space
+    byte (the record's last by its line feed), every line a record, no comma, no comment.
+
+    The white-space bytes are then the fields' ends and the line feeds are every
+    ``n_fields``-th of them, so one scan finds fields and lines (stored in the block).
+    Anything else (blank or comment lines, runs of separators, CR LF, commas, a last line
+    without line feed) is left to the general path, which gives the same fields.
+    """
+    size = block.size
+    data = block.data
+    if not size or data[FRONT + size - 1] != 10:
+        return None
+    buffer = block.buffer
+    if buffer is not None:
+        if buffer.find(b",", FRONT, FRONT + size) >= 0:
+            return None
+    elif (block.body == 44).any():
+        return None
+    ends = np.flatnonzero(block.body <= 32)
+    n_lines, rest = divmod(ends.size, n_fields)
+    if rest:
+        return None
+    line_feed = block.body[ends] == 10
+    if np.count_nonzero(line_feed) != n_lines or not line_feed[n_fields - 1 :: n_fields].all():
+        return None
+    starts = np.empty(ends.size, dtype=np.int64)
+    starts[0] = FRONT
+    np.add(ends[:-1], FRONT + 1, out=starts[1:])
+    ends += FRONT
+    lengths = ends - starts
+    if int(lengths.min()) < 1 or (data[starts[::n_fields]] == 35).any():
+        return None
+    block.found_lines(ends[n_fields - 1 :: n_fields])
+    lines = np.arange(block.first_line, block.first_line + n_lines)
+    shape = (n_lines, n_fields)
+    return Fields(data, starts.reshape(shape), lengths.reshape(shape), lines, block.path)
+
+
+def _split_general(block, n_fields, layout):
+    """Split any block (see :func:`split_fields`): fields at the edges of separator runs."""
     data = block.data
     size = block.size
     b = block.body
