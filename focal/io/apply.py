@@ -18,6 +18,7 @@ References
 
 from __future__ import annotations
 
+import collections
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -379,9 +380,11 @@ def write_applied(
     with write_output(output, inputs) as out:
         if header:
             out.write(header)
-        # formatting and writing run in a thread of their own, one chunk behind
-        with ThreadPoolExecutor(max_workers=1) as writer:
-            pending = None
+        # chunks are formatted in worker threads (as many as CPUs, a few chunks ahead) and
+        # their text is written here, in order
+        workers = min(2, os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=workers) as formatters:
+            pending = collections.deque()
             for chunk in chunks:
                 try:
                     Y = transform(chunk.X, chunk.ids) if with_ids else transform(chunk.X)
@@ -392,18 +395,25 @@ def write_applied(
                         f"{path}:{int(chunk.lines[0])}-{int(chunk.lines[-1])}: {exc}"
                     ) from None
                 Y = _check_output(Y, chunk, n_out, kind, allow_infinite, path)
-                if pending is not None:
-                    pending.result()
-                pending = writer.submit(_write_chunk, out, chunk, Y, prefix)
+                pending.append(formatters.submit(_chunk_texts, chunk, Y, prefix))
                 written += len(chunk)
-            if pending is not None:
-                pending.result()
+                while len(pending) > _FORMATTED_AHEAD or (pending and pending[0].done()):
+                    _write_texts(out, pending.popleft().result())
+            while pending:
+                _write_texts(out, pending.popleft().result())
     return written
 
 
-def _write_chunk(out, chunk, Y, prefix):
-    for text in _chunk_texts(chunk, Y, prefix):
+_FORMATTED_AHEAD = 3  # chunks being formatted at most (their memory is the bound)
+
+
+def _write_texts(out, texts):
+    for text in texts:
         out.write(text)
+
+
+def _write_chunk(out, chunk, Y, prefix):
+    _write_texts(out, _chunk_texts(chunk, Y, prefix))
 
 
 def _chunk_texts(chunk, Y, prefix):
