@@ -105,29 +105,30 @@ def split_fields(block, n_fields, layout):
 
 
 def _split_single_separators(block, n_fields):
-    """:class:`Fields` of the common block, or None: every field followed by one white-space
-    byte (the record's last by its line feed), every line a record, no comma, no comment.
+    """:class:`Fields` of the common block, or None: every field followed by one separator
+    byte (white space or comma; the record's last field by its line feed), every line a
+    record, no comment.
 
-    The white-space bytes are then the fields' ends and the line feeds are every
-    ``n_fields``-th of them, so one scan finds fields and lines (stored in the block).
-    Anything else (blank or comment lines, runs of separators, CR LF, commas, a last line
-    without line feed) is left to the general path, which gives the same fields.
+    The separators are then the fields' ends and the line feeds are every ``n_fields``-th of
+    them, so one scan finds fields and lines (stored in the block). Anything else (blank or
+    comment lines, runs of separators such as ``", "``, CR LF, a last line without line feed)
+    is left to the general path, which gives the same fields.
     """
     size = block.size
     data = block.data
     if not size or data[FRONT + size - 1] != 10:
         return None
+    body = block.body
     buffer = block.buffer
     if buffer is not None:
-        if buffer.find(b",", FRONT, FRONT + size) >= 0:
-            return None
-    elif (block.body == 44).any():
-        return None
-    ends = np.flatnonzero(block.body <= 32)
+        comma = buffer.find(b",", FRONT, FRONT + size) >= 0
+    else:
+        comma = bool((body == 44).any())
+    ends = np.flatnonzero((body <= 32) | (body == 44) if comma else body <= 32)
     n_lines, rest = divmod(ends.size, n_fields)
     if rest:
         return None
-    line_feed = block.body[ends] == 10
+    line_feed = body[ends] == 10
     if np.count_nonzero(line_feed) != n_lines or not line_feed[n_fields - 1 :: n_fields].all():
         return None
     starts = np.empty(ends.size, dtype=np.int64)

@@ -121,9 +121,10 @@ def test_blocks_and_fields_match_python_splitting(tmp_path_factory, text, block_
     assert lines_so_far - 1 == text.count(b"\n") + (not text.endswith(b"\n") and bool(text))
 
 
-def test_the_fast_path_takes_the_common_file_and_finds_its_lines(tmp_path):
+@pytest.mark.parametrize("sep", [b" ", b"\t", b","])
+def test_the_fast_path_takes_the_common_file_and_finds_its_lines(tmp_path, sep):
     path = tmp_path / "s.txt"
-    path.write_bytes(b"spk1 seg1 -2.5\nspk22 seg333 1e3\n" * 50)
+    path.write_bytes(b"spk1 seg1 -2.5\nspk22 seg333 1e3\n".replace(b" ", sep) * 50)
     (block,) = iter_blocks(path)
     fields = _text._split_single_separators(block, K)
     assert fields is not None
@@ -139,7 +140,7 @@ def test_the_fast_path_takes_the_common_file_and_finds_its_lines(tmp_path):
         b"a b 1\r\nc d 2\r\n",  # CR LF
         b"a b 1\n\nc d 2\n",  # a blank line
         b"a  b 1\n",  # two separators in a row
-        b"a,b,1\n",  # commas
+        b"a, b,1\n",  # a comma and a space
         b"# note\na b 1\n",  # a comment
         b" a b 1\n",  # a leading blank
         b"a b 1\nc d 2",  # no final line feed: the last line is a block of its own
