@@ -49,6 +49,7 @@ __all__ = [
 FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
 PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
 BLOCK_BYTES = 1 << 20
+_LARGEST_READ = 64 << 20  # larger block sizes read this much at a time (the buffer is zeroed)
 _BOM = b"\xef\xbb\xbf"
 _BOM0 = bytes(len(_BOM))
 
@@ -150,7 +151,7 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
     """
     source = os.fspath(path)
     path = display_name(source)
-    block_bytes = max(int(block_bytes), len(_BOM))
+    block_bytes = min(max(int(block_bytes), len(_BOM)), _LARGEST_READ)
     max_line = MAX_LINE_BYTES
     with open_source(source) as handle:
         carry = b""  # the unfinished last line of the previous read

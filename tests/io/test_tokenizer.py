@@ -226,3 +226,11 @@ def test_the_screen_misses_no_line_one_byte_too_long_wherever_it_starts(tmp_path
         with read_limits(max_line_bytes=limit), pytest.raises(FileFormatError) as caught:
             list(iter_blocks(path, 1 << 20))
         assert caught.value.line == short + 2
+
+
+def test_a_huge_block_size_reads_a_small_file_without_a_huge_buffer(tmp_path):
+    path = tmp_path / "s.txt"
+    path.write_bytes(b"a b 1\nc d 2")
+    blocks = list(iter_blocks(path, 1 << 40))  # a terabyte: the reads are capped
+    assert [(b.first_line, b.size) for b in blocks] == [(1, 6), (2, 5)]
+    assert len(blocks[0].buffer) < 100 << 20
