@@ -47,7 +47,8 @@ def text_files(draw):
                 line = draw(st.sampled_from([b"", b" ", b","])) + line
                 line += draw(st.sampled_from([b"", b" ", b"\r", b" ,"]))
             lines.append(line)
-    text = b"".join(line + b"\n" for line in lines)
+    end = draw(st.sampled_from([b"\n", b"\n", b"\r\n"]))  # LF or CR LF line ends
+    text = b"".join(line + end for line in lines)
     if text and draw(st.booleans()):
         text = text[:-1]
     return text
@@ -121,10 +122,14 @@ def test_blocks_and_fields_match_python_splitting(tmp_path_factory, text, block_
     assert lines_so_far - 1 == text.count(b"\n") + (not text.endswith(b"\n") and bool(text))
 
 
-@pytest.mark.parametrize("sep", [b" ", b"\t", b","])
-def test_the_fast_path_takes_the_common_file_and_finds_its_lines(tmp_path, sep):
+@pytest.mark.parametrize(
+    "sep, end",
+    [(b" ", b"\n"), (b"\t", b"\n"), (b",", b"\n"), (b" ", b"\r\n"), (b" ", b" \n"), (b",", b",\n")],
+)
+def test_the_fast_path_takes_the_common_file_and_finds_its_lines(tmp_path, sep, end):
     path = tmp_path / "s.txt"
-    path.write_bytes(b"spk1 seg1 -2.5\nspk22 seg333 1e3\n".replace(b" ", sep) * 50)
+    text = b"spk1 seg1 -2.5\nspk22 seg333 1e3\n".replace(b" ", sep).replace(b"\n", end)
+    path.write_bytes(text * 50)
     (block,) = iter_blocks(path)
     fields = _text._split_single_separators(block, K)
     assert fields is not None
@@ -137,7 +142,8 @@ def test_the_fast_path_takes_the_common_file_and_finds_its_lines(tmp_path, sep):
 @pytest.mark.parametrize(
     "text",
     [
-        b"a b 1\r\nc d 2\r\n",  # CR LF
+        b"a b 1\r\r\n",  # two carriage returns
+        b"a b 1\rc d 2\r\n",  # a carriage return alone
         b"a b 1\n\nc d 2\n",  # a blank line
         b"a  b 1\n",  # two separators in a row
         b"a, b,1\n",  # a comma and a space
@@ -146,6 +152,7 @@ def test_the_fast_path_takes_the_common_file_and_finds_its_lines(tmp_path, sep):
         b"a b 1\nc d 2",  # no final line feed: the last line is a block of its own
         b"a b\nc d 2 3\n",  # 2 and 4 fields: as many white-space bytes as 2 records
         b"a b\nc\n",  # 2 and 1 fields: every third white-space byte a line feed
+        b"a b 1 c\n",  # 4 fields: a fourth separator, not right before the line feed
         b"a  b\n",  # 2 fields, 3 white-space bytes: an empty field between them
         b" a b\n",  # 2 fields after a leading blank
     ],
