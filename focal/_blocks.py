@@ -49,6 +49,7 @@ __all__ = [
 FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
 PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
 BLOCK_BYTES = 1 << 20
+_LARGEST_READ = 64 << 20  # larger block sizes read this much at a time (the buffer is zeroed)
 _BOM = b"\xef\xbb\xbf"
 _BOM0 = bytes(len(_BOM))
 
@@ -150,7 +151,7 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
     """
     source = os.fspath(path)
     path = display_name(source)
-    block_bytes = max(int(block_bytes), len(_BOM))
+    block_bytes = min(max(int(block_bytes), len(_BOM)), _LARGEST_READ)
     max_line = MAX_LINE_BYTES
     with open_source(source) as handle:
         carry = b""  # the unfinished last line of the previous read
@@ -312,31 +313,27 @@ def gather_ids(data, starts, lengths):
     width = max(8, -(-longest // 8) * 8)
     if n and int(starts.max()) + width > data.size:
         data = np.concatenate([data, np.zeros(width, dtype=np.uint8)])
+    fields = _byte_strings(data, starts, width)
     if width <= _MASKED_WIDTH:
-        words = _unaligned_words(data, starts, width // 8)
+        words = fields.view(np.uint64).reshape(n, width // 8)
         words &= np.take(byte_masks(width // 8), lengths, axis=0)  # zero the bytes past the field
-        return words.view(f"S{width}").ravel()
-    windows = np.lib.stride_tricks.sliding_window_view(data, width)
-    out = np.ascontiguousarray(windows[starts])  # wide ids: a table of masks would be (8w+1) x w
+        return fields
+    out = fields.view(np.uint8).reshape(n, width)  # wide ids: a mask table would be (8w+1) x w
     columns = np.arange(width)[None, :]
     for i in range(0, n, 4096):  # zero the bytes past each field, a bounded mask at a time
         out[i : i + 4096][columns >= lengths[i : i + 4096, None]] = 0
-    return out.view(f"S{width}").ravel()
+    return fields
 
 
-def _unaligned_words(data, starts, n_words):
-    """(n, n_words) uint64 matrix of the 8 * n_words bytes at each ``data[start:]``.
+def _byte_strings(data, starts, width):
+    """``S<width>`` array of the ``width`` bytes at each ``data[start:]``.
 
-    A uint64 view of ``data`` with a stride of one byte (a word may start at any byte) is
-    gathered whole words at a time: cheaper than a gather of byte windows.
+    Gathered through a view of ``data`` as ``S<width>`` items one byte apart (an item may
+    start at any byte): one fixed-size copy per field, cheaper than a gather of byte windows.
     """
     data = np.ascontiguousarray(data)
-    count = data.size - 8 * n_words + 1
-    if n_words == 1:
-        words = np.ndarray((count,), dtype=np.uint64, buffer=data, strides=(1,))
-        return words[starts][:, None]
-    words = np.ndarray((count, n_words), dtype=np.uint64, buffer=data, strides=(1, 8))
-    return words[starts]
+    items = np.ndarray((data.size - width + 1,), dtype=f"S{width}", buffer=data, strides=(1,))
+    return items[starts]
 
 
 #: Ids of a file share one width, that of the longest: widening the others by more than this

@@ -105,42 +105,52 @@ def split_fields(block, n_fields, layout):
 
 
 def _split_single_separators(block, n_fields):
-    """:class:`Fields` of the common block, or None: every field followed by one white-space
-    byte (the record's last by its line feed), every line a record, no comma, no comment.
+    """:class:`Fields` of the common block, or None: every field followed by one separator
+    byte (white space or comma; the record's last field by its line feed, or by one separator
+    and the line feed, as CR LF), every line a record, no comment.
 
-    The white-space bytes are then the fields' ends and the line feeds are every
-    ``n_fields``-th of them, so one scan finds fields and lines (stored in the block).
-    Anything else (blank or comment lines, runs of separators, CR LF, commas, a last line
-    without line feed) is left to the general path, which gives the same fields.
+    The separators are then the fields' ends and the line feeds are every ``n_fields``-th of
+    them (every ``n_fields + 1``-th with CR LF line ends), so one scan finds fields and lines
+    (stored in the block). Anything else (blank or comment lines, runs of separators such as
+    ``", "``, a last line without line feed) is left to the general path, which gives the
+    same fields.
     """
     size = block.size
     data = block.data
     if not size or data[FRONT + size - 1] != 10:
         return None
+    body = block.body
     buffer = block.buffer
     if buffer is not None:
-        if buffer.find(b",", FRONT, FRONT + size) >= 0:
-            return None
-    elif (block.body == 44).any():
+        comma = buffer.find(b",", FRONT, FRONT + size) >= 0
+    else:
+        comma = bool((body == 44).any())
+    ends = np.flatnonzero((body <= 32) | (body == 44) if comma else body <= 32)
+    line_feed = body[ends] == 10
+    n_lines = int(np.count_nonzero(line_feed))
+    per_line, rest = divmod(ends.size, n_lines)  # separators a line: n_fields, +1 with CR LF
+    if rest or per_line - n_fields not in (0, 1) or not line_feed[per_line - 1 :: per_line].all():
         return None
-    ends = np.flatnonzero(block.body <= 32)
-    n_lines, rest = divmod(ends.size, n_fields)
-    if rest:
-        return None
-    line_feed = block.body[ends] == 10
-    if np.count_nonzero(line_feed) != n_lines or not line_feed[n_fields - 1 :: n_fields].all():
-        return None
-    starts = np.empty(ends.size, dtype=np.int64)
-    starts[0] = FRONT
-    np.add(ends[:-1], FRONT + 1, out=starts[1:])
     ends += FRONT
+    starts = np.empty(ends.size, dtype=np.int64)  # each field starts after a separator
+    starts[0] = FRONT
+    np.add(ends[:-1], 1, out=starts[1:])
     lengths = ends - starts
-    if int(lengths.min()) < 1 or (data[starts[::n_fields]] == 35).any():
+    # no empty field: the only empty gaps are before the line feeds, after a separator (CR LF)
+    gaps = per_line - n_fields
+    if np.count_nonzero(lengths == 0) != gaps * n_lines:
         return None
-    block.found_lines(ends[n_fields - 1 :: n_fields])
+    starts = starts.reshape(n_lines, per_line)
+    lengths = lengths.reshape(n_lines, per_line)
+    if gaps:
+        if lengths[:, n_fields].any():
+            return None
+        starts, lengths = starts[:, :n_fields], lengths[:, :n_fields]
+    if (data[starts[:, 0]] == 35).any():
+        return None
+    block.found_lines(ends[per_line - 1 :: per_line])
     lines = np.arange(block.first_line, block.first_line + n_lines)
-    shape = (n_lines, n_fields)
-    return Fields(data, starts.reshape(shape), lengths.reshape(shape), lines, block.path)
+    return Fields(data, starts, lengths, lines, block.path)
 
 
 def _split_general(block, n_fields, layout):

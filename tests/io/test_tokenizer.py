@@ -47,7 +47,8 @@ def text_files(draw):
                 line = draw(st.sampled_from([b"", b" ", b","])) + line
                 line += draw(st.sampled_from([b"", b" ", b"\r", b" ,"]))
             lines.append(line)
-    text = b"".join(line + b"\n" for line in lines)
+    end = draw(st.sampled_from([b"\n", b"\n", b"\r\n"]))  # LF or CR LF line ends
+    text = b"".join(line + end for line in lines)
     if text and draw(st.booleans()):
         text = text[:-1]
     return text
@@ -121,9 +122,14 @@ def test_blocks_and_fields_match_python_splitting(tmp_path_factory, text, block_
     assert lines_so_far - 1 == text.count(b"\n") + (not text.endswith(b"\n") and bool(text))
 
 
-def test_the_fast_path_takes_the_common_file_and_finds_its_lines(tmp_path):
+@pytest.mark.parametrize(
+    "sep, end",
+    [(b" ", b"\n"), (b"\t", b"\n"), (b",", b"\n"), (b" ", b"\r\n"), (b" ", b" \n"), (b",", b",\n")],
+)
+def test_the_fast_path_takes_the_common_file_and_finds_its_lines(tmp_path, sep, end):
     path = tmp_path / "s.txt"
-    path.write_bytes(b"spk1 seg1 -2.5\nspk22 seg333 1e3\n" * 50)
+    text = b"spk1 seg1 -2.5\nspk22 seg333 1e3\n".replace(b" ", sep).replace(b"\n", end)
+    path.write_bytes(text * 50)
     (block,) = iter_blocks(path)
     fields = _text._split_single_separators(block, K)
     assert fields is not None
@@ -136,15 +142,17 @@ def test_the_fast_path_takes_the_common_file_and_finds_its_lines(tmp_path):
 @pytest.mark.parametrize(
     "text",
     [
-        b"a b 1\r\nc d 2\r\n",  # CR LF
+        b"a b 1\r\r\n",  # two carriage returns
+        b"a b 1\rc d 2\r\n",  # a carriage return alone
         b"a b 1\n\nc d 2\n",  # a blank line
         b"a  b 1\n",  # two separators in a row
-        b"a,b,1\n",  # commas
+        b"a, b,1\n",  # a comma and a space
         b"# note\na b 1\n",  # a comment
         b" a b 1\n",  # a leading blank
         b"a b 1\nc d 2",  # no final line feed: the last line is a block of its own
         b"a b\nc d 2 3\n",  # 2 and 4 fields: as many white-space bytes as 2 records
         b"a b\nc\n",  # 2 and 1 fields: every third white-space byte a line feed
+        b"a b 1 c\n",  # 4 fields: a fourth separator, not right before the line feed
         b"a  b\n",  # 2 fields, 3 white-space bytes: an empty field between them
         b" a b\n",  # 2 fields after a leading blank
     ],
@@ -225,3 +233,11 @@ def test_the_screen_misses_no_line_one_byte_too_long_wherever_it_starts(tmp_path
         with read_limits(max_line_bytes=limit), pytest.raises(FileFormatError) as caught:
             list(iter_blocks(path, 1 << 20))
         assert caught.value.line == short + 2
+
+
+def test_a_huge_block_size_reads_a_small_file_without_a_huge_buffer(tmp_path):
+    path = tmp_path / "s.txt"
+    path.write_bytes(b"a b 1\nc d 2")
+    blocks = list(iter_blocks(path, 1 << 40))  # a terabyte: the reads are capped
+    assert [(b.first_line, b.size) for b in blocks] == [(1, 6), (2, 5)]
+    assert len(blocks[0].buffer) < 100 << 20
