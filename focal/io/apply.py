@@ -384,7 +384,7 @@ def write_applied(
         # their text is written here, in order
         workers = min(2, os.cpu_count() or 1)
         with ThreadPoolExecutor(max_workers=workers) as formatters:
-            pending = collections.deque()
+            pending: collections.deque = collections.deque()
             for chunk in chunks:
                 try:
                     Y = transform(chunk.X, chunk.ids) if with_ids else transform(chunk.X)
