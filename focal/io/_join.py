@@ -24,7 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from ._ids import HashTable, as_id_array, find_duplicate
-from ._spill import OPEN_RANGE_FILES, MatchSpill, SpilledKey, Unverified, _prefetch
+from ._prefetch import prefetch
+from ._spill import OPEN_RANGE_FILES, MatchSpill, SpilledKey, Unverified
 from ._text import BLOCK_BYTES, display_name, ids_text
 
 #: Score files read at once by :func:`align_files` (a thread each), and by
@@ -101,7 +102,7 @@ def key_scores(
     absent, n_absent, n = [], 0, 0
     pieces = score_pieces(os.fspath(path), block_bytes, format)
     if executor is not None:
-        pieces = _prefetch(pieces, executor)
+        pieces = prefetch(pieces, executor)
     for (models, tests), scores, lines in pieces:
         if stop is not None and stop.is_set():
             raise Stopped

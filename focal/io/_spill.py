@@ -19,6 +19,7 @@ import numpy as np
 
 from .._blocks import _too_wide
 from ._ids import HashTable, _words, as_id_array, hash_ids
+from ._prefetch import prefetch
 from ._text import BLOCK_BYTES, LineMap, display_name, ids_text
 
 __all__ = ["Growing", "IdSpill", "MatchSpill", "SpilledKey", "Unverified"]
@@ -249,17 +250,6 @@ class MatchSpill:
         self._files = [None] * self.n_ranges
 
 
-def _prefetch(pieces, executor):
-    """The pieces of a generator, the next one parsed in ``executor`` while one is used."""
-    future = executor.submit(next, pieces, None)
-    while True:
-        piece = future.result()
-        if piece is None:
-            return
-        future = executor.submit(next, pieces, None)
-        yield piece
-
-
 class Unverified(Exception):
     """A join by hash that its byte-for-byte check could not confirm (a hash collision, or a
     trial that looks repeated): the caller redoes it with the key's ids in memory.
@@ -289,7 +279,7 @@ class SpilledKey:
             pieces = _pieces(
                 os.fspath(path), key_layout(format), ("label",), block_bytes, pos_label
             )
-            for (models, tests), values, lines in _prefetch(pieces, executor):
+            for (models, tests), values, lines in prefetch(pieces, executor):
                 hashes.add(hash_ids(models, tests))
                 labels.add(values["label"])
                 self.spill.add(models, tests)
