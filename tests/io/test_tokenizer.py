@@ -90,7 +90,7 @@ def _same_fields(a, b):
 
 
 @given(text_files(), st.sampled_from([3, 7, 40, 200, 1 << 20]))
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=100, deadline=None)
 def test_blocks_and_fields_match_python_splitting(tmp_path_factory, text, block_bytes):
     path = tmp_path_factory.getbasetemp() / "tokenizer.txt"
     path.write_bytes(text)
@@ -240,4 +240,4 @@ def test_a_huge_block_size_reads_a_small_file_without_a_huge_buffer(tmp_path):
     path.write_bytes(b"a b 1\nc d 2")
     blocks = list(iter_blocks(path, 1 << 40))  # a terabyte: the reads are capped
     assert [(b.first_line, b.size) for b in blocks] == [(1, 6), (2, 5)]
-    assert len(blocks[0].buffer) < 100 << 20
+    assert len(blocks[0].buffer) <= (16 << 20) + 96
