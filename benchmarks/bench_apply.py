@@ -92,7 +92,7 @@ def _steps(model_path, paths, output):
     after the other in this thread (no reader or writer thread): CPU time, since wall time on a
     shared machine also counts the other programs' turns.
     """
-    from focal.io.apply import _format_chunk
+    from focal.io.apply import _write_chunk
     from focal.io.stream import open_inputs
     from focal.runtime import load
 
@@ -109,7 +109,7 @@ def _steps(model_path, paths, output):
                 break
             Y = model.transform(chunk.X)
             t2 = time.thread_time()
-            out.write(_format_chunk(chunk, np.asarray(Y, dtype=np.float64).ravel(), []))
+            _write_chunk(out, chunk, np.asarray(Y, dtype=np.float64).ravel(), [])
             times["apply"] += t2 - t1
             times["write"] += time.thread_time() - t2
     return times

@@ -10,8 +10,9 @@ with their line numbers, gives ids as fixed-width UTF-8 bytes (:func:`gather_ids
 parsed exactly (:func:`focal._numbers.parse_numbers`). Every error is a
 :class:`~focal.exceptions.FileFormatError` ``path:line: message``.
 
-Hostile input stays linear: each byte is scanned for line breaks once, NUL bytes are detected
-in every read (``/dev/zero`` fails at once), invalid UTF-8 is refused, lines longer than
+Hostile input stays linear: each read is cut after its last line break (searched from the end;
+the partial line after it is carried, never searched again), NUL bytes are detected in every
+read (``/dev/zero`` fails at once), invalid UTF-8 is refused, lines longer than
 :data:`MAX_LINE_BYTES` and ids longer than :data:`MAX_ID_LENGTH` characters are errors
 (:func:`read_limits` changes both). Ids share the width of the longest (of a block, then of the
 file): one whose width would multiply the storage of the others more than
@@ -48,31 +49,51 @@ __all__ = [
 FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
 PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
 BLOCK_BYTES = 1 << 20
+_LARGEST_READ = 64 << 20  # larger block sizes read this much at a time (the buffer is zeroed)
 _BOM = b"\xef\xbb\xbf"
+_BOM0 = bytes(len(_BOM))
 
 
 class Block:
     """One block of whole lines: ``data`` is FRONT zero bytes, the ``size`` bytes of text, then
-    PAD zero bytes; ``first_line`` is the line number of its first line; ``newlines`` the
-    positions of its line feeds in ``data``.
+    PAD zero bytes (a NumPy view of ``buffer``, a ``bytearray``); ``first_line`` is the line
+    number of its first line. ``newlines`` (the positions of its line feeds in ``data``) and
+    ``n_lines`` are found when first asked for, unless a reader that found them already
+    (:func:`focal.io._text.split_fields`) stored them.
     """
 
-    __slots__ = ("data", "first_line", "n_lines", "newlines", "path", "size")
+    __slots__ = ("_n_lines", "_newlines", "buffer", "data", "first_line", "path", "size")
 
-    def __init__(self, data, size, first_line, n_lines, path, newlines):
-        self.data, self.size, self.first_line, self.n_lines, self.path = (
-            data,
-            size,
-            first_line,
-            n_lines,
-            path,
-        )
-        self.newlines = newlines
+    def __init__(self, data, size, first_line, n_lines, path, newlines, buffer=None):
+        self.data, self.size, self.first_line, self.path = data, size, first_line, path
+        self._n_lines, self._newlines, self.buffer = n_lines, newlines, buffer
 
     @property
     def body(self):
         """The text bytes (a view)."""
         return self.data[FRONT : FRONT + self.size]
+
+    @property
+    def newlines(self):
+        """Positions of the block's line feeds in ``data`` (int64)."""
+        if self._newlines is None:
+            self._newlines = np.flatnonzero(self.body == 10) + FRONT
+        return self._newlines
+
+    @property
+    def n_lines(self):
+        """Number of lines: the line feeds, and the last line when it has none."""
+        if self._n_lines is None:
+            ends_open = self.size and self.data[FRONT + self.size - 1] != 10
+            if self._newlines is not None:
+                self._n_lines = self._newlines.size + bool(ends_open)
+            else:
+                self._n_lines = _count_lines(self.body) + bool(ends_open)
+        return self._n_lines
+
+    def found_lines(self, newlines):
+        """Store the positions of the line feeds found by a reader (the block ends with one)."""
+        self._newlines, self._n_lines = newlines, newlines.size
 
 
 #: Longest trial / segment / class id accepted, in characters (see :func:`read_limits`)
@@ -123,85 +144,101 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
 
     The bytes are checked to be text: no NUL byte (checked in every read, before any line
     break is seen), valid UTF-8 (a leading BOM is skipped); a line longer than
-    :data:`MAX_LINE_BYTES` is refused. Each byte is scanned for line breaks once: only the
-    partial line at the end of a read is copied, and never searched again.
+    :data:`MAX_LINE_BYTES` is refused. Each read is cut after its last line feed (found from
+    the end); only the partial line after it is copied, and never searched again. The line
+    feeds themselves are not searched here: a block's line count is taken once its reader is
+    done with it (:attr:`Block.n_lines`, found by the tokenizer in the common case).
     """
     source = os.fspath(path)
     path = display_name(source)
-    block_bytes = max(int(block_bytes), len(_BOM))
+    block_bytes = min(max(int(block_bytes), len(_BOM)), _LARGEST_READ)
     max_line = MAX_LINE_BYTES
     with open_source(source) as handle:
-        carry = np.empty(0, dtype=np.uint8)  # the unfinished last line of the previous read
+        carry = b""  # the unfinished last line of the previous read
         line = 1
         first = True
         while True:
-            data = np.empty(FRONT + carry.size + block_bytes + PAD, dtype=np.uint8)
-            data[:FRONT] = 0
-            data[FRONT : FRONT + carry.size] = carry
-            got = handle.readinto(memoryview(data)[FRONT + carry.size : -PAD])
+            buffer = bytearray(FRONT + len(carry) + block_bytes + PAD)  # zero filled
+            fresh = FRONT + len(carry)  # where the bytes not scanned yet start
+            buffer[FRONT:fresh] = carry
+            got = handle.readinto(memoryview(buffer)[fresh:-PAD])
             end_of_file = got == 0
             if first:
                 first = False
-                if got >= len(_BOM) and data[FRONT : FRONT + len(_BOM)].tobytes() == _BOM:
-                    data[FRONT : FRONT + got - len(_BOM)] = data[FRONT + len(_BOM) : FRONT + got]
+                if got >= len(_BOM) and buffer.startswith(_BOM, FRONT):
+                    buffer[FRONT : FRONT + got] = buffer[FRONT + len(_BOM) : FRONT + got] + _BOM0
                     got -= len(_BOM)
-            size = carry.size + got
-            fresh = data[FRONT + carry.size : FRONT + size]  # bytes not scanned yet
-            if got and fresh.min() == 0:
-                at = carry.size + int(np.argmax(fresh == 0))
+            end = fresh + got
+            size = end - FRONT
+            at = buffer.find(0, fresh, end) if got else -1
+            if at >= 0:
                 raise FileFormatError(
-                    path, line + _count_lines(data[FRONT : FRONT + at]), "NUL byte: not a text file"
+                    path, line + buffer.count(b"\n", FRONT, at), "NUL byte: not a text file"
                 )
-            newlines = np.flatnonzero(fresh == 10) + (FRONT + carry.size)
+            data = np.frombuffer(buffer, dtype=np.uint8)
             if end_of_file:  # what is left is a last line without newline
                 if size:
-                    data[FRONT + size : FRONT + size + PAD] = 0
-                    yield _make_block(data, size, newlines, size, line, path)
+                    yield _make_block(buffer, data, size, 1, line, path)
                 return
-            if newlines.size == 0:  # no newline yet: keep reading (a long line)
+            last = buffer.rfind(b"\n", fresh, end)
+            if last < 0:  # no newline yet: keep reading (a long line)
                 if size > max_line:
                     raise FileFormatError(
                         path,
                         line,
                         f"line longer than {max_line} bytes (no line break): not a score file?",
                     )
-                carry = data[FRONT : FRONT + size].copy()
+                carry = bytes(buffer[FRONT:end])
                 continue
-            cut = int(newlines[-1]) + 1 - FRONT
-            if size - cut > max_line or _longest_line(newlines) > max_line:
-                raise FileFormatError(
-                    path,
-                    line + _long_line(newlines, max_line),
-                    f"line longer than {max_line} bytes: not a score file?",
-                )
-            carry = data[FRONT + cut : FRONT + size].copy()
-            data[FRONT + cut : FRONT + cut + PAD] = 0
-            block = _make_block(data, cut, newlines, newlines.size, line, path)
-            line += block.n_lines
+            cut = last + 1 - FRONT
+            _check_line_lengths(buffer, data, cut, size, max_line, line, path)
+            carry = bytes(buffer[FRONT + cut : end])
+            buffer[FRONT + cut : FRONT + cut + PAD] = bytes(PAD)
+            block = _make_block(buffer, data, cut, None, line, path)
             yield block
+            line += block.n_lines
+
+
+_SCREEN_MIN = 1 << 16  # shortest stretch searched for a line feed with bytearray.find
+
+
+def _check_line_lengths(buffer, data, cut, size, max_line, line, path):
+    """Refuse a line longer than ``max_line`` bytes in a read cut after ``cut`` bytes.
+
+    A line of more than ``max_line`` bytes holds a whole aligned stretch of ``(max_line + 1)
+    // 2`` bytes: when every such stretch holds a line feed (a ``find`` from its start, which
+    stops at the first), no line is too long and the line feeds are not searched; otherwise
+    (or for short limits) the line lengths are measured.
+    """
+    step = (max_line + 1) // 2
+    if step >= _SCREEN_MIN:
+        stops = range(FRONT, FRONT + cut - step + 1, step)
+        if all(buffer.find(b"\n", at, at + step) >= 0 for at in stops):
+            step = 0
+    if step:
+        newlines = np.flatnonzero(data[FRONT : FRONT + cut] == 10) + FRONT
+        lengths = np.diff(newlines, prepend=FRONT - 1) - 1
+        if int(lengths.max()) > max_line:
+            raise FileFormatError(
+                path,
+                line + int(np.argmax(lengths > max_line)),
+                f"line longer than {max_line} bytes: not a score file?",
+            )
+    if size - cut > max_line:  # the unfinished line after the last line feed
+        raise FileFormatError(
+            path,
+            line + _count_lines(data[FRONT : FRONT + cut]),
+            f"line longer than {max_line} bytes: not a score file?",
+        )
 
 
 def _count_lines(body):
     return int(np.count_nonzero(body == 10))
 
 
-def _line_lengths(newlines):
-    """Length of each complete line of a read (without its line feed)."""
-    return np.diff(newlines, prepend=FRONT - 1) - 1
-
-
-def _longest_line(newlines):
-    return int(_line_lengths(newlines).max())
-
-
-def _long_line(newlines, max_line):
-    """Index (0-based line offset in the block) of the first over-long line."""
-    return int(np.argmax(_line_lengths(newlines) > max_line))
-
-
-def _make_block(data, size, newlines, n_lines, first_line, path):
-    """Check the text of a block (no NUL, UTF-8) and wrap it."""
-    block = Block(data, size, first_line, n_lines, path, newlines)
+def _make_block(buffer, data, size, n_lines, first_line, path):
+    """Check the text of a block (valid UTF-8) and wrap it."""
+    block = Block(data, size, first_line, n_lines, path, None, buffer)
     body = block.body
     if size and body.max() >= 128:
         try:
@@ -276,16 +313,27 @@ def gather_ids(data, starts, lengths):
     width = max(8, -(-longest // 8) * 8)
     if n and int(starts.max()) + width > data.size:
         data = np.concatenate([data, np.zeros(width, dtype=np.uint8)])
-    windows = np.lib.stride_tricks.sliding_window_view(data, width)
+    fields = _byte_strings(data, starts, width)
     if width <= _MASKED_WIDTH:
-        words = np.ascontiguousarray(windows[starts]).view(np.uint64)
+        words = fields.view(np.uint64).reshape(n, width // 8)
         words &= np.take(byte_masks(width // 8), lengths, axis=0)  # zero the bytes past the field
-        return words.view(f"S{width}").ravel()
-    out = np.ascontiguousarray(windows[starts])  # wide ids: a table of masks would be (8w+1) x w
+        return fields
+    out = fields.view(np.uint8).reshape(n, width)  # wide ids: a mask table would be (8w+1) x w
     columns = np.arange(width)[None, :]
     for i in range(0, n, 4096):  # zero the bytes past each field, a bounded mask at a time
         out[i : i + 4096][columns >= lengths[i : i + 4096, None]] = 0
-    return out.view(f"S{width}").ravel()
+    return fields
+
+
+def _byte_strings(data, starts, width):
+    """``S<width>`` array of the ``width`` bytes at each ``data[start:]``.
+
+    Gathered through a view of ``data`` as ``S<width>`` items one byte apart (an item may
+    start at any byte): one fixed-size copy per field, cheaper than a gather of byte windows.
+    """
+    data = np.ascontiguousarray(data)
+    items = np.ndarray((data.size - width + 1,), dtype=f"S{width}", buffer=data, strides=(1,))
+    return items[starts]
 
 
 #: Ids of a file share one width, that of the longest: widening the others by more than this

@@ -100,6 +100,61 @@ def split_fields(block, n_fields, layout):
     ``layout`` describes the expected fields for error messages, e.g. ``"'model test score'"``.
     Returns :class:`Fields`.
     """
+    fields = _split_single_separators(block, n_fields)
+    return fields if fields is not None else _split_general(block, n_fields, layout)
+
+
+def _split_single_separators(block, n_fields):
+    """:class:`Fields` of the common block, or None: every field followed by one separator
+    byte (white space or comma; the record's last field by its line feed, or by one separator
+    and the line feed, as CR LF), every line a record, no comment.
+
+    The separators are then the fields' ends and the line feeds are every ``n_fields``-th of
+    them (every ``n_fields + 1``-th with CR LF line ends), so one scan finds fields and lines
+    (stored in the block). Anything else (blank or comment lines, runs of separators such as
+    ``", "``, a last line without line feed) is left to the general path, which gives the
+    same fields.
+    """
+    size = block.size
+    data = block.data
+    if not size or data[FRONT + size - 1] != 10:
+        return None
+    body = block.body
+    buffer = block.buffer
+    if buffer is not None:
+        comma = buffer.find(b",", FRONT, FRONT + size) >= 0
+    else:
+        comma = bool((body == 44).any())
+    ends = np.flatnonzero((body <= 32) | (body == 44) if comma else body <= 32)
+    line_feed = body[ends] == 10
+    n_lines = int(np.count_nonzero(line_feed))
+    per_line, rest = divmod(ends.size, n_lines)  # separators a line: n_fields, +1 with CR LF
+    if rest or per_line - n_fields not in (0, 1) or not line_feed[per_line - 1 :: per_line].all():
+        return None
+    ends += FRONT
+    starts = np.empty(ends.size, dtype=np.int64)  # each field starts after a separator
+    starts[0] = FRONT
+    np.add(ends[:-1], 1, out=starts[1:])
+    lengths = ends - starts
+    # no empty field: the only empty gaps are before the line feeds, after a separator (CR LF)
+    gaps = per_line - n_fields
+    if np.count_nonzero(lengths == 0) != gaps * n_lines:
+        return None
+    starts = starts.reshape(n_lines, per_line)
+    lengths = lengths.reshape(n_lines, per_line)
+    if gaps:
+        if lengths[:, n_fields].any():
+            return None
+        starts, lengths = starts[:, :n_fields], lengths[:, :n_fields]
+    if (data[starts[:, 0]] == 35).any():
+        return None
+    block.found_lines(ends[per_line - 1 :: per_line])
+    lines = np.arange(block.first_line, block.first_line + n_lines)
+    return Fields(data, starts, lengths, lines, block.path)
+
+
+def _split_general(block, n_fields, layout):
+    """Split any block (see :func:`split_fields`): fields at the edges of separator runs."""
     data = block.data
     size = block.size
     b = block.body

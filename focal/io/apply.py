@@ -18,15 +18,18 @@ References
 
 from __future__ import annotations
 
+import collections
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .. import _arrow
 from .._files import check_output, write_output
 from .._model_integrity import allows_infinite
 from .._numbers import format_numbers
+from ._spans import TrialSpans
 from ._text import BLOCK_BYTES, format_lines
 from .multiclass import ALBAYZIN_CLASSES
 from .stream import _check_kind, _check_same_classes, _describe, open_inputs
@@ -377,9 +380,11 @@ def write_applied(
     with write_output(output, inputs) as out:
         if header:
             out.write(header)
-        # formatting and writing run in a thread of their own, one chunk behind
-        with ThreadPoolExecutor(max_workers=1) as writer:
-            pending = None
+        # chunks are formatted in worker threads (as many as CPUs, a few chunks ahead) and
+        # their text is written here, in order
+        workers = min(2, os.cpu_count() or 1)
+        with ThreadPoolExecutor(max_workers=workers) as formatters:
+            pending: collections.deque = collections.deque()
             for chunk in chunks:
                 try:
                     Y = transform(chunk.X, chunk.ids) if with_ids else transform(chunk.X)
@@ -390,20 +395,42 @@ def write_applied(
                         f"{path}:{int(chunk.lines[0])}-{int(chunk.lines[-1])}: {exc}"
                     ) from None
                 Y = _check_output(Y, chunk, n_out, kind, allow_infinite, path)
-                if pending is not None:
-                    pending.result()
-                pending = writer.submit(_write_chunk, out, chunk, Y, prefix)
+                pending.append(formatters.submit(_chunk_texts, chunk, Y, prefix))
                 written += len(chunk)
-            if pending is not None:
-                pending.result()
+                while len(pending) > _FORMATTED_AHEAD or (pending and pending[0].done()):
+                    _write_texts(out, pending.popleft().result())
+            while pending:
+                _write_texts(out, pending.popleft().result())
     return written
 
 
+_FORMATTED_AHEAD = 3  # chunks being formatted at most (their memory is the bound)
+
+
+def _write_texts(out, texts):
+    for text in texts:
+        out.write(text)
+
+
 def _write_chunk(out, chunk, Y, prefix):
-    out.write(_format_chunk(chunk, Y, prefix))
+    _write_texts(out, _chunk_texts(chunk, Y, prefix))
 
 
-def _format_chunk(chunk, Y, prefix):
+def _chunk_texts(chunk, Y, prefix):
+    """The output lines of a chunk, as a list of bytes-like pieces."""
+    spans = chunk._ids
+    if not prefix and Y.ndim == 1 and isinstance(spans, TrialSpans):
+        # "model test " as read, then the value: no id arrays (optional pyarrow)
+        texts, at = [], 0
+        for data, starts, _, stops in spans.parts:
+            n = starts.shape[0]
+            text = _arrow.join_lines(data, starts, stops + 1, Y[at : at + n])
+            if text is None:
+                break
+            texts.append(text)
+            at += n
+        else:
+            return texts
     n = len(chunk)
     cols = [np.broadcast_to(np.frombuffer(p, dtype=np.uint8), (n, len(p))) for p in prefix]
     for c in chunk.ids:
@@ -412,4 +439,4 @@ def _format_chunk(chunk, Y, prefix):
         cols.append(format_numbers(Y))
     else:
         cols.extend(format_numbers(Y[:, k]) for k in range(Y.shape[1]))
-    return format_lines(cols)
+    return [format_lines(cols)]

@@ -25,6 +25,7 @@ from .._files import write_output
 from .._numbers import format_numbers
 from ._ids import find_duplicate
 from ._labels import NONTARGET, TARGET, label_column, namedlabel_column, words_to_labels
+from ._spans import trial_spans
 from ._tables import read_table, table_kind
 from ._text import (
     BLOCK_BYTES,
@@ -128,10 +129,11 @@ def _value_ok(pos_label):
     return ok
 
 
-def _pieces(path, layout, want, block_bytes, pos_label=None):
+def _pieces(path, layout, want, block_bytes, pos_label=None, spans=False):
     """Yield ((models, tests), {role: values}, lines) per block of a trial file; ``want`` are
     the value roles read (``"score"``, ``"label"``); the first line may be a header
-    (:func:`focal.io.formats.resolve_layout`).
+    (:func:`focal.io.formats.resolve_layout`). With ``spans``, a block's ids come as
+    :class:`~focal.io._spans.TrialSpans` where its records allow (in place of the tuple).
     """
     shown = display_name(path)
     columns = None
@@ -154,7 +156,10 @@ def _pieces(path, layout, want, block_bytes, pos_label=None):
         fields = split_fields(block, n_fields, described)
         if len(fields):
             values = {r: converters[r](fields, shown, columns[r]) for r in want}
-            yield (fields.ids(columns["model"]), fields.ids(columns["test"])), values, fields.lines
+            ids = trial_spans(fields, columns["model"], columns["test"]) if spans else None
+            if ids is None:
+                ids = fields.ids(columns["model"]), fields.ids(columns["test"])
+            yield ids, values, fields.lines
 
 
 def _describe(layout, columns, n_fields):
@@ -166,15 +171,19 @@ def _describe(layout, columns, n_fields):
     return "'" + " ".join(roles) + "'"
 
 
-def score_pieces(path, block_bytes=BLOCK_BYTES, layout=None):
-    """Yield ((models, tests), scores (n, 1), lines) per block of a score file (for streaming)."""
+def score_pieces(path, block_bytes=BLOCK_BYTES, layout=None, spans=False):
+    """Yield ((models, tests), scores (n, 1), lines) per block of a score file (for streaming);
+    with ``spans``, the ids of a block may come as :class:`~focal.io._spans.TrialSpans`.
+    """
     layout = score_layout(layout)
     kind = table_kind(os.fspath(path))
     if kind is not None:  # HDF5 / parquet: one piece, its rows numbered from 1
         models, tests, values = read_table(os.fspath(path), kind, layout, ("score",), None)
         yield (models, tests), values["score"][:, None], np.arange(1, len(models) + 1)
         return
-    for ids, values, lines in _pieces(os.fspath(path), layout, ("score",), block_bytes):
+    for ids, values, lines in _pieces(
+        os.fspath(path), layout, ("score",), block_bytes, None, spans
+    ):
         yield ids, values["score"][:, None], lines
 
 

@@ -31,6 +31,8 @@ import numpy as np
 
 from .._lazy import attach
 from ._multiclass_align import align_multiclass_scores
+from ._prefetch import prefetch
+from ._spans import concat_ids, equal_ids, ids_tuple, slice_ids
 from ._text import BLOCK_BYTES, ids_text
 from .binary import align_scores, read_scores, score_pieces
 from .multiclass import MulticlassScores, _MulticlassReader
@@ -57,10 +59,18 @@ class ScoreChunk:
         aligned, ``on_mismatch="align"``).
     """
 
-    __slots__ = ("X", "ids", "lines")
+    __slots__ = ("X", "_ids", "lines")
 
     def __init__(self, ids, X, lines):
-        self.ids, self.X, self.lines = ids, X, lines
+        self._ids, self.X, self.lines = ids, X, lines
+
+    @property
+    def ids(self):
+        """The trial ids as a tuple of fixed-width bytes arrays (made on first use when the
+        chunk holds them as the text they were read from, :mod:`focal.io._spans`).
+        """
+        self._ids = ids_tuple(self._ids)
+        return self._ids
 
     def __len__(self):
         return self.X.shape[0]
@@ -71,22 +81,14 @@ class _Stream:
 
     def __init__(self, path, pieces, executor=None):
         self.path = path
-        self._pieces = pieces
         self._buffer = []  # [ids, values, lines] pieces not yet served
         self._buffered = 0
         self._done = False
-        self._executor = executor
-        # read-ahead: the next block is parsed in a worker thread while this one is used
-        self._future = None if executor is None else executor.submit(next, pieces, None)
+        # read-ahead: the next blocks are parsed in worker threads while these are used
+        self._ahead = prefetch(pieces, executor)
 
     def _pull(self):
-        if self._future is None:
-            piece = next(self._pieces, None)
-        else:
-            piece = self._future.result()
-            self._future = (
-                None if piece is None else self._executor.submit(next, self._pieces, None)
-            )
+        piece = next(self._ahead, None)
         if piece is None:
             self._done = True
             return
@@ -118,20 +120,20 @@ class _Stream:
                 n -= k
                 self._buffered -= k
             else:
-                parts.append([tuple(c[:n] for c in ids), values[:n], lines[:n]])
-                self._buffer[0] = [tuple(c[n:] for c in ids), values[n:], lines[n:]]
+                parts.append([slice_ids(ids, slice(None, n)), values[:n], lines[:n]])
+                self._buffer[0] = [slice_ids(ids, slice(n, None)), values[n:], lines[n:]]
                 self._buffered -= n
                 n = 0
         if len(parts) == 1:
             return parts[0]
-        ids = tuple(np.concatenate([p[0][j] for p in parts]) for j in range(len(parts[0][0])))
+        ids = concat_ids([p[0] for p in parts])
         return ids, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
 
 
 def _open_stream(path, kind, block_bytes, info, executor=None, layout=None):
     path = os.fspath(path)
     if kind == "binary":
-        return _Stream(path, score_pieces(path, block_bytes, layout), executor)
+        return _Stream(path, score_pieces(path, block_bytes, layout, spans=True), executor)
     reader = _MulticlassReader(path, block_bytes)
     stream = _Stream(path, reader.pieces(_READER_KIND[kind]), executor)
     stream.peek_size()  # reads the first block: classes, task and condition are known
@@ -303,7 +305,8 @@ def _chunks(streams, chunk_size):
                     f"has more; the files must list the same trials"
                 )
             other_ids, other_values, other_lines = other
-            if not all(_equal_ids(a, b) for a, b in zip(ids, other_ids)):
+            if not equal_ids(ids, other_ids):
+                ids, other_ids = ids_tuple(ids), ids_tuple(other_ids)
                 same = np.ones(got, dtype=bool)
                 for a, b in zip(ids, other_ids):
                     same &= a == b
@@ -319,15 +322,6 @@ def _chunks(streams, chunk_size):
         total += got
         X = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
         yield ScoreChunk(ids, X, lines)
-
-
-def _equal_ids(a, b):
-    """Whether two id arrays hold the same ids (as raw words when their widths agree)."""
-    if a.dtype == b.dtype and a.dtype.itemsize % 8 == 0:
-        return np.array_equal(
-            np.ascontiguousarray(a).view(np.uint64), np.ascontiguousarray(b).view(np.uint64)
-        )
-    return bool((a == b).all())
 
 
 class _WholeFiles:
