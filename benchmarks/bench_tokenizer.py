@@ -7,6 +7,8 @@ the scores (:meth:`focal._blocks.Fields.numbers`). Each is timed in CPU time of 
 (``time.thread_time``: on a shared machine, wall time also counts the other programs' turns),
 summed over the blocks of the file, ``repeat`` times: min and median are reported, with the
 floor of reading the file's bytes into memory (``readinto``, no parsing) as the ratio's base.
+A file of another shape (two spaces after the model id) shows what the tokenizer's fast path
+costs when it declines: :func:`~focal.io._text.split_fields` against its general path alone.
 Then :func:`focal.io.read_scores` whole: CPU time and peak memory (tracemalloc) for block
 sizes of 1, 2 and 4 MiB.
 """
@@ -25,7 +27,7 @@ from _common import peak_memory
 from focal import _blocks
 from focal._blocks import iter_blocks
 from focal.io import read_scores, write_scores
-from focal.io._text import split_fields
+from focal.io._text import _split_general, split_fields
 
 STEPS = ("read bytes (floor)", "iter_blocks", "split_fields", "ids x2", "numbers")
 
@@ -75,6 +77,27 @@ def _steps(path, block_bytes):
     return times
 
 
+def _other_shape(path, folder):
+    """The file with two spaces after the model id (a shape the fast path declines)."""
+    other = pathlib.Path(folder) / "two_spaces.scores"
+    other.write_bytes(path.read_bytes().replace(b" seg", b"  seg"))
+    return other
+
+
+def _split_times(path):
+    """CPU seconds of split_fields and of the general path alone, over the file's blocks."""
+    times = {"split_fields": 0.0, "general path alone": 0.0}
+    contenders = [("split_fields", split_fields), ("general path alone", _split_general)]
+    for block in iter_blocks(path):
+        _ = block.newlines  # found once, for both
+        contenders.reverse()  # each goes first (cold caches) every other block
+        for name, split in contenders:
+            t0 = time.thread_time()
+            split(block, 3, "'model test score'")
+            times[name] += time.thread_time() - t0
+    return times
+
+
 def _read_cpu(path, block_bytes):
     t0 = time.thread_time()
     read_scores(path, block_bytes=block_bytes)
@@ -106,6 +129,14 @@ def run(quick: bool = False):
                 )
             total = sum(min(samples[k]) for k in STEPS[1:])
             print(f"  {'sum of mins':<20}     {total * 1e6 / n:6.3f}")
+        other = _other_shape(path, folder)
+        samples = {"split_fields": [], "general path alone": []}
+        for _ in range(repeat):
+            for k, v in _split_times(other).items():
+                samples[k].append(v)
+        print(f"\n== a file the fast path declines (two spaces after the model; repeat {repeat})")
+        for k, v in samples.items():
+            print(f"  {k:<20} min {min(v):6.3f}  median {statistics.median(v):6.3f}")
         print(f"\n== read_scores whole (repeat {repeat}): CPU s min / median, peak MiB")
         for mib in (1, 2, 4):
             cpu = [_read_cpu(path, mib << 20) for _ in range(repeat)]

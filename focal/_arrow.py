@@ -218,47 +218,17 @@ def _lines(pa, pc, data, starts, stops, x):
     ``data`` take the newline before them along (the previous line's end): two elements a line
     instead of three.
     """
-    n = starts.size
-    off, fold = None, False
-    if n > 1 and int(starts[1:].min()) >= 1 and (data[starts[1:] - 1] == 10).all():
-        off = _interleaved(np.concatenate([starts[:1], starts[1:] - 1]), stops, data.size)
-        fold = off is not None
-    if off is None:
-        off = _interleaved(starts, stops, data.size)
-        if off is None:
-            return None
-    c, fix, newline = _pieces(pa, pc, data, off, x)
-    texts = np.arange(2 * n, 3 * n)
-    texts[fix] = np.arange(3 * n, 3 * n + fix.size)
-    per_line = 2 if fold else 3
-    count = per_line * n + fold
-    take = np.empty(count, dtype=np.int64)
-    take[0 : per_line * n : per_line] = np.arange(0, 2 * n, 2)
-    take[1 : per_line * n : per_line] = texts
-    if fold:
-        take[-1] = newline  # the other lines' newlines start the next segments
-    else:
-        take[2::3] = newline
-    out = pc.take(c, pa.Array.from_buffers(pa.int64(), count, [None, pa.py_buffer(take)]))
-    total = int(_values(out, np.int64, count + 1)[-1])
-    return memoryview(out.buffers()[2])[:total]
-
-
-def _pieces(pa, pc, data, off, x):
-    """``(C, fix, newline)``: the array C of :func:`_lines` (segments and the bytes between
-    them at the interleaved offsets ``off``, then the texts of x, the texts of the rows
-    ``fix``, and a newline, element ``newline``).
-    """
     from ._numbers import format_numbers
 
-    n = x.size
+    n, size = x.size, data.size
     numbers = pa.Array.from_buffers(pa.float64(), n, [None, pa.py_buffer(x)])
     text = pc.cast(numbers, pa.large_string())
     text_off = np.frombuffer(text.buffers()[1], np.int64, count=n + 1, offset=8 * text.offset)
     text_data = np.frombuffer(text.buffers()[2], np.uint8, count=int(text_off[-1]))
     fix = np.flatnonzero(~_arrow_writes_repr(x))
-    fixed_off = np.zeros(fix.size + 1, dtype=np.int64)
-    if fix.size > _FEW:
+    m, end = fix.size, size + int(text_off[-1])
+    fixed_off = np.zeros(m + 1, dtype=np.int64)
+    if m > _FEW:
         matrix = format_numbers(x[fix])  # zero bytes are padding (leading or trailing)
         fixed = matrix.tobytes().translate(None, b"\x00")
         np.cumsum(np.count_nonzero(matrix, axis=1), out=fixed_off[1:])
@@ -266,17 +236,42 @@ def _pieces(pa, pc, data, off, x):
         texts = [repr(v).encode() for v in x[fix].tolist()]
         fixed = b"".join(texts)
         np.cumsum([len(t) for t in texts], out=fixed_off[1:])
-    m, size, end = fix.size, data.size, data.size + int(text_off[-1])
+    # C's offsets: segments and the bytes between them, the texts, the fixed texts, a newline
     c_off = np.empty(3 * n + m + 2, dtype=np.int64)
-    c_off[: 2 * n] = off[:-1]
+    c_off[0 : 2 * n : 2] = starts
+    c_off[1 : 2 * n : 2] = stops
     c_off[2 * n : 3 * n + 1] = text_off + size
     c_off[3 * n : 3 * n + m + 1] = fixed_off + end
     c_off[-1] = c_off[-2] + 1
+    segments = c_off[: 2 * n + 1]  # c_off[2 n] = size: the last gap runs to the end of data
+    fold = n > 1 and 1 <= int(starts[1:].min()) and int(starts[1:].max()) <= size
+    fold = fold and bool((data[starts[1:] - 1] == 10).all())
+    if fold:
+        segments[2 : 2 * n : 2] -= 1
+        if (segments[1:] < segments[:-1]).any():  # the newlines belong to the segments
+            fold = False
+            segments[2 : 2 * n : 2] += 1
+    if segments[0] < 0 or (segments[1:] < segments[:-1]).any():
+        return None
     c_data = np.concatenate(
         [data, text_data, np.frombuffer(fixed, np.uint8), np.frombuffer(b"\n", np.uint8)]
     )
     buffers = [None, pa.py_buffer(c_off), pa.py_buffer(c_data)]
-    return pa.Array.from_buffers(pa.large_binary(), 3 * n + m + 1, buffers), fix, 3 * n + m
+    c = pa.Array.from_buffers(pa.large_binary(), 3 * n + m + 1, buffers)
+    texts_at = np.arange(2 * n, 3 * n)
+    texts_at[fix] = np.arange(3 * n, 3 * n + m)
+    per_line = 2 if fold else 3
+    count = per_line * n + fold
+    take = np.empty(count, dtype=np.int64)
+    take[0 : per_line * n : per_line] = np.arange(0, 2 * n, 2)
+    take[1 : per_line * n : per_line] = texts_at
+    if fold:
+        take[-1] = 3 * n + m  # the other lines' newlines start the next segments
+    else:
+        take[2::3] = 3 * n + m
+    out = pc.take(c, pa.Array.from_buffers(pa.int64(), count, [None, pa.py_buffer(take)]))
+    total = int(_values(out, np.int64, count + 1)[-1])
+    return memoryview(out.buffers()[2])[:total]
 
 
 def _probe():

@@ -49,7 +49,7 @@ __all__ = [
 FRONT = 32  # zero bytes before each block, so that windows may end at any field's end
 PAD = 64  # zero bytes after each block, so that fixed-width windows never run off the end
 BLOCK_BYTES = 1 << 20
-_LARGEST_READ = 64 << 20  # larger block sizes read this much at a time (the buffer is zeroed)
+_LARGEST_READ = 16 << 20  # larger block sizes read this much at a time (the buffer is zeroed)
 _BOM = b"\xef\xbb\xbf"
 _BOM0 = bytes(len(_BOM))
 

@@ -208,11 +208,12 @@ def write_output(path, inputs=()):
             raise
         return
     target = os.path.realpath(path)
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=os.path.dirname(target))
-    except OSError as exc:
-        raise _fail(path, "cannot write", exc) from None
+    # SIGTERM removes the temporary file from the moment it exists (handler installed first)
     with _sigterm_cleans_up():
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=os.path.dirname(target))
+        except OSError as exc:
+            raise _fail(path, "cannot write", exc) from None
         try:
             with os.fdopen(fd, "wb") as out:
                 yield out

@@ -104,6 +104,9 @@ def split_fields(block, n_fields, layout):
     return fields if fields is not None else _split_general(block, n_fields, layout)
 
 
+_PROBE = 4096  # bytes of a block's first lines tried alone first (a file of another shape)
+
+
 def _split_single_separators(block, n_fields):
     """:class:`Fields` of the common block, or None: every field followed by one separator
     byte (white space or comma; the record's last field by its line feed, or by one separator
@@ -113,7 +116,8 @@ def _split_single_separators(block, n_fields):
     them (every ``n_fields + 1``-th with CR LF line ends), so one scan finds fields and lines
     (stored in the block). Anything else (blank or comment lines, runs of separators such as
     ``", "``, a last line without line feed) is left to the general path, which gives the
-    same fields.
+    same fields. The block's first lines (:data:`_PROBE` bytes) are tried first, so that a
+    file of another shape costs the general path little more than itself.
     """
     size = block.size
     data = block.data
@@ -125,8 +129,27 @@ def _split_single_separators(block, n_fields):
         comma = buffer.find(b",", FRONT, FRONT + size) >= 0
     else:
         comma = bool((body == 44).any())
-    ends = np.flatnonzero((body <= 32) | (body == 44) if comma else body <= 32)
-    line_feed = body[ends] == 10
+    if size > 2 * _PROBE:
+        first = np.flatnonzero(body[:_PROBE] == 10)
+        if first.size and _single_separators(data, first[-1] + 1, n_fields, comma) is None:
+            return None
+    found = _single_separators(data, size, n_fields, comma)
+    if found is None:
+        return None
+    starts, lengths, newlines = found
+    block.found_lines(newlines)
+    lines = np.arange(block.first_line, block.first_line + newlines.size)
+    return Fields(data, starts, lengths, lines, block.path)
+
+
+def _single_separators(data, size, n_fields, comma):
+    """``(starts, lengths, newlines)`` of the text ``data[FRONT : FRONT + size]`` (whole
+    lines) when every field is followed by one separator (see
+    :func:`_split_single_separators`), else None.
+    """
+    text = data[FRONT : FRONT + size]
+    ends = np.flatnonzero((text <= 32) | (text == 44) if comma else text <= 32)
+    line_feed = text[ends] == 10
     n_lines = int(np.count_nonzero(line_feed))
     per_line, rest = divmod(ends.size, n_lines)  # separators a line: n_fields, +1 with CR LF
     if rest or per_line - n_fields not in (0, 1) or not line_feed[per_line - 1 :: per_line].all():
@@ -148,9 +171,7 @@ def _split_single_separators(block, n_fields):
         starts, lengths = starts[:, :n_fields], lengths[:, :n_fields]
     if (data[starts[:, 0]] == 35).any():
         return None
-    block.found_lines(ends[per_line - 1 :: per_line])
-    lines = np.arange(block.first_line, block.first_line + n_lines)
-    return Fields(data, starts, lengths, lines, block.path)
+    return starts, lengths, ends[per_line - 1 :: per_line]
 
 
 def _split_general(block, n_fields, layout):

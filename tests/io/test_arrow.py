@@ -322,6 +322,16 @@ def test_pyarrow_is_imported_only_after_many_numbers(monkeypatch):
     assert _arrow.equal_segments(buf, starts, stops, buf, starts, stops)
 
 
+def test_segments_past_the_end_of_their_buffer_are_not_answered(arrow_at_once):
+    buf, starts, lengths = _tokens([b"1.5", b"2.5", b"3.5"])
+    past = starts + np.array([0, 0, buf.size])
+    assert _arrow.parse_numbers(buf, past, lengths) is None
+    assert _arrow.equal_segments(buf, past, past + 1, buf, starts, starts + 1) is None
+    lines = np.frombuffer(b"a 1\nb 2\nc 3\n", dtype=np.uint8)
+    starts = np.array([0, 4, 8 + lines.size])
+    assert _arrow.join_lines(lines, starts, starts + 2, np.ones(3)) is None
+
+
 def test_small_batches_and_a_disabled_pyarrow_are_not_answered(monkeypatch):
     monkeypatch.setattr(_arrow, "_IMPORT_AFTER", 0)
     assert _arrow.parse_numbers(*_tokens([b"1.5"] * 10)) is None  # below the minimum batch
