@@ -29,7 +29,7 @@ from .. import _arrow
 from .._files import check_output, write_output
 from .._model_integrity import allows_infinite
 from .._numbers import format_numbers
-from ._spans import TrialSpans
+from ._spans import TrialSpans, ids_tuple
 from ._text import BLOCK_BYTES, format_lines
 from .multiclass import ALBAYZIN_CLASSES
 from .stream import _check_kind, _check_same_classes, _describe, open_inputs
@@ -419,24 +419,30 @@ def _write_chunk(out, chunk, Y, prefix):
 def _chunk_texts(chunk, Y, prefix):
     """The output lines of a chunk, as a list of bytes-like pieces."""
     spans = chunk._ids
-    if not prefix and Y.ndim == 1 and isinstance(spans, TrialSpans):
-        # "model test " as read, then the value: no id arrays (optional pyarrow)
-        texts, at = [], 0
-        for data, starts, _, stops in spans.parts:
-            n = starts.shape[0]
-            text = _arrow.join_lines(data, starts, stops + 1, Y[at : at + n])
-            if text is None:
-                break
-            texts.append(text)
-            at += n
-        else:
-            return texts
-    n = len(chunk)
+    if not (not prefix and Y.ndim == 1 and isinstance(spans, TrialSpans)):
+        return [_lines_of(prefix, ids_tuple(spans), Y)]
+    # "model test " as read, then the value: no id arrays (optional pyarrow); a part it does
+    # not take (no pyarrow, or too small to be worth it) is written from its id arrays
+    texts, at = [], 0
+    for part in spans.parts:
+        data, starts, _, stops = part
+        n = starts.shape[0]
+        text = _arrow.join_lines(data, starts, stops + 1, Y[at : at + n])
+        if text is None:
+            text = _lines_of(prefix, TrialSpans([part]).ids(), Y[at : at + n])
+        texts.append(text)
+        at += n
+    return texts
+
+
+def _lines_of(prefix, ids, Y):
+    """Lines of constant fields, ids and values (NumPy: fixed-width columns)."""
+    n = Y.shape[0]
     cols = [np.broadcast_to(np.frombuffer(p, dtype=np.uint8), (n, len(p))) for p in prefix]
-    for c in chunk.ids:
+    for c in ids:
         cols.append(np.ascontiguousarray(c).view(np.uint8).reshape(n, c.dtype.itemsize))
     if Y.ndim == 1:
         cols.append(format_numbers(Y))
     else:
         cols.extend(format_numbers(Y[:, k]) for k in range(Y.shape[1]))
-    return [format_lines(cols)]
+    return format_lines(cols)
