@@ -230,9 +230,9 @@ class HashTable:
 
     def _find(self, high):
         """Row of the table (the first) with each of the high bits ``high``, or -1."""
-        bucket = high >> self.shift
+        bucket = (high >> self.shift).astype(np.intp)  # NumPy < 2 takes no uint64 indices
         start = self.first.take(bucket).astype(np.intp)
-        size = self.first.take(bucket + _U(1)) - start
+        size = self.first.take(bucket + 1) - start
         found = self.packed.take(start, mode="clip")  # the first row of each bucket
         out = (found & self.mask).view(np.int64)
         found &= ~self.mask
