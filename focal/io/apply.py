@@ -365,6 +365,9 @@ def output_format(layout, condition=None, classes=None):
     return "multiclass", ("segment " + " ".join(classes) + "\n").encode(), [], len(classes)
 
 
+_FORMATTED_AHEAD = 3  # chunks being formatted at most (their memory is the bound)
+
+
 def write_applied(
     transform, chunks, output, fmt, *, inputs=(), allow_infinite=True, path=None, with_ids=False
 ) -> int:
@@ -380,8 +383,8 @@ def write_applied(
     with write_output(output, inputs) as out:
         if header:
             out.write(header)
-        # chunks are formatted in worker threads (as many as CPUs, a few chunks ahead) and
-        # their text is written here, in order
+        # chunks are formatted in two worker threads (at most one per CPU), a few chunks
+        # ahead, and their text is written here, in order
         workers = min(2, os.cpu_count() or 1)
         with ThreadPoolExecutor(max_workers=workers) as formatters:
             pending: collections.deque = collections.deque()
@@ -402,9 +405,6 @@ def write_applied(
             while pending:
                 _write_texts(out, pending.popleft().result())
     return written
-
-
-_FORMATTED_AHEAD = 3  # chunks being formatted at most (their memory is the bound)
 
 
 def _write_texts(out, texts):

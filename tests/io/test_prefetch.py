@@ -33,7 +33,10 @@ def test_at_most_depth_items_made_ahead():
     with ThreadPoolExecutor(2) as pool:
         ahead = prefetch(_counting(50, made), pool, depth=3)
         assert next(ahead) == 0
-        time.sleep(0.2)  # the tasks fill the read-ahead
+        deadline = time.monotonic() + 10
+        while len(made) < 1 + 3 and time.monotonic() < deadline:  # the tasks fill the read-ahead
+            time.sleep(0.01)
+        time.sleep(0.1)  # and stop there
         assert len(made) == 1 + 3  # the one served, three waiting
         assert list(ahead) == list(range(1, 50))
 
