@@ -26,6 +26,7 @@ __all__ = [
     "MULTICLASS_MODES",
     "COVARIANCE_TYPES",
     "affine_llr",
+    "small_product",
     "check_finite_llr",
     "step_index",
     "block_llr_map",
@@ -57,6 +58,42 @@ COVARIANCE_TYPES = ("shared", "per_class")
 # -- affine fusion -----------------------------------------------------------------------------
 
 
+def small_product(A, B) -> np.ndarray:
+    """``A @ B`` over a small inner dimension, the same bits whatever the layout or row count.
+
+    BLAS sums a product in an order (and with fused multiply-adds) that depends on the memory
+    layout of its operands and on how many rows it is given, so the same trial could get
+    another last bit in a chunk of a file than in a whole array, or from a model read back from
+    a file than from the fitted estimator. Here each term is one NumPy multiply and one add, in
+    the order of the inner index: a row's value depends on that row alone. The inner dimension
+    (systems, classes, score dimensions) is small, so this costs a few passes over the rows.
+
+    Parameters
+    ----------
+    A : ndarray of float, shape (n, k)
+    B : ndarray of float, shape (k,) or (k, m)
+
+    Returns
+    -------
+    ndarray of float, shape (n,) or (n, m)
+        A new array.
+    """
+    A = np.asarray(A, dtype=float)
+    B = np.asarray(B, dtype=float)
+    out = np.zeros((A.shape[0],) + B.shape[1:])
+    for j in range(A.shape[1]):
+        out += (A[:, j, None] * B[j]) if B.ndim == 2 else (A[:, j] * B[j])
+    return out
+
+
+def _row_dots(A, B) -> np.ndarray:
+    """``(A * B).sum(axis=1)`` term by term in column order (as :func:`small_product`)."""
+    out = np.zeros(A.shape[0])
+    for j in range(A.shape[1]):
+        out += A[:, j] * B[:, j]
+    return out
+
+
 def affine_llr(X, coef, intercept) -> np.ndarray:
     """Fused natural-log LLRs ``X @ coef + intercept`` (thesis eq. 8.16).
 
@@ -74,7 +111,7 @@ def affine_llr(X, coef, intercept) -> np.ndarray:
     ndarray of float, shape (n_trials,)
         A new array (the offset is added in place, after the product).
     """
-    llr = X @ coef
+    llr = small_product(X, coef)
     llr += intercept
     return llr
 
@@ -218,7 +255,7 @@ def apply_multiclass(L: np.ndarray, mode: str, coef: np.ndarray, offset: np.ndar
     out[:] = offset
     for k in range(L.shape[1]):
         if mode == "full":
-            out += L[:, k] @ coef[k].T
+            out += small_product(L[:, k], coef[k].T)
         else:
             out += coef[k] * L[:, k]
     return out
@@ -241,7 +278,7 @@ def solve_lower(L: np.ndarray, B: np.ndarray) -> np.ndarray:
     """
     Z = np.empty((L.shape[0], B.shape[1]))
     for i in range(L.shape[0]):
-        row = B[i] - L[i, :i] @ Z[:i] if i else B[i]
+        row = B[i] - small_product(L[i, None, :i], Z[:i])[0] if i else B[i]
         np.divide(row, L[i, i], out=Z[i])
     return Z
 
@@ -270,7 +307,7 @@ def gaussian_loglikelihoods(X, model) -> np.ndarray:
         Lc = model.cholesky
         W = solve_lower(Lc, model.means.T)  # L^-1 mu_i
         Xw = solve_lower(Lc, Xc.T)  # L^-1 x
-        return (Xw.T @ W) - 0.5 * np.einsum("ji,ji->i", W, W)
+        return small_product(Xw.T, W) - 0.5 * _row_dots(W.T, W.T)
     n, d = Xc.shape
     N = model.means.shape[0]
     out = np.empty((n, N))
@@ -278,9 +315,7 @@ def gaussian_loglikelihoods(X, model) -> np.ndarray:
         Lc = model.cholesky[i]
         Z = solve_lower(Lc, (Xc - model.means[i]).T)
         out[:, i] = (
-            -0.5 * np.einsum("ji,ji->i", Z, Z)
-            - np.log(np.diag(Lc)).sum()
-            - 0.5 * d * np.log(2.0 * np.pi)
+            -0.5 * _row_dots(Z.T, Z.T) - np.log(np.diag(Lc)).sum() - 0.5 * d * np.log(2.0 * np.pi)
         )
     return out
 
@@ -430,9 +465,9 @@ def quality_llr(X, g, coef, intercept, quality_coef, scale_coef):
     ndarray of float, shape (n_trials,)
     """
     llr = affine_llr(X, coef, intercept)
-    extra = g @ quality_coef
+    extra = small_product(g, quality_coef)
     if scale_coef.any():
-        extra += np.einsum("nk,nk->n", X, g @ scale_coef.T)
+        extra += _row_dots(X, small_product(g, scale_coef.T))
     llr += extra
     return llr
 

@@ -17,6 +17,7 @@ from sklearn.pipeline import make_pipeline
 
 import focal
 import focal.runtime
+from focal.core.maps import affine_llr
 from focal import (
     ROCCH,
     GaussianBackend,
@@ -102,8 +103,9 @@ def test_quality_fusion_with_missing_measures(tmp_path):
     got = model[1:].transform(model[0].transform(X_NEW, quality=Q_NEW))
     assert np.array_equal(got, expected)
     assert np.array_equal(model.transform(X_NEW, quality=Q_NEW), expected)
-    # the trials with a missing measure get the affine back-off, exactly
-    back_off = X_NEW @ qf[0].linear_coef_ + qf[0].linear_intercept_
+    # the trials with a missing measure get the affine back-off, exactly as an affine fusion
+    # with its weights computes it
+    back_off = affine_llr(X_NEW, qf[0].linear_coef_, qf[0].linear_intercept_)
     rows = np.isnan(Q_NEW).any(axis=1)
     assert np.array_equal(model[0].decision_function(X_NEW, Q_NEW)[rows], back_off[rows])
 
