@@ -92,9 +92,9 @@ def _steps(model_path, paths, output):
     after the other in this thread (no reader or writer thread): CPU time, since wall time on a
     shared machine also counts the other programs' turns.
     """
-    from focal.io.apply import _write_chunk
     from focal.io.stream import open_inputs
     from focal.runtime import load
+    from focal.workflows.apply import _write_chunk
 
     model = load(model_path)
     times = dict.fromkeys(("read", "apply", "write"), 0.0)

@@ -1,4 +1,4 @@
-"""The pyarrow text kernels of the streaming path (focal._arrow, extra ``fast``) against their
+"""The pyarrow text kernels of the streaming path (focal._text.arrow, extra ``fast``) against their
 NumPy counterparts, on the 1 MiB blocks of a score file of lines ``spk12345 seg00000001 -2.345678``.
 
 - parse: the scores of a block to float64 (NumPy's exact cast of the gathered tokens);
@@ -19,11 +19,11 @@ from pathlib import Path
 import numpy as np
 from _common import skipped
 
-from focal import _arrow
-from focal._blocks import FRONT, byte_masks, iter_blocks
-from focal._numbers import format_numbers, parse_numbers
+from focal._text import arrow as _arrow
+from focal._text.blocks import FRONT, iter_blocks
+from focal._text.fields import format_lines
+from focal._text.numbers import byte_masks, format_numbers, parse_numbers
 from focal.io import write_scores
-from focal.io._text import format_lines
 
 
 def _blocks(path):
@@ -52,7 +52,7 @@ def _fail(i, message):
 def run(quick: bool = False) -> None:
     """Print the CPU time of each kernel per 10^6 lines, NumPy and pyarrow."""
     if not _arrow.enabled():
-        skipped("focal._arrow", "pyarrow is not installed")
+        skipped("focal._text.arrow", "pyarrow is not installed")
         return
     n = 50_000 if quick else 1_000_000
     rng = np.random.default_rng(0)

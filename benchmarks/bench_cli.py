@@ -100,7 +100,7 @@ def _startup():
         [
             sys.executable,
             "-c",
-            "import focal.persistence, focal.estimators, focal.io, sklearn.pipeline",
+            "import focal.models.persistence, focal.estimators, focal.io, sklearn.pipeline",
         ],
         env=env,
         check=True,

@@ -174,7 +174,8 @@ def join_steps(steps, score_paths, key_path, folder):
     checks (summed over the threads) are noted under the steps.
     """
     from focal.io import _join
-    from focal.io._join import SpilledKey, align_files
+    from focal.io._join import align_files
+    from focal.io._spill import SpilledKey
 
     checks = []
 
@@ -230,7 +231,7 @@ def _apply_files(folder, score_path, n_dev=100_000):
     trained on dev files of the same names (the model checks the systems by name).
     """
     from focal.io import read_scores, train_fusion, write_scores
-    from focal.persistence import save
+    from focal.models.persistence import save
 
     scores = read_scores(score_path)
     (folder / "eval").mkdir()

@@ -19,8 +19,9 @@ import numpy as np
 from _common import best_time, optional_import, peak_memory, print_table, skipped
 from scipy.special import log_softmax
 
+from focal.core.maps import apply_multiclass
 from focal.core.multiclass import cross_entropy_nats
-from focal.core.multiclass_logistic import apply_multiclass, fit_multiclass
+from focal.core.multiclass_logistic import fit_multiclass
 from focal.metrics import subset_analysis
 
 

@@ -1,16 +1,16 @@
 """The text reader's steps on a score file: CPU seconds per 10^6 lines of each.
 
-Steps of reading ``model test score`` lines: the block reader (:func:`focal._blocks.iter_blocks`:
-reads, NUL / UTF-8 / line-length checks, line feeds), the tokenizer
-(:func:`focal.io._text.split_fields`), the two id columns (:meth:`focal._blocks.Fields.ids`) and
-the scores (:meth:`focal._blocks.Fields.numbers`). Each is timed in CPU time of this thread
-(``time.thread_time``: on a shared machine, wall time also counts the other programs' turns),
-summed over the blocks of the file, ``repeat`` times: min and median are reported, with the
-floor of reading the file's bytes into memory (``readinto``, no parsing) as the ratio's base.
-A file of another shape (two spaces after the model id) shows what the tokenizer's fast path
-costs when it declines: :func:`~focal.io._text.split_fields` against its general path alone.
-Then :func:`focal.io.read_scores` whole: CPU time and peak memory (tracemalloc) for block
-sizes of 1, 2 and 4 MiB.
+Steps of reading ``model test score`` lines: the block reader
+(:func:`focal._text.blocks.iter_blocks`: reads, NUL / UTF-8 / line-length checks, line feeds), the
+tokenizer (:func:`focal._text.fields.split_fields`), the two id columns
+(:meth:`focal._text.blocks.Fields.ids`) and the scores (:meth:`focal._text.blocks.Fields.numbers`).
+Each is timed in CPU time of this thread (``time.thread_time``: on a shared machine, wall time also
+counts the other programs' turns), summed over the blocks of the file, ``repeat`` times: min and
+median are reported, with the floor of reading the file's bytes into memory (``readinto``, no
+parsing) as the ratio's base. A file of another shape (two spaces after the model id) shows what the
+tokenizer's fast path costs when it declines: :func:`~focal._text.fields.split_fields` against its
+general path alone. Then :func:`focal.io.read_scores` whole: CPU time and peak memory (tracemalloc)
+for block sizes of 1, 2 and 4 MiB.
 """
 
 from __future__ import annotations
@@ -24,10 +24,10 @@ import time
 import numpy as np
 from _common import peak_memory
 
-from focal import _blocks
-from focal._blocks import iter_blocks
+from focal._text import blocks as _blocks
+from focal._text.blocks import iter_blocks
+from focal._text.fields import _split_general, split_fields
 from focal.io import read_scores, write_scores
-from focal.io._text import _split_general, split_fields
 
 STEPS = ("read bytes (floor)", "iter_blocks", "split_fields", "ids x2", "numbers")
 

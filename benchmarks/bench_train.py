@@ -60,7 +60,7 @@ def _system_files(folder, score_path):
 def _steps(score_paths, key_path, folder):
     """Each step of ``focal train`` in-process."""
     from focal.estimators import LogisticFusion
-    from focal.persistence import save
+    from focal.models.persistence import save
 
     steps = Steps()
     X, y = join_steps(steps, score_paths, key_path, folder)

@@ -3,7 +3,7 @@ judge them, in the tradition of Niko Brümmer's FoCal and BOSARIS toolkits.
 
 Log-likelihood-ratios are natural logs; Cllr-family measures are in bits.
 
-``import focal`` imports NumPy and nothing else: the estimators (and with them scikit-learn),
+``import focal`` imports nothing (not even NumPy): the estimators (and with them scikit-learn),
 the measures, the file readers, the term-detection tools and the figures load the first time
 they are used (``focal.LogisticFusion``, ``from focal import LogisticFusion``, ``focal.metrics``
 all work as usual). See ARCHITECTURE.md for the layers.
@@ -45,10 +45,21 @@ __getattr__, __dir__, _names = attach(
             "multiclass_cllr_scorer",
             "cavg_scorer",
         ),
-        ".persistence": ("save", "load"),
+        ".models.persistence": ("save", "load"),
         ".core.operating_point": ("OperatingPoint",),
     },
-    submodules=("metrics", "std", "core", "io", "runtime", "schema", "estimators", "persistence"),
+    submodules=(
+        "core",
+        "metrics",
+        "estimators",
+        "std",
+        "io",
+        "models",
+        "runtime",
+        "workflows",
+        "plots",
+        "dask",
+    ),
 )
 
 __all__ = ["__version__", "metrics", "std", *_names]

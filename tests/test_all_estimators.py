@@ -1,4 +1,5 @@
-"""Common tests over every estimator a model file may hold (the registry of focal._registry) and
+"""Common tests over every estimator a model file may hold (the registry of focal.models.registry)
+and
 every public estimator: save / load round trips, the saved-state protocol, documented defaults
 against the signatures, and scikit-learn's API checks.
 """
@@ -29,8 +30,8 @@ from focal import (
     PAVCalibrator,
     QualityFusion,
 )
-from focal._model_codec import Field
-from focal._registry import LOADABLE, REGISTRY, loadable_classes
+from focal.models.codec import Field
+from focal.models.registry import LOADABLE, REGISTRY, loadable_classes
 from tests._support.sklearn_contract import run_check
 
 # ------------------------------------------------------------------------------ small valid data
@@ -145,19 +146,19 @@ def test_the_saved_fields_import_numpy_only_and_agree_with_core():
         "numpy",
         "typing",
         "importlib",
-        "focal._model_codec",
+        "focal.models.codec",
     }
-    for name in ("_fitted_state.py", "_model_codec.py", "_registry.py"):
+    for name in ("models/fitted_state.py", "models/codec.py", "models/registry.py"):
         tree = ast.parse((pathlib.Path(focal.__file__).parent / name).read_text())
         top = set()
         for node in tree.body:
             if isinstance(node, ast.Import):
                 top |= {a.name for a in node.names}
             elif isinstance(node, ast.ImportFrom):
-                top.add(("focal." if node.level else "") + (node.module or ""))
+                top.add(("focal.models." if node.level else "") + (node.module or ""))
         assert top <= allowed, (name, top - allowed)
-    from focal import _fitted_state
-    from focal.core.gaussian import COVARIANCE_TYPES
+    from focal.core.maps import COVARIANCE_TYPES
+    from focal.models import fitted_state as _fitted_state
 
     assert _fitted_state.COVARIANCE_TYPES == COVARIANCE_TYPES
 
@@ -189,7 +190,8 @@ def _private_names(path):
 
 
 @pytest.mark.parametrize(
-    "module", ["persistence.py", "_model_nodes.py", "_model_codec.py", "_model_integrity.py"]
+    "module",
+    ["models/persistence.py", "models/nodes.py", "models/codec.py", "models/integrity.py"],
 )
 def test_the_serializer_knows_no_estimator_class(module):
     """The serializer names no loadable class and calls no private estimator method other than
@@ -344,9 +346,11 @@ def test_pipelines_of_registered_estimators_are_registered():
 
 
 def test_the_registry_states_each_class_parameters_and_saved_fields():
-    from focal import _fitted_state
+    from focal.models import fitted_state as _fitted_state
+    from focal.runtime._decode import runtime_class
 
-    classes, runtime = loadable_classes(), loadable_classes(runtime=True)
+    classes = loadable_classes()
+    runtime = {entry.name: (runtime_class(entry), entry.node) for entry in REGISTRY}
     for entry in REGISTRY:
         cls, node = classes[entry.name]
         made = cls([("only", None)]) if node == "steps" else cls()

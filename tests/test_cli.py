@@ -562,7 +562,7 @@ def test_exceptions_map_to_exit_statuses(capsys, monkeypatch):
         ),
         (KeyboardInterrupt(), 130, "focal: interrupted"),
     ]:
-        monkeypatch.setattr(focal.io, "evaluate_multiclass", fail(exc))
+        monkeypatch.setattr(focal.workflows, "evaluate_multiclass", fail(exc))
         got, out, err = run_main(capsys, "evaluate-multiclass", "f.txt", "--key", "k")
         assert got == status and err == text + "\n" and out == ""
 

@@ -4,7 +4,7 @@ what was expected, before any file is read.
 
 import pytest
 
-from focal._cli_parser import build_parser
+from focal.cli.parser import build_parser
 
 EVALUATE = ["evaluate", "s.scores", "--key", "k.key"]
 APPLY = ["apply", "m.json", "s.scores", "-o", "out"]

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from focal.cli import build_parser
+from focal.cli.parser import build_parser
 from tests._support.cli import LID, SPK, STD, run_main
 
 SWS_FILES = [

@@ -20,7 +20,7 @@ import pytest
 
 import focal
 from focal import LogisticFusion
-from focal._files import check_output, write_output
+from focal._text.outputs import check_output, write_output
 from focal.cli import main
 from focal.io import read_scores, write_scores
 

@@ -17,16 +17,14 @@ from focal import LogisticFusion, MulticlassFusion, PAVCalibrator
 from focal.cli import main
 from focal.io import (
     align_multiclass,
-    apply_model,
     read_albayzin_scores,
     read_multiclass_key,
     read_multiclass_scores,
-    train_fusion,
-    train_multiclass_fusion,
     write_multiclass_scores,
 )
 from focal.metrics import albayzin_measures
-from focal.schema import input_schema
+from focal.models.schema import input_schema
+from focal.workflows import apply_model, train_fusion, train_multiclass_fusion
 
 ROOT = pathlib.Path(__file__).resolve().parent.parent / "data_samples"
 LID = ROOT / "language_recognition"
@@ -369,7 +367,7 @@ def test_cli_pos_label_reads_any_key_labels(tmp_path, capsys):
 
 
 def test_system_names_come_from_what_tells_the_files_apart():
-    from focal.schema import system_names
+    from focal.models.schema import system_names
 
     assert system_names(["d/dev_sys1.scores", "d/dev_sys2.scores"]) == ("sys1", "sys2")
     assert system_names(["e/eval_sys1_open.txt", "f/eval_sys2_open.txt"]) == ("sys1", "sys2")

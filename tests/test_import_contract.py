@@ -13,6 +13,7 @@ import ast
 import json
 import os
 import pathlib
+import re
 import subprocess
 import sys
 import textwrap
@@ -81,7 +82,7 @@ def test_cli_help_loads_no_heavy_dependency():
     modules = _loaded("""
         import contextlib, io
         from focal.cli import main
-        from focal._cli_parser import build_parser
+        from focal.cli.parser import build_parser
         commands = build_parser()._subparsers._group_actions[0].choices
         for argv in [["--help"]] + [[c, "--help"] for c in commands]:
             with contextlib.redirect_stdout(io.StringIO()):
@@ -98,7 +99,7 @@ def test_cli_help_loads_no_heavy_dependency():
 
 
 def test_cli_condition_names_are_the_measures():
-    from focal._cli_parser import CONDITIONS
+    from focal.cli.parser import CONDITIONS
     from focal.metrics.multiclass_report import CONDITIONS as MEASURED
 
     assert CONDITIONS == MEASURED
@@ -160,54 +161,27 @@ def test_focal_apply_loads_no_heavy_dependency(tmp_path, kind):
 
 # -- static layering ---------------------------------------------------------------------------
 
-#: Layer of each part of focal (ARCHITECTURE.md): a module may import its own layer and below.
-LAYERS = {
-    "core": 0,
-    "metrics": 1,
-    "estimators": 2,
-    "std": 2,
-    "plots": 3,
-    "persistence": 3,
-    "io": 3,
-    "runtime": 3,
-    "schema": 3,
-    "_model_integrity": 3,
-    "dask": 3,
-    "_model_nodes": 3,
-    "_registry": 3,
-    "_fitted_state": 1,  # each estimator's saved fields and invariants (imports core only)
-    "cli": 4,
-    "_cli_parser": 4,
-    "_cli_extras": 4,
-    "_cli_args": 4,
-    "__main__": 4,
-    "demo": 4,
-    "": 4,
-}
-#: Helpers with no place in the picture: any module may import them, they import none of focal's
-#: layers.
-#: The modules of the neutral helpers: version, lazy names, exceptions, file and text helpers,
-#: and the block reader of text files (with its number parser and input sources) that io and
-#: std share.
-NEUTRAL_MODULES = tuple(
-    f"focal.{m}"
-    for m in (
-        "_version",
-        "_lazy",
-        "_files",
-        "_progress",
-        "_textfiles",
-        "_deprecation",
-        "exceptions",
-        "_model_codec",
-        "_blocks",
-        "_source",
-        "_numbers",
-        "_arrow",
-    )
-)
-#: Parts of one layer that must not import each other.
-SIBLINGS = [("estimators", "std")]
+ARCHITECTURE = (ROOT / "ARCHITECTURE.md").read_text(encoding="utf-8")
+
+
+def _layer_table(text=ARCHITECTURE):
+    """``({part: layer}, [siblings])`` from the table of ARCHITECTURE.md's "Layers" section: a
+    row ``| N | `a` · `b`, `c` | ... |``; parts joined by `` · `` never import each other.
+    """
+    layers, siblings = {}, []
+    for row in re.findall(r"^\| (\d+) \| (.+?) \|", text, flags=re.M):
+        level, cell = int(row[0]), row[1]
+        groups = [re.findall(r"`(focal[\w.]*)`", g) for g in cell.split(" · ")]
+        for group in groups:
+            layers.update(dict.fromkeys(group, level))
+        siblings += [
+            (a, b) for i, g in enumerate(groups) for h in groups[i + 1 :] for a in g for b in h
+        ]
+    return layers, siblings
+
+
+#: Layer of each part of focal, and the parts of one layer that must not import each other
+LAYERS, SIBLINGS = _layer_table()
 #: Known breaches (source, target), to be removed as they are fixed: none today.
 KNOWN: set = set()
 
@@ -243,17 +217,49 @@ def _imports(path: pathlib.Path, root=ROOT):
                 yield sub if node.module is None or is_module else target
 
 
-def _part(module: str) -> str:
-    """The part of focal a module belongs to (a key of LAYERS, or "neutral")."""
-    if any(module == m or module.startswith(f"{m}.") for m in NEUTRAL_MODULES):
-        return "neutral"
-    parts = module.split(".")
-    return parts[1] if len(parts) > 1 else ""
+def _part(module: str, layers=None) -> str:
+    """The part of the layer table a module belongs to: a listed package holds its modules, a
+    listed module (the root's) only itself; "" for none.
+    """
+    layers = LAYERS if layers is None else layers
+    best = ""
+    for part in layers:
+        package = part != "focal" and (ROOT / part.replace(".", "/") / "__init__.py").exists()
+        if module == part or (package and module.startswith(part + ".")):
+            best = max(best, part, key=len)
+    return best
+
+
+def test_the_layer_table_is_read_from_the_document():
+    layers, siblings = _layer_table()
+    assert layers["focal.core"] < layers["focal.metrics"] < layers["focal.cli"]
+    assert ("focal.estimators", "focal.std") in siblings
+    made_up = "| 1 | `focal.a` · `focal.b`, `focal.c` | x |\n| 2 | `focal.d` | y |\n"
+    assert _layer_table(made_up) == (
+        {"focal.a": 1, "focal.b": 1, "focal.c": 1, "focal.d": 2},
+        [("focal.a", "focal.b"), ("focal.a", "focal.c")],
+    )
 
 
 def test_the_layers_cover_every_part_of_focal():
-    parts = {_part(_module_name(p)) for p in PACKAGE.rglob("*.py")}
-    assert parts <= set(LAYERS) | {"neutral"}
+    missing = sorted(_module_name(p) for p in PACKAGE.rglob("*.py") if not _part(_module_name(p)))
+    assert missing == []
+
+
+def test_the_document_names_every_package_and_module():
+    """Each package has a section ``### `focal.x` `` (or one shared with others) that names
+    each of its modules in backquotes; the root's modules are named in the root's section.
+    """
+    sections = re.split(r"^### ", ARCHITECTURE, flags=re.M)[1:]
+    unnamed = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = _module_name(path)
+        package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+        heading = [s for s in sections if f"`{package}`" in s.splitlines()[0]]
+        stem = path.stem
+        if not heading or (stem != "__init__" and f"`{stem}`" not in heading[0]):
+            unnamed.append(module)
+    assert unnamed == []
 
 
 def test_no_module_imports_upward():
@@ -263,15 +269,11 @@ def test_no_module_imports_upward():
         mine = _part(source)
         for target in _imports(path):
             theirs = _part(target)
-            if (source, target) in KNOWN or theirs == mine == "neutral":
+            if (source, target) in KNOWN or theirs == mine:
                 continue
-            if mine == "neutral":
-                ok = theirs == "neutral"
-            elif theirs == "neutral" or theirs == mine:
-                ok = True
-            else:
-                ok = LAYERS[theirs] <= LAYERS[mine] and {mine, theirs} not in map(set, SIBLINGS)
-            if not ok:
+            if LAYERS[theirs] > LAYERS[mine] or (mine, theirs) in SIBLINGS:
+                breaches.append(f"{source} imports {target}")
+            elif (theirs, mine) in SIBLINGS:
                 breaches.append(f"{source} imports {target}")
     assert breaches == []
 
@@ -289,13 +291,15 @@ def _closure(modules) -> set:
     return seen
 
 
-def test_std_and_persistence_read_files_without_io():
-    """The text-reading stack std and persistence use is neutral: no path leads into focal.io."""
+def test_std_and_model_files_read_files_without_io():
+    """The text-reading stack std and the model files use is the file engine: no path leads into
+    focal.io.
+    """
     roots = [_module_name(p) for p in sorted(PACKAGE.glob("std/*.py"))]
-    roots += [_module_name(p) for p in sorted(PACKAGE.glob("persistence*.py"))]
-    assert "focal.std.readers" in roots and "focal.persistence" in roots
+    roots += [_module_name(p) for p in sorted(PACKAGE.glob("models/*.py"))]
+    assert "focal.std.readers" in roots and "focal.models.persistence" in roots
     reached = _closure(roots)
-    assert "focal._blocks" in reached and "focal._numbers" in reached
+    assert "focal._text.blocks" in reached and "focal._text.numbers" in reached
     assert sorted(m for m in reached if m == "focal.io" or m.startswith("focal.io.")) == []
 
 
@@ -308,7 +312,7 @@ def test_reading_a_term_detection_task_loads_no_io_module():
         for files in (xml + ("sws_sample.tlist.xml",), tables):
             std.term_detection_report(std.read_task(*(d + f for f in files)))
     """)
-    assert "focal._blocks" in modules
+    assert "focal._text.blocks" in modules
     assert sorted(m for m in modules if m == "focal.io" or m.startswith("focal.io.")) == []
 
 
@@ -318,21 +322,22 @@ def test_the_contract_test_can_fail(tmp_path):
     bad.write_text("def f():\n    from ..metrics import cllr\n    from focal.plots import x\n")
     found = list(_imports(bad, tmp_path))
     assert found == ["focal.metrics", "focal.plots"]
-    assert all(LAYERS[_part(t)] > LAYERS["core"] for t in found)
+    assert all(LAYERS[_part(t)] > LAYERS["focal.core"] for t in found)
 
 
 def test_the_numpy_only_modules_import_numpy_only():
     for name in (
         "core/maps.py",
-        "_registry.py",
-        "_model_nodes.py",
-        "_fitted_state.py",
-        "persistence.py",
+        "models/registry.py",
+        "models/nodes.py",
+        "models/fitted_state.py",
+        "models/codec.py",
+        "models/persistence.py",
         "runtime/_models.py",
         "runtime/__init__.py",
         "runtime/_decode.py",
-        "_model_integrity.py",
-        "schema.py",
+        "models/integrity.py",
+        "models/schema.py",
         "_lazy.py",
     ):
         tree = ast.parse((PACKAGE / name).read_text(encoding="utf-8"))

@@ -234,7 +234,7 @@ def test_an_attacker_who_recomputes_the_checksums_cannot_forge_the_signature(tmp
 
 
 def _resave_bytes(doc, key):
-    from focal._model_integrity import seal
+    from focal.models.integrity import seal
 
     payload = {k: v for k, v in doc.items() if k != "sha256"}
     canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)

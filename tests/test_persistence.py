@@ -21,7 +21,7 @@ from sklearn.linear_model import LogisticRegression
 from sklearn.pipeline import Pipeline, make_pipeline
 
 import focal
-import focal.schema
+import focal.models.schema
 from focal import (
     ROCCH,
     GaussianBackend,
@@ -424,12 +424,12 @@ def refused(text, match):
     return str(info.value)
 
 
-@pytest.mark.parametrize("version", [3, 0, "1", 1.0, None])
+@pytest.mark.parametrize("version", [3, 1, 0, "2", 2.0, None])
 def test_changed_schema_version_is_refused(version):
     doc = document("fusion-default")
     doc["version"] = version
     message = refused(signed(doc), "schema version")
-    assert "reads versions 1, 2" in message
+    assert "reads versions 2" in message
     if version == 3:
         assert "upgrade focal" in message
 
@@ -839,14 +839,14 @@ def test_resigned_documents_raise_only_value_error(text):
 def test_the_docstring_examples_run():
     import doctest
 
-    import focal.persistence
+    import focal.models.persistence
 
-    result = doctest.testmod(focal.persistence)
+    result = doctest.testmod(focal.models.persistence)
     assert result.attempted > 0 and result.failed == 0
 
 
 def test_input_schema_round_trip_and_checks(tmp_path):
-    from focal.schema import input_schema, set_input_schema
+    from focal.models.schema import input_schema, set_input_schema
 
     est = set_input_schema(
         clone(FITTED["multiclass-str-classes"]).fit(XM, np.array(["en", "fr", "de"])[YM]),
@@ -883,64 +883,3 @@ def test_input_schema_round_trip_and_checks(tmp_path):
         load_text(signed(doc))
     with pytest.raises(ValueError, match="3 system names for a model of 2"):
         set_input_schema(est, systems=["a", "b", "c"])
-
-
-def test_version_1_files_still_load_with_a_note():
-    """A file written by the previous focal (version 1: no input schema, no pos_label or
-    class_names parameters, classes sorted) loads with the schema derived where it can be.
-    """
-    doc = document("fusion-dataframe")
-    doc.pop("sha256")
-    doc["version"] = 1
-    del doc["input"]
-    del doc["model"]["params"]["pos_label"]
-    est = load_text(signed(doc))
-    schema = focal.schema.input_schema(est)
-    assert schema.systems == ("sys_a", "sys_b", "sys_c") and schema.format is None
-    assert "version 1" in schema.notes[0] and "format" in schema.notes[0]
-    np.testing.assert_array_equal(
-        est.transform(INPUTS["fusion-dataframe"]),
-        FITTED["fusion-dataframe"].transform(INPUTS["fusion-dataframe"]),
-    )
-    # string labels in version 1: sorted, the target the larger one, kept as pos_label
-    doc = document("fusion-str-labels")
-    doc.pop("sha256")
-    doc["version"] = 1
-    del doc["input"]
-    del doc["model"]["params"]["pos_label"]
-    est = load_text(signed(doc))
-    assert est.pos_label == "tar" and list(est.classes_) == ["non", "tar"]
-    assert "system names" in focal.schema.input_schema(est).notes[0]
-    # a multiclass model with classes 0..N-1
-    doc = document("multiclass-scalar")
-    doc.pop("sha256")
-    doc["version"] = 1
-    del doc["input"]
-    del doc["model"]["params"]["class_names"]
-    est = load_text(signed(doc))
-    assert "class names" in focal.schema.input_schema(est).notes[0]
-
-
-@pytest.mark.parametrize(
-    "name",
-    ["rocch", "pav-bounded", "pipeline-fusion-pav", "gaussian-prior", "multiclass-full-prior"],
-)
-def test_version_1_files_of_every_kind_load(name):
-    def strip(node):
-        if node.get("class") == "Pipeline":
-            for step in node["steps"]:
-                if isinstance(step["estimator"], dict):
-                    strip(step["estimator"])
-            return
-        for param in ("pos_label", "class_names"):
-            node["params"].pop(param, None)
-
-    doc = document(name)
-    doc.pop("sha256")
-    doc["version"] = 1
-    del doc["input"]
-    strip(doc["model"])
-    est = load_text(signed(doc))
-    X = INPUTS[name]
-    np.testing.assert_array_equal(est.transform(X), FITTED[name].transform(X))
-    assert "version 1" in focal.schema.input_schema(est).notes[0]

@@ -1,11 +1,11 @@
-"""One vocabulary: p_miss / p_fa and n_targets / n_nontargets; the old names warn for a release."""
+"""One vocabulary: p_miss / p_fa and n_targets / n_nontargets (no other name for them)."""
 
 import warnings
 
 import numpy as np
 import pytest
 
-from focal.core.pav import sort_trials
+from focal.core import sort_trials
 from focal.core.summary import trial_sums
 from focal.metrics import BinaryScores, bayes_error_rates, det_curve, rocch
 
@@ -13,10 +13,9 @@ TAR = np.array([-1.0, 0.5, 2.0, 3.0])
 NON = np.array([-2.0, -0.5, 1.0])
 
 
-def _old_name_warns(obj, old, new):
-    with pytest.warns(DeprecationWarning, match=f"{old} is deprecated.*use .*{new}"):
-        value = getattr(obj, old)
-    np.testing.assert_array_equal(value, getattr(obj, new))
+def _only_the_new_name(obj, old, new):
+    """The old name is gone (no release shipped it): one name per thing."""
+    assert hasattr(obj, new) and not hasattr(obj, old)
 
 
 def test_rates_are_p_miss_and_p_fa():
@@ -24,27 +23,27 @@ def test_rates_are_p_miss_and_p_fa():
     # hull by hand: accept everything (0 misses of 4, 3 false alarms of 3) ... reject all
     assert hull.p_miss[0] == 0.0 and hull.p_fa[0] == 1.0
     assert hull.p_miss[-1] == 1.0 and hull.p_fa[-1] == 0.0
-    _old_name_warns(hull, "pmiss", "p_miss")
-    _old_name_warns(hull, "pfa", "p_fa")
+    _only_the_new_name(hull, "pmiss", "p_miss")
+    _only_the_new_name(hull, "pfa", "p_fa")
     best = hull.min_bayes_errors(np.array([0.0]))
-    _old_name_warns(best, "pmiss", "p_miss")
+    _only_the_new_name(best, "pmiss", "p_miss")
     curve = det_curve(TAR, NON)
-    _old_name_warns(curve, "pfa", "p_fa")
-    _old_name_warns(curve, "pmiss", "p_miss")
+    _only_the_new_name(curve, "pfa", "p_fa")
+    _only_the_new_name(curve, "pmiss", "p_miss")
     rates = bayes_error_rates(TAR, NON, [0.0, 1.0])
     # at h = 0 the Bayes threshold is 0: misses {-1}, false alarms {1.0}
     np.testing.assert_array_equal(rates.actual_p_miss[:1], [0.25])
     np.testing.assert_array_equal(rates.actual_p_fa[:1], [1 / 3])
     for old in ("actual_pmiss", "actual_pfa", "min_pmiss", "min_pfa"):
-        _old_name_warns(rates, old, old.replace("pmiss", "p_miss").replace("pfa", "p_fa"))
+        _only_the_new_name(rates, old, old.replace("pmiss", "p_miss").replace("pfa", "p_fa"))
 
 
 def test_estimator_and_display_attributes():
     from focal import ROCCH
 
     est = ROCCH().fit(np.r_[TAR, NON], np.r_[np.ones(4), np.zeros(3)])
-    _old_name_warns(est, "pmiss_", "p_miss_")
-    _old_name_warns(est, "pfa_", "p_fa_")
+    _only_the_new_name(est, "pmiss_", "p_miss_")
+    _only_the_new_name(est, "pfa_", "p_fa_")
     pytest.importorskip("matplotlib")
     import matplotlib
 
@@ -58,19 +57,19 @@ def test_estimator_and_display_attributes():
         ("hull_pfa", "hull_p_fa"),
         ("hull_pmiss", "hull_p_miss"),
     ):
-        _old_name_warns(disp, old, new)
+        _only_the_new_name(disp, old, new)
 
 
 def test_counts_are_n_targets_and_n_nontargets():
     trials = sort_trials(TAR, NON)
     assert (trials.n_targets, trials.n_nontargets) == (4, 3)
-    _old_name_warns(trials, "n_tar", "n_targets")
-    _old_name_warns(trials, "n_non", "n_nontargets")
+    _only_the_new_name(trials, "n_tar", "n_targets")
+    _only_the_new_name(trials, "n_non", "n_nontargets")
     sums = trial_sums(
         np.r_[TAR, NON], np.r_[np.ones(4), np.zeros(3)], p_targets=[0.5], thresholds=[0.0]
     )
     assert (sums.n_targets, sums.n_nontargets) == (4, 3)
-    _old_name_warns(sums, "n_tar", "n_targets")
+    _only_the_new_name(sums, "n_tar", "n_targets")
     # n_tar / n_non keep one meaning: per-block count arrays
     pav = BinaryScores(TAR, NON).hull.pav
     assert pav.n_tar.sum() == 4 and pav.n_non.sum() == 3 and pav.n_tar.ndim == 1

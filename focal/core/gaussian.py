@@ -34,9 +34,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.linalg import LinAlgError, cholesky
 
-from .maps import COVARIANCE_TYPES, gaussian_loglikelihoods
+from .maps import COVARIANCE_TYPES
 
-__all__ = ["COVARIANCE_TYPES", "GaussianClasses", "fit_gaussian_classes", "gaussian_loglikelihoods"]
+__all__ = [
+    "GaussianClasses",
+    "fit_gaussian_classes",
+]
 
 
 @dataclass(frozen=True)

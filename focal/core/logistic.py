@@ -55,7 +55,12 @@ from .newton import dense_solver, minimize_newton
 from .scoring_rules import BetaRule
 from .threads import single_threaded_blas
 
-__all__ = ["LogisticSolution", "fit_logistic", "fit_scoring_rule", "DEFAULT_REG", "ROUND_OFF_FLOOR"]
+__all__ = [
+    "LogisticSolution",
+    "fit_logistic",
+    "fit_scoring_rule",
+    "DEFAULT_REG",
+]
 
 DEFAULT_REG = 1e-9
 _SUBSAMPLE = 1 << 16  # trials in the warm-start subsample of large problems

@@ -34,7 +34,6 @@ from .validation import _describe_bad, as_sample_weight, check_prior
 __all__ = [
     "as_llh_matrix",
     "as_class_labels",
-    "check_prior",
     "check_multiclass_trials",
     "MulticlassTrials",
     "active_classes",

@@ -67,9 +67,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .logistic import DEFAULT_REG, ROUND_OFF_FLOOR
+from .logistic import DEFAULT_REG
+from .logistic_objective import ROUND_OFF_FLOOR
 from .maps import MULTICLASS_MODES as MODES
-from .maps import apply_multiclass
 from .multiclass import active_classes, class_trial_weights, contrast_basis
 from .multiclass_objective import (
     FullObjective,
@@ -83,12 +83,8 @@ from .newton import minimize_newton
 from .threads import single_threaded_blas
 
 __all__ = [
-    "MODES",
     "MulticlassSolution",
     "fit_multiclass",
-    "apply_multiclass",
-    "system_scales",
-    "objective_scale",
 ]
 
 _DENSE_PARAMS = 3000  # "full" mode with more parameters never forms a dense Hessian

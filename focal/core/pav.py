@@ -39,8 +39,7 @@ from functools import cached_property
 
 import numpy as np
 
-from ._pav_kernel import (  # noqa: F401 - _exact_pav_starts, _tie_runs: for the tests
-    _exact_pav_starts,
+from ._pav_kernel import (
     _first_of_runs,
     _highest,
     _lowest,
@@ -49,21 +48,14 @@ from ._pav_kernel import (  # noqa: F401 - _exact_pav_starts, _tie_runs: for the
     _target_points,
     _tie_runs,
 )
-from .bounded_pav import bounded_pav_blocks
-from .maps import INTERPOLATIONS, block_llr, block_llr_map, step_index
+from .maps import block_llr, step_index
 from .scoring import cross_entropy_nats
 from .sorted_trials import SortedTrials, sort_trials
 
 __all__ = [
-    "SortedTrials",
     "PAVResult",
-    "sort_trials",
     "pav",
     "pav_from_sorted",
-    "step_index",
-    "block_llr_map",
-    "bounded_pav_blocks",
-    "INTERPOLATIONS",
     "pav_from_counts",
 ]
 

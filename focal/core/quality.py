@@ -47,23 +47,14 @@ from dataclasses import dataclass
 import numpy as np
 
 from .logistic import DEFAULT_REG, fit_logistic
-from .maps import QUALITY_FEATURES as FEATURES
-from .maps import QUALITY_FORMS as FORMS
-from .maps import QUALITY_TRANSFORMS as TRANSFORMS
-from .maps import quality_features, quality_llr, transform_quality
+from .maps import quality_features
 
 __all__ = [
     "bilinear_matrix",
-    "FORMS",
-    "FEATURES",
-    "TRANSFORMS",
     "QualityModel",
-    "transform_quality",
-    "quality_features",
     "n_quality_features",
     "design_matrix",
     "fit_quality",
-    "quality_llr",
 ]
 
 

@@ -23,10 +23,10 @@ from fractions import Fraction
 import numpy as np
 from scipy.special import expit
 
-from .._deprecation import renamed
-from .pav import PAVResult, SortedTrials
+from .pav import PAVResult
 from .priors import detection_cost
 from .scoring import normalized_cross_entropy
+from .sorted_trials import SortedTrials
 from .validation import check_positive, check_probability
 
 __all__ = ["ROCCH", "MinBayesErrors", "Threshold"]
@@ -67,9 +67,6 @@ class MinBayesErrors:
         Absolute error counts there (for Doddington's rule of 30, thesis appendix B).
     """
 
-    pmiss = renamed("p_miss")
-    pfa = renamed("p_fa")
-
     def __init__(self, error, p_miss, p_fa, n_misses, n_false_alarms):
         self.error = error
         self.p_miss = p_miss
@@ -106,9 +103,6 @@ class ROCCH:
     n_misses, n_false_alarms : ndarray of int64, shape (K + 1,)
         Absolute error counts at each vertex.
     """
-
-    pmiss = renamed("p_miss")
-    pfa = renamed("p_fa")
 
     def __init__(self, pav_result: PAVResult, trials: SortedTrials | None = None):
         self.pav = pav_result

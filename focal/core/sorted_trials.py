@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._deprecation import renamed
 from .validation import as_score_array
 
 __all__ = ["SortedTrials", "sort_trials"]
@@ -46,8 +45,6 @@ class SortedTrials:
         return int(self.non.size)
 
     # totals are n_targets / n_nontargets everywhere; n_tar / n_non are per-block counts
-    n_tar = renamed("n_targets")
-    n_non = renamed("n_nontargets")
 
     def error_rates(self, thresholds):
         """Miss and false-alarm rates when accepting every score ``>= threshold``.

@@ -54,10 +54,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logit
 
-from .._deprecation import renamed
-from .pav import PAVResult, SortedTrials, pav_from_sorted, pav_of_runs
+from .pav import PAVResult, pav_from_sorted, pav_of_runs
 from .rocch import ROCCH
 from .scoring import nontarget_cost, target_cost
+from .sorted_trials import SortedTrials
 from .validation import as_binary_labels, as_score_array, check_probability
 
 __all__ = [
@@ -344,9 +344,6 @@ class TrialSums:
     thresholds: np.ndarray
     n_misses: np.ndarray
     n_false_alarms: np.ndarray
-
-    n_tar = renamed("n_targets")
-    n_non = renamed("n_nontargets")
 
     @classmethod
     def empty(cls, p_targets=(), thresholds=()) -> TrialSums:

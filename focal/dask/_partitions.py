@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from dask import delayed
 
 
 def _is_dask(x) -> bool:
@@ -76,4 +75,8 @@ def compute(*objects):
     return dask.compute(*objects)
 
 
-__all__ = ["column_blocks", "aligned_blocks", "compute", "delayed"]
+__all__ = [
+    "column_blocks",
+    "aligned_blocks",
+    "compute",
+]

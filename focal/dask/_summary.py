@@ -20,6 +20,7 @@ one partition or one range only; the client receives only the summaries.
 from __future__ import annotations
 
 import numpy as np
+from dask import delayed
 
 from ..core.summary import (
     ScoreSummary,
@@ -31,7 +32,7 @@ from ..core.summary import (
     summarize_sorted,
     trial_sums,
 )
-from ._partitions import aligned_blocks, compute, delayed
+from ._partitions import aligned_blocks, compute
 
 _SKETCH = 1024  # sketch points per class and partition
 _MAX_DEFAULT_RANGES = 128

@@ -19,6 +19,7 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from dask import delayed
 from scipy.special import logit
 
 from ..core.logistic import LogisticSolution, fit_logistic
@@ -28,7 +29,7 @@ from ..core.newton import dense_solver, minimize_newton
 from ..core.validation import as_sample_weight
 from ..estimators._fit_report import report_fit, warn_not_converged
 from ..estimators.fusion import LogisticFusion
-from ._partitions import _is_dask, _is_frame, column_blocks, compute, delayed
+from ._partitions import _is_dask, _is_frame, column_blocks, compute
 
 __all__ = ["fit", "apply"]
 

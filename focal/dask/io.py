@@ -14,9 +14,10 @@ import glob
 import os
 
 import numpy as np
+from dask import delayed
 
-from ..io.binary import TrialKey, TrialScores, align_trials, read_key, read_scores
-from ._partitions import delayed
+from ..io.alignment import align_trials
+from ..io.binary import TrialKey, TrialScores, read_key, read_scores
 
 __all__ = ["read_trials", "expand_paths"]
 

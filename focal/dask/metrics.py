@@ -28,7 +28,7 @@ from ..core.operating_point import OperatingPoint
 from ..core.priors import bayes_threshold
 from ..core.rocch import ROCCH
 from ..core.validation import as_score_array, check_probability
-from ..metrics.binary import BayesErrorRates, DETCurve
+from ..metrics.binary_scores import BayesErrorRates, DETCurve
 from ..metrics.report import CalibrationReport, _operating_points, calibration_report_of
 from ..metrics.summary import SummarizedScores
 from ._summary import summarize_dask
@@ -400,7 +400,7 @@ def pav_llr(scores, labels, sample_weight=None):
     dask array, shape (n_trials,)
         The PAV LLR of each trial in nats, lazily computed.
     """
-    from ..core.pav import step_index
+    from ..core.maps import step_index
     from ._partitions import _is_dask
 
     if not (_is_dask(scores) and hasattr(scores, "map_blocks")):

@@ -23,13 +23,14 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+from dask import delayed
 from sklearn.exceptions import ConvergenceWarning
 
 from ..core.multiclass import active_classes, contrast_basis
 from ..core.multiclass_objective import objective_scale, scalar_newton_terms, softmax_columns
 from ..core.newton import minimize_newton
 from ..core.validation import as_sample_weight
-from ._partitions import compute, delayed
+from ._partitions import compute
 from .fit import adopt_state, probe_fit
 
 __all__ = ["fit_multiclass"]

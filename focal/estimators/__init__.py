@@ -1,11 +1,12 @@
 """scikit-learn estimators: thin layers that validate input, call core math and store fitted
-``name_`` attributes (DESIGN.md, "Layers").
+``name_`` attributes (ARCHITECTURE.md).
 """
 
+from ._fit_report import PerfectSeparationWarning
 from .backend import GaussianBackend
 from .calibrated import CalibratedClassifier
 from .calibration import ROCCH, PAVCalibrator
-from .fusion import LinearCalibrator, LogisticFusion, PerfectSeparationWarning
+from .fusion import LinearCalibrator, LogisticFusion
 from .multiclass import MulticlassFusion, stack_systems
 from .normalization import ScoreNormalizer
 from .quality import QualityFusion
@@ -46,6 +47,6 @@ __all__ = [
     "cavg_scorer",
 ]
 
-from .fusion import UnboundedObjectiveWarning  # noqa: E402
+from ._fit_report import UnboundedObjectiveWarning  # noqa: E402
 
 __all__ += ["UnboundedObjectiveWarning"]

@@ -19,9 +19,9 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted
 
-from .._fitted_state import check_class_names
-from ..core.multiclass import as_class_labels, check_prior, class_totals, log_posteriors
-from ..core.validation import as_sample_weight, classes_of_feature_names
+from ..core.multiclass import as_class_labels, class_totals, log_posteriors
+from ..core.validation import as_sample_weight, check_prior, classes_of_feature_names
+from ..models.fitted_state import check_class_names
 
 __all__ = ["LogLikelihoodOutputMixin"]
 
@@ -72,6 +72,9 @@ class LogLikelihoodOutputMixin:
     Output column j belongs to class ``classes_[j]``.
     """
 
+    #: What ``transform`` gives (:func:`focal.models.schema.model_kind` reads it, as it reads
+    #: the runtime's models): class log-likelihoods
+    output_kind = "multiclass"
     #: Whether the input's columns are the classes (blocks of them): class names must then be
     #: matched to columns by name, never by sort order.
     _columns_are_classes = False
@@ -204,7 +207,7 @@ class LogLikelihoodOutputMixin:
         """
         if cost is not None:
             check_is_fitted(self)
-            from ..metrics.bayes import bayes_decisions
+            from ..metrics.decisions import bayes_decisions
 
             return bayes_decisions(self.transform(X), self._prior_for(prior), cost)
         best = np.argmax(self.predict_log_proba(X, prior), axis=1)

@@ -57,7 +57,7 @@ class BinaryLLROutputMixin:
         if cost is not None:
             if c_miss != 1.0 or c_fa != 1.0:
                 raise ValueError("give either cost or (c_miss, c_fa), not both")
-            from ..metrics.bayes import bayes_decisions
+            from ..metrics.decisions import bayes_decisions
 
             return bayes_decisions(self.decision_function(X), self._output_prior(p_target), cost)
         threshold = bayes_threshold(self._output_prior(p_target), c_miss, c_fa)

@@ -54,7 +54,7 @@ def split_quality(name, X, quality, measures, transforms):
 
     ``name`` is the estimator's class (for messages), ``measures`` the measures' names (None:
     from the columns, or ``q0, q1, ...`` for an array) and ``transforms(M)`` the transform of
-    each of M measures (:func:`focal._fitted_state.quality_transforms`).
+    each of M measures (:func:`focal.models.fitted_state.quality_transforms`).
     """
     if isinstance(X, Trials):
         X, quality = X.X, X.quality

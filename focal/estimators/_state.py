@@ -1,12 +1,13 @@
-"""The saved-state protocol: how a focal estimator tells :mod:`focal.persistence` what to write
+"""The saved-state protocol: how a focal estimator tells :mod:`focal.models.persistence` what to
+write
 of its fitted state and how to check and restore it on load.
 
-An estimator that can be saved (a class of :mod:`focal._registry`) provides, besides its
+An estimator that can be saved (a class of :mod:`focal.models.registry`) provides, besides its
 scikit-learn interface:
 
 ``_state_fields``
-    Class attribute: the saved fields, a tuple of :class:`focal._model_codec.Field` (plain
-    data, from :mod:`focal._fitted_state`), in the order they are written. Types, shapes and
+    Class attribute: the saved fields, a tuple of :class:`focal.models.codec.Field` (plain
+    data, from :mod:`focal.models.fitted_state`), in the order they are written. Types, shapes and
     bounds of the fields are checked by the generic reader before any hook runs.
 ``_check_params(self)``
     The validation of the constructor parameters that ``fit`` runs (raises ``ValueError``).
@@ -17,7 +18,7 @@ scikit-learn interface:
     with the values read from a file of schema ``version``: checks them against the
     estimator's invariants and parameters and returns the attributes to set (a version-1
     file may also complete a parameter it did not record, e.g. ``pos_label``). Raises
-    :class:`focal._model_codec.StateError` (naming the field) or ``ValueError``; sets
+    :class:`focal.models.codec.StateError` (naming the field) or ``ValueError``; sets
     nothing of the fitted state.
 ``_set_state(self, state)``
     Sets the attributes returned by ``_validate_state`` and rebuilds what is derived from them
@@ -58,7 +59,7 @@ class SavedStateMixin:
 
 class MulticlassStateMixin(SavedStateMixin):
     """Estimators of class log-likelihoods: ``classes_`` follows the multiclass label rule
-    (:func:`focal._fitted_state.check_multiclass_classes`); ``prior_`` and ``n_classes_`` are
+    (:func:`focal.models.fitted_state.check_multiclass_classes`); ``prior_`` and ``n_classes_`` are
     rebuilt from the parameters by the estimator's own code.
     """
 
@@ -67,13 +68,13 @@ class MulticlassStateMixin(SavedStateMixin):
     _set_classes: Callable[..., None]
 
     def _validate_state(self, state: dict, version: int) -> dict:
-        from .._fitted_state import check_multiclass_classes
+        from ..models.fitted_state import check_multiclass_classes
 
         check_multiclass_classes(state["classes_"], self.class_names, self.prior, version)
         return state
 
     def _set_state(self, state: dict) -> None:
-        from ..core.multiclass import check_prior
+        from ..core.validation import check_prior
 
         state = dict(state)
         classes = state.pop("classes_")

@@ -12,8 +12,9 @@ import numpy as np
 from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._fitted_state import GAUSSIAN_FIELDS, check_cholesky, check_params
-from ..core.gaussian import fit_gaussian_classes, gaussian_loglikelihoods
+from ..core.gaussian import fit_gaussian_classes
+from ..core.maps import gaussian_loglikelihoods
+from ..models.fitted_state import GAUSSIAN_FIELDS, check_cholesky, check_params
 from ._llh_output import LogLikelihoodOutputMixin
 from ._state import MulticlassStateMixin
 

@@ -27,9 +27,9 @@ from sklearn.utils import get_tags
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..core.multiclass import check_prior, log_posteriors
+from ..core.multiclass import log_posteriors
 from ..core.priors import bayes_threshold
-from ..core.validation import check_probability
+from ..core.validation import check_prior, check_probability
 from ._llr_output import BinaryLLROutputMixin
 from .calibration import PAVCalibrator
 from .fusion import LogisticFusion

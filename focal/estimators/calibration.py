@@ -24,14 +24,6 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._deprecation import renamed
-from .._fitted_state import (
-    BLOCK_FIELDS,
-    PAV_FIELDS,
-    check_hull_blocks,
-    check_params,
-    check_pav_llr,
-)
 from ..core.bounded_pav import bounded_pav_blocks
 from ..core.maps import block_llr_map
 from ..core.pav import pav_from_sorted
@@ -40,6 +32,13 @@ from ..core.sorted_trials import sort_trials
 from ..core.validation import (
     as_binary_labels,
     split_by_labels,
+)
+from ..models.fitted_state import (
+    BLOCK_FIELDS,
+    PAV_FIELDS,
+    check_hull_blocks,
+    check_params,
+    check_pav_llr,
 )
 from ._llr_output import BinaryLLROutputMixin
 from ._state import SavedStateMixin
@@ -109,7 +108,7 @@ class _ScoreToLLR(BinaryLLROutputMixin, TransformerMixin, SavedStateMixin, BaseE
         return self
 
     def _check_params(self):
-        """Validate the constructor parameters (:func:`focal._fitted_state.check_params`)."""
+        """Validate the constructor parameters (:func:`focal.models.fitted_state.check_params`)."""
         check_params(vars(self))
 
     def transform(self, X):
@@ -300,9 +299,6 @@ class ROCCH(_ScoreToLLR):
     >>> hull.min_dcf(0.5)
     0.5
     """
-
-    pmiss_ = renamed("p_miss_")
-    pfa_ = renamed("p_fa_")
 
     def __init__(self, pos_label=None):
         self.pos_label = pos_label

@@ -26,8 +26,6 @@ from sklearn.base import BaseEstimator, ClassifierMixin, TransformerMixin
 from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._fitted_state import LINEAR_FIELDS, LOGISTIC_FIELDS, check_binary_classes, check_params
-from .._model_codec import Field
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
 from ..core.maps import affine_llr
 from ..core.maps import check_finite_llr as _check_finite_llr
@@ -39,9 +37,9 @@ from ..core.validation import (
     as_sample_weight,
     binary_classes,
 )
+from ..models.codec import Field
+from ..models.fitted_state import LINEAR_FIELDS, LOGISTIC_FIELDS, check_binary_classes, check_params
 from ._fit_report import (
-    PerfectSeparationWarning,
-    UnboundedObjectiveWarning,
     report_fit,
     warn_not_converged,
 )
@@ -51,8 +49,6 @@ from ._state import SavedStateMixin
 __all__ = [
     "LogisticFusion",
     "LinearCalibrator",
-    "PerfectSeparationWarning",
-    "UnboundedObjectiveWarning",
 ]
 
 
@@ -408,7 +404,7 @@ class LinearCalibrator(LogisticFusion):
 
     def _validate_state(self, state, version):
         """One input column, then as :class:`LogisticFusion`."""
-        from .._model_codec import StateError
+        from ..models.codec import StateError
 
         if state["n_features_in_"] != 1:
             raise StateError(

@@ -30,24 +30,20 @@ from sklearn.base import BaseEstimator, ClassNamePrefixFeaturesOutMixin, Transfo
 from sklearn.exceptions import ConvergenceWarning
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._fitted_state import (
+from ..core.logistic import DEFAULT_REG
+from ..core.maps import apply_multiclass
+from ..core.multiclass_logistic import fit_multiclass
+from ..models.fitted_state import (
     MULTICLASS_FIELDS,
-    check_class_names,
     check_multiclass_weights,
     check_params,
 )
-from ..core.logistic import DEFAULT_REG
-from ..core.multiclass_logistic import apply_multiclass, fit_multiclass
-from ..core.validation import classes_of_feature_names
 from ._llh_output import LogLikelihoodOutputMixin
 from ._state import MulticlassStateMixin
 
 __all__ = [
     "MulticlassFusion",
     "stack_systems",
-    "check_class_names",
-    "classes_of_feature_names",
-    "LogLikelihoodOutputMixin",
 ]
 
 

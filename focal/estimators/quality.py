@@ -17,24 +17,20 @@ from __future__ import annotations
 import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from .._fitted_state import (
+from ..core.logistic import DEFAULT_REG
+from ..core.maps import check_finite_llr, complete_quality, llr_with_quality, quality_features
+from ..core.quality import bilinear_matrix, fit_quality
+from ..core.scoring import normalized_cross_entropy
+from ..core.validation import as_sample_weight
+from ..models.fitted_state import (
     QUALITY_FIELDS,
     check_params,
     check_quality_measures,
     quality_transforms,
 )
-from ..core.logistic import DEFAULT_REG
-from ..core.maps import complete_quality, llr_with_quality
-from ..core.quality import (
-    bilinear_matrix,
-    fit_quality,
-    quality_features,
-)
-from ..core.scoring import normalized_cross_entropy
-from ..core.validation import as_sample_weight
 from ._fit_report import training_cllr, warn_not_converged
 from ._quality_input import SIDES, Trials, split_quality
-from .fusion import LogisticFusion, _check_finite_llr
+from .fusion import LogisticFusion
 
 __all__ = ["QualityFusion"]
 
@@ -174,7 +170,9 @@ class QualityFusion(LogisticFusion):
         return v["p_target"], v["reg"], v["tol"], v["max_iter"]
 
     def _transforms(self, M):
-        """The transform of each of M measures (:func:`focal._fitted_state.quality_transforms`)."""
+        """The transform of each of M measures
+        (:func:`focal.models.fitted_state.quality_transforms`).
+        """
         return quality_transforms(self.quality_transform, M)
 
     def _split(self, X, quality, fitting):
@@ -311,7 +309,7 @@ class QualityFusion(LogisticFusion):
             llr = self._llr_with_quality(X, qm, qt)
             finite = np.isfinite(llr.sum())
         if not finite:
-            _check_finite_llr(X, llr)
+            check_finite_llr(X, llr)
         return llr
 
     def transform(self, X, quality=None):

@@ -4,11 +4,9 @@
 - :mod:`focal.io.alignment`: the systems' scores of a key's trials, matched exactly by trial.
 - :mod:`focal.io.multiclass`: Albayzin 2012 system outputs, a generic multiclass format with a
   header of class names, and ``segment language`` keys.
-- :mod:`focal.io.stream`: chunked reading of several systems' files side by side, and
-  :func:`apply_to_files`, which applies a transform to files larger than memory.
-- :mod:`focal.io.apply`: :func:`apply_model`, a fitted model applied to score files, checked
-  against the model's input schema (systems, classes by name, task and condition).
-- :mod:`focal.io.workflows`: training and evaluation on files (what the CLI runs).
+- :mod:`focal.io.stream`: chunked reading of several systems' files side by side.
+
+What is done with the files (training, applying, evaluating) is in :mod:`focal.workflows`.
 
 Readers parse blocks of bytes with NumPy (no Python object per line), keep ids as fixed-width
 UTF-8 bytes and read numbers exactly; writers write numbers that read back bit-identically.
@@ -25,8 +23,7 @@ References
 
 from .._lazy import attach
 
-# each name loads with its module on first use: applying a model reads files without the
-# training workflows (and scikit-learn)
+# each name loads with its module on first use: reading one format loads only its reader
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
@@ -37,7 +34,10 @@ __getattr__, __dir__, __all__ = attach(
             "read_scores",
             "write_scores",
         ),
-        ".alignment": ("align_scores", "align_trials"),
+        ".alignment": (
+            "align_scores",
+            "align_trials",
+        ),
         ".multiclass": (
             "ALBAYZIN_CLASSES",
             "MulticlassKey",
@@ -46,18 +46,20 @@ __getattr__, __dir__, __all__ = attach(
             "read_albayzin_scores",
             "read_multiclass_key",
             "read_multiclass_scores",
-        ),
-        "._multiclass_align": ("align_multiclass", "align_multiclass_scores"),
-        "._multiclass_write": ("write_albayzin_scores", "write_multiclass_scores"),
-        "._text": ("read_limits",),
-        ".stream": ("ScoreChunk", "iter_score_chunks"),
-        ".apply": ("apply_model", "apply_to_files"),
-        ".workflows": (
-            "evaluate_binary",
-            "evaluate_multiclass",
             "read_multiclass_systems",
-            "train_fusion",
-            "train_multiclass_fusion",
+        ),
+        "._multiclass_align": (
+            "align_multiclass",
+            "align_multiclass_scores",
+        ),
+        "._multiclass_write": (
+            "write_albayzin_scores",
+            "write_multiclass_scores",
+        ),
+        "focal._text.blocks": ("read_limits",),
+        ".stream": (
+            "ScoreChunk",
+            "iter_score_chunks",
         ),
     },
 )

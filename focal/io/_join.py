@@ -23,10 +23,12 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .._text.blocks import BLOCK_BYTES
+from .._text.fields import ids_text
+from .._text.source import display_name
 from ._ids import HashTable, as_id_array, find_duplicate
 from ._prefetch import prefetch
 from ._spill import OPEN_RANGE_FILES, MatchSpill, SpilledKey, Unverified
-from ._text import BLOCK_BYTES, display_name, ids_text
 
 #: Score files read at once by :func:`align_files` (a thread each), and by
 #: :func:`iter_aligned` (its memory: a column of scores per file)
@@ -34,8 +36,6 @@ FILE_THREADS = 4
 _EACH_AT_ONCE = 2
 
 __all__ = [
-    "SpilledKey",
-    "Unverified",
     "align_files",
     "iter_aligned",
     "key_scores",
@@ -370,7 +370,8 @@ def read_aligned(
         As :func:`focal.io.align_trials` (ids None unless ``ids``), and the name of the file
         the labels came from.
     """
-    from .binary import align_trials, default_key_format, read_key, read_key_and_scores
+    from .alignment import align_trials
+    from .binary import default_key_format, read_key, read_key_and_scores
 
     paths = [os.fspath(p) for p in score_paths]
     if key_path is None:
@@ -407,7 +408,8 @@ def iter_aligned(
     yields ``(path, scores, y, models, tests)`` (ids None unless ``ids``); the key is read
     once (as in :func:`read_aligned`), the files two at a time, a thread each.
     """
-    from .binary import align_trials, default_key_format, read_key, read_key_and_scores
+    from .alignment import align_trials
+    from .binary import default_key_format, read_key, read_key_and_scores
 
     paths = [os.fspath(p) for p in score_paths]
     if key_path is None:

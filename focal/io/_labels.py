@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._text.fields import ids_text
 from ._tables import WordFields
-from ._text import ids_text
 
 __all__ = ["NONTARGET", "TARGET", "label_column", "namedlabel_column", "words_to_labels"]
 

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._files import write_output
-from .._numbers import format_numbers
-from ._text import check_id_column, format_lines
+from .._text.fields import check_id_column, format_lines
+from .._text.numbers import format_numbers
+from .._text.outputs import write_output
 from .multiclass import _CONDITIONS, ALBAYZIN_CLASSES, _check_header
 
 __all__ = ["write_albayzin_scores", "write_multiclass_scores"]

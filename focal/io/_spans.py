@@ -1,21 +1,22 @@
 """Trial ids kept as the text they were read from, for streaming score files.
 
 A streaming back-end reads the systems' files side by side, checks that they list the same trials
-in the same order and writes one line per trial (:mod:`focal.io.stream`, :mod:`focal.io.apply`).
-When a block's records are ``model test score`` with single spaces between the fields (what
-:func:`focal.io.write_scores` writes, and nearly every score file), the ids of record ``i`` are
-the bytes ``data[starts[i]:stops[i]]`` of the block: ``model``, one space, ``test``. Kept that
-way (:class:`TrialSpans`), they need no fixed-width id arrays: two files' trials are compared as
-byte runs, and the output line is that run, a space and the output value. The fixed-width ids
-(:meth:`TrialSpans.ids`) are made only when something asks for them.
+in the same order and writes one line per trial (:mod:`focal.io.stream`,
+:mod:`focal.workflows.apply`). When a block's records are ``model test score`` with single spaces
+between the fields (what :func:`focal.io.write_scores` writes, and nearly every score file), the ids
+of record ``i`` are the bytes ``data[starts[i]:stops[i]]`` of the block: ``model``, one space,
+``test``. Kept that way (:class:`TrialSpans`), they need no fixed-width id arrays: two files' trials
+are compared as byte runs, and the output line is that run, a space and the output value. The
+fixed-width ids (:meth:`TrialSpans.ids`) are made only when something asks for them.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import _arrow, _blocks
-from .._blocks import concat_pieces, gather_ids
+from .._text import arrow as _arrow
+from .._text import blocks as _blocks
+from .._text.blocks import concat_pieces, gather_ids
 
 __all__ = ["TrialSpans", "concat_ids", "equal_ids", "ids_tuple", "slice_ids", "trial_spans"]
 
@@ -54,7 +55,9 @@ class TrialSpans:
         return TrialSpans(parts)
 
     def ids(self):
-        """``(models, tests)`` as fixed-width bytes arrays (:func:`focal._blocks.gather_ids`)."""
+        """``(models, tests)`` as fixed-width bytes arrays
+        (:func:`focal._text.blocks.gather_ids`).
+        """
         models, tests = [], []
         for data, starts, splits, stops in self.parts:
             models.append(gather_ids(data, starts, splits - starts))
@@ -67,7 +70,7 @@ def trial_spans(fields, model, test):
 
     Parameters
     ----------
-    fields : focal._blocks.Fields
+    fields : focal._text.blocks.Fields
         The block's records.
     model, test : int
         Field columns of the model and test ids.
@@ -77,8 +80,8 @@ def trial_spans(fields, model, test):
     TrialSpans or None
         None unless the test field follows the model field after exactly one space and is
         followed by a space, and every id is within
-        :data:`focal._blocks.MAX_ID_LENGTH` bytes (a longer one is refused with its line by
-        :meth:`focal._blocks.Fields.ids`, which the caller then uses).
+        :data:`focal._text.blocks.MAX_ID_LENGTH` bytes (a longer one is refused with its line by
+        :meth:`focal._text.blocks.Fields.ids`, which the caller then uses).
     """
     if test != model + 1 or len(fields) == 0:
         return None

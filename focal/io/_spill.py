@@ -17,10 +17,11 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .._blocks import _too_wide
+from .._text.blocks import BLOCK_BYTES, _too_wide
+from .._text.fields import LineMap, ids_text
+from .._text.source import display_name
 from ._ids import HashTable, _words, as_id_array, hash_ids
 from ._prefetch import prefetch
-from ._text import BLOCK_BYTES, LineMap, display_name, ids_text
 
 __all__ = ["Growing", "IdSpill", "MatchSpill", "SpilledKey", "Unverified"]
 

@@ -33,7 +33,7 @@ _NAMES = {
 
 
 class WordFields:
-    """The part of :class:`focal.io._text.Fields` a label column reads, over a bytes array."""
+    """The part of :class:`focal._text.fields.Fields` a label column reads, over a bytes array."""
 
     def __init__(self, words, lines):
         self._words, self.lines = words, lines
@@ -189,7 +189,7 @@ def _arrow_ids(column, path, role):
     """
     import pyarrow as pa
 
-    from ._text import FRONT, PAD, gather_ids
+    from .._text.blocks import FRONT, PAD, gather_ids
 
     if column.null_count:
         raise ValueError(f"{path}: the {role} column has {column.null_count} missing value(s)")

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._text.fields import ids_text
 from ._ids import as_id_array, check_matched, match_ids
-from ._text import ids_text
 
 __all__ = ["align_scores", "align_trials"]
 

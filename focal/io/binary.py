@@ -21,27 +21,23 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._files import write_output
-from .._numbers import format_numbers
+from .._text.blocks import BLOCK_BYTES, concat_ids, concat_pieces, iter_blocks
+from .._text.fields import (
+    LineMap,
+    blank_line,
+    check_id_column,
+    first_record,
+    format_lines,
+    ids_text,
+    split_fields,
+)
+from .._text.numbers import format_numbers
+from .._text.outputs import write_output
+from .._text.source import display_name
 from ._ids import find_duplicate
 from ._labels import NONTARGET, TARGET, label_column, namedlabel_column, words_to_labels
 from ._spans import trial_spans
 from ._tables import read_table, table_kind
-from ._text import (
-    BLOCK_BYTES,
-    LineMap,
-    blank_line,
-    check_id_column,
-    concat_ids,
-    concat_pieces,
-    display_name,
-    first_record,
-    format_lines,
-    ids_text,
-    iter_blocks,
-    split_fields,
-)
-from .alignment import align_scores, align_trials
 from .formats import (
     HEADER_NAMES,
     PRESETS,
@@ -54,8 +50,6 @@ from .formats import (
 __all__ = [
     "TrialKey",
     "TrialScores",
-    "align_scores",
-    "align_trials",
     "read_key",
     "read_key_and_scores",
     "read_scores",

@@ -33,15 +33,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .._source import display_name, open_source
-
 __all__ = [
     "PRESETS",
     "ROLES",
     "Layout",
-    "display_name",
     "key_layout",
-    "open_source",
     "parse_layout",
     "resolve_layout",
     "score_layout",

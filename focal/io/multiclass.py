@@ -37,28 +37,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._lazy import attach
-from . import _text
+from .._text import fields as _text
+from .._text.blocks import BLOCK_BYTES, concat_ids, concat_pieces, iter_blocks
+from .._text.fields import LineMap, ids_text, split_fields
 from ._ids import find_duplicate
-from ._text import (
-    BLOCK_BYTES,
-    LineMap,
-    concat_ids,
-    concat_pieces,
-    ids_text,
-    iter_blocks,
-    split_fields,
-)
 
-# aligning and writing live in modules of their own (which import this one); their names
-# stay importable from here, loaded on first use
-__getattr__, __dir__, _MOVED = attach(
-    __name__,
-    {
-        "focal.io._multiclass_align": ("align_multiclass", "align_multiclass_scores"),
-        "focal.io._multiclass_write": ("write_albayzin_scores", "write_multiclass_scores"),
-    },
-)
 __all__ = [
     "ALBAYZIN_CLASSES",
     "multiclass_format",
@@ -67,7 +50,8 @@ __all__ = [
     "read_albayzin_scores",
     "read_multiclass_scores",
     "read_multiclass_key",
-    *_MOVED,
+    "read_multiclass_systems",
+    "check_one_task",
 ]
 
 #: Class order of each Albayzin 2012 task (plan sec. 6.1.3); the last class is out-of-set.
@@ -416,3 +400,59 @@ def read_multiclass_key(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassKe
     segments = concat_ids(segments, lines, path)
     _check_unique(path, segments, lines)
     return MulticlassKey(segments, concat_ids(languages, lines, path), path, lines)
+
+
+def read_multiclass_systems(paths, *, block_bytes: int = BLOCK_BYTES) -> list:
+    """Each file's log-likelihoods, in the format its first record shows (Albayzin 2012 or the
+    generic format with a header), each file parsed once; the files must share one task and
+    condition (:func:`check_one_task`).
+
+    Parameters
+    ----------
+    paths : sequence of path-like
+        One file per system.
+    block_bytes : int
+        Bytes read and parsed at a time.
+
+    Returns
+    -------
+    list of MulticlassScores
+        One per file, in the order of ``paths``.
+    """
+    systems = []
+    for path in paths:
+        reader = _MulticlassReader(path, block_bytes)
+        segments, llh, lines = reader.read("auto")
+        systems.append(
+            MulticlassScores(
+                segments,
+                llh,
+                tuple(reader.classes),
+                reader.path,
+                reader.task,
+                reader.condition,
+                lines,
+            )
+        )
+    check_one_task(systems)
+    return systems
+
+
+def check_one_task(systems) -> None:
+    """Refuse multiclass files of different Albayzin tasks or conditions (or a mix of Albayzin
+    and generic files): their columns and priors do not mean the same thing.
+
+    ``systems`` are objects with ``path``, ``task`` and ``condition`` (``MulticlassScores``,
+    :class:`focal.io.stream.FileLayout`).
+    """
+
+    def what(s):
+        return f"{s.task} {s.condition}" if s.task else "generic format"
+
+    first = systems[0]
+    for other in systems[1:]:
+        if (other.task, other.condition) != (first.task, first.condition):
+            raise ValueError(
+                f"{other.path}: {what(other)} differs from {first.path}'s "
+                f"{what(first)}; use files of one task and condition"
+            )

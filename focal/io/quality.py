@@ -15,7 +15,6 @@ and its trials then fall back to the affine fusion in :class:`focal.QualityFusio
 
 from __future__ import annotations
 
-import os
 from typing import NamedTuple
 
 import numpy as np
@@ -29,8 +28,6 @@ __all__ = [
     "read_trial_quality",
     "trial_quality",
     "check_transformable",
-    "quality_step",
-    "apply_quality_model",
 ]
 
 
@@ -118,7 +115,7 @@ def read_trial_quality(columns):
     -------
     dict of str to TrialScores
     """
-    from .binary import read_scores
+    from ..io.binary import read_scores
 
     out = {}
     for column, path in columns.items():
@@ -220,86 +217,3 @@ def _same_width(query, table):
     query, table = as_id_array(query), as_id_array(table)
     width = f"S{max(query.dtype.itemsize, table.dtype.itemsize)}"
     return (query.astype(width),), (table.astype(width),)
-
-
-def quality_step(model):
-    """The :class:`focal.QualityFusion` a model starts with (itself, or a Pipeline's first
-    step), or None.
-    """
-    first = model.steps[0][1] if hasattr(model, "steps") else model
-    return first if hasattr(first, "measures_") else None
-
-
-def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=None, **options):
-    """Apply a quality fusion (or a Pipeline that starts with one) to score files, streamed.
-
-    Parameters
-    ----------
-    model : QualityFusion or Pipeline
-        Fitted; its first step's ``measures_`` name the measures looked up in the files.
-    inputs : sequence of path-like
-        One score file per system (``model test score``), in the training order.
-    output : path-like
-        Written as ``model test llr`` (see :func:`focal.io.apply_to_files`).
-    quality_paths : sequence of path-like
-        Quality files (header ``segment name ...``) covering the model's measures. A segment
-        without a line gets NaN: its trials are given the affine back-off fusion.
-    trial_paths : mapping of str to path-like, optional
-        Per-trial quality files ``{"model_<m>": path, "test_<m>": path}`` (lines ``model test
-        value``, :func:`read_trial_quality`), for sides not in ``quality_paths``.
-    **options
-        ``chunk_size``, and ``on_mismatch`` / ``missing`` / ``threads`` as in
-        :func:`focal.io.apply_to_files`.
-
-    Returns
-    -------
-    n_trials : int
-        Number of trials written.
-    n_backoff : int
-        How many of them had a missing measure (and got the affine back-off fusion's LLR).
-    """
-    from .._files import check_output
-    from .apply import output_format, write_applied
-    from .stream import open_inputs
-
-    fusion = quality_step(model)
-    if fusion is None:
-        raise ValueError(
-            "quality files were given but the model does not use quality measures "
-            "(it does not start with a QualityFusion)"
-        )
-    if fusion.n_features_in_ != len(inputs):
-        raise ValueError(
-            f"the model fuses {fusion.n_features_in_} system(s), {len(inputs)} score file(s) given"
-        )
-    tables = read_quality(*quality_paths)
-    trials = read_trial_quality(trial_paths or {})
-    measures = list(fusion.measures_)
-    _locate(tables, measures, trials)  # every measure is in the files, before any work
-    check_transformable(tables, trials, measures, fusion._transforms(len(measures)))
-    rest = model[1:] if hasattr(model, "steps") and len(model.steps) > 1 else None
-
-    n_backoff = 0
-
-    def transform(X, ids):
-        nonlocal n_backoff
-        Q, _ = trial_quality(ids[0], ids[1], tables, measures, trials)
-        n_backoff += int(np.isnan(Q).any(axis=1).sum())
-        llr = fusion.transform(X, quality=Q)
-        return llr if rest is None else rest.transform(llr)
-
-    chunk_size = options.pop("chunk_size", 1 << 16)
-    inputs = [os.fspath(p) for p in inputs]
-    check_output(os.fspath(output), inputs)
-    with open_inputs(inputs, kind="binary", **options) as files:
-        n = write_applied(
-            transform,
-            files.chunks(chunk_size),
-            os.fspath(output),
-            output_format(files.layouts[0]),
-            inputs=inputs,
-            with_ids=True,
-            allow_infinite=False,
-            path=inputs[0],
-        )
-    return n, n_backoff

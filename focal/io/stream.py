@@ -6,8 +6,8 @@ trials at a time, checks chunk by chunk that every file has the same trial ids o
 record, and yields :class:`ScoreChunk` objects: the trial ids and ``X`` of shape
 ``(chunk, n_systems)`` (binary) or ``(chunk, n_systems * n_classes)`` (multiclass: the systems'
 blocks side by side); memory is bounded by the chunk and block sizes, not by the files.
-:func:`focal.io.apply.apply_to_files` (also importable from here) runs a transform on each chunk
-and writes the result.
+:func:`focal.workflows.apply.apply_to_files` (also importable from here) runs a transform on each
+chunk and writes the result.
 
 When the files do not list the same trials in the same order, the default is a ``ValueError``
 naming both files, the lines and the trial ids. ``on_mismatch="align"`` is the documented
@@ -29,18 +29,16 @@ from contextlib import contextmanager
 
 import numpy as np
 
-from .._lazy import attach
+from .._text.blocks import BLOCK_BYTES
+from .._text.fields import ids_text
 from ._multiclass_align import align_multiclass_scores
 from ._prefetch import prefetch
 from ._spans import concat_ids, equal_ids, ids_tuple, slice_ids
-from ._text import BLOCK_BYTES, ids_text
-from .binary import align_scores, read_scores, score_pieces
+from .alignment import align_scores
+from .binary import read_scores, score_pieces
 from .multiclass import MulticlassScores, _MulticlassReader
 
-# applying a transform and writing its output live in focal.io.apply (which imports this
-# module); the name stays importable from here, loaded on first use
-__getattr__, __dir__, _MOVED = attach(__name__, {"focal.io.apply": ("apply_to_files",)})
-__all__ = ["FileLayout", "ScoreChunk", "iter_score_chunks", "open_score_files", *_MOVED]
+__all__ = ["FileLayout", "ScoreChunk", "iter_score_chunks", "open_score_files"]
 
 _KINDS = ("binary", "albayzin", "multiclass")
 _READER_KIND = {"albayzin": "albayzin", "multiclass": "generic", "auto": "auto"}

@@ -16,11 +16,13 @@ from .._lazy import attach
 __getattr__, __dir__, __all__ = attach(
     __name__,
     {
-        ".binary": (
+        ".binary_scores": (
             "BayesErrorRates",
             "BinaryScores",
             "DETCurve",
             "as_binary_scores",
+        ),
+        ".binary": (
             "bayes_error_rates",
             "cllr",
             "cross_entropy",
@@ -33,10 +35,25 @@ __getattr__, __dir__, __all__ = attach(
             "pav_llr",
             "rocch",
         ),
-        ".bootstrap": ("BootstrapInterval", "bootstrap_ci", "bootstrap_ci_multiclass"),
-        ".sre": ("SRE_OPERATING_POINTS", "CPrimary", "c_primary"),
-        ".lre": ("CavgSweep", "cavg", "cavg_sweep"),
-        ".lre_subsets": ("SubsetAnalysis", "subset_analysis"),
+        "._intervals": ("BootstrapInterval",),
+        ".bootstrap": (
+            "bootstrap_ci",
+            "bootstrap_ci_multiclass",
+        ),
+        ".sre": (
+            "SRE_OPERATING_POINTS",
+            "CPrimary",
+            "c_primary",
+        ),
+        ".lre": (
+            "CavgSweep",
+            "cavg",
+            "cavg_sweep",
+        ),
+        ".lre_subsets": (
+            "SubsetAnalysis",
+            "subset_analysis",
+        ),
         ".multiclass": (
             "AlbayzinMeasures",
             "affine_calibration",
@@ -59,17 +76,34 @@ __getattr__, __dir__, __all__ = attach(
             "bayes_risk_analysis",
             "default_bayes_risk",
         ),
-        ".costs": ("detection_cost_matrix", "lre_cost_matrix", "misclassification_cost_matrix"),
+        ".costs": (
+            "detection_cost_matrix",
+            "lre_cost_matrix",
+            "misclassification_cost_matrix",
+        ),
         ".combined": (
             "CombinedApplication",
             "combine_applications",
             "min_truncated_cllr",
             "truncated_cllr",
         ),
-        ".brier": ("BrierAnalysis", "brier_analysis", "multiclass_brier"),
-        ".c_eta": ("eta_risk", "eta_risk_analysis"),
-        ".multiclass_rules": ("e_lre", "e_lre_default"),
-        ".multiclass_report": ("MulticlassReport", "multiclass_report"),
+        ".brier": (
+            "BrierAnalysis",
+            "brier_analysis",
+            "multiclass_brier",
+        ),
+        ".c_eta": (
+            "eta_risk",
+            "eta_risk_analysis",
+        ),
+        ".multiclass_rules": (
+            "e_lre",
+            "e_lre_default",
+        ),
+        ".multiclass_report": (
+            "MulticlassReport",
+            "multiclass_report",
+        ),
         ".report": (
             "CalibrationReport",
             "OperatingPointResult",
@@ -77,6 +111,9 @@ __getattr__, __dir__, __all__ = attach(
             "calibration_report_of",
         ),
         ".summary": ("SummarizedScores",),
-        "focal.core.multiclass": ("MulticlassTrials", "as_multiclass_trials"),
+        "focal.core.multiclass": (
+            "MulticlassTrials",
+            "as_multiclass_trials",
+        ),
     },
 )

@@ -47,21 +47,20 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.multiclass import MulticlassTrials, check_prior
+from ..core.multiclass import MulticlassTrials
+from ..core.validation import check_prior
 from .costs import as_cost_matrix
 from .decisions import (  # the inputs and decisions; bayes_decisions, binary_prior re-exported
     _decide,
     _labels,
     _Problem,
     _problem,
-    bayes_decisions,
     binary_envelope,
     binary_prior,
 )
 from .multiclass import affine_calibration_of_trials
 
 __all__ = [
-    "bayes_decisions",
     "bayes_risk",
     "bayes_risk_analysis",
     "BayesRisk",

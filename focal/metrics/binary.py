@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..core.pav import SortedTrials, pav_from_sorted
+from ..core.pav import pav_from_sorted
 from ..core.priors import detection_cost, effective_log_odds
 from ..core.rocch import ROCCH
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
+from ..core.sorted_trials import SortedTrials
 from ..core.validation import (
     as_score_array,
     check_positive,
@@ -34,7 +35,6 @@ from ..core.validation import (
 )
 from .binary_scores import (
     BayesErrorRates,
-    BinaryScores,
     DETCurve,
     _check_pair,
     _required,
@@ -43,8 +43,6 @@ from .binary_scores import (
 )
 
 __all__ = [
-    "BinaryScores",
-    "as_binary_scores",
     "from_labels",
     "cross_entropy",
     "cllr",
@@ -55,9 +53,7 @@ __all__ = [
     "rocch",
     "pav_llr",
     "det_curve",
-    "DETCurve",
     "bayes_error_rates",
-    "BayesErrorRates",
 ]
 
 _LOG2 = np.log(2.0)

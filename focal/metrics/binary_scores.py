@@ -13,11 +13,11 @@ from functools import cached_property
 import numpy as np
 from scipy.special import expit
 
-from .._deprecation import renamed
 from ..core.operating_point import OperatingPoint
-from ..core.pav import SortedTrials, pav_from_sorted, sort_trials
+from ..core.pav import pav_from_sorted
 from ..core.rocch import ROCCH
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
+from ..core.sorted_trials import SortedTrials, sort_trials
 from ..core.validation import (
     as_score_array,
     check_binary_trials,
@@ -35,7 +35,7 @@ class BinaryScores:
     The module's functions each validate and sort their input; when several measures (or a
     measure and its curve) are wanted from the same scores, build one ``BinaryScores`` and ask
     it: every threshold measure then comes from the same sort and the same PAV / ROCCH
-    (computed on first use), as DESIGN.md asks. Values equal those of the functions.
+    (computed on first use). Values equal those of the functions.
 
     Every measure function of :mod:`focal.metrics.binary` (and the plots) also takes a
     ``BinaryScores`` in place of ``(tar, non)``: ``eer(scores)``, ``min_dcf(scores,
@@ -320,9 +320,6 @@ class DETCurve:
     p_miss: np.ndarray
     thresholds: np.ndarray
 
-    pfa = renamed("p_fa")
-    pmiss = renamed("p_miss")
-
 
 @dataclass(frozen=True)
 class BayesErrorRates:
@@ -354,11 +351,6 @@ class BayesErrorRates:
     min_n_false_alarms: np.ndarray
     n_targets: int
     n_nontargets: int
-
-    actual_pmiss = renamed("actual_p_miss")
-    actual_pfa = renamed("actual_p_fa")
-    min_pmiss = renamed("min_p_miss")
-    min_pfa = renamed("min_p_fa")
 
     @classmethod
     def of(cls, h, p_miss, p_fa, hull, n_targets, n_nontargets) -> BayesErrorRates:

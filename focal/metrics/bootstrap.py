@@ -51,15 +51,14 @@ import numpy as np
 
 from ..core.multiclass import check_multiclass_trials, cross_entropy_nats
 from ..core.validation import check_binary_trials, check_positive, check_probability
-from ._intervals import BootstrapInterval, _acceleration, _intervals
+from ._intervals import _acceleration, _intervals
 from ._replicate_measures import _LOG2, _binary_estimates, _BinaryMeasures, _MulticlassMeasures
 from ._resampling import _as_ways, _joined_clusters, _Resampler
 from ._smoothed import SMOOTHED, _Smoother
-from .binary import BinaryScores
+from .binary_scores import BinaryScores
 from .lre import cavg as _cavg
 
 __all__ = [
-    "BootstrapInterval",
     "bootstrap_ci",
     "bootstrap_ci_multiclass",
     "BINARY_MEASURES",

@@ -31,12 +31,12 @@ from itertools import product
 import numpy as np
 from scipy.special import expit
 
-from ..core.multiclass import check_prior
 from ..core.rocch import ROCCH
-from ..core.validation import check_binary_trials
-from .bayes import binary_prior
-from .binary import BinaryScores, _score_arrays, as_binary_scores, pav_llr
+from ..core.validation import check_binary_trials, check_prior
+from .binary import pav_llr
+from .binary_scores import BinaryScores, _score_arrays, as_binary_scores
 from .costs import as_cost_matrix
+from .decisions import binary_prior
 
 __all__ = ["CombinedApplication", "combine_applications", "truncated_cllr", "min_truncated_cllr"]
 

@@ -25,14 +25,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logit, logsumexp
 
-from ..core.multiclass import (
-    MulticlassTrials,
-    as_llh_matrix,
-    as_multiclass_trials,
-    check_prior,
-    class_totals,
-)
-from ..core.validation import as_binary_labels, as_score_array, check_probability
+from ..core.multiclass import MulticlassTrials, as_llh_matrix, as_multiclass_trials, class_totals
+from ..core.validation import as_binary_labels, as_score_array, check_prior, check_probability
 from .costs import as_cost_matrix
 
 __all__ = ["bayes_decisions"]

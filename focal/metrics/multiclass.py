@@ -41,13 +41,6 @@ from ..core.multiclass import (
     prior_entropy_nats,
 )
 from ..core.multiclass_logistic import fit_multiclass
-from .multiclass_detection import (  # noqa: F401  (their import path before the split)
-    DetectionAnalysis,
-    PairwiseAnalysis,
-    detection_analysis,
-    detection_llrs,
-    pairwise_analysis,
-)
 
 __all__ = [
     "multiclass_cross_entropy",

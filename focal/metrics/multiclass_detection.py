@@ -28,10 +28,9 @@ from ..core.multiclass import (
     as_class_labels,
     as_llh_matrix,
     as_multiclass_trials,
-    check_prior,
     class_totals,
 )
-from ..core.validation import check_probability
+from ..core.validation import check_prior, check_probability
 from .binary import cllr as _binary_cllr
 from .binary import rocch
 

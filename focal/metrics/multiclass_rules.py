@@ -36,15 +36,9 @@ import numpy as np
 
 from ..core.multiclass import as_multiclass_trials, class_trial_weights
 from ..core.validation import check_probability
-from .brier import BrierAnalysis, _posteriors, brier_analysis, multiclass_brier
-from .c_eta import eta_risk, eta_risk_analysis
+from .brier import _posteriors
 
 __all__ = [
-    "multiclass_brier",
-    "brier_analysis",
-    "BrierAnalysis",
-    "eta_risk",
-    "eta_risk_analysis",
     "e_lre",
     "e_lre_default",
 ]

@@ -22,7 +22,7 @@ import numpy as np
 from ..core.operating_point import OperatingPoint
 from ..core.rocch import Threshold
 from ..core.validation import check_probability
-from .binary import BinaryScores
+from .binary_scores import BinaryScores
 
 if TYPE_CHECKING:
     from .sre import CPrimary

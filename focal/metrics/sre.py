@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..core.operating_point import NIST_SRE_POINTS
-from .binary import BinaryScores, as_binary_scores
+from .binary_scores import BinaryScores, as_binary_scores
 
 __all__ = ["SRE_OPERATING_POINTS", "CPrimary", "c_primary"]
 

@@ -27,7 +27,7 @@ from ..core.rocch import ROCCH
 from ..core.scoring import normalized_cross_entropy
 from ..core.summary import ScoreSummary, TrialSums
 from ..core.validation import as_score_array, check_probability
-from .binary import BayesErrorRates, DETCurve
+from .binary_scores import BayesErrorRates, DETCurve
 
 __all__ = ["SummarizedScores"]
 

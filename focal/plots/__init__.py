@@ -16,6 +16,13 @@ behind them); nothing is recomputed here.
 - a report of binary LLR sets: :func:`write_report` (figures and an HTML page), and
   :func:`output_folder` for scripts.
 
+The binary plots take target and non-target scores ``(tar, non)`` (natural-log LLRs where the
+plot is about calibration), or a :class:`focal.metrics.BinaryScores` as ``tar`` (``non``
+omitted) so that several plots of one system share one sort and one PAV. Calling a function
+again with the same ``ax`` adds another system (the property cycle gives it a new colour; the
+legend lists every system). Each artist carries a ``gid`` (``"det"``, ``"ape-actual"``, ...) so
+that programs and tests can find it.
+
 Importing this package registers the ``"probit"`` axis scale (:class:`ProbitScale`).
 """
 
@@ -27,13 +34,16 @@ except ImportError as exc:  # pragma: no cover - exercised by a subprocess test
         'pip install "focal-calibration[plot]"'
     ) from exc
 
-from .binary import APE_SCALE, ape_bar_axes, ape_plot, det_plot, ece_plot, nbe_plot, tippett_plot
+from .ape import APE_SCALE, ape_bar_axes, ape_plot
+from .bayes_error import ece_plot, nbe_plot
+from .det import det_plot
 from .displays import APEDisplay, DETDisplay, ECEDisplay, NBEDisplay, TippettDisplay
 from .lre import cavg_sweep_plot, subset_scatter
 from .multiclass import detection_ape_plots, detection_llr_scatter, pairwise_bar_matrix
 from .report import output_folder, write_report
 from .scales import ProbitScale
 from .std import std_det_plot
+from .tippett import tippett_plot
 
 __all__ = [
     "APE_SCALE",

@@ -3,7 +3,7 @@
 Like :class:`sklearn.metrics.DetCurveDisplay`, each Display is built from data with a class
 method (``from_scores(tar, non)`` or ``from_labels(scores, labels)``), holds the curve data as
 attributes, draws itself with :meth:`plot` and keeps ``ax_``, ``figure_`` and ``line_`` (the main
-curve). Drawing is done by the plotting functions of :mod:`focal.plots.binary`, which stay the
+curve). Drawing is done by the plotting functions (:func:`focal.plots.det_plot` ...), which stay the
 functional interface; the curve data come from :mod:`focal.metrics` (one sort and one PAV per
 system, shared by the data and the drawing).
 
@@ -27,19 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from .._deprecation import renamed
 from ..metrics import BinaryScores, calibration_report_of, from_labels
-from ._axes import prior_log_odds_grid
-from .binary import (
-    APE_SCALE,
-    _ape_window,
-    ape_plot,
-    binary_scores,
-    det_plot,
-    ece_plot,
-    nbe_plot,
-    tippett_plot,
-)
+from ._axes import binary_scores, prior_log_odds_grid
+from .ape import APE_SCALE, _ape_window, ape_plot
+from .bayes_error import ece_plot, nbe_plot
+from .det import det_plot
+from .tippett import tippett_plot
 
 __all__ = ["DETDisplay", "APEDisplay", "NBEDisplay", "ECEDisplay", "TippettDisplay"]
 
@@ -122,8 +115,6 @@ class DETDisplay(_ScoresDisplay):
 
     _plot = staticmethod(det_plot)
     _main_gid = "det"
-    pfa, pmiss = renamed("p_fa"), renamed("p_miss")
-    hull_pfa, hull_pmiss = renamed("hull_p_fa"), renamed("hull_p_miss")
 
     def __init__(self, scores, *, name=None, plot_kwargs=None):
         super().__init__(scores, name=name, plot_kwargs=plot_kwargs)

@@ -29,15 +29,12 @@ from ..core.multiclass import as_class_labels, as_llh_matrix, as_multiclass_tria
 from ..metrics import detection_llrs
 from ..metrics.multiclass_detection import detection_trials
 from ._axes import new_axes, refresh_legend
-from .binary import ape_plot
-from .lre import cavg_sweep_plot, subset_scatter
+from .ape import ape_plot
 
 __all__ = [
     "pairwise_bar_matrix",
     "detection_ape_plots",
     "detection_llr_scatter",
-    "subset_scatter",
-    "cavg_sweep_plot",
 ]
 
 

@@ -22,7 +22,10 @@ from matplotlib.figure import Figure
 from ..metrics import BinaryScores, calibration_report_of
 from ..metrics.report import check_operating_point
 from ._axes import describe_operating_point
-from .binary import ape_plot, det_plot, ece_plot, nbe_plot, tippett_plot
+from .ape import ape_plot
+from .bayes_error import ece_plot, nbe_plot
+from .det import det_plot
+from .tippett import tippett_plot
 
 __all__ = ["write_report", "output_folder", "ReportFigure", "FORMATS"]
 

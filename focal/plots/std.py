@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..std import SWS2013, AlignedTrials, STDReport, atwv, det_curve, mtwv
 from ._axes import has_gid, new_axes
-from .binary import finish_det, set_probit_limits
+from .det import finish_det, set_probit_limits
 
 __all__ = ["std_det_plot"]
 

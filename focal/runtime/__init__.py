@@ -9,8 +9,8 @@ models starts in the time of a NumPy import. The arithmetic is the same function
 (:mod:`focal.core.maps`) that the estimators' ``transform`` calls: outputs are bit-identical to
 ``focal.load(path).transform(X)``.
 
-The file is checked by :func:`focal.load`'s own reader (:func:`focal.persistence.read_model`
-with the classes of :mod:`focal._registry`), before anything is returned: size cap,
+The file is checked by :func:`focal.load`'s own reader (:func:`focal.models.persistence.read_model`
+with the classes of :mod:`focal.models.registry`), before anything is returned: size cap,
 checksum of the raw bytes, keyed signature (``key``), the document's own checksum, every field's
 type and shape, the estimators' invariants (finite weights; PAV blocks ordered, their LLRs
 non-decreasing and bounded, or exactly the PAV-LLRs of their counts; lower-triangular Cholesky
@@ -34,8 +34,8 @@ input schema (system names, classes in column order) is ``model.input_schema_``,
 
 from __future__ import annotations
 
-from .._model_integrity import DEFAULT_MAX_BYTES
-from .._registry import LOADABLE
+from ..models.integrity import DEFAULT_MAX_BYTES
+from ..models.registry import LOADABLE
 from ._models import RuntimeModel
 
 __all__ = ["load", "RuntimeModel", "LOADABLE"]
@@ -47,7 +47,7 @@ def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES) -> RuntimeModel:
     Parameters
     ----------
     file : str, path-like, or a file object opened for reading (text or binary)
-        A model file written by :func:`focal.save`, of schema version 1 or 2.
+        A model file written by :func:`focal.save` (schema version 2).
     key : bytes or str, optional
         The key the model was saved with: its HMAC-SHA256 signature must then match.
     max_bytes : int
@@ -66,7 +66,9 @@ def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES) -> RuntimeModel:
     ValueError
         Whatever :func:`focal.load` refuses, naming the file, the place in it and the problem.
     """
-    from .._registry import loadable_classes
-    from ..persistence import read_model
+    from ..models.persistence import read_model
+    from ..models.registry import REGISTRY
+    from ._decode import runtime_class
 
-    return read_model(file, key, max_bytes, loadable_classes(runtime=True))
+    classes = {entry.name: (runtime_class(entry), entry.node) for entry in REGISTRY}
+    return read_model(file, key, max_bytes, classes)

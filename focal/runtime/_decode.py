@@ -1,10 +1,10 @@
-"""The runtime's models read by the loader's own node reader (:func:`focal._model_nodes.node_in`).
+"""The runtime's models read by the loader's own node reader (:func:`focal.models.nodes.node_in`).
 
-Each loadable class of :mod:`focal._registry` gets a runtime class (:func:`runtime_class`): the
-map of :mod:`focal.runtime._models` that applies it, with the saved-state protocol of
+Each loadable class of :mod:`focal.models.registry` gets a runtime class (:func:`runtime_class`):
+the map of :mod:`focal.runtime._models` that applies it, with the saved-state protocol of
 :mod:`focal.estimators._state` (the constructor parameters the registry lists, the saved
-fields of :mod:`focal._fitted_state`, and that module's checks of them and of the constructor
-parameters, :func:`focal._fitted_state.check_params`, which the estimators' ``_check_params``
+fields of :mod:`focal.models.fitted_state`, and that module's checks of them and of the constructor
+parameters, :func:`focal.models.fitted_state.check_params`, which the estimators' ``_check_params``
 call too).
 """
 
@@ -15,9 +15,9 @@ from types import SimpleNamespace
 
 import numpy as np
 
-from .. import _fitted_state as fs
-from .._model_codec import StateError
 from ..core import maps
+from ..models import fitted_state as fs
+from ..models.codec import StateError
 from . import _models
 
 __all__ = ["runtime_class"]
@@ -144,7 +144,7 @@ _MAPS = {
 
 @cache
 def runtime_class(entry):
-    """The runtime class of a :class:`focal._registry.Entry`: its map, named after the class
+    """The runtime class of a :class:`focal.models.registry.Entry`: its map, named after the class
     it applies, with the entry's parameters and saved fields.
     """
     if entry.node != "state":

@@ -3,16 +3,16 @@
 One class per kind of map (read by :func:`focal.load`'s own reader, with the invariants it
 checks: :mod:`focal.runtime._decode`), applying it with the same function of
 :mod:`focal.core.maps` as the estimator's ``transform``. Attribute names are those of the
-estimators (``coef_``, ``llr_``, ``classes_``, ``n_features_in_`` ...), so :mod:`focal.schema`
-and :mod:`focal._model_integrity` read both alike.
+estimators (``coef_``, ``llr_``, ``classes_``, ``n_features_in_`` ...), so
+:mod:`focal.models.schema` and :mod:`focal.models.integrity` read both alike.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._fitted_state import quality_transforms
 from ..core import maps
+from ..models.fitted_state import quality_transforms
 
 __all__ = [
     "RuntimeModel",
@@ -48,7 +48,7 @@ class RuntimeModel:
         The class of the saved estimator (``"LogisticFusion"``, ..., ``"Pipeline"``).
     params : dict
         Its constructor parameters, as saved.
-    input_schema_ : focal.schema.InputSchema
+    input_schema_ : focal.models.schema.InputSchema
         Systems and classes the model takes (set by :func:`focal.runtime.load`).
     output_kind : {"binary", "multiclass"}
         LLRs or class log-likelihoods.

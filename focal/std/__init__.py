@@ -22,34 +22,28 @@ References
    Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
 """
 
+from ..core.operating_point import OperatingPoint
+from ._xml import read_ecf, read_stdlist, read_tlist
 from .alignment import TIME_SLACK, AlignedTrials, QueryCounts, Sweep, align
+from .cross_entropy import AffineRecalibration, affine_recalibration, cnxe, cxe, min_cnxe
 from .measures import (
-    AffineRecalibration,
     TWVResult,
-    affine_recalibration,
     atwv,
-    cnxe,
-    cxe,
     det_curve,
     indexing_speed_factor,
-    min_cnxe,
     mtwv,
     processing_load,
     searching_speed_factor,
     twv,
 )
-from .model import STD2006, SWS2013, Detections, OperatingPoint, Reference, STDTask
+from .model import ECF, STD2006, SWS2013, Detections, Reference, STDTask
 from .readers import (
-    ECF,
     read_audio_table,
     read_detection_table,
-    read_ecf,
     read_query_table,
     read_reference_table,
     read_rttm,
-    read_stdlist,
     read_task,
-    read_tlist,
 )
 from .report import STDReport, term_detection_report
 

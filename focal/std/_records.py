@@ -3,7 +3,7 @@
 One way for both readers, the XML files (:mod:`focal.std._xml`) and the text files
 (:mod:`focal.std.readers`): columns are gathered piece by piece (a block of lines, a batch of
 elements) and concatenated once; YES / NO decisions and times in seconds are checked by one
-rule (numbers are parsed by :func:`focal._numbers.parse_numbers` in both); the same code builds
+rule (numbers are parsed by :func:`focal._text.numbers.parse_numbers` in both); the same code builds
 :class:`~focal.std.model.Detections`, :class:`~focal.std.model.Reference` and
 :class:`~focal.std.model.ECF` (one channel ``"1"`` per file where a format has no channel).
 """

@@ -22,9 +22,9 @@ from bisect import bisect_right
 
 import numpy as np
 
-from .._files import open_input
-from .._numbers import parse_numbers
-from .._textfiles import max_line_bytes
+from .._text.lines import max_line_bytes
+from .._text.numbers import parse_numbers
+from .._text.outputs import open_input
 from ..exceptions import FileFormatError
 from ._docs import shared_doc
 from ._records import Columns, bad_seconds, decision_values
@@ -37,7 +37,7 @@ _CHUNK = 1 << 20
 
 
 def _floats(texts: list, path, locate, what: str, *, seconds: bool = False) -> np.ndarray:
-    """Numeric attributes read by the score files' rule (:func:`focal._numbers.parse_numbers`:
+    """Numeric attributes read by the score files' rule (:func:`focal._text.numbers.parse_numbers`:
     what ``float`` reads, without underscores, NaN or a decimal beyond float64; ``inf`` spelled
     out); with ``seconds``, finite and >= 0 too. Errors name the element of the first bad one
     (``locate(i)`` for ``texts[i]``).

@@ -57,7 +57,6 @@ __all__ = [
     "Sweep",
     "QueryCounts",
     "align",
-    "match_candidates",
     "resolve_operating_point",
 ]
 

@@ -25,24 +25,17 @@ import numpy as np
 
 from ..core.operating_point import OperatingPoint
 from ..core.validation import as_score_array, check_non_negative, check_positive
-from ..metrics.binary import DETCurve
+from ..metrics.binary_scores import DETCurve
 from ._docs import shared_doc
 from .alignment import AlignedTrials, resolve_operating_point
-from .cross_entropy import AffineRecalibration, affine_recalibration, cnxe, cxe, min_cnxe
 from .model import SWS2013
 
 __all__ = [
     "TWVResult",
-    "AffineRecalibration",
-    "resolve_operating_point",
     "twv",
     "atwv",
     "mtwv",
     "det_curve",
-    "cxe",
-    "cnxe",
-    "min_cnxe",
-    "affine_recalibration",
     "indexing_speed_factor",
     "searching_speed_factor",
     "processing_load",

@@ -34,7 +34,6 @@ __all__ = [
     "Reference",
     "STDTask",
     "ECF",
-    "OperatingPoint",
     "SWS2013",
     "STD2006",
     "factorize",

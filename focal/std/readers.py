@@ -16,7 +16,7 @@ that no entity is ever expanded or fetched):
 The OpenKWS spellings (``kwlist``/``kw kwid``/``kwtext``, ``kwslist``/``detected_kwlist kwid``/
 ``kw``) are accepted too.
 
-Text formats (read in blocks with NumPy, :mod:`focal._textfiles`; fields are separated by white
+Text formats (read in blocks with NumPy, :mod:`focal._text.lines`; fields are separated by white
 space, i.e. bytes <= 32):
 
 * **RTTM** (reference): lines ``type file channel tbeg tdur ortho stype name conf [slat]``.
@@ -50,20 +50,16 @@ import os
 
 import numpy as np
 
-from .._files import open_input
-from .._textfiles import iter_line_fields
+from .._text.lines import iter_line_fields
+from .._text.outputs import open_input
 from ..exceptions import FileFormatError
 from ._docs import shared_doc
 from ._records import Columns, bad_seconds, decision_values
-from ._xml import read_ecf, read_stdlist, read_stdlist_and_attributes, read_tlist
+from ._xml import read_ecf, read_stdlist_and_attributes, read_tlist
 from .model import ECF, Detections, Reference, STDTask, describe_unknown
 
 __all__ = [
-    "ECF",
-    "read_ecf",
-    "read_tlist",
     "read_rttm",
-    "read_stdlist",
     "read_detection_table",
     "read_reference_table",
     "read_audio_table",
@@ -146,7 +142,8 @@ def _refuse_glued(lf, i):
 
 
 def _tables(path, what: str, counts: tuple):
-    """Yield the records of a whitespace table as :class:`focal._blocks.Fields`, block by block.
+    """Yield the records of a whitespace table as :class:`focal._text.blocks.Fields`, block by
+    block.
 
     Every record has one of ``counts`` fields, the same number throughout the file; the width
     is given to the caller through the ``Fields`` shape.

@@ -13,17 +13,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .alignment import AlignedTrials, align
-from .measures import (
-    AffineRecalibration,
-    TWVResult,
-    affine_recalibration,
-    atwv,
-    cnxe,
-    mtwv,
-    resolve_operating_point,
-)
-from .model import SWS2013, OperatingPoint, STDTask
+from ..core.operating_point import OperatingPoint
+from .alignment import AlignedTrials, align, resolve_operating_point
+from .cross_entropy import AffineRecalibration, affine_recalibration, cnxe
+from .measures import TWVResult, atwv, mtwv
+from .model import SWS2013, STDTask
 
 __all__ = ["STDReport", "term_detection_report"]
 

@@ -10,13 +10,13 @@ from scipy.optimize import minimize
 from scipy.special import log_softmax
 from scipy.stats import multivariate_normal
 
-from focal.core.gaussian import fit_gaussian_classes, gaussian_loglikelihoods
+from focal.core.gaussian import fit_gaussian_classes
 from focal.core.logistic import fit_logistic
+from focal.core.maps import apply_multiclass, gaussian_loglikelihoods
 from focal.core.multiclass import (
     as_class_labels,
     as_llh_matrix,
     check_multiclass_trials,
-    check_prior,
     class_trial_weights,
     contrast_basis,
     cross_entropy_nats,
@@ -24,8 +24,9 @@ from focal.core.multiclass import (
     log_posteriors,
     prior_entropy_nats,
 )
-from focal.core.multiclass_logistic import _nested_levels, apply_multiclass, fit_multiclass
+from focal.core.multiclass_logistic import _nested_levels, fit_multiclass
 from focal.core.newton import preconditioned_cg
+from focal.core.validation import check_prior
 
 
 def _data(n, K, N, rng, sep=1.0, scale=1.0):

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from focal.core import pav
-from focal.core.pav import _exact_pav_starts, _tie_runs
+from focal.core._pav_kernel import _exact_pav_starts, _tie_runs
 from focal.metrics import cllr, from_labels, min_cllr, pav_llr
 from tests._support.calibration_reference import closed_form_pav_llr as reference_pav_llr
 

@@ -106,7 +106,7 @@ def write(path, rows):
 
 def test_normalize_files(tmp_path, data):
     from focal.io import read_scores
-    from focal.io.normalize import normalize_files
+    from focal.workflows.normalize import normalize_files
 
     s, e_rows, t_rows, E, T = data
     keep = np.unique(np.column_stack([e_rows, t_rows]), axis=0, return_index=True)[1]

@@ -7,8 +7,9 @@ without pyarrow are bit-identical.
 import numpy as np
 import pytest
 
-from focal import _arrow
-from focal.io import apply_to_files, read_scores, write_scores
+from focal._text import arrow as _arrow
+from focal.io import read_scores, write_scores
+from focal.workflows import apply_to_files
 
 pytest.importorskip("pyarrow")
 
@@ -249,8 +250,8 @@ def test_join_lines_is_the_numpy_writer(arrow_at_once):
     """Byte-identical to the lines the NumPy writer makes of the same fields, whether the
     segments start lines of a score file (the newline before each is taken along) or not.
     """
-    from focal._numbers import format_numbers
-    from focal.io._text import format_lines
+    from focal._text.fields import format_lines
+    from focal._text.numbers import format_numbers
 
     rng = np.random.default_rng(8)
     values = rng.normal(size=4000) * 10.0 ** rng.integers(-8, 18, 4000)

@@ -5,7 +5,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from focal.io import (
-    apply_to_files,
     iter_score_chunks,
     read_albayzin_scores,
     read_key,
@@ -13,6 +12,7 @@ from focal.io import (
     read_multiclass_scores,
     read_scores,
 )
+from focal.workflows import apply_to_files
 
 VALID = {
     "scores": (

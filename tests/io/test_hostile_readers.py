@@ -11,9 +11,9 @@ import re
 import numpy as np
 import pytest
 
+import focal.std as std
 from focal import io
 from focal.io import read_limits
-from focal.std import readers as std
 from tests._support.limits import expect_error, run_limited
 
 # ------------------------------------------------------------------------ the binary readers

@@ -265,18 +265,3 @@ def test_multiclass_format_is_sniffed_like_the_readers_split(tmp_path):
     assert multiclass_format(albayzin) == "albayzin"
     assert multiclass_format(generic) == "multiclass"
     assert multiclass_format(empty) == "multiclass"
-
-
-def test_aligning_and_writing_keep_their_import_paths():
-    import focal.io
-    import focal.io.multiclass as multiclass
-    from focal.io import _multiclass_align, _multiclass_write
-
-    for name, module in [
-        ("align_multiclass", _multiclass_align),
-        ("align_multiclass_scores", _multiclass_align),
-        ("write_albayzin_scores", _multiclass_write),
-        ("write_multiclass_scores", _multiclass_write),
-    ]:
-        assert getattr(multiclass, name) is getattr(module, name) is getattr(focal.io, name)
-        assert name in multiclass.__all__

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from focal._numbers import format_numbers, parse_numbers
+from focal._text.numbers import format_numbers, parse_numbers
 
 EDGES = [
     0.0,

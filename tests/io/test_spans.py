@@ -7,11 +7,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from focal import _arrow
-from focal._blocks import iter_blocks
-from focal.io import apply_to_files, iter_score_chunks, write_scores
+from focal._text import arrow as _arrow
+from focal._text.blocks import iter_blocks
+from focal._text.fields import split_fields
+from focal.io import iter_score_chunks, write_scores
 from focal.io._spans import TrialSpans, concat_ids, equal_ids, ids_tuple, trial_spans
-from focal.io._text import split_fields
+from focal.workflows import apply_to_files
 
 
 @pytest.fixture(params=["pyarrow", "numpy"])
@@ -60,7 +61,7 @@ def test_other_separators_keep_the_id_arrays(tmp_path, line):
 
 
 def test_spans_refuse_too_long_ids(tmp_path, monkeypatch):
-    import focal._blocks as blocks
+    import focal._text.blocks as blocks
 
     monkeypatch.setattr(blocks, "MAX_ID_LENGTH", 5)
     ((spans, _),) = _spans_of(tmp_path, "m0 t0 1\nmodel123 t1 2\n")

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 from focal.io import (
     align_multiclass_scores,
     align_scores,
-    apply_to_files,
     iter_score_chunks,
     read_albayzin_scores,
     read_multiclass_scores,
@@ -19,6 +18,7 @@ from focal.io import (
     write_multiclass_scores,
     write_scores,
 )
+from focal.workflows import apply_to_files
 
 
 def make_systems(folder, n=500, k=3, seed=0, comment_every=None):
@@ -243,13 +243,3 @@ def test_multiclass_streams_must_share_classes(tmp_path):
     with pytest.raises(ValueError, match="g1: classes x, z differ"):
         list(iter_score_chunks([tmp_path / "g0", tmp_path / "g1"], kind="multiclass"))
     assert read_albayzin_scores  # imported for the albayzin cases above
-
-
-def test_apply_to_files_keeps_its_import_path():
-    import focal.io
-    import focal.io.apply
-    import focal.io.stream
-    from focal.io.stream import apply_to_files as from_stream
-
-    assert from_stream is focal.io.apply.apply_to_files is focal.io.apply_to_files
-    assert "apply_to_files" in focal.io.stream.__all__

@@ -12,9 +12,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from focal._blocks import FRONT, gather_ids, iter_blocks, read_limits
+from focal._text import fields as _text
+from focal._text.blocks import FRONT, gather_ids, iter_blocks, read_limits
 from focal.exceptions import FileFormatError
-from focal.io import _text
 
 K = 3  # fields of a record
 LAYOUT = "'model test score'"

@@ -335,7 +335,7 @@ def test_progress_reports_every_replicate():
 
 
 def test_bca_reduces_to_the_percentile_interval_without_bias_or_skew():
-    from focal.metrics.bootstrap import _intervals
+    from focal.metrics._intervals import _intervals
 
     v = np.linspace(-1, 1, 2001)[:, None]  # median = estimate: z0 = 0
     (pct,) = _intervals(["m"], [0.0], v, 0.9, "trial")

@@ -193,16 +193,3 @@ def test_as_multiclass_trials_returns_the_trials_given():
     same(built.prior, trials.prior)
     with pytest.raises(ValueError, match="^y must be class indices"):
         as_multiclass_trials(LLH, LABELS + 7, labels_name="y")
-
-
-def test_the_measures_keep_their_import_paths_across_the_split():
-    import focal.metrics.lre as lre
-    import focal.metrics.lre_subsets as subsets
-    import focal.metrics.multiclass as multiclass
-    import focal.metrics.multiclass_detection as detection
-
-    assert lre.subset_analysis is subsets.subset_analysis is subset_analysis
-    assert lre.SubsetAnalysis is subsets.SubsetAnalysis
-    for name in ("detection_llrs", "detection_analysis", "pairwise_analysis", "PairwiseAnalysis"):
-        assert getattr(multiclass, name) is getattr(detection, name)
-    from focal.metrics.lre import subset_analysis as old  # noqa: F401  (the from-import form)

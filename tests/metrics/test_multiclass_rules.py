@@ -399,15 +399,3 @@ def test_docstring_examples_of_the_split_modules():
     for module in (focal.metrics.brier, focal.metrics.c_eta, focal.metrics.decisions):
         result = doctest.testmod(module)
         assert result.failed == 0 and result.attempted >= 1, module.__name__
-
-
-def test_public_import_paths_survive_the_split():
-    import focal.metrics.bayes as bayes
-    import focal.metrics.multiclass_rules as rules
-    from focal import metrics
-
-    for name in ("multiclass_brier", "brier_analysis", "BrierAnalysis", "eta_risk"):
-        assert getattr(rules, name) is getattr(metrics, name)
-    assert rules.eta_risk_analysis is metrics.eta_risk_analysis
-    assert bayes.bayes_decisions is metrics.bayes_decisions
-    assert bayes.binary_prior is not None and bayes.BayesRisk is metrics.BayesRisk

@@ -208,10 +208,3 @@ def test_the_detection_plots_take_a_multiclass_trials(trials):
         plots.detection_llr_scatter(given, recal, target=1, prior=np.full(5, 0.2))
     with pytest.raises(ValueError, match="target is missing"):
         plots.detection_llr_scatter(given, recal)
-
-
-def test_the_lre_plots_keep_their_import_path():
-    from focal.plots import lre, multiclass
-
-    assert multiclass.cavg_sweep_plot is lre.cavg_sweep_plot is plots.cavg_sweep_plot
-    assert multiclass.subset_scatter is lre.subset_scatter is plots.subset_scatter

@@ -3,7 +3,7 @@
 Every loadable estimator (and pipelines of them) gives bit-identical outputs through the runtime
 and through ``focal.load(...).transform``; files that ``focal.load`` refuses, the runtime
 refuses too (edited numbers with recomputed checksums, broken invariants, damage, signatures,
-size cap, version 1 files still load).
+size cap).
 """
 
 from __future__ import annotations
@@ -17,7 +17,6 @@ from sklearn.pipeline import make_pipeline
 
 import focal
 import focal.runtime
-from focal.core.maps import affine_llr
 from focal import (
     ROCCH,
     GaussianBackend,
@@ -27,6 +26,7 @@ from focal import (
     PAVCalibrator,
     QualityFusion,
 )
+from focal.core.maps import affine_llr
 
 RNG = np.random.default_rng(7)
 Y = np.r_[np.ones(150), np.zeros(250)].astype(int)
@@ -123,19 +123,6 @@ def test_a_pav_map_by_hand(tmp_path):
         0.0,
         np.inf,
     ]
-
-
-def test_a_version_1_file_applies(saved, tmp_path):
-    path, data = saved["logistic"]
-    doc = json.loads(path.read_text())
-    doc.pop("integrity")
-    doc.pop("input")
-    doc["version"] = 1
-    del doc["model"]["params"]["pos_label"]
-    _write(tmp_path / "v1.json", doc)
-    model = focal.runtime.load(tmp_path / "v1.json")
-    assert np.array_equal(model.transform(data), focal.load(path).transform(data))
-    assert "version 1" in model.input_schema_.notes[0]
 
 
 def test_a_signed_model_needs_its_key(saved, tmp_path):

@@ -14,7 +14,7 @@ takes the NumPy path:
 - :func:`equal_segments`, whether two lists of byte segments are equal pairwise.
 - :func:`join_lines`, lines ``segment + repr(value) + newline``. pyarrow writes the shortest
   round-tripping digits (as ``repr``), in another layout for some magnitudes and for integral
-  values: those rows are written by :func:`focal._numbers.format_numbers` instead, and a probe
+  values: those rows are written by :func:`focal._text.numbers.format_numbers` instead, and a probe
   of hard values checks the whole writer against ``repr`` once per process (any difference, as
   another pyarrow version might bring, switches the writer off).
 
@@ -212,13 +212,13 @@ def _lines(pa, pc, data, starts, stops, x):
     """The bytes of the lines: segment i, the text of ``x[i]``, a newline; or None.
 
     One ``take`` over an array C whose data is ``data``, pyarrow's texts of x, the texts of the
-    rows pyarrow writes otherwise than ``repr`` (:func:`focal._numbers.format_numbers`) and a
+    rows pyarrow writes otherwise than ``repr`` (:func:`focal._text.numbers.format_numbers`) and a
     newline; C's elements are the segments and the bytes between them (element 2 i: segment
     i), then the n texts, the fixed texts, and the newline. Segments that start lines of
     ``data`` take the newline before them along (the previous line's end): two elements a line
     instead of three.
     """
-    from ._numbers import format_numbers
+    from .numbers import format_numbers
 
     n, size = x.size, data.size
     numbers = pa.Array.from_buffers(pa.float64(), n, [None, pa.py_buffer(x)])
@@ -323,7 +323,7 @@ def join_lines(data, starts, stops, values):
     -------
     memoryview of bytes, or None
         The lines, one after the other: the text of a value is exactly ``repr``'s (as written
-        by :func:`focal._numbers.format_numbers`). None when pyarrow is not installed or
+        by :func:`focal._text.numbers.format_numbers`). None when pyarrow is not installed or
         switched off, when the segments are out of order or overlap, or when pyarrow's
         number text differs from ``repr`` on the probe values.
     """

@@ -1,23 +1,24 @@
 """Text files as lines of white-space separated fields, read in blocks with NumPy.
 
-The block reader of :mod:`focal._blocks` (whole lines per block; NUL bytes, invalid UTF-8 and
+The block reader of :mod:`focal._text.blocks` (whole lines per block; NUL bytes, invalid UTF-8 and
 over-long lines refused with ``path:line:``) split into fields at white space (bytes <= 32:
 space, tab, CR, LF, other control characters), with no Python work per line. Unlike the score
 readers of :mod:`focal.io`, a comma is part of a field and a line may hold any number of fields:
 the caller picks the lines it wants (by first field, by field count) and gets their fields as
-:class:`focal._blocks.Fields` (ids and exactly parsed numbers, errors with the line).
+:class:`focal._text.blocks.Fields` (ids and exactly parsed numbers, errors with the line).
 
 Used by the term-detection readers of :mod:`focal.std`, which sit below :mod:`focal.io` in the
-package layers: like :mod:`focal._blocks`, a neutral helper that imports none of focal's layers.
+package layers: like :mod:`focal._text.blocks`, a neutral helper that imports none of focal's
+layers.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from . import _blocks
-from ._blocks import FRONT, Fields, iter_blocks
-from .exceptions import FileFormatError
+from ..exceptions import FileFormatError
+from . import blocks as _blocks
+from .blocks import FRONT, Fields, iter_blocks
 
 __all__ = ["LineFields", "iter_line_fields", "max_line_bytes"]
 
@@ -92,7 +93,7 @@ class LineFields:
 def iter_line_fields(path):
     """Yield a file as :class:`LineFields`, one per block of whole lines.
 
-    Reading is :func:`focal._blocks.iter_blocks` (a leading BOM skipped; NUL bytes, invalid
+    Reading is :func:`focal._text.blocks.iter_blocks` (a leading BOM skipped; NUL bytes, invalid
     UTF-8 and lines longer than :func:`max_line_bytes` refused with ``path:line:``).
     """
     blocks = iter_blocks(path) if BLOCK_BYTES is None else iter_blocks(path, BLOCK_BYTES)

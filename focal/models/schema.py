@@ -61,7 +61,7 @@ class InputSchema:
     task, condition : str or None
         Albayzin task and condition trained on.
     notes : tuple of str
-        What could not be recorded (e.g. a model file of version 1); not saved.
+        What could not be recorded; not saved.
     """
 
     kind: str
@@ -100,23 +100,16 @@ def model_steps(model):
 
 def model_kind(model) -> str:
     """``"multiclass"`` when the model's last step outputs class log-likelihoods, else
-    ``"binary"``.
+    ``"binary"``: what its ``output_kind`` says (the multiclass estimators and the runtime's
+    models say it; binary ones need not).
     """
-    kind = getattr(model_steps(model)[-1], "output_kind", None)
-    if kind in KINDS:  # a model of focal.runtime says what it gives
-        return kind
-    from .estimators import GaussianBackend, MulticlassFusion
-
-    return (
-        "multiclass"
-        if isinstance(model_steps(model)[-1], (MulticlassFusion, GaussianBackend))
-        else "binary"
-    )
+    kind = getattr(model_steps(model)[-1], "output_kind", "binary")
+    return kind if kind in KINDS else "binary"
 
 
 def _derived(model) -> InputSchema:
     """The schema the fitted estimators themselves tell (no file format)."""
-    from .core.validation import classes_of_feature_names
+    from ..core.validation import classes_of_feature_names
 
     steps = model_steps(model)
     first, last = steps[0], steps[-1]

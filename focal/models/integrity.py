@@ -79,7 +79,7 @@ def read_model_bytes(file, max_bytes=DEFAULT_MAX_BYTES):
     if hasattr(file, "read"):
         name = str(getattr(file, "name", "<stream>"))
         return name, _read_blocks(file, max_bytes, name)
-    from ._files import open_input
+    from .._text.outputs import open_input
 
     name = os.fspath(file)
     with open_input(name) as handle:
@@ -306,6 +306,7 @@ def canonical(payload) -> bytes:
 
 
 def digest(payload) -> str:
+    """SHA-256 (hex) of the document's :func:`canonical` form."""
     return hashlib.sha256(canonical(payload)).hexdigest()
 
 

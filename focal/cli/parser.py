@@ -1,7 +1,8 @@
-"""The ``focal`` command line's arguments: argparse definitions only (run by :mod:`focal.cli`).
+"""The ``focal`` command line's arguments: argparse definitions only (run by
+:mod:`focal.cli.commands`).
 
 One function per command; the argument types and the groups several commands share are in
-:mod:`focal._cli_args`. A bad value is a usage error (exit status 2, argparse's message).
+:mod:`focal.cli.args`. A bad value is a usage error (exit status 2, argparse's message).
 
 References
 ----------
@@ -18,9 +19,9 @@ from __future__ import annotations
 
 import argparse
 
-from . import _cli_args as _args
-from . import _cli_extras as _extras
-from ._version import __version__
+from .._version import __version__
+from . import args as _args
+from . import options as _extras
 
 __all__ = ["build_parser", "DEFAULT_P_TARGET"]
 
@@ -131,9 +132,9 @@ def _apply(sub):
         "Apply a model saved by 'focal train', 'focal train-multiclass' or focal.save to eval "
         "score files, one per system in the training order (checked against the model's "
         "systems; class columns matched by name), and write the calibrated LLRs or "
-        "log-likelihoods in the input format (focal.io.apply_model). The files are streamed in "
-        "bounded memory: they must list the same trials in the same order, unless --align is "
-        "given, which reads them whole and aligns them on the trial ids.",
+        "log-likelihoods in the input format (focal.workflows.apply_model). The files are "
+        "streamed in bounded memory: they must list the same trials in the same order, unless "
+        "--align is given, which reads them whole and aligns them on the trial ids.",
         "focal apply fuser.json eval_sys1.scores eval_sys2.scores -o eval_fused.scores",
     )
     ap.add_argument("model", help="model file (JSON, from focal train / focal.save)")

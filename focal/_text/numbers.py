@@ -30,7 +30,7 @@ import functools
 
 import numpy as np
 
-from . import _arrow
+from . import arrow as _arrow
 
 __all__ = ["byte_masks", "format_numbers", "parse_numbers"]
 

@@ -1,4 +1,4 @@
-"""Argument types and argument groups shared by the commands of :mod:`focal._cli_parser`.
+"""Argument types and argument groups shared by the commands of :mod:`focal.cli.parser`.
 
 A bad value is a usage error (exit status 2, argparse's message).
 """

@@ -6,9 +6,11 @@ normalization, progress and logging (argparse and printing only; the work is in 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
+import math
 
-from ._cli_args import argument
+from .args import argument
 
 __all__ = [
     "add_cost",
@@ -27,7 +29,7 @@ __all__ = [
 
 
 def _cost(text: str):
-    from .metrics.report import parse_operating_point
+    from ..metrics.report import parse_operating_point
 
     try:
         return parse_operating_point(text, "--cost")
@@ -108,13 +110,25 @@ class _StderrHandler(logging.Handler):
 
 
 def add_json(parser):
+    """``--json``: print the result as JSON (:func:`print_json`)."""
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
 
 
 def print_json(value) -> None:
-    from .cli import _print_json  # one JSON writer for every command
+    """Print ``value`` as JSON, non-finite floats as the strings "inf", "-inf", "nan": the one
+    JSON writer of every command.
+    """
 
-    _print_json(value)
+    def safe(v):
+        if isinstance(v, dict):
+            return {k: safe(x) for k, x in v.items()}
+        if isinstance(v, (list, tuple)):
+            return [safe(x) for x in v]
+        if isinstance(v, float) and not math.isfinite(v):
+            return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
+        return v
+
+    print(json.dumps(safe(value), indent=2, allow_nan=False))
 
 
 # -- evaluate --------------------------------------------------------------------------------
@@ -178,7 +192,7 @@ def read_binary_systems(
     """``({path: (tar, non)}, {path: (models, tests, y)})``: each system's target and
     non-target scores, and the trial ids (None unless ``ids``) and labels of its aligned trials.
     """
-    from .io._join import iter_aligned
+    from ..io._join import iter_aligned
 
     systems, trials = {}, {}
     for path, x, y, models, tests in iter_aligned(
@@ -198,7 +212,7 @@ def read_binary_systems(
 
 def evaluate_reports(systems, ids, points, args):
     """The calibration reports of ``focal evaluate`` with its optional parts."""
-    from .metrics import calibration_report
+    from ..metrics import calibration_report
 
     cluster = getattr(args, "cluster", "trial")
     c_primary = getattr(args, "c_primary", None)
@@ -239,7 +253,7 @@ def evaluate_reports(systems, ids, points, args):
 def plot_pages():
     """:mod:`focal.plots.pages`, or a ValueError saying how to install matplotlib."""
     try:
-        from .plots import pages
+        from ..plots import pages
     except ImportError as exc:
         raise ValueError(str(exc)) from None
     return pages
@@ -254,8 +268,8 @@ def multiclass_page_writer(args):
     pages = plot_pages()
 
     def write(reports):
-        from .io import align_multiclass, read_multiclass_key
-        from .io.workflows import read_multiclass_systems
+        from ..io import align_multiclass, read_multiclass_key
+        from ..io.multiclass import read_multiclass_systems
 
         key = read_multiclass_key(args.key)
         entries = []
@@ -326,7 +340,7 @@ def add_normalize(sub, formatter):
 
 
 def cmd_normalize(args) -> int:
-    from .io.normalize import normalize_files
+    from ..workflows.normalize import normalize_files
 
     norm = normalize_files(
         args.scores[0],

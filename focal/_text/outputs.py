@@ -49,7 +49,7 @@ _WRITE_ERRORS = {
 
 
 def _fail(path, action, exc) -> OSError:
-    from .exceptions import file_access_error
+    from ..exceptions import file_access_error
 
     return file_access_error(exc, path, action)
 

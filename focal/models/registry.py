@@ -4,8 +4,8 @@ Each entry says where the class lives, the name a model file stores, how its nod
 (``"state"``: an estimator that saves its fitted state by the hooks of
 :mod:`focal.estimators._state`; ``"steps"``: a scikit-learn Pipeline of such nodes), its
 constructor parameters (``get_params()``, in order; a test keeps them equal), the fields it
-saves (a name in :mod:`focal._fitted_state`) and the class of :mod:`focal.runtime._models` that
-applies it with NumPy alone. Importing this module imports nothing: the classes are imported on
+saves (a name in :mod:`focal.models.fitted_state`) and the class of :mod:`focal.runtime._models`
+that applies it with NumPy alone. Importing this module imports nothing: the classes are imported on
 first use, so ``import focal`` stays light and a NumPy-only reader can read the names.
 """
 
@@ -107,15 +107,10 @@ REGISTRY = (
 LOADABLE = tuple(entry.name for entry in REGISTRY)
 
 
-def loadable_classes(runtime: bool = False) -> dict:
-    """``{name: (class, node kind)}`` of the loadable classes (imported here); with
-    ``runtime``, the NumPy-only classes of :mod:`focal.runtime` that apply them instead
-    (:func:`focal.runtime._decode.runtime_class`).
+def loadable_classes() -> dict:
+    """``{name: (class, node kind)}`` of the loadable classes (imported here). The NumPy-only
+    runtime maps the same entries to its own classes (:func:`focal.runtime.load`).
     """
-    if runtime:
-        from .runtime._decode import runtime_class
-
-        return {entry.name: (runtime_class(entry), entry.node) for entry in REGISTRY}
     return {
         entry.name: (
             getattr(importlib.import_module(entry.module), entry.name),

@@ -1,7 +1,7 @@
 """Vectorized splitting of text score files into records of fields (no Python loop per line).
 
-A file is read in blocks of whole lines (:mod:`focal._blocks`, which also holds the records'
-:class:`~focal._blocks.Fields`, the length limits and the id-width guard). In each block,
+A file is read in blocks of whole lines (:mod:`focal._text.blocks`, which also holds the records'
+:class:`~focal._text.blocks.Fields`, the length limits and the id-width guard). In each block,
 fields are the maximal runs of bytes other than white space (space, tab, CR, VT, FF, LF; other
 control characters count as white space too) and commas; blank lines and lines whose first field
 starts with ``#`` are skipped. A record is a line with exactly the expected number of fields;
@@ -22,47 +22,27 @@ import re
 
 import numpy as np
 
-from .. import _blocks
-from .._blocks import (
-    BLOCK_BYTES,
-    FRONT,
-    PAD,
-    Block,
-    Fields,
-    concat_ids,
-    concat_pieces,
-    gather_ids,
-    iter_blocks,
-    read_limits,
-)
-from .._source import display_name
 from ..exceptions import FileFormatError
+from . import blocks as _blocks
+from .blocks import (
+    FRONT,
+    Fields,
+)
 
-# the block reader's names, for io's readers (defined once, in focal._blocks)
+# the block reader's names, for io's readers (defined once, in focal._text.blocks)
 __all__ = [
-    "BLOCK_BYTES",
-    "FRONT",
-    "PAD",
-    "Block",
-    "Fields",
     "LineMap",
     "blank_line",
     "check_id_column",
-    "concat_ids",
-    "concat_pieces",
-    "display_name",
     "first_record",
     "format_lines",
-    "gather_ids",
     "ids_text",
-    "iter_blocks",
-    "read_limits",
     "split_fields",
 ]
 
 
 def __getattr__(name):
-    """``MAX_ID_LENGTH`` and ``MAX_LINE_BYTES``: the current limits of :mod:`focal._blocks`
+    """``MAX_ID_LENGTH`` and ``MAX_LINE_BYTES``: the current limits of :mod:`focal._text.blocks`
     (which :func:`read_limits` changes), not a copy taken at import.
     """
     if name in ("MAX_ID_LENGTH", "MAX_LINE_BYTES"):

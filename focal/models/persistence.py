@@ -5,8 +5,8 @@
 
 A model file holds the constructor parameters and the fitted numbers of the estimator, nothing
 else: no pickled objects, no code, no class paths. Loading instantiates only the classes of a
-fixed list (:data:`LOADABLE`, kept once in :mod:`focal._registry`), through their constructors,
-and accepts a file only if every part of it checks out:
+fixed list (:data:`LOADABLE`, kept once in :mod:`focal.models.registry`), through their
+constructors, and accepts a file only if every part of it checks out:
 
 - the file is UTF-8 JSON (duplicate keys, ``NaN`` / ``Infinity`` literals and numbers that
   overflow are refused), with exactly the fields below and nothing more;
@@ -50,17 +50,12 @@ File layout (schema version 2)::
       "sha256": "..."
     }
 
-``input`` is the model's input schema (:class:`focal.schema.InputSchema`): binary or
+``input`` is the model's input schema (:class:`focal.models.schema.InputSchema`): binary or
 multiclass, the number and names of the systems, the class names in column order, and the
 score-file format (with the Albayzin task and condition) it was trained on; nulls where the
 model was trained on arrays. :func:`load` checks it against the model (the system names are
 also each estimator's ``feature_names_in_``, the classes its ``classes_``) and attaches it as
-``model.input_schema_``, which :func:`focal.io.apply_model` uses. Files of version 1 (no
-``input``) still load: the schema is derived from the model where it can be (system names from
-``feature_names_in_``, class names from string ``classes_``), with a note in
-``input_schema_.notes`` saying what is unknown; the parameters added since (``pos_label``,
-``class_names``) take their defaults, except that a binary model trained on labels other than
-0/1 gets ``pos_label`` = its target label (version 1 took the larger label as the target).
+``model.input_schema_``, which :func:`focal.workflows.apply_model` uses.
 
     NODE of an estimator:  {"class": "LogisticFusion", "params": {...}, "set_output": null,
                             "fitted": {...}}
@@ -72,21 +67,21 @@ also each estimator's ``feature_names_in_``, the classes its ``classes_``) and a
 tuple written ``{"tuple": [...]}`` and a NumPy array ``{"ndarray": {"dtype": ..., "values":
 [...]}}``. ``set_output`` is the container chosen with ``set_output(transform=...)`` (null:
 never set). ``fitted`` holds the fitted attributes of each class (its ``_state_fields``, see
-:mod:`focal._fitted_state`); arrays are nested lists whose shape the schema fixes; class labels
-are ``{"dtype": ..., "values": [...]}``; ``feature_names_in_`` is a list of strings or null. A
-pipeline step's ``estimator`` may also be ``"passthrough"`` or null.
+:mod:`focal.models.fitted_state`); arrays are nested lists whose shape the schema fixes; class
+labels are ``{"dtype": ..., "values": [...]}``; ``feature_names_in_`` is a list of strings or null.
+A pipeline step's ``estimator`` may also be ``"passthrough"`` or null.
 
-How the parts fit: :mod:`focal._model_integrity` reads the bytes (bounded, checksums, strict
-JSON); this module reads and writes the document, :mod:`focal._model_nodes` its nodes;
-:mod:`focal._model_codec` reads and writes typed values;
+How the parts fit: :mod:`focal.models.integrity` reads the bytes (bounded, checksums, strict
+JSON); this module reads and writes the document, :mod:`focal.models.nodes` its nodes;
+:mod:`focal.models.codec` reads and writes typed values;
 each estimator says what it saves and checks it (the saved-state protocol of
-:mod:`focal.estimators._state`); :mod:`focal._registry` lists the classes that may be loaded.
+:mod:`focal.estimators._state`); :mod:`focal.models.registry` lists the classes that may be loaded.
 :func:`read_model` reads a file into the estimators, or into the NumPy-only models of
 :mod:`focal.runtime` (the same checks, another list of classes).
 
 :func:`save` appends a last line ``"integrity": {"sha256": ..., "hmac_sha256": ...}``: the
 SHA-256 (and, with a ``key``, the HMAC-SHA256) of the file's bytes before that line, which
-:func:`load` checks on the raw bytes before parsing (see :mod:`focal._model_integrity`; a
+:func:`load` checks on the raw bytes before parsing (see :mod:`focal.models.integrity`; a
 re-formatted file, whose line moved, is checked by the ``sha256`` of the canonical form only).
 Loading is bounded: at most ``max_bytes`` bytes, JSON nesting at most 64 deep, and a model
 whose outputs on ordinary scores are NaN or infinite is refused. Checksums detect damage, not
@@ -114,18 +109,24 @@ import hmac
 import json
 import os
 
-from ._model_codec import Fields, invalid, kind_of
-from ._model_integrity import DEFAULT_MAX_BYTES, digest, parse, pretty
-from ._model_nodes import node_in, node_out
-from ._registry import LOADABLE, loadable_classes
-from ._version import __version__
+from .._version import __version__
+from .codec import Fields, invalid, kind_of
+from .integrity import DEFAULT_MAX_BYTES, digest, parse, pretty
+from .nodes import node_in, node_out
+from .registry import loadable_classes
 
-__all__ = ["save", "load", "LOADABLE", "SCHEMA_VERSION", "READABLE_VERSIONS", "FORMAT"]
+__all__ = [
+    "save",
+    "load",
+    "SCHEMA_VERSION",
+    "READABLE_VERSIONS",
+    "FORMAT",
+]
 
 FORMAT = "focal-model"
 SCHEMA_VERSION = 2
-#: Versions this focal reads: 1 (no input schema; loaded with it derived where possible).
-READABLE_VERSIONS = (1, 2)
+#: Versions this focal reads.
+READABLE_VERSIONS = (2,)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -190,7 +191,7 @@ def save(estimator, file, *, key=None) -> None:
     >>> bool((loaded.decision_function([0.3, 7.0]) == cal.decision_function([0.3, 7.0])).all())
     True
     """
-    from ._model_integrity import seal
+    from .integrity import seal
 
     data = seal((pretty(_document(estimator)) + "\n").encode("utf-8"), key)
     if hasattr(file, "write"):
@@ -203,7 +204,7 @@ def save(estimator, file, *, key=None) -> None:
 
 
 def _write_atomically(path: str, data: bytes) -> None:
-    from ._files import write_output
+    from .._text.outputs import write_output
 
     try:
         with write_output(path) as out:
@@ -241,7 +242,7 @@ def _decode_document(doc, classes):
     if len(checksum) != 64 or not set(checksum) <= set("0123456789abcdef"):
         raise invalid("sha256", "must be 64 lowercase hexadecimal digits")
     model, _ = top.take("model")
-    schema = top.take("input")[0] if version > 1 else None
+    schema, _ = top.take("input")
     top.done()
     payload = {k: v for k, v in doc.items() if k != "sha256"}
     if not hmac.compare_digest(checksum, digest(payload)):
@@ -254,30 +255,10 @@ def _decode_document(doc, classes):
 
 
 def _schema_in(model, value):
-    """Check the ``input`` schema of a document against its model and attach it; a version-1
-    document has none: the schema is derived from the model, with a note of what is missing.
-    """
+    """Check the ``input`` schema of a document against its model and attach it."""
     from .schema import FORMATS, InputSchema, input_schema
 
     derived = input_schema(model)
-    if value is None:
-        missing = [
-            what
-            for what, v in (
-                ("system names", derived.systems),
-                ("class names", derived.classes if derived.kind == "multiclass" else ()),
-            )
-            if v is None
-        ]
-        note = (
-            "a model file of version 1 does not record the score-file format"
-            + (f" or the {' and '.join(missing)}" if missing else "")
-            + ": focal apply checks the number of systems and classes only"
-        )
-        model.input_schema_ = InputSchema(
-            derived.kind, derived.n_systems, derived.systems, derived.classes, notes=(note,)
-        )
-        return model
     obj = Fields(value, "input")
     kind = obj.str("kind", ("binary", "multiclass"))
     n_systems = obj.int("n_systems", 1)
@@ -348,10 +329,10 @@ def load(file, *, key=None, max_bytes: int = DEFAULT_MAX_BYTES):
 
 def read_model(file, key, max_bytes, classes):
     """The model of a model file, every part checked (see :func:`load`), built of ``classes``
-    (:func:`focal._registry.loadable_classes`: the estimators, or the NumPy-only models of
+    (:func:`focal.models.registry.loadable_classes`: the estimators, or the NumPy-only models of
     :mod:`focal.runtime`).
     """
-    from ._model_integrity import check_depth, check_usable, read_model_bytes, unseal
+    from .integrity import check_depth, check_usable, read_model_bytes, unseal
 
     name = str(getattr(file, "name", "<stream>")) if hasattr(file, "read") else os.fspath(file)
     try:

@@ -1,13 +1,13 @@
 """Text files read in blocks of whole lines with NumPy (no Python work per line).
 
 The one block reader of focal's text files: score and key files (:mod:`focal.io`), the term
-detection tables and RTTM (:mod:`focal.std`, through :mod:`focal._textfiles`). A neutral helper:
+detection tables and RTTM (:mod:`focal.std`, through :mod:`focal._text.lines`). A neutral helper:
 any layer may import it, and it imports none of focal's layers.
 
-A file (``-`` is standard input, a gzip stream is decompressed: :mod:`focal._source`) is read as
-:class:`Block` objects of whole lines; :class:`Fields` holds the fields of a block's records
+A file (``-`` is standard input, a gzip stream is decompressed: :mod:`focal._text.source`) is read
+as :class:`Block` objects of whole lines; :class:`Fields` holds the fields of a block's records
 with their line numbers, gives ids as fixed-width UTF-8 bytes (:func:`gather_ids`) and numbers
-parsed exactly (:func:`focal._numbers.parse_numbers`). Every error is a
+parsed exactly (:func:`focal._text.numbers.parse_numbers`). Every error is a
 :class:`~focal.exceptions.FileFormatError` ``path:line: message``.
 
 Hostile input stays linear: each read is cut after its last line break (searched from the end;
@@ -26,9 +26,9 @@ import os
 
 import numpy as np
 
-from ._numbers import byte_masks, parse_numbers
-from ._source import display_name, open_source
-from .exceptions import FileFormatError, InvalidParameterError
+from ..exceptions import FileFormatError, InvalidParameterError
+from .numbers import byte_masks, parse_numbers
+from .source import display_name, open_source
 
 __all__ = [
     "BLOCK_BYTES",
@@ -59,7 +59,7 @@ class Block:
     PAD zero bytes (a NumPy view of ``buffer``, a ``bytearray``); ``first_line`` is the line
     number of its first line. ``newlines`` (the positions of its line feeds in ``data``) and
     ``n_lines`` are found when first asked for, unless a reader that found them already
-    (:func:`focal.io._text.split_fields`) stored them.
+    (:func:`focal._text.fields.split_fields`) stored them.
     """
 
     __slots__ = ("_n_lines", "_newlines", "buffer", "data", "first_line", "path", "size")

@@ -1,9 +1,9 @@
 """The nodes of a model document: an estimator (its parameters and its fitted state) or a
-scikit-learn Pipeline of nodes, written and read by :mod:`focal.persistence`; constructor
+scikit-learn Pipeline of nodes, written and read by :mod:`focal.models.persistence`; constructor
 parameters as JSON values (:func:`param_out`, :func:`param_in`).
 
-Which node a class has comes from :mod:`focal._registry`; what an estimator saves and how it is
-checked and restored comes from the estimator itself, through the saved-state protocol of
+Which node a class has comes from :mod:`focal.models.registry`; what an estimator saves and how it
+is checked and restored comes from the estimator itself, through the saved-state protocol of
 :mod:`focal.estimators._state`. Nothing here names an estimator class.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._model_codec import (
+from .codec import (
     LABEL_DTYPES,
     Fields,
     StateError,
@@ -20,11 +20,10 @@ from ._model_codec import (
     read_fields,
     write_fields,
 )
-from ._registry import LOADABLE
+from .registry import LOADABLE
 
 __all__ = ["node_out", "node_in", "param_out", "param_in"]
 
-_NEW_IN_VERSION_2 = ("pos_label", "class_names")  # parameters a version-1 file lacks
 _MAX_DEPTH = 8  # pipelines nested in pipelines
 _PIPELINE_PARAMS = ("memory", "transform_input", "verbose")
 _OUTPUTS = (None, "default", "pandas", "polars")
@@ -50,7 +49,7 @@ def _checked(where, hook, *args):
 
 def node_out(est, classes, where, depth=0):
     """The JSON node of ``est`` (at place ``where`` of the document); ``classes`` is
-    :func:`focal._registry.loadable_classes`. Raises ValueError for anything that cannot be
+    :func:`focal.models.registry.loadable_classes`. Raises ValueError for anything that cannot be
     saved faithfully.
     """
     if depth > _MAX_DEPTH:
@@ -101,11 +100,7 @@ def _estimator_out(est, classes, where, depth):
 
 def _estimator_in(obj, cls, classes, version, depth):
     params_obj = obj.object("params")
-    params = {
-        p: param_in(*params_obj.take(p))
-        for p in cls().get_params(deep=False)
-        if not (version == 1 and p in _NEW_IN_VERSION_2)
-    }
+    params = {p: param_in(*params_obj.take(p)) for p in cls().get_params(deep=False)}
     params_obj.done()
     est = cls(**params)
     _checked(params_obj.where, est._check_params)
@@ -181,7 +176,7 @@ def _pipeline_in(obj, cls, classes, version, depth):
     return cls(steps, verbose=verbose)
 
 
-#: how each kind of node of :mod:`focal._registry` is written and read
+#: how each kind of node of :mod:`focal.models.registry` is written and read
 _NODES = {"state": (_estimator_out, _estimator_in), "steps": (_pipeline_out, _pipeline_in)}
 
 

@@ -1,6 +1,6 @@
 """Where text inputs come from: ``-`` is standard input, and gzip streams are read as they are
 (recognised by their magic bytes, whatever the file is called). A neutral helper of the block
-reader (:mod:`focal._blocks`), which io and std share.
+reader (:mod:`focal._text.blocks`), which io and std share.
 """
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import gzip
 import os
 import sys
 
-from ._files import open_input
+from .outputs import open_input
 
 __all__ = ["STDIN", "display_name", "open_source"]
 

@@ -1,8 +1,8 @@
 """The ``focal`` command line (also ``python -m focal``): train, apply and evaluate on files
 (``focal COMMAND --help``; examples in the README).
 
-Argument parsing (:mod:`focal._cli_parser`) and printing only: every job is a library
-function (:mod:`focal.io.workflows`, :func:`focal.io.apply_model`,
+Argument parsing (:mod:`focal.cli.parser`) and printing only: every job is a library
+function (:mod:`focal.workflows.train`, :func:`focal.workflows.apply_model`,
 :func:`focal.std.term_detection_report`, :func:`focal.save` / :func:`focal.load`) whose report
 objects print themselves.
 
@@ -14,41 +14,24 @@ interrupted. Output piped into a program that stops reading (``| head``) ends qu
 
 from __future__ import annotations
 
-import json
-import math
 import os
 import sys
 import warnings
 from typing import TYPE_CHECKING
 
-from . import _cli_extras as _extras
-from ._cli_parser import DEFAULT_P_TARGET, build_parser
+from . import options as _extras
+from .parser import DEFAULT_P_TARGET, build_parser
 
 if TYPE_CHECKING:
-    from .metrics.report import CalibrationReport
+    from ..metrics.report import CalibrationReport
 
 # ---------------------------------------------------------------------------------------------
 # printing
 
 
-def _print_json(value) -> None:
-    """JSON with non-finite floats as the strings "inf", "-inf", "nan"."""
-
-    def safe(v):
-        if isinstance(v, dict):
-            return {k: safe(x) for k, x in v.items()}
-        if isinstance(v, (list, tuple)):
-            return [safe(x) for x in v]
-        if isinstance(v, float) and not math.isfinite(v):
-            return "nan" if math.isnan(v) else ("inf" if v > 0 else "-inf")
-        return v
-
-    print(json.dumps(safe(value), indent=2, allow_nan=False))
-
-
 def _print_reports(reports, as_json) -> None:
     if as_json:
-        _print_json([r.to_dict() for r in reports])
+        _extras.print_json([r.to_dict() for r in reports])
         return
     for report in reports:
         print(report)
@@ -56,7 +39,7 @@ def _print_reports(reports, as_json) -> None:
 
 
 def _save(model, path, key=None, quiet=False) -> None:
-    from .persistence import save
+    from ..models.persistence import save
 
     save(model, path, key=key)
     print(f"saved to {path}", file=sys.stderr if quiet else _summary_stream(path))
@@ -64,7 +47,7 @@ def _save(model, path, key=None, quiet=False) -> None:
 
 def _summary_stream(output):
     """Where to print a summary: stderr when the output itself is streamed (``-``, a pipe)."""
-    from ._files import is_stream
+    from .._text.outputs import is_stream
 
     return sys.stderr if is_stream(output) else sys.stdout
 
@@ -72,7 +55,7 @@ def _summary_stream(output):
 def _report_writer():
     """:func:`focal.plots.write_report`, or a ValueError saying how to install matplotlib."""
     try:
-        from .plots import write_report
+        from ..plots import write_report
     except ImportError as exc:
         raise ValueError(str(exc)) from None
     return write_report
@@ -93,7 +76,7 @@ def _formats(args):
     key = one(getattr(args, "key_format", None), getattr(args, "key_columns", None), "key-")
     scores = one(args.format, args.columns, "")
     if getattr(args, "key", "") is None:
-        from .io.formats import score_layout
+        from ..io.formats import score_layout
 
         if not score_layout(scores).has("label"):  # a usage error, as argparse reports one
             build_parser().error(
@@ -104,10 +87,10 @@ def _formats(args):
 
 
 def _cmd_train(args) -> int:
-    from .io import train_fusion
+    from ..workflows import train_fusion
 
     if args.cost is not None:  # --cost P:C_MISS:C_FA trains at its effective prior
-        from .core.priors import effective_prior
+        from ..core.priors import effective_prior
 
         args.p_target = effective_prior(*args.cost)
     score_format, key_format = _formats(args)
@@ -133,7 +116,7 @@ def _finish_training(fit, args) -> int:
         print(fit, file=_summary_stream(args.output))
     _save(fit.model, args.output, _signing_key(args), quiet=args.json)
     if args.json:
-        _print_json({"model": str(args.output), **fit.to_dict()})
+        _extras.print_json({"model": str(args.output), **fit.to_dict()})
     return 0
 
 
@@ -144,7 +127,7 @@ def _dask_reports(args, p_targets):
             "--plot is not available with --dask: the figures need the scores in memory"
         )
     try:
-        from .dask import evaluate_files
+        from ..dask import evaluate_files
     except ImportError as exc:
         raise ValueError(str(exc)) from None
     return evaluate_files(
@@ -194,7 +177,7 @@ def _cmd_evaluate(args) -> int:
 
 
 def _cmd_train_multiclass(args) -> int:
-    from .io import train_multiclass_fusion
+    from ..workflows import train_multiclass_fusion
 
     fit = train_multiclass_fusion(
         args.scores,
@@ -208,7 +191,7 @@ def _cmd_train_multiclass(args) -> int:
 
 
 def _cmd_evaluate_multiclass(args) -> int:
-    from .io import evaluate_multiclass
+    from ..workflows import evaluate_multiclass
 
     write_page = _extras.multiclass_page_writer(args)  # before any work
     reports = evaluate_multiclass(
@@ -222,7 +205,7 @@ def _cmd_evaluate_multiclass(args) -> int:
 
 def _apply_quality(model, args) -> int:
     """``focal apply`` of a quality fusion: scores plus per-segment or per-trial quality."""
-    from .io.quality import apply_quality_model, quality_step
+    from ..workflows.apply import apply_quality_model, quality_step
 
     if not (args.quality or args.trial_quality):
         raise ValueError(
@@ -242,7 +225,7 @@ def _apply_quality(model, args) -> int:
         chunk_size=args.chunk_size,
     )
     if args.json:
-        _print_json({"output": str(args.output), "n_trials": n, "n_backoff": n_backoff})
+        _extras.print_json({"output": str(args.output), "n_trials": n, "n_backoff": n_backoff})
     else:
         print(
             f"{args.output}: {n:,} trials ({n_backoff:,} without quality: affine back-off)",
@@ -252,10 +235,9 @@ def _apply_quality(model, args) -> int:
 
 
 def _cmd_apply(args) -> int:
-    from .io.apply import apply_model
-    from .io.quality import quality_step
-    from .runtime import load  # NumPy alone: no scikit-learn or SciPy to apply a model
-    from .schema import input_schema
+    from ..models.schema import input_schema
+    from ..runtime import load  # NumPy alone: no scikit-learn or SciPy to apply a model
+    from ..workflows.apply import apply_model, quality_step
 
     model = load(args.model, key=_signing_key(args))
     if args.quality or args.trial_quality or quality_step(model) is not None:
@@ -275,14 +257,14 @@ def _cmd_apply(args) -> int:
     )
     unit = "segments" if schema.kind == "multiclass" else "trials"
     if args.json:
-        _print_json({"output": str(args.output), f"n_{unit}": n})
+        _extras.print_json({"output": str(args.output), f"n_{unit}": n})
     else:
         print(f"{args.output}: {n:,} {unit}", file=_summary_stream(args.output))
     return 0
 
 
 def _cmd_sws(args) -> int:
-    from .io.workflows import evaluate_term_detection
+    from ..workflows import evaluate_term_detection
 
     pages = _extras.plot_pages() if args.plot is not None else None  # before any work
     report = evaluate_term_detection(
@@ -298,7 +280,7 @@ def _cmd_sws(args) -> int:
         cnxe_queries=args.cnxe_queries,
     )
     if args.json:
-        _print_json(report.to_dict(per_query=args.per_query))
+        _extras.print_json(report.to_dict(per_query=args.per_query))
     else:
         print(report.to_text(per_query=args.per_query))
     if pages is not None:
@@ -319,20 +301,20 @@ def _cmd_demo(args) -> int:
     reports: list[CalibrationReport] = []
     with contextlib.redirect_stdout(sys.stderr):  # the narrative to stderr, the numbers to stdout
         status = run_demo(args.data, args.out, args.p_target, reports=reports)
-    _print_json([r.to_dict() for r in reports])
+    _extras.print_json([r.to_dict() for r in reports])
     return status
 
 
 def _signing_key(args):
     """The secret in ``--signing-key FILE``, or None."""
-    from ._files import read_secret
+    from .._text.outputs import read_secret
 
     return None if getattr(args, "signing_key", None) is None else read_secret(args.signing_key)
 
 
 def _check_output(args) -> None:
     """Refuse, before any work, an output that is a folder or one of the command's inputs."""
-    from ._files import check_output
+    from .._text.outputs import check_output
 
     if getattr(args, "output", None):
         inputs = [getattr(args, n, None) for n in ("model", "key", "signing_key")]
@@ -350,7 +332,9 @@ _COMMANDS = {
     "normalize": _extras.cmd_normalize,
 }
 
-__all__ = ["main", "build_parser"]
+__all__ = [
+    "main",
+]
 
 # exit status of each exception type; messages are printed as they are, on one line
 _EXIT = ((ValueError, 1), (OSError, 1), (MemoryError, 1), (KeyboardInterrupt, 130))
@@ -388,7 +372,3 @@ def main(argv=None) -> int:
         status = next(code for t, code in _EXIT if isinstance(exc, t))
         print(f"focal: {'' if status == 130 else 'error: '}{_message(exc)}", file=sys.stderr)
         return status
-
-
-if __name__ == "__main__":
-    sys.exit(main())

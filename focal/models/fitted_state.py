@@ -5,8 +5,8 @@ Plain data and pure checks on plain arrays (NumPy and the NumPy-only parts of fo
 no scikit-learn, no SciPy), so that
 anything reading a model file, the estimators' own state hooks
 (:mod:`focal.estimators._state`) or a NumPy-only runtime, reads and checks the same fields the
-same way. The fields are :class:`focal._model_codec.Field` tuples, in the order they are
-written; the checks raise :class:`focal._model_codec.StateError` naming the field.
+same way. The fields are :class:`focal.models.codec.Field` tuples, in the order they are
+written; the checks raise :class:`focal.models.codec.StateError` naming the field.
 :func:`check_params` is the one check of the parameters that the estimators' ``_check_params``
 and the runtime share (an :class:`focal.exceptions.InvalidParameterError` names a bad one).
 """
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._model_codec import MAX_COUNT, Field, StateError
+from .codec import MAX_COUNT, Field, StateError
 
 #: The covariance models of a Gaussian back-end (:data:`focal.core.maps.COVARIANCE_TYPES`,
 #: restated so that this module imports NumPy only at module level; a test keeps them equal)
@@ -151,8 +151,8 @@ def _rules():
     transforms of a quality measure).
     """
     if not _RULES:
-        from .core import maps
-        from .core.validation import (
+        from ..core import maps
+        from ..core.validation import (
             check_int,
             check_non_negative,
             check_pos_label,
@@ -178,7 +178,7 @@ def _rules():
 
 
 def _invalid(message):
-    from .exceptions import InvalidParameterError
+    from ..exceptions import InvalidParameterError
 
     return InvalidParameterError(message)
 
@@ -263,17 +263,9 @@ def _sorted(values) -> bool:
 
 def check_binary_classes(classes, pos_label, version):
     """``classes_`` of a binary estimator is ``[non-target, target]``: the target is
-    ``pos_label`` when one is set, else 1 / True (focal's label rule). A version-1 file wrote
-    them sorted, the target last: returns the ``pos_label`` that keeps that meaning (the larger
-    label, for labels other than 0/1).
+    ``pos_label`` when one is set, else 1 / True (focal's label rule). Returns ``pos_label``.
     """
     values = classes.tolist()
-    if version == 1:
-        if not _sorted(values):
-            raise StateError("class labels must be distinct and sorted", "classes_")
-        if values not in ([0, 1], [False, True]) and pos_label is None:
-            return values[1]  # the target of version 1: the larger label
-        return pos_label
     target = 1 if pos_label is None else pos_label
     if values[1] != target or (pos_label is None and values[0] != 0):
         raise StateError(
@@ -284,16 +276,16 @@ def check_binary_classes(classes, pos_label, version):
 
 def check_multiclass_classes(classes, class_names, prior, version) -> None:
     """``classes_`` of a multiclass estimator: the ``class_names`` parameter when given; names
-    in column order (from a DataFrame's columns, version 2); else sorted labels, ``0..N-1``
-    when a prior fixes N.
+    in column order (from a DataFrame's columns); else sorted labels, ``0..N-1`` when a prior
+    fixes N.
     """
-    from .core.validation import check_prior
+    from ..core.validation import check_prior
 
     if class_names is not None:
         if classes.tolist() != list(class_names):
             raise StateError("must be the class_names parameter", "classes_")
         return
-    if classes.dtype.kind in "OU" and version > 1:
+    if classes.dtype.kind in "OU":
         return  # names in column order (from a DataFrame's columns)
     if not _sorted(classes.tolist()):
         raise StateError("class labels must be distinct and sorted", "classes_")
@@ -349,7 +341,7 @@ def check_pav_llr(state, pseudo_count) -> None:
     (:func:`focal.core.pav.bounded_pav_blocks`); with a = 0 exactly the PAV-LLRs of the blocks
     (thesis eq. C.20), whose target fractions increase strictly.
     """
-    from .core.maps import block_llr
+    from ..core.maps import block_llr
 
     lo, hi = state["score_lo_"], state["score_hi_"]
     n_tar, n_non, llr = state["block_n_tar_"], state["block_n_non_"], state["llr_"]
@@ -389,7 +381,7 @@ def check_hull_blocks(state):
     """:func:`check_hull`, then the blocks as a :class:`focal.core.PAVResult` (one run per
     block: the steps of the empirical ROC inside the blocks are not kept; imports SciPy).
     """
-    from .core.pav import PAVResult
+    from ..core.pav import PAVResult
 
     check_hull(state)
     lo, n_tar, n_non = state["score_lo_"], state["block_n_tar_"], state["block_n_non_"]
@@ -433,7 +425,7 @@ def check_quality_measures(state, measures, form, features, quality_transform) -
     ``features`` (:func:`focal.core.quality.quality_features`), and ``scale_coef_`` zero unless
     ``form="scale"``.
     """
-    from .core.maps import quality_features
+    from ..core.maps import quality_features
 
     names = state["measures_"]
     if len(set(names)) != len(names) or not all(names):

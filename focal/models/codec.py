@@ -1,4 +1,5 @@
-"""Typed values of model files: the generic, estimator-independent part of :mod:`focal.persistence`.
+"""Typed values of model files: the generic, estimator-independent part of
+:mod:`focal.models.persistence`.
 
 NumPy only (no scikit-learn, no estimator): a reader of a model file, e.g. a NumPy-only runtime,
 can use it as it is. It knows how to write and read JSON values of a few kinds, each checked for
@@ -9,8 +10,8 @@ type, shape and range, and nothing about any estimator class:
 - :class:`Field`, the description of one saved field (name, kind, shape, bounds) as plain data,
   and :func:`write_fields` / :func:`read_fields`, which write and read a tuple of them.
 
-The document as text (strict parsing, checksums, layout) is :mod:`focal._model_integrity`;
-constructor parameters as JSON values are :mod:`focal._model_nodes`.
+The document as text (strict parsing, checksums, layout) is :mod:`focal.models.integrity`;
+constructor parameters as JSON values are :mod:`focal.models.nodes`.
 
 Every reader raises ``ValueError("<place in the file>: <problem>")``; the place is a path such as
 ``model.steps[1].estimator.fitted.llr_``. An estimator's own checks of its fitted state raise
@@ -126,10 +127,12 @@ def kind_of(value) -> str:
 
 
 def invalid(where: str, problem: str) -> ValueError:
+    """The ValueError of a bad part of a model file: ``"where: problem"``."""
     return ValueError(f"{where}: {problem}")
 
 
 def check_int(value, where, minimum=0, maximum=INT64_MAX) -> int:
+    """``value`` if it is a JSON integer in ``[minimum, maximum]``."""
     if type(value) is not int:
         raise invalid(where, f"must be an integer, got {kind_of(value)}")
     if not minimum <= value <= maximum:
@@ -138,6 +141,7 @@ def check_int(value, where, minimum=0, maximum=INT64_MAX) -> int:
 
 
 def check_float(value, where) -> float:
+    """``value`` if it is a finite JSON number written as a float."""
     if type(value) is not float:  # the writer writes every float with a point or an exponent
         raise invalid(where, f"must be a finite number written as a float, got {kind_of(value)}")
     if not np.isfinite(value):
@@ -156,22 +160,26 @@ class Fields:
         self.unread = set(value)
 
     def take(self, name: str):
+        """``(value, where)`` of a field that must be there, marked read."""
         if name not in self.value:
             raise invalid(self.where, f"missing field {name!r}")
         self.unread.discard(name)
         return self.value[name], f"{self.where}.{name}"
 
     def done(self):
+        """Refuse the fields that were never read."""
         if self.unread:
             extra = ", ".join(repr(k) for k in sorted(self.unread))
             raise invalid(self.where, f"unexpected field(s) {extra}")
 
     # -- scalars --------------------------------------------------------------------------------
     def int(self, name, minimum=0, maximum=INT64_MAX) -> int:
+        """An integer field (:func:`check_int`)."""
         value, where = self.take(name)
         return check_int(value, where, minimum, maximum)
 
     def float(self, name, minimum=None) -> float:
+        """A finite float field, at least ``minimum`` when given."""
         value, where = self.take(name)
         value = check_float(value, where)
         if minimum is not None and not value >= minimum:
@@ -179,12 +187,14 @@ class Fields:
         return value
 
     def bool(self, name) -> bool:
+        """A true / false field."""
         value, where = self.take(name)
         if type(value) is not bool:
             raise invalid(where, f"must be true or false, got {kind_of(value)}")
         return value
 
     def str(self, name, choices=None) -> str:
+        """A string field, one of ``choices`` when given."""
         value, where = self.take(name)
         if type(value) is not str:
             raise invalid(where, f"must be a string, got {kind_of(value)}")
@@ -195,6 +205,7 @@ class Fields:
         return value
 
     def object(self, name) -> Fields:
+        """An object field, as :class:`Fields` of its own."""
         return Fields(*self.take(name))
 
     # -- arrays ---------------------------------------------------------------------------------

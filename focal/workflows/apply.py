@@ -1,7 +1,7 @@
 """Apply a fitted model to score files: :func:`apply_model`, what ``focal apply`` runs, and
 :func:`apply_to_files`, any per-trial transform streamed over the systems' files.
 
-The model's input schema (:mod:`focal.schema`) says what it takes: binary or multiclass, how
+The model's input schema (:mod:`focal.models.schema`) says what it takes: binary or multiclass, how
 many systems and which, and the classes in column order. The files are opened once each; what
 their first records say (format, header, Albayzin task and condition) is checked against the
 schema before any trial is transformed, class columns are reordered by name, and the output
@@ -25,22 +25,22 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .. import _arrow
-from .._files import check_output, write_output
-from .._model_integrity import allows_infinite
-from .._numbers import format_numbers
-from ._spans import TrialSpans, ids_tuple
-from ._text import BLOCK_BYTES, format_lines
-from .multiclass import ALBAYZIN_CLASSES
-from .stream import _check_kind, _check_same_classes, _describe, open_inputs
-from .workflows import check_one_task
+from .._text import arrow as _arrow
+from .._text.blocks import BLOCK_BYTES
+from .._text.fields import format_lines
+from .._text.numbers import format_numbers
+from .._text.outputs import check_output, write_output
+from ..io._spans import TrialSpans, ids_tuple
+from ..io.multiclass import ALBAYZIN_CLASSES, check_one_task
+from ..io.stream import _check_kind, _check_same_classes, _describe, open_inputs
+from ..models.integrity import allows_infinite
 
-__all__ = ["apply_model", "apply_to_files"]
+__all__ = ["apply_model", "apply_to_files", "apply_quality_model", "quality_step"]
 
 
 def _check_systems(schema, paths):
     """The number and (when the model knows them) the names of the systems."""
-    from ..schema import system_names
+    from ..models.schema import system_names
 
     if len(paths) != schema.n_systems:
         names = f" ({', '.join(schema.systems)})" if schema.systems else ""
@@ -127,7 +127,7 @@ def apply_model(
     ----------
     model : fitted focal estimator or Pipeline, or a model of :func:`focal.runtime.load`
         E.g. from :func:`focal.load`, or (NumPy alone) :func:`focal.runtime.load`. Its input
-        schema (:func:`focal.schema.input_schema`) gives the number and names of its systems
+        schema (:func:`focal.models.schema.input_schema`) gives the number and names of its systems
         and its classes in column order.
     paths : sequence of path-like
         One score file per system, in the model's order. Binary models take ``model test
@@ -138,7 +138,7 @@ def apply_model(
         Written in the input format (binary: ``model test llr``; Albayzin: the task and the
         condition of the inputs, or ``condition``; generic: a header with the model's class
         order). Never over an input (by any path or link); atomically, or streamed to ``-``
-        and pipes (``focal._files.write_output``).
+        and pipes (``focal._text.outputs.write_output``).
     align : bool
         The files list the trials in different orders: read them whole and align them on the
         trial ids (memory grows with the files); ``missing`` then says what to do with trials
@@ -178,7 +178,7 @@ def apply_model(
 
     Each input file is parsed once.
     """
-    from ..schema import input_schema, model_steps
+    from ..models.schema import input_schema, model_steps
 
     schema = input_schema(model)
     paths = [os.fspath(p) for p in paths]
@@ -372,7 +372,7 @@ def write_applied(
     transform, chunks, output, fmt, *, inputs=(), allow_infinite=True, path=None, with_ids=False
 ) -> int:
     """Write ``transform(chunk.X)`` of every chunk to ``output`` in the format ``fmt`` of
-    :func:`output_format`, safely (``focal._files.write_output``: never over one of
+    :func:`output_format`, safely (``focal._text.outputs.write_output``: never over one of
     ``inputs``, atomically or streamed); non-finite outputs are refused unless
     ``allow_infinite`` (NaN always), naming ``path`` and the line. Returns the trial count.
     With ``with_ids``, ``transform(chunk.X, chunk.ids)`` gets the trial ids too (e.g. to look
@@ -446,3 +446,90 @@ def _lines_of(prefix, ids, Y):
     else:
         cols.extend(format_numbers(Y[:, k]) for k in range(Y.shape[1]))
     return format_lines(cols)
+
+
+def quality_step(model):
+    """The :class:`focal.QualityFusion` a model starts with (itself, or a Pipeline's first
+    step), or None.
+    """
+    first = model.steps[0][1] if hasattr(model, "steps") else model
+    return first if hasattr(first, "measures_") else None
+
+
+def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=None, **options):
+    """Apply a quality fusion (or a Pipeline that starts with one) to score files, streamed.
+
+    Parameters
+    ----------
+    model : QualityFusion or Pipeline
+        Fitted; its first step's ``measures_`` name the measures looked up in the files.
+    inputs : sequence of path-like
+        One score file per system (``model test score``), in the training order.
+    output : path-like
+        Written as ``model test llr`` (see :func:`focal.workflows.apply_to_files`).
+    quality_paths : sequence of path-like
+        Quality files (header ``segment name ...``) covering the model's measures. A segment
+        without a line gets NaN: its trials are given the affine back-off fusion.
+    trial_paths : mapping of str to path-like, optional
+        Per-trial quality files ``{"model_<m>": path, "test_<m>": path}`` (lines ``model test
+        value``, :func:`read_trial_quality`), for sides not in ``quality_paths``.
+    **options
+        ``chunk_size``, and ``on_mismatch`` / ``missing`` / ``threads`` as in
+        :func:`focal.workflows.apply_to_files`.
+
+    Returns
+    -------
+    n_trials : int
+        Number of trials written.
+    n_backoff : int
+        How many of them had a missing measure (and got the affine back-off fusion's LLR).
+    """
+    from ..io.quality import (
+        _locate,
+        check_transformable,
+        read_quality,
+        read_trial_quality,
+        trial_quality,
+    )
+
+    fusion = quality_step(model)
+    if fusion is None:
+        raise ValueError(
+            "quality files were given but the model does not use quality measures "
+            "(it does not start with a QualityFusion)"
+        )
+    if fusion.n_features_in_ != len(inputs):
+        raise ValueError(
+            f"the model fuses {fusion.n_features_in_} system(s), {len(inputs)} score file(s) given"
+        )
+    tables = read_quality(*quality_paths)
+    trials = read_trial_quality(trial_paths or {})
+    measures = list(fusion.measures_)
+    _locate(tables, measures, trials)  # every measure is in the files, before any work
+    check_transformable(tables, trials, measures, fusion._transforms(len(measures)))
+    rest = model[1:] if hasattr(model, "steps") and len(model.steps) > 1 else None
+
+    n_backoff = 0
+
+    def transform(X, ids):
+        nonlocal n_backoff
+        Q, _ = trial_quality(ids[0], ids[1], tables, measures, trials)
+        n_backoff += int(np.isnan(Q).any(axis=1).sum())
+        llr = fusion.transform(X, quality=Q)
+        return llr if rest is None else rest.transform(llr)
+
+    chunk_size = options.pop("chunk_size", 1 << 16)
+    inputs = [os.fspath(p) for p in inputs]
+    check_output(os.fspath(output), inputs)
+    with open_inputs(inputs, kind="binary", **options) as files:
+        n = write_applied(
+            transform,
+            files.chunks(chunk_size),
+            os.fspath(output),
+            output_format(files.layouts[0]),
+            inputs=inputs,
+            with_ids=True,
+            allow_infinite=False,
+            path=inputs[0],
+        )
+    return n, n_backoff

@@ -18,12 +18,12 @@ import os
 
 import numpy as np
 
-from .._files import check_output, write_output
 from .._progress import Progress, logger
-from ._text import BLOCK_BYTES
+from .._text.blocks import BLOCK_BYTES
+from .._text.outputs import check_output, write_output
+from ..io.binary import TrialScores, read_scores
+from ..io.stream import iter_score_chunks
 from .apply import _write_chunk
-from .binary import TrialScores, read_scores
-from .stream import iter_score_chunks
 
 __all__ = ["cohort_matrix", "normalize_files"]
 
@@ -68,7 +68,7 @@ def normalize_files(
     trials : path-like
         The trial scores to normalize.
     output : path-like
-        Written whole or not at all (:func:`focal._files.write_output`); never one of the
+        Written whole or not at all (:func:`focal._text.outputs.write_output`); never one of the
         inputs, by any path.
     method : {"s-norm", "z-norm", "t-norm", "as-norm"}
     top_n : int, optional

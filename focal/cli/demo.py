@@ -10,7 +10,7 @@ from __future__ import annotations
 import pathlib
 import tempfile
 
-from ._version import __version__
+from .._version import __version__
 
 __all__ = ["run_demo", "short_names"]
 
@@ -39,7 +39,7 @@ def _default_samples() -> pathlib.Path:
     here = pathlib.Path.cwd() / "data_samples"
     if here.is_dir():
         return here
-    return pathlib.Path(__file__).resolve().parent.parent / "data_samples"
+    return pathlib.Path(__file__).resolve().parents[2] / "data_samples"
 
 
 def run_demo(data=None, out=None, p_target=0.01, reports=None) -> int:
@@ -52,10 +52,10 @@ def run_demo(data=None, out=None, p_target=0.01, reports=None) -> int:
     the sources); ``out``: the folder for the model, the fused scores and the plots (default:
     a new temporary folder, kept).
     """
-    from .io import apply_model, evaluate_binary, train_fusion
-    from .io.workflows import fusion_formula
-    from .metrics.report import summary_table
-    from .persistence import load, save
+    from ..metrics.report import summary_table
+    from ..models.persistence import load, save
+    from ..workflows import apply_model, evaluate_binary, train_fusion
+    from ..workflows.train import fusion_formula
 
     folder = pathlib.Path(data or _default_samples()) / "speaker_detection"
     if not folder.is_dir():
@@ -107,7 +107,7 @@ def run_demo(data=None, out=None, p_target=0.01, reports=None) -> int:
     print(summary_table(evaluated, p))
     print()
     try:
-        from .plots import write_report
+        from ..plots import write_report
     except ImportError as exc:
         print(f"plots: not written: {exc}")
         return 0
