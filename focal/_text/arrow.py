@@ -14,7 +14,7 @@ takes the NumPy path:
 - :func:`equal_segments`, whether two lists of byte segments are equal pairwise.
 - :func:`join_lines`, lines ``segment + repr(value) + newline``. pyarrow writes the shortest
   round-tripping digits (as ``repr``), in another layout for some magnitudes and for integral
-  values: those rows are written by :func:`focal._text.numbers.format_numbers` instead, and a probe
+  values: those rows are written by the NumPy kernel the caller hands in instead, and a probe
   of hard values checks the whole writer against ``repr`` once per process (any difference, as
   another pyarrow version might bring, switches the writer off).
 
@@ -26,6 +26,7 @@ marked null by a validity bitmap of ``0x55`` bytes (so the kernels skip them).
 from __future__ import annotations
 
 import functools
+import os
 import sys
 
 import numpy as np
@@ -38,7 +39,9 @@ _MIN_TOKENS = 512  # below this, pyarrow's call overhead outweighs its speed
 _IMPORT_AFTER = 1 << 18
 _seen = 0
 _FEW = 32  # join_lines writes up to this many numbers of a batch with repr itself
-_DISABLED = False  # set by tests (and nothing else) to compare the two paths
+#: Switched off for the process by the environment variable FOCAL_NO_ARROW (any value but
+#: empty or 0), and by tests, to compare the two paths
+_DISABLED = os.environ.get("FOCAL_NO_ARROW", "") not in ("", "0")
 
 
 @functools.cache
@@ -208,7 +211,7 @@ def _arrow_writes_repr(x):
     return positional | (a >= 1e16) | ((a < 1e-9) & (a > 0))
 
 
-def _lines(pa, pc, data, starts, stops, x):
+def _lines(pa, pc, data, starts, stops, x, format_numbers):
     """The bytes of the lines: segment i, the text of ``x[i]``, a newline; or None.
 
     One ``take`` over an array C whose data is ``data``, pyarrow's texts of x, the texts of the
@@ -218,8 +221,6 @@ def _lines(pa, pc, data, starts, stops, x):
     ``data`` take the newline before them along (the previous line's end): two elements a line
     instead of three.
     """
-    from .numbers import format_numbers
-
     n, size = x.size, data.size
     numbers = pa.Array.from_buffers(pa.float64(), n, [None, pa.py_buffer(x)])
     text = pc.cast(numbers, pa.large_string())
@@ -297,17 +298,17 @@ def _probe():
 
 
 @functools.cache
-def _writer_agrees():
+def _writer_agrees(format_numbers):
     """Whether :func:`_lines` writes ``repr``'s text on the probe values (once a process)."""
     pa, pc = _pyarrow()
     x = _probe()
     empty = np.zeros(x.size, dtype=np.int64)
-    got = _lines(pa, pc, np.zeros(0, dtype=np.uint8), empty, empty, x)
+    got = _lines(pa, pc, np.zeros(0, dtype=np.uint8), empty, empty, x, format_numbers)
     want = "".join(f"{v!r}\n" for v in x.tolist()).encode()
     return got is not None and bytes(got) == want
 
 
-def join_lines(data, starts, stops, values):
+def join_lines(data, starts, stops, values, format_numbers):
     """The lines ``data[starts[i] : stops[i]]``, ``repr(values[i])``, newline; or None.
 
     Parameters
@@ -318,6 +319,9 @@ def join_lines(data, starts, stops, values):
         Byte offsets of the segments, in increasing position order, not overlapping.
     values : ndarray of float64, shape (n,)
         Finite or infinite values (a NaN is written ``nan``).
+    format_numbers : callable
+        The NumPy kernel (:func:`focal._text.numbers.format_numbers`), which writes the values
+        whose pyarrow text differs from ``repr``'s.
 
     Returns
     -------
@@ -329,11 +333,11 @@ def join_lines(data, starts, stops, values):
     """
     n = starts.size
     arrow = _arrow_for(n)
-    if arrow is None or not _writer_agrees():
+    if arrow is None or not _writer_agrees(format_numbers):
         return None
     pa, pc = arrow
     data = np.ascontiguousarray(data, dtype=np.uint8)
     x = np.ascontiguousarray(values, dtype=np.float64).ravel()
     if x.size != n or stops.size != n:
         return None
-    return _lines(pa, pc, data, starts, stops, x)
+    return _lines(pa, pc, data, starts, stops, x, format_numbers)

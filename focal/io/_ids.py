@@ -93,7 +93,7 @@ def _exact_keys(columns):
 def _words(column):
     """An id column (bytes, width a multiple of 8) as an (n, w/8) uint64 matrix (a view)."""
     column = np.ascontiguousarray(column)
-    return column.view(np.uint64).reshape(column.shape[0], -1)
+    return column.view(np.uint64).reshape(column.shape[0], column.dtype.itemsize // 8)
 
 
 def _same(columns_a, ia, columns_b, ib):

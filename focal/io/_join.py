@@ -1,46 +1,31 @@
-"""Scores of a key's trials, read from score files streamed block by block (``focal evaluate``,
-``focal train``).
+"""Scores of a key's trials, read from score files streamed block by block: the one join of the
+file engine (``focal evaluate``, ``focal train``).
 
-Several score files are read at once, a thread each (NumPy releases the GIL: both cores
-work); a file read alone is parsed a block at a time in a worker thread while the calling
-thread looks the previous block's trials up in the key's :class:`focal.io._ids.HashTable` and
-puts their scores in place. When the files can be read twice (not standard input), the key's
-ids are not held in memory either (:class:`SpilledKey`): trials are matched by hash, their ids
-written (with their scores) to temporary files and checked byte for byte range by range
-afterwards, the scores put in place as their range is checked (:mod:`focal.io._spill`);
-should a check fail (a hash collision) or a trial look repeated, the join is redone with the
-key's ids in memory. Memory is then one float64 column of scores per system, the key's labels
-and hashes. Same answers and errors as reading both files whole and aligning them
-(:func:`focal.io.align_trials`).
+The key is held in memory: its ids, labels and a :class:`focal.io._ids.HashTable` of its
+trials. Each score file is read block by block; the blocks are parsed and their trials looked up
+in the table by the worker threads (:mod:`focal._text.pool`), and the calling thread puts the
+scores in place in file order, where a trial scored twice is found. The files are read one after
+the other, each with every core. Same answers and errors as reading the files whole and aligning
+them (:func:`focal.io.align_trials`).
+
+(A join with the key's ids spilled to temporary files was dropped: on ``bench_train`` at 10^7
+trials it saved 43 MiB of 833, 5 %, for 460 lines and a second path.)
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
-import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
-from .._text.blocks import BLOCK_BYTES
-from .._text.fields import ids_text
+from .._text.blocks import BLOCK_BYTES, concat_ids, concat_pieces
+from .._text.fields import LineMap, ids_text
+from .._text.pool import worker_pool
 from .._text.source import display_name
+from . import _ids
 from ._ids import HashTable, as_id_array, find_duplicate
-from ._prefetch import prefetch
-from ._spill import OPEN_RANGE_FILES, MatchSpill, SpilledKey, Unverified
 
-#: Score files read at once by :func:`align_files` (a thread each), and by
-#: :func:`iter_aligned` (its memory: a column of scores per file)
-FILE_THREADS = 4
-_EACH_AT_ONCE = 2
-
-__all__ = [
-    "align_files",
-    "iter_aligned",
-    "key_scores",
-    "read_aligned",
-]
+__all__ = ["align_files", "iter_aligned", "key_scores", "read_aligned"]
 
 
 def _sample(models, tests, rows, k=3):
@@ -58,8 +43,6 @@ def key_scores(
     block_bytes=BLOCK_BYTES,
     executor=None,
     out=None,
-    spill=None,
-    stop=None,
 ):
     """The score of each key trial in the score file ``path`` (NaN where it has none).
 
@@ -73,16 +56,10 @@ def key_scores(
         Columns of the score file (:func:`focal.io.read_scores`).
     missing : {"error", "drop"}
         Scored trials absent from the key: an error (count and first trials), or skipped.
-    executor : ThreadPoolExecutor, optional
-        Where the blocks are parsed (default: read in the calling thread).
+    executor : concurrent.futures.Executor, optional
+        Where the blocks are parsed and looked up (default: in the calling thread).
     out : ndarray of float64, shape (len(key),), optional
         Where to put the scores (e.g. a column of the systems' matrix).
-    spill : MatchSpill, optional
-        The key's ids are not in memory (:class:`SpilledKey`): matches by hash are recorded
-        there to be checked afterwards; a failed check (a hash collision, or a trial that
-        looks repeated) raises :class:`Unverified` (the caller redoes the join exactly).
-    stop : threading.Event, optional
-        Once set, reading stops at the next block (:class:`Stopped`): another file failed.
 
     Returns
     -------
@@ -100,29 +77,22 @@ def key_scores(
     values = np.empty(len(key)) if out is None else out
     values[:] = np.nan  # NaN: not scored yet (the readers refuse NaN scores)
     absent, n_absent, n = [], 0, 0
-    pieces = score_pieces(os.fspath(path), block_bytes, format)
-    if executor is not None:
-        pieces = prefetch(pieces, executor)
-    for (models, tests), scores, lines in pieces:
-        if stop is not None and stop.is_set():
-            raise Stopped
+
+    def look_up(piece):
+        return piece, table.lookup(piece[0])
+
+    for ((models, tests), scores, lines), where in score_pieces(
+        os.fspath(path), block_bytes, format, executor=executor, then=look_up
+    ):
         n += len(lines)
-        where = table.lookup((models, tests), verify=spill is None)
         hit = where >= 0
         rows = where[hit]
-        if spill is None:
-            before = ~np.isnan(values[rows])  # scored in an earlier block
-            order = np.arange(rows.size, dtype=np.float64)
-            values[rows] = order  # a row written twice keeps its last index only
-            if before.any() or (values[rows] != order).any():
-                _repeated(shown, models, tests, lines, where, before)
-            values[rows] = scores[hit, 0]
-        else:  # scores put in place by the check, where a row matched twice fails
-            matched = (models, tests, scores[:, 0])
-            if rows.size < hit.size:  # copies of the ids only when some trials missed
-                matched = (models[hit], tests[hit], scores[hit, 0])
-            if not spill.add(rows, *matched):
-                raise Unverified
+        before = ~np.isnan(values[rows])  # scored in an earlier block
+        order = np.arange(rows.size, dtype=np.float64)
+        values[rows] = order  # a row written twice keeps its last index only
+        if before.any() or (values[rows] != order).any():
+            _repeated(shown, models, tests, lines, where, before)
+        values[rows] = scores[hit, 0]
         if rows.size < hit.size:
             n_absent += int((~hit).sum())
             miss = np.flatnonzero(~hit)
@@ -136,8 +106,6 @@ def key_scores(
                 absent.append((models[miss], tests[miss], lines[miss]))
     if n == 0:
         raise ValueError(f"{shown}: no trials found")
-    if spill is not None and not spill.check(values):
-        raise Unverified
     if n_absent and missing == "error":
         raise ValueError(
             f"{shown}: {n_absent} scored trial(s) are not in the key {key.path}, "
@@ -184,25 +152,6 @@ def _check_repeats(shown, absent):
         )
 
 
-class Stopped(Exception):
-    """A file's reading abandoned, because another file of the same join failed."""
-
-
-def _key_ids(key, rows):
-    if isinstance(key, SpilledKey):
-        return key.spill.take(rows)
-    return key.models[rows], key.tests[rows]
-
-
-def _spillable(paths, key_path):
-    """Whether the key can be joined by hash with its ids on disk (files that can be read
-    again, should the join have to be redone exactly).
-    """
-    from ._tables import table_kind
-
-    return "-" not in paths + [key_path] and table_kind(key_path) is None
-
-
 def align_files(
     key,
     score_paths,
@@ -210,26 +159,23 @@ def align_files(
     format=None,
     missing="error",
     block_bytes=BLOCK_BYTES,
-    threads=True,
+    threads=None,
     ids=True,
-    each=False,
+    table=None,
 ):
     """:func:`focal.io.align_trials` of a key and score files, the files streamed.
 
     Parameters
     ----------
-    key : TrialKey or SpilledKey
-        With a :class:`SpilledKey`, matches are made by hash and checked from the files on
-        disk afterwards (:class:`Unverified` when the check fails).
-    threads : bool
-        Read several files at once, a thread each (one file: its blocks parsed in a thread
-        while the previous one is looked up); the errors are those of reading them in order.
+    key : TrialKey
+    score_paths : sequence of path-like
+    threads : int, optional
+        Worker threads that parse the blocks and look their trials up
+        (:func:`focal._text.pool.worker_pool`: default one per core; 0: none).
     ids : bool
         Return the trial ids (else None for both).
-    each : bool
-        Align each file with the key on its own (``missing="drop"`` drops per file): a list
-        of the results below, one per file (X of shape (n_trials, 1)); the errors are those
-        of aligning the files one after the other.
+    table : HashTable, optional
+        Of the key's trials, when made already.
 
     Returns
     -------
@@ -240,88 +186,31 @@ def align_files(
     """
     if missing not in ("error", "drop"):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
-    spilled = isinstance(key, SpilledKey)
-    if spilled:
-        table = key.table
-    else:
+    if table is None:
         table = HashTable((as_id_array(key.models, "models"), as_id_array(key.tests, "tests")))
     X = np.empty((len(key), len(score_paths)))
-    spills = [
-        MatchSpill(key.folder, f"scores{j}", key.spill) if spilled else None
-        for j in range(len(score_paths))
-    ]
-    at_once = min(FILE_THREADS, len(score_paths))
-    if spilled:  # each file's spill keeps a file open per key row range
-        at_once = min(at_once, OPEN_RANGE_FILES // spills[0].n_ranges)
-
-    kept = [None] * len(score_paths)  # with each: the trials kept of each file
-
-    def column(j, executor=None, stop=None):
-        try:
+    with worker_pool(threads) as executor:
+        for j, path in enumerate(score_paths):
             key_scores(
                 key,
-                score_paths[j],
+                path,
                 table,
                 format=format,
                 missing=missing,
                 block_bytes=block_bytes,
                 executor=executor,
                 out=X[:, j],
-                spill=spills[j],
-                stop=stop,
             )
-        finally:
-            if spills[j] is not None:
-                spills[j].close()  # after an error: its range files
-        if each:  # checked as the file is read: its error before the next file's
-            kept[j] = _kept(key, X[:, j : j + 1], [score_paths[j]], missing)
-
-    if threads and at_once > 1:
-        _in_parallel(column, len(score_paths), at_once)
-    else:
-        executor = ThreadPoolExecutor(max_workers=1) if threads else None
-        try:
-            for j in range(len(score_paths)):
-                column(j, executor)
-        finally:
-            if executor is not None:
-                executor.shutdown(wait=True, cancel_futures=True)
-    table = None  # the lookups are done: memory back
-    if each:
-        return [_trials(key, X[:, j : j + 1], keep, ids) for j, keep in enumerate(kept)]
-    return _trials(key, X, _kept(key, X, score_paths, missing), ids)
-
-
-def _trials(key, X, keep, ids):
-    """(X, y, models, tests) of the key trials ``keep`` (a mask; None: all)."""
-    spilled = isinstance(key, SpilledKey)
+    del table  # the lookups are done: memory back
+    keep = _kept(key, X, score_paths, missing)
     y = np.asarray(key.labels, dtype=bool)
     if keep is not None:
         X, y = X[keep], y[keep]
     if not ids:
         return X, y, None, None
-    if spilled:
-        return (X, y, *key.ids(keep))
     if keep is None:
         return X, y, key.models, key.tests
     return X, y, key.models[keep], key.tests[keep]
-
-
-def _in_parallel(column, n, at_once):
-    """``column(j, stop=event)`` for j < n, a thread per file (``at_once`` at a time: each
-    parses its blocks and looks them up; NumPy releases the GIL), with the outcome of calling
-    them in order: the error of the first file that fails is raised, and the files after it
-    stop at their next block.
-    """
-    stop = threading.Event()
-    with ThreadPoolExecutor(max_workers=at_once) as executor:
-        futures = [executor.submit(column, j, stop=stop) for j in range(n)]
-        try:
-            for future in futures:
-                future.result()
-        except BaseException:
-            stop.set()
-            raise
 
 
 def _kept(key, X, score_paths, missing):
@@ -334,16 +223,65 @@ def _kept(key, X, score_paths, missing):
     if missing == "error":
         j = int(np.argmax(np.isnan(X).any(axis=0)))
         absent = np.flatnonzero(np.isnan(X[:, j]))
-        models, tests = _key_ids(key, absent[:3])
         raise ValueError(
             f"{display_name(score_paths[j])}: {absent.size} trial(s) of the key "
             f"{key.path} have no score, e.g. "
-            f"{_sample(models, tests, range(models.size))}; use missing='drop' "
+            f"{_sample(key.models, key.tests, absent)}; use missing='drop' "
             f"(focal: --missing drop) to skip them"
         )
     if absent_any.all():
-        raise ValueError("no trial is present in the key and in every score file")
+        names = ", ".join(display_name(p) for p in score_paths)
+        raise ValueError(
+            f"no trial is present in the key and in every score file (key {key.path}; "
+            f"score files {names})"
+        )
     return ~absent_any
+
+
+def _read_key(paths, key_path, key_format, format, pos_label):
+    """The key and the hash table of its trials, for a join: as :func:`focal.io.read_key`
+    (same errors), each block's ids hashed by the worker that parses it, and repeated trials
+    found among the rows whose hashes collide (no second pass over the ids).
+    """
+    from .binary import TrialKey, _check_pos_label, _pieces, default_key_format
+    from .formats import key_layout
+
+    if (paths + [os.fspath(key_path)]).count("-") > 1:
+        raise ValueError("standard input ('-') can be read once: give it for one file only")
+    key_format = default_key_format(format) if key_format is None else key_format
+    shown = display_name(key_path)
+
+    def hashed(piece):
+        (models, tests), values, lines = piece
+        return (models, tests), values, lines, _ids.hash_ids(models, tests)
+
+    models, tests, labels, hashes, lines, n = [], [], [], [], LineMap(), 0
+    with worker_pool() as executor:
+        layout = key_layout(key_format)
+        for (m, t), values, where, h in _pieces(
+            os.fspath(key_path), layout, ("label",), BLOCK_BYTES, pos_label, False, executor, hashed
+        ):
+            models.append(m)
+            tests.append(t)
+            labels.append(values["label"])
+            hashes.append(h)
+            lines.add(n, where)
+            n += len(where)
+    if n == 0:
+        raise ValueError(f"{shown}: no trials found")
+    models, tests = concat_ids(models, lines, shown), concat_ids(tests, lines, shown)
+    key = TrialKey(models, tests, concat_pieces(labels), shown, lines)
+    table = HashTable((models, tests), hashes=concat_pieces(hashes))
+    dup = table.duplicate()
+    if dup is not None:
+        first, second = dup
+        raise ValueError(
+            f"{shown}:{lines.line(second)}: duplicate trial "
+            f"({ids_text(models[second])}, {ids_text(tests[second])}), "
+            f"first seen on line {lines.line(first)}"
+        )
+    _check_pos_label(key, pos_label)
+    return key, table
 
 
 def read_aligned(
@@ -360,10 +298,6 @@ def read_aligned(
     aligned with it (:func:`align_files`); without a key, the first file's labels
     (:func:`focal.io.read_key_and_scores`).
 
-    Files that can be read twice are joined by hash with the key's ids on disk
-    (:class:`SpilledKey`: memory is the scores and labels, not the ids), and joined again
-    with the ids in memory in the rare case the byte-for-byte check fails.
-
     Returns
     -------
     X, y, models, tests, key_path
@@ -371,27 +305,17 @@ def read_aligned(
         the labels came from.
     """
     from .alignment import align_trials
-    from .binary import default_key_format, read_key, read_key_and_scores
+    from .binary import read_key_and_scores
 
     paths = [os.fspath(p) for p in score_paths]
     if key_path is None:
         key, systems = read_key_and_scores(paths, None, format=format, pos_label=pos_label)
         return (*align_trials(key, *systems, missing=missing), key.path)
-    if (paths + [os.fspath(key_path)]).count("-") > 1:
-        raise ValueError("standard input ('-') can be read once: give it for one file only")
-    key_format = default_key_format(format) if key_format is None else key_format
-    if _spillable(paths, os.fspath(key_path)):
-        try:
-            with tempfile.TemporaryDirectory(prefix="focal-join-") as folder:
-                key = SpilledKey(key_path, folder, format=key_format, pos_label=pos_label)
-                X, y, models, tests = align_files(
-                    key, paths, format=format, missing=missing, ids=ids
-                )
-                return X, y, models, tests, key.path
-        except (Unverified, OSError):  # OSError: no room for the temporary files
-            pass
-    key = read_key(key_path, pos_label=pos_label, format=key_format)
-    return (*align_files(key, paths, format=format, missing=missing, ids=ids), key.path)
+    key, table = _read_key(paths, key_path, key_format, format, pos_label)
+    X, y, models, tests = align_files(
+        key, paths, format=format, missing=missing, ids=ids, table=table
+    )
+    return X, y, models, tests, key.path
 
 
 def iter_aligned(
@@ -406,10 +330,10 @@ def iter_aligned(
 ):
     """Each score file aligned with the key on its own (``missing="drop"`` drops per file):
     yields ``(path, scores, y, models, tests)`` (ids None unless ``ids``); the key is read
-    once (as in :func:`read_aligned`), the files two at a time, a thread each.
+    once (as in :func:`read_aligned`).
     """
     from .alignment import align_trials
-    from .binary import default_key_format, read_key, read_key_and_scores
+    from .binary import read_key_and_scores
 
     paths = [os.fspath(p) for p in score_paths]
     if key_path is None:
@@ -418,26 +342,9 @@ def iter_aligned(
             X, y, models, tests = align_trials(key, system, missing=missing)
             yield path, X[:, 0], y, models, tests
         return
-    if (paths + [os.fspath(key_path)]).count("-") > 1:
-        raise ValueError("standard input ('-') can be read once: give it for one file only")
-    key_format = default_key_format(format) if key_format is None else key_format
-    done = 0
-    if _spillable(paths, os.fspath(key_path)):
-        try:
-            with tempfile.TemporaryDirectory(prefix="focal-join-") as folder:
-                key = SpilledKey(key_path, folder, format=key_format, pos_label=pos_label)
-                for start in range(0, len(paths), _EACH_AT_ONCE):
-                    group = paths[start : start + _EACH_AT_ONCE]
-                    aligned = align_files(
-                        key, group, format=format, missing=missing, ids=ids, each=True
-                    )
-                    for path, (X, y, models, tests) in zip(group, aligned):
-                        done += 1
-                        yield path, X[:, 0], y, models, tests
-                return
-        except (Unverified, OSError):  # OSError: no room for the temporary files
-            pass
-    key = read_key(key_path, pos_label=pos_label, format=key_format)
-    for path in paths[done:]:
-        X, y, models, tests = align_files(key, [path], format=format, missing=missing, ids=ids)
+    key, table = _read_key(paths, key_path, key_format, format, pos_label)
+    for path in paths:
+        X, y, models, tests = align_files(
+            key, [path], format=format, missing=missing, ids=ids, table=table
+        )
         yield path, X[:, 0], y, models, tests

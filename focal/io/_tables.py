@@ -16,6 +16,9 @@ the role names (``model``/``enrol``, ``test``/``segment``, ``score``/``llr``,
 
 from __future__ import annotations
 
+import os
+import stat
+
 import numpy as np
 
 from ..exceptions import FileFormatError
@@ -43,10 +46,16 @@ class WordFields:
 
 
 def table_kind(path):
-    """``"hdf5"``, ``"parquet"`` or None (text) from the first bytes of a regular file."""
+    """``"hdf5"``, ``"parquet"`` or None (text) from the first bytes of a regular file.
+
+    Anything else (standard input, a pipe, a FIFO, a device) is text, and is not opened here:
+    its bytes can be read once, by the text reader.
+    """
     if path == "-":
         return None
     try:
+        if not stat.S_ISREG(os.stat(path).st_mode):
+            return None
         with open(path, "rb") as f:
             head = f.read(8)
     except OSError:

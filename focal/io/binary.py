@@ -33,11 +33,12 @@ from .._text.fields import (
 )
 from .._text.numbers import format_numbers
 from .._text.outputs import write_output
+from .._text.pool import in_order, worker_pool
 from .._text.source import display_name
 from ._ids import find_duplicate
 from ._labels import NONTARGET, TARGET, label_column, namedlabel_column, words_to_labels
 from ._spans import trial_spans
-from ._tables import read_table, table_kind
+from ._tables import WordFields, read_table, table_kind
 from .formats import (
     HEADER_NAMES,
     PRESETS,
@@ -123,37 +124,81 @@ def _value_ok(pos_label):
     return ok
 
 
-def _pieces(path, layout, want, block_bytes, pos_label=None, spans=False):
-    """Yield ((models, tests), {role: values}, lines) per block of a trial file; ``want`` are
-    the value roles read (``"score"``, ``"label"``); the first line may be a header
-    (:func:`focal.io.formats.resolve_layout`). With ``spans``, a block's ids come as
-    :class:`~focal.io._spans.TrialSpans` where its records allow (in place of the tuple).
+class _TrialReader:
+    """A trial file read block by block: :meth:`blocks` in the calling thread (the first line
+    may be a header, :func:`focal.io.formats.resolve_layout`), :meth:`parse` of each block in
+    any thread, :meth:`checked` of the parsed blocks in file order (the rule of a named target
+    label spans blocks). ``want`` are the value roles read (``"score"``, ``"label"``); with
+    ``spans``, a block's ids come as :class:`~focal.io._spans.TrialSpans` where its records
+    allow (in place of the tuple).
     """
-    shown = display_name(path)
-    columns = None
-    converters = {
-        "score": _score_column,
-        "label": label_column if pos_label is None else namedlabel_column(pos_label),
-    }
-    for block in iter_blocks(path, block_bytes):
-        if columns is None:
-            first = first_record(block)
-            if first is None:
+
+    def __init__(self, path, layout, want, block_bytes, pos_label=None, spans=False):
+        self.path, self.layout, self.want, self.block_bytes = path, layout, want, block_bytes
+        self.shown, self.pos_label, self.spans = display_name(path), pos_label, spans
+        self.named = None if pos_label is None else namedlabel_column(pos_label)
+
+    def blocks(self):
+        columns = None
+        for block in iter_blocks(self.path, self.block_bytes):
+            if columns is None:
+                first = first_record(block)
+                if first is None:
+                    continue
+                line, words, start, end = first
+                columns, self.n_fields, header = resolve_layout(
+                    self.layout, words, self.shown, line, _value_ok(self.pos_label)
+                )
+                if header:
+                    blank_line(block, start, end)
+                self.columns = columns
+                self.described = _describe(self.layout, columns, self.n_fields)
+            yield block
+
+    def parse(self, block):
+        """``(ids, {role: values}, lines)`` of a block's records, or None when it has none."""
+        fields = split_fields(block, self.n_fields, self.described)
+        if not len(fields):
+            return None
+        columns = self.columns
+        values = {}
+        for role in self.want:
+            if role == "score":
+                values[role] = _score_column(fields, self.shown, columns[role])
+            elif self.named is None:
+                values[role] = label_column(fields, self.shown, columns[role])
+            else:  # checked in file order by `checked`
+                values[role] = fields.ids(columns[role]), fields.lines
+        ids = trial_spans(fields, columns["model"], columns["test"]) if self.spans else None
+        if ids is None:
+            ids = fields.ids(columns["model"]), fields.ids(columns["test"])
+        return ids, values, fields.lines
+
+    def checked(self, pieces):
+        """The parsed pieces, in file order, the blocks without records left out."""
+        for piece in pieces:
+            if piece is None:
                 continue
-            line, words, start, end = first
-            columns, n_fields, header = resolve_layout(
-                layout, words, shown, line, _value_ok(pos_label)
-            )
-            if header:
-                blank_line(block, start, end)
-            described = _describe(layout, columns, n_fields)
-        fields = split_fields(block, n_fields, described)
-        if len(fields):
-            values = {r: converters[r](fields, shown, columns[r]) for r in want}
-            ids = trial_spans(fields, columns["model"], columns["test"]) if spans else None
-            if ids is None:
-                ids = fields.ids(columns["model"]), fields.ids(columns["test"])
-            yield ids, values, fields.lines
+            if self.named is not None and "label" in piece[1]:
+                words, lines = piece[1]["label"]
+                piece[1]["label"] = self.named(WordFields(words, lines), self.shown, 0)
+            yield piece
+
+
+def _pieces(
+    path, layout, want, block_bytes, pos_label=None, spans=False, executor=None, then=None
+):
+    """Yield ((models, tests), {role: values}, lines) per block of a trial file, the blocks
+    parsed in ``executor`` (:func:`focal._text.pool.in_order`; see :class:`_TrialReader`),
+    each piece then handed to ``then`` there (its result is yielded).
+    """
+    reader = _TrialReader(path, layout, want, block_bytes, pos_label, spans)
+
+    def parse(block):
+        piece = reader.parse(block)
+        return piece if piece is None or then is None else then(piece)
+
+    yield from reader.checked(in_order(parse, reader.blocks(), executor))
 
 
 def _describe(layout, columns, n_fields):
@@ -165,20 +210,30 @@ def _describe(layout, columns, n_fields):
     return "'" + " ".join(roles) + "'"
 
 
-def score_pieces(path, block_bytes=BLOCK_BYTES, layout=None, spans=False):
-    """Yield ((models, tests), scores (n, 1), lines) per block of a score file (for streaming);
-    with ``spans``, the ids of a block may come as :class:`~focal.io._spans.TrialSpans`.
+def score_pieces(
+    path, block_bytes=BLOCK_BYTES, layout=None, spans=False, executor=None, then=None
+):
+    """Yield ((models, tests), scores (n, 1), lines) per block of a score file (for streaming),
+    parsed in ``executor``, each piece handed to ``then`` there if given (its result is
+    yielded); with ``spans``, the ids of a block may come as
+    :class:`~focal.io._spans.TrialSpans`.
     """
     layout = score_layout(layout)
     kind = table_kind(os.fspath(path))
     if kind is not None:  # HDF5 / parquet: one piece, its rows numbered from 1
         models, tests, values = read_table(os.fspath(path), kind, layout, ("score",), None)
-        yield (models, tests), values["score"][:, None], np.arange(1, len(models) + 1)
+        piece = (models, tests), values["score"][:, None], np.arange(1, len(models) + 1)
+        yield piece if then is None else then(piece)
         return
-    for ids, values, lines in _pieces(
-        os.fspath(path), layout, ("score",), block_bytes, None, spans
-    ):
-        yield ids, values["score"][:, None], lines
+
+    def scores(piece):
+        ids, values, lines = piece
+        piece = ids, values["score"][:, None], lines
+        return piece if then is None else then(piece)
+
+    yield from _pieces(
+        os.fspath(path), layout, ("score",), block_bytes, None, spans, executor, scores
+    )
 
 
 def _read_table(path, layout, want, block_bytes, pos_label=None):
@@ -190,19 +245,20 @@ def _read_table(path, layout, want, block_bytes, pos_label=None):
     lines = LineMap()
     n = 0
     kind = table_kind(path)
-    if kind is not None:  # HDF5 / parquet: read whole, rows numbered from 1
-        label = label_column if pos_label is None else namedlabel_column(pos_label)
-        pieces = [read_table(path, kind, layout, want, words_to_labels(label))]
-        pieces = [((m, t), v, np.arange(1, len(m) + 1)) for m, t, v in pieces]
-    else:
-        pieces = _pieces(path, layout, want, block_bytes, pos_label)
-    for (m, t), v, where in pieces:
-        for r in want:
-            values[r].append(v[r])
-        models.append(m)
-        tests.append(t)
-        lines.add(n, where)
-        n += len(where)
+    with worker_pool() as executor:
+        if kind is not None:  # HDF5 / parquet: read whole, rows numbered from 1
+            label = label_column if pos_label is None else namedlabel_column(pos_label)
+            pieces = [read_table(path, kind, layout, want, words_to_labels(label))]
+            pieces = [((m, t), v, np.arange(1, len(m) + 1)) for m, t, v in pieces]
+        else:
+            pieces = _pieces(path, layout, want, block_bytes, pos_label, executor=executor)
+        for (m, t), v, where in pieces:
+            for r in want:
+                values[r].append(v[r])
+            models.append(m)
+            tests.append(t)
+            lines.add(n, where)
+            n += len(where)
     if n == 0:
         raise ValueError(f"{shown}: no trials found")
     models = concat_ids(models, lines, shown)

@@ -40,6 +40,7 @@ import numpy as np
 from .._text import fields as _text
 from .._text.blocks import BLOCK_BYTES, concat_ids, concat_pieces, iter_blocks
 from .._text.fields import LineMap, ids_text, split_fields
+from .._text.pool import in_order, worker_pool
 from ._ids import find_duplicate
 
 __all__ = [
@@ -183,8 +184,15 @@ class _MulticlassReader:
         self.path = os.fspath(path)
         self.block_bytes = block_bytes
 
-    def pieces(self, kind):
-        """Yield ((segments,), llh, lines) per block of the file."""
+    def pieces(self, kind, executor=None):
+        """Yield ((segments,), llh, lines) per block of the file, the blocks parsed in
+        ``executor`` (:func:`focal._text.pool.in_order`).
+        """
+        for piece in in_order(self._parse, self._blocks(kind), executor):
+            if piece is not None:
+                yield piece
+
+    def _blocks(self, kind):
         configured = False
         for block in iter_blocks(self.path, self.block_bytes):
             if not configured:
@@ -193,25 +201,29 @@ class _MulticlassReader:
                     continue
                 self.setup(kind, line, fields)
                 configured = True
-            parsed = split_fields(block, self.n_fields, self.layout)
-            if self.skip_line is not None and len(parsed) and parsed.lines[0] == self.skip_line:
-                parsed.starts = parsed.starts[1:]
-                parsed.lengths = parsed.lengths[1:]
-                parsed.lines = parsed.lines[1:]
-            if not len(parsed):
-                continue
-            self.check_prefix(parsed)
-            llh = parsed.numbers(range(self.prefix, self.n_fields), self.path, "log-likelihood")
-            yield (parsed.ids(self.prefix - 1),), llh, parsed.lines
+            yield block
+
+    def _parse(self, block):
+        parsed = split_fields(block, self.n_fields, self.layout)
+        if self.skip_line is not None and len(parsed) and parsed.lines[0] == self.skip_line:
+            parsed.starts = parsed.starts[1:]
+            parsed.lengths = parsed.lengths[1:]
+            parsed.lines = parsed.lines[1:]
+        if not len(parsed):
+            return None
+        self.check_prefix(parsed)
+        llh = parsed.numbers(range(self.prefix, self.n_fields), self.path, "log-likelihood")
+        return (parsed.ids(self.prefix - 1),), llh, parsed.lines
 
     def read(self, kind):
         segments, values, lines = [], [], LineMap()
         n = 0
-        for (seg,), llh, where in self.pieces(kind):
-            segments.append(seg)
-            values.append(llh)
-            lines.add(n, where)
-            n += seg.shape[0]
+        with worker_pool() as executor:
+            for (seg,), llh, where in self.pieces(kind, executor):
+                segments.append(seg)
+                values.append(llh)
+                lines.add(n, where)
+                n += seg.shape[0]
         if n == 0:
             raise ValueError(f"{self.path}: no segments found")
         segments = concat_ids(segments, lines, self.path)

@@ -24,15 +24,14 @@ References
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 import numpy as np
 
 from .._text.blocks import BLOCK_BYTES
 from .._text.fields import ids_text
+from .._text.pool import worker_pool
 from ._multiclass_align import align_multiclass_scores
-from ._prefetch import prefetch
 from ._spans import concat_ids, equal_ids, ids_tuple, slice_ids
 from .alignment import align_scores
 from .binary import read_scores, score_pieces
@@ -77,13 +76,12 @@ class ScoreChunk:
 class _Stream:
     """The records of one file, served in exact counts from its parsed blocks."""
 
-    def __init__(self, path, pieces, executor=None):
+    def __init__(self, path, pieces):
         self.path = path
         self._buffer = []  # [ids, values, lines] pieces not yet served
         self._buffered = 0
         self._done = False
-        # read-ahead: the next blocks are parsed in worker threads while these are used
-        self._ahead = prefetch(pieces, executor)
+        self._ahead = pieces  # the next blocks are parsed ahead, in the pool's workers
 
     def _pull(self):
         piece = next(self._ahead, None)
@@ -131,9 +129,9 @@ class _Stream:
 def _open_stream(path, kind, block_bytes, info, executor=None, layout=None):
     path = os.fspath(path)
     if kind == "binary":
-        return _Stream(path, score_pieces(path, block_bytes, layout, spans=True), executor)
+        return _Stream(path, score_pieces(path, block_bytes, layout, True, executor))
     reader = _MulticlassReader(path, block_bytes)
-    stream = _Stream(path, reader.pieces(_READER_KIND[kind]), executor)
+    stream = _Stream(path, reader.pieces(_READER_KIND[kind], executor))
     stream.peek_size()  # reads the first block: classes, task and condition are known
     if not hasattr(reader, "classes"):
         raise ValueError(f"{path}: no segments found")
@@ -176,9 +174,9 @@ def iter_score_chunks(
     block_bytes : int
         Bytes read from each file at a time.
     threads : int, optional
-        Worker threads that read and parse the files' next blocks ahead of use (NumPy releases
-        the GIL, so files are parsed in parallel, and while the caller works on a chunk).
-        Default: one per file, at most the number of CPUs; 0 reads in the calling thread.
+        Worker threads that parse the files' next blocks ahead of use (NumPy releases the GIL,
+        so files are parsed in parallel, and while the caller works on a chunk): default one
+        per available core; 0 reads in the calling thread (:mod:`focal._text.pool`).
 
     Yields
     ------
@@ -254,16 +252,8 @@ def open_score_files(
     paths = [os.fspath(p) for p in paths]
     if not paths:
         raise ValueError("no score files given")
-    if threads is None:
-        threads = min(len(paths), os.cpu_count() or 1)
-    if int(threads) < 0:
-        raise ValueError(f"threads must be a non-negative integer, got {threads!r}")
-    executor = ThreadPoolExecutor(max_workers=int(threads)) if threads else None
-    try:
+    with worker_pool(threads) as executor:
         yield _OpenFiles(paths, kind, block_bytes, executor, format)
-    finally:
-        if executor is not None:
-            executor.shutdown(wait=True, cancel_futures=True)
 
 
 def _check_same_classes(layouts):
@@ -327,7 +317,8 @@ class _WholeFiles:
     the trial ids, in the first file's order; multiclass columns in the first file's class order.
     """
 
-    def __init__(self, paths, kind, missing, layout=None):
+    def __init__(self, paths, kind, missing, layout=None, executor=None):
+        self.executor = executor  # formats the output (focal.workflows.apply)
         if kind == "binary":
             X, models, tests = align_scores(
                 *(read_scores(p, format=layout) for p in paths), missing=missing
@@ -383,7 +374,8 @@ def open_inputs(
     if missing not in ("error", "drop"):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
     if on_mismatch == "align":
-        yield _WholeFiles([os.fspath(p) for p in paths], kind, missing, format)
+        with worker_pool(threads) as executor:
+            yield _WholeFiles([os.fspath(p) for p in paths], kind, missing, format, executor)
         return
     with open_score_files(
         paths, kind=kind, block_bytes=block_bytes, threads=threads, format=format

@@ -18,10 +18,8 @@ References
 
 from __future__ import annotations
 
-import collections
 import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
@@ -30,6 +28,7 @@ from .._text.blocks import BLOCK_BYTES
 from .._text.fields import format_lines
 from .._text.numbers import format_numbers
 from .._text.outputs import check_output, write_output
+from .._text.pool import in_order
 from ..io._spans import TrialSpans, ids_tuple
 from ..io.multiclass import ALBAYZIN_CLASSES, check_one_task
 from ..io.stream import _check_kind, _check_same_classes, _describe, open_inputs
@@ -230,6 +229,7 @@ def apply_model(
             inputs=paths,
             allow_infinite=allow_infinite,
             path=paths[0],
+            executor=files.executor,
         )
 
 
@@ -340,6 +340,7 @@ def apply_to_files(
             output,
             output_format(files.layouts[0], condition),
             inputs=inputs,
+            executor=files.executor,
         )
 
 
@@ -369,41 +370,52 @@ _FORMATTED_AHEAD = 3  # chunks being formatted at most (their memory is the boun
 
 
 def write_applied(
-    transform, chunks, output, fmt, *, inputs=(), allow_infinite=True, path=None, with_ids=False
+    transform,
+    chunks,
+    output,
+    fmt,
+    *,
+    inputs=(),
+    allow_infinite=True,
+    path=None,
+    with_ids=False,
+    executor=None,
 ) -> int:
     """Write ``transform(chunk.X)`` of every chunk to ``output`` in the format ``fmt`` of
     :func:`output_format`, safely (``focal._text.outputs.write_output``: never over one of
     ``inputs``, atomically or streamed); non-finite outputs are refused unless
     ``allow_infinite`` (NaN always), naming ``path`` and the line. Returns the trial count.
     With ``with_ids``, ``transform(chunk.X, chunk.ids)`` gets the trial ids too (e.g. to look
-    up per-segment quality measures).
+    up per-segment quality measures). The chunks are formatted in ``executor`` (the readers'
+    pool), if given.
     """
     kind, header, prefix, n_out = fmt
     written = 0
+
+    def _outputs():
+        nonlocal written
+        for chunk in chunks:
+            try:
+                Y = transform(chunk.X, chunk.ids) if with_ids else transform(chunk.X)
+            except ValueError as exc:  # e.g. an LLR that overflows: say where
+                if path is None or chunk.lines is None:
+                    raise
+                raise ValueError(
+                    f"{path}:{int(chunk.lines[0])}-{int(chunk.lines[-1])}: {exc}"
+                ) from None
+            yield chunk, _check_output(Y, chunk, n_out, kind, allow_infinite, path)
+            written += len(chunk)
+
+    def _texts(item):
+        return _chunk_texts(*item, prefix)
+
     with write_output(output, inputs) as out:
         if header:
             out.write(header)
-        # chunks are formatted in two worker threads (at most one per CPU), a few chunks
-        # ahead, and their text is written here, in order
-        workers = min(2, os.cpu_count() or 1)
-        with ThreadPoolExecutor(max_workers=workers) as formatters:
-            pending: collections.deque = collections.deque()
-            for chunk in chunks:
-                try:
-                    Y = transform(chunk.X, chunk.ids) if with_ids else transform(chunk.X)
-                except ValueError as exc:  # e.g. an LLR that overflows: say where
-                    if path is None or chunk.lines is None:
-                        raise
-                    raise ValueError(
-                        f"{path}:{int(chunk.lines[0])}-{int(chunk.lines[-1])}: {exc}"
-                    ) from None
-                Y = _check_output(Y, chunk, n_out, kind, allow_infinite, path)
-                pending.append(formatters.submit(_chunk_texts, chunk, Y, prefix))
-                written += len(chunk)
-                while len(pending) > _FORMATTED_AHEAD or (pending and pending[0].done()):
-                    _write_texts(out, pending.popleft().result())
-            while pending:
-                _write_texts(out, pending.popleft().result())
+        # chunks are formatted in the readers' worker threads (focal._text.pool), a few
+        # chunks ahead, and their text is written here, in order
+        for texts in in_order(_texts, _outputs(), executor, _FORMATTED_AHEAD):
+            _write_texts(out, texts)
     return written
 
 
@@ -427,7 +439,7 @@ def _chunk_texts(chunk, Y, prefix):
     for part in spans.parts:
         data, starts, _, stops = part
         n = starts.shape[0]
-        text = _arrow.join_lines(data, starts, stops + 1, Y[at : at + n])
+        text = _arrow.join_lines(data, starts, stops + 1, Y[at : at + n], format_numbers)
         if text is None:
             text = _lines_of(prefix, TrialSpans([part]).ids(), Y[at : at + n])
         texts.append(text)
@@ -531,5 +543,6 @@ def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=Non
             with_ids=True,
             allow_infinite=False,
             path=inputs[0],
+            executor=files.executor,
         )
     return n, n_backoff

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from focal._text import arrow as _arrow
+from focal._text.numbers import format_numbers
 from focal.io import read_scores, write_scores
 from focal.workflows import apply_to_files
 
@@ -233,17 +234,17 @@ def test_join_lines_writes_repr(arrow_at_once):
     rng = np.random.default_rng(7)
     values = _hard_values(rng)
     data, starts, stops = _random_segments(rng, values.size)
-    got = _arrow.join_lines(data, starts, stops, values)
+    got = _arrow.join_lines(data, starts, stops, values, format_numbers)
     assert got is not None
     assert bytes(got) == _repr_lines(data, starts, stops, values)
     for n in (0, 1):
-        got = _arrow.join_lines(data, starts[:n], stops[:n], values[:n])
+        got = _arrow.join_lines(data, starts[:n], stops[:n], values[:n], format_numbers)
         assert bytes(got) == _repr_lines(data, starts[:n], stops[:n], values[:n])
     mostly = rng.normal(size=500)  # a few values written otherwise by pyarrow
     mostly[[3, 70, 400]] = [1.0, -1e-05, 1e12 + 0.5]
-    got = _arrow.join_lines(data, starts[:500], stops[:500], mostly)
+    got = _arrow.join_lines(data, starts[:500], stops[:500], mostly, format_numbers)
     assert bytes(got) == _repr_lines(data, starts[:500], stops[:500], mostly)
-    assert _arrow.join_lines(data, starts[:500], stops[:500], mostly[:-1]) is None
+    assert _arrow.join_lines(data, starts[:500], stops[:500], mostly[:-1], format_numbers) is None
 
 
 def test_join_lines_is_the_numpy_writer(arrow_at_once):
@@ -264,10 +265,10 @@ def test_join_lines_is_the_numpy_writer(arrow_at_once):
         data = np.frombuffer(bytes(7) + b"".join(lines), dtype=np.uint8)
         starts = 7 + np.concatenate([[0], np.cumsum([len(t) for t in lines])[:-1]])
         stops = starts + np.char.str_len(fields)
-        assert bytes(_arrow.join_lines(data, starts, stops, values)) == want, end
-        assert bytes(_arrow.join_lines(data, starts[:2], stops[:2], values[:2])) == b"".join(
-            want.splitlines(keepends=True)[:2]
-        )
+        assert bytes(_arrow.join_lines(data, starts, stops, values, format_numbers)) == want, end
+        assert bytes(
+            _arrow.join_lines(data, starts[:2], stops[:2], values[:2], format_numbers)
+        ) == b"".join(want.splitlines(keepends=True)[:2])
 
 
 @pytest.mark.slow
@@ -278,7 +279,7 @@ def test_join_lines_writes_repr_of_a_million_random_doubles(arrow_at_once):
     values = values[~np.isnan(values)]
     stops = starts = np.zeros(values.size, dtype=np.int64)
     data = np.zeros(0, dtype=np.uint8)
-    got = _arrow.join_lines(data, starts, stops, values)
+    got = _arrow.join_lines(data, starts, stops, values, format_numbers)
     assert bytes(got) == "".join(f"{v!r}\n" for v in values.tolist()).encode()
 
 
@@ -286,9 +287,11 @@ def test_join_lines_without_an_answer(arrow_at_once, monkeypatch):
     rng = np.random.default_rng(10)
     data, starts, stops = _random_segments(rng, 100)
     values = rng.normal(size=100)
-    assert _arrow.join_lines(data, starts[::-1], stops[::-1], values) is None  # out of order
+    assert (
+        _arrow.join_lines(data, starts[::-1], stops[::-1], values, format_numbers) is None
+    )  # out of order
     monkeypatch.setattr(_arrow, "_DISABLED", True)
-    assert _arrow.join_lines(data, starts, stops, values) is None
+    assert _arrow.join_lines(data, starts, stops, values, format_numbers) is None
     assert _arrow.equal_segments(data, starts, stops, data, starts, stops) is None
     monkeypatch.setattr(_arrow, "_DISABLED", False)
     # pyarrow text in another layout than repr's (here: integral values without ".0"), as
@@ -296,7 +299,7 @@ def test_join_lines_without_an_answer(arrow_at_once, monkeypatch):
     monkeypatch.setattr(_arrow, "_arrow_writes_repr", lambda x: np.ones(x.size, dtype=bool))
     _arrow._writer_agrees.cache_clear()
     try:
-        assert _arrow.join_lines(data, starts, stops, values) is None
+        assert _arrow.join_lines(data, starts, stops, values, format_numbers) is None
     finally:
         _arrow._writer_agrees.cache_clear()
 
@@ -316,7 +319,7 @@ def test_pyarrow_is_imported_only_after_many_numbers(monkeypatch):
     stops = starts + lengths
     assert _arrow.equal_segments(buf, starts, stops, buf, starts, stops) is None
     assert _arrow._seen == 0
-    assert _arrow.join_lines(buf, starts, stops, np.ones(600)) is None
+    assert _arrow.join_lines(buf, starts, stops, np.ones(600), format_numbers) is None
     assert _arrow.parse_numbers(buf, starts, lengths) is None
     assert _arrow._seen == 1200
     assert _arrow.parse_numbers(buf, starts, lengths) is not None
@@ -330,7 +333,7 @@ def test_segments_past_the_end_of_their_buffer_are_not_answered(arrow_at_once):
     assert _arrow.equal_segments(buf, past, past + 1, buf, starts, starts + 1) is None
     lines = np.frombuffer(b"a 1\nb 2\nc 3\n", dtype=np.uint8)
     starts = np.array([0, 4, 8 + lines.size])
-    assert _arrow.join_lines(lines, starts, starts + 2, np.ones(3)) is None
+    assert _arrow.join_lines(lines, starts, starts + 2, np.ones(3), format_numbers) is None
 
 
 def test_small_batches_and_a_disabled_pyarrow_are_not_answered(monkeypatch):

@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from focal.io import _ids, _join, _spill, align_trials, read_key, read_scores
+from focal.io import _ids, align_trials, read_key, read_scores
 from focal.io._join import align_files, iter_aligned, read_aligned
 
 RNG = np.random.default_rng(11)
@@ -72,17 +72,21 @@ def test_errors_name_the_file_line_and_trials(tmp_path):
 
 
 def _exact(key, paths, missing):
-    return align_files(read_key(key), paths, missing=missing)
+    return align_trials(read_key(key), *map(read_scores, paths), missing=missing)
 
 
 @pytest.mark.parametrize("missing", ["error", "drop"])
-def test_join_by_hash_with_the_ids_on_disk_gives_the_exact_answer(tmp_path, missing):
+@pytest.mark.parametrize("threads", [0, 1, None])
+def test_the_join_gives_the_answer_of_reading_both_files_whole(tmp_path, missing, threads):
     scores = RNG.normal(size=N).tolist()
     key = _write_key(tmp_path / "key", RNG.permutation(N))
     rows = RNG.permutation(N) if missing == "error" else RNG.permutation(N)[: N - 100]
     a = _write_scores(tmp_path / "a", rows, scores)
     b = _write_scores(tmp_path / "b", RNG.permutation(N), scores)
-    expected = _exact(key, [a, b], missing)
+    expected = _exact(key, [a, b], "drop")
+    got = align_files(read_key(key), [a, b], missing=missing, threads=threads, block_bytes=4096)
+    for e, g in zip(expected, got):
+        assert np.array_equal(e, g)
     got = read_aligned([a, b], key, missing=missing)
     assert got[-1] == str(key)
     for e, g in zip(expected, got):
@@ -99,24 +103,11 @@ def _hash_of_models_only(monkeypatch):
     hashes of their own, and a scored trial of another test collides with the key's.
     """
     real = _ids.hash_ids
-    weak = lambda models, tests: real(models)  # noqa: E731
-    monkeypatch.setattr(_ids, "hash_ids", weak)
-    monkeypatch.setattr(_spill, "hash_ids", weak)
-
-
-def _count_exact_joins(monkeypatch):
-    """Calls of read_key: the join redone with the key's ids in memory."""
-    from focal.io import binary
-
-    calls = []
-    real = binary.read_key
-    monkeypatch.setattr(binary, "read_key", lambda *a, **k: calls.append(1) or real(*a, **k))
-    return calls
+    monkeypatch.setattr(_ids, "hash_ids", lambda models, tests: real(models))
 
 
 def test_a_hash_collision_never_mismatches_trials(tmp_path, monkeypatch):
     _hash_of_models_only(monkeypatch)
-    redone = _count_exact_joins(monkeypatch)
     n = 200
     key = tmp_path / "key"
     key.write_text("".join(f"m{i} t{i} {'tar' if i % 3 == 0 else 'non'}\n" for i in range(n)))
@@ -131,10 +122,9 @@ def test_a_hash_collision_never_mismatches_trials(tmp_path, monkeypatch):
     assert np.array_equal(X[:, 0], np.delete(np.arange(n) / 7, 57))
     got = list(iter_aligned([scores, scores], key, missing="drop"))
     assert len(got) == 2 and all(np.array_equal(g[1], X[:, 0]) for g in got)
-    assert len(redone) == 3  # each join by hash failed its check and was redone
     lines[57] = "m57 t57 5.5\n"
     scores.write_text("".join(lines))
-    assert read_aligned([scores], key)[0][57, 0] == 5.5 and len(redone) == 3
+    assert read_aligned([scores], key)[0][57, 0] == 5.5
 
 
 def test_collisions_within_the_key_are_matched_by_their_bytes(tmp_path, monkeypatch):
@@ -150,7 +140,7 @@ def test_collisions_within_the_key_are_matched_by_their_bytes(tmp_path, monkeypa
         read_aligned([a], twice)
 
 
-def test_join_by_hash_errors_as_reading_the_key_whole(tmp_path):
+def test_the_join_errors_as_reading_the_files_whole(tmp_path):
     scores = RNG.normal(size=N).tolist()
     key = _write_key(tmp_path / "key", list(range(N)) + [5])
     a = _write_scores(tmp_path / "a", range(N), scores)
@@ -168,22 +158,19 @@ def test_join_by_hash_errors_as_reading_the_key_whole(tmp_path):
         read_aligned([twice], full)
 
 
-def test_no_room_for_the_temporary_files_joins_in_memory(tmp_path, monkeypatch):
-    def full(self, models, tests):
-        raise OSError(28, "No space left on device")
-
-    monkeypatch.setattr(_spill.IdSpill, "add", full)
-    redone = _count_exact_joins(monkeypatch)
+def test_a_key_of_other_trials_is_named_with_the_files(tmp_path):
     scores = RNG.normal(size=N).tolist()
-    key = _write_key(tmp_path / "key", RNG.permutation(N))
-    a = _write_scores(tmp_path / "a", RNG.permutation(N), scores)
-    for e, g in zip(_exact(key, [a], "error"), read_aligned([a], key)):
-        assert np.array_equal(e, g)
-    assert len(redone) == 1  # the join redone with the ids in memory
+    key = _write_key(tmp_path / "key", range(N // 2))
+    other = _write_scores(tmp_path / "other", range(N // 2, N), scores)
+    with pytest.raises(ValueError, match=rf"other: {N // 2} scored trial\(s\) are not in the key"):
+        read_aligned([other], key)
+    message = r"no trial is present in the key and in every score file \(key .*key; score .*other\)"
+    with pytest.raises(ValueError, match=message):
+        read_aligned([other], key, missing="drop")
 
 
-@pytest.mark.parametrize("spilled", [False, True])
-def test_files_read_at_once_report_the_error_of_the_first_that_fails(tmp_path, spilled):
+@pytest.mark.parametrize("threads", [0, None])
+def test_files_report_the_error_of_the_first_that_fails(tmp_path, threads):
     scores = RNG.normal(size=N).tolist()
     key = _write_key(tmp_path / "key", RNG.permutation(N))
     good = _write_scores(tmp_path / "good", RNG.permutation(N), scores)
@@ -193,9 +180,7 @@ def test_files_read_at_once_report_the_error_of_the_first_that_fails(tmp_path, s
     extra.write_text(good.read_text() + "nobody seg99999 0.5\n")
 
     def join(paths):
-        if spilled:
-            return read_aligned(paths, key)[:2]
-        return align_files(read_key(key), paths, block_bytes=4096)[:2]
+        return align_files(read_key(key), paths, block_bytes=4096, threads=threads)[:2]
 
     X, y = join([good, good, good])
     assert np.array_equal(X, np.repeat(X[:, :1], 3, axis=1))
@@ -212,17 +197,3 @@ def test_files_read_at_once_report_the_error_of_the_first_that_fails(tmp_path, s
     ):
         with pytest.raises(ValueError, match=error):
             list(iter_aligned(paths, key))
-
-
-def test_files_are_read_one_at_a_time_when_their_range_files_would_be_too_many(
-    tmp_path, monkeypatch
-):
-    scores = RNG.normal(size=N).tolist()
-    key = _write_key(tmp_path / "key", RNG.permutation(N))
-    paths = [_write_scores(tmp_path / f"s{k}", RNG.permutation(N), scores) for k in range(3)]
-    expected = _exact(key, paths, "error")
-    monkeypatch.setattr(_spill, "RANGE_BYTES", 256)  # a range file per 8 key rows
-    monkeypatch.setattr(_join, "OPEN_RANGE_FILES", 200)  # fewer than two files' range files
-    monkeypatch.setattr(_join, "_in_parallel", None)  # not called
-    for e, g in zip(expected, read_aligned(paths, key)):
-        assert np.array_equal(e, g)
