@@ -3,7 +3,7 @@
 Steps of reading ``model test score`` lines: the block reader
 (:func:`focal._text.blocks.iter_blocks`: reads, NUL / UTF-8 / line-length checks, line feeds), the
 tokenizer (:func:`focal._text.fields.split_fields`), the two id columns
-(:meth:`focal._text.blocks.Fields.ids`) and the scores (:meth:`focal._text.blocks.Fields.numbers`).
+(:meth:`focal._text.fields.Fields.ids`) and the scores (:meth:`focal._text.fields.Fields.numbers`).
 Each is timed in CPU time of this thread (``time.thread_time``: on a shared machine, wall time also
 counts the other programs' turns), summed over the blocks of the file, ``repeat`` times: min and
 median are reported, with the floor of reading the file's bytes into memory (``readinto``, no

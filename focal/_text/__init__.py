@@ -4,8 +4,9 @@ readers of :mod:`focal.io` and :mod:`focal.std`, the model files and the workflo
 
 - :mod:`~focal._text.source`: where bytes come from (``-`` is standard input; gzip by magic);
 - :mod:`~focal._text.blocks`: blocks of whole lines, NUL bytes and invalid UTF-8 refused;
-- :mod:`~focal._text.fields`: score-file records split into fields, ids as fixed-width bytes;
-- :mod:`~focal._text.lines`: lines of white-space separated fields (the term-detection tables);
+- :mod:`~focal._text.fields`: the tokenizer: lines split into fields, score-file records, ids as
+  fixed-width bytes;
+- :mod:`~focal._text.pool`: the one thread pool (blocks parsed ahead, in order);
 - :mod:`~focal._text.numbers`: exact decimal text <-> float64, vectorized;
 - :mod:`~focal._text.arrow`: the same kernels through pyarrow, when the ``fast`` extra is in;
 - :mod:`~focal._text.outputs`: outputs that never replace an input and appear whole or not at all.

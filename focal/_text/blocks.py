@@ -1,22 +1,18 @@
 """Text files read in blocks of whole lines with NumPy (no Python work per line).
 
 The one block reader of focal's text files: score and key files (:mod:`focal.io`), the term
-detection tables and RTTM (:mod:`focal.std`, through :mod:`focal._text.lines`). A neutral helper:
+detection tables and RTTM (:mod:`focal.std`), split into fields by :mod:`focal._text.fields`. A neutral helper:
 any layer may import it, and it imports none of focal's layers.
 
 A file (``-`` is standard input, a gzip stream is decompressed: :mod:`focal._text.source`) is read
-as :class:`Block` objects of whole lines; :class:`Fields` holds the fields of a block's records
-with their line numbers, gives ids as fixed-width UTF-8 bytes (:func:`gather_ids`) and numbers
-parsed exactly (:func:`focal._text.numbers.parse_numbers`). Every error is a
-:class:`~focal.exceptions.FileFormatError` ``path:line: message``.
+as :class:`Block` objects of whole lines, which the tokenizer (:mod:`focal._text.fields`) splits
+into fields. Every error is a :class:`~focal.exceptions.FileFormatError` ``path:line: message``.
 
 Hostile input stays linear: each read is cut after its last line break (searched from the end;
 the partial line after it is carried, never searched again), NUL bytes are detected in every
 read (``/dev/zero`` fails at once), invalid UTF-8 is refused, lines longer than
 :data:`MAX_LINE_BYTES` and ids longer than :data:`MAX_ID_LENGTH` characters are errors
-(:func:`read_limits` changes both). Ids share the width of the longest (of a block, then of the
-file): one whose width would multiply the storage of the others more than
-:data:`ID_WIDENING_LIMIT` times is refused with its line.
+(:func:`read_limits` changes both).
 """
 
 from __future__ import annotations
@@ -27,21 +23,15 @@ import os
 import numpy as np
 
 from ..exceptions import FileFormatError, InvalidParameterError
-from .numbers import byte_masks, parse_numbers
 from .source import display_name, open_source
 
 __all__ = [
     "BLOCK_BYTES",
     "FRONT",
-    "ID_WIDENING_LIMIT",
     "MAX_ID_LENGTH",
     "MAX_LINE_BYTES",
     "PAD",
     "Block",
-    "Fields",
-    "concat_ids",
-    "concat_pieces",
-    "gather_ids",
     "iter_blocks",
     "read_limits",
 ]
@@ -252,150 +242,3 @@ def _make_block(buffer, data, size, n_lines, first_line, path):
 
 def _line_at(block, offset):
     return block.first_line + int(np.count_nonzero(block.body[:offset] == 10))
-
-
-class Fields:
-    """Records of one block: field ``j`` of record ``i`` is
-    ``data[starts[i, j] : starts[i, j] + lengths[i, j]]``; ``lines[i]`` is its line number.
-    """
-
-    __slots__ = ("data", "lengths", "lines", "path", "starts")
-
-    def __init__(self, data, starts, lengths, lines, path=""):
-        self.data, self.starts, self.lengths, self.lines = data, starts, lengths, lines
-        self.path = path
-
-    def __len__(self):
-        return self.starts.shape[0]
-
-    def numbers(self, columns, path, what="score"):
-        """float64 matrix of the given field columns (exact parsing, errors with the line)."""
-        cols = list(columns)
-        starts = self.starts[:, cols].ravel()
-        lengths = self.lengths[:, cols].ravel()
-
-        def fail(i, message):
-            raise FileFormatError(path, int(self.lines[i // len(cols)]), f"{what} {message}")
-
-        return parse_numbers(self.data, starts, lengths, fail).reshape(len(self), len(cols))
-
-    def ids(self, column):
-        """Field ``column`` of every record as a fixed-width bytes array.
-
-        An id longer than :data:`MAX_ID_LENGTH` characters is a ``ValueError`` with its line.
-        """
-        starts, lengths = self.starts[:, column], self.lengths[:, column]
-        limit = MAX_ID_LENGTH
-        if lengths.size and int(lengths.max()) > limit:  # bytes >= characters: check those
-            for i in np.flatnonzero(lengths > limit):
-                text = self.data[starts[i] : starts[i] + lengths[i]].tobytes().decode("utf-8")
-                if len(text) > limit:
-                    raise FileFormatError(
-                        self.path, int(self.lines[i]), f"id longer than {limit} characters"
-                    )
-        if lengths.size:  # the block's ids share the width of its longest
-            need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
-            if need > _BLOCK_ID_STORAGE_FREE:
-                stored = int(np.maximum(lengths, 8).sum())
-                if _too_wide(need, stored, _BLOCK_ID_STORAGE_FREE):
-                    i = int(np.argmax(lengths))
-                    _refuse_widening(self.path, int(self.lines[i]), int(lengths[i]), need, stored)
-        return gather_ids(self.data, starts, lengths)
-
-
-_MASKED_WIDTH = 128  # ids up to this many bytes are masked through a small lookup table
-
-
-def gather_ids(data, starts, lengths):
-    """Fixed-width bytes array (dtype ``S<8k>``) of the fields ``data[start : start + length]``."""
-    n = starts.size
-    longest = int(lengths.max()) if n else 1
-    width = max(8, -(-longest // 8) * 8)
-    if n and int(starts.max()) + width > data.size:
-        data = np.concatenate([data, np.zeros(width, dtype=np.uint8)])
-    fields = _byte_strings(data, starts, width)
-    if width <= _MASKED_WIDTH:
-        words = fields.view(np.uint64).reshape(n, width // 8)
-        words &= np.take(byte_masks(width // 8), lengths, axis=0)  # zero the bytes past the field
-        return fields
-    out = fields.view(np.uint8).reshape(n, width)  # wide ids: a mask table would be (8w+1) x w
-    columns = np.arange(width)[None, :]
-    for i in range(0, n, 4096):  # zero the bytes past each field, a bounded mask at a time
-        out[i : i + 4096][columns >= lengths[i : i + 4096, None]] = 0
-    return fields
-
-
-def _byte_strings(data, starts, width):
-    """``S<width>`` array of the ``width`` bytes at each ``data[start:]``.
-
-    Gathered through a view of ``data`` as ``S<width>`` items one byte apart (an item may
-    start at any byte): one fixed-size copy per field, cheaper than a gather of byte windows.
-    """
-    data = np.ascontiguousarray(data)
-    items = np.ndarray((data.size - width + 1,), dtype=f"S{width}", buffer=data, strides=(1,))
-    return items[starts]
-
-
-#: Ids of a file share one width, that of the longest: widening the others by more than this
-#: factor (and beyond _ID_STORAGE_FREE bytes) is refused rather than exhausting memory
-ID_WIDENING_LIMIT = 16
-_ID_STORAGE_FREE = 256 << 20  # a whole file
-_BLOCK_ID_STORAGE_FREE = 128 << 20  # one block
-
-
-def _too_wide(need, stored, free=_ID_STORAGE_FREE):
-    return need > free and need > ID_WIDENING_LIMIT * stored
-
-
-def _refuse_widening(path, line, length, need, stored):
-    raise FileFormatError(
-        path,
-        line,
-        f"an id of {length} bytes among much shorter ones: ids are "
-        f"stored at the width of the longest, which would take "
-        f"{need / 2**20:,.0f} MiB ({need / stored:.0f}x their size); shorten the "
-        f"long ids",
-    )
-
-
-def concat_ids(pieces, lines, path):
-    """Concatenate per-block id arrays (empties the list), refusing a file whose few long ids
-    would widen every other id's storage more than :data:`ID_WIDENING_LIMIT` times.
-    """
-    n = sum(p.shape[0] for p in pieces)
-    widest = max(range(len(pieces)), key=lambda k: pieces[k].dtype.itemsize)
-    width = pieces[widest].dtype.itemsize
-    need = n * width
-    if need > _ID_STORAGE_FREE and _too_wide(need, _content_bytes(pieces)):
-        lengths = np.char.str_len(pieces[widest])
-        i = int(np.argmax(lengths))
-        record = sum(p.shape[0] for p in pieces[:widest]) + i
-        _refuse_widening(path, lines.line(record), int(lengths[i]), need, _content_bytes(pieces))
-    return concat_pieces(pieces)
-
-
-def _content_bytes(pieces):
-    """Bytes of the ids themselves (8 at least each: the narrowest storage)."""
-    return sum(int(np.maximum(np.char.str_len(p), 8).sum()) for p in pieces)
-
-
-def concat_pieces(pieces):
-    """Concatenate per-block arrays and empty the list, freeing each piece once copied (the
-    peak is the result and one piece, not twice the result).
-    """
-    if len(pieces) == 1:
-        return pieces.pop()
-    n = sum(p.shape[0] for p in pieces)
-    dtype = (
-        np.result_type(*pieces)
-        if pieces[0].dtype.kind != "S"
-        else f"S{max(p.dtype.itemsize for p in pieces)}"
-    )
-    out = np.empty((n,) + pieces[0].shape[1:], dtype=dtype)
-    at = 0
-    pieces.reverse()
-    while pieces:
-        piece = pieces.pop()
-        out[at : at + piece.shape[0]] = piece
-        at += piece.shape[0]
-    return out

@@ -1,11 +1,21 @@
-"""Vectorized splitting of text score files into records of fields (no Python loop per line).
+"""The tokenizer of focal's text files: blocks of whole lines (:mod:`focal._text.blocks`) split
+into fields with NumPy, no Python work per line, in one of two ways.
 
-A file is read in blocks of whole lines (:mod:`focal._text.blocks`, which also holds the records'
-:class:`~focal._text.blocks.Fields`, the length limits and the id-width guard). In each block,
-fields are the maximal runs of bytes other than white space (space, tab, CR, VT, FF, LF; other
-control characters count as white space too) and commas; blank lines and lines whose first field
-starts with ``#`` are skipped. A record is a line with exactly the expected number of fields;
-anything else is a ``ValueError`` naming the file and the line.
+- :func:`split_lines`: each line's fields, any number per line (:class:`Lines`); fields are
+  the maximal runs of bytes other than white space (space, tab, CR, VT, FF, LF; other control
+  characters count as white space too), and commas when ``commas`` (score files; the
+  term-detection tables of :mod:`focal.std` keep commas in their fields). The readers pick the
+  lines they want (by first field, by field count) as :class:`Fields`.
+- :func:`split_fields`: the records of a score or key file, exactly ``n_fields`` fields a line
+  (:class:`Fields`); blank lines and lines whose first field starts with ``#`` are skipped; any
+  other line is a ``ValueError`` naming the file and the line. The common block (one separator
+  after every field, every line a record) is read by one scan that finds fields and lines at
+  once; any other goes through :func:`split_lines`.
+
+:class:`Fields` gives ids as fixed-width UTF-8 bytes (:func:`gather_ids`) and numbers parsed
+exactly (:func:`focal._text.numbers.parse_numbers`), errors with their line. Ids share the width
+of the longest (of a block, then of a file): one whose width would multiply the storage of the
+others more than :data:`ID_WIDENING_LIMIT` times is refused with its line.
 
 Ids never start with ``#`` (the writers refuse them). A line starting with ``#`` is a comment,
 except that one whose first field is longer than the lone ``#`` and that holds exactly a
@@ -24,20 +34,25 @@ import numpy as np
 
 from ..exceptions import FileFormatError
 from . import blocks as _blocks
-from .blocks import (
-    FRONT,
-    Fields,
-)
+from .blocks import FRONT, iter_blocks
+from .numbers import byte_masks, parse_numbers
 
-# the block reader's names, for io's readers (defined once, in focal._text.blocks)
 __all__ = [
+    "ID_WIDENING_LIMIT",
+    "Fields",
     "LineMap",
+    "Lines",
     "blank_line",
     "check_id_column",
+    "concat_ids",
+    "concat_pieces",
     "first_record",
     "format_lines",
+    "gather_ids",
     "ids_text",
+    "iter_lines",
     "split_fields",
+    "split_lines",
 ]
 
 
@@ -154,70 +169,141 @@ def _single_separators(data, size, n_fields, comma):
     return starts, lengths, ends[per_line - 1 :: per_line]
 
 
+def _edges(block, commas):
+    """Starts and ends (positions in ``block.data``) of the block's fields."""
+    body = block.body
+    sep = np.ones(block.size + 2, dtype=bool)
+    if commas:
+        np.logical_or(body <= 32, body == 44, out=sep[1:-1])
+    else:
+        np.less_equal(body, 32, out=sep[1:-1])
+    edges = np.flatnonzero(sep[1:] != sep[:-1]) + FRONT
+    return edges[0::2], edges[1::2]
+
+
+def split_lines(block, commas=False):
+    """The fields of each line of a block, as :class:`Lines` (see the module's docstring)."""
+    return Lines.of(block, *_edges(block, commas))
+
+
+class Lines:
+    """The fields of one block of lines.
+
+    Field ``k`` is ``data[starts[k] : ends[k]]``. Line ``i`` of the block (file line
+    ``first_line + i``) holds ``counts[i]`` fields, the first being field ``first[i]``.
+    """
+
+    __slots__ = ("counts", "data", "ends", "first", "first_line", "path", "starts")
+
+    def __init__(self, data, starts, ends, counts, first, first_line, path):
+        self.data, self.starts, self.ends = data, starts, ends
+        self.counts, self.first, self.first_line, self.path = counts, first, first_line, path
+
+    @classmethod
+    def of(cls, block, starts, ends):
+        """The lines of ``block`` whose fields are ``data[starts[k] : ends[k]]``."""
+        n_lines = block.n_lines
+        line_of = np.searchsorted(block.newlines, starts)  # line feeds before each field
+        counts = np.bincount(line_of, minlength=n_lines)[:n_lines]
+        first = np.cumsum(counts) - counts
+        return cls(block.data, starts, ends, counts, first, block.first_line, block.path)
+
+    def first_field_is(self, text: bytes) -> np.ndarray:
+        """Boolean per line: its first field is exactly ``text``."""
+        return self.first_field_starts_with(text) & (self._first_length() == len(text))
+
+    def first_field_starts_with(self, prefix: bytes) -> np.ndarray:
+        """Boolean per line: it has a field and the first one starts with ``prefix``."""
+        out = self.counts > 0
+        where = np.flatnonzero(out)
+        begin = self.starts[self.first[where]]
+        ok = self._first_length()[where] >= len(prefix)
+        for j, byte in enumerate(prefix):
+            ok &= self.data[np.minimum(begin + j, self.data.size - 1)] == byte
+        out[where] = ok
+        return out
+
+    def _first_length(self) -> np.ndarray:
+        length = np.zeros(self.counts.size, dtype=np.int64)
+        has = self.counts > 0
+        k = self.first[has]
+        length[has] = self.ends[k] - self.starts[k]
+        return length
+
+    def line(self, i) -> int:
+        """File line number of block line ``i``."""
+        return self.first_line + int(i)
+
+    def fail(self, i, message: str):
+        """Raise a :class:`~focal.exceptions.FileFormatError` at block line ``i``."""
+        raise FileFormatError(self.path, self.line(i), message)
+
+    def text(self, i, k: int) -> str:
+        """Field ``k`` of block line ``i``, decoded."""
+        j = int(self.first[i]) + k
+        return self.data[self.starts[j] : self.ends[j]].tobytes().decode("utf-8")
+
+    def fields(self, rows, width: int):
+        """The first ``width`` fields of the given block lines as :class:`Fields` (each of those
+        lines must hold at least ``width``).
+        """
+        rows = np.asarray(rows, dtype=np.int64)
+        take = (self.first[rows][:, None] + np.arange(width)).reshape(-1)
+        starts = self.starts[take].reshape(-1, width)
+        lengths = self.ends[take].reshape(-1, width) - starts
+        return Fields(self.data, starts, lengths, rows + self.first_line, self.path)
+
+
+#: Bytes per read of :func:`iter_lines` (None: the block reader's default); tests set it small
+#: to cross block boundaries
+BLOCK_BYTES = None
+
+
+def iter_lines(path):
+    """Yield a file as :class:`Lines` (white space separated, commas kept in fields), one per
+    block of whole lines (:func:`focal._text.blocks.iter_blocks`: a leading BOM skipped; NUL
+    bytes, invalid UTF-8 and over-long lines refused with ``path:line:``).
+    """
+    blocks = iter_blocks(path) if BLOCK_BYTES is None else iter_blocks(path, BLOCK_BYTES)
+    for block in blocks:
+        yield split_lines(block)
+
+
 def _split_general(block, n_fields, layout):
-    """Split any block (see :func:`split_fields`): fields at the edges of separator runs."""
-    data = block.data
-    size = block.size
-    b = block.body
-    sep = np.ones(size + 2, dtype=bool)
-    # separators: white space (and any other control character) and commas
-    np.logical_or(b <= 32, b == 44, out=sep[1:-1])
-    edges = np.flatnonzero(sep[1:] != sep[:-1]) + FRONT  # positions in `data`
-    starts = edges[0::2]
-    ends = edges[1::2]
-    newlines = block.newlines
-    n_lines = block.n_lines
+    """Split any block (see :func:`split_fields`): its lines, then the records among them."""
+    starts, ends = _edges(block, commas=True)
     if starts.size == 0:
-        return Fields(
-            data,
-            np.empty((0, n_fields), np.int64),
-            np.empty((0, n_fields), np.int64),
-            np.empty(0, np.int64),
-            block.path,
-        )
-    if _uniform(starts, ends, newlines, n_lines, n_fields, data):
-        lines = np.arange(block.first_line, block.first_line + n_lines)
+        empty = np.empty((0, n_fields), np.int64)
+        return Fields(block.data, empty, empty, np.empty(0, np.int64), block.path)
+    if _uniform(starts, ends, block, n_fields):
+        lines = np.arange(block.first_line, block.first_line + block.n_lines)
         starts = starts.reshape(-1, n_fields)
-        return Fields(data, starts, ends.reshape(-1, n_fields) - starts, lines, block.path)
-    token_line = np.searchsorted(newlines, starts)
-    counts = np.bincount(token_line, minlength=n_lines)
-    first_token = np.cumsum(counts) - counts
-    has_tokens = counts > 0
-    comment = np.zeros(n_lines, dtype=bool)
-    comment[has_tokens] = data[starts[first_token[has_tokens]]] == 35
-    record = has_tokens & ~comment
+        return Fields(block.data, starts, ends.reshape(-1, n_fields) - starts, lines, block.path)
+    found = Lines.of(block, starts, ends)
+    comment = found.first_field_starts_with(b"#")
+    record = (found.counts > 0) & ~comment
     # '#model test 1.5' could be a trial whose id starts with '#': refuse rather than skip it
-    glued = comment & (counts == n_fields)
-    glued[glued] = ends[first_token[glued]] - starts[first_token[glued]] > 1
+    glued = comment & (found.counts == n_fields) & ~found.first_field_is(b"#")
     if glued.any():
-        i = int(np.argmax(glued))
-        raise FileFormatError(
-            block.path,
-            block.first_line + i,
+        found.fail(
+            int(np.argmax(glued)),
             f"a line starting with '#' has "
             f"the {n_fields} fields of a record: a comment, or a record whose id "
             f"starts with '#'? Ids may not start with '#'; write comments as "
             f"'# text'",
         )
-    wrong = record & (counts != n_fields)
+    wrong = record & (found.counts != n_fields)
     if wrong.any():
         i = int(np.argmax(wrong))
-        raise FileFormatError(
-            block.path,
-            block.first_line + i,
-            f"expected {n_fields} fields {layout}, got {int(counts[i])}",
-        )
-    rows = np.flatnonzero(record)
-    take = (first_token[rows][:, None] + np.arange(n_fields)).ravel()
-    starts = starts[take].reshape(-1, n_fields)
-    lengths = ends[take].reshape(-1, n_fields) - starts
-    return Fields(data, starts, lengths, rows + block.first_line, block.path)
+        found.fail(i, f"expected {n_fields} fields {layout}, got {int(found.counts[i])}")
+    return found.fields(np.flatnonzero(record), n_fields)
 
 
-def _uniform(starts, ends, newlines, n_lines, n_fields, data):
+def _uniform(starts, ends, block, n_fields):
     """True when every line holds exactly ``n_fields`` fields and none is a comment: the
     common case, checked without mapping each field to its line.
     """
+    n_lines, newlines, data = block.n_lines, block.newlines, block.data
     if starts.size != n_fields * n_lines:
         return False
     first = starts[::n_fields]
@@ -260,6 +346,153 @@ class LineMap:
         offset = record - self._starts[b]
         lines = self._lines[b]
         return self._first_lines[b] + offset if lines is None else int(lines[offset])
+
+
+class Fields:
+    """Records of one block: field ``j`` of record ``i`` is
+    ``data[starts[i, j] : starts[i, j] + lengths[i, j]]``; ``lines[i]`` is its line number.
+    """
+
+    __slots__ = ("data", "lengths", "lines", "path", "starts")
+
+    def __init__(self, data, starts, lengths, lines, path=""):
+        self.data, self.starts, self.lengths, self.lines = data, starts, lengths, lines
+        self.path = path
+
+    def __len__(self):
+        return self.starts.shape[0]
+
+    def numbers(self, columns, path, what="score"):
+        """float64 matrix of the given field columns (exact parsing, errors with the line)."""
+        cols = list(columns)
+        starts = self.starts[:, cols].ravel()
+        lengths = self.lengths[:, cols].ravel()
+
+        def fail(i, message):
+            raise FileFormatError(path, int(self.lines[i // len(cols)]), f"{what} {message}")
+
+        return parse_numbers(self.data, starts, lengths, fail).reshape(len(self), len(cols))
+
+    def ids(self, column):
+        """Field ``column`` of every record as a fixed-width bytes array.
+
+        An id longer than :data:`MAX_ID_LENGTH` characters is a ``ValueError`` with its line.
+        """
+        starts, lengths = self.starts[:, column], self.lengths[:, column]
+        limit = _blocks.MAX_ID_LENGTH
+        if lengths.size and int(lengths.max()) > limit:  # bytes >= characters: check those
+            for i in np.flatnonzero(lengths > limit):
+                text = self.data[starts[i] : starts[i] + lengths[i]].tobytes().decode("utf-8")
+                if len(text) > limit:
+                    raise FileFormatError(
+                        self.path, int(self.lines[i]), f"id longer than {limit} characters"
+                    )
+        if lengths.size:  # the block's ids share the width of its longest
+            need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
+            if need > _BLOCK_ID_STORAGE_FREE:
+                stored = int(np.maximum(lengths, 8).sum())
+                if _too_wide(need, stored, _BLOCK_ID_STORAGE_FREE):
+                    i = int(np.argmax(lengths))
+                    _refuse_widening(self.path, int(self.lines[i]), int(lengths[i]), need, stored)
+        return gather_ids(self.data, starts, lengths)
+
+
+_MASKED_WIDTH = 128  # ids up to this many bytes are masked through a small lookup table
+
+
+def gather_ids(data, starts, lengths):
+    """Fixed-width bytes array (dtype ``S<8k>``) of the fields ``data[start : start + length]``."""
+    n = starts.size
+    longest = int(lengths.max()) if n else 1
+    width = max(8, -(-longest // 8) * 8)
+    if n and int(starts.max()) + width > data.size:
+        data = np.concatenate([data, np.zeros(width, dtype=np.uint8)])
+    fields = _byte_strings(data, starts, width)
+    if width <= _MASKED_WIDTH:
+        words = fields.view(np.uint64).reshape(n, width // 8)
+        words &= np.take(byte_masks(width // 8), lengths, axis=0)  # zero the bytes past the field
+        return fields
+    out = fields.view(np.uint8).reshape(n, width)  # wide ids: a mask table would be (8w+1) x w
+    columns = np.arange(width)[None, :]
+    for i in range(0, n, 4096):  # zero the bytes past each field, a bounded mask at a time
+        out[i : i + 4096][columns >= lengths[i : i + 4096, None]] = 0
+    return fields
+
+
+def _byte_strings(data, starts, width):
+    """``S<width>`` array of the ``width`` bytes at each ``data[start:]``.
+
+    Gathered through a view of ``data`` as ``S<width>`` items one byte apart (an item may
+    start at any byte): one fixed-size copy per field, cheaper than a gather of byte windows.
+    """
+    data = np.ascontiguousarray(data)
+    items = np.ndarray((data.size - width + 1,), dtype=f"S{width}", buffer=data, strides=(1,))
+    return items[starts]
+
+
+#: Ids of a file share one width, that of the longest: widening the others by more than this
+#: factor (and beyond _ID_STORAGE_FREE bytes) is refused rather than exhausting memory
+ID_WIDENING_LIMIT = 16
+_ID_STORAGE_FREE = 256 << 20  # a whole file
+_BLOCK_ID_STORAGE_FREE = 128 << 20  # one block
+
+
+def _too_wide(need, stored, free=_ID_STORAGE_FREE):
+    return need > free and need > ID_WIDENING_LIMIT * stored
+
+
+def _refuse_widening(path, line, length, need, stored):
+    raise FileFormatError(
+        path,
+        line,
+        f"an id of {length} bytes among much shorter ones: ids are "
+        f"stored at the width of the longest, which would take "
+        f"{need / 2**20:,.0f} MiB ({need / stored:.0f}x their size); shorten the "
+        f"long ids",
+    )
+
+
+def concat_ids(pieces, lines, path):
+    """Concatenate per-block id arrays (empties the list), refusing a file whose few long ids
+    would widen every other id's storage more than :data:`ID_WIDENING_LIMIT` times.
+    """
+    n = sum(p.shape[0] for p in pieces)
+    widest = max(range(len(pieces)), key=lambda k: pieces[k].dtype.itemsize)
+    width = pieces[widest].dtype.itemsize
+    need = n * width
+    if need > _ID_STORAGE_FREE and _too_wide(need, _content_bytes(pieces)):
+        lengths = np.char.str_len(pieces[widest])
+        i = int(np.argmax(lengths))
+        record = sum(p.shape[0] for p in pieces[:widest]) + i
+        _refuse_widening(path, lines.line(record), int(lengths[i]), need, _content_bytes(pieces))
+    return concat_pieces(pieces)
+
+
+def _content_bytes(pieces):
+    """Bytes of the ids themselves (8 at least each: the narrowest storage)."""
+    return sum(int(np.maximum(np.char.str_len(p), 8).sum()) for p in pieces)
+
+
+def concat_pieces(pieces):
+    """Concatenate per-block arrays and empty the list, freeing each piece once copied (the
+    peak is the result and one piece, not twice the result).
+    """
+    if len(pieces) == 1:
+        return pieces.pop()
+    n = sum(p.shape[0] for p in pieces)
+    dtype = (
+        np.result_type(*pieces)
+        if pieces[0].dtype.kind != "S"
+        else f"S{max(p.dtype.itemsize for p in pieces)}"
+    )
+    out = np.empty((n,) + pieces[0].shape[1:], dtype=dtype)
+    at = 0
+    pieces.reverse()
+    while pieces:
+        piece = pieces.pop()
+        out[at : at + piece.shape[0]] = piece
+        at += piece.shape[0]
+    return out
 
 
 # ---------------------------------------------------------------------------------------------

@@ -18,8 +18,8 @@ import os
 
 import numpy as np
 
-from .._text.blocks import BLOCK_BYTES, concat_ids, concat_pieces
-from .._text.fields import LineMap, ids_text
+from .._text.blocks import BLOCK_BYTES
+from .._text.fields import LineMap, concat_ids, concat_pieces, ids_text
 from .._text.pool import worker_pool
 from .._text.source import display_name
 from . import _ids
@@ -343,8 +343,10 @@ def iter_aligned(
             yield path, X[:, 0], y, models, tests
         return
     key, table = _read_key(paths, key_path, key_format, format, pos_label)
-    for path in paths:
+    for k, path in enumerate(paths):
         X, y, models, tests = align_files(
             key, [path], format=format, missing=missing, ids=ids, table=table
         )
+        if k == len(paths) - 1:  # the caller's work on the last file has their memory
+            del key, table
         yield path, X[:, 0], y, models, tests

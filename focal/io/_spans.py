@@ -16,7 +16,7 @@ import numpy as np
 
 from .._text import arrow as _arrow
 from .._text import blocks as _blocks
-from .._text.blocks import concat_pieces, gather_ids
+from .._text.fields import concat_pieces, gather_ids
 
 __all__ = ["TrialSpans", "concat_ids", "equal_ids", "ids_tuple", "slice_ids", "trial_spans"]
 
@@ -56,7 +56,7 @@ class TrialSpans:
 
     def ids(self):
         """``(models, tests)`` as fixed-width bytes arrays
-        (:func:`focal._text.blocks.gather_ids`).
+        (:func:`focal._text.fields.gather_ids`).
         """
         models, tests = [], []
         for data, starts, splits, stops in self.parts:
@@ -70,7 +70,7 @@ def trial_spans(fields, model, test):
 
     Parameters
     ----------
-    fields : focal._text.blocks.Fields
+    fields : focal._text.fields.Fields
         The block's records.
     model, test : int
         Field columns of the model and test ids.
@@ -81,7 +81,7 @@ def trial_spans(fields, model, test):
         None unless the test field follows the model field after exactly one space and is
         followed by a space, and every id is within
         :data:`focal._text.blocks.MAX_ID_LENGTH` bytes (a longer one is refused with its line by
-        :meth:`focal._text.blocks.Fields.ids`, which the caller then uses).
+        :meth:`focal._text.fields.Fields.ids`, which the caller then uses).
     """
     if test != model + 1 or len(fields) == 0:
         return None

@@ -198,7 +198,8 @@ def _arrow_ids(column, path, role):
     """
     import pyarrow as pa
 
-    from .._text.blocks import FRONT, PAD, gather_ids
+    from .._text.blocks import FRONT, PAD
+    from .._text.fields import gather_ids
 
     if column.null_count:
         raise ValueError(f"{path}: the {role} column has {column.null_count} missing value(s)")

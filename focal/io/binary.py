@@ -21,11 +21,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._text.blocks import BLOCK_BYTES, concat_ids, concat_pieces, iter_blocks
+from .._text.blocks import BLOCK_BYTES, iter_blocks
 from .._text.fields import (
     LineMap,
     blank_line,
     check_id_column,
+    concat_ids,
+    concat_pieces,
     first_record,
     format_lines,
     ids_text,
@@ -185,9 +187,7 @@ class _TrialReader:
             yield piece
 
 
-def _pieces(
-    path, layout, want, block_bytes, pos_label=None, spans=False, executor=None, then=None
-):
+def _pieces(path, layout, want, block_bytes, pos_label=None, spans=False, executor=None, then=None):
     """Yield ((models, tests), {role: values}, lines) per block of a trial file, the blocks
     parsed in ``executor`` (:func:`focal._text.pool.in_order`; see :class:`_TrialReader`),
     each piece then handed to ``then`` there (its result is yielded).
@@ -210,9 +210,7 @@ def _describe(layout, columns, n_fields):
     return "'" + " ".join(roles) + "'"
 
 
-def score_pieces(
-    path, block_bytes=BLOCK_BYTES, layout=None, spans=False, executor=None, then=None
-):
+def score_pieces(path, block_bytes=BLOCK_BYTES, layout=None, spans=False, executor=None, then=None):
     """Yield ((models, tests), scores (n, 1), lines) per block of a score file (for streaming),
     parsed in ``executor``, each piece handed to ``then`` there if given (its result is
     yielded); with ``spans``, the ids of a block may come as

@@ -38,8 +38,15 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._text import fields as _text
-from .._text.blocks import BLOCK_BYTES, concat_ids, concat_pieces, iter_blocks
-from .._text.fields import LineMap, ids_text, split_fields
+from .._text.blocks import BLOCK_BYTES, iter_blocks
+from .._text.fields import (
+    LineMap,
+    concat_ids,
+    concat_pieces,
+    first_record,
+    ids_text,
+    split_fields,
+)
 from .._text.pool import in_order, worker_pool
 from ._ids import find_duplicate
 
@@ -61,8 +68,6 @@ ALBAYZIN_CLASSES = {
     "Empty": ("French", "German", "Greek", "Italian", "OOS"),
 }
 _CONDITIONS = ("Closed", "Open")
-# the field separators of the block reader (control characters, space, comma) as spaces
-_TO_SPACE = bytes(32 if b <= 32 or b == 44 else b for b in range(256))
 _OOS_NAMES = ("oos", "out-of-set")
 
 
@@ -122,19 +127,13 @@ class MulticlassKey:
 
 
 def _first_record(block):
-    """Line number and fields of the first non-blank, non-comment line of a block."""
-    raw = block.body.tobytes()
-    start = 0
-    offset = 0
-    while start < len(raw):
-        end = raw.find(b"\n", start)
-        end = len(raw) if end < 0 else end
-        fields = [f.decode("utf-8") for f in raw[start:end].translate(_TO_SPACE).split(b" ") if f]
-        if fields and not fields[0].startswith("#"):
-            return block.first_line + offset, fields
-        start = end + 1
-        offset += 1
-    return None, None
+    """Line number and fields (decoded) of the first non-blank, non-comment line of a block,
+    split as the records are (:func:`focal._text.fields.first_record`).
+    """
+    found = first_record(block)
+    if found is None:
+        return None, None
+    return found[0], [f.decode("utf-8") for f in found[1]]
 
 
 def multiclass_format(path, block_bytes=BLOCK_BYTES) -> str:

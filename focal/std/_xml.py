@@ -22,7 +22,7 @@ from bisect import bisect_right
 
 import numpy as np
 
-from .._text.lines import max_line_bytes
+from .._text import blocks as _blocks
 from .._text.numbers import parse_numbers
 from .._text.outputs import open_input
 from ..exceptions import FileFormatError
@@ -219,7 +219,7 @@ class _Target:
 
 def _parse_xml(path, target: _Target):
     parser = ET.XMLParser(target=target)
-    limit = max_line_bytes()
+    limit = _blocks.MAX_LINE_BYTES
     p = os.fspath(path)
     try:
         with open_input(path) as f:

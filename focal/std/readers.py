@@ -16,8 +16,8 @@ that no entity is ever expanded or fetched):
 The OpenKWS spellings (``kwlist``/``kw kwid``/``kwtext``, ``kwslist``/``detected_kwlist kwid``/
 ``kw``) are accepted too.
 
-Text formats (read in blocks with NumPy, :mod:`focal._text.lines`; fields are separated by white
-space, i.e. bytes <= 32):
+Text formats (read in blocks with NumPy, :func:`focal._text.fields.iter_lines`; fields are
+separated by white space, i.e. bytes <= 32):
 
 * **RTTM** (reference): lines ``type file channel tbeg tdur ortho stype name conf [slat]``.
   Each ``LEXEME`` line is one occurrence of the query whose id is its orthography field (the SWS
@@ -50,7 +50,7 @@ import os
 
 import numpy as np
 
-from .._text.lines import iter_line_fields
+from .._text.fields import iter_lines
 from .._text.outputs import open_input
 from ..exceptions import FileFormatError
 from ._docs import shared_doc
@@ -142,14 +142,14 @@ def _refuse_glued(lf, i):
 
 
 def _tables(path, what: str, counts: tuple):
-    """Yield the records of a whitespace table as :class:`focal._text.blocks.Fields`, block by
+    """Yield the records of a whitespace table as :class:`focal._text.fields.Fields`, block by
     block.
 
     Every record has one of ``counts`` fields, the same number throughout the file; the width
     is given to the caller through the ``Fields`` shape.
     """
     width = None
-    for lf in iter_line_fields(path):
+    for lf in iter_lines(path):
         comment, refused = _comment_lines(lf, counts)
         record = (lf.counts > 0) & ~comment
         rows = np.flatnonzero(record)
@@ -233,7 +233,7 @@ def read_query_table(path) -> dict:
         ``{query: text}`` in file order.
     """
     terms: dict = {}
-    for lf in iter_line_fields(path):
+    for lf in iter_lines(path):
         comment, refused = _comment_lines(lf, None)
         if refused.any():
             _refuse_glued(lf, int(np.argmax(refused)))
@@ -255,7 +255,7 @@ def read_rttm(path) -> Reference:
     {reads_reference}
     """
     cols = Columns("query", "file", "channel", "tbeg", "dur")
-    for lf in iter_line_fields(path):
+    for lf in iter_lines(path):
         lexeme = lf.first_field_is(b"LEXEME")
         short = lexeme & (lf.counts < 6)
         if short.any():
@@ -290,7 +290,7 @@ def _is_xml(path) -> bool:
 
 def _is_reference_table(path) -> bool:
     """True when the first data line of ``path`` has 4 fields (a reference table, not RTTM)."""
-    for lf in iter_line_fields(path):
+    for lf in iter_lines(path):
         comment, refused = _comment_lines(lf, None)
         found = refused | ((lf.counts > 0) & ~comment)
         if found.any():

@@ -13,7 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from focal._text import fields as _text
-from focal._text.blocks import FRONT, gather_ids, iter_blocks, read_limits
+from focal._text.blocks import FRONT, iter_blocks, read_limits
+from focal._text.fields import gather_ids
 from focal.exceptions import FileFormatError
 
 K = 3  # fields of a record
