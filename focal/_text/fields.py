@@ -28,6 +28,8 @@ assembled from byte matrices (:func:`format_lines`).
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import re
 
 import numpy as np
@@ -486,13 +488,42 @@ def concat_pieces(pieces):
         else f"S{max(p.dtype.itemsize for p in pieces)}"
     )
     out = np.empty((n,) + pieces[0].shape[1:], dtype=dtype)
-    at = 0
+    at = freed = 0
     pieces.reverse()
     while pieces:
         piece = pieces.pop()
         out[at : at + piece.shape[0]] = piece
         at += piece.shape[0]
+        freed += piece.nbytes
+        del piece
+        if freed >= _TRIM_BYTES:
+            freed = release_memory()
+    release_memory()
     return out
+
+
+_TRIM_BYTES = 64 << 20
+
+
+def release_memory():
+    """Give the memory freed by the C allocator back to the system (glibc's ``malloc_trim``;
+    elsewhere nothing): the pieces of a file, a block each, sit between live arrays in the
+    allocator's heap, where freeing them returns nothing to the system by itself. Without it,
+    ``focal evaluate`` at 10^7 trials peaks 350 MiB higher (the key's pieces and their
+    concatenation both resident). Returns 0.
+    """
+    trim = _malloc_trim()
+    if trim is not None:
+        trim(0)
+    return 0
+
+
+@functools.cache
+def _malloc_trim():
+    try:
+        return ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):  # pragma: no cover - not glibc
+        return None
 
 
 # ---------------------------------------------------------------------------------------------
