@@ -1,8 +1,8 @@
 """Text files read in blocks of whole lines with NumPy (no Python work per line).
 
 The one block reader of focal's text files: score and key files (:mod:`focal.io`), the term
-detection tables and RTTM (:mod:`focal.std`), split into fields by :mod:`focal._text.fields`. A neutral helper:
-any layer may import it, and it imports none of focal's layers.
+detection tables and RTTM (:mod:`focal.std`), split into fields by :mod:`focal._text.fields`.
+A neutral helper: any layer may import it, and it imports none of focal's layers.
 
 A file (``-`` is standard input, a gzip stream is decompressed: :mod:`focal._text.source`) is read
 as :class:`Block` objects of whole lines, which the tokenizer (:mod:`focal._text.fields`) splits
