@@ -123,6 +123,30 @@ def test_blocks_and_fields_match_python_splitting(tmp_path_factory, text, block_
     assert lines_so_far - 1 == text.count(b"\n") + (not text.endswith(b"\n") and bool(text))
 
 
+@given(text_files(), st.sampled_from([3, 40, 1 << 20]), st.booleans())
+@settings(max_examples=100, deadline=None)
+def test_lines_match_python_splitting(tmp_path_factory, text, block_bytes, commas):
+    """split_lines: each line's fields are Python's split of the line (at white space and,
+    with ``commas``, commas), line numbers included, across block boundaries.
+    """
+    path = tmp_path_factory.getbasetemp() / "lines.txt"
+    path.write_bytes(text)
+    lines = text.split(b"\n")
+    if text.endswith(b"\n") or not text:
+        lines.pop()
+    separators = rb"[\x00-\x20,]+" if commas else rb"[\x00-\x20]+"
+    expected = [[f for f in re.split(separators, line) if f] for line in lines]
+    got = []
+    for block in iter_blocks(path, block_bytes):
+        found = _text.split_lines(block, commas)
+        assert found.counts.size == block.n_lines and found.first_line == len(got) + 1
+        for i in range(block.n_lines):
+            got.append([found.text(i, k).encode() for k in range(int(found.counts[i]))])
+            starts = found.first_field_starts_with(b"#")[i]
+            assert starts == bool(got[-1] and got[-1][0].startswith(b"#"))
+    assert got == expected
+
+
 @pytest.mark.parametrize(
     "sep, end",
     [(b" ", b"\n"), (b"\t", b"\n"), (b",", b"\n"), (b" ", b"\r\n"), (b" ", b" \n"), (b",", b",\n")],
