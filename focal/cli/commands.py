@@ -313,12 +313,10 @@ def _signing_key(args):
 
 
 def _check_output(args) -> None:
-    """Refuse, before any work, an output that is a folder or one of the command's inputs."""
-    from .._text.outputs import check_output
+    """Refuse, before any work, outputs (``-o``, ``--plot``) that cannot be written safely."""
+    from .._text.outputs import check_command
 
-    if getattr(args, "output", None):
-        inputs = [getattr(args, n, None) for n in ("model", "key", "signing_key")]
-        check_output(args.output, inputs + list(getattr(args, "scores", None) or ()))
+    check_command(vars(args))
 
 
 _COMMANDS = {
