@@ -102,9 +102,10 @@ def test_parquet_scores_and_key(tmp_path):
 
 
 def test_sidekit_hdf5_scores_and_key(tmp_path):
-    """sidekit's ``Scores.write`` / ``Key.write`` (bosaris/scores.py, key.py): ids in /modelset
-    and /segset (fixed-length bytes), /scores float64 and /score_mask int8, /trial_mask int8
-    (+1 target, -1 non-target), each gzip-compressed with Fletcher-32, resizable.
+    """The files of sidekit's ``Scores.write`` / ``Key.write`` (bosaris/scores.py, key.py): ids
+    in /modelset and /segset (fixed-length bytes), /scores float64 and /score_mask int8,
+    /trial_mask int8 (+1 target, -1 non-target), each gzip-compressed with Fletcher-32,
+    resizable.
     """
     h5py = pytest.importorskip("h5py")
 
@@ -357,7 +358,7 @@ def test_parquet_ids_are_checked_as_text_ids(tmp_path, capsys):
 
 
 def test_parquet_id_column_of_lists_is_a_clear_error(tmp_path, capsys):
-    """pyarrow's ArrowNotImplementedError came out as a traceback."""
+    """The ArrowNotImplementedError of pyarrow came out as a traceback."""
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     pq.write_table(
