@@ -16,7 +16,9 @@ live in :mod:`focal.io.alignment` (importable from here too).
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -142,7 +144,12 @@ def _pieces(path, layout, want, block_bytes, pos_label=None, spans=False):
                 continue
             line, words, start, end = first
             columns, n_fields, header = resolve_layout(
-                layout, words, shown, line, _value_ok(pos_label)
+                layout,
+                words,
+                shown,
+                line,
+                _value_ok(pos_label),
+                functools.partial(_next_lines, block, end),
             )
             if header:
                 blank_line(block, start, end)
@@ -154,6 +161,12 @@ def _pieces(path, layout, want, block_bytes, pos_label=None, spans=False):
             if ids is None:
                 ids = fields.ids(columns["model"]), fields.ids(columns["test"])
             yield ids, values, fields.lines
+
+
+def _next_lines(block, end, count=64):
+    """The fields of up to ``count`` lines of the block after byte ``end`` (for messages)."""
+    body = block.body[end : end + (count << 8)].tobytes()
+    return [re.split(rb"[\x00-\x20,]+", line.strip()) for line in body.splitlines()[1:count]]
 
 
 def _describe(layout, columns, n_fields):

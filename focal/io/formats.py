@@ -233,7 +233,7 @@ def is_number(word: bytes) -> bool:
     return bool(_NUMBER.match(word))
 
 
-def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok):
+def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok, later=list):
     """Where each role's column is, and whether the first line is a header.
 
     Parameters
@@ -246,6 +246,9 @@ def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok):
     value_ok : callable
         ``value_ok(role, word)``: whether ``word`` is a valid value of a ``score`` or ``label``
         column (so that the line is a record).
+    later : callable, optional
+        ``later()``: the fields of the next lines (a list of lists of bytes), read only to
+        word an error (a label word on several lines is a label, not a column name).
 
     Returns
     -------
@@ -287,10 +290,24 @@ def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok):
     if all(words[columns[r]].lower() in HEADER_NAMES[r] for r in values):
         return columns, n, True
     bad = next(r for r in values if not value_ok(r, first[columns[r]]))
+    word = words[columns[bad]]
+    if bad == "label" and any(
+        len(fields) == n and fields[columns[bad]] == first[columns[bad]] for fields in later()
+    ):  # the word labels other trials too: a label, not a column name
+        raise ValueError(
+            f"{path}:{line}: unknown label {word!r} (focal knows target/nontarget, tar/non, "
+            f"1/0, true/false and impostor); if {word!r} marks the target trials, say so: "
+            f"--pos-label {word} (pos_label={word!r})"
+        )
     raise ValueError(
-        f"{path}:{line}: {words[columns[bad]]!r} in the {bad} column is neither a "
+        f"{path}:{line}: {word!r} in the {bad} column is neither a "
         f"{bad} nor a header name focal knows ({', '.join(sorted(HEADER_NAMES[bad]))}); "
         f"name the columns with --columns, e.g. 'model=... test=... {bad}=...'"
+        + (
+            f", or, if {word!r} is the label of the target trials, pass --pos-label {word}"
+            if bad == "label"
+            else ""
+        )
     )
 
 
