@@ -347,7 +347,7 @@ def test_searching_sorted_queries_answers_like_searchsorted(table, queries):
 
 
 def test_first_bad_line_of_a_score_file_is_reported_at_its_own_line(tmp_path, capsys):
-    r"""``printf 'a b 1.0\\nc d oops\\ne f some_id.wav\\n'`` was reported at ``:3:`` (the
+    r"""``printf 'a b 1.0\nc d oops\ne f some_id.wav\n'`` was reported at ``:3:`` (the
     underscore check ran over the whole batch before the conversion found line 2).
     """
     from tests._support.cli import run_main
