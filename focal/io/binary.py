@@ -151,6 +151,13 @@ def _pieces(path, layout, want, block_bytes, pos_label=None, spans=False):
                 _value_ok(pos_label),
                 functools.partial(_next_lines, block, end),
             )
+            absent = [r for r in want if r not in columns]
+            if absent:
+                raise ValueError(
+                    f"{shown}:{line}: records of {n_fields} fields have no {absent[0]} column "
+                    f"(the {layout.name} format's columns are {layout.describe()})"
+                    + ("; give the key file (--key)" if absent[0] == "label" else "")
+                )
             if header:
                 blank_line(block, start, end)
             described = _describe(layout, columns, n_fields)
@@ -170,7 +177,9 @@ def _next_lines(block, end, count=64):
 
 
 def _describe(layout, columns, n_fields):
-    if layout.roles is not None:
+    if layout.roles is not None and len(layout.roles) - layout.optional <= n_fields <= len(
+        layout.roles
+    ):
         return layout.describe()
     roles = ["-"] * n_fields
     for r, i in columns.items():

@@ -94,11 +94,16 @@ class Layout:
         then required unless ``roles`` also gives the positions).
     name : str
         What error messages call the layout (a preset name or the ``--columns`` text).
+    optional : int, default 0
+        How many of the last ``roles`` a file may lack (wespeaker's label: its scorer writes
+        ``enrol test score`` for a trial list without labels); every record of a file has the
+        number of fields of its first.
     """
 
     roles: tuple | None = None
     names: dict = field(default_factory=dict)
     name: str = "bosaris"
+    optional: int = 0
 
     def __post_init__(self):
         if self.roles is None and not self.names:
@@ -120,7 +125,10 @@ class Layout:
     def describe(self) -> str:
         """The columns as error messages show them, e.g. ``'model test score'``."""
         if self.roles is not None:
-            return "'" + " ".join(r or "-" for r in self.roles) + "'"
+            words = [r or "-" for r in self.roles]
+            if self.optional:
+                words[-self.optional :] = [f"[{w}]" for w in words[-self.optional :]]
+            return "'" + " ".join(words) + "'"
         return "'" + " ".join(f"{r}={n}" for r, n in self.names.items()) + "'"
 
 
@@ -137,7 +145,7 @@ PRESETS = {
             ("model", "test", None, "label"), dict(_NIST_NAMES, label="targettype"), name="nist-sre"
         ),
     ),
-    "wespeaker": (Layout(("model", "test", "score", "label"), name="wespeaker"),) * 2,
+    "wespeaker": (Layout(("model", "test", "score", "label"), name="wespeaker", optional=1),) * 2,
     "speechbrain": (Layout(("model", "test", "label", "score"), name="speechbrain"),) * 2,
     "voxceleb": (
         Layout(_SCORE, name="voxceleb"),
@@ -262,14 +270,8 @@ def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok, 
     words = [w.decode("utf-8", "replace") for w in first]
     if layout.names:
         found = _by_name(layout, words)
-        if found is not None:
-            n = len(words) if layout.roles is None else len(layout.roles)
-            if layout.roles is not None and len(words) != n:
-                raise ValueError(
-                    f"{path}:{line}: header of {len(words)} fields; the "
-                    f"{layout.name} format has {n} ({layout.describe()})"
-                )
-            return found, n, True
+        if found is not None:  # the header names the columns: as many as it has
+            return found, len(words), True
         if layout.roles is None:
             raise ValueError(
                 f"{path}:{line}: no header line naming the columns "
@@ -278,6 +280,8 @@ def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok, 
             )
     roles = layout.roles
     assert roles is not None  # without roles, a Layout with names has returned or raised above
+    if layout.optional and len(first) == len(roles) - layout.optional:
+        roles = roles[: len(first)]  # a file without the optional columns
     columns = {r: i for i, r in enumerate(roles) if r is not None}
     n = len(roles)
     if len(first) != n:
@@ -322,7 +326,7 @@ def _by_name(layout, words):
             return None
         out[role] = hits[0]
     if layout.roles is not None:
-        for i, r in enumerate(layout.roles):
+        for i, r in enumerate(layout.roles[: len(words)]):
             if r is not None:
                 out.setdefault(r, i)
     return out
