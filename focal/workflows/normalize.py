@@ -132,6 +132,6 @@ def normalize_files(
             Y = norm.transform(
                 chunk.X[:, 0], models if use_enrol else None, tests if use_test else None
             )
-            _write_chunk(out, chunk, Y, ())
+            _write_chunk(out, chunk, Y)
             bar.update(len(chunk))
     return norm
