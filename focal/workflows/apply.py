@@ -413,7 +413,9 @@ def output_layout(layout, condition=None, classes=None, preset=None) -> OutputLa
 _NIST_HEADER = b"modelid\tsegmentid\tside\tLLR\n"
 _PLAIN = OutputLayout("binary", b"", [], 1)
 _FORMATTED_AHEAD = 3  # chunks being formatted at most (their memory is the bound)
-_GZIP_LEVEL = 6  # gzip's own default
+# gzip level 1: on 1M fused trials (40 MB of text) 0.55 s of CPU for 17.0 MB, where gzip's
+# default level 6 takes 3.8 s for 15.7 MB: 7x the time for 8 % less
+_GZIP_LEVEL = 1
 
 
 def write_applied(
