@@ -220,6 +220,7 @@ def _apply_quality(model, args) -> int:
         args.output,
         args.quality or (),
         per_trial,
+        output_format=args.output_format,
         on_mismatch="align" if args.align else "error",
         missing=args.missing,
         chunk_size=args.chunk_size,
@@ -254,6 +255,7 @@ def _cmd_apply(args) -> int:
         condition=args.condition,
         chunk_size=args.chunk_size,
         format=_formats(args)[0],
+        output_format=args.output_format,
     )
     unit = "segments" if schema.kind == "multiclass" else "trials"
     if args.json:

@@ -145,7 +145,7 @@ def normalize_files(
                     chunk.X[:, 0], models if use_enrol else None, tests if use_test else None
                 )
             _check_finite(Y, chunk, trials, method)
-            _write_chunk(out, chunk, Y, ())
+            _write_chunk(out, chunk, Y)
             bar.update(len(chunk))
     return norm
 
