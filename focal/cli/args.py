@@ -56,8 +56,11 @@ def plot_size(text: str):
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels, got {text!r}") from None
-    if min(w, h) < 100 or max(w, h) > 20000:
-        raise argparse.ArgumentTypeError(f"each side must be 100 to 20000 pixels, got {text!r}")
+    if min(w, h) < 100 or max(w, h) > 20000 or w * h > 25_000_000:  # plots.report.MAX_PIXELS
+        raise argparse.ArgumentTypeError(
+            f"each side must be 100 to 20000 pixels, at most 25 million pixels in all "
+            f"(e.g. 5000x5000), got {text!r}"
+        )
     return w, h
 
 
@@ -109,7 +112,7 @@ def add_plot(parser, what):
         type=plot_size,
         default=(800, 600),
         metavar="WxH",
-        help="size of each figure in pixels (default 800x600)",
+        help="size of each figure in pixels (default 800x600; at most 25 million pixels)",
     )
     parser.add_argument(
         "--plot-format",

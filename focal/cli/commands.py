@@ -220,6 +220,7 @@ def _apply_quality(model, args) -> int:
         args.output,
         args.quality or (),
         per_trial,
+        output_format=args.output_format,
         on_mismatch="align" if args.align else "error",
         missing=args.missing,
         chunk_size=args.chunk_size,
@@ -254,6 +255,7 @@ def _cmd_apply(args) -> int:
         condition=args.condition,
         chunk_size=args.chunk_size,
         format=_formats(args)[0],
+        output_format=args.output_format,
     )
     unit = "segments" if schema.kind == "multiclass" else "trials"
     if args.json:
@@ -313,12 +315,10 @@ def _signing_key(args):
 
 
 def _check_output(args) -> None:
-    """Refuse, before any work, an output that is a folder or one of the command's inputs."""
-    from .._text.outputs import check_output
+    """Refuse, before any work, outputs (``-o``, ``--plot``) that cannot be written safely."""
+    from .._text.outputs import check_command
 
-    if getattr(args, "output", None):
-        inputs = [getattr(args, n, None) for n in ("model", "key", "signing_key")]
-        check_output(args.output, inputs + list(getattr(args, "scores", None) or ()))
+    check_command(vars(args))
 
 
 _COMMANDS = {

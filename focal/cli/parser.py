@@ -144,8 +144,24 @@ def _apply(sub):
         metavar="SCORES",
         help="one score file per system, in the order the model was trained on",
     )
-    ap.add_argument("-o", "--output", required=True, metavar="FILE", help="output score file")
+    ap.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="output score file, in the layout of the first score file (its header and other "
+        "columns kept, the LLR in place of the score); gzip when FILE ends in .gz",
+    )
     _args.add_formats(ap, key=False)
+    ap.add_argument(
+        "--output-format",
+        choices=_args.PRESETS,
+        metavar="NAME",
+        help="write the output in this layout instead of the input's: "
+        + ", ".join(_args.PRESETS)
+        + " (nist-sre: header, tabs, side 'a' unless the input has one; wespeaker and "
+        "speechbrain: the input's labels as target/nontarget and 1/0)",
+    )
     ap.add_argument(
         "--align",
         action="store_true",

@@ -259,7 +259,13 @@ def _read_key(paths, key_path, key_format, format, pos_label):
     with worker_pool() as executor:
         layout = key_layout(key_format)
         for (m, t), values, where, h in _pieces(
-            os.fspath(key_path), layout, ("label",), BLOCK_BYTES, pos_label, False, executor, hashed
+            os.fspath(key_path),
+            layout,
+            ("label",),
+            BLOCK_BYTES,
+            pos_label,
+            executor=executor,
+            then=hashed,
         ):
             models.append(m)
             tests.append(t)

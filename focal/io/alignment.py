@@ -11,7 +11,7 @@ import numpy as np
 from .._text.fields import ids_text
 from ._ids import as_id_array, check_matched, match_ids
 
-__all__ = ["align_scores", "align_trials"]
+__all__ = ["align_scores", "align_trials", "aligned_rows"]
 
 
 def _ids_of(obj):
@@ -115,13 +115,24 @@ def align_scores(*systems, missing: str = "error"):
     models, tests : ndarray of bytes
         The trial ids of the rows.
     """
-    _check_missing(missing)
     if not systems:
         raise ValueError("align_scores needs at least one system's scores")
+    first = systems[0]
+    X, keep = aligned_rows(systems, missing)
+    if keep is None:
+        return X, first.models, first.tests
+    return X, first.models[keep], first.tests[keep]
+
+
+def aligned_rows(systems, missing="error"):
+    """:func:`align_scores`'s scores, and which of the first system's trials they are (a
+    boolean mask, or None for all of them).
+    """
+    _check_missing(missing)
     first = systems[0]
     X, keep = _columns(first, systems, missing, f"first score file {first.path}".rstrip())
     if not keep.any():
         raise ValueError("no trial is present in every score file")
     if keep.all():
-        return X, first.models, first.tests
-    return X[keep], first.models[keep], first.tests[keep]
+        return X, None
+    return X[keep], keep

@@ -16,7 +16,9 @@ live in :mod:`focal.io.alignment` (importable from here too).
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -39,6 +41,7 @@ from .._text.pool import in_order, worker_pool
 from .._text.source import display_name
 from ._ids import find_duplicate
 from ._labels import NONTARGET, TARGET, label_column, namedlabel_column, words_to_labels
+from ._records import Records
 from ._spans import trial_spans
 from ._tables import WordFields, read_table, table_kind
 from .formats import (
@@ -132,12 +135,14 @@ class _TrialReader:
     any thread, :meth:`checked` of the parsed blocks in file order (the rule of a named target
     label spans blocks). ``want`` are the value roles read (``"score"``, ``"label"``); with
     ``spans``, a block's ids come as :class:`~focal.io._spans.TrialSpans` where its records
-    allow (in place of the tuple).
+    allow (in place of the tuple); with ``records``, each piece has a fourth element, the
+    block's :class:`~focal.io._records.Records`.
     """
 
-    def __init__(self, path, layout, want, block_bytes, pos_label=None, spans=False):
+    def __init__(self, path, layout, want, block_bytes, pos_label=None, spans=False, records=False):
         self.path, self.layout, self.want, self.block_bytes = path, layout, want, block_bytes
         self.shown, self.pos_label, self.spans = display_name(path), pos_label, spans
+        self.records = records
         self.named = None if pos_label is None else namedlabel_column(pos_label)
 
     def blocks(self):
@@ -149,8 +154,23 @@ class _TrialReader:
                     continue
                 line, words, start, end = first
                 columns, self.n_fields, header = resolve_layout(
-                    self.layout, words, self.shown, line, _value_ok(self.pos_label)
+                    self.layout,
+                    words,
+                    self.shown,
+                    line,
+                    _value_ok(self.pos_label),
+                    functools.partial(_next_lines, block, end),
                 )
+                absent = [r for r in self.want if r not in columns]
+                if absent:
+                    raise ValueError(
+                        f"{self.shown}:{line}: records of {self.n_fields} fields have no "
+                        f"{absent[0]} column (the {self.layout.name} format's columns are "
+                        f"{self.layout.describe()})"
+                        + ("; give the key file (--key)" if absent[0] == "label" else "")
+                    )
+                self.kept = _kept_columns(self.layout, columns, words, header)
+                self.header = bytes(block.body[start:end]).strip() if header else None
                 if header:
                     blank_line(block, start, end)
                 self.columns = columns
@@ -158,7 +178,9 @@ class _TrialReader:
             yield block
 
     def parse(self, block):
-        """``(ids, {role: values}, lines)`` of a block's records, or None when it has none."""
+        """``(ids, {role: values}, lines[, records])`` of a block's records, or None when it
+        has none.
+        """
         fields = split_fields(block, self.n_fields, self.described)
         if not len(fields):
             return None
@@ -174,6 +196,9 @@ class _TrialReader:
         ids = trial_spans(fields, columns["model"], columns["test"]) if self.spans else None
         if ids is None:
             ids = fields.ids(columns["model"]), fields.ids(columns["test"])
+        if self.records:
+            parts = [(fields.data, fields.starts, fields.lengths)]
+            return ids, values, fields.lines, Records(parts, self.kept, self.header)
         return ids, values, fields.lines
 
     def checked(self, pieces):
@@ -187,12 +212,22 @@ class _TrialReader:
             yield piece
 
 
-def _pieces(path, layout, want, block_bytes, pos_label=None, spans=False, executor=None, then=None):
-    """Yield ((models, tests), {role: values}, lines) per block of a trial file, the blocks
-    parsed in ``executor`` (:func:`focal._text.pool.in_order`; see :class:`_TrialReader`),
-    each piece then handed to ``then`` there (its result is yielded).
+def _pieces(
+    path,
+    layout,
+    want,
+    block_bytes,
+    pos_label=None,
+    spans=False,
+    records=False,
+    executor=None,
+    then=None,
+):
+    """Yield ((models, tests), {role: values}, lines[, records]) per block of a trial file,
+    the blocks parsed in ``executor`` (:func:`focal._text.pool.in_order`; see
+    :class:`_TrialReader`), each piece then handed to ``then`` there (its result is yielded).
     """
-    reader = _TrialReader(path, layout, want, block_bytes, pos_label, spans)
+    reader = _TrialReader(path, layout, want, block_bytes, pos_label, spans, records)
 
     def parse(block):
         piece = reader.parse(block)
@@ -201,8 +236,30 @@ def _pieces(path, layout, want, block_bytes, pos_label=None, spans=False, execut
     yield from reader.checked(in_order(parse, reader.blocks(), executor))
 
 
+def _kept_columns(layout, columns, words, header):
+    """``{role: column}`` of what an output in the file's layout reuses: its score column, and
+    its label and NIST ``side`` columns where it has them (by header name, or by position in a
+    NIST file without header).
+    """
+    kept = {r: columns[r] for r in ("score", "label") if r in columns}
+    names = [w.lower() for w in words] if header else []
+    if "side" in names:
+        kept["side"] = names.index("side")
+    elif not header and layout.name == "nist-sre" and layout.roles and layout.roles[2] is None:
+        kept["side"] = 2
+    return kept
+
+
+def _next_lines(block, end, count=64):
+    """The fields of up to ``count`` lines of the block after byte ``end`` (for messages)."""
+    body = block.body[end : end + (count << 8)].tobytes()
+    return [re.split(rb"[\x00-\x20,]+", line.strip()) for line in body.splitlines()[1:count]]
+
+
 def _describe(layout, columns, n_fields):
-    if layout.roles is not None:
+    if layout.roles is not None and len(layout.roles) - layout.optional <= n_fields <= len(
+        layout.roles
+    ):
         return layout.describe()
     roles = ["-"] * n_fields
     for r, i in columns.items():
@@ -210,32 +267,41 @@ def _describe(layout, columns, n_fields):
     return "'" + " ".join(roles) + "'"
 
 
-def score_pieces(path, block_bytes=BLOCK_BYTES, layout=None, spans=False, executor=None, then=None):
+def score_pieces(
+    path, block_bytes=BLOCK_BYTES, layout=None, spans=False, records=False, executor=None, then=None
+):
     """Yield ((models, tests), scores (n, 1), lines) per block of a score file (for streaming),
     parsed in ``executor``, each piece handed to ``then`` there if given (its result is
     yielded); with ``spans``, the ids of a block may come as
-    :class:`~focal.io._spans.TrialSpans`.
+    :class:`~focal.io._spans.TrialSpans`; with ``records``, each piece has a fourth element,
+    the block's :class:`~focal.io._records.Records` (None for an HDF5 or parquet file, which
+    has no text).
     """
     layout = score_layout(layout)
     kind = table_kind(os.fspath(path))
     if kind is not None:  # HDF5 / parquet: one piece, its rows numbered from 1
         models, tests, values = read_table(os.fspath(path), kind, layout, ("score",), None)
         piece = (models, tests), values["score"][:, None], np.arange(1, len(models) + 1)
+        piece += (None,) if records else ()
         yield piece if then is None else then(piece)
         return
 
     def scores(piece):
-        ids, values, lines = piece
-        piece = ids, values["score"][:, None], lines
+        ids, values, lines, *text = piece
+        piece = (ids, values["score"][:, None], lines, *text)
         return piece if then is None else then(piece)
 
     yield from _pieces(
-        os.fspath(path), layout, ("score",), block_bytes, None, spans, executor, scores
+        os.fspath(path), layout, ("score",), block_bytes, None, spans, records, executor, scores
     )
 
 
-def _read_table(path, layout, want, block_bytes, pos_label=None):
-    """Read a trial file whole: ids, {role: values} and the line map; refuse repeated trials."""
+def _read_table(path, layout, want, block_bytes, pos_label=None, kept=None):
+    """Read a trial file whole: ids, {role: values} and the line map; refuse repeated trials.
+
+    ``kept``, a list, receives the file's :class:`~focal.io._records.Records` (None for an HDF5
+    or parquet file).
+    """
     path = os.fspath(path)
     shown = display_name(path)
     models, tests = [], []
@@ -243,14 +309,17 @@ def _read_table(path, layout, want, block_bytes, pos_label=None):
     lines = LineMap()
     n = 0
     kind = table_kind(path)
+    texts = []
     with worker_pool() as executor:
         if kind is not None:  # HDF5 / parquet: read whole, rows numbered from 1
             label = label_column if pos_label is None else namedlabel_column(pos_label)
             pieces = [read_table(path, kind, layout, want, words_to_labels(label))]
-            pieces = [((m, t), v, np.arange(1, len(m) + 1)) for m, t, v in pieces]
+            pieces = [((m, t), v, np.arange(1, len(m) + 1), None) for m, t, v in pieces]
         else:
-            pieces = _pieces(path, layout, want, block_bytes, pos_label, executor=executor)
-        for (m, t), v, where in pieces:
+            records = kept is not None
+            pieces = _pieces(path, layout, want, block_bytes, pos_label, False, records, executor)
+        for (m, t), v, where, *text in pieces:
+            texts.extend(text)
             for r in want:
                 values[r].append(v[r])
             models.append(m)
@@ -270,6 +339,8 @@ def _read_table(path, layout, want, block_bytes, pos_label=None):
             f"({ids_text(models[second])}, {ids_text(tests[second])}), "
             f"first seen on line {lines.line(first)}"
         )
+    if kept is not None:
+        kept.append(None if texts[0] is None else Records.concat(texts))  # whole: --align
     return models, tests, values, lines
 
 
@@ -307,9 +378,17 @@ def read_scores(path, *, block_bytes: int = BLOCK_BYTES, format=None) -> TrialSc
         :func:`focal.io.read_limits`), a ``#``-line that has a record's fields, a first line
         that is neither a record nor a header naming the columns, or no trials.
     """
+    return read_scores_and_records(path, block_bytes=block_bytes, format=format)[0]
+
+
+def read_scores_and_records(path, *, block_bytes: int = BLOCK_BYTES, format=None):
+    """:func:`read_scores` and the file's :class:`~focal.io._records.Records` (None for an
+    HDF5 or parquet file): what an output in the file's layout needs.
+    """
     layout = score_layout(format)
-    models, tests, values, lines = _read_table(path, layout, ("score",), block_bytes)
-    return TrialScores(models, tests, values["score"], display_name(path), lines)
+    kept: list = []
+    models, tests, values, lines = _read_table(path, layout, ("score",), block_bytes, kept=kept)
+    return TrialScores(models, tests, values["score"], display_name(path), lines), kept[0]
 
 
 def read_trials(path, *, format, pos_label=None, block_bytes: int = BLOCK_BYTES):
