@@ -85,13 +85,13 @@ def _steps(model_path, paths, output):
     after the other in this thread (no reader or writer thread): CPU time, since wall time on a
     shared machine also counts the other programs' turns.
     """
-    from focal.io.stream import open_inputs
+    from focal.io.engine import stream
     from focal.runtime import load
     from focal.workflows.apply import _write_chunk
 
     model = load(model_path)
     times = dict.fromkeys(("read", "apply", "write"), 0.0)
-    with open_inputs(paths, threads=0, records=True) as files, open(output, "wb") as out:
+    with stream(paths, threads=0, records=True) as files, open(output, "wb") as out:
         chunks = files.chunks(1 << 16)
         while True:
             t0 = time.thread_time()

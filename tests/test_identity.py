@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import focal
-import focal.io.binary
+import focal.io.engine
 import focal.io.multiclass
 from focal import LogisticFusion, MulticlassFusion, PAVCalibrator
 from focal.cli import main
@@ -205,7 +205,7 @@ def test_apply_checks_the_classes_by_name(tmp_path):
 def count_parses(monkeypatch):
     """Count, per path, how often a reader starts reading a file (iter_blocks)."""
     counts = {}
-    for module in (focal.io.binary, focal.io.multiclass):
+    for module in (focal.io.engine, focal.io.multiclass):
         original = module.iter_blocks
 
         def counting(path, *args, _original=original, **kwargs):

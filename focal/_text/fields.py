@@ -42,13 +42,17 @@ from .numbers import byte_masks, parse_numbers
 __all__ = [
     "ID_WIDENING_LIMIT",
     "Fields",
+    "Ids",
     "LineMap",
     "Lines",
+    "as_id_array",
     "blank_line",
     "check_id_column",
+    "classes",
     "concat_ids",
     "concat_pieces",
     "first_record",
+    "fixed_width",
     "format_lines",
     "gather_ids",
     "ids_text",
@@ -342,6 +346,14 @@ class LineMap:
         self._first_lines.append(int(lines[0]) if lines.size else 0)
         self._lines.append(None if consecutive else lines.copy())
 
+    def numbers(self, n):
+        """The line numbers of records ``0 .. n - 1`` as an int64 array."""
+        out = np.empty(n, dtype=np.int64)
+        ends = self._starts[1:] + [n]
+        for start, end, first, lines in zip(self._starts, ends, self._first_lines, self._lines):
+            out[start:end] = first + np.arange(end - start) if lines is None else lines
+        return out
+
     def line(self, record):
         """Line number of record index ``record``."""
         b = int(np.searchsorted(self._starts, record, side="right")) - 1
@@ -375,8 +387,8 @@ class Fields:
 
         return parse_numbers(self.data, starts, lengths, fail).reshape(len(self), len(cols))
 
-    def ids(self, column):
-        """Field ``column`` of every record as a fixed-width bytes array.
+    def column(self, column):
+        """Field ``column`` of every record as :class:`Ids` (views of the block's text).
 
         An id longer than :data:`MAX_ID_LENGTH` characters is a ``ValueError`` with its line.
         """
@@ -389,14 +401,169 @@ class Fields:
                     raise FileFormatError(
                         self.path, int(self.lines[i]), f"id longer than {limit} characters"
                     )
-        if lengths.size:  # the block's ids share the width of its longest
+        return Ids(self.data, starts, lengths)
+
+    def ids(self, column):
+        """Field ``column`` of every record as a fixed-width bytes array (see :meth:`column`).
+
+        The block's ids share the width of its longest: one whose width would multiply the
+        storage of the others more than :data:`ID_WIDENING_LIMIT` times is refused with its line.
+        """
+        ids = self.column(column)
+        lengths = ids.lengths
+        if lengths.size:
             need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
             if need > _BLOCK_ID_STORAGE_FREE:
                 stored = int(np.maximum(lengths, 8).sum())
                 if _too_wide(need, stored, _BLOCK_ID_STORAGE_FREE):
                     i = int(np.argmax(lengths))
                     _refuse_widening(self.path, int(self.lines[i]), int(lengths[i]), need, stored)
+        return gather_ids(self.data, ids.starts, lengths)
+
+
+def as_id_array(ids, name="ids"):
+    """Ids as a bytes array of a width that is a multiple of 8 (UTF-8 for str input)."""
+    ids = np.asarray(ids)
+    if ids.ndim != 1:
+        raise ValueError(f"{name} must be one-dimensional, got shape {ids.shape}")
+    if ids.dtype.kind == "U":
+        ids = np.char.encode(ids, "utf-8")
+    elif ids.dtype.kind != "S":
+        if ids.dtype.kind == "O" and all(isinstance(v, (str, bytes)) for v in ids):
+            ids = np.array(
+                [v.encode("utf-8") if isinstance(v, str) else v for v in ids], dtype=bytes
+            )
+        else:
+            raise ValueError(f"{name} must be strings or bytes, got dtype {ids.dtype}")
+    width = max(8, -(-ids.dtype.itemsize // 8) * 8)
+    if ids.dtype.itemsize != width:
+        ids = ids.astype(f"S{width}")
+    return ids
+
+
+class Ids:
+    """A column of ids by their own length: id ``i`` is ``data[starts[i] : starts[i] +
+    lengths[i]]``; in the compact form (``starts`` None) it is ``data[offsets[i] : offsets[i +
+    1]]``.
+
+    Parameters
+    ----------
+    data : ndarray of uint8
+        The buffer.
+    starts, lengths : ndarray of int, or None
+        Where each id is (a block's ids, where the tokenizer found them).
+    offsets : ndarray of int, optional
+        Of the compact form: ``n + 1`` increasing offsets (uint32 when the buffer allows).
+    """
+
+    __slots__ = ("data", "lengths", "offsets", "starts")
+
+    def __init__(self, data, starts=None, lengths=None, offsets=None):
+        self.data, self.starts, self.lengths, self.offsets = data, starts, lengths, offsets
+
+    @classmethod
+    def of(cls, column):
+        """The ids of a fixed-width bytes (or str) array, over its own bytes."""
+        if isinstance(column, Ids):
+            return column
+        column = as_id_array(column)
+        n, width = column.shape[0], column.dtype.itemsize
+        raw = np.ascontiguousarray(column).view(np.uint8).reshape(n, width)
+        lengths = np.empty(n, dtype=np.int64)
+        for i in range(0, n, 1 << 16):  # ids hold no NUL byte: their length is their non-zeros
+            lengths[i : i + (1 << 16)] = np.count_nonzero(raw[i : i + (1 << 16)], axis=1)
+        starts = np.arange(n, dtype=np.int64) * width
+        return cls(raw.reshape(-1), starts, lengths)
+
+    def __len__(self):
+        return (self.offsets.shape[0] - 1) if self.starts is None else self.starts.shape[0]
+
+    def spans(self, rows=None):
+        """``(starts, lengths)`` (int64) of the ids ``rows`` (None: all of them; an index
+        array, a boolean mask or a slice).
+        """
+        if isinstance(rows, slice):
+            rows = np.arange(len(self))[rows]
+        elif rows is not None and np.asarray(rows).dtype == bool:
+            rows = np.flatnonzero(rows)
+        if self.starts is None:
+            o = self.offsets
+            if rows is None:
+                starts = o[:-1].astype(np.int64)
+                return starts, o[1:] - starts
+            starts = o[rows].astype(np.int64)
+            return starts, o[np.asarray(rows) + 1] - starts
+        if rows is None:
+            return self.starts.astype(np.int64, copy=False), self.lengths.astype(np.int64)
+        return self.starts[rows].astype(np.int64), self.lengths[rows].astype(np.int64)
+
+    def __getitem__(self, i):
+        """Id ``i`` as bytes."""
+        (start,), (length,) = self.spans(np.array([i]))
+        return self.data[start : start + length].tobytes()
+
+    def take(self, rows):
+        """The ids ``rows`` (an index array or a boolean mask), viewing the same buffer."""
+        starts, lengths = self.spans(rows)
+        return Ids(self.data, starts, lengths)
+
+    def array(self, rows=None):
+        """The ids ``rows`` (None: all) as a fixed-width bytes array (the longest's width)."""
+        starts, lengths = self.spans(rows)
+        if starts.size == 0:
+            return np.zeros(0, dtype="S8")
         return gather_ids(self.data, starts, lengths)
+
+    def compact(self):
+        """The same ids in the compact form: a buffer of their bytes only, and offsets."""
+        starts, lengths = self.spans()
+        offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        index = np.repeat(starts - offsets[:-1], lengths)
+        index += np.arange(index.size)
+        return Ids(self.data[index], offsets=offsets)
+
+    @staticmethod
+    def concat(pieces):
+        """Compact ids of consecutive pieces (compact each), one after the other; the list is
+        emptied, each piece freed once copied.
+        """
+        sizes = [p.offsets[-1] for p in pieces]
+        total = int(sum(int(s) for s in sizes))
+        dtype = np.uint32 if total < 2**32 else np.int64
+        offsets = [np.zeros(1, dtype=dtype)]
+        base = 0
+        for p in pieces:
+            offsets.append((p.offsets[1:] + base).astype(dtype))
+            base += int(p.offsets[-1])
+        data = concat_pieces([p.data for p in pieces])
+        pieces.clear()
+        return Ids(data, offsets=np.concatenate(offsets))
+
+    def widths(self, rows=None):
+        """Yield ``(where, starts, lengths)`` per width class of the ids ``rows``: ``where``
+        indexes them (None: all), ``starts`` and ``lengths`` are theirs.
+        """
+        starts, lengths = self.spans(rows)
+        for where in classes(lengths):
+            if where is None:
+                yield None, starts, lengths
+            else:
+                yield where, starts[where], lengths[where]
+
+
+def classes(lengths):
+    """Index arrays of ``lengths`` per width class (1-8 bytes, 9-16, 17-32, ...), or a single
+    None when they are all of one class (the common case: no selection).
+    """
+    if lengths.size == 0:
+        return [None]
+    words = (np.maximum(lengths, 1) + 7) >> 3
+    low, high = int(words.min()), int(words.max())
+    if (low - 1).bit_length() == (high - 1).bit_length():
+        return [None]
+    classes = np.frexp((words - 1).astype(np.float64))[1]  # bit_length of words - 1
+    return [np.flatnonzero(classes == c) for c in np.unique(classes)]
 
 
 _MASKED_WIDTH = 128  # ids up to this many bytes are masked through a small lookup table
@@ -407,9 +574,17 @@ def gather_ids(data, starts, lengths):
     n = starts.size
     longest = int(lengths.max()) if n else 1
     width = max(8, -(-longest // 8) * 8)
-    if n and int(starts.max()) + width > data.size:
-        data = np.concatenate([data, np.zeros(width, dtype=np.uint8)])
-    fields = _byte_strings(data, starts, width)
+    if n and int(starts.max()) + width > data.size:  # ids near the end: from a padded copy
+        base = max(0, data.size - width)
+        tail = np.zeros(data.size - base + width, dtype=np.uint8)
+        tail[: data.size - base] = data[base:]
+        near = starts >= base
+        fields = np.empty(n, dtype=f"S{width}")
+        if not near.all():
+            fields[~near] = _byte_strings(data, starts[~near], width)
+        fields[near] = _byte_strings(tail, starts[near] - base, width)
+    else:
+        fields = _byte_strings(data, starts, width)
     if width <= _MASKED_WIDTH:
         words = fields.view(np.uint64).reshape(n, width // 8)
         words &= np.take(byte_masks(width // 8), lengths, axis=0)  # zero the bytes past the field
@@ -452,6 +627,22 @@ def _refuse_widening(path, line, length, need, stored):
         f"{need / 2**20:,.0f} MiB ({need / stored:.0f}x their size); shorten the "
         f"long ids",
     )
+
+
+def fixed_width(ids, rows, lines, path):
+    """The ids ``rows`` (None: all) of an :class:`Ids` column as a fixed-width bytes array,
+    refusing a column whose few long ids would widen every other id's storage more than
+    :data:`ID_WIDENING_LIMIT` times (beyond 256 MiB), naming the line of the longest.
+    """
+    _, lengths = ids.spans(rows)
+    if lengths.size:
+        need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
+        stored = int(np.maximum(lengths, 8).sum()) if need > _ID_STORAGE_FREE else need
+        if _too_wide(need, stored):
+            i = int(np.argmax(lengths))
+            record = i if rows is None else int(np.arange(len(ids))[rows][i])
+            _refuse_widening(path, lines.line(record), int(lengths[i]), need, stored)
+    return ids.array(rows)
 
 
 def concat_ids(pieces, lines, path):

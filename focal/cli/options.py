@@ -192,7 +192,7 @@ def read_binary_systems(
     """``({path: (tar, non)}, {path: (models, tests, y)})``: each system's target and
     non-target scores, and the trial ids (None unless ``ids``) and labels of its aligned trials.
     """
-    from ..io._join import iter_aligned
+    from ..io.engine import iter_aligned
 
     systems, trials = {}, {}
     for path, x, y, models, tests in iter_aligned(

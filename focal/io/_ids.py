@@ -1,38 +1,33 @@
-"""Exact matching of trial ids (tuples of fixed-width byte strings) through 64-bit hashes.
+"""Exact matching of trial ids (:class:`focal._text.fields.Ids`, held by their own length)
+through 64-bit hashes.
 
-Hashes make the sort cheap (one uint64 per trial instead of byte strings); every match they
-propose is then checked byte for byte, and a hash collision (two different ids, one hash) falls
-back to sorting the ids themselves. So the result never depends on the hash being perfect.
+The kernels that want fixed-width words (hashing, byte-for-byte comparison) gather the ids a
+width class at a time (:func:`focal._text.fields.classes`: ids of 1-8 bytes at width 8, 9-16
+at 16, 17-32 at 32, ...), a block's worth at a time, so their temporaries are at most twice
+the ids' own bytes, whatever the lengths of the others.
+
+Hashes make the join cheap (one uint64 per trial instead of byte strings); every match they
+propose is then checked byte for byte, and ids whose hashes collide are matched by their bytes.
+So the result never depends on the hash being perfect.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["HashTable", "as_id_array", "check_matched", "find_duplicate", "hash_ids", "match_ids"]
+from .._text.fields import Ids, classes, gather_ids
+
+__all__ = [
+    "HashTable",
+    "check_matched",
+    "find_duplicate",
+    "hash_ids",
+    "match_ids",
+]
 
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
-
-
-def as_id_array(ids, name="ids"):
-    """Ids as a bytes array of a width that is a multiple of 8 (UTF-8 for str input)."""
-    ids = np.asarray(ids)
-    if ids.ndim != 1:
-        raise ValueError(f"{name} must be one-dimensional, got shape {ids.shape}")
-    if ids.dtype.kind == "U":
-        ids = np.char.encode(ids, "utf-8")
-    elif ids.dtype.kind != "S":
-        if ids.dtype.kind == "O" and all(isinstance(v, (str, bytes)) for v in ids):
-            ids = np.array(
-                [v.encode("utf-8") if isinstance(v, str) else v for v in ids], dtype=bytes
-            )
-        else:
-            raise ValueError(f"{name} must be strings or bytes, got dtype {ids.dtype}")
-    width = max(8, -(-ids.dtype.itemsize // 8) * 8)
-    if ids.dtype.itemsize != width:
-        ids = ids.astype(f"S{width}")
-    return ids
+_U = np.uint64
 
 
 def _mix(h):
@@ -46,30 +41,37 @@ def _mix(h):
 
 
 def hash_ids(*columns):
-    """One uint64 hash per row of the id columns (each a bytes array, width multiple of 8).
+    """One uint64 hash per row of the id columns (each :class:`Ids` or a bytes array).
 
     Each 8-byte word is mixed (a multiply by a constant of its position and a shift) and
     added; one full avalanche ends each column. A zero word adds nothing, so an id's hash does
-    not depend on its column's width (ids hold no NUL byte: zero words are padding), and ids
-    read in blocks of different widths hash alike. Collisions cost time, never correctness:
-    every use checks the bytes.
+    not depend on the width it is gathered at (ids hold no NUL byte: zero words are padding).
+    Collisions cost time, never correctness: every use checks the bytes.
     """
-    n = columns[0].shape[0]
+    columns = [Ids.of(c) for c in columns]
+    n = len(columns[0])
     out = np.zeros(n, dtype=np.uint64)
-    words = [_words(col) for col in columns]
-    for i in range(0, n, _HASH_ROWS):  # a million rows at a time: small temporaries
-        h = out[i : i + _HASH_ROWS]
-        x = np.empty_like(h)
-        shifted = np.empty_like(h)
-        for c, w in enumerate(words):
-            h += np.uint64((0x9E3779B97F4A7C15 * (c + 1)) % 2**64)
-            for j in range(w.shape[1]):
-                np.multiply(w[i : i + _HASH_ROWS, j], _position(j), out=x)
-                np.right_shift(x, np.uint64(29), out=shifted)
-                x ^= shifted
-                x *= _M1
-                h += x
-            _mix(h)
+    for c, column in enumerate(columns):
+        out += np.uint64((0x9E3779B97F4A7C15 * (c + 1)) % 2**64)
+        for i in range(0, n, _HASH_ROWS):  # a million rows at a time: small temporaries
+            rows = np.arange(i, min(i + _HASH_ROWS, n)) if n > _HASH_ROWS else None
+            h = out[i : i + _HASH_ROWS]
+            for where, starts, lengths in column.widths(rows):
+                words = _words(gather_ids(column.data, starts, lengths))
+                part = np.zeros(words.shape[0], dtype=np.uint64)
+                x = np.empty_like(part)
+                shifted = np.empty_like(part)
+                for j in range(words.shape[1]):
+                    np.multiply(words[:, j], _position(j), out=x)
+                    np.right_shift(x, np.uint64(29), out=shifted)
+                    x ^= shifted
+                    x *= _M1
+                    part += x
+                if where is None:
+                    h += part
+                else:
+                    h[where] += part
+        _mix(out)
     return out
 
 
@@ -81,6 +83,30 @@ def _position(j):
 _HASH_ROWS = 1 << 20
 
 
+def _words(column):
+    """An id column (bytes, width a multiple of 8) as an (n, w/8) uint64 matrix (a view)."""
+    column = np.ascontiguousarray(column)
+    return column.view(np.uint64).reshape(column.shape[0], column.dtype.itemsize // 8)
+
+
+def _same(query, rows, table, index):
+    """Whether id ``rows[k]`` of ``query`` equals id ``index[k]`` of ``table``, byte for byte,
+    column by column (``rows`` None: every query row in order).
+    """
+    same = np.ones(np.size(index), dtype=bool)
+    for q, t in zip(query, table):
+        qs, ql = q.spans(rows)
+        ts, tl = t.spans(index)
+        same &= ql == tl
+        check = np.flatnonzero(same)
+        for where in classes(ql[check]):
+            k = check if where is None else check[where]
+            a = _words(gather_ids(q.data, qs[k], ql[k]))
+            b = _words(gather_ids(t.data, ts[k], tl[k]))
+            same[k] = (a == b).all(axis=1)
+    return same
+
+
 def _exact_keys(columns):
     """Rows of the id columns as one void (raw bytes) array: exact, slow comparisons."""
     n = columns[0].shape[0]
@@ -90,45 +116,25 @@ def _exact_keys(columns):
     return np.ascontiguousarray(raw).view(f"V{raw.shape[1]}").ravel()
 
 
-def _words(column):
-    """An id column (bytes, width a multiple of 8) as an (n, w/8) uint64 matrix (a view)."""
-    column = np.ascontiguousarray(column)
-    return column.view(np.uint64).reshape(column.shape[0], column.dtype.itemsize // 8)
-
-
-def _same(columns_a, ia, columns_b, ib):
-    """Whether row ``ia[k]`` of ``columns_a`` equals row ``ib[k]`` of ``columns_b``, byte for
-    byte (ids are zero padded: a wider column's extra words must be zero); ``ia`` None: every
-    row of ``columns_a`` in order.
-    """
-    diff = np.zeros(np.size(ib), dtype=np.uint64)  # OR of the XORs of the ids' words
-    for a, b in zip(columns_a, columns_b):
-        ga = _words(a) if ia is None else np.take(_words(a), ia, axis=0)
-        gb = np.take(_words(b), ib, axis=0)
-        k = min(ga.shape[1], gb.shape[1])
-        for j in range(max(ga.shape[1], gb.shape[1])):
-            if j < k:
-                diff |= ga[:, j] ^ gb[:, j]
-            else:  # the wider id's extra words must be zero padding
-                diff |= ga[:, j] if ga.shape[1] > j else gb[:, j]
-    return diff == 0
-
-
 def find_duplicate(columns):
     """Indices (first, second) of the earliest repeated row of the id columns, or None.
 
     ``second`` is the smallest index whose row occurred before; ``first`` that earlier row.
     """
-    n = columns[0].shape[0]
-    if n < 2:
+    columns = [Ids.of(c) for c in columns]
+    if len(columns[0]) < 2:
         return None
     h = hash_ids(*columns)
     s = np.sort(h)
     repeated = s[1:] == s[:-1]
     if not repeated.any():
         return None
-    suspects = np.flatnonzero(np.isin(h, s[1:][repeated]))
-    keys = _exact_keys([c[suspects] for c in columns])
+    return _duplicate_among(columns, np.flatnonzero(np.isin(h, s[1:][repeated])))
+
+
+def _duplicate_among(columns, suspects):
+    """:func:`find_duplicate` among the rows ``suspects`` (sorted) of the columns."""
+    keys = _exact_keys([c.array(suspects) for c in columns])
     order = np.argsort(keys, kind="stable")  # equal rows stay in file order
     same = keys[order][1:] == keys[order][:-1]
     if not same.any():
@@ -169,21 +175,16 @@ class HashTable:
 
     Parameters
     ----------
-    columns : tuple of ndarray of bytes, or None
-        The id columns (no repeated row). None when the table is built from ``hashes`` alone
-        (a key whose ids are not kept in memory): ``fetch`` then gives the few rows whose high
-        bits are shared, and lookups are not checked byte for byte (``verify=False``; the
-        caller checks the matches).
+    columns : tuple of Ids or of bytes arrays
+        The id columns.
     n_query : int
         Rows of the largest query (the index bits are those of the larger count).
     hashes : ndarray of uint64, optional
         :func:`hash_ids` of the columns, when already computed (consumed: sorted in place).
-    fetch : callable, optional
-        ``fetch(rows)``: the id columns of the given (sorted) rows.
     """
 
-    def __init__(self, columns, n_query=0, *, hashes=None, fetch=None):
-        self.columns = columns
+    def __init__(self, columns, n_query=0, *, hashes=None):
+        self.columns = columns = tuple(Ids.of(c) for c in columns)
         packed = hash_ids(*columns) if hashes is None else hashes
         n = packed.shape[0]
         self.n = n
@@ -216,10 +217,7 @@ class HashTable:
             both[:-1] |= shared
             self.shared_rows = np.sort((packed[both] & self.mask).astype(np.intp))
             self.shared_high = np.unique(packed[both] & ~self.mask)
-            if fetch is None:
-                self.shared_columns = tuple(c[self.shared_rows] for c in columns)
-            else:
-                self.shared_columns = tuple(fetch(self.shared_rows))
+            self.shared_columns = tuple(c.array(self.shared_rows) for c in columns)
 
     def duplicate(self):
         """Rows (first, second) of the earliest repeated row, as :func:`find_duplicate`."""
@@ -252,37 +250,29 @@ class HashTable:
             out[rest[ok]] = (found[ok] & self.mask).view(np.int64)
         return out.astype(np.intp, copy=False)
 
-    def lookup(self, query, verify=True):
-        """Row of the table holding each row of ``query`` (tuple of id columns), or -1.
-
-        With ``verify=False`` a match of the hashes' high bits is not checked byte for byte
-        (the caller checks it; only rows whose high bits are shared are matched by bytes).
+    def lookup(self, query, hashes=None):
+        """Row of the table holding each row of ``query`` (a tuple of :class:`Ids` or of
+        bytes arrays), or -1; ``hashes``, their :func:`hash_ids` when computed already.
         """
-        nq = query[0].shape[0]
+        query = tuple(Ids.of(c) for c in query)
+        nq = len(query[0])
         if nq == 0 or self.n == 0:
             return np.full(nq, -1, dtype=np.intp)
-        too_long = None
-        if verify:
-            query, too_long = _widths_of(query, self.columns)
-        high = hash_ids(*query)
+        high = hash_ids(*query) if hashes is None else hashes
         high &= ~self.mask
         out = self._find(high)
         hit = out >= 0
-        if verify:  # check the proposed matches byte for byte, in query order
-            rows = None if hit.all() else np.flatnonzero(hit)
-            index = out if rows is None else out[rows]
-            ok = _same(query, rows, self.columns, index)
-            if not ok.all():
-                out[np.flatnonzero(~ok) if rows is None else rows[~ok]] = -1
-            if too_long is not None:
-                out[too_long] = -1
+        rows = None if hit.all() else np.flatnonzero(hit)  # checked byte for byte, in order
+        ok = _same(query, rows, self.columns, out if rows is None else out[rows])
+        if not ok.all():
+            out[np.flatnonzero(~ok) if rows is None else rows[~ok]] = -1
         if self.shared_rows is not None:  # a query whose high bits are shared: a hit
             candidates = np.flatnonzero(hit)
             at = np.searchsorted(self.shared_high, high[candidates])
             at = np.minimum(at, self.shared_high.size - 1)
             ambiguous = candidates[self.shared_high[at] == high[candidates]]
             if ambiguous.size:
-                sub = _match_exact(tuple(c[ambiguous] for c in query), self.shared_columns)
+                sub = _match_exact(tuple(c.array(ambiguous) for c in query), self.shared_columns)
                 out[ambiguous] = np.where(sub >= 0, self.shared_rows[np.maximum(sub, 0)], -1)
         return out
 
@@ -297,36 +287,8 @@ def _row_type(n):
     return np.int32 if n < 2**31 else np.int64
 
 
-def _widths_of(query, table):
-    """The query columns at the table's widths (hashes read whole words, padding included);
-    a query id longer than the table's width matches nothing (its rows: ``too_long``).
-    """
-    too_long = None
-    out = []
-    for q, t in zip(query, table):
-        wq, wt = q.dtype.itemsize, t.dtype.itemsize
-        if wq > wt:
-            extra = _words(q)[:, wt // 8 :].any(axis=1)
-            too_long = extra if too_long is None else too_long | extra
-            q = (
-                np.ascontiguousarray(q)
-                .view(np.uint8)
-                .reshape(-1, wq)[:, :wt]
-                .copy()
-                .view(f"S{wt}")
-                .ravel()
-            )
-        elif wq < wt:
-            q = q.astype(f"S{wt}")
-        out.append(q)
-    return tuple(out), too_long
-
-
 def _index_bits(n):
     return max(1, int(max(n, 1) - 1).bit_length())
-
-
-_U = np.uint64
 
 
 def match_ids(query, table):
@@ -334,9 +296,12 @@ def match_ids(query, table):
 
     ``table`` must not contain repeated rows. Exact: hash matches are verified byte for byte.
     """
-    nq = query[0].shape[0]
-    nt = table[0].shape[0]
-    if nq == nt and all(np.array_equal(q, t) for q, t in zip(query, table)):
+    nq, nt = len(query[0]), len(table[0])
+    if (
+        nq == nt
+        and all(isinstance(c, np.ndarray) for c in (*query, *table))
+        and all(np.array_equal(q, t) for q, t in zip(query, table))
+    ):
         return np.arange(nq)
     return HashTable(table, nq).lookup(query)
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._text.fields import ids_text
-from ._ids import as_id_array, check_matched, match_ids
+from .._text.fields import as_id_array, ids_text
+from ._ids import check_matched, match_ids
 from .multiclass import _OOS_NAMES, MulticlassKey, MulticlassScores
 
 __all__ = ["align_multiclass", "align_multiclass_scores"]

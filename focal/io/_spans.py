@@ -20,7 +20,7 @@ import numpy as np
 
 from .._text import arrow as _arrow
 from .._text import blocks as _blocks
-from .._text.fields import concat_pieces, gather_ids
+from .._text.fields import Ids, concat_pieces, gather_ids
 
 __all__ = ["TrialSpans", "concat_ids", "equal_ids", "ids_tuple", "slice_ids", "trial_spans"]
 
@@ -103,15 +103,19 @@ def trial_spans(fields, model, test):
 
 
 def ids_tuple(ids):
-    """Ids as a tuple of fixed-width bytes arrays, whether given so or as :class:`TrialSpans`."""
-    return ids.ids() if isinstance(ids, TrialSpans) else ids
+    """Ids as a tuple of fixed-width bytes arrays, whether given so, as :class:`TrialSpans` or
+    as a tuple of :class:`~focal._text.fields.Ids`.
+    """
+    if isinstance(ids, TrialSpans):
+        return ids.ids()
+    return tuple(c.array() if isinstance(c, Ids) else c for c in ids)
 
 
 def slice_ids(ids, where):
     """The records ``where`` (a slice) of ids given either way."""
     if isinstance(ids, TrialSpans):
         return ids[where]
-    return tuple(c[where] for c in ids)
+    return tuple(c.take(where) if isinstance(c, Ids) else c[where] for c in ids)
 
 
 def concat_ids(parts):
@@ -120,6 +124,8 @@ def concat_ids(parts):
     """
     if all(isinstance(p, TrialSpans) for p in parts):
         return TrialSpans([q for p in parts for q in p.parts])
+    if all(not isinstance(p, TrialSpans) and isinstance(p[0], Ids) for p in parts):
+        return tuple(Ids.concat([p[j].compact() for p in parts]) for j in range(len(parts[0])))
     tuples = [ids_tuple(p) for p in parts]
     return tuple(concat_pieces([t[j] for t in tuples]) for j in range(len(tuples[0])))
 

@@ -292,7 +292,7 @@ class _Hdf5:
             values = np.array([v if isinstance(v, bytes) else str(v).encode() for v in values])
         elif values.dtype.kind == "U":
             values = np.char.encode(values, "utf-8")
-        from ._ids import as_id_array
+        from .._text.fields import as_id_array
 
         values = as_id_array(values)
         check_ids(values, self.path, lambda i: f"/{name}[{i}]")

@@ -1,59 +1,19 @@
 """Alignment of several systems' scores with a key (or with each other) on the (model, test)
 pair, exactly: :func:`align_trials` for training and evaluation, :func:`align_scores` for
-applying a fitted fusion to eval files. Ids are matched through hashes checked byte for byte
-(:mod:`focal.io._ids`).
+applying a fitted fusion to eval files. Both are the file engine's one join
+(:func:`focal.io.engine.join`) of trials held in memory.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from .._text.fields import ids_text
-from ._ids import as_id_array, check_matched, match_ids
-
-__all__ = ["align_scores", "align_trials", "aligned_rows"]
-
-
-def _ids_of(obj):
-    return as_id_array(obj.models, "models"), as_id_array(obj.tests, "tests")
-
-
-def _sample(obj, index, k=3):
-    return ", ".join(f"({ids_text(obj.models[i])}, {ids_text(obj.tests[i])})" for i in index[:k])
+__all__ = ["align_scores", "align_trials"]
 
 
 def _check_missing(missing):
     if missing not in ("error", "drop"):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
-
-
-def _columns(reference, systems, missing, reference_name):
-    """Scores of each system at the reference's trials; a mask of the trials found everywhere."""
-    from .binary import TrialScores
-
-    ref_ids = _ids_of(reference)
-    keep = np.ones(len(reference), dtype=bool)
-    columns = []
-    for system in systems:
-        if not isinstance(system, TrialScores):
-            raise ValueError(f"expected TrialScores, got {type(system).__name__}")
-        ids = _ids_of(system)
-        where = match_ids(ref_ids, ids)
-        found = where >= 0
-        if missing == "error":
-            check_matched(
-                where,
-                len(system),
-                system.path or "scores",
-                reference_name,
-                "trial",
-                "score",
-                lambda i: _sample(reference, i),
-                lambda i, s=system: _sample(s, i),
-            )
-        keep &= found
-        columns.append(np.where(found, system.scores[np.maximum(where, 0)], np.nan))
-    return np.column_stack(columns), keep
 
 
 def align_trials(key, *systems, missing: str = "error"):
@@ -78,20 +38,38 @@ def align_trials(key, *systems, missing: str = "error"):
         True for target trials.
     models, tests : ndarray of bytes
         The trial ids of the rows.
+
+    Raises
+    ------
+    ValueError
+        As the join of files (:func:`focal.io.engine.join`): trials missing on either side
+        (``missing="error"``), a trial repeated in the key or in a system, a NaN score, or no
+        trial left.
     """
     from .binary import TrialKey
+    from .engine import in_memory
 
     _check_missing(missing)
     if not systems:
         raise ValueError("align_trials needs at least one system's scores")
     if not isinstance(key, TrialKey):
         raise ValueError(f"key must be a TrialKey, got {type(key).__name__}")
-    X, keep = _columns(key, systems, missing, f"key {key.path}".rstrip())
-    if not keep.any():
-        raise ValueError("no trial is present in the key and in every score file")
-    if keep.all():
-        return X, np.asarray(key.labels, dtype=bool), key.models, key.tests
-    return X[keep], np.asarray(key.labels, dtype=bool)[keep], key.models[keep], key.tests[keep]
+    X, keep = _join(in_memory(key), systems, missing)
+    y = np.asarray(key.labels, dtype=bool)
+    if keep is None:
+        return X, y, key.models, key.tests
+    return X[keep], y[keep], key.models[keep], key.tests[keep]
+
+
+def _join(reference, systems, missing):
+    from .binary import TrialScores
+    from .engine import join, kept_rows
+
+    for system in systems:
+        if not isinstance(system, TrialScores):
+            raise ValueError(f"expected TrialScores, got {type(system).__name__}")
+    X = join(reference, systems, missing=missing, threads=0)
+    return X, kept_rows(X, reference, systems)
 
 
 def align_scores(*systems, missing: str = "error"):
@@ -115,24 +93,13 @@ def align_scores(*systems, missing: str = "error"):
     models, tests : ndarray of bytes
         The trial ids of the rows.
     """
+    from .engine import in_memory
+
+    _check_missing(missing)
     if not systems:
         raise ValueError("align_scores needs at least one system's scores")
     first = systems[0]
-    X, keep = aligned_rows(systems, missing)
+    X, keep = _join(in_memory(first, kind="first score file"), systems, missing)
     if keep is None:
         return X, first.models, first.tests
-    return X, first.models[keep], first.tests[keep]
-
-
-def aligned_rows(systems, missing="error"):
-    """:func:`align_scores`'s scores, and which of the first system's trials they are (a
-    boolean mask, or None for all of them).
-    """
-    _check_missing(missing)
-    first = systems[0]
-    X, keep = _columns(first, systems, missing, f"first score file {first.path}".rstrip())
-    if not keep.any():
-        raise ValueError("no trial is present in every score file")
-    if keep.all():
-        return X, None
-    return X[keep], keep
+    return X[keep], first.models[keep], first.tests[keep]

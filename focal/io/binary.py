@@ -10,48 +10,24 @@ trials take their bytes once, not 10M Python strings. ``np.char.decode(ids, "utf
 ``str`` when needed. Scores are read exactly: each number is the float64 that Python's
 ``float`` reads from the same text.
 
-Key labels are read by :mod:`focal.io._labels`; :func:`align_trials` and :func:`align_scores`
-live in :mod:`focal.io.alignment` (importable from here too).
+Files are read by the file engine (:func:`focal.io.engine.read_columns`); key labels by
+:mod:`focal.io._labels`; :func:`align_trials` and :func:`align_scores` live in
+:mod:`focal.io.alignment`.
 """
 
 from __future__ import annotations
 
-import functools
 import os
-import re
 from dataclasses import dataclass
 
 import numpy as np
 
-from .._text.blocks import BLOCK_BYTES, iter_blocks
-from .._text.fields import (
-    LineMap,
-    blank_line,
-    check_id_column,
-    concat_ids,
-    concat_pieces,
-    first_record,
-    format_lines,
-    ids_text,
-    split_fields,
-)
+from .._text.blocks import BLOCK_BYTES
+from .._text.fields import LineMap, check_id_column, format_lines
 from .._text.numbers import format_numbers
 from .._text.outputs import write_output
-from .._text.pool import in_order, worker_pool
-from .._text.source import display_name
-from ._ids import find_duplicate
-from ._labels import NONTARGET, TARGET, label_column, namedlabel_column, words_to_labels
-from ._records import Records
-from ._spans import trial_spans
-from ._tables import WordFields, read_table, table_kind
-from .formats import (
-    HEADER_NAMES,
-    PRESETS,
-    is_number,
-    key_layout,
-    resolve_layout,
-    score_layout,
-)
+from .engine import read_columns
+from .formats import PRESETS, key_layout, score_layout
 
 __all__ = [
     "TrialKey",
@@ -116,238 +92,6 @@ class TrialKey:
         return self.labels.shape[0]
 
 
-def _value_ok(pos_label):
-    """Whether a word of a score or label column is a value (else the line may be a header)."""
-
-    def ok(role, word):
-        if role == "score":
-            return is_number(word)
-        if pos_label is not None:
-            return word.decode("utf-8", "replace").lower() not in HEADER_NAMES["label"]
-        return word.lower() in TARGET + NONTARGET
-
-    return ok
-
-
-class _TrialReader:
-    """A trial file read block by block: :meth:`blocks` in the calling thread (the first line
-    may be a header, :func:`focal.io.formats.resolve_layout`), :meth:`parse` of each block in
-    any thread, :meth:`checked` of the parsed blocks in file order (the rule of a named target
-    label spans blocks). ``want`` are the value roles read (``"score"``, ``"label"``); with
-    ``spans``, a block's ids come as :class:`~focal.io._spans.TrialSpans` where its records
-    allow (in place of the tuple); with ``records``, each piece has a fourth element, the
-    block's :class:`~focal.io._records.Records`.
-    """
-
-    def __init__(self, path, layout, want, block_bytes, pos_label=None, spans=False, records=False):
-        self.path, self.layout, self.want, self.block_bytes = path, layout, want, block_bytes
-        self.shown, self.pos_label, self.spans = display_name(path), pos_label, spans
-        self.records = records
-        self.named = None if pos_label is None else namedlabel_column(pos_label)
-
-    def blocks(self):
-        columns = None
-        for block in iter_blocks(self.path, self.block_bytes):
-            if columns is None:
-                first = first_record(block)
-                if first is None:
-                    continue
-                line, words, start, end = first
-                columns, self.n_fields, header = resolve_layout(
-                    self.layout,
-                    words,
-                    self.shown,
-                    line,
-                    _value_ok(self.pos_label),
-                    functools.partial(_next_lines, block, end),
-                )
-                absent = [r for r in self.want if r not in columns]
-                if absent:
-                    raise ValueError(
-                        f"{self.shown}:{line}: records of {self.n_fields} fields have no "
-                        f"{absent[0]} column (the {self.layout.name} format's columns are "
-                        f"{self.layout.describe()})"
-                        + ("; give the key file (--key)" if absent[0] == "label" else "")
-                    )
-                self.kept = _kept_columns(self.layout, columns, words, header)
-                self.header = bytes(block.body[start:end]).strip() if header else None
-                if header:
-                    blank_line(block, start, end)
-                self.columns = columns
-                self.described = _describe(self.layout, columns, self.n_fields)
-            yield block
-
-    def parse(self, block):
-        """``(ids, {role: values}, lines[, records])`` of a block's records, or None when it
-        has none.
-        """
-        fields = split_fields(block, self.n_fields, self.described)
-        if not len(fields):
-            return None
-        columns = self.columns
-        values = {}
-        for role in self.want:
-            if role == "score":
-                values[role] = _score_column(fields, self.shown, columns[role])
-            elif self.named is None:
-                values[role] = label_column(fields, self.shown, columns[role])
-            else:  # checked in file order by `checked`
-                values[role] = fields.ids(columns[role]), fields.lines
-        ids = trial_spans(fields, columns["model"], columns["test"]) if self.spans else None
-        if ids is None:
-            ids = fields.ids(columns["model"]), fields.ids(columns["test"])
-        if self.records:
-            parts = [(fields.data, fields.starts, fields.lengths)]
-            return ids, values, fields.lines, Records(parts, self.kept, self.header)
-        return ids, values, fields.lines
-
-    def checked(self, pieces):
-        """The parsed pieces, in file order, the blocks without records left out."""
-        for piece in pieces:
-            if piece is None:
-                continue
-            if self.named is not None and "label" in piece[1]:
-                words, lines = piece[1]["label"]
-                piece[1]["label"] = self.named(WordFields(words, lines), self.shown, 0)
-            yield piece
-
-
-def _pieces(
-    path,
-    layout,
-    want,
-    block_bytes,
-    pos_label=None,
-    spans=False,
-    records=False,
-    executor=None,
-    then=None,
-):
-    """Yield ((models, tests), {role: values}, lines[, records]) per block of a trial file,
-    the blocks parsed in ``executor`` (:func:`focal._text.pool.in_order`; see
-    :class:`_TrialReader`), each piece then handed to ``then`` there (its result is yielded).
-    """
-    reader = _TrialReader(path, layout, want, block_bytes, pos_label, spans, records)
-
-    def parse(block):
-        piece = reader.parse(block)
-        return piece if piece is None or then is None else then(piece)
-
-    yield from reader.checked(in_order(parse, reader.blocks(), executor))
-
-
-def _kept_columns(layout, columns, words, header):
-    """``{role: column}`` of what an output in the file's layout reuses: its score column, and
-    its label and NIST ``side`` columns where it has them (by header name, or by position in a
-    NIST file without header).
-    """
-    kept = {r: columns[r] for r in ("score", "label") if r in columns}
-    names = [w.lower() for w in words] if header else []
-    if "side" in names:
-        kept["side"] = names.index("side")
-    elif not header and layout.name == "nist-sre" and layout.roles and layout.roles[2] is None:
-        kept["side"] = 2
-    return kept
-
-
-def _next_lines(block, end, count=64):
-    """The fields of up to ``count`` lines of the block after byte ``end`` (for messages)."""
-    body = block.body[end : end + (count << 8)].tobytes()
-    return [re.split(rb"[\x00-\x20,]+", line.strip()) for line in body.splitlines()[1:count]]
-
-
-def _describe(layout, columns, n_fields):
-    if layout.roles is not None and len(layout.roles) - layout.optional <= n_fields <= len(
-        layout.roles
-    ):
-        return layout.describe()
-    roles = ["-"] * n_fields
-    for r, i in columns.items():
-        roles[i] = r
-    return "'" + " ".join(roles) + "'"
-
-
-def score_pieces(
-    path, block_bytes=BLOCK_BYTES, layout=None, spans=False, records=False, executor=None, then=None
-):
-    """Yield ((models, tests), scores (n, 1), lines) per block of a score file (for streaming),
-    parsed in ``executor``, each piece handed to ``then`` there if given (its result is
-    yielded); with ``spans``, the ids of a block may come as
-    :class:`~focal.io._spans.TrialSpans`; with ``records``, each piece has a fourth element,
-    the block's :class:`~focal.io._records.Records` (None for an HDF5 or parquet file, which
-    has no text).
-    """
-    layout = score_layout(layout)
-    kind = table_kind(os.fspath(path))
-    if kind is not None:  # HDF5 / parquet: one piece, its rows numbered from 1
-        models, tests, values = read_table(os.fspath(path), kind, layout, ("score",), None)
-        piece = (models, tests), values["score"][:, None], np.arange(1, len(models) + 1)
-        piece += (None,) if records else ()
-        yield piece if then is None else then(piece)
-        return
-
-    def scores(piece):
-        ids, values, lines, *text = piece
-        piece = (ids, values["score"][:, None], lines, *text)
-        return piece if then is None else then(piece)
-
-    yield from _pieces(
-        os.fspath(path), layout, ("score",), block_bytes, None, spans, records, executor, scores
-    )
-
-
-def _read_table(path, layout, want, block_bytes, pos_label=None, kept=None):
-    """Read a trial file whole: ids, {role: values} and the line map; refuse repeated trials.
-
-    ``kept``, a list, receives the file's :class:`~focal.io._records.Records` (None for an HDF5
-    or parquet file).
-    """
-    path = os.fspath(path)
-    shown = display_name(path)
-    models, tests = [], []
-    values = {r: [] for r in want}
-    lines = LineMap()
-    n = 0
-    kind = table_kind(path)
-    texts = []
-    with worker_pool() as executor:
-        if kind is not None:  # HDF5 / parquet: read whole, rows numbered from 1
-            label = label_column if pos_label is None else namedlabel_column(pos_label)
-            pieces = [read_table(path, kind, layout, want, words_to_labels(label))]
-            pieces = [((m, t), v, np.arange(1, len(m) + 1), None) for m, t, v in pieces]
-        else:
-            records = kept is not None
-            pieces = _pieces(path, layout, want, block_bytes, pos_label, False, records, executor)
-        for (m, t), v, where, *text in pieces:
-            texts.extend(text)
-            for r in want:
-                values[r].append(v[r])
-            models.append(m)
-            tests.append(t)
-            lines.add(n, where)
-            n += len(where)
-    if n == 0:
-        raise ValueError(f"{shown}: no trials found")
-    models = concat_ids(models, lines, shown)
-    tests = concat_ids(tests, lines, shown)
-    values = {r: concat_pieces(v) for r, v in values.items()}
-    dup = find_duplicate((models, tests))
-    if dup is not None:
-        first, second = dup
-        raise ValueError(
-            f"{shown}:{lines.line(second)}: duplicate trial "
-            f"({ids_text(models[second])}, {ids_text(tests[second])}), "
-            f"first seen on line {lines.line(first)}"
-        )
-    if kept is not None:
-        kept.append(None if texts[0] is None else Records.concat(texts))  # whole: --align
-    return models, tests, values, lines
-
-
-def _score_column(fields, path, column=2):
-    return fields.numbers([column], path)[:, 0]
-
-
 def read_scores(path, *, block_bytes: int = BLOCK_BYTES, format=None) -> TrialScores:
     """Read a ``model test score`` file (white space or comma separated).
 
@@ -378,17 +122,9 @@ def read_scores(path, *, block_bytes: int = BLOCK_BYTES, format=None) -> TrialSc
         :func:`focal.io.read_limits`), a ``#``-line that has a record's fields, a first line
         that is neither a record nor a header naming the columns, or no trials.
     """
-    return read_scores_and_records(path, block_bytes=block_bytes, format=format)[0]
-
-
-def read_scores_and_records(path, *, block_bytes: int = BLOCK_BYTES, format=None):
-    """:func:`read_scores` and the file's :class:`~focal.io._records.Records` (None for an
-    HDF5 or parquet file): what an output in the file's layout needs.
-    """
-    layout = score_layout(format)
-    kept: list = []
-    models, tests, values, lines = _read_table(path, layout, ("score",), block_bytes, kept=kept)
-    return TrialScores(models, tests, values["score"], display_name(path), lines), kept[0]
+    trials = read_columns(path, score_layout(format), block_bytes=block_bytes)
+    models, tests = trials.arrays()
+    return TrialScores(models, tests, trials.values["score"], trials.path, trials.lines)
 
 
 def read_trials(path, *, format, pos_label=None, block_bytes: int = BLOCK_BYTES):
@@ -402,13 +138,13 @@ def read_trials(path, *, format, pos_label=None, block_bytes: int = BLOCK_BYTES)
     """
     layout = score_layout(format)
     key_layout(layout)
-    models, tests, values, lines = _read_table(
-        path, layout, ("score", "label"), block_bytes, pos_label
+    trials = read_columns(
+        path, layout, ("score", "label"), pos_label=pos_label, block_bytes=block_bytes
     )
-    shown = display_name(path)
-    key = TrialKey(models, tests, values["label"], shown, lines)
+    models, tests = trials.arrays()
+    key = TrialKey(models, tests, trials.values["label"], trials.path, trials.lines)
     _check_pos_label(key, pos_label)
-    return TrialScores(models, tests, values["score"], shown, lines), key
+    return TrialScores(models, tests, trials.values["score"], trials.path, trials.lines), key
 
 
 def _check_pos_label(key, pos_label):
@@ -442,9 +178,11 @@ def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES, format=Non
     TrialKey
         The trials in file order, with their labels and line numbers.
     """
-    layout = key_layout(format)
-    models, tests, values, lines = _read_table(path, layout, ("label",), block_bytes, pos_label)
-    key = TrialKey(models, tests, values["label"], display_name(path), lines)
+    trials = read_columns(
+        path, key_layout(format), ("label",), pos_label=pos_label, block_bytes=block_bytes
+    )
+    models, tests = trials.arrays()
+    key = TrialKey(models, tests, trials.values["label"], trials.path, trials.lines)
     _check_pos_label(key, pos_label)
     return key
 

@@ -19,7 +19,8 @@ from typing import NamedTuple
 
 import numpy as np
 
-from ._ids import as_id_array, match_ids
+from .._text.fields import as_id_array
+from ._ids import match_ids
 from .multiclass import read_multiclass_scores
 
 __all__ = [

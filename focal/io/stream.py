@@ -34,8 +34,8 @@ from .._text.pool import worker_pool
 from ._multiclass_align import align_multiclass_scores
 from ._records import Records
 from ._spans import concat_ids, equal_ids, ids_tuple, slice_ids
-from .alignment import aligned_rows
-from .binary import read_scores, read_scores_and_records, score_pieces
+from .engine import join, kept_rows, pieces, read_columns
+from .formats import score_layout
 from .multiclass import MulticlassScores, _MulticlassReader
 
 __all__ = ["FileLayout", "ScoreChunk", "iter_score_chunks", "open_score_files"]
@@ -140,8 +140,21 @@ def _cut(records, where):
 def _open_stream(path, kind, block_bytes, info, executor=None, layout=None, records=False):
     path = os.fspath(path)
     if kind == "binary":
-        pieces = score_pieces(path, block_bytes, layout, True, records, executor)
-        return _Stream(path, pieces)
+
+        def scores(piece):
+            ids, values, lines, *text = piece
+            return (ids, values["score"][:, None], lines, *text)
+
+        parts = pieces(
+            path,
+            score_layout(layout),
+            spans=True,
+            records=records,
+            executor=executor,
+            then=scores,
+            block_bytes=block_bytes,
+        )
+        return _Stream(path, parts)
     reader = _MulticlassReader(path, block_bytes)
     stream = _Stream(path, reader.pieces(_READER_KIND[kind], executor))
     stream.peek_size()  # reads the first block: classes, task and condition are known
@@ -336,18 +349,20 @@ class _WholeFiles:
 
     def __init__(self, paths, kind, missing, layout=None, executor=None, records=False):
         self.executor = executor  # formats the output (focal.workflows.apply)
-        self.records = None
-        if kind == "binary":
-            first, kept = read_scores_and_records(paths[0], format=layout)
-            systems = [first] + [read_scores(p, format=layout) for p in paths[1:]]
-            X, keep = aligned_rows(systems, missing)
-            self.ids = (
-                (first.models, first.tests)
-                if keep is None
-                else (first.models[keep], first.tests[keep])
-            )
-            if records and kept is not None:
-                self.records = kept if keep is None else kept.select(keep)
+        self.records = self.rows = None
+        if kind == "binary":  # the first file read whole, the others joined with it
+            layout = score_layout(layout)
+            first = read_columns(paths[0], layout, records=records)
+            first.kind = "first score file"
+            X = join(first, paths[1:], format=layout, missing=missing)
+            X = np.column_stack([first.values["score"], X])
+            keep = kept_rows(X, first, paths)
+            self.rows = np.arange(len(first)) if keep is None else np.flatnonzero(keep)
+            self.ids = first.ids
+            self.records = first.records
+            if self.records is not None and keep is not None:
+                self.records = self.records.select(keep)
+            X = X if keep is None else X[keep]
             self.layouts = [FileLayout(p, "binary") for p in paths]
         else:
             systems = [_read_whole(p, kind) for p in paths]
@@ -367,7 +382,8 @@ class _WholeFiles:
         for i in range(0, self.X.shape[0], int(chunk_size)):
             j = i + int(chunk_size)
             records = None if self.records is None else self.records[i:j]
-            yield ScoreChunk(tuple(c[i:j] for c in self.ids), self.X[i:j], None, records)
+            ids = tuple(c[i:j] if self.rows is None else c.take(self.rows[i:j]) for c in self.ids)
+            yield ScoreChunk(ids, self.X[i:j], None, records)
 
 
 def _read_whole(path, kind):
@@ -377,35 +393,3 @@ def _read_whole(path, kind):
     return MulticlassScores(
         segments, llh, reader.classes, reader.path, task, getattr(reader, "condition", None), lines
     )
-
-
-@contextmanager
-def open_inputs(
-    paths,
-    *,
-    kind="binary",
-    on_mismatch="error",
-    missing="error",
-    block_bytes=BLOCK_BYTES,
-    threads=None,
-    format=None,
-    records=False,
-):
-    """The systems' score files, streamed side by side (:func:`open_score_files`) or, with
-    ``on_mismatch="align"``, read whole and aligned on the trial ids; either way each file is
-    parsed once and ``layouts`` is known before the first chunk. With ``records``, the chunks
-    of binary files carry the first file's records as read (:class:`ScoreChunk`).
-    """
-    if on_mismatch not in ("error", "align"):
-        raise ValueError(f"on_mismatch must be 'error' or 'align', got {on_mismatch!r}")
-    if missing not in ("error", "drop"):
-        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
-    if on_mismatch == "align":
-        with worker_pool(threads) as executor:
-            paths = [os.fspath(p) for p in paths]
-            yield _WholeFiles(paths, kind, missing, format, executor, records)
-        return
-    with open_score_files(
-        paths, kind=kind, block_bytes=block_bytes, threads=threads, format=format, records=records
-    ) as files:
-        yield files

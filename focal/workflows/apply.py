@@ -32,8 +32,9 @@ from .._text.numbers import format_numbers
 from .._text.outputs import check_output, write_output
 from .._text.pool import in_order
 from ..io._spans import TrialSpans, ids_tuple
+from ..io.engine import stream
 from ..io.multiclass import ALBAYZIN_CLASSES, check_one_task
-from ..io.stream import _check_kind, _check_same_classes, _describe, open_inputs
+from ..io.stream import _check_kind, _check_same_classes, _describe
 from ..models.integrity import allows_infinite
 
 __all__ = ["apply_model", "apply_to_files", "apply_quality_model", "quality_step"]
@@ -200,7 +201,7 @@ def apply_model(
     if allow_infinite is None:  # as the model asks: it stores infinite LLRs (unbounded PAV)
         allow_infinite = allows_infinite(model)
     kind = "binary" if schema.kind == "binary" else "auto"
-    with open_inputs(
+    with stream(
         paths,
         kind=kind,
         on_mismatch="align" if align else "error",
@@ -356,7 +357,7 @@ def apply_to_files(
     inputs = [os.fspath(p) for p in inputs]
     output = os.fspath(output)
     check_output(output, inputs)
-    with open_inputs(
+    with stream(
         inputs,
         kind=kind,
         on_mismatch=on_mismatch,
@@ -651,7 +652,7 @@ def apply_quality_model(
     inputs = [os.fspath(p) for p in inputs]
     check_output(os.fspath(output), inputs)
     _check_output_format(output_format, "binary", None)
-    with open_inputs(inputs, kind="binary", records=True, **options) as files:
+    with stream(inputs, kind="binary", records=True, **options) as files:
         n = write_applied(
             transform,
             files.chunks(chunk_size),

@@ -10,8 +10,8 @@ import os
 
 import numpy as np
 
-from ..io._join import iter_aligned
 from ..io._multiclass_align import align_multiclass
+from ..io.engine import iter_aligned
 from ..io.multiclass import read_multiclass_key, read_multiclass_systems
 
 __all__ = ["evaluate_binary", "evaluate_multiclass", "evaluate_term_detection"]

@@ -21,8 +21,8 @@ import os
 
 import numpy as np
 
-from ..io._join import read_aligned
 from ..io._multiclass_align import align_multiclass
+from ..io.engine import read_aligned
 from ..io.multiclass import read_multiclass_key, read_multiclass_systems
 
 __all__ = [

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from focal._text.fields import as_id_array
 from focal.io import _ids, align_scores, align_trials, read_key, read_scores, write_scores
 from focal.io.binary import TrialKey, TrialScores
 
@@ -227,16 +228,16 @@ def test_alignment_is_exact_even_when_every_hash_collides(monkeypatch):
     system = TrialScores(models[order], tests[order], np.arange(200.0)[order])
     key = TrialKey(models, tests, labels)
     reference = align_trials(key, system)
-    monkeypatch.setattr(_ids, "hash_ids", lambda *cols: np.zeros(cols[0].shape[0], np.uint64))
+    monkeypatch.setattr(_ids, "hash_ids", lambda *cols: np.zeros(len(cols[0]), np.uint64))
     X, y, m, t = align_trials(key, system)
     np.testing.assert_array_equal(X[:, 0], np.arange(200.0))
     np.testing.assert_array_equal(X, reference[0])
     np.testing.assert_array_equal(y, labels)
-    assert _ids.find_duplicate((_ids.as_id_array(models), _ids.as_id_array(tests))) is None
+    assert _ids.find_duplicate((as_id_array(models), as_id_array(tests))) is None
     dup = _ids.find_duplicate(
         (
-            _ids.as_id_array(np.append(models, models[5])),
-            _ids.as_id_array(np.append(tests, tests[5])),
+            as_id_array(np.append(models, models[5])),
+            as_id_array(np.append(tests, tests[5])),
         )
     )
     assert dup == (5, 200)

@@ -1,16 +1,27 @@
-"""Score files streamed against a key (focal.io._join) give align_trials' answers and errors."""
+"""Score files streamed against a key (the file engine's join, focal.io.engine) give the answers
+and errors of align_trials on the files read whole.
+"""
 
 import numpy as np
 import pytest
 
 from focal.io import _ids, align_trials, read_key, read_scores
-from focal.io._join import align_files, iter_aligned, read_aligned
+from focal.io.engine import in_memory, iter_aligned, join, kept_rows, read_aligned
 
 RNG = np.random.default_rng(11)
 N = 3000
 MODELS = np.array([f"spk{i % 37}" for i in range(N)])
 TESTS = np.array([f"seg{i:05d}" for i in range(N)])
 LABELS = RNG.random(N) < 0.2
+
+
+def align_files(key, paths, **options):
+    """The join of a key and score files, as align_trials returns it."""
+    reference = in_memory(key)
+    X = join(reference, paths, **options)
+    keep = kept_rows(X, reference, paths)
+    keep = slice(None) if keep is None else keep
+    return X[keep], key.labels[keep], key.models[keep], key.tests[keep]
 
 
 def _write_key(path, rows):

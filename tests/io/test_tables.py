@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from focal.io import align_trials, read_key, read_scores
-from focal.io._join import align_files
+from focal.io.engine import in_memory, join
 
 MODELS = np.array([b"m1", b"m2", b"m3"])
 SEGMENTS = np.array([b"s1", b"s2", b"s22222222222", b"s4"])
@@ -57,8 +57,8 @@ def test_bosaris_hdf5_scores_and_key(tmp_path):
     by_h5_key = align_trials(read_key(tmp_path / "key.h5"), read_scores(s_txt))
     assert by_h5_key[1].tolist() == TARGET[TRIALS].tolist()  # row-major cells
     assert by_h5_key[0][:, 0].tolist() == SCORES[TRIALS].tolist()
-    streamed = align_files(read_key(k_txt), [tmp_path / "scores.h5"])
-    assert np.array_equal(streamed[0], expected[0])
+    streamed = join(in_memory(read_key(k_txt)), [tmp_path / "scores.h5"])
+    assert np.array_equal(streamed, expected[0])
     with pytest.raises(ValueError, match="no /scores: a BOSARIS Key or Ndx"):
         read_scores(tmp_path / "key.h5")
 
