@@ -14,7 +14,7 @@ byte.
 
 The files are generated once in ``$FOCAL_BENCH_DIR`` (default: the system's temporary folder;
 about 1.4 GB for 10M trials with VoxCeleb-style ids) and reused by later runs (``bench_train``
-shares them). polars is optional: without it the polars row is skipped.
+shares them). polars and duckdb are optional: without one, its row is skipped.
 """
 
 from __future__ import annotations
@@ -43,6 +43,28 @@ key = pl.read_csv(sys.argv[2], separator=" ", has_header=False,
 joined = scores.join(key, on=["model", "test"], how="inner", validate="1:1")
 if joined.height != key.height or joined.height != scores.height:
     sys.exit("not every trial is in both files")
+"""
+
+# The same job in SQL: read the files, join them on (model, test), check that every trial is in
+# every file once (the count of distinct pairs equals each file's count).
+_DUCKDB = r"""
+import sys
+import duckdb
+def read(path, last):
+    return (f"read_csv('{path}', delim=' ', header=false, "
+            f"columns={{'model': 'VARCHAR', 'test': 'VARCHAR', '{last}': 'VARCHAR'}})")
+paths, key = sys.argv[1:-1], sys.argv[-1]
+tables = [read(key, "label")] + [read(p, f"s{k}") for k, p in enumerate(paths)]
+con = duckdb.connect()
+con.execute("CREATE TABLE t0 AS SELECT * FROM " + tables[0])
+query = "SELECT count(*), count(DISTINCT (t0.model, t0.test)) FROM t0"
+for k, table in enumerate(tables[1:], start=1):
+    con.execute(f"CREATE TABLE t{k} AS SELECT * FROM {table}")
+    query += f" JOIN t{k} USING (model, test)"
+joined, distinct = con.execute(query).fetchone()
+n = [con.execute(f"SELECT count(*) FROM t{k}").fetchone()[0] for k in range(len(tables))]
+if joined != distinct or any(m != joined for m in n):
+    sys.exit("not every trial is in every file once")
 """
 
 
@@ -78,7 +100,8 @@ def evaluation_files(n, kind):
 
 def contenders(focal_args, polars_script, polars_args, output=None):
     """The focal of this tree (and the reference tree's, writing ``output`` + ``.reference`` when
-    the command writes a file), and the polars script: ``{name: (command, root)}``.
+    the command writes a file), the polars script and the duckdb script (given the same files,
+    the key last): ``{name: (command, root)}``.
     """
     out = {"focal": (focal_command(*focal_args, *(["-o", output] if output else [])), None)}
     reference = reference_root()
@@ -89,6 +112,10 @@ def contenders(focal_args, polars_script, polars_args, output=None):
         out["polars: read, join 1:1"] = ([sys.executable, "-c", polars_script, *polars_args], None)
     else:
         skipped("polars", "not installed")
+    if optional_import("duckdb") is not None:
+        out["duckdb: read, join 1:1"] = ([sys.executable, "-c", _DUCKDB, *polars_args], None)
+    else:
+        skipped("duckdb", "not installed")
     return out
 
 
