@@ -134,7 +134,8 @@ def _apply(sub):
         "systems; class columns matched by name), and write the calibrated LLRs or "
         "log-likelihoods in the input format (focal.workflows.apply_model). The files are "
         "streamed in bounded memory: they must list the same trials in the same order, unless "
-        "--align is given, which reads them whole and aligns them on the trial ids.",
+        "--align is given, which holds the first file in memory and joins the others with it "
+        "on the trial ids.",
         "focal apply fuser.json eval_sys1.scores eval_sys2.scores -o eval_fused.scores",
     )
     ap.add_argument("model", help="model file (JSON, from focal train / focal.save)")

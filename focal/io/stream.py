@@ -333,7 +333,8 @@ def _chunks(streams, chunk_size):
                     f"{stream.path}:{int(other_lines[i])}: trial {_describe(other_ids, i)} is not "
                     f"the trial {_describe(ids, i)} of {first.path}:{int(lines[i])}; the files "
                     f"must list the same trials in the same order (or be aligned on the trial "
-                    f"ids, which reads them whole: on_mismatch='align', apply_model(align=True), "
+                    f"ids, which holds the first file in memory: on_mismatch='align', "
+                    f"apply_model(align=True), "
                     f"focal apply --align)"
                 )
             blocks.append(other_values)

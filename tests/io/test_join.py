@@ -208,3 +208,23 @@ def test_files_report_the_error_of_the_first_that_fails(tmp_path, threads):
     ):
         with pytest.raises(ValueError, match=error):
             list(iter_aligned(paths, key))
+
+
+@pytest.mark.parametrize("long_at", [0, 7, 69_999])
+def test_one_long_id_is_joined_without_widening_the_others(tmp_path, long_at):
+    # Ids are held by their own length: one id of 4,000 bytes among 70,000 short ones would
+    # take 267 MiB at the width of the longest (a refusal), here it takes its own bytes.
+    n = 70_000
+    models = [f"m{i % 50}" for i in range(n)]
+    models[long_at] = "x" * 4000
+    labels = np.arange(n) % 3 == 0
+    order = np.random.default_rng(5).permutation(n)
+    key, scores = tmp_path / "key", tmp_path / "scores"
+    key.write_text(
+        "".join(f"{models[i]} t{i} {'target' if labels[i] else 'nontarget'}\n" for i in order)
+    )
+    scores.write_text("".join(f"{models[i]} t{i} {i}\n" for i in range(n)))
+    X, y, _, _, _ = read_aligned([scores], key, ids=False)
+    assert np.array_equal(X[:, 0], order) and np.array_equal(y, labels[order])
+    per_file = list(iter_aligned([scores], key, ids=False))
+    assert np.array_equal(per_file[0][1], order)
