@@ -9,9 +9,11 @@ of record ``i`` are the bytes ``data[starts[i]:stops[i]]`` of the block: ``model
 are compared as byte runs, and the output line is that run, a space and the output value. The
 fixed-width ids (:meth:`TrialSpans.ids`) are made only when something asks for them.
 
-What keeps them (``benchmarks/bench_apply.py``, ``focal apply`` of a 3-system fusion, 2 cores):
-at 10^6 trials with VoxCeleb-style ids, 2.46 s with byte runs against 3.88 s with id arrays
-(37 % less), outputs identical.
+What keeps them (the ``bench_apply`` files, a 3-system fusion applied to 10^6 trials by
+:func:`focal.workflows.apply_to_files` with ``threads=0``, CPU time, min of 2 runs in turn): with
+VoxCeleb-style ids 1.27 s with byte runs against 3.38 s with id arrays (62 % less), with short
+ids 1.25 s against 2.01 s (38 % less); outputs identical. (An earlier run of ``bench_apply``
+itself, at 10^6 VoxCeleb-style trials: 2.46 s against 3.88 s of wall time.)
 """
 
 from __future__ import annotations
