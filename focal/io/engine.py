@@ -401,7 +401,7 @@ def _scores_against(reference, source, *, layout, missing, executor, out, block_
     """The score of each reference trial in ``source`` (a score file, or in-memory
     :class:`focal.io.TrialScores`), in ``out`` (NaN where it has none).
     """
-    values = out
+    values = out  # filled in place
     values[:] = np.nan  # NaN: not scored yet (the readers refuse NaN scores)
     table = reference.table
 
@@ -493,13 +493,11 @@ def _repeated(shown, models, tests, lines, where, before):
 
 def _check_repeats(shown, absent):
     """A trial absent from the reference, scored twice: the error naming both lines."""
-    from ._ids import find_duplicate
-
     models = [a[0].compact() for a in absent]
     tests = [a[1].compact() for a in absent]
     lines = np.concatenate([a[2] for a in absent])
     models, tests = Ids.concat(models), Ids.concat(tests)
-    dup = find_duplicate((models, tests))
+    dup = _ids.find_duplicate((models, tests))
     if dup is not None:
         first, second = dup
         raise ValueError(

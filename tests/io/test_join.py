@@ -4,9 +4,12 @@ and errors of align_trials on the files read whole.
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from focal.io import _ids, align_trials, read_key, read_scores
-from focal.io.engine import in_memory, iter_aligned, join, kept_rows, read_aligned
+from focal.io.engine import in_memory, iter_aligned, join, kept_rows, read_aligned, read_columns
+from focal.io.formats import key_layout
 
 RNG = np.random.default_rng(11)
 N = 3000
@@ -228,3 +231,46 @@ def test_one_long_id_is_joined_without_widening_the_others(tmp_path, long_at):
     assert np.array_equal(X[:, 0], order) and np.array_equal(y, labels[order])
     per_file = list(iter_aligned([scores], key, ids=False))
     assert np.array_equal(per_file[0][1], order)
+
+
+_ID_CHARS = "abcXYZ019-_/.:"
+
+
+@st.composite
+def _join_case(draw):
+    """A key of distinct trials with ids of many lengths (1 to 300 bytes, every width class of
+    the hash kernels), and a score file of some of its trials in another order, some trials
+    not in the key.
+    """
+    short = st.text(_ID_CHARS, min_size=1, max_size=40)
+    ids = st.one_of(short, short, st.integers(41, 300).map(lambda k: "L" * k))
+    trials = draw(st.lists(st.tuples(ids, ids), min_size=1, max_size=60, unique=True))
+    labels = draw(st.lists(st.booleans(), min_size=len(trials), max_size=len(trials)))
+    scored = draw(st.permutations(range(len(trials))))
+    scored = scored[: draw(st.integers(1, len(trials)))]
+    extra = [(m + "!", t) for m, t in draw(st.lists(st.sampled_from(trials), max_size=3))]
+    return trials, labels, scored, sorted(set(extra))
+
+
+@given(_join_case(), st.sampled_from([64, 1 << 20]), st.sampled_from([0, None]))
+@settings(max_examples=60, deadline=None)
+def test_the_join_equals_a_dictionary_lookup(tmp_path_factory, case, block_bytes, threads):
+    trials, labels, scored, extra = case
+    folder = tmp_path_factory.mktemp("join")
+    key, scores = folder / "key", folder / "scores"
+    key.write_text(
+        "".join(f"{m} {t} {'target' if y else 'nontarget'}\n" for (m, t), y in zip(trials, labels))
+    )
+    written = [(*trials[i], float(i) / 3) for i in scored] + [(m, t, -1.0) for m, t in extra]
+    scores.write_text("".join(f"{m} {t} {s!r}\n" for m, t, s in written))
+    oracle = {(m, t): s for m, t, s in written}  # the slow, obvious join
+    reference = read_columns(key, key_layout(None), ("label",), block_bytes=block_bytes)
+    X = join(reference, [scores], missing="drop", threads=threads, block_bytes=block_bytes)
+    expected = [oracle.get(trial, np.nan) for trial in trials]
+    assert np.array_equal(X[:, 0], expected, equal_nan=True)
+    assert reference.values["label"].tolist() == labels
+    models, tests = reference.arrays()
+    assert [(m.decode(), t.decode()) for m, t in zip(models, tests)] == trials
+    if extra or len(scored) < len(trials):
+        with pytest.raises(ValueError, match=r"scores: \d+ (scored )?trial"):
+            join(reference, [scores], threads=threads, block_bytes=block_bytes)
