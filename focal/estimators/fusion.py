@@ -29,9 +29,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
 from ..core.maps import affine_llr
 from ..core.maps import check_finite_llr as _check_finite_llr
-from ..core.scoring_rules import (
-    scoring_rule,
-)
+from ..core.scoring_rules import scoring_rule
 from ..core.validation import (
     as_binary_labels,
     as_sample_weight,
@@ -191,7 +189,8 @@ class LogisticFusion(
     def _check_params(self):
         """Validated (p_target, reg, tol, max_iter, rule); a ValueError names a bad one."""
         v = check_params(vars(self))
-        return v["p_target"], v["reg"], v["tol"], v["max_iter"], scoring_rule(self.scoring_rule)
+        rule = scoring_rule(v["scoring_rule"])
+        return v["p_target"], v["reg"], v["tol"], v["max_iter"], rule
 
     def _as_2d(self, X):
         """Hook for subclasses that also take 1-D input."""

@@ -157,6 +157,7 @@ def _rules():
             check_non_negative,
             check_pos_label,
             check_probability,
+            check_scoring_rule,
         )
 
         checks = {
@@ -165,6 +166,7 @@ def _rules():
             "tol": lambda v: check_non_negative(v, "tol", strict=True),
             "max_iter": lambda v: check_int(v, "max_iter"),
             "pseudo_count": lambda v: check_non_negative(v, "pseudo_count (0 turns bounding off)"),
+            "scoring_rule": check_scoring_rule,
         }
         choices = {
             "interpolation": maps.INTERPOLATIONS,
@@ -188,10 +190,13 @@ def check_params(params) -> dict:
     model file's) before any work; returns the numbers by name, as floats and ints.
 
     Checked when present: the numbers (``p_target``, ``reg``, ``tol``, ``max_iter``,
-    ``pseudo_count``), the string choices (``interpolation``, ``mode``, ``covariance``,
-    ``form``, ``features``: the vocabularies of :mod:`focal.core.maps`), ``pos_label``,
-    ``class_names``, ``measures`` and ``quality_transform`` (against ``measures`` when given);
-    the others are the estimator's business.
+    ``pseudo_count``), the proper scoring rule (``scoring_rule``, its Beta(a, b) parameters:
+    :func:`focal.core.validation.check_scoring_rule`), the string choices (``interpolation``,
+    ``mode``, ``covariance``, ``form``, ``features``: the vocabularies of
+    :mod:`focal.core.maps`), ``pos_label``, ``class_names``, ``measures`` and
+    ``quality_transform`` (against ``measures`` when given); the others are the estimator's
+    business. This is the one check of a model file's parameters for :func:`focal.load` and
+    the NumPy-only runtime alike: what one refuses, the other refuses in the same words.
     """
     checks, choices, check_pos_label, _ = _rules()
     numbers = {name: check(params[name]) for name, check in checks.items() if name in params}
