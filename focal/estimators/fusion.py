@@ -27,6 +27,7 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
+from ..core.logistic_objective import class_relative_weights
 from ..core.maps import affine_llr
 from ..core.maps import check_finite_llr as _check_finite_llr
 from ..core.scoring_rules import scoring_rule
@@ -244,7 +245,9 @@ class LogisticFusion(
         classes = binary_classes(y, is_target)
         weights = None
         if sample_weight is not None:
-            weights = as_sample_weight(sample_weight, X.shape[0])
+            # only ratios within a class matter: scaled exactly, so 1e300 neither overflows a
+            # class total nor underflows a trial's factor
+            weights = class_relative_weights(as_sample_weight(sample_weight, X.shape[0]), is_target)
             for mask, label in ((is_target, classes[1]), (~is_target, classes[0])):
                 if not weights[mask].sum() > 0:
                     raise ValueError(

@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.logistic import DEFAULT_REG
+from ..core.logistic_objective import class_relative_weights
 from ..core.maps import check_finite_llr, complete_quality, llr_with_quality, quality_features
 from ..core.quality import bilinear_matrix, fit_quality
 from ..core.scoring import normalized_cross_entropy
@@ -218,7 +219,9 @@ class QualityFusion(LogisticFusion):
         )
         linear.fit(X, y, sample_weight)
         is_target = y == linear.classes_[1]
-        weights = None if sample_weight is None else as_sample_weight(sample_weight, X.shape[0])
+        weights = None
+        if sample_weight is not None:  # as LogisticFusion: exact, ratios within a class kept
+            weights = class_relative_weights(as_sample_weight(sample_weight, X.shape[0]), is_target)
         has_q = complete_quality(qm, qt)
         present = has_q if weights is None else has_q & (weights > 0)
         if not (present & is_target).any() or not (present & ~is_target).any():
