@@ -274,6 +274,27 @@ def test_zero_prior_class_without_trials():
 # ---------------------------------------------------------------------------- GaussianBackend
 
 
+def test_a_class_without_trials_is_named_with_the_way_to_declare_it():
+    """Issue 29: fitted without trials of one class, MulticlassFusion said only "not a
+    multiple of n_classes"; it names the class and says how to give the class count.
+    """
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)  # classes 0 and 1: no trial of class 2
+    llh = rng.normal(size=(200, 3)) + np.eye(3)[y]
+    with pytest.raises(ValueError, match="not a multiple of n_classes = 2") as info:
+        MulticlassFusion().fit(llh, y)
+    message = str(info.value)
+    assert "class(es) 2 have no trials in y" in message
+    assert "prior=[...]" in message and "class_names=[...]" in message
+    with pytest.raises(ValueError, match=r"class\(es\) 2 have no trials"):
+        MulticlassFusion().fit(np.hstack([llh, llh, llh]), y)  # 3 systems x 3 classes
+    # each way out works: a zero prior drops the class; named classes say which one is empty
+    assert MulticlassFusion(prior=[0.5, 0.5, 0.0]).fit(llh, y).n_classes_ == 3
+    names = np.array(["en", "fr"])[y]
+    with pytest.raises(ValueError, match=r"\['de'\] have non-zero prior.*a prior of 0 leaves"):
+        MulticlassFusion(class_names=["en", "fr", "de"]).fit(llh, names)
+
+
 def test_gaussian_backend_pipeline_with_calibration():
     rng = np.random.default_rng(4)
     y = rng.integers(0, 4, 2000)
