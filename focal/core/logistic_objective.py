@@ -111,8 +111,9 @@ class LogisticDesign:
             n_tar = int(np.count_nonzero(y))
             w_tar, w_non = n_tar, self.n - n_tar
         else:  # each class summed on its own: a total minus the other cancels (1e300 + 1)
-            w_tar = float(sample_weight[y].sum())
-            w_non = float(sample_weight[~y].sum())
+            with np.errstate(over="ignore"):  # an overflowing total is refused just below
+                w_tar = float(sample_weight[y].sum())
+                w_non = float(sample_weight[~y].sum())
             if not (np.isfinite(w_tar + w_non) and min(w_tar, w_non) > 0):
                 raise ValueError(
                     f"sample_weight gives the classes totals {w_tar:.4g} (targets) and "
