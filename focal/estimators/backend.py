@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..core.gaussian import fit_gaussian_classes
 from ..core.maps import gaussian_loglikelihoods
 from ..models.fitted_state import GAUSSIAN_FIELDS, check_cholesky, check_params
+from ._input import validate_input
 from ._llh_output import LogLikelihoodOutputMixin
 from ._state import MulticlassStateMixin
 
@@ -142,7 +143,7 @@ class GaussianBackend(
             Natural-log likelihood of each class for each trial.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_input(self, X, dtype=np.float64)
         return gaussian_loglikelihoods(X, self.model_)
 
     # -- saved state (focal.estimators._state): the centred class models; ``means_`` and

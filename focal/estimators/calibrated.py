@@ -30,6 +30,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..core.multiclass import log_posteriors
 from ..core.priors import bayes_threshold
 from ..core.validation import check_prior, check_probability
+from ._input import validate_input
 from ._llr_output import BinaryLLROutputMixin
 from .calibration import PAVCalibrator
 from .fusion import LogisticFusion
@@ -240,9 +241,7 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
 
     def _classifier_scores(self, X):
         check_is_fitted(self, "calibrator_")
-        X = validate_data(
-            self, X, accept_sparse=True, reset=False, dtype=None, ensure_all_finite=False
-        )
+        X = validate_input(self, X, accept_sparse=True, dtype=None, ensure_all_finite=False)
         return self._scores(self.estimator_, X, self._score_method)
 
     def decision_function(self, X):

@@ -43,6 +43,7 @@ from ..models.fitted_state import (
     check_params,
     check_pav_llr,
 )
+from ._input import validate_input
 from ._llr_output import BinaryLLROutputMixin
 from ._state import SavedStateMixin
 
@@ -106,7 +107,7 @@ class _ScoreToLLR(BinaryLLROutputMixin, TransformerMixin, SavedStateMixin, BaseE
         if reset:
             X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=False)
             return X[:, 0], as_binary_labels(y, "y", self.pos_label), y
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+        X = validate_input(self, X, dtype=np.float64)
         return X[:, 0]
 
     def fit(self, X, y):

@@ -42,6 +42,7 @@ from ._fit_report import (
     report_fit,
     warn_not_converged,
 )
+from ._input import validate_input
 from ._llr_output import BinaryLLROutputMixin
 from ._state import SavedStateMixin
 
@@ -208,13 +209,12 @@ class LogisticFusion(
             and X.ndim == 2
             and X.shape[0]
             and X.shape[1] == self.n_features_in_
-            and not hasattr(self, "feature_names_in_")
         ):
-            # the production case (a float array, fitted without names): what validate_data
+            # the production case (a float array, taken by position): what validate_input
             # would check is checked here, without its per-call cost on small batches
             return X
         # finiteness is checked on the (n_features times smaller) output instead
-        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
+        return validate_input(self, X, dtype=np.float64, ensure_all_finite=False)
 
     def fit(self, X, y, sample_weight=None):
         """Train the fusion on development scores.

@@ -38,6 +38,7 @@ from ..models.fitted_state import (
     check_multiclass_weights,
     check_params,
 )
+from ._input import validate_input
 from ._llh_output import LogLikelihoodOutputMixin
 from ._state import MulticlassStateMixin
 
@@ -286,7 +287,7 @@ class MulticlassFusion(
             Natural-log likelihood of each class for each trial.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_input(self, X, dtype=np.float64)
         L = X.reshape(X.shape[0], self.n_systems_, self.n_classes_)
         mode = "full" if self.coef_.ndim == 3 else "scalar"  # as fitted, whatever set_params did
         return apply_multiclass(L, mode, self.coef_, self.intercept_)

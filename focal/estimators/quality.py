@@ -30,6 +30,7 @@ from ..models.fitted_state import (
     quality_transforms,
 )
 from ._fit_report import training_cllr, warn_not_converged
+from ._input import validate_input
 from ._quality_input import SIDES, Trials, split_quality
 from .fusion import LogisticFusion
 
@@ -306,7 +307,7 @@ class QualityFusion(LogisticFusion):
         """
         check_is_fitted(self)
         X, qm, qt, _ = self._split(X, quality, fitting=False)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
+        X = validate_input(self, X, dtype=np.float64, ensure_all_finite=False)
         self._check_rows(X, qm)
         with np.errstate(over="ignore", invalid="ignore"):
             llr = self._llr_with_quality(X, qm, qt)
