@@ -234,7 +234,7 @@ class PAVResult:
 
 def _total(counts):
     """The sum of block counts: an int, or a float for the weights of weighted trials."""
-    return int(counts.sum()) if counts.dtype.kind in "iu" else float(counts.sum())  # type: ignore[return-value]
+    return int(counts.sum()) if counts.dtype.kind in "iu" else float(counts.sum())
 
 
 def pav_from_sorted(trials: SortedTrials) -> PAVResult:
