@@ -44,7 +44,8 @@ def well_specified(n=20000, seed=0):
 def test_out_of_fold_llrs_are_nearly_as_good_as_their_pav_recalibration(method):
     X, y = well_specified()
     clf = CalibratedClassifier(LinearSVC(), method=method, cv=5).fit(X, y)
-    # PAV's own optimism (it is fitted on the scores it judges) is about 0.002 bits here
+    # held out (each fold calibrated by the others): the PAV recalibration of these very LLRs
+    # is fitted on them, so it is optimistic by about 0.002 bits here
     tar, non = from_labels(clf.oof_llr_, y)
     assert cllr(tar, non) - min_cllr(tar, non) < 0.01
     # and the refitted classifier's calibrated LLRs on fresh data stay calibrated
