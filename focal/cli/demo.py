@@ -12,7 +12,7 @@ import tempfile
 
 from .._version import __version__
 
-__all__ = ["run_demo", "short_names"]
+__all__ = ["run_demo"]
 
 
 def _name(path) -> str:
@@ -26,12 +26,6 @@ def _shown(path) -> str:
         return str(path.resolve().relative_to(pathlib.Path.cwd().resolve()))
     except ValueError:
         return str(path)
-
-
-def short_names(systems):
-    """File names as labels when they tell the systems apart (short legends), else paths."""
-    names = [_name(p) for p in systems]
-    return dict(zip(names, systems.values())) if len(set(names)) == len(names) else systems
 
 
 def _default_samples() -> pathlib.Path:
@@ -55,6 +49,7 @@ def run_demo(data=None, out=None, p_target=0.01, reports=None) -> int:
     from ..metrics.report import summary_table
     from ..models.persistence import load, save
     from ..workflows import apply_model, evaluate_binary, train_fusion
+    from ..workflows.evaluate import figure_names
     from ..workflows.train import fusion_formula
 
     folder = pathlib.Path(data or _default_samples()) / "speaker_detection"
@@ -96,9 +91,10 @@ def run_demo(data=None, out=None, p_target=0.01, reports=None) -> int:
     n = apply_model(load(model_path), evals, fused_path, align=True)
     print(f"\n2. applied to {n:,} eval trials: {fused_path}\n")
     print("3. calibration analysis of the eval set (raw scores read as LLRs, and the fusion)\n")
-    systems, evaluated = evaluate_binary(
+    evaluation = evaluate_binary(
         [str(f) for f in evals] + [str(fused_path)], folder / "eval.key", [p]
     )
+    evaluated = evaluation.reports
     if reports is not None:
         reports.extend(evaluated)
     for report in evaluated:
@@ -112,7 +108,7 @@ def run_demo(data=None, out=None, p_target=0.01, reports=None) -> int:
         print(f"plots: not written: {exc}")
         return 0
     page = write_report(
-        short_names(systems),
+        figure_names(evaluation.systems),
         out / "plots",
         operating_points=[p],
         title="focal demo: speaker-detection fusion",

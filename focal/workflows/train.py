@@ -21,6 +21,8 @@ import os
 
 import numpy as np
 
+from .._progress import step
+from .._text.outputs import check_output, read_secret
 from ..io._join import read_aligned
 from ..io._multiclass_align import align_multiclass
 from ..io.multiclass import read_multiclass_key, read_multiclass_systems
@@ -106,6 +108,29 @@ def _import_in_background(*modules):
     return thread
 
 
+def _output(output, signing_key, inputs):
+    """The secret of ``signing_key`` (or None), once ``output`` is known to be writable without
+    harm to ``inputs`` (:func:`focal._text.outputs.check_output`): both before any work.
+    """
+    if output is None:
+        if signing_key is not None:
+            raise ValueError("signing_key signs the saved model: give output too")
+        return None
+    paths = [os.fspath(p) for p in inputs if p is not None]
+    check_output(output, paths + ([os.fspath(signing_key)] if signing_key is not None else []))
+    return None if signing_key is None else read_secret(signing_key)
+
+
+def _save(fit, output, secret):
+    """Save ``fit.model`` to ``output`` (signed with ``secret``), as :func:`focal.save` does."""
+    if output is not None:
+        from ..models.persistence import save
+
+        with step(f"write {os.fspath(output)}"):
+            save(fit.model, output, key=secret)
+    return fit
+
+
 def train_fusion(
     score_paths,
     key_path,
@@ -117,6 +142,9 @@ def train_fusion(
     pos_label=None,
     format=None,
     key_format=None,
+    output=None,
+    signing_key=None,
+    progress=False,
 ) -> FileFit:
     """Fit a :class:`focal.LogisticFusion` (then a :class:`focal.PAVCalibrator` if ``pav``) of
     score files against a key: what ``focal train`` runs.
@@ -140,6 +168,12 @@ def train_fusion(
     format, key_format : str or Layout, optional
         Columns of the score files and the key (:func:`focal.io.read_key_and_scores`);
         ``key_path`` may be None when the score files carry the labels.
+    output : path-like, optional
+        Save the model there (:func:`focal.save`); checked before any work.
+    signing_key : path-like, optional
+        File holding the secret that signs the saved model (HMAC-SHA256).
+    progress : bool, default False
+        Show each long step (read, fit, write) on stderr (tqdm).
 
     Returns
     -------
@@ -147,16 +181,18 @@ def train_fusion(
         The fitted model, carrying its input schema (system names from the file names,
         :func:`focal.models.schema.system_names`; format ``"bosaris"``), the labels and a summary.
     """
+    secret = _output(output, signing_key, [*score_paths, key_path])
     loading = _import_in_background("sklearn.pipeline", "focal.estimators")
-    X, y, _, _, key_name = read_aligned(
-        score_paths,
-        key_path,
-        format=format,
-        key_format=key_format,
-        pos_label=pos_label,
-        missing=missing,
-        ids=False,
-    )
+    with step("read and align " + ", ".join(map(os.fspath, score_paths)), progress):
+        X, y, _, _, key_name = read_aligned(
+            score_paths,
+            key_path,
+            format=format,
+            key_format=key_format,
+            pos_label=pos_label,
+            missing=missing,
+            ids=False,
+        )
     loading.join()
     from sklearn.pipeline import make_pipeline
 
@@ -165,7 +201,8 @@ def train_fusion(
 
     fusion = LogisticFusion(p_target=p_target)
     model = make_pipeline(fusion, PAVCalibrator(pseudo_count=pseudo_count)) if pav else fusion
-    model.fit(X, y)
+    with step(f"fit on {len(y):,} trials", progress):
+        model.fit(X, y)
     set_input_schema(model, systems=system_names(score_paths), format="bosaris")
     n_tar = int(y.sum())
     lines = [
@@ -193,11 +230,20 @@ def train_fusion(
     }
     if pav:
         info["pav_blocks"] = int(model[-1].llr_.size)
-    return FileFit(model, y, lines, info)
+    return _save(FileFit(model, y, lines, info), output, secret)
 
 
 def train_multiclass_fusion(
-    score_paths, key_path, *, mode="scalar", prior=None, missing="error", other="error"
+    score_paths,
+    key_path,
+    *,
+    mode="scalar",
+    prior=None,
+    missing="error",
+    other="error",
+    output=None,
+    signing_key=None,
+    progress=False,
 ) -> FileFit:
     """Fit a :class:`focal.MulticlassFusion` of log-likelihood files against a key: what
     ``focal train-multiclass`` runs.
@@ -214,6 +260,12 @@ def train_multiclass_fusion(
         Training prior over the classes; default :func:`training_prior` of the files' condition.
     missing, other : str
         Policies of :func:`focal.io.align_multiclass`.
+    output : path-like, optional
+        Save the model there (:func:`focal.save`); checked before any work.
+    signing_key : path-like, optional
+        File holding the secret that signs the saved model (HMAC-SHA256).
+    progress : bool, default False
+        Show each long step (read, fit, write) on stderr (tqdm).
 
     Returns
     -------
@@ -224,15 +276,19 @@ def train_multiclass_fusion(
     from ..estimators import MulticlassFusion
     from ..models.schema import set_input_schema, system_names
 
-    systems = read_multiclass_systems(score_paths)
-    if mode == "calibration" and len(systems) != 1:
-        raise ValueError(f"mode='calibration' takes one score file, got {len(systems)}")
-    key = read_multiclass_key(key_path)
-    X, labels, _, classes = align_multiclass(key, *systems, missing=missing, other=other)
+    secret = _output(output, signing_key, [*score_paths, key_path])
+    with step("read and align " + ", ".join(map(os.fspath, score_paths)), progress):
+        systems = read_multiclass_systems(score_paths)
+        if mode == "calibration" and len(systems) != 1:
+            raise ValueError(f"mode='calibration' takes one score file, got {len(systems)}")
+        key = read_multiclass_key(key_path)
+        X, labels, _, classes = align_multiclass(key, *systems, missing=missing, other=other)
     first = systems[0]
     model = MulticlassFusion(
         prior=training_prior(first.condition, classes, prior), mode=mode, class_names=list(classes)
-    ).fit(X, labels)
+    )
+    with step(f"fit on {len(labels):,} segments", progress):
+        model.fit(X, labels)
     set_input_schema(
         model,
         systems=system_names(score_paths),
@@ -263,4 +319,4 @@ def train_multiclass_fusion(
         "intercept": model.intercept_.tolist(),
         "training_c_mce": float(model.loss_),
     }
-    return FileFit(model, labels, lines, info)
+    return _save(FileFit(model, labels, lines, info), output, secret)
