@@ -65,6 +65,25 @@ def _tqdm():
 _TICK = 0.5  # seconds between two refreshes of a step's elapsed time
 
 
+class _Ticker:
+    """A tqdm line showing a step's name and elapsed time, refreshed by a thread of its own."""
+
+    def __init__(self, what: str):
+        self.bar = _tqdm()(total=None, desc=what, bar_format="{desc}: {elapsed}", leave=False)
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._tick, name="focal-step", daemon=True)
+        self.thread.start()
+
+    def _tick(self):
+        while not self.stop.wait(_TICK):
+            self.bar.refresh()
+
+    def close(self):
+        self.stop.set()
+        self.thread.join()
+        self.bar.close()
+
+
 @contextlib.contextmanager
 def step(what: str, progress=False):
     """Run a step of a workflow called ``what`` (e.g. ``"read eval.scores"``): its wall time is
@@ -73,22 +92,10 @@ def step(what: str, progress=False):
     whose amount of work is not known in advance: a read, a fit, a figure).
     """
     start = time.perf_counter()
-    bar = stop = ticker = None
-    if progress is True:
-        bar = _tqdm()(total=None, desc=what, bar_format="{desc}: {elapsed}", leave=False)
-        stop = threading.Event()
-
-        def tick():
-            while not stop.wait(_TICK):
-                bar.refresh()
-
-        ticker = threading.Thread(target=tick, name="focal-step", daemon=True)
-        ticker.start()
+    ticker = _Ticker(what) if progress is True else None
     try:
         yield
     finally:
-        if bar is not None:
-            stop.set()
-            ticker.join()
-            bar.close()
+        if ticker is not None:
+            ticker.close()
     logger.info("%s: %.2f s", what, time.perf_counter() - start)

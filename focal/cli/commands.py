@@ -74,21 +74,23 @@ def _formats(args):
 def _cmd_train(args) -> int:
     from ..workflows import train_fusion
 
+    p_target = 0.5 if args.p_target is None else args.p_target
     if args.cost is not None:  # --cost P:C_MISS:C_FA trains at its effective prior
         from ..core.priors import effective_prior
 
-        args.p_target = effective_prior(*args.cost)
+        p_target = effective_prior(*args.cost)
     score_format, key_format = _formats(args)
     fit = train_fusion(
         args.scores,
         args.key,
-        p_target=args.p_target,
+        p_target=p_target,
         pav=args.pav,
         pseudo_count=args.pseudo_count,
         missing=args.missing,
         pos_label=args.pos_label,
         format=score_format,
         key_format=key_format,
+        scores_are=args.scores_are,
         output=args.output,
         signing_key=args.signing_key,
         progress=args.progress,
@@ -127,6 +129,7 @@ def evaluate_arguments(args) -> dict:
         pos_label=args.pos_label,
         format=score_format,
         key_format=key_format,
+        scores_are=args.scores_are,
         conventional_eer=args.conventional_eer,
         c_primary=c_primary,
         confidence=args.ci,
@@ -144,9 +147,16 @@ def evaluate_arguments(args) -> dict:
 
 def _cmd_evaluate(args) -> int:
     from ..workflows import evaluate_binary
+    from ..workflows.evaluate import summary_table
 
+    if args.summary_only and args.json:
+        build_parser().error("evaluate: --summary-only is a text table; --json prints every number")
     evaluation = evaluate_binary(**evaluate_arguments(args))
-    _print_reports(evaluation.reports, args.json)
+    if not args.json and (args.summary_only or len(evaluation.reports) > 1):
+        print(summary_table(evaluation.reports))
+        print()
+    if not args.summary_only:
+        _print_reports(evaluation.reports, args.json)
     _print_page(evaluation.page, args.json)
     return 0
 
@@ -194,8 +204,15 @@ def _cmd_evaluate_multiclass(args) -> int:
 
 def _apply_quality(model, args) -> int:
     """``focal apply`` of a quality fusion: scores plus per-segment or per-trial quality."""
-    from ..workflows.apply import apply_quality_model, quality_step
+    from ..workflows import apply_quality_model
+    from ..workflows.apply import quality_step
 
+    for option, given in (("--systems", args.systems), ("--scores-are", args.scores_are != "llr")):
+        if given:
+            raise ValueError(
+                f"{args.model}: {option} is not available with a quality fusion (it fuses the "
+                f"files in the order given)"
+            )
     if not (args.quality or args.trial_quality):
         raise ValueError(
             f"{args.model}: the model uses quality measures "
@@ -227,7 +244,8 @@ def _apply_quality(model, args) -> int:
 def _cmd_apply(args) -> int:
     from ..models.schema import input_schema
     from ..runtime import load  # NumPy alone: no scikit-learn or SciPy to apply a model
-    from ..workflows.apply import apply_model, quality_step
+    from ..workflows import apply_model
+    from ..workflows.apply import quality_step
 
     with step(f"read {args.model}"):
         model = load(args.model, key=_signing_key(args))
@@ -246,6 +264,8 @@ def _cmd_apply(args) -> int:
             condition=args.condition,
             chunk_size=args.chunk_size,
             format=_formats(args)[0],
+            systems=args.systems,
+            scores_are=args.scores_are,
         )
     unit = "segments" if schema.kind == "multiclass" else "trials"
     if args.json:
@@ -287,18 +307,20 @@ def _cmd_demo(args) -> int:
     from .demo import run_demo
 
     if not args.json:
-        return run_demo(args.data, args.out, args.p_target)
+        return run_demo(args.data, args.out, args.p_target, progress=args.progress)
     import contextlib
 
     reports: list[CalibrationReport] = []
     with contextlib.redirect_stdout(sys.stderr):  # the narrative to stderr, the numbers to stdout
-        status = run_demo(args.data, args.out, args.p_target, reports=reports)
+        status = run_demo(
+            args.data, args.out, args.p_target, reports=reports, progress=args.progress
+        )
     _extras.print_json([r.to_dict() for r in reports])
     return status
 
 
 def _cmd_normalize(args) -> int:
-    from ..workflows.normalize import normalize_files
+    from ..workflows import normalize_files
 
     norm = normalize_files(
         args.scores[0],
@@ -375,19 +397,77 @@ def _message(exc) -> str:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    """A warning (e.g. a fit held by its penalty) as one ``focal: warning:`` line."""
-    print(f"focal: warning: {category.__name__}: {' '.join(str(message).split())}", file=sys.stderr)
+    """A warning (e.g. a fit held by its penalty) as one ``focal: warning:`` line, naming its
+    kind unless it is a plain UserWarning.
+    """
+    kind = "" if category is UserWarning else f"{category.__name__}: "
+    print(f"focal: warning: {kind}{' '.join(str(message).split())}", file=sys.stderr)
+
+
+def _check_stdout() -> None:
+    """Refuse to run, before any work, when standard output is closed (``>&-``): what the
+    command prints would be lost.
+    """
+    closed = sys.stdout is None
+    if not closed:
+        try:
+            fd = sys.stdout.fileno()
+        except (AttributeError, ValueError, OSError):  # not a file (a capture, a StringIO)
+            fd = None
+        if fd is not None:
+            try:
+                os.fstat(fd)
+            except OSError:
+                closed = True
+    if closed:
+        raise ValueError(
+            "standard output is closed: what focal prints would be lost (redirect it to a file, "
+            "or to /dev/null to discard it)"
+        )
+
+
+class _Stdout:
+    """Standard output whose write errors name it: ``standard output: cannot write: No space
+    left on device`` (a closed pipe stays a BrokenPipeError: the command then ends quietly).
+    """
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def _named(self, call, *args):
+        try:
+            return call(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot write: {exc.strerror}", "standard output") from None
+
+    def write(self, text):
+        """Write ``text``; an error names standard output."""
+        return self._named(self._stream.write, text)
+
+    def flush(self):
+        """Flush; an error names standard output."""
+        return self._named(self._stream.flush)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def main(argv=None) -> int:
     """Run the ``focal`` command line on ``argv`` and return its exit status."""
     args = build_parser().parse_args(argv)
     _extras.configure_logging(args)
+    stdout = sys.stdout
     try:
+        _check_stdout()
+        sys.stdout = _Stdout(stdout)
         _check_output(args)
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
-            return _COMMANDS[args.command](args)
+            status = _COMMANDS[args.command](args)
+        sys.stdout.flush()  # what is left, now: a failure is an error (exit status 1)
+        return status
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -396,3 +476,5 @@ def main(argv=None) -> int:
         status = next(code for t, code in _EXIT if isinstance(exc, t))
         print(f"focal: {'' if status == 130 else 'error: '}{_message(exc)}", file=sys.stderr)
         return status
+    finally:
+        sys.stdout = stdout

@@ -35,11 +35,15 @@ def _cost(text: str):
 
 
 def add_cost(parser, *, repeatable: bool = True):
-    """``--cost P_TARGET:C_MISS:C_FA`` (a bare P_TARGET means unit costs)."""
+    """``--cost P_TARGET:C_MISS:C_FA`` (a bare P_TARGET means unit costs); not repeatable: once
+    at most (a second one is a usage error).
+    """
+    from .args import Once
+
     parser.add_argument(
         "--cost",
         type=_cost,
-        action="append" if repeatable else "store",
+        action="append" if repeatable else Once,
         metavar="P:CMISS:CFA",
         help="an operating point as P_TARGET:C_MISS:C_FA, e.g. 0.01:1:10 (a "
         "bare P_TARGET: unit costs)" + ("; repeatable" if repeatable else ""),

@@ -317,7 +317,10 @@ class ROCCH:
             The threshold, and the segment's ends when it does not reproduce the EER.
         """
         nt, nn = self.n_targets, self.n_nontargets
-        low, high = self.eer_segment
+        segment = self.eer_segment
+        if segment is None:
+            raise ValueError("the hull crosses P_miss = P_fa at a vertex: see eer_threshold")
+        low, high = segment
         misses = np.asarray(misses, dtype=np.int64)
         false_alarms = np.asarray(false_alarms, dtype=np.int64)
         rate = self.eer

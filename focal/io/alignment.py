@@ -11,7 +11,7 @@ import numpy as np
 from .._text.fields import ids_text
 from ._ids import as_id_array, check_matched, match_ids
 
-__all__ = ["align_scores", "align_trials"]
+__all__ = ["align_scores", "align_trials", "check_both_classes"]
 
 
 def _ids_of(obj):
@@ -125,3 +125,27 @@ def align_scores(*systems, missing: str = "error"):
     if keep.all():
         return X, first.models, first.tests
     return X[keep], first.models[keep], first.tests[keep]
+
+
+def check_both_classes(
+    n_targets, n_trials, key_name, path=None, missing="error", what="the measures need"
+):
+    """Refuse trials of one class (``n_targets`` of ``n_trials``), naming the key (and, after
+    ``missing="drop"``, the score file: ``path``, or every file when None).
+    """
+    if 0 < n_targets < n_trials:
+        return
+    kind, other = ("target", "non-target") if n_targets else ("non-target", "target")
+    if missing == "error":
+        where = f"{key_name}: every trial of the key is a {kind} trial ({n_trials:,} trials)"
+    elif path is None:
+        where = (
+            f"{key_name}: the {n_trials:,} trials of the key scored in every file are all "
+            f"{kind} trials"
+        )
+    else:
+        where = (
+            f"{path}: the {n_trials:,} trials it shares with the key {key_name} are all "
+            f"{kind} trials"
+        )
+    raise ValueError(f"{where}: {what} {other} trials too")

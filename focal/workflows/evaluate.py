@@ -24,9 +24,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._progress import Progress, logger, step
+from .._progress import logger, step
 from ..io._join import iter_aligned
 from ..io._multiclass_align import align_multiclass
+from ..io.alignment import check_both_classes
 from ..io.multiclass import read_multiclass_key, read_multiclass_systems
 
 __all__ = [
@@ -35,6 +36,7 @@ __all__ = [
     "evaluate_multiclass",
     "evaluate_term_detection",
     "figure_names",
+    "summary_table",
     "SCORE_DIRECTIONS",
 ]
 
@@ -98,6 +100,59 @@ def figure_names(systems):
     return dict(zip(names, systems.values())) if len(set(names)) == len(names) else systems
 
 
+def _short_names(names):
+    """Last path components when they tell the names apart, else the names as given."""
+    short = [str(n).replace("\\", "/").rsplit("/", 1)[-1] for n in names]
+    return short if len(set(short)) == len(short) else [str(n) for n in names]
+
+
+def summary_table(reports, title=None) -> str:
+    """One line per binary report: Cllr, minCllr (bits), EER (%), actual and minimum DCF at each
+    operating point and, when the reports have it, C_primary (actual and minimum).
+
+    Parameters
+    ----------
+    reports : sequence of CalibrationReport
+        Of the same operating points (e.g. :attr:`Evaluation.reports`).
+    title : str, optional
+        The first line (default: what the columns hold).
+
+    Returns
+    -------
+    str
+        The table; systems named by their file names when these tell them apart.
+    """
+    points = reports[0].operating_points
+    primary = any(r.c_primary is not None for r in reports)
+    names = _short_names(r.name for r in reports)
+    width = max(len(n) for n in names) + 2
+    labels = [f"{op.p_target:g}:{op.c_miss:g}:{op.c_fa:g}" for op in points]
+    if title is None:
+        title = "Summary (Cllr and minCllr in bits, EER in %, normalized DCF"
+        title += f" at {labels[0]})" if len(points) == 1 else " at each P_target:C_miss:C_fa)"
+    lines = [title]
+    if len(points) > 1 or primary:
+        lines.append(
+            f"  {'':<{width}}{'':25}"
+            + "".join(f"{label:>16}" for label in labels)
+            + (f"{'C_primary':>16}" if primary else "")
+        )
+    lines.append(
+        f"  {'system':<{width}}{'Cllr':>8}{'minCllr':>9}{'EER %':>8}"
+        + f"{'actDCF':>8}{'minDCF':>8}" * (len(points) + primary)
+    )
+    for name, r in zip(names, reports):
+        dcfs = [(op.act_dcf, op.min_dcf) for op in r.operating_points]
+        if primary:
+            cp = r.c_primary
+            dcfs.append((np.nan, np.nan) if cp is None else (cp.actual, cp.minimum))
+        lines.append(
+            f"  {name:<{width}}{r.cllr:8.4f}{r.min_cllr:9.4f}{100 * r.eer:8.2f}"
+            + "".join(f"{a:8.4f}{m:8.4f}" for a, m in dcfs)
+        )
+    return "\n".join(lines)
+
+
 def _plots(module=""):
     """:mod:`focal.plots` (or its ``module``), or a ValueError saying how to install
     matplotlib.
@@ -108,6 +163,29 @@ def _plots(module=""):
         return importlib.import_module("focal.plots" + (f".{module}" if module else ""))
     except ImportError as exc:
         raise ValueError(str(exc)) from None
+
+
+def _same(value, default) -> bool:
+    if isinstance(value, (list, tuple)) and isinstance(default, (list, tuple)):
+        return list(value) == list(default)
+    return value is default or value == default
+
+
+def _refuse_on_dask(arguments) -> None:
+    """Refuse, by name, every argument of :func:`evaluate_binary` given a value other than its
+    default that :func:`focal.dask.evaluate_files` does not honour: before any work, never
+    silently ignored. An argument added here later is refused until Dask learns it.
+    """
+    import inspect
+
+    from ..dask.workflows import EVALUATE_ARGUMENTS, NOT_ON_DASK
+
+    defaults = {n: p.default for n, p in inspect.signature(evaluate_binary).parameters.items()}
+    for name, value in arguments.items():
+        if name in EVALUATE_ARGUMENTS or _same(value, defaults.get(name)):
+            continue
+        why = NOT_ON_DASK.get(name, "not implemented on a cluster")
+        raise ValueError(f"{option_name(name)} is not available with --dask ({name}=): {why}")
 
 
 def _check_options(
@@ -137,21 +215,6 @@ def _check_options(
     if c_primary is not None:
         resolve_points(c_primary)
     return points
-
-
-def check_both_classes(y, key_name, path=None, missing="error", what="the measures"):
-    """Refuse trials of one class, naming the key (and, after ``missing="drop"``, the file)."""
-    n_tar = int(np.count_nonzero(y))
-    if 0 < n_tar < y.size:
-        return
-    kind, other = ("target", "non-target") if n_tar else ("non-target", "target")
-    if path is None or missing == "error":
-        where = f"{key_name}: every trial of the key is a {kind} trial ({y.size:,} trials)"
-    else:
-        where = (
-            f"{path}: the {y.size:,} trials it shares with the key {key_name} are all {kind} trials"
-        )
-    raise ValueError(f"{where}: {what} need {other} trials too")
 
 
 def _trial_set(models, tests):
@@ -289,9 +352,11 @@ def evaluate_binary(
         operating_points, scores_are, c_primary, confidence, n_bootstrap, cluster, missing
     )
     if dask is not None:
-        from ..dask.workflows import evaluate_files, refuse_unsupported
-
-        refuse_unsupported(arguments, evaluate_binary)
+        try:
+            from ..dask.workflows import evaluate_files
+        except ImportError as exc:
+            raise ValueError(str(exc)) from None
+        _refuse_on_dask(arguments)
         reports = evaluate_files(
             score_paths,
             key_path,
@@ -321,20 +386,18 @@ def evaluate_binary(
         missing=missing,
         ids=ids,
     )  # 'drop' drops per system
-    with Progress(progress if len(paths) > 1 else False, len(paths), "read and align") as bar:
-        for k in range(len(paths)):
-            with step(f"read and align {paths[k]}"):
-                path, x, y, models, tests = next(aligned)
-            y = y.astype(bool)
-            check_both_classes(y, key_name, path, missing)
-            if scores_are == "distance":
-                x = -x
-            systems[path] = (x[y], x[~y])
-            if cluster != "trial":
-                trials[path] = (models, tests, y)  # split only when clusters ask (memory)
-            if missing == "drop" and len(paths) > 1:
-                kept[path] = _trial_set(models, tests)
-            bar.update()
+    for k in range(len(paths)):
+        with step(f"read and align {paths[k]}", progress):
+            path, x, y, models, tests = next(aligned)
+        y = y.astype(bool)
+        check_both_classes(int(np.count_nonzero(y)), y.size, key_name, path, missing)
+        if scores_are == "distance":
+            x = -x
+        systems[path] = (x[y], x[~y])
+        if cluster != "trial":
+            trials[path] = (models, tests, y)  # split only when clusters ask (memory)
+        if missing == "drop" and len(paths) > 1:
+            kept[path] = _trial_set(models, tests)
     _warn_different_trials(kept)
     reports = [
         _report(name, tar, non, points, trials.get(name), arguments)
