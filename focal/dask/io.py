@@ -25,7 +25,7 @@ from dask import delayed
 
 from .._text.fields import ids_text
 from .._text.source import display_name
-from ..io._ids import as_id_array, find_duplicate, match_ids
+from ..io._ids import as_id_array, find_duplicate, hash_ids, match_ids
 from ..io.binary import default_key_format, read_key, read_scores
 from ..io.formats import score_layout
 
@@ -131,6 +131,7 @@ class _Findings:
     extra: dict = field(default_factory=dict)  # system -> (count, [((file, record), ids)])
     n_kept: int = 0
     n_targets: int = 0
+    fingerprint: int = 0  # of the kept trials (:func:`focal.io.alignment.trial_set`)
 
 
 def _first(ids, where, rows):
@@ -179,6 +180,7 @@ def _align_bucket(n_systems, missing, key_pieces, *system_pieces):
         keep &= hit
     y = labels.astype(bool)[keep]
     found.n_kept, found.n_targets = int(keep.sum()), int(y.sum())
+    found.fingerprint = int(hash_ids(key_ids[0][keep], key_ids[1][keep]).sum(dtype=np.uint64))
     return X[keep], y, found
 
 
@@ -217,6 +219,8 @@ def check_alignment(missing, key_sources, system_sources, *found):
     -------
     n_kept, n_targets : int
         The aligned trials and the targets among them.
+    fingerprint : int
+        Of the aligned trials, as :func:`focal.io.alignment.trial_set` gives it.
     """
     key_dups = [f.key_duplicate for f in found if f.key_duplicate is not None]
     if key_dups:
@@ -244,7 +248,7 @@ def check_alignment(missing, key_sources, system_sources, *found):
     n_kept = sum(f.n_kept for f in found)
     if n_kept == 0:
         raise ValueError("no trial is present in the key and in every score file")
-    return n_kept, sum(f.n_targets for f in found)
+    return n_kept, sum(f.n_targets for f in found), sum(f.fingerprint for f in found) % 2**64
 
 
 def aligned_parts(

@@ -19,6 +19,7 @@ from dask import delayed
 
 from .._progress import logger, step
 from ..core.priors import bayes_threshold
+from ..io.alignment import warn_different_trial_sets
 from ._partitions import compute
 from .io import aligned_parts
 
@@ -161,7 +162,7 @@ def evaluate_files(
     primary = None if c_primary is None else resolve_points(c_primary)
     if scores_are not in ("llr", "distance"):
         raise ValueError(f"scores_are must be 'llr' or 'distance', got {scores_are!r}")
-    reports = []
+    reports, sets = [], {}
     with cluster_client(address):
         for system in score_files:
             name = system if isinstance(system, str) else ", ".join(map(str, system))
@@ -179,13 +180,16 @@ def evaluate_files(
                         key_format=key_format,
                         negate=scores_are == "distance",
                         conventional_eer=conventional_eer,
+                        trial_sets=sets,
                     )
                 )
+    if missing == "drop":
+        warn_different_trial_sets(sets, stacklevel=2)
     return reports
 
 
 def _evaluate_system(
-    system, key, points, primary, name, *, negate, conventional_eer, **read_options
+    system, key, points, primary, name, *, negate, conventional_eer, trial_sets, **read_options
 ):
     import dask
     import dask.array as da
@@ -197,7 +201,8 @@ def _evaluate_system(
 
     parts, check = aligned_parts(key, [system], **read_options)
     parts, check = dask.persist(parts, check)  # read and aligned once, kept for two passes
-    n_kept, n_targets = compute(check)[0]
+    n_kept, n_targets, fingerprint = compute(check)[0]
+    trial_sets[name] = (n_kept, fingerprint)
     key_name = name if key is None else key if isinstance(key, str) else ", ".join(map(str, key))
     check_both_classes(n_targets, n_kept, key_name, name, read_options["missing"])
     x = da.concatenate([da.from_delayed(X, (np.nan, 1), dtype=float)[:, 0] for X, _ in parts])

@@ -6,12 +6,20 @@ applying a fitted fusion to eval files. Ids are matched through hashes checked b
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._text.fields import ids_text
-from ._ids import as_id_array, check_matched, match_ids
+from ._ids import as_id_array, check_matched, hash_ids, match_ids
 
-__all__ = ["align_scores", "align_trials", "check_both_classes"]
+__all__ = [
+    "align_scores",
+    "align_trials",
+    "check_both_classes",
+    "trial_set",
+    "warn_different_trial_sets",
+]
 
 
 def _ids_of(obj):
@@ -149,3 +157,29 @@ def check_both_classes(
             f"{kind} trials"
         )
     raise ValueError(f"{where}: {what} {other} trials too")
+
+
+def trial_set(models, tests):
+    """``(n_trials, fingerprint)`` of a set of trials: the fingerprint is the sum (modulo 2^64)
+    of the trials' 64-bit id hashes, so it does not depend on their order or on how they are
+    split (sums of parts add up); two sets that differ have different fingerprints but for a
+    chance of about 2^-64.
+    """
+    h = hash_ids(as_id_array(models, "models"), as_id_array(tests, "tests"))
+    return len(h), int(h.sum(dtype=np.uint64))
+
+
+def warn_different_trial_sets(sets, stacklevel=2) -> None:
+    """Warn that ``missing="drop"`` left the systems on different trials: ``sets`` maps each
+    system's name to its :func:`trial_set`.
+    """
+    if len(sets) < 2 or len(set(sets.values())) == 1:
+        return
+    shown = ", ".join(f"{p} {n:,}" for p, (n, _) in sets.items())
+    warnings.warn(
+        f"missing='drop' kept different trials of each system ({shown} trials): the systems "
+        f"are compared on different trial sets (drop the trials absent from any file, or "
+        f"evaluate on the trials they share)",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )

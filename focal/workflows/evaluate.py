@@ -27,7 +27,7 @@ import numpy as np
 from .._progress import logger, step
 from ..io._join import iter_aligned
 from ..io._multiclass_align import align_multiclass
-from ..io.alignment import check_both_classes
+from ..io.alignment import check_both_classes, trial_set, warn_different_trial_sets
 from ..io.multiclass import read_multiclass_key, read_multiclass_systems
 
 __all__ = [
@@ -217,30 +217,6 @@ def _check_options(
     return points
 
 
-def _trial_set(models, tests):
-    """An order-free fingerprint of a set of trials (64-bit hashes of the ids, summed)."""
-    from ..io._ids import as_id_array, hash_ids
-
-    h = hash_ids(as_id_array(models, "models"), as_id_array(tests, "tests"))
-    return len(h), int(h.sum(dtype=np.uint64))
-
-
-def _warn_different_trials(counts):
-    """Warn that ``missing="drop"`` left the systems on different trials (``counts``:
-    ``{path: (n_trials, fingerprint)}``).
-    """
-    if len(counts) < 2 or len(set(counts.values())) == 1:
-        return
-    shown = ", ".join(f"{p} {n:,}" for p, (n, _) in counts.items())
-    warnings.warn(
-        f"missing='drop' kept different trials of each system ({shown} trials): the systems "
-        f"are compared on different trial sets (drop the trials absent from any file, or "
-        f"evaluate on the trials they share)",
-        UserWarning,
-        stacklevel=3,
-    )
-
-
 def warn_chance_level(reports, scores_are="llr"):
     """Warn for each report whose ROCCH-EER is above :data:`CHANCE_EER`."""
     for r in reports:
@@ -397,8 +373,8 @@ def evaluate_binary(
         if cluster != "trial":
             trials[path] = (models, tests, y)  # split only when clusters ask (memory)
         if missing == "drop" and len(paths) > 1:
-            kept[path] = _trial_set(models, tests)
-    _warn_different_trials(kept)
+            kept[path] = trial_set(models, tests)
+    warn_different_trial_sets(kept, stacklevel=2)
     reports = [
         _report(name, tar, non, points, trials.get(name), arguments)
         for name, (tar, non) in systems.items()

@@ -781,3 +781,20 @@ def test_dask_reads_the_formats_and_distances(client, tmp_path, capsys):
     a, b = json.loads(got)[0], json.loads(ref)[0]
     for k in ("n_targets", "n_nontargets", "eer", "eer_threshold", "prbep", "min_cllr"):
         assert a[k] == b[k], k
+
+
+def test_dask_says_when_missing_drop_keeps_other_trials(client, tmp_path, capsys):
+    _write_trials(tmp_path)
+    status, _, err = _cli(
+        capsys, "evaluate", str(tmp_path / "a*.txt"), str(tmp_path / "b*.txt"), "--key",
+        str(tmp_path / "key*.txt"), "--missing", "drop", "--dask", client.scheduler.address,
+    )  # fmt: skip
+    assert status == 0 and "different trial sets" not in err
+    b0 = tmp_path / "b0.txt"
+    b0.write_text("".join(_lines(b0)[4:]))
+    status, _, err = _cli(
+        capsys, "evaluate", str(tmp_path / "a*.txt"), str(tmp_path / "b*.txt"), "--key",
+        str(tmp_path / "key*.txt"), "--missing", "drop", "--dask", client.scheduler.address,
+    )  # fmt: skip
+    assert status == 0
+    assert "compared on different trial sets" in err and "b*.txt 2,996" in err
