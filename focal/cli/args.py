@@ -25,6 +25,8 @@ __all__ = [
     "PRESETS",
     "add_formats",
     "add_signing_key",
+    "add_scores_are",
+    "Once",
 ]
 
 
@@ -189,3 +191,26 @@ def add_signing_key(parser):
         help="file holding a secret key: sign the saved model (train) or "
         "require its signature (apply) with HMAC-SHA256",
     )
+
+
+def add_scores_are(parser):
+    """``--scores-are llr|distance``: which way the score files point."""
+    parser.add_argument(
+        "--scores-are",
+        choices=["llr", "distance"],
+        default="llr",
+        help="llr (default): higher scores mean target (LLRs, similarities); distance: lower "
+        "scores mean target (evaluate negates them; a fusion learns negative weights)",
+    )
+
+
+class Once(argparse.Action):
+    """Store the value; a second occurrence of the option is a usage error (never the last one
+    silently).
+    """
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        """Store ``values``, or stop with a usage error when the option came before."""
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"argument {option_string}: given twice (give one value)")
+        setattr(namespace, self.dest, values)

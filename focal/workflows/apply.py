@@ -40,18 +40,22 @@ from ..models.integrity import allows_infinite
 __all__ = ["apply_model", "apply_to_files", "apply_quality_model", "quality_step"]
 
 
-def _check_systems(schema, paths):
-    """The number and (when the model knows them) the names of the systems."""
+def _check_systems(schema, paths, names=None):
+    """The number and (when the model knows them) the names of the systems: ``names`` given,
+    else the files' (:func:`focal.models.schema.system_names`).
+    """
     from ..models.schema import system_names
 
+    if names is not None and len(names) != len(paths):
+        raise ValueError(f"systems: {len(names)} name(s) for {len(paths)} score file(s)")
     if len(paths) != schema.n_systems:
         names = f" ({', '.join(schema.systems)})" if schema.systems else ""
         raise ValueError(
             f"the model takes {schema.n_systems} system(s){names}, {len(paths)} score file(s) given"
         )
-    if schema.systems is None or len(paths) == 1:
+    if schema.systems is None or (len(paths) == 1 and names is None):
         return  # one system: there is no order to get wrong, and dev / eval names differ
-    given = system_names(paths)
+    given = tuple(names) if names is not None else system_names(paths)
     if given == tuple(schema.systems):
         return
     expected = list(schema.systems)
@@ -67,9 +71,11 @@ def _check_systems(schema, paths):
         parts.append(f"system(s) {', '.join(extra)} not in the model")
     if missing:
         parts.append(f"the model's system(s) {', '.join(map(repr, missing))} missing")
+    named = "are named" if names is not None else "name"
     raise ValueError(
         f"{'; '.join(parts)}: the model takes {', '.join(expected)} (from the "
-        f"names of its training files), the files name {', '.join(given)}"
+        f"names of its training files), the files {named} {', '.join(given)}"
+        + ("" if names is not None else " (name them with systems=, focal: --systems)")
     )
 
 
@@ -123,6 +129,8 @@ def apply_model(
     allow_infinite: bool | None = None,
     format=None,
     output_format: str | None = None,
+    systems=None,
+    scores_are: str = "llr",
 ) -> int:
     """Apply a fitted model to the systems' score files and write its output.
 
@@ -171,6 +179,12 @@ def apply_model(
         and tab-separated, its ``side`` column taken from the input or ``a`` as the NIST SRE
         plans use it; ``wespeaker`` and ``speechbrain`` with the input's labels in their words,
         target/nontarget and 1/0; the others ``model test llr``).
+    systems : sequence of str, optional
+        The system of each file, checked against the model's systems instead of the names
+        the files' names give (e.g. a renamed eval file).
+    scores_are : {"llr", "distance"}, default "llr"
+        ``"distance"``: the files hold distances (lower = target); refused unless the model's
+        fusion gives every system a negative weight (a model trained on distances).
 
     Returns
     -------
@@ -190,14 +204,16 @@ def apply_model(
     Each input file is parsed once.
     """
     from ..models.schema import input_schema, model_steps
+    from .train import check_score_direction
 
     schema = input_schema(model)
     paths = [os.fspath(p) for p in paths]
     output = os.fspath(output)
     check_output(output, paths)
     _check_output_format(output_format, schema.kind, format)
-    if len(paths) != schema.n_systems:
-        _check_systems(schema, paths)
+    if len(paths) != schema.n_systems or systems is not None:
+        _check_systems(schema, paths, systems)
+    check_score_direction(model, schema.systems or paths, scores_are, refuse=True)
     if allow_infinite is None:  # as the model asks: it stores infinite LLRs (unbounded PAV)
         allow_infinite = allows_infinite(model)
     kind = "binary" if schema.kind == "binary" else "auto"
@@ -225,7 +241,7 @@ def apply_model(
             columns, classes = _class_columns(schema, n_classes, layouts)
             if np.array_equal(columns, np.arange(columns.size)):
                 columns = None
-        _check_systems(schema, paths)  # after what the files say of themselves
+        _check_systems(schema, paths, systems)  # after what the files say of themselves
         fmt = output_layout(layouts[0], condition, classes, output_format)
 
         def transform(X):

@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from .._progress import Progress, logger
+from .._progress import Progress, logger, step
 from .._text.blocks import BLOCK_BYTES
 from .._text.outputs import check_output, write_output
 from ..io.binary import TrialScores, read_scores
@@ -104,16 +104,18 @@ def normalize_files(
     paths = [trials] + [os.fspath(p) for p in (enrol_cohort, test_cohort) if p is not None]
     check_output(output, paths)  # by device and inode, before any work
     E = T = e_ids = t_ids = None
+    if use_enrol and enrol_cohort is None:
+        raise ValueError(f"method {method!r} needs enrol_cohort (model vs cohort scores)")
+    if use_test and test_cohort is None:
+        raise ValueError(f"method {method!r} needs test_cohort (cohort vs test scores)")
     if use_enrol:
-        if enrol_cohort is None:
-            raise ValueError(f"method {method!r} needs enrol_cohort (model vs cohort scores)")
-        e_ids, E = cohort_matrix(read_scores(enrol_cohort), "models")
+        with step(f"read {os.fspath(enrol_cohort)}", progress):
+            e_ids, E = cohort_matrix(read_scores(enrol_cohort), "models")
     if use_test:
-        if test_cohort is None:
-            raise ValueError(f"method {method!r} needs test_cohort (cohort vs test scores)")
-        t_ids, T = cohort_matrix(read_scores(test_cohort), "tests")
-    with np.errstate(over="ignore", invalid="ignore"):  # refused below, naming the file
-        norm.fit(E, T, enrol_ids=e_ids, test_ids=t_ids)
+        with step(f"read {os.fspath(test_cohort)}", progress):
+            t_ids, T = cohort_matrix(read_scores(test_cohort), "tests")
+    with step("cohort statistics"), np.errstate(over="ignore", invalid="ignore"):
+        norm.fit(E, T, enrol_ids=e_ids, test_ids=t_ids)  # refused below, naming the file
     _check_statistics(norm, {"enrol": enrol_cohort, "test": test_cohort})
     logger.info(
         "%s: %d enrolment and %d test cohort rows",
@@ -121,7 +123,11 @@ def normalize_files(
         0 if E is None else E.shape[0],
         0 if T is None else T.shape[0],
     )
-    with write_output(output, paths) as out, Progress(progress, None, "trials") as bar:
+    with (
+        step(f"normalize {trials} into {output}"),
+        write_output(output, paths) as out,
+        Progress(progress, None, "trials") as bar,
+    ):
         for chunk in iter_score_chunks(
             [trials], chunk_size=chunk_size, block_bytes=block_bytes, threads=0
         ):
