@@ -271,12 +271,15 @@ def _probe(path, folder) -> None:
     """Refuse ``path`` unless a file can be created in ``folder`` (permissions, read-only
     file systems, ``/proc``): a temporary file, removed at once.
     """
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise _fail(path, "cannot write", exc) from None
-    os.close(fd)
-    os.unlink(tmp)
+    with _sigterm_cleans_up():  # a SIGTERM now leaves no probe behind
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=folder)
+        except OSError as exc:
+            raise _fail(path, "cannot write", exc) from None
+        try:
+            os.close(fd)
+        finally:
+            os.unlink(tmp)
 
 
 def _check(path, inputs):
