@@ -1,7 +1,7 @@
 """Smoothed bootstrap of the threshold measures: the ROCCH-EER, the conventional EER and minDCF.
 
 A smoothed bootstrap replicate draws the trials as the plain one does (the same integer weights,
-:mod:`focal.metrics._resampling`) and adds to every drawn copy of a trial an independent
+:mod:`focal.metrics.bootstrap`) and adds to every drawn copy of a trial an independent
 Gaussian jitter of its class's bandwidth: a draw from the kernel density estimate of each
 class instead of from its empirical distribution (Silverman & Young 1987; Davison & Hinkley
 1997, sec. 3.4). The measures of a replicate come from the ROC of its jittered trials, computed
