@@ -85,7 +85,7 @@ def hull_eer_rows(p_miss, p_fa):
 
 def conventional_eer_rows(p_miss, p_fa):
     """Conventional EER of every row: where the ROC points joined by straight lines cross
-    ``P_miss = P_fa`` (as :attr:`focal.core.ROCCH.conventional_eer`). Rows as in
+    ``P_miss = P_fa`` (as :func:`focal.metrics.conventional_eer`). Rows as in
     :func:`hull_eer_rows`.
     """
     d = p_fa - p_miss
