@@ -29,6 +29,7 @@ BINARY = {
     "calibration_report": {},
     "c_primary": {},
     "cllr": {},
+    "conventional_eer": {},
     "cross_entropy": {},
     "dcf": {"p_target": 0.01},
     "det_curve": {},
@@ -36,7 +37,9 @@ BINARY = {
     "min_cllr": {},
     "min_dcf": {"p_target": 0.01},
     "min_truncated_cllr": {},
+    "prbep": {},
     "rocch": {},
+    "rocch_auc": {},
     "truncated_cllr": {},
     "as_binary_scores": {},
 }
@@ -65,7 +68,6 @@ MULTICLASS = {
 OTHER = {
     "from_labels",
     "pav_llr",
-    "calibration_report_of",
     "albayzin_prior",
     "detection_llrs",
     "bayes_decisions",
