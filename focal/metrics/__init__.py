@@ -111,6 +111,18 @@ __getattr__, __dir__, __all__ = attach(
             "calibration_report_of",
         ),
         ".summary": ("SummarizedScores",),
+        ".forensic": (
+            "ELUBBounds",
+            "ForensicSummary",
+            "elub_bounds",
+            "forensic_summary",
+        ),
+        ".partitions": (
+            "EqualizedMeasures",
+            "Partition",
+            "PartitionReport",
+            "partition_report",
+        ),
         "focal.core.multiclass": (
             "MulticlassTrials",
             "as_multiclass_trials",

@@ -71,6 +71,14 @@ REGISTRY = (
     Entry("focal.estimators", "ROCCH", "state", ("pos_label",), "BLOCK_FIELDS", "HullMap"),
     Entry(
         "focal.estimators",
+        "KDECalibrator",
+        "state",
+        ("bandwidth", "bounds", "pos_label"),
+        "KDE_FIELDS",
+        "KDEMap",
+    ),
+    Entry(
+        "focal.estimators",
         "MulticlassFusion",
         "state",
         _MULTICLASS_PARAMS,
