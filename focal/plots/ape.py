@@ -27,10 +27,10 @@ from ._axes import (
     has_gid,
     new_axes,
     prior_log_odds_grid,
-    refresh_legend,
     series_label,
     widen_xlim,
 )
+from ._legend import place_legend
 
 __all__ = ["APE_SCALE", "ape_plot", "ape_bar_axes"]
 
@@ -272,7 +272,7 @@ def ape_plot(
     ax.set_ylim(bottom=0)
     ax.grid(True, linewidth=0.5, alpha=0.6)
     if not compact:
-        refresh_legend(ax, loc="upper left", fontsize="small")
+        place_legend(ax, inside="upper left")
     if bar_ax is not None:
         _draw_ape_bar(bar_ax, report, label, color, compact)
     return ax

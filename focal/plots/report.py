@@ -203,40 +203,12 @@ def _html_page(title, head_html, figures, size, texts_title, texts) -> str:
 _MIN_DPI = 80.0  # text of at least ~11 px at 10 pt, however narrow the figure
 
 
-_MAIN_CURVES = ("det", "ape-actual", "nbe-actual", "ece-actual")
 _MARKER_NAMES = (
     ("square", "cross"),
     ("diamond", "plus"),
     ("triangle", "tri-down"),
     ("down-triangle", "tri-up"),
 )
-
-
-def _legends_below(fig, names):
-    """Replace the axes legends by one compact figure legend under the plots: a line of each
-    system's colour and name (the caption says which line style or marker is which), so that
-    no legend hides a curve and the legend fits at any width.
-    """
-    mains = [line for ax in fig.axes for line in ax.lines if line.get_gid() in _MAIN_CURVES]
-    if not mains:
-        return
-    for ax in fig.axes:
-        if ax.get_legend() is not None:
-            ax.get_legend().remove()
-    from matplotlib.lines import Line2D
-
-    handles = [Line2D([], [], color=line.get_color(), linewidth=2) for line in mains]
-    width_px = fig.get_figwidth() * fig.dpi
-    per_entry = (max(len(n) for n in names) * 0.6 * 8.5 + 45) * fig.dpi / 72
-    ncols = int(max(1, min(len(names), width_px // per_entry)))
-    fig.legend(
-        handles,
-        list(names)[: len(handles)],
-        loc="outside lower center",
-        ncols=ncols,
-        fontsize="small",
-        frameon=False,
-    )
 
 
 def _det_caption(ops) -> str:
@@ -363,14 +335,7 @@ def write_report(
                 lambda fig, sc=scores, name=name: tippett_plot(sc, label=name, ax=fig.subplots()),
             )
         )
-    figures = draw_figures(
-        specs,
-        folder,
-        (w, h),
-        dpi,
-        fmts,
-        after=lambda fig: _legends_below(fig, [n for n, _ in entries]),
-    )
+    figures = draw_figures(specs, folder, (w, h), dpi, fmts)
     page = folder / "index.html"
     page.write_text(_page(title, reports, figures, (w, h)), encoding="utf-8")
     return page

@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-from ._axes import binary_scores, first_line, has_gid, new_axes, refresh_legend, series_label
+from ._axes import binary_scores, first_line, has_gid, new_axes, series_label
+from ._legend import place_legend
 
 __all__ = ["tippett_plot"]
 
@@ -99,5 +100,5 @@ def tippett_plot(tar, non=None, *, label=None, ax=None, log10_lr: bool = False, 
     ax.set_ylabel("proportion of trials with LLR >= x")
     ax.set_ylim(-0.02, 1.02)
     ax.grid(True, linewidth=0.5, alpha=0.6)
-    refresh_legend(ax, loc="best", fontsize="small")
+    place_legend(ax, inside="best")
     return ax
