@@ -97,7 +97,8 @@ def _key(groups, shared):
 def _layout_below(ax, groups, shared):
     """``(handles, labels, ncols, fontsize)`` of the legend under the axes, or None if none
     fits (see the module docstring). A layout fits when its width (estimated from the text
-    outlines, in points) is within the figure's and its height within 40 % of the figure's.
+    outlines, in points) is within the figure's and its height within 40 % of the figure's
+    (50 % for the key, as a last resort).
     Columns are padded with empty entries so that each system starts at the head of a column
     or right under the system above it.
     """
@@ -112,7 +113,8 @@ def _layout_below(ax, groups, shared):
     height_pt = ax.figure.get_figheight() * 72
     base = float(mpl.rcParams["font.size"])
     full = groups + ([shared] if shared else [])
-    for blocks in (full, _key(groups, shared)):
+    key = _key(groups, shared)
+    for blocks, budget in ((full, 0.4), (key, 0.4), (key, 0.5)):
         # systems' blocks are padded to one length; the shared block (last) follows as it is
         heads = blocks[: len(groups)] if blocks is full else blocks
         length = max((len(b) for b in heads), default=1)
@@ -138,7 +140,7 @@ def _layout_below(ax, groups, shared):
                 ]
                 rows = max(len(c) for c in columns)
                 wide = ncols * entry + (ncols - 1) * 2.0 * size  # columnspacing: 2 em
-                if wide > 0.95 * width_pt or rows * 1.6 * size > 0.4 * height_pt:
+                if wide > 0.95 * width_pt or rows * 1.6 * size > budget * height_pt:
                     continue
                 # every column as long as the longest: matplotlib fills columns in equal parts
                 columns = [c + [None] * (rows - len(c)) for c in columns]
@@ -153,7 +155,7 @@ def _layout_below(ax, groups, shared):
     return None
 
 
-def place_legend(ax, inside: str = "best", x_label_lines: int = 1):
+def place_legend(ax, inside: str = "best", x_label_lines: int = 1, extra=()):
     """Draw the legend of ``ax`` from its labelled artists (see the module docstring).
 
     Parameters
@@ -164,8 +166,11 @@ def place_legend(ax, inside: str = "best", x_label_lines: int = 1):
         Its place inside the axes when it cannot go under them.
     x_label_lines : int, default 1
         Lines of text under the axes before the legend (tick labels and x label).
+    extra : sequence of (handle, text), default ()
+        Entries of artists drawn elsewhere (e.g. on a twin axes), shared by every system.
     """
     groups, shared = _entries(ax)
+    shared = shared + list(extra)
     if not groups and not shared:
         return
     fig = ax.figure
@@ -176,6 +181,8 @@ def place_legend(ax, inside: str = "best", x_label_lines: int = 1):
         layout = _layout_below(ax, groups, shared)
     if layout is None:
         handles, labels = ax.get_legend_handles_labels()
+        handles += [h for h, _ in extra]
+        labels += [t for _, t in extra]
         ax.legend(handles, labels, loc=inside, fontsize="small")
         return
     import matplotlib as mpl

@@ -24,9 +24,10 @@ def visible_texts(fig):
         if not (ax.get_visible() and ax.axison):  # e.g. the empty cells of a grid: not drawn
             texts += [ax.title] + list(ax.texts)
             continue
-        texts += _in_view(ax.xaxis.get_ticklabels(), ax.get_xlim(), 0)
-        texts += _in_view(ax.yaxis.get_ticklabels(), ax.get_ylim(), 1)
-        texts += [ax.xaxis.label, ax.yaxis.label, ax.title] + list(ax.texts)
+        for axis, limits, k in ((ax.xaxis, ax.get_xlim(), 0), (ax.yaxis, ax.get_ylim(), 1)):
+            if axis.get_visible():  # e.g. a twin's shared x axis is not drawn
+                texts += _in_view(axis.get_ticklabels(), limits, k) + [axis.label]
+        texts += [ax.title] + list(ax.texts)
         if ax.get_legend() is not None:
             texts += ax.get_legend().get_texts()
     for legend in fig.legends:
@@ -267,3 +268,47 @@ def test_the_legend_check_sees_a_covered_curve():
         assert len(covered_points(ax, legend)) > 0
     finally:
         plt.close(fig)
+
+
+def test_det_display_on_a_plain_figure_puts_its_legend_under_the_curves():
+    """Issue 29: ``fig, ax = plt.subplots()`` (no layout engine) with two systems and two
+    operating points put a 12-entry legend over the curves; the lone axes now gets
+    constrained layout and the legend goes under it.
+    """
+    import matplotlib.pyplot as plt
+
+    from focal.plots import DETDisplay
+
+    rng = np.random.default_rng(0)
+    fig, ax = plt.subplots()
+    try:
+        for k, mu in enumerate((2.5, 1.2)):
+            tar, non = rng.normal(mu, 1.5, 400), rng.normal(-mu, 1.5, 4000)
+            DETDisplay.from_scores(tar, non, name=f"sys{k}", ax=ax, operating_points=[0.01, 0.001])
+        legend = ax.get_legend()
+        fig.canvas.draw()
+        assert not legend.get_window_extent().overlaps(ax.bbox)
+        assert covered_points(ax, legend) == [] and overlaps(fig) == []
+    finally:
+        plt.close(fig)
+
+
+def test_a_point_off_the_scale_gets_an_arrow_and_a_note():
+    """Issue 29: a P_miss = 100 % point was drawn on the top edge, which reads as the edge's
+    tick value; it now has an arrow pointing off the plot and a legend note.
+    """
+    import matplotlib.pyplot as plt
+
+    from focal.plots import det_plot
+
+    # at P_tar = 0.001 (threshold 6.9) every target is rejected: P_miss = 100 %, P_fa = 0
+    ax = det_plot(np.linspace(-2, 5, 50), np.linspace(-6, 3, 500), operating_points=[0.001])
+    try:
+        act = [ln for ln in ax.lines if ln.get_gid() == "det-act-dcf"][0]
+        assert (act.get_xdata()[0], act.get_ydata()[0]) == (0.0, 1.0)
+        arrows = [a for a in ax.texts if a.get_gid() == "det-off-scale"]
+        assert len(arrows) == 3  # actDCF: left and top edges; minDCF: the left edge
+        texts = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert "top edge: P_miss 100 %" in texts and "left edge: P_fa 0 %" in texts
+    finally:
+        plt.close(ax.figure)
