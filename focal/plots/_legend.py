@@ -9,7 +9,9 @@ the name, then the entries shared by every system (a default curve, operating po
 small font, or with the systems' columns stacked, when the figure is narrow. When not even that
 fits in about half the figure's height (e.g. three systems at 360 x 270 px), a key without the
 numbers: the systems' names and one grey entry per kind of marker or line style. A figure of
-one axes without a layout engine (``plt.subplots()``) is given constrained layout for this.
+one axes without a layout engine (``plt.subplots()``) is given constrained layout for this; a
+figure with other axes beside the plot (the APE plot's Cllr bars) gets a figure legend under
+all of them instead.
 Only when no legend fits under the axes (a tiny figure), or in a caller's grid of plots without
 a layout engine, does the legend go inside the axes, at the plot's own place.
 """
@@ -31,7 +33,8 @@ MAIN_GIDS = (
     "reliability",
 )
 
-_NUMBER = re.compile(r" = [-+0-9.,e]+( %| bits)?")
+_FIGURE_LEGEND = "focal-figure-legend"  # the gid of a figure legend drawn by place_legend
+_NUMBER = re.compile(r" = [-+]?[0-9.]+(e[-+]?[0-9]+)?( %| bits)?")
 
 
 def _system_name(label: str) -> str:
@@ -49,7 +52,7 @@ def _entries(ax):
     shared: list = []
     name = None
     for handle, label in zip(handles, labels):
-        if handle.get_gid() in MAIN_GIDS:
+        if getattr(handle, "get_gid", lambda: None)() in MAIN_GIDS:
             name = _system_name(label)
             groups.append([(handle, label)])
         elif name is not None and label.startswith(f"{name}: "):
@@ -94,11 +97,11 @@ def _key(groups, shared):
     return [[e] for e in systems + list(kinds.values())] + [[e] for e in shared]
 
 
-def _layout_below(ax, groups, shared):
+def _layout_below(ax, groups, shared, room: float = 1.0):
     """``(handles, labels, ncols, fontsize)`` of the legend under the axes, or None if none
     fits (see the module docstring). A layout fits when its width (estimated from the text
     outlines, in points) is within the figure's and its height within 40 % of the figure's
-    (50 % for the key, as a last resort).
+    (50 % for the key, as a last resort), times ``room``.
     Columns are padded with empty entries so that each system starts at the head of a column
     or right under the system above it.
     """
@@ -140,7 +143,7 @@ def _layout_below(ax, groups, shared):
                 ]
                 rows = max(len(c) for c in columns)
                 wide = ncols * entry + (ncols - 1) * 2.0 * size  # columnspacing: 2 em
-                if wide > 0.95 * width_pt or rows * 1.6 * size > budget * height_pt:
+                if wide > 0.95 * width_pt or rows * 1.6 * size > room * budget * height_pt:
                     continue
                 # every column as long as the longest: matplotlib fills columns in equal parts
                 columns = [c + [None] * (rows - len(c)) for c in columns]
@@ -176,9 +179,16 @@ def place_legend(ax, inside: str = "best", x_label_lines: int = 1, extra=()):
     fig = ax.figure
     if fig.get_layout_engine() is None and len(fig.axes) == 1:
         fig.set_layout_engine("constrained")
+    beside = [
+        other
+        for other in fig.axes
+        if other is not ax and other.axison and other.xaxis.get_visible()
+        and other.bbox.bounds != ax.bbox.bounds  # a twin shares the plot: not beside it
+    ]  # fmt: skip
     layout = None
     if type(fig.get_layout_engine()).__name__ == "ConstrainedLayoutEngine":
-        layout = _layout_below(ax, groups, shared)
+        # under axes beside the plot, their own labels take room too
+        layout = _layout_below(ax, groups, shared, 0.5 if beside else 1.0)
     if layout is None:
         handles, labels = ax.get_legend_handles_labels()
         handles += [h for h, _ in extra]
@@ -186,9 +196,18 @@ def place_legend(ax, inside: str = "best", x_label_lines: int = 1, extra=()):
         ax.legend(handles, labels, loc=inside, fontsize="small")
         return
     import matplotlib as mpl
-    from matplotlib.transforms import offset_copy
+    from matplotlib.transforms import blended_transform_factory, offset_copy
 
     handles, labels, ncols, fontsize = layout
+    options = {"fontsize": fontsize, "frameon": False, "ncols": ncols}
+    if beside:  # e.g. the APE bars: a figure legend under every axes, whatever their labels
+        for old in [lg for lg in fig.legends if lg.get_gid() == _FIGURE_LEGEND]:
+            old.remove()
+        legend = fig.legend(handles, labels, loc="outside lower center", **options)
+        legend.set_gid(_FIGURE_LEGEND)
+        if ax.get_legend() is not None:
+            ax.get_legend().remove()
+        return
     size = float(mpl.rcParams["font.size"])  # the tick labels and the x label above it
     below = offset_copy(
         ax.transAxes, fig=fig, y=-((1.3 * x_label_lines + 1.3) * size + 12), units="points"
@@ -197,10 +216,8 @@ def place_legend(ax, inside: str = "best", x_label_lines: int = 1, extra=()):
         handles,
         labels,
         loc="upper center",
-        bbox_to_anchor=(0.5, 0.0),
-        bbox_transform=below,
-        fontsize=fontsize,
-        frameon=False,
+        bbox_to_anchor=(0.5, 0.0),  # centred under the figure: long tick labels shift the axes
+        bbox_transform=blended_transform_factory(fig.transFigure, below),
         borderaxespad=0,
-        ncols=ncols,
+        **options,
     )

@@ -443,10 +443,10 @@ def reliability_plot(
                 ticks = 10.0 ** np.arange(0, math.floor(math.log10(top)) + 1)
                 bars.set_yticks(ticks, [f"{t:g}" for t in ticks])
                 bars.set_yticks([], minor=True)
-                bars.set_ylabel("trials per bin (log scale)")
+                bars.set_ylabel("trials (log)")
             else:
                 bars.set_ylim(0, 3.0 * top)
-                bars.set_ylabel("trials per bin")
+                bars.set_ylabel("trials")
             ax.set_zorder(bars.get_zorder() + 1)  # the curves over the bars
             ax.patch.set_visible(False)
             _COUNT_KEYS[ax] = [

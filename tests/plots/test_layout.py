@@ -85,14 +85,42 @@ def test_report_figures_have_no_overlapping_text(tmp_path, systems, width, monke
     monkeypatch.setattr(report_module, "_save", keep)
     import warnings
 
+    from focal.metrics import partition_report
+
+    rng = np.random.default_rng(1)
+    parts = [
+        partition_report(
+            tar,
+            non,
+            {"gender": rng.choice(["f", "m"], tar.size), "lang": rng.choice(["a", "b"], tar.size)},
+            {"gender": rng.choice(["f", "m"], non.size), "lang": rng.choice(["a", "b"], non.size)},
+            operating_points=[0.01, 0.001],
+            name=name,
+        )
+        for name, (tar, non) in systems.items()
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # e.g. "constrained_layout not applied"
         report_module.write_report(
-            systems, tmp_path, operating_points=[0.01, 0.001], size=(width, int(0.75 * width))
+            systems,
+            tmp_path,
+            operating_points=[0.01, 0.001],
+            partitions=parts,
+            size=(width, int(0.75 * width)),
         )
-    assert set(figures) >= {"det", "ape", "nbe", "ece"}
+    assert set(figures) >= {
+        "det", "ape", "nbe", "ece", "calibration", "reliability", "histogram_1", "partitions_1"
+    }  # fmt: skip
     for stem, fig in figures.items():
         assert overlaps(fig) == [], stem
+        fig.canvas.draw()
+        legends = [ax.get_legend() for ax in fig.axes if ax.get_legend()] + list(fig.legends)
+        assert legends, stem
+        for legend in legends:  # under the plots, hiding no data
+            for ax in fig.axes:
+                assert covered_points(ax, legend) == [], stem
+                if ax.get_visible() and ax.axison:
+                    assert not legend.get_window_extent().overlaps(ax.bbox), stem
 
 
 def test_det_points_without_false_alarms_sit_on_the_edge():
@@ -178,16 +206,26 @@ def test_pairwise_grid_has_no_overlapping_text(tmp_path, width, n_classes, monke
 
 
 def covered_points(ax, legend):
-    """The drawn vertices of the axes' lines (curves and markers, in pixels) inside the legend."""
+    """The drawn vertices of the axes' lines and patches (curves, markers, histogram steps,
+    bars; in pixels) inside the legend.
+    """
     box = legend.get_window_extent()
     hidden = []
-    for line in ax.lines:
-        xy = line.get_transform().transform(np.column_stack(line.get_data()))
+    paths = [
+        (line.get_gid(), line.get_transform().transform(np.column_stack(line.get_data())))
+        for line in ax.lines
+    ]
+    paths += [
+        (patch.get_gid(), patch.get_transform().transform(patch.get_path().vertices))
+        for patch in ax.patches
+        if patch.get_gid()
+    ]
+    for gid, xy in paths:
         xy = xy[np.isfinite(xy).all(axis=1)]
         inside = (
             (box.x0 < xy[:, 0]) & (xy[:, 0] < box.x1) & (box.y0 < xy[:, 1]) & (xy[:, 1] < box.y1)
         )
-        hidden += [(line.get_gid(), tuple(p)) for p in xy[inside]]
+        hidden += [(gid, tuple(p)) for p in xy[inside]]
     return hidden
 
 
