@@ -173,6 +173,13 @@ def _apply(sub):
         "speechbrain: the input's labels as target/nontarget and 1/0)",
     )
     ap.add_argument(
+        "--log10",
+        action="store_true",
+        help="write log10 likelihood-ratios (the LLRs divided by ln 10), as forensic reports "
+        "give them; the input scores are read as they are (a calibrator's map absorbs "
+        "their scale, so a model trained on log10 LRs takes them as given)",
+    )
+    ap.add_argument(
         "--align",
         action="store_true",
         help="the files list the trials in different orders: read them whole and "
@@ -247,7 +254,11 @@ def _evaluate(sub):
         help="print only the summary table (a line per system) that precedes the reports "
         "of several systems",
     )
-    _args.add_plot(ev, "DET, normalized Bayes error, APE, ECE and Tippett figures")
+    _args.add_plot(
+        ev,
+        "DET, normalized Bayes error, APE, ECE, calibration (PAV), reliability, histogram and "
+        "Tippett figures (and per-partition DCF bars with --partition)",
+    )
     _extras.add_evaluate_options(ev)
     ev.add_argument(
         "--dask",
