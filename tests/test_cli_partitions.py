@@ -149,3 +149,21 @@ def test_apply_log10_writes_log10_lrs_that_evaluate_log10_reads(tmp_path, capsys
     (ref,) = evaluate_binary([plain], KEY, [0.01]).reports
     (got,) = evaluate_binary([log10], KEY, [0.01], log10=True).reports
     assert got.cllr == pytest.approx(ref.cllr, rel=1e-12) and got.min_cllr == ref.min_cllr
+
+
+def test_the_html_report_holds_what_the_command_printed(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    status, out, err = run_main(
+        capsys, "evaluate", EVAL[0], "--key", KEY, "--ci", "0.9", "--bootstrap", "30",
+        "--c-primary", "sre16", "--conventional-eer", "--plot", tmp_path / "rep",
+        "--plot-size", "400x300",
+    )  # fmt: skip
+    assert status == 0, err
+    page = (tmp_path / "rep" / "index.html").read_text()
+    import html
+
+    text = html.unescape(page)
+    printed = out.split("report:")[0].strip()
+    for line in printed.splitlines()[1:]:  # the title names the file by its name alone
+        assert line.strip() in text, line  # every printed line, numbers included
+    assert "[" in text and "C_primary (SRE16)" in text and "conventional EER" in text
