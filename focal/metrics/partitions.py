@@ -106,12 +106,31 @@ def _columns(parts, n: int, where: str):
     return tuple(names), np.stack([c.astype(str) for c in cols], axis=1).reshape(n, len(names))
 
 
-def _codes(tar_values, non_values):
-    """Integer group codes of rows of labels (both classes together) and the groups' labels."""
+def _column_codes(tar_values, non_values):
+    """Each column's labels as integer codes (both classes together) and its distinct labels:
+    ``(codes (n_tar + n_non, k), [labels of column j, ...])``; the strings are sorted once per
+    column, the groupings then combine integers.
+    """
     both = np.concatenate((tar_values, non_values))
-    groups, inverse = np.unique(both, axis=0, return_inverse=True)
+    codes = np.empty(both.shape, dtype=np.int64)
+    names = []
+    for j in range(both.shape[1]):
+        distinct, inverse = np.unique(both[:, j], return_inverse=True)
+        codes[:, j] = inverse.reshape(-1)
+        names.append(distinct)
+    return codes, names
+
+
+def _group(codes, names, cols, n_tar):
+    """Group codes of the trials by the columns ``cols`` (their combinations that occur) and
+    the label tuple of each group: ``(tar_codes, non_codes, groups)``.
+    """
+    distinct, inverse = np.unique(codes[:, cols], axis=0, return_inverse=True)
     inverse = inverse.reshape(-1)
-    return inverse[: tar_values.shape[0]], inverse[tar_values.shape[0] :], groups
+    groups = [  # one per group (few), not per trial
+        tuple(str(names[j][code]) for j, code in zip(cols, row)) for row in distinct.tolist()
+    ]
+    return inverse[:n_tar], inverse[n_tar:], groups
 
 
 # -- equalized measures -----------------------------------------------------------------------
@@ -228,6 +247,12 @@ class _FloatHull:
         return normalized_cross_entropy(xe, p_target)
 
 
+def _distinct(tar, non):
+    """The distinct scores of both classes and the index of each trial's (targets first)."""
+    scores, inverse = np.unique(np.concatenate((tar, non)), return_inverse=True)
+    return scores, inverse.reshape(-1)
+
+
 class _Equalizer:
     """Trials of several partitions weighted equally per class (module docstring).
 
@@ -239,10 +264,14 @@ class _Equalizer:
         The partition of each trial, ``0 .. n_groups - 1``.
     n_groups : int
         Number of partitions.
+    distinct : (ndarray, ndarray), optional
+        :func:`_distinct` of the trials, when already computed (it is the same for every
+        grouping of the same trials).
     """
 
-    def __init__(self, tar, non, tar_codes, non_codes, n_groups: int):
+    def __init__(self, tar, non, tar_codes, non_codes, n_groups: int, distinct=None):
         self.tar, self.non = tar, non
+        self.distinct = distinct  # (distinct scores, index of each trial's), shared
         self.tar_codes, self.non_codes = tar_codes, non_codes
         self.n_tar = np.bincount(tar_codes, minlength=n_groups)
         self.n_non = np.bincount(non_codes, minlength=n_groups)
@@ -285,8 +314,9 @@ class _Equalizer:
         the pooled measures'; other weights take the real-weighted PAV (:class:`_FloatHull`).
         """
         w_t, w_n = self._weights()
-        scores, inverse = np.unique(np.concatenate((self.tar, self.non)), return_inverse=True)
-        inverse = inverse.reshape(-1)
+        if self.distinct is None:
+            self.distinct = _distinct(self.tar, self.non)
+        scores, inverse = self.distinct
         g = scores.size
         per_tar = np.bincount(inverse[: self.tar.size], weights=w_t, minlength=g)
         per_non = np.bincount(inverse[self.tar.size :], weights=w_n, minlength=g)
@@ -589,9 +619,11 @@ def partition_report(
     if len(names) > 1:
         groupings.append(names)
     partitions, equalized = [], []
+    codes, labels_of = _column_codes(t_values, n_values)
+    distinct = _distinct(t, n)  # one sort of the pooled scores for every equalization
     for over in groupings:
         cols = [names.index(c) for c in over]
-        t_codes, n_codes, groups = _codes(t_values[:, cols], n_values[:, cols])
+        t_codes, n_codes, groups = _group(codes, labels_of, cols, t.size)
         for k, labels in enumerate(groups):
             t_mask, n_mask = t_codes == k, n_codes == k
             n_t, n_n = int(t_mask.sum()), int(n_mask.sum())
@@ -605,7 +637,7 @@ def partition_report(
                     non_clusters=_subset(non_clusters, n_mask),
                     **options,
                 )
-            partitions.append(Partition(tuple(over), tuple(labels.tolist()), n_t, n_n, report))
-        eq = _Equalizer(t, n, t_codes, n_codes, groups.shape[0])
+            partitions.append(Partition(tuple(over), labels, n_t, n_n, report))
+        eq = _Equalizer(t, n, t_codes, n_codes, len(groups), distinct)
         equalized.append(eq.measures(over, p, points, cp_points, cp_name))
     return PartitionReport(str(name), names, pooled, tuple(partitions), tuple(equalized))
