@@ -167,3 +167,24 @@ def test_the_html_report_holds_what_the_command_printed(tmp_path, capsys):
     for line in printed.splitlines()[1:]:  # the title names the file by its name alone
         assert line.strip() in text, line  # every printed line, numbers included
     assert "[" in text and "C_primary (SRE16)" in text and "conventional EER" in text
+
+
+def test_train_log10_prints_the_map_apply_log10_writes(tmp_path, capsys):
+    from tests._support.cli import DEV
+
+    model = tmp_path / "m.json"
+    status, out, err = run_main(
+        capsys, "train", "--scores", DEV[0], "--key", SPK / "dev.key", "-o", model, "--log10"
+    )
+    assert status == 0, err
+    (formula,) = [ln for ln in out.splitlines() if "log10 LR =" in ln]
+    # "log10 LR = b + w * name": the printed map, evaluated here on the eval scores
+    _, rhs = formula.split("=", 1)
+    parts = rhs.split()
+    b, sign, w = float(parts[0]), parts[1], float(parts[2])
+    w = w if sign == "+" else -w
+    written = tmp_path / "out10.txt"
+    assert run_main(capsys, "apply", model, EVAL[0], "-o", written, "--log10")[0] == 0
+    scores = np.array([float(ln.split()[2]) for ln in EVAL[0].read_text().splitlines()])
+    got = np.array([float(ln.split()[2]) for ln in written.read_text().splitlines()])
+    np.testing.assert_allclose(got, b + w * scores, rtol=1e-5, atol=1e-5)

@@ -94,6 +94,7 @@ def _cmd_train(args) -> int:
         output=args.output,
         signing_key=args.signing_key,
         progress=args.progress,
+        log10=args.log10,
     )
     return _print_fit(fit, args)
 

@@ -119,6 +119,13 @@ def _train(sub):
         help="with --pav: virtual trials bounding the extreme LLRs (default 1; 0 = "
         "unbounded, +/-inf possible)",
     )
+    tr.add_argument(
+        "--log10",
+        action="store_true",
+        help="the score files hold log10 likelihood-ratios and the model's output is read as "
+        "log10 LRs too (focal apply --log10): the fusion is printed as 'log10 LR = ...'; the "
+        "scores are taken as they are (the fusion's map absorbs their scale)",
+    )
     _args.add_missing(tr)
     _args.add_flags(tr, json=True, model_output=True)
     _args.add_signing_key(tr)

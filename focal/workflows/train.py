@@ -137,12 +137,15 @@ def check_score_direction(model, names, scores_are="llr", *, refuse=False) -> No
         warnings.warn(message, UserWarning, stacklevel=3)
 
 
-def fusion_formula(fusion, names) -> str:
-    """``llr = b + w1 * name1 - w2 * name2 ...`` of a fitted LogisticFusion."""
+def fusion_formula(fusion, names, log10=False) -> str:
+    """``llr = b + w1 * name1 - w2 * name2 ...`` of a fitted LogisticFusion; with ``log10``,
+    ``log10 LR = ...``: the same map divided by ``ln 10``.
+    """
+    scale = 1.0 / np.log(10.0) if log10 else 1.0
     terms = " ".join(
-        f"{'-' if w < 0 else '+'} {abs(w):.6g} * {n}" for w, n in zip(fusion.coef_, names)
+        f"{'-' if w < 0 else '+'} {abs(w) * scale:.6g} * {n}" for w, n in zip(fusion.coef_, names)
     )
-    return f"llr = {fusion.intercept_:.6g} {terms}"
+    return f"{'log10 LR' if log10 else 'llr'} = {fusion.intercept_ * scale:.6g} {terms}"
 
 
 def _import_in_background(*modules):
@@ -199,6 +202,7 @@ def train_fusion(
     output=None,
     signing_key=None,
     progress=False,
+    log10=False,
 ) -> FileFit:
     """Fit a :class:`focal.LogisticFusion` (then a :class:`focal.PAVCalibrator` if ``pav``) of
     score files against a key: what ``focal train`` runs.
@@ -233,6 +237,12 @@ def train_fusion(
         File holding the secret that signs the saved model (HMAC-SHA256).
     progress : bool, default False
         Show each long step (read, fit, write) on stderr (tqdm).
+    log10 : bool, default False
+        The score files hold log10 likelihood-ratios and the model's output is to be read as
+        log10 LRs too (:func:`apply_model` with ``log10=True``, forensic practice): the
+        summary gives the fusion as ``log10 LR = ...`` and the PAV calibration's range in
+        log10. The inputs are taken as they are (the fusion's affine map absorbs their scale),
+        so the model, its training and its Cllr are those of ``log10=False``.
 
     Returns
     -------
@@ -275,14 +285,16 @@ def train_fusion(
         f"LogisticFusion of {len(score_paths)} system(s), trained at p_target = "
         f"{p_target:g} on {len(y):,} trials ({n_tar:,} target, {len(y) - n_tar:,} "
         f"non-target) of {key_name}:",
-        f"  {fusion_formula(fusion, names)}   (natural-log LLR)",
+        f"  {fusion_formula(fusion, names, log10)}   "
+        + ("(as focal apply --log10 writes)" if log10 else "(natural-log LLR)"),
         f"  training Cllr at p_target = {p_target:g}: {fusion.objective_:.4f} (1 = uninformative)",
     ]
     if pav:
         cal = model[-1]
+        low, high = cal.llr_[[0, -1]] / (np.log(10.0) if log10 else 1.0)
         lines.append(
             f"  then PAVCalibrator (pseudo_count {pseudo_count:g}): {cal.llr_.size} "
-            f"blocks, LLRs from {cal.llr_[0]:.4g} to {cal.llr_[-1]:.4g}"
+            f"blocks, {'log10 LRs' if log10 else 'LLRs'} from {low:.4g} to {high:.4g}"
         )
     info = {
         "p_target": float(p_target),
@@ -293,7 +305,11 @@ def train_fusion(
         "intercept": float(fusion.intercept_),
         "training_cllr": float(fusion.objective_),
         "pav": bool(pav),
+        "log10": bool(log10),
     }
+    if log10:  # the printed formula's numbers
+        info["coef_log10"] = (fusion.coef_ / np.log(10.0)).tolist()
+        info["intercept_log10"] = float(fusion.intercept_ / np.log(10.0))
     if pav:
         info["pav_blocks"] = int(model[-1].llr_.size)
     return _save(FileFit(model, y, lines, info), output, secret)
