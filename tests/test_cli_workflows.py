@@ -95,6 +95,7 @@ def _commands(tmp, model):
                     condition=None,
                     chunk_size=1 << 16,
                     format=None,
+                    output_format=None,
                     systems=["a", "b", "c"],
                     scores_are="llr",
                 ),

@@ -53,10 +53,16 @@ from sklearn.utils.validation import check_is_fitted
 
 from ..core.maps import kde_llr, kde_log_density
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
-from ..core.validation import split_by_labels
+from ..core.validation import binary_classes, split_by_labels
 from ..metrics._smoothed import silverman_bandwidth
 from ..metrics.forensic import elub_bounds
-from ..models.fitted_state import KDE_FIELDS, check_bandwidth, check_bounds, check_kde
+from ..models.fitted_state import (
+    KDE_FIELDS,
+    check_bandwidth,
+    check_binary_classes,
+    check_bounds,
+    check_kde,
+)
 from .calibration import _ScoreToLLR
 
 __all__ = ["KDECalibrator"]
@@ -101,6 +107,9 @@ class KDECalibrator(_ScoreToLLR):
     loo_cllr_ : float
         Cllr (bits) of the clipped leave-one-out LLRs of the training trials at
         ``bandwidth_``: an estimate of the calibrator's Cllr on new trials.
+    classes_ : ndarray of shape (2,)
+        The labels of ``y``, ``[non-target, target]``: the columns of ``predict_proba`` and
+        the answers of ``predict``.
     n_targets_, n_nontargets_ : int
         Training trials of each class.
     n_features_in_ : int
@@ -150,9 +159,10 @@ class KDECalibrator(_ScoreToLLR):
         """
         try:
             self._check_params()
-            scores, labels = self._scores(X, reset=True, y=y)
-            tar, non = split_by_labels(scores, labels, scores_name="X", labels_name="y")
+            scores, is_target, y = self._scores(X, reset=True, y=y)
+            tar, non = split_by_labels(scores, is_target, scores_name="X", labels_name="y")
             self._fit_densities(np.sort(tar), np.sort(non))
+            self.classes_ = binary_classes(y, is_target)
         except BaseException:
             for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
                 delattr(self, name)
@@ -229,12 +239,6 @@ class KDECalibrator(_ScoreToLLR):
     def _map(self, scores):
         return kde_llr(scores, self.tar_scores_, self.non_scores_, self.bandwidth_, *self.bounds_)
 
-    @property
-    def classes_(self):
-        """The labels ``[0, 1]`` (1 = target) of ``predict`` and ``predict_proba``'s columns."""
-        check_is_fitted(self, "bandwidth_")
-        return np.array([0, 1])
-
     def get_feature_names_out(self, input_features=None):
         """The single output column: ``["llr"]``.
 
@@ -256,7 +260,8 @@ class KDECalibrator(_ScoreToLLR):
     _state_fields = KDE_FIELDS
 
     def _validate_state(self, state, version):
-        """The training scores, bandwidths and clip (:func:`check_kde`)."""
+        """The labels, the training scores, bandwidths and clip (:func:`check_kde`)."""
+        check_binary_classes(state["classes_"], self.pos_label, version)
         check_kde(state)
         return state
 

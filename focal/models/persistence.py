@@ -18,9 +18,11 @@ constructors, and accepts a file only if every part of it checks out:
 - every value has its type and shape (``coef_`` has ``n_features_in_`` entries, a covariance is
   ``d x d``, ...), the parameters pass the estimator's own checks, and the fitted numbers
   satisfy the estimator's invariants (finite weights; PAV block scores increasing, block LLRs
-  non-decreasing and equal to the PAV-LLRs of the block counts when unbounded, finite when
-  bounded; ROCCH block target fractions strictly increasing; lower-triangular Cholesky factors
-  with a positive diagonal; ...).
+  non-decreasing and equal to the PAV-LLRs of the block weights (counts, unless fitted with
+  ``sample_weight``) when unbounded, finite and within the bounds of ``pseudo_count`` when
+  bounded; binary ``classes_`` of ``[non-target, target]`` with ``pos_label`` last; ROCCH
+  block target fractions strictly increasing; lower-triangular Cholesky factors with a
+  positive diagonal; ...).
 
 Anything else raises a ``ValueError`` naming the file, the place in it (e.g.
 ``model.steps[1].estimator.fitted.llr_``) and the problem, before any estimator is returned.
