@@ -188,3 +188,25 @@ def test_train_log10_prints_the_map_apply_log10_writes(tmp_path, capsys):
     scores = np.array([float(ln.split()[2]) for ln in EVAL[0].read_text().splitlines()])
     got = np.array([float(ln.split()[2]) for ln in written.read_text().splitlines()])
     np.testing.assert_allclose(got, b + w * scores, rtol=1e-5, atol=1e-5)
+
+
+def test_train_pav_elub_clips_to_the_limits_of_the_training_llrs(tmp_path, capsys):
+    import focal
+    from focal.io import align_trials, read_key, read_scores
+    from focal.metrics import elub_bounds
+    from focal.workflows import train_fusion
+    from tests._support.cli import DEV
+
+    key = SPK / "dev.key"
+    model = tmp_path / "m.json"
+    args = ["train", "--scores", *DEV, "--key", key, "--pav", "--pseudo-count", "0"]
+    status, out, err = run_main(capsys, *args, "--elub", "-o", model)
+    assert status == 0 and "ELUB" in out, err
+    free = train_fusion(DEV, key, pav=True, pseudo_count=0).model  # the same fit, unclipped
+    X, y = align_trials(read_key(key), *map(read_scores, DEV))[:2]
+    train = free.decision_function(X)
+    lower, upper = elub_bounds(train[y], train[~y])
+    clipped = focal.load(model)
+    np.testing.assert_array_equal(clipped.decision_function(X), np.clip(train, lower, upper))
+    status, _, err = run_main(capsys, *args[:-3], "--elub", "-o", tmp_path / "no.json")
+    assert status == 1 and "--pav" in err

@@ -86,6 +86,7 @@ def _cmd_train(args) -> int:
         p_target=p_target,
         pav=args.pav,
         pseudo_count=args.pseudo_count,
+        elub=args.elub,
         missing=args.missing,
         pos_label=args.pos_label,
         format=score_format,

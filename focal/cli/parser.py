@@ -120,6 +120,12 @@ def _train(sub):
         "unbounded, +/-inf possible)",
     )
     tr.add_argument(
+        "--elub",
+        action="store_true",
+        help="with --pav: clip its LLRs to the ELUB limits of its training LLRs (Vergeer et "
+        "al. 2016), the strongest LRs the data support (forensic practice)",
+    )
+    tr.add_argument(
         "--log10",
         action="store_true",
         help="the score files hold log10 likelihood-ratios and the model's output is read as "

@@ -90,6 +90,7 @@ PAV_FIELDS = (
     Field("block_w_tar_", "floats", ("n_blocks",)),
     Field("block_w_non_", "floats", ("n_blocks",)),
     Field("llr_", "floats", ("n_blocks",), allow_inf=True),
+    Field("bounds_", "floats", (2,), allow_inf=True),
     Field("n_targets_", "int", minimum=1, maximum=MAX_COUNT),
     Field("n_nontargets_", "int", minimum=1, maximum=MAX_COUNT),
 )
@@ -425,7 +426,8 @@ def check_pav_llr(state, pseudo_count) -> None:
     within ``-log(1 + W_tar / a) < llr < log(1 + W_non / a)`` (:func:`focal.core.pav.
     bounded_pav_blocks`, W the class weights); with a = 0 exactly the PAV-LLRs of the blocks
     (thesis eq. C.20), whose target fractions increase strictly. A block has a class's weight
-    iff it has trials of that class.
+    iff it has trials of that class. Either is then clipped to ``bounds_`` (``lower <=
+    upper``): a block LLR beyond a bound above is that bound.
     """
     from ..core.maps import block_llr
 
@@ -442,16 +444,23 @@ def check_pav_llr(state, pseudo_count) -> None:
         if ((w > 0) != (n > 0)).any():
             raise StateError("a block has weight of a class iff it has trials of it", field)
     weighted = not (np.array_equal(w_tar, n_tar) and np.array_equal(w_non, n_non))
+    lower, upper = state["bounds_"]
+    if not lower <= upper:
+        raise StateError("must be (lower, upper) with lower <= upper", "bounds_")
+    if not ((llr >= lower) & (llr <= upper)).all():
+        raise StateError("llr_ exceeds bounds_")
     a = pseudo_count
     if a > 0:
         if not np.isfinite(llr).all():
             raise StateError("llr_ must be finite when pseudo_count > 0")
         _check_non_decreasing(llr, "llr_", "block LLRs")
-        if not (-np.log1p(w_tar.sum() / a) < llr[0] and llr[-1] < np.log1p(w_non.sum() / a)):
+        low_ok = -np.log1p(w_tar.sum() / a) < llr[0] or llr[0] == lower
+        high_ok = llr[-1] < np.log1p(w_non.sum() / a) or llr[-1] == upper
+        if not (low_ok and high_ok):
             raise StateError("llr_ exceeds the bounds set by pseudo_count and the training weights")
     else:
         expected = block_llr(w_tar, w_non) if weighted else block_llr(n_tar, n_non)
-        if not np.array_equal(llr, expected):
+        if not np.array_equal(llr, np.clip(expected, lower, upper)):
             raise StateError("llr_ is not the PAV-LLR of the block weights")
         if lo.size > 1:
             if weighted:  # the float test the weighted PAV pools by

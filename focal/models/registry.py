@@ -64,7 +64,7 @@ REGISTRY = (
         "focal.estimators",
         "PAVCalibrator",
         "state",
-        ("pseudo_count", "interpolation", "pos_label"),
+        ("pseudo_count", "interpolation", "bounds", "pos_label"),
         "PAV_FIELDS",
         "BlockMap",
     ),

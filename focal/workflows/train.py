@@ -194,6 +194,7 @@ def train_fusion(
     p_target=0.5,
     pav=False,
     pseudo_count=1.0,
+    elub=False,
     missing="error",
     pos_label=None,
     format=None,
@@ -219,6 +220,10 @@ def train_fusion(
         Follow the fusion by a PAV calibration bounded by ``pseudo_count`` virtual trials.
     pseudo_count : float, default 1.0
         Virtual trials bounding the PAV calibration's extreme LLRs.
+    elub : bool, default False
+        Clip the PAV calibration's LLRs to the ELUB limits of its training LLRs
+        (``PAVCalibrator(bounds="elub")``, :func:`focal.metrics.elub_bounds`): the strongest
+        LRs the training data support (forensic practice). Needs ``pav``.
     missing : {"error", "drop"}
         Trials missing from a score file or the key (:func:`focal.io.align_trials`).
     pos_label : str, optional
@@ -252,6 +257,10 @@ def train_fusion(
     """
     if scores_are not in ("llr", "distance"):
         raise ValueError(f"scores_are must be 'llr' or 'distance', got {scores_are!r}")
+    if elub and not pav:
+        raise ValueError(
+            "elub clips the PAV calibration's LLRs: give pav=True too (focal train --pav --elub)"
+        )
     secret = _output(output, signing_key, [*score_paths, key_path])
     loading = _import_in_background("sklearn.pipeline", "focal.estimators")
     with step("read and align " + ", ".join(map(os.fspath, score_paths)), progress):
@@ -274,7 +283,8 @@ def train_fusion(
     from ..models.schema import set_input_schema, system_names
 
     fusion = LogisticFusion(p_target=p_target)
-    model = make_pipeline(fusion, PAVCalibrator(pseudo_count=pseudo_count)) if pav else fusion
+    pav_step = PAVCalibrator(pseudo_count=pseudo_count, bounds="elub" if elub else None)
+    model = make_pipeline(fusion, pav_step) if pav else fusion
     with step(f"fit on {len(y):,} trials", progress):
         model.fit(X, y)
     set_input_schema(model, systems=system_names(score_paths), format="bosaris")
@@ -295,6 +305,7 @@ def train_fusion(
         lines.append(
             f"  then PAVCalibrator (pseudo_count {pseudo_count:g}): {cal.llr_.size} "
             f"blocks, {'log10 LRs' if log10 else 'LLRs'} from {low:.4g} to {high:.4g}"
+            + (" (clipped to the ELUB limits of its training LLRs)" if elub else "")
         )
     info = {
         "p_target": float(p_target),
@@ -312,6 +323,8 @@ def train_fusion(
         info["intercept_log10"] = float(fusion.intercept_ / np.log(10.0))
     if pav:
         info["pav_blocks"] = int(model[-1].llr_.size)
+        if elub:
+            info["elub"] = model[-1].bounds_.tolist()
     return _save(FileFit(model, y, lines, info), output, secret)
 
 
