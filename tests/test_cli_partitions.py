@@ -210,3 +210,28 @@ def test_train_pav_elub_clips_to_the_limits_of_the_training_llrs(tmp_path, capsy
     np.testing.assert_array_equal(clipped.decision_function(X), np.clip(train, lower, upper))
     status, _, err = run_main(capsys, *args[:-3], "--elub", "-o", tmp_path / "no.json")
     assert status == 1 and "--pav" in err
+
+
+def test_summary_table_of_four_systems(capsys):
+    """``focal evaluate a b c d --summary-only``: a line per system, in the order given, each
+    the numbers of that system's report computed here.
+    """
+    from focal.io import align_trials, read_key, read_scores
+
+    paths = [*EVAL, SPK / "eval_varlen_sys1.scores"]
+    argv = ["evaluate", *paths, "--key", KEY, "--p-target", "0.01", "0.001"]
+    status, out, err = run_main(capsys, *argv, "--c-primary", "sre18", "--summary-only")
+    assert status == 0, err
+    assert "Calibration analysis" not in out
+    rows = out.strip().splitlines()[3:]
+    assert [r.split()[0] for r in rows] == [p.name for p in paths]
+    key = read_key(KEY)
+    for row, path in zip(rows, paths):
+        X, y = align_trials(key, read_scores(path))[:2]
+        ref = calibration_report(X[y, 0], X[~y, 0], [0.01, 0.001], c_primary="sre18")
+        expected = [ref.cllr, ref.min_cllr, 100 * ref.eer]
+        for op in ref.operating_points:
+            expected += [op.act_dcf, op.min_dcf]
+        expected += [ref.c_primary.actual, ref.c_primary.minimum]
+        decimals = [4, 4, 2] + [4] * 6
+        assert row.split()[1:] == [f"{v:.{d}f}" for v, d in zip(expected, decimals)]
