@@ -140,3 +140,14 @@ def test_bad_parameters_and_data_are_refused(kwargs, y, match):
         KDECalibrator(**kwargs).fit(np.arange(10.0), y)
     with pytest.raises(ValueError, match="no spread"):
         KDECalibrator().fit([1.0, 1.0, 0.0, 2.0], [1, 1, 0, 0])
+
+
+def test_the_users_labels_are_its_classes():
+    rng = np.random.default_rng(5)
+    scores = np.concatenate([rng.normal(2, 1, 40), rng.normal(-2, 1, 60)])
+    labels = np.repeat(["same", "different"], [40, 60])
+    cal = KDECalibrator(pos_label="same").fit(scores, labels)
+    assert cal.classes_.tolist() == ["different", "same"]
+    assert cal.predict([-4.0, 4.0]).tolist() == ["different", "same"]
+    numeric = KDECalibrator().fit(scores, labels == "same")
+    np.testing.assert_array_equal(cal.decision_function(scores), numeric.decision_function(scores))
