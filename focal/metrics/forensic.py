@@ -8,7 +8,8 @@ ground truth. This module gives what such a validation reads beside the measures
 
 - :func:`elub_bounds`: the empirical lower and upper bound (ELUB) of Vergeer et al. (2016): the
   most extreme LRs the validation data support, beyond which the system's LRs are extrapolation
-  and should be clipped (:class:`focal.estimators.KDECalibrator` does it with ``bounds="elub"``);
+  and should be clipped (:class:`focal.estimators.KDECalibrator` and
+  :class:`focal.estimators.PAVCalibrator` do it with ``bounds="elub"``);
 - :func:`forensic_summary`: Cllr, Cllr_min and Cllr_cal (the performance characteristics
   "accuracy", "discriminating power" and "calibration" of Meuwly, Ramos and Haraksim 2017,
   table 1), the EER, the rates of misleading evidence and the ELUB limits, printed in log10 LR.
@@ -122,7 +123,8 @@ def elub_bounds(tar, non=None) -> ELUBBounds:
     misleading LR of that strength occurred (the exact crossing of the normalized Bayes
     error-rate with one added misleading LR, see the module docstring). Clip a calibrated
     system's LLRs to ``[lower, upper]`` (``np.clip(llr, *bounds)``, or
-    :class:`focal.estimators.KDECalibrator` with ``bounds="elub"``).
+    :class:`focal.estimators.KDECalibrator` or :class:`focal.estimators.PAVCalibrator` with
+    ``bounds="elub"``).
 
     Parameters
     ----------
