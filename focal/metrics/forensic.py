@@ -65,6 +65,7 @@ from typing import NamedTuple
 
 import numpy as np
 
+from .binary import cllr, eer, min_cllr
 from .binary_scores import BinaryScores, as_binary_scores
 
 __all__ = ["ELUBBounds", "elub_bounds", "ForensicSummary", "forensic_summary"]
@@ -115,6 +116,19 @@ def _upper_bound(tar: np.ndarray, non: np.ndarray) -> float:
     return float(cross[valid].min())  # the last interval is always valid (its hi is inf)
 
 
+def _scores(tar, non, function: str) -> BinaryScores:
+    """``(tar, non)`` as :class:`BinaryScores`: these measures read every trial's LLR, which
+    block summaries do not keep.
+    """
+    scores = as_binary_scores(tar, non)
+    if not isinstance(scores, BinaryScores):
+        raise ValueError(
+            f"{function} reads every trial's LLR: pass (tar, non) or a BinaryScores, not "
+            f"block summaries ({type(scores).__name__})"
+        )
+    return scores
+
+
 def elub_bounds(tar, non=None) -> ELUBBounds:
     """Empirical lower and upper bound (ELUB) LLRs of an LR system (Vergeer et al. 2016).
 
@@ -128,7 +142,7 @@ def elub_bounds(tar, non=None) -> ELUBBounds:
 
     Parameters
     ----------
-    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+    tar, non : array_like, or a BinaryScores / RocHull as ``tar`` alone
         Natural-log LLRs of the H1-true (target, same-source) and H2-true (non-target) trials
         (+/-inf allowed, NaN not); or, with ``non`` omitted, a :class:`BinaryScores` of them.
 
@@ -151,7 +165,7 @@ def elub_bounds(tar, non=None) -> ELUBBounds:
     >>> np.exp(bounds).round(4).tolist()
     [0.5, 4.0]
     """
-    trials = as_binary_scores(tar, non).trials
+    trials = _scores(tar, non, "elub_bounds").trials
     upper = _upper_bound(trials.tar, trials.non)
     lower = -_upper_bound(-trials.non[::-1], -trials.tar[::-1])  # NBE_low(t) = NBE_up(-t) swapped
     return ELUBBounds(lower + 0.0, upper)
@@ -261,7 +275,7 @@ def forensic_summary(tar, non=None, name: str = "") -> ForensicSummary:
 
     Parameters
     ----------
-    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+    tar, non : array_like, or a BinaryScores / RocHull as ``tar`` alone
         Natural-log LLRs of the H1-true (target) and H2-true (non-target) trials; or, with
         ``non`` omitted, a :class:`BinaryScores` of them.
     name : str, default ""
@@ -280,16 +294,16 @@ def forensic_summary(tar, non=None, name: str = "") -> ForensicSummary:
     >>> round(s.cllr_cal, 4) == round(s.cllr - s.cllr_min, 4), s.misleading_h1
     (True, 0.3333333333333333)
     """
-    scores: BinaryScores = as_binary_scores(tar, non)
+    scores = _scores(tar, non, "forensic_summary")
     t, n = scores.trials.tar, scores.trials.non
-    cllr, cllr_min = scores.cllr(), scores.min_cllr()
+    accuracy, power = cllr(scores), min_cllr(scores)
     return ForensicSummary(
         n_targets=scores.n_targets,
         n_nontargets=scores.n_nontargets,
-        cllr=cllr,
-        cllr_min=cllr_min,
-        cllr_cal=cllr - cllr_min,
-        eer=scores.eer,
+        cllr=accuracy,
+        cllr_min=power,
+        cllr_cal=accuracy - power,
+        eer=eer(scores),
         misleading_h1=float(np.searchsorted(t, 0.0, "left") / t.size),
         misleading_h2=float((n.size - np.searchsorted(n, 0.0, "right")) / n.size),
         elub=elub_bounds(scores),

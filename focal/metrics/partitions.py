@@ -57,13 +57,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.operating_point import OperatingPoint
+from ..core.operating_point import OperatingPoint, as_operating_points
 from ..core.pav import pav_from_counts
 from ..core.priors import detection_cost
-from ..core.rocch import ROCCH
+from ..core.rocch import RocHull
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.validation import check_binary_trials, check_probability
-from .report import CalibrationReport, OperatingPointResult, _operating_points, calibration_report
+from .binary import eer, min_cllr, min_dcf
+from .report import CalibrationReport, OperatingPointResult, calibration_report
 from .sre import CPrimary, resolve_points
 
 __all__ = ["EqualizedMeasures", "Partition", "PartitionReport", "partition_report"]
@@ -202,10 +203,29 @@ class EqualizedMeasures:
         }
 
 
+class _CountHull:
+    """The ROC convex hull of trial counts (:class:`focal.core.RocHull`) and the measures of
+    :mod:`focal.metrics.binary` read off it, as :class:`_FloatHull` gives them.
+    """
+
+    def __init__(self, hull: RocHull):
+        self.hull = hull
+
+    def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0) -> float:
+        return min_dcf(self.hull, p_target=p_target, c_miss=c_miss, c_fa=c_fa)
+
+    @property
+    def eer(self) -> float:
+        return eer(self.hull)
+
+    def min_cllr(self, p_target=0.5) -> float:
+        return min_cllr(self.hull, p_target=p_target)
+
+
 class _FloatHull:
     """The ROC convex hull of trials with real weights: vertices from the weighted PAV.
 
-    The same measures as :class:`focal.core.ROCCH` (``min_dcf``, ``eer``, ``min_cllr``) for
+    The same measures as :class:`_CountHull` (``min_dcf``, ``eer``, ``min_cllr``) for
     class weights that are not trial counts; the vertices are the weighted PAV's block
     boundaries (thesis 7.3.6, 7.7.3: PAV of weighted trials is optimal for every proper scoring
     rule, weights included).
@@ -310,8 +330,9 @@ class _Equalizer:
         """The ROC convex hull of the weighted trials.
 
         Integer weights (partitions of equal size, one partition) are trial counts: the hull is
-        then :class:`focal.core.ROCCH` of the weighted PAV of counts, the same computation as
-        the pooled measures'; other weights take the real-weighted PAV (:class:`_FloatHull`).
+        then :class:`focal.core.RocHull` of the weighted PAV of counts (:class:`_CountHull`),
+        the same computation as the pooled measures'; other weights take the real-weighted PAV
+        (:class:`_FloatHull`).
         """
         w_t, w_n = self._weights()
         if self.distinct is None:
@@ -323,7 +344,7 @@ class _Equalizer:
         integral = np.array_equal(w_t, np.round(w_t)) and np.array_equal(w_n, np.round(w_n))
         if integral and max(per_tar.sum(), per_non.sum()) < 2.0**52:
             counts = np.round(per_tar).astype(np.int64), np.round(per_non).astype(np.int64)
-            return ROCCH(pav_from_counts(scores, *counts))
+            return _CountHull(RocHull(pav_from_counts(scores, *counts)))
         return _FloatHull(per_tar, per_non)
 
     def measures(self, over, p_target, points, cp_points, cp_name) -> EqualizedMeasures:
@@ -593,7 +614,7 @@ def partition_report(
     """
     t, n = check_binary_trials(tar, non)
     p = check_probability(p_target)
-    points = _operating_points(operating_points)
+    points = as_operating_points(operating_points)
     cp_name, cp_points = resolve_points(c_primary) if c_primary is not None else ("", None)
     names, t_values = _columns(tar_partitions, t.size, "tar_partitions")
     non_names, n_values = _columns(non_partitions, n.size, "non_partitions")

@@ -486,14 +486,15 @@ def check_hull(state) -> None:
 
 
 def check_hull_blocks(state):
-    """:func:`check_hull`, then the blocks as a :class:`focal.core.PAVResult` (one run per
-    block: the steps of the empirical ROC inside the blocks are not kept; imports SciPy).
+    """:func:`check_hull`, then the blocks as a :class:`focal.core.PAVResult` (the steps of the
+    empirical ROC inside the blocks are not kept: ``has_runs`` is False; imports SciPy).
     """
     from ..core.pav import PAVResult
 
     check_hull(state)
-    lo, n_tar, n_non = state["score_lo_"], state["block_n_tar_"], state["block_n_non_"]
-    return PAVResult(lo, state["score_hi_"], n_tar, n_non, n_tar, n_non, lo)
+    return PAVResult(
+        state["score_lo_"], state["score_hi_"], state["block_n_tar_"], state["block_n_non_"]
+    )
 
 
 # -- multiclass --------------------------------------------------------------------------------

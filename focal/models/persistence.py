@@ -36,8 +36,8 @@ round-trips (``repr``), integers as integers, +/-inf inside arrays as the string
 has the same numbers, bit for bit, as the saved one, and derived state (the ROCCH estimator's
 ``hull_`` and every measure read off it, a Gaussian back-end's ``means_`` and ``covariance_``,
 a multiclass ``prior_``) is rebuilt from them by the estimators' own code. One note: a ROCCH
-model keeps the PAV blocks (the hull), not the finer steps of the empirical ROC inside them, so
-``hull_.pav.roc_points()`` of a loaded ROCCH gives the hull's vertices.
+keeps the PAV blocks (the hull), fitted or loaded, not the finer steps of the empirical ROC
+inside them: the steppy DET curve and the conventional EER of its ``hull_`` are refused.
 
 File layout (schema version 2)::
 

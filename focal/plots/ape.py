@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from ..metrics import BinaryScores, calibration_report_of
+from ..metrics import BinaryScores, bayes_error_rates, calibration_report
 from ._axes import (
     LOG2,
     binary_scores,
@@ -228,8 +228,8 @@ def ape_plot(
     """
     scores = binary_scores(tar, non)
     h = prior_log_odds_grid(prior_log_odds, _ape_window(scores), n_points)
-    rates = scores.bayes_error_rates(h)
-    report = calibration_report_of(scores, operating_points=())
+    rates = bayes_error_rates(scores, prior_log_odds=h)
+    report = calibration_report(scores, operating_points=())
     ax, bar_ax = _ape_axes(ax, bar_ax, bar, compact)
     first = not has_gid(ax, "ape-actual")
     _, color = first_line(

@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core.priors import prior_entropy, sigmoid
 from ..core.scoring import cross_entropy_nats
+from ..metrics.binary import bayes_error_rates
 from ._axes import (
     LOG2,
     binary_scores,
@@ -127,7 +128,7 @@ def nbe_plot(
         for i, o in enumerate(operating_points or ())
     ]
     h = prior_log_odds_grid(prior_log_odds, (-7.0, 2.0), n_points, extra=[o[3] for o in ops])
-    rates = binary_scores(tar, non).bayes_error_rates(h)
+    rates = bayes_error_rates(binary_scores(tar, non), prior_log_odds=h)
     ax = new_axes(ax)
     first = not has_gid(ax, "nbe-actual")
     act = rates.actual_normalized

@@ -24,6 +24,7 @@ from scipy.special import expit
 
 from ..core.priors import logit
 from ..core.validation import check_int, check_probability
+from ..metrics import eer as rocch_eer
 from ._axes import (
     THRESHOLD_STYLES,
     binary_scores,
@@ -59,7 +60,7 @@ def calibration_map(tar, non=None, estimator=None, operating_points=(0.01,), n_p
 
     Parameters
     ----------
-    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+    tar, non : array_like, or a BinaryScores / RocHull as ``tar`` alone
         Evaluation scores of the target and non-target trials: the calibrator's input scores,
         or LLRs when ``estimator`` is None.
     estimator : fitted estimator or callable, optional
@@ -93,7 +94,7 @@ def calibration_map(tar, non=None, estimator=None, operating_points=(0.01,), n_p
     llr = x.copy() if apply is None else apply(x)
     diff = hull.p_miss - hull.p_fa  # increasing from -1 to 1: the EER segment
     k = max(int(np.argmax(diff >= 0)), 1)
-    eer = (float(hull.eer_threshold.value), float(hull.llr[k - 1]), float(hull.eer))
+    eer = (float(hull.eer_threshold.value), float(hull.llr[k - 1]), rocch_eer(hull))
     points = []
     for i, op in enumerate(operating_points or ()):
         pt, cm, cf, h = _parse_operating_point(op, f"operating_points[{i}]")
@@ -134,7 +135,7 @@ def calibration_map_plot(
 
     Parameters
     ----------
-    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+    tar, non : array_like, or a BinaryScores / RocHull as ``tar`` alone
         Evaluation scores of the target and non-target trials (the calibrator's input).
     estimator : fitted estimator or callable, optional
         The one-column calibrator (see :func:`calibration_map`); None: the identity.
@@ -288,7 +289,7 @@ def reliability(tar, non=None, p_target=0.5, n_bins: int = 10, strategy: str = "
 
     Parameters
     ----------
-    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+    tar, non : array_like, or a BinaryScores / RocHull as ``tar`` alone
         Natural-log LLRs of the target and non-target trials.
     p_target : float in (0, 1), default 0.5
         The prior.
@@ -364,7 +365,7 @@ def reliability_plot(
 
     Parameters
     ----------
-    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+    tar, non : array_like, or a BinaryScores / RocHull as ``tar`` alone
         Natural-log LLRs of the target and non-target trials.
     p_target : float in (0, 1), default 0.5
         The prior of the posteriors.

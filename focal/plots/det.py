@@ -17,6 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..metrics.binary import bayes_error_rates, det_curve
+from ..metrics.binary import eer as rocch_eer  # the parameter ``eer`` says whether to mark it
 from ._axes import (
     binary_scores,
     describe_operating_point,
@@ -186,8 +188,9 @@ def det_plot(
         _parse_operating_point(op, f"operating_points[{i}]")
         for i, op in enumerate(operating_points or ())
     ]
-    rates = scores.bayes_error_rates([op[3] for op in ops]) if ops else None
-    pfa, pmiss, _ = hull.pav.roc_points()
+    rates = bayes_error_rates(scores, prior_log_odds=[op[3] for op in ops]) if ops else None
+    steppy = det_curve(scores)
+    pfa, pmiss = steppy.p_fa, steppy.p_miss
     ax = new_axes(ax)
     first = not has_gid(ax, "det")
     ax.set_xscale("probit")
@@ -205,7 +208,7 @@ def det_plot(
             gid="det-rocch",
         )
     if eer:
-        e = hull.eer
+        e = rocch_eer(hull)
         ax.plot(
             [e],
             [e],
@@ -244,7 +247,7 @@ def det_plot(
                 + (f" ({where})" if len(ops) > 1 else ""),
             ),
         )
-    marks: tuple = ([hull.eer], [hull.eer]) if eer else ([], [])
+    marks: tuple = ([rocch_eer(hull)], [rocch_eer(hull)]) if eer else ([], [])
     if rates is not None:
         marks = (
             np.concatenate([marks[0], rates.min_p_fa, rates.actual_p_fa]),

@@ -27,7 +27,14 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics import BinaryScores, calibration_report_of, from_labels
+from ..metrics import (
+    BinaryScores,
+    bayes_error_rates,
+    calibration_report,
+    det_curve,
+    eer,
+    from_labels,
+)
 from ._axes import binary_scores, prior_log_odds_grid
 from .ape import APE_SCALE, _ape_window, ape_plot
 from .bayes_error import ece_plot, nbe_plot
@@ -129,10 +136,10 @@ class DETDisplay(_ScoresDisplay):
 
     def __init__(self, scores, *, name=None, plot_kwargs=None):
         super().__init__(scores, name=name, plot_kwargs=plot_kwargs)
-        det = scores.det_curve()
+        det = det_curve(scores)
         self.p_fa, self.p_miss, self.thresholds = det.p_fa, det.p_miss, det.thresholds
         self.hull_p_fa, self.hull_p_miss = scores.hull.p_fa, scores.hull.p_miss
-        self.eer = scores.eer
+        self.eer = eer(scores)
 
 
 class APEDisplay(_ScoresDisplay):
@@ -166,8 +173,8 @@ class APEDisplay(_ScoresDisplay):
         h = prior_log_odds_grid(
             kw.get("prior_log_odds"), _ape_window(scores), kw.get("n_points", 2001)
         )
-        rates = scores.bayes_error_rates(h)
-        report = calibration_report_of(scores, operating_points=())
+        rates = bayes_error_rates(scores, prior_log_odds=h)
+        report = calibration_report(scores, operating_points=())
         self.prior_log_odds = h
         self.actual, self.minimum = APE_SCALE * rates.actual, APE_SCALE * rates.minimum
         self.cllr, self.min_cllr, self.eer = report.cllr, report.min_cllr, report.eer
@@ -205,7 +212,7 @@ class NBEDisplay(_ScoresDisplay):
         h = prior_log_odds_grid(
             kw.get("prior_log_odds"), (-7.0, 2.0), kw.get("n_points", 401), extra=extra
         )
-        rates = scores.bayes_error_rates(h)
+        rates = bayes_error_rates(scores, prior_log_odds=h)
         self.prior_log_odds = h
         self.actual, self.minimum = rates.actual_normalized, rates.minimum_normalized
 

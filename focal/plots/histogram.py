@@ -30,7 +30,7 @@ def score_histogram(tar, non=None, bins="auto", density: bool = True):
 
     Parameters
     ----------
-    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+    tar, non : array_like, or a BinaryScores / RocHull as ``tar`` alone
         Target and non-target scores (+/-inf allowed: they are counted apart, not binned).
     bins : int, sequence or str, default "auto"
         As ``numpy.histogram_bin_edges`` of the finite scores of both classes together.
@@ -89,7 +89,7 @@ def score_histogram_plot(
 
     Parameters
     ----------
-    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+    tar, non : array_like, or a BinaryScores / RocHull as ``tar`` alone
         Target and non-target scores.
     label : str, optional
         System name for the legend.

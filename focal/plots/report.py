@@ -20,7 +20,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from .._text.outputs import FolderWriter
-from ..metrics import BinaryScores, calibration_report_of
+from ..metrics import BinaryScores, calibration_report
 from ..metrics.report import check_operating_point
 from ._axes import describe_operating_point
 from .ape import ape_plot
@@ -495,8 +495,7 @@ def write_report(
     entries = [(name, BinaryScores(tar, non)) for name, tar, non in entries]
     if reports is None:
         reports = [
-            calibration_report_of(scores, operating_points=ops, name=name)
-            for name, scores in entries
+            calibration_report(scores, operating_points=ops, name=name) for name, scores in entries
         ]
     reports = _check_reports(reports, entries, "reports")
     parts = [] if partitions is None else _check_reports(partitions, entries, "partitions")

@@ -207,10 +207,10 @@ def _check_options(
     operating_points, scores_are, c_primary, confidence, n_bootstrap, cluster, missing
 ):
     """Every argument checked before any file is read; returns the operating points."""
-    from ..metrics.report import _operating_points
+    from ..core.operating_point import as_operating_points
     from ..metrics.sre import resolve_points
 
-    points = _operating_points(operating_points)
+    points = as_operating_points(operating_points)
     if not points:
         raise ValueError("operating_points: give at least one operating point")
     if scores_are not in SCORE_DIRECTIONS:
@@ -302,7 +302,7 @@ def evaluate_binary(
         ``"distance"``: lower scores mean target; the scores are negated before they are
         measured (thresholds are then of the negated scores).
     conventional_eer : bool
-        Also the EER of the empirical ROC (:attr:`focal.core.ROCCH.conventional_eer`).
+        Also the EER of the empirical ROC (:func:`focal.metrics.conventional_eer`).
     c_primary : str or sequence, optional
         Also NIST SRE's C_primary at these operating points (``"sre16"``, ... or two or more
         ``(P_target, C_miss, C_fa)``; :func:`focal.metrics.sre.c_primary`).

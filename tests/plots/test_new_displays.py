@@ -14,7 +14,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from focal import LinearCalibrator  # noqa: E402
 from focal.estimators import KDECalibrator  # noqa: E402
-from focal.metrics import pav_llr, rocch  # noqa: E402
+from focal.metrics import eer, pav_llr, rocch  # noqa: E402
 from focal.plots import (  # noqa: E402
     CalibrationMapDisplay,
     ReliabilityDisplay,
@@ -72,7 +72,7 @@ def test_calibration_map_is_the_estimators_map_over_the_evaluation_pav(data):
     block = np.searchsorted(disp.pav_lo, xe, side="right") - 1
     np.testing.assert_array_equal(disp.pav_llr[block], values)
     hull = rocch(xe[ye == 1], xe[ye == 0])
-    assert disp.eer[0] == hull.eer_threshold.value and disp.eer[2] == hull.eer
+    assert disp.eer[0] == hull.eer_threshold.value and disp.eer[2] == eer(hull)
     for (threshold, llr, _op), p in zip(disp.min_dcf, (0.01, 0.2)):
         assert threshold == hull.min_dcf_threshold(p).value
         assert llr == pytest.approx(-np.log(p / (1 - p)))

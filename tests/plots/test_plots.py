@@ -434,7 +434,7 @@ def std_report():
 def test_std_det_curve_and_twv_points(std_report):
     trials = std_report.trials
     ax = plots.std_det_plot(trials, label="sample")
-    curve = std.det_curve(trials)
+    curve = std.term_det_curve(trials)
     x, y = xy(line(ax, "std-det"))
     np.testing.assert_array_equal(x, curve.p_fa)
     np.testing.assert_array_equal(y, curve.p_miss)
