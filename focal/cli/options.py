@@ -205,7 +205,7 @@ def add_evaluate_options(ev):
         "--log10",
         action="store_true",
         help="the score files hold log10 likelihood-ratios; thresholds are printed and "
-        "Tippett, histogram and ECE figures drawn in log10",
+        "Tippett, histogram, calibration and ECE figures drawn in log10",
     )
 
 

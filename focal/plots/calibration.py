@@ -120,6 +120,7 @@ def calibration_map_plot(
     ax=None,
     operating_points=(0.01,),
     n_points: int = 512,
+    log10_lr: bool = False,
     **line_kwargs,
 ):
     """A calibrator's score -> LLR map (solid) over the PAV map of the evaluation trials.
@@ -147,6 +148,10 @@ def calibration_map_plot(
         Priors or ``(P_target, C_miss, C_fa)`` of the minDCF points.
     n_points : int, default 512
         Scores at which the map is evaluated.
+    log10_lr : bool, default False
+        Draw the LLRs in log10 likelihood-ratio units (``llr / ln 10``, forensic practice):
+        the vertical axis, and with ``estimator=None`` (the scores are LLRs) the horizontal
+        one too.
     **line_kwargs
         Passed to ``ax.plot`` of the calibrator's map.
 
@@ -158,6 +163,8 @@ def calibration_map_plot(
     data = calibration_map(
         tar, non, estimator=estimator, operating_points=operating_points, n_points=n_points
     )
+    if log10_lr:
+        data = _in_log10(data, estimator is None)
     x, llr = data["scores"], data["llr"]
     pav_llr = data["pav_llr"]
     keep = np.isfinite(pav_llr)  # blocks of one class (LLR -inf / +inf) are drawn as arrows
@@ -229,11 +236,31 @@ def calibration_map_plot(
     else:
         ax.set_xlim(x[0], x[-1])
     ax.set_ylim(y_lo, y_hi)
-    ax.set_xlabel("LLR in (nats)" if estimator is None else "score")
-    ax.set_ylabel("LLR out (nats)")
+    unit = "log10 LR" if log10_lr else "LLR"
+    ax.set_xlabel(f"{unit} in" + ("" if log10_lr else " (nats)") if estimator is None else "score")
+    ax.set_ylabel(f"{unit} out" + ("" if log10_lr else " (nats)"))
     ax.grid(True, linewidth=0.5, alpha=0.6)
     place_legend(ax, inside="upper left", extra=_COUNT_KEYS.get(ax, ()))
     return ax
+
+
+def _in_log10(data, scores_are_llrs: bool) -> dict:
+    """:func:`calibration_map` data with its LLRs (and, when the scores are LLRs, its scores)
+    divided by ``ln 10``.
+    """
+    s = 1.0 / math.log(10.0)
+    x = s if scores_are_llrs else 1.0
+    threshold, y_eer, rate = data["eer"]
+    return dict(
+        data,
+        scores=data["scores"] * x,
+        llr=data["llr"] * s,
+        pav_lo=data["pav_lo"] * x,
+        pav_hi=data["pav_hi"] * x,
+        pav_llr=data["pav_llr"] * s,
+        eer=(threshold * x, y_eer * s, rate),
+        min_dcf=[(t * x, y * s, op) for t, y, op in data["min_dcf"]],
+    )
 
 
 def _infinite_blocks(ax, data, keep, pav_y, color, label):

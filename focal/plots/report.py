@@ -466,7 +466,8 @@ def write_report(
         A :func:`focal.metrics.partition_report` per system (same names and order): their
         tables, text and bar charts.
     log10 : bool, default False
-        Draw the Tippett plots, histograms and ECE curves in log10 units (forensic practice).
+        Draw the Tippett plots, histograms, calibration (PAV) plot and ECE curves in log10 units
+        (forensic practice).
     size : (int, int), default (800, 600)
         Width and height of every raster figure, in pixels: 100 to 20000 per side, at most
         :data:`MAX_PIXELS` (25 million, e.g. 5000 x 5000) in all, which matplotlib renders in
@@ -550,7 +551,7 @@ def write_report(
             "diagonal the LLRs over- or under-state the evidence. Circle: the threshold of the "
             "ROCCH-EER; squares: the minDCF thresholds, on the Bayes threshold of their "
             "operating point (dotted); arrows: PAV blocks of one class (LLR +/-inf).",
-            every_system(calibration_map_plot, operating_points=ops),
+            every_system(calibration_map_plot, operating_points=ops, log10_lr=log10),
         ),
         (
             "reliability",

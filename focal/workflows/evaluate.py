@@ -338,7 +338,8 @@ def evaluate_binary(
     log10 : bool, default False
         The score files hold log10 likelihood-ratios (forensic practice): they are read as
         ``ln 10`` times the values; the reports' score thresholds are given back in log10 LR,
-        and the figures of ``plot`` (Tippett, histograms, ECE) are drawn in log10 units.
+        and the figures of ``plot`` (Tippett, histograms, calibration, ECE) are drawn in log10
+        units.
 
     Returns
     -------

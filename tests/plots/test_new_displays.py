@@ -195,3 +195,23 @@ def test_new_displays_pass_the_layout_checks(data, width):
             assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1 and frame.y0 - 1 <= box.y0
     finally:
         plt.close("all")
+
+
+def test_calibration_map_in_log10_is_the_map_divided_by_ln10(data):
+    x, y = data
+    lin = LinearCalibrator().fit(x, y)
+    llr = lin.decision_function(x)
+    tar, non = llr[y == 1], llr[y == 0]
+    for estimator, x_scale in ((None, 1 / np.log(10)), (lin, 1.0)):
+        scores = (x[y == 1], x[y == 0]) if estimator is not None else (tar, non)
+        nats = CalibrationMapDisplay.from_scores(*scores, estimator=estimator, ax=None)
+        log10 = CalibrationMapDisplay.from_scores(
+            *scores, estimator=estimator, ax=None, log10_lr=True
+        )
+        for gid in ("calibration-map", "calibration-pav", "calibration-eer"):
+            (a,) = [ln for ln in nats.ax_.lines if ln.get_gid() == gid]
+            (b,) = [ln for ln in log10.ax_.lines if ln.get_gid() == gid]
+            np.testing.assert_allclose(b.get_xdata(), np.asarray(a.get_xdata()) * x_scale)
+            np.testing.assert_allclose(b.get_ydata(), np.asarray(a.get_ydata()) / np.log(10))
+        assert log10.ax_.get_ylabel() == "log10 LR out"
+    plt.close("all")
