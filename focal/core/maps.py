@@ -5,7 +5,8 @@ few numbers: weights and an offset, PAV blocks, Gaussian class models, quality w
 functions here are those maps. The estimators' ``transform`` / ``decision_function`` and the
 NumPy-only runtime of saved models (:mod:`focal.runtime`) both call them, so a model applied
 either way gives bit-identical outputs. This module imports NumPy only (never SciPy or
-scikit-learn): a production scoring back-end loads nothing else to apply a model.
+scikit-learn): a production scoring back-end loads nothing else to apply a model. It is long
+because it is that one place: splitting it would give the runtime two modules to trust.
 
 References
 ----------

@@ -1,5 +1,9 @@
 """Partitioned scoring: every measure per partition of the trials, pooled, and equalized.
 
+One concept (the partition, its groups and their equalization) in one module although it is
+long: the per-partition reports, the pooled one and the equalized measures share one encoding
+of the labels and one sort of the scores, which a split would have to pass between modules.
+
 Evaluation keys carry metadata of each trial (gender, language, source type, number of
 enrolment segments, same / different phone number, a duration bucket, ...). A pooled measure
 lets a large easy partition hide a small hard one; NIST speaker recognition evaluations

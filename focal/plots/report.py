@@ -1,5 +1,9 @@
 """A report of binary LLR sets: figures (PNG, optionally PDF) and an HTML page with the numbers.
 
+One module although it is long: the page and its figures are one document, written through one
+folder writer, all or nothing, and every number the page shows comes from the same reports that
+the figures are drawn from.
+
 References
 ----------
 .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
