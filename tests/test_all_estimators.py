@@ -24,6 +24,7 @@ import focal.estimators
 from focal import (
     ROCCH,
     GaussianBackend,
+    KDECalibrator,
     LinearCalibrator,
     LogisticFusion,
     MulticlassFusion,
@@ -56,6 +57,8 @@ CASES = [
     (PAVCalibrator(), _X[:, 1], _Y, {}),
     (PAVCalibrator(pseudo_count=0, interpolation="linear"), _X[:, 1], _Y, {}),
     (ROCCH(), _X[:, 1], _Y, {}),
+    (KDECalibrator(), _X[:, 1], _Y, {}),
+    (KDECalibrator(bandwidth="cv", bounds=(-3.0, 4.0)), _X[:, 0], _Y, {}),
     (MulticlassFusion(), _XM, _YM, {}),
     (
         MulticlassFusion(mode="full", class_names=["a", "b", "c"]),

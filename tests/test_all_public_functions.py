@@ -42,6 +42,9 @@ BINARY = {
     "rocch_auc": {},
     "truncated_cllr": {},
     "as_binary_scores": {},
+    "elub_bounds": {},
+    "forensic_summary": {},
+    "partition_report": {"tar_partitions": ["a"] * 40, "non_partitions": ["a"] * 60},
 }
 # binary measures with a p_target argument
 WITH_P_TARGET = ["cllr", "cross_entropy", "dcf", "min_cllr", "min_dcf"]

@@ -45,6 +45,8 @@ EVALUATE_ARGUMENTS = frozenset(
 
 #: Why the other arguments of :func:`focal.workflows.evaluate_binary` are refused with Dask.
 NOT_ON_DASK = {
+    "partition": "partitioned scoring keeps every trial's labels in memory",
+    "partition_columns": "partitioned scoring keeps every trial's labels in memory",
     "confidence": "bootstrap intervals resample the trials in memory",
     "n_bootstrap": "bootstrap intervals resample the trials in memory",
     "cluster": "bootstrap intervals resample the trials in memory",

@@ -40,6 +40,7 @@ from ..models.fitted_state import (
     BLOCK_FIELDS,
     PAV_FIELDS,
     check_binary_classes,
+    check_bounds,
     check_hull_blocks,
     check_params,
     check_pav_llr,
@@ -196,6 +197,13 @@ class PAVCalibrator(_ScoreToLLR):
         block's score range), a continuous map. Both are non-decreasing and constant beyond the
         first and last block (centre); only ``"step"`` reproduces the PAV-LLR on the training
         scores.
+    bounds : "elub", (float, float) or None, default None
+        Clip the output LLRs: to the ELUB limits (:func:`focal.metrics.elub_bounds`,
+        Vergeer et al. 2016) of the training trials' calibrated LLRs, the forensic rule for
+        how strong an LR the calibration data support (as NFI lir's ``ELUBbounder`` bounds the
+        calibrator it wraps, here with the exact limits); to given ``(lower, upper)`` LLRs
+        (nats); or not at all (None). The map stays monotone: the extreme blocks take the
+        limits. ``"elub"`` counts trials, so it is refused with ``sample_weight``.
     pos_label : int, float, bool or str, optional
         The target label of ``y``; needed for labels other than 0/1 and False/True (focal's
         label rule, :func:`focal.core.validation.as_binary_labels`).
@@ -206,7 +214,10 @@ class PAVCalibrator(_ScoreToLLR):
         Lowest and highest training score of each block, increasing; ``score_lo_`` are the
         block thresholds of the step map.
     llr_ : ndarray of shape (n_blocks,)
-        Natural-log LLR of each block, non-decreasing (strictly increasing when unbounded).
+        Natural-log LLR of each block, non-decreasing (strictly increasing when unbounded),
+        within ``bounds_``.
+    bounds_ : ndarray of shape (2,)
+        The clip ``(lower, upper)`` of the LLRs, nats (``(-inf, inf)`` without ``bounds``).
     block_n_tar_, block_n_non_ : ndarray of int64, shape (n_blocks,)
         Training target and non-target trials in each block (virtual trials and trials of zero
         weight not included).
@@ -241,9 +252,10 @@ class PAVCalibrator(_ScoreToLLR):
     array([-0.69314718,  0.69314718])
     """
 
-    def __init__(self, pseudo_count=1.0, interpolation="step", pos_label=None):
+    def __init__(self, pseudo_count=1.0, interpolation="step", bounds=None, pos_label=None):
         self.pseudo_count = pseudo_count
         self.interpolation = interpolation
+        self.bounds = bounds
         self.pos_label = pos_label
 
     def fit(self, X, y, sample_weight=None):
@@ -272,6 +284,11 @@ class PAVCalibrator(_ScoreToLLR):
         self
             The fitted estimator.
         """
+        if sample_weight is not None and isinstance(self.bounds, str):
+            raise ValueError(
+                "bounds='elub' counts trials and cannot take sample_weight: fit without "
+                "weights, or give bounds as (lower, upper) LLRs"
+            )
         return self._fit(X, y, sample_weight)
 
     def _set_fitted(self, result, counts):
@@ -292,6 +309,15 @@ class PAVCalibrator(_ScoreToLLR):
         self.block_w_non_ = np.add.reduceat(result.n_non, starts).astype(float)
         self.n_targets_ = int(self.block_n_tar_.sum())
         self.n_nontargets_ = int(self.block_n_non_.sum())
+        bounds = check_bounds(self.bounds)
+        if isinstance(bounds, str):  # the ELUB limits of the training trials' LLRs
+            from ..metrics.forensic import elub_bounds
+
+            bounds = elub_bounds(
+                np.repeat(self.llr_, self.block_n_tar_), np.repeat(self.llr_, self.block_n_non_)
+            )
+        self.bounds_ = np.array((-np.inf, np.inf) if bounds is None else bounds, dtype=float)
+        self.llr_ = np.clip(self.llr_, *self.bounds_)
 
     def _map(self, scores):
         return block_llr_map(self.score_lo_, self.score_hi_, self.llr_, scores, self.interpolation)

@@ -115,6 +115,18 @@ __getattr__, __dir__, __all__ = attach(
             "OperatingPointResult",
             "calibration_report",
         ),
+        ".forensic": (
+            "ELUBBounds",
+            "ForensicSummary",
+            "elub_bounds",
+            "forensic_summary",
+        ),
+        ".partitions": (
+            "EqualizedMeasures",
+            "Partition",
+            "PartitionReport",
+            "partition_report",
+        ),
         "focal.core.multiclass": (
             "MulticlassTrials",
             "as_multiclass_trials",

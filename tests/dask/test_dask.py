@@ -773,6 +773,9 @@ def test_dask_refuses_each_option_it_cannot_do_by_name(tmp_path, capsys):
         "plot": "p",
         "plot_size": (200, 200),
         "plot_formats": ("pdf",),
+        "partition": "parts.txt",
+        "partition_columns": ("gender",),
+        "log10": True,
     }
     parameters = inspect.signature(evaluate_binary).parameters
     assert set(parameters) == EVALUATE_ARGUMENTS | set(given)

@@ -553,7 +553,12 @@ def test_grid_search_and_clone():
     assert np.isfinite(grid.best_score_)
     same_llr(grid.best_estimator_.transform(s), clone(grid.best_estimator_).fit(s, y).transform(s))
     c = clone(PAVCalibrator(pseudo_count=3.0, interpolation="linear"))
-    assert c.get_params() == {"pseudo_count": 3.0, "interpolation": "linear", "pos_label": None}
+    assert c.get_params() == {
+        "pseudo_count": 3.0,
+        "interpolation": "linear",
+        "bounds": None,
+        "pos_label": None,
+    }
 
 
 @pytest.mark.parametrize(
@@ -666,3 +671,70 @@ def test_weighted_models_round_trip_and_their_weights_are_checked(tmp_path):
     for read in (focal.load, focal.runtime.load):
         with pytest.raises(ValueError, match="llr_ exceeds the bounds"):
             read(path)
+
+
+# -- bounds: the ELUB clip (Vergeer et al. 2016) --------------------------------------------
+
+
+def test_pav_elub_bounds_by_hand():
+    # targets 0, 1, 3 and non-targets -2, -1, 0.5: unbounded PAV blocks {-2, -1} (-inf),
+    # {0, 0.5} (LLR 0), {1, 3} (+inf); targets' LLRs 0, inf, inf, non-targets' -inf, -inf, 0.
+    # NBE_up(t) = e^t (#{non >= t} + 1) / 4 + #{tar < t} / 3 = e^t / 4 + 1 / 3 on (0, inf):
+    # 1 at t = ln(8/3); NBE_low mirrors it: the bounds are -ln(8/3) and ln(8/3).
+    scores = np.array([-2.0, -1.0, 0.5, 0.0, 1.0, 3.0])
+    labels = np.array([0, 0, 0, 1, 1, 1])
+    cal = PAVCalibrator(pseudo_count=0, bounds="elub").fit(scores, labels)
+    np.testing.assert_allclose(cal.bounds_, [-np.log(8 / 3), np.log(8 / 3)], rtol=1e-14)
+    np.testing.assert_allclose(
+        cal.decision_function([-5.0, 0.2, 9.0]), [-np.log(8 / 3), 0.0, np.log(8 / 3)], rtol=1e-14
+    )
+
+
+def test_pav_bounds_clip_the_unclipped_map():
+    from focal.metrics import elub_bounds
+
+    rng = np.random.default_rng(3)
+    scores = np.concatenate([rng.normal(1.5, 1, 60), rng.normal(-1.5, 1, 400)])
+    labels = np.repeat([1, 0], [60, 400])
+    grid = np.linspace(-8, 8, 101)
+    for pseudo_count in (0.0, 0.1):
+        free = PAVCalibrator(pseudo_count=pseudo_count).fit(scores, labels)
+        train = free.decision_function(scores)  # the training trials' calibrated LLRs
+        expected = elub_bounds(train[labels == 1], train[labels == 0])
+        cal = PAVCalibrator(pseudo_count=pseudo_count, bounds="elub").fit(scores, labels)
+        np.testing.assert_array_equal(cal.bounds_, expected)
+        np.testing.assert_array_equal(
+            cal.decision_function(grid), np.clip(free.decision_function(grid), *expected)
+        )
+        given = PAVCalibrator(pseudo_count=pseudo_count, bounds=(-1.0, 2.0)).fit(scores, labels)
+        np.testing.assert_array_equal(
+            given.decision_function(grid), np.clip(free.decision_function(grid), -1.0, 2.0)
+        )
+    assert np.isinf(free.bounds_).all()
+
+
+def test_pav_bounds_are_saved_and_applied_by_the_runtime(tmp_path):
+    import focal.runtime
+
+    rng = np.random.default_rng(4)
+    scores = np.concatenate([rng.normal(1, 1, 50), rng.normal(-1, 1, 200)])
+    labels = np.repeat([1, 0], [50, 200])
+    cal = PAVCalibrator(pseudo_count=0, bounds="elub").fit(scores, labels)
+    path = tmp_path / "pav.json"
+    focal.save(cal, path)
+    grid = np.linspace(-6, 6, 61)
+    assert np.isfinite(cal.decision_function(grid)).all()
+    np.testing.assert_array_equal(
+        focal.load(path).decision_function(grid), cal.decision_function(grid)
+    )
+    np.testing.assert_array_equal(
+        focal.runtime.load(path).decision_function(grid), cal.decision_function(grid)
+    )
+
+
+def test_pav_elub_refuses_weights_and_bad_bounds():
+    scores, labels = np.array([0.0, 1.0, 2.0, 3.0]), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match="sample_weight"):
+        PAVCalibrator(bounds="elub").fit(scores, labels, sample_weight=np.ones(4))
+    with pytest.raises(ValueError, match="bounds"):
+        PAVCalibrator(bounds=(2.0, 1.0)).fit(scores, labels)
