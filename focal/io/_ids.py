@@ -20,7 +20,9 @@ from .._text.fields import Ids, classes, gather_ids
 __all__ = [
     "HashTable",
     "check_matched",
+    "compact_gathered",
     "find_duplicate",
+    "gather_classes",
     "hash_ids",
     "match_ids",
 ]
@@ -40,39 +42,72 @@ def _mix(h):
     return h
 
 
-def hash_ids(*columns):
+def hash_ids(*columns, gathered=None):
     """One uint64 hash per row of the id columns (each :class:`Ids` or a bytes array).
 
     Each 8-byte word is mixed (a multiply by a constant of its position and a shift) and
     added; one full avalanche ends each column. A zero word adds nothing, so an id's hash does
     not depend on the width it is gathered at (ids hold no NUL byte: zero words are padding).
-    Collisions cost time, never correctness: every use checks the bytes.
+    Collisions cost time, never correctness: every use checks the bytes. ``gathered``: the
+    columns' :func:`gather_classes`, when already gathered (a block's: hashed and reused).
     """
     columns = [Ids.of(c) for c in columns]
     n = len(columns[0])
     out = np.zeros(n, dtype=np.uint64)
     for c, column in enumerate(columns):
         out += np.uint64((0x9E3779B97F4A7C15 * (c + 1)) % 2**64)
-        for i in range(0, n, _HASH_ROWS):  # a million rows at a time: small temporaries
+        if gathered is not None:
+            for where, _, fields in gathered[c]:
+                _add_words(out, where, _words(fields))
+        for i in range(0, n if gathered is None else 0, _HASH_ROWS):  # a million rows at a time
             rows = np.arange(i, min(i + _HASH_ROWS, n)) if n > _HASH_ROWS else None
             h = out[i : i + _HASH_ROWS]
             for where, starts, lengths in column.widths(rows):
-                words = _words(gather_ids(column.data, starts, lengths))
-                part = np.zeros(words.shape[0], dtype=np.uint64)
-                x = np.empty_like(part)
-                shifted = np.empty_like(part)
-                for j in range(words.shape[1]):
-                    np.multiply(words[:, j], _position(j), out=x)
-                    np.right_shift(x, np.uint64(29), out=shifted)
-                    x ^= shifted
-                    x *= _M1
-                    part += x
-                if where is None:
-                    h += part
-                else:
-                    h[where] += part
+                _add_words(h, where, _words(gather_ids(column.data, starts, lengths)))
         _mix(out)
     return out
+
+
+def gather_classes(column):
+    """``[(where, lengths, fields)]`` per width class of the ids (:meth:`Ids.widths`), the ids
+    gathered as fixed-width bytes (:func:`focal._text.fields.gather_ids`): a block's ids
+    gathered once for hashing, checking hash hits and compacting.
+    """
+    return [
+        (where, lengths, gather_ids(column.data, starts, lengths))
+        for where, starts, lengths in column.widths()
+    ]
+
+
+def compact_gathered(column, classes):
+    """:meth:`Ids.compact` of ``column`` from its :func:`gather_classes`: the non-zero bytes of
+    the fixed-width ids, in row order (ids hold no NUL byte), a byte of work per gathered byte
+    instead of two per byte of the block.
+    """
+    if len(classes) != 1 or classes[0][0] is not None:
+        return column.compact()
+    _, lengths, fields = classes[0]
+    raw = fields.view(np.uint8)
+    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+    np.cumsum(lengths, out=offsets[1:])
+    return Ids(raw[raw != 0], offsets=offsets)
+
+
+def _add_words(h, where, words):
+    """Add to the hashes ``h`` (rows ``where``, None: all) the mixed words of a width class."""
+    part = np.zeros(words.shape[0], dtype=np.uint64)
+    x = np.empty_like(part)
+    shifted = np.empty_like(part)
+    for j in range(words.shape[1]):
+        np.multiply(words[:, j], _position(j), out=x)
+        np.right_shift(x, np.uint64(29), out=shifted)
+        x ^= shifted
+        x *= _M1
+        part += x
+    if where is None:
+        h += part
+    else:
+        h[where] += part
 
 
 def _position(j):
@@ -89,11 +124,44 @@ def _words(column):
     return column.view(np.uint64).reshape(column.shape[0], column.dtype.itemsize // 8)
 
 
-def _same(query, rows, table, index):
+def _same(query, rows, table, index, gathered=None):
     """Whether id ``rows[k]`` of ``query`` equals id ``index[k]`` of ``table``, byte for byte,
-    column by column (``rows`` None: every query row in order).
+    column by column (``rows`` None: every query row in order); ``gathered``: the query
+    columns' :func:`gather_classes` (its rows are then not gathered again).
     """
     same = np.ones(np.size(index), dtype=bool)
+    if gathered is not None:
+        at = None
+        if rows is not None:  # the position of each hit row among the hits
+            at = np.full(len(query[0]), -1, dtype=np.intp)
+            at[rows] = np.arange(rows.size)
+        for classes_q, t in zip(gathered, table):
+            ts, tl = t.spans(index)
+            for where, ql, fields in classes_q:
+                if at is None:
+                    k, sel = where, None
+                else:
+                    k = at if where is None else at[where]
+                    sel = np.flatnonzero(k >= 0)
+                    k = k[sel]
+                a = _words(fields if sel is None else fields[sel])
+                length_q = ql if sel is None else ql[sel]
+                length_t = tl if k is None else tl[k]
+                ok = length_q == length_t
+                check = np.flatnonzero(ok)
+                if check.size:
+                    starts_t = ts if k is None else ts[k]
+                    b = _words(gather_ids(t.data, starts_t[check], length_t[check]))
+                    a = a[check]  # as wide as b or wider: its extra words are zeros
+                    equal = a[:, 0] == b[:, 0]
+                    for j in range(1, b.shape[1]):
+                        equal &= a[:, j] == b[:, j]
+                    ok[check] = equal
+                if k is None:
+                    same &= ok
+                else:
+                    same[k] &= ok
+        return same
     for q, t in zip(query, table):
         qs, ql = q.spans(rows)
         ts, tl = t.spans(index)
@@ -253,17 +321,23 @@ class HashTable:
     def lookup(self, query, hashes=None):
         """Row of the table holding each row of ``query`` (a tuple of :class:`Ids` or of
         bytes arrays), or -1; ``hashes``, their :func:`hash_ids` when computed already.
+
+        A query of at most :data:`_GATHER_ROWS` rows (a block's) is gathered once, for its
+        hashes and for checking its hits.
         """
         query = tuple(Ids.of(c) for c in query)
         nq = len(query[0])
         if nq == 0 or self.n == 0:
             return np.full(nq, -1, dtype=np.intp)
-        high = hash_ids(*query) if hashes is None else hashes
+        gathered = None
+        if hashes is None and nq <= _GATHER_ROWS:
+            gathered = [gather_classes(c) for c in query]
+        high = hash_ids(*query, gathered=gathered) if hashes is None else hashes
         high &= ~self.mask
         out = self._find(high)
         hit = out >= 0
         rows = None if hit.all() else np.flatnonzero(hit)  # checked byte for byte, in order
-        ok = _same(query, rows, self.columns, out if rows is None else out[rows])
+        ok = _same(query, rows, self.columns, out if rows is None else out[rows], gathered)
         if not ok.all():
             out[np.flatnonzero(~ok) if rows is None else rows[~ok]] = -1
         if self.shared_rows is not None:  # a query whose high bits are shared: a hit
@@ -277,6 +351,8 @@ class HashTable:
         return out
 
 
+#: Rows of a query gathered once as fixed-width ids (larger queries: hashed in slices)
+_GATHER_ROWS = 1 << 20
 #: Rows of a bucket compared by neighbouring reads (larger buckets: a binary search)
 _WINDOW = 6
 #: Directory buckets: 2^(index bits - _SPARSER), 1 to 2 rows each on average

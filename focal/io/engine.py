@@ -328,8 +328,10 @@ def read_columns(
 
     def held(piece):  # in a worker: the block's ids hashed, then copied out of the block
         (models, tests), values, where, *text = piece
-        hashes = _ids.hash_ids(models, tests)
-        return (models.compact(), tests.compact()), values, where, hashes, *text
+        gathered = [_ids.gather_classes(models), _ids.gather_classes(tests)]
+        hashes = _ids.hash_ids(models, tests, gathered=gathered)
+        ids = _ids.compact_gathered(models, gathered[0]), _ids.compact_gathered(tests, gathered[1])
+        return ids, values, where, hashes, *text
 
     models, tests, hashes, texts = [], [], [], []
     values = {r: [] for r in want}

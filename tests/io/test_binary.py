@@ -228,7 +228,7 @@ def test_alignment_is_exact_even_when_every_hash_collides(monkeypatch):
     system = TrialScores(models[order], tests[order], np.arange(200.0)[order])
     key = TrialKey(models, tests, labels)
     reference = align_trials(key, system)
-    monkeypatch.setattr(_ids, "hash_ids", lambda *cols: np.zeros(len(cols[0]), np.uint64))
+    monkeypatch.setattr(_ids, "hash_ids", lambda *cols, **_: np.zeros(len(cols[0]), np.uint64))
     X, y, m, t = align_trials(key, system)
     np.testing.assert_array_equal(X[:, 0], np.arange(200.0))
     np.testing.assert_array_equal(X, reference[0])

@@ -34,9 +34,9 @@ def test_match_ids_equals_a_dict_lookup(monkeypatch, hashing, window):
     )
     real = _ids.hash_ids
     if hashing == "colliding":  # many hashes shared by different ids
-        monkeypatch.setattr(_ids, "hash_ids", lambda *c: real(*c) & np.uint64(0xF << 60))
+        monkeypatch.setattr(_ids, "hash_ids", lambda *c, **_: real(*c) & np.uint64(0xF << 60))
     elif hashing == "constant":
-        monkeypatch.setattr(_ids, "hash_ids", lambda *c: np.zeros(len(c[0]), np.uint64))
+        monkeypatch.setattr(_ids, "hash_ids", lambda *c, **_: np.zeros(len(c[0]), np.uint64))
     got = _ids.match_ids(query, table)
     assert np.array_equal(got, _oracle(query, table))
     assert (got[-500:] == np.arange(500)).all()

@@ -117,7 +117,7 @@ def _hash_of_models_only(monkeypatch):
     hashes of their own, and a scored trial of another test collides with the key's.
     """
     real = _ids.hash_ids
-    monkeypatch.setattr(_ids, "hash_ids", lambda models, tests: real(models))
+    monkeypatch.setattr(_ids, "hash_ids", lambda models, tests, **_: real(models))
 
 
 def test_a_hash_collision_never_mismatches_trials(tmp_path, monkeypatch):
