@@ -51,6 +51,7 @@ from .._text.fields import (
     first_record,
     fixed_width,
     ids_text,
+    release_memory,
     split_fields,
 )
 from .._text.pool import in_order, worker_pool
@@ -662,8 +663,8 @@ def iter_aligned(
     """
     paths = [os.fspath(p) for p in score_paths]
     reference = _reference(paths, key_path, format, key_format, pos_label)
-    for path in paths:
-        if "score" in reference.values and path == paths[0]:
+    for k, path in enumerate(paths):
+        if "score" in reference.values and k == 0:
             X = reference.values["score"][:, None]
         else:
             X = join(reference, [path], format=format, missing=missing)
@@ -672,6 +673,9 @@ def iter_aligned(
         if keep is not None:
             X, y = X[keep], y[keep]
         models, tests = reference.arrays(keep) if ids else (None, None)
+        if k == len(paths) - 1:  # the joins done: the key's ids and table freed for the measures
+            reference.ids = reference.table = None
+            release_memory()
         yield path, X[:, 0], y, models, tests
 
 
