@@ -542,17 +542,20 @@ class Ids:
         """Compact ids of consecutive pieces (compact each), one after the other; the list is
         emptied, each piece freed once copied.
         """
-        sizes = [p.offsets[-1] for p in pieces]
-        total = int(sum(int(s) for s in sizes))
+        total = sum(int(p.offsets[-1]) for p in pieces)
         dtype = np.uint32 if total < 2**32 else np.int64
-        offsets = [np.zeros(1, dtype=dtype)]
-        base = 0
-        for p in pieces:
-            offsets.append((p.offsets[1:] + base).astype(dtype))
-            base += int(p.offsets[-1])
-        data = concat_pieces([p.data for p in pieces])
+        offsets = np.empty(sum(len(p) for p in pieces) + 1, dtype=dtype)
+        offsets[0] = at = base = 0
+        data = []
+        for p in pieces:  # each piece's buffer is then held by ``data`` alone: freed once copied
+            n = len(p)
+            offsets[at + 1 : at + n + 1] = p.offsets[1:]
+            offsets[at + 1 : at + n + 1] += base
+            at, base = at + n, base + int(p.offsets[-1])
+            data.append(p.data)
+            p.data = p.offsets = None
         pieces.clear()
-        return Ids(data, offsets=np.concatenate(offsets))
+        return Ids(concat_pieces(data), offsets=offsets)
 
     def widths(self, rows=None):
         """Yield ``(where, starts, lengths)`` per width class of the ids ``rows``: ``where``
@@ -707,7 +710,7 @@ def concat_pieces(pieces):
     return out
 
 
-_TRIM_BYTES = 64 << 20
+_TRIM_BYTES = 16 << 20
 
 
 def release_memory():

@@ -88,7 +88,7 @@ def compact_gathered(column, classes):
         return column.compact()
     _, lengths, fields = classes[0]
     raw = fields.view(np.uint8)
-    offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+    offsets = np.zeros(lengths.size + 1, dtype=np.int64 if fields.nbytes >= 2**32 else np.uint32)
     np.cumsum(lengths, out=offsets[1:])
     return Ids(raw[raw != 0], offsets=offsets)
 
