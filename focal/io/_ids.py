@@ -148,15 +148,17 @@ def _same(query, rows, table, index, gathered=None):
                 length_q = ql if sel is None else ql[sel]
                 length_t = tl if k is None else tl[k]
                 ok = length_q == length_t
-                check = np.flatnonzero(ok)
-                if check.size:
+                check = None if ok.all() else np.flatnonzero(ok)  # None: all (no copies)
+                if check is None or check.size:
                     starts_t = ts if k is None else ts[k]
-                    b = _words(gather_ids(t.data, starts_t[check], length_t[check]))
-                    a = a[check]  # as wide as b or wider: its extra words are zeros
+                    if check is not None:
+                        a, starts_t, length_t = a[check], starts_t[check], length_t[check]
+                    b = _words(gather_ids(t.data, starts_t, length_t))
+                    # a is as wide as b or wider: its extra words are zeros
                     equal = a[:, 0] == b[:, 0]
                     for j in range(1, b.shape[1]):
                         equal &= a[:, j] == b[:, j]
-                    ok[check] = equal
+                    ok = equal if check is None else _put(ok, check, equal)
                 if k is None:
                     same &= ok
                 else:
@@ -173,6 +175,12 @@ def _same(query, rows, table, index, gathered=None):
             b = _words(gather_ids(t.data, ts[k], tl[k]))
             same[k] = (a == b).all(axis=1)
     return same
+
+
+def _put(out, where, values):
+    """``out`` with ``values`` at ``where``."""
+    out[where] = values
+    return out
 
 
 def _exact_keys(columns):
