@@ -82,7 +82,7 @@ def gather_classes(column):
 def compact_gathered(column, classes):
     """:meth:`Ids.compact` of ``column`` from its :func:`gather_classes`: the non-zero bytes of
     the fixed-width ids, in row order (ids hold no NUL byte), a byte of work per gathered byte
-    instead of two per byte of the block.
+    instead of two per byte of the block; ids all of one length, a strided copy.
     """
     if len(classes) != 1 or classes[0][0] is not None:
         return column.compact()
@@ -90,6 +90,9 @@ def compact_gathered(column, classes):
     raw = fields.view(np.uint8)
     offsets = np.zeros(lengths.size + 1, dtype=np.int64 if fields.nbytes >= 2**32 else np.uint32)
     np.cumsum(lengths, out=offsets[1:])
+    if lengths.size and lengths.min() == lengths.max():  # one length (ids of one pattern)
+        width = int(lengths[0])
+        return Ids(raw.reshape(lengths.size, -1)[:, :width].ravel(), offsets=offsets)
     return Ids(raw[raw != 0], offsets=offsets)
 
 

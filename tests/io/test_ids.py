@@ -5,6 +5,7 @@ every hash collides, ids differ in width, or queries are absent.
 import numpy as np
 import pytest
 
+from focal._text.fields import Ids
 from focal.io import _ids
 
 
@@ -61,3 +62,25 @@ def test_lookups_of_tables_of_any_size(n):
     query = (np.array([b"m%d" % i for i in rows], "S8"), np.full(rows.size, b"t", "S8"))
     expected = np.where(rows < n, rows, -1)
     assert np.array_equal(_ids.HashTable(table).lookup(query), expected)
+
+
+@pytest.mark.parametrize(
+    "ids",
+    [
+        [b"spk1", b"spk2", b"spk3"],  # one length: a strided copy
+        [b"a", b"bcdefgh", b"ijklmnop"],  # one width class, several lengths
+        [b"a", b"b" * 20, b"cd", b"e" * 9],  # several width classes
+    ],
+)
+def test_a_block_gathered_once_gives_its_ids_and_their_hashes(ids):
+    # a block's text: the ids between other fields, as the tokenizer finds them
+    text = b"".join(b"%s 1.5\n" % i for i in ids)
+    data = np.frombuffer(text, dtype=np.uint8)
+    starts = np.array([text.index(b"%s 1.5\n" % i) for i in ids])
+    column = Ids(data, starts, np.array([len(i) for i in ids]))
+    gathered = _ids.gather_classes(column)
+    compact = _ids.compact_gathered(column, gathered)
+    assert [compact[k] for k in range(len(ids))] == ids
+    assert compact.data.tobytes() == b"".join(ids)
+    hashes = _ids.hash_ids(column, gathered=[gathered])
+    assert np.array_equal(hashes, _ids.hash_ids(np.array(ids)))
