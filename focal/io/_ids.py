@@ -85,7 +85,8 @@ def _exact_keys(columns):
     """Rows of the id columns as one void (raw bytes) array: exact, slow comparisons."""
     n = columns[0].shape[0]
     raw = np.concatenate(
-        [np.ascontiguousarray(c).view(np.uint8).reshape(n, -1) for c in columns], axis=1
+        [np.ascontiguousarray(c).view(np.uint8).reshape(n, c.dtype.itemsize) for c in columns],
+        axis=1,
     )
     return np.ascontiguousarray(raw).view(f"V{raw.shape[1]}").ravel()
 
@@ -93,7 +94,7 @@ def _exact_keys(columns):
 def _words(column):
     """An id column (bytes, width a multiple of 8) as an (n, w/8) uint64 matrix (a view)."""
     column = np.ascontiguousarray(column)
-    return column.view(np.uint64).reshape(column.shape[0], -1)
+    return column.view(np.uint64).reshape(column.shape[0], column.dtype.itemsize // 8)
 
 
 def _same(columns_a, ia, columns_b, ib):

@@ -342,7 +342,10 @@ def _kept(key, X, score_paths, missing):
             f"(focal: --missing drop) to skip them"
         )
     if absent_any.all():
-        raise ValueError("no trial is present in the key and in every score file")
+        raise ValueError(
+            f"no trial of the key {key.path} is in every score file "
+            f"({', '.join(display_name(p) for p in score_paths)}): is it the key of these scores?"
+        )
     return ~absent_any
 
 

@@ -97,7 +97,9 @@ def align_trials(key, *systems, missing: str = "error"):
         raise ValueError(f"key must be a TrialKey, got {type(key).__name__}")
     X, keep = _columns(key, systems, missing, f"key {key.path}".rstrip())
     if not keep.any():
-        raise ValueError("no trial is present in the key and in every score file")
+        raise ValueError(
+            f"no trial of the key {key.path} is in every system's scores: is it their key?"
+        )
     if keep.all():
         return X, np.asarray(key.labels, dtype=bool), key.models, key.tests
     return X[keep], np.asarray(key.labels, dtype=bool)[keep], key.models[keep], key.tests[keep]
