@@ -1,4 +1,10 @@
-"""Bayes decisions for any cost function, combined criteria and other proper scoring rules.
+"""
+Decisions, costs and other scoring rules
+========================================
+
+Bayes decisions for any cost function, combined criteria and other proper scoring rules.
+
+Run it from a checkout (the sample data by default, your files by argument)::
 
     python recipes/decisions_and_costs.py             # the sample sets in data_samples/
     python recipes/decisions_and_costs.py --out figures/
@@ -40,7 +46,7 @@ import sys
 
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(sys.argv[0]).resolve().parent.parent  # run as a script (also by the docs)
 sys.path.insert(0, str(ROOT))
 
 from focal import LogisticFusion  # noqa: E402
@@ -195,4 +201,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()
