@@ -42,7 +42,6 @@ extensions = [
 ]
 
 exclude_patterns = ["_build", "gallery/*.ipynb", "gallery/*.py", "gallery/*.zip"]
-templates_path = ["_templates"]
 root_doc = "index"
 language = "en"
 # the site is built offline (CI reaches package registries only): no intersphinx inventories

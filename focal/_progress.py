@@ -31,7 +31,7 @@ class Progress:
                 from tqdm.auto import tqdm
             except ImportError:
                 raise ValueError(
-                    'progress=True needs tqdm: pip install "focal-calibration[progress]"'
+                    'progress=True needs tqdm (the "progress" extra): pip install tqdm'
                 ) from None
             self.bar = tqdm(total=total, desc=what, unit="", leave=False)
         elif not (progress is False or progress is None or self.callback is not None):

@@ -34,7 +34,7 @@ Language recognition (data_samples/language_recognition, closed set, eval):
 6. ``cavg_sweep.png`` in ``--out`` (default: a new temporary folder): normalized CAVG swept over
    the target prior, actual and after affine calibration (thesis sec. 8.5.1).
 
-The figure needs matplotlib (``pip install "focal-calibration[plot]"``); without it only the
+The figure needs matplotlib (``pip install matplotlib``); without it only the
 numbers are printed.
 """
 

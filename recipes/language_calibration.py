@@ -35,7 +35,7 @@ Figures (``--out``, default a new temporary folder, printed at the end): ``pairw
 bar-graph matrix of fig. 3; ``detection_ape.png``, per-language APE plots before and after (fig.
 2); ``scatter.png``, detection LLRs after against before for every language (fig. 1); and
 ``subsets.png``, CAVG over every subset of the languages (thesis fig. 8.3), before and after.
-Figures need matplotlib (``pip install "focal-calibration[plot]"``); without it only the numbers
+Figures need matplotlib (``pip install matplotlib``); without it only the numbers
 are printed.
 """
 

@@ -25,7 +25,7 @@ lines ``model test target|nontarget``, any number of systems, the same order for
    fig. 7.8, with the DR30 points and the operating point), ``nbe_systems.png`` (every system
    on eval) and ``ape.png`` (APE curves and Cllr bars on eval).
 
-Figures need matplotlib (``pip install "focal-calibration[plot]"``); without it the numbers are
+Figures need matplotlib (``pip install matplotlib``); without it the numbers are
 printed and the figures skipped.
 """
 

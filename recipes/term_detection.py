@@ -26,7 +26,7 @@ The recipe
 3. writes ``det.png`` into ``--out`` (default: a new temporary directory, printed at the end):
    the DET of the threshold sweep (plan sec. 2.5) with the ATWV and MTWV points.
 
-The DET figure needs matplotlib (``pip install "focal-calibration[plot]"``); without it the
+The DET figure needs matplotlib (``pip install matplotlib``); without it the
 numbers are printed and the figure skipped.
 """
 

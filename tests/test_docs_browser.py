@@ -19,6 +19,7 @@ import html
 import http.server
 import os
 import pathlib
+import posixpath
 import re
 import shutil
 import subprocess
@@ -100,21 +101,29 @@ def _parse(path: pathlib.Path) -> _Page:
     return _Page(path.read_text(encoding="utf-8", errors="replace"))
 
 
+@functools.cache
+def _files(root: pathlib.Path) -> frozenset:
+    """Every file of the site, as a path relative to its root."""
+    return frozenset(p.relative_to(root).as_posix() for p in root.rglob("*") if p.is_file())
+
+
 def _broken_targets(page: pathlib.Path, root: pathlib.Path):
     """The internal links and resources of ``page`` that lead nowhere."""
+    files, here = _files(root), page.relative_to(root).parent.as_posix()
     broken = []
     for kind, target in _parse(page).targets:
         parts = urllib.parse.urlsplit(target)
         if parts.scheme or target.startswith(("//", "mailto:", "javascript:")):
             continue  # outside the site: not fetched (CI has no network beyond registries)
-        path = page if not parts.path else (page.parent / urllib.parse.unquote(parts.path))
-        path = path.resolve()
-        if path.is_dir():
-            path = path / "index.html"
-        if not path.is_file() or not path.is_relative_to(root.resolve()):
+        path = page.relative_to(root).as_posix()
+        if parts.path:
+            path = posixpath.normpath(posixpath.join(here, urllib.parse.unquote(parts.path)))
+        if path not in files and posixpath.join(path, "index.html") in files:
+            path = posixpath.join(path, "index.html")
+        if path not in files:
             broken.append(f"{kind} {target}: no such file")
-        elif parts.fragment and path.suffix == ".html":
-            if urllib.parse.unquote(parts.fragment) not in _parse(path).ids:
+        elif parts.fragment and path.endswith(".html"):
+            if urllib.parse.unquote(parts.fragment) not in _parse(root / path).ids:
                 broken.append(f"{kind} {target}: no anchor #{parts.fragment}")
     return broken
 
