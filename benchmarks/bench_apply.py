@@ -98,7 +98,7 @@ def _steps(model_path, paths, output):
 
     model = load(model_path)
     times = dict.fromkeys(("read", "apply", "write"), 0.0)
-    with open_inputs(paths, threads=0) as files, open(output, "wb") as out:
+    with open_inputs(paths, threads=0, records=True) as files, open(output, "wb") as out:
         chunks = files.chunks(1 << 16)
         while True:
             t0 = time.thread_time()
@@ -109,7 +109,7 @@ def _steps(model_path, paths, output):
                 break
             Y = model.transform(chunk.X)
             t2 = time.thread_time()
-            _write_chunk(out, chunk, np.asarray(Y, dtype=np.float64).ravel(), [])
+            _write_chunk(out, chunk, np.asarray(Y, dtype=np.float64).ravel())
             times["apply"] += t2 - t1
             times["write"] += time.thread_time() - t2
     return times

@@ -34,6 +34,7 @@ from focal.metrics import (
     from_labels,
     multiclass_cllr,
 )
+from focal.workflows import summary_table
 from tests._support.cli import (
     BLOCK_MATPLOTLIB,
     DEV,
@@ -160,16 +161,16 @@ def test_evaluate_prints_the_api_report(capsys):
     )
     assert status == 0, err
     key = read_key(SPK / "eval.key")
-    expected = []
+    reports = []
     for path in (EVAL[0], EVAL[2]):
         X, y, _, _ = align_trials(key, read_scores(path))
-        expected.append(
-            str(
-                calibration_report(
-                    *from_labels(X[:, 0], y), operating_points=[0.01, 0.2], name=str(path)
-                )
+        reports.append(
+            calibration_report(
+                *from_labels(X[:, 0], y), operating_points=[0.01, 0.2], name=str(path)
             )
         )
+    # two systems: the summary table (a line each), then each report
+    expected = [summary_table(reports)] + [str(r) for r in reports]
     assert out.strip() == "\n\n".join(expected)
 
 

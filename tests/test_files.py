@@ -1,6 +1,8 @@
 """Outputs never lose a user's data: an output that is an input (by any path or link) is refused
 before anything is written; links, devices and FIFOs are never replaced; a failed or interrupted
-write leaves the complete old file or the complete new one, and no temporary file.
+write leaves the complete old file or the complete new one, and no temporary file; a report
+folder gets all its files or none. The command-line reproductions of hostile outputs, run under
+limits, are in test_hostile_outputs.py.
 """
 
 from __future__ import annotations
@@ -9,6 +11,7 @@ import errno
 import hashlib
 import os
 import random
+import re
 import signal
 import subprocess
 import sys
@@ -20,9 +23,12 @@ import pytest
 
 import focal
 from focal import LogisticFusion
-from focal._text.outputs import check_output, write_output
+from focal._text.outputs import FolderWriter, check_output, is_stream, write_output
 from focal.cli import main
 from focal.io import read_scores, write_scores
+from tests._support.cli import ROOT
+
+ENV = dict(os.environ, PYTHONPATH=str(ROOT))  # `python -m focal` of this checkout, from any folder
 
 pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="POSIX links, FIFOs, signals")
 
@@ -132,6 +138,7 @@ def test_dev_stdout_and_dash_stream_to_standard_output(workspace):
             [sys.executable, "-m", "focal", "apply", "model.json", "o/s0", "s1", "-o", output],
             capture_output=True,
             cwd=workspace,
+            env=ENV,
             timeout=120,
         )
         assert run.returncode == 0, run.stderr
@@ -158,6 +165,7 @@ def test_dev_stdout_redirected_to_a_file_appends_to_it(workspace):
             stdout=out,
             stderr=subprocess.PIPE,
             cwd=workspace,
+            env=ENV,
             timeout=120,
         )
     assert run.returncode == 0, run.stderr
@@ -220,6 +228,112 @@ def test_check_output_compares_files_not_names(tmp_path):
     with pytest.raises(ValueError, match="would overwrite"):
         check_output(tmp_path / "b", [str(a)])
     check_output(tmp_path / "c", [str(a)])  # a new file is no input
+
+
+def test_what_an_output_is_comes_from_the_file_not_the_path(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    os.mkfifo("fifo")
+    (tmp_path / "file").write_text("x")
+    assert is_stream("-") and is_stream("fifo") and is_stream(os.devnull)
+    assert not is_stream("file") and not is_stream("new")
+    if os.path.isdir("/proc/self/cwd"):
+        assert not is_stream("/proc/self/cwd/file")
+    if os.path.isdir("/dev/shm"):
+        assert not is_stream("/dev/shm/focal-no-such-file")
+
+
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("", "the output name is empty"),
+        ("out/", "out/: the output names a folder"),
+        ("missing/out", "missing/out: cannot write: the folder missing does not exist"),
+        ("file/out", "file/out: cannot write: the folder file is not a folder"),
+        (os.fsdecode(b"o\xff"), "the output name b'o\\xff' is not UTF-8 text"),
+    ],
+)
+def test_output_names_are_checked_before_any_work(tmp_path, monkeypatch, name, message):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(ValueError, match=re.escape(message)):
+        check_output(name)
+    assert sorted(os.listdir(tmp_path)) == ["file"]
+
+
+def test_save_names_the_file_once(tmp_path):
+    model = LogisticFusion().fit(np.array([[0.0], [1.0], [2.0], [3.0]]), [0, 1, 0, 1])
+    with pytest.raises(ValueError) as error:
+        focal.save(model, tmp_path / "no" / "m.json")
+    assert str(error.value) == (
+        f"{tmp_path}/no/m.json: cannot write: the folder {tmp_path}/no does not exist"
+    )
+
+
+def _old_report(folder):
+    folder.mkdir()
+    (folder / "det.png").write_bytes(b"old det")
+    (folder / "index.html").write_bytes(b"old page")
+    return {p: (folder / p).read_bytes() for p in os.listdir(folder)}
+
+
+def test_a_report_folder_gets_every_file_or_none(tmp_path):
+    folder = tmp_path / "plots"
+    old = _old_report(folder)
+    with pytest.raises(RuntimeError, match="drawing failed"):
+        with FolderWriter(folder) as files:
+            files.write("det.png", b"new det")
+            raise RuntimeError("drawing failed")
+    assert {p: (folder / p).read_bytes() for p in os.listdir(folder)} == old
+    with FolderWriter(folder) as files:
+        files.write("det.png", b"new det")
+        assert (folder / "det.png").read_bytes() == b"old det"  # renamed at the end only
+        files.write("index.html", b"new page")
+    assert (folder / "det.png").read_bytes() == b"new det"
+    assert sorted(os.listdir(folder)) == ["det.png", "index.html"]
+    # a folder it created (with its parents) is removed on failure; others' folders stay
+    (tmp_path / "mine").mkdir()
+    with pytest.raises(KeyboardInterrupt):
+        with FolderWriter(tmp_path / "mine" / "a" / "b") as files:
+            files.write("det.png", b"x")
+            raise KeyboardInterrupt
+    assert os.listdir(tmp_path / "mine") == []
+
+
+def test_a_full_disk_in_a_report_names_the_file(tmp_path):
+    def full(*args):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    with pytest.raises(ValueError, match=r"plots/ape.png: cannot write: No space left on device"):
+        with FolderWriter(tmp_path / "plots") as files:
+            files.write("det.png", b"x")
+            with files.open("ape.png") as out:
+                out.write(b"half")
+                full()
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_report_replaces_links_and_refuses_inputs_and_folders(tmp_path):
+    folder = tmp_path / "plots"
+    folder.mkdir()
+    other, scores = tmp_path / "other", tmp_path / "scores"
+    other.write_text("keep")
+    scores.write_text("m t 1\n")
+    os.symlink(other, folder / "index.html")
+    os.link(scores, folder / "det.png")
+    (folder / "ape.png").mkdir()
+    with pytest.raises(ValueError, match=r"det.png: the report would overwrite an input file"):
+        FolderWriter(folder, [scores])  # checked when made, before any figure is drawn
+    os.unlink(folder / "det.png")
+    with FolderWriter(folder, [scores]) as files:
+        with pytest.raises(ValueError, match=r"ape.png: the output is a directory"):
+            files.write("ape.png", b"x")
+        with pytest.raises(ValueError, match="is not a file name"):
+            files.write("../escape.png", b"x")
+        files.write("index.html", b"page")
+    assert other.read_text() == "keep" and not (folder / "index.html").is_symlink()
+    assert (folder / "index.html").read_bytes() == b"page"
+    with pytest.raises(ValueError, match="not a folder"):
+        FolderWriter(other)
 
 
 # ---------------------------------------------------------------------- interruptions

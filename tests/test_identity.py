@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from sklearn.pipeline import make_pipeline
 
 import focal
 import focal.io.binary
@@ -451,3 +452,89 @@ def test_a_model_without_class_names_takes_the_first_files_order(tmp_path):
         r"eval_sys1.txt's Basque.*'Other' not among them",
     ):
         apply_model(model, [straight[0], other], tmp_path / "c.txt")
+
+
+# -------------------------------------------- data frames in every door (issue 29, item 2)
+
+
+def _frames_and_models():
+    """(name, model fitted on a frame, the frame) of a binary fusion, a fusion followed by
+    PAV, a multiclass fusion and a Gaussian back-end.
+    """
+    import pandas as pd
+
+    from focal import GaussianBackend
+
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 300)
+    frame = pd.DataFrame({"sys1": rng.normal(size=300) + y, "sys2": rng.normal(size=300) + 2 * y})
+    yc = rng.integers(0, 3, 300)
+    llh = rng.normal(size=(300, 6)) + np.tile(np.eye(3)[yc], 2)
+    columns = [f"{s}:{c}" for s in ("a", "b") for c in ("en", "fr", "de")]
+    multi = pd.DataFrame(llh, columns=columns)
+    vectors = pd.DataFrame(llh[:, :4], columns=["v1", "v2", "v3", "v4"])
+    return [
+        ("fusion", LogisticFusion().fit(frame, y), frame),
+        ("fusion+pav", make_pipeline(LogisticFusion(), PAVCalibrator()).fit(frame, y), frame),
+        ("multiclass", MulticlassFusion().fit(multi, yc), multi),
+        ("backend", GaussianBackend().fit(vectors, yc), vectors),
+    ]
+
+
+@pytest.mark.parametrize("case", range(4))
+def test_frames_are_checked_by_name_alike_in_every_door(tmp_path, case):
+    """focal.runtime.load(model).decision_function(df[["sys2", "sys1"]]) returned wrong LLRs
+    while focal.load refused the frame. Both now run one check: the same frame in another
+    column order is refused by the estimator, focal.load and the runtime in the same words,
+    naming both orders; other names are refused; the right frame and a plain array give the
+    fitted model's outputs.
+    """
+    import focal.runtime
+
+    name, model, frame = _frames_and_models()[case]
+    path = tmp_path / f"{name}.json"
+    focal.save(model, path)
+    doors = [model, focal.load(path), focal.runtime.load(path)]
+    want = np.asarray(model.transform(frame.to_numpy()))
+    swapped = frame[list(frame.columns[::-1])]
+    renamed = frame.rename(columns={frame.columns[0]: "other"})
+    messages = []
+    for door in doors:
+        with pytest.raises(ValueError, match="must be in the same order") as info:
+            door.transform(swapped)
+        messages.append(str(info.value))
+        with pytest.raises(ValueError, match="unseen at fit time:\n- other"):
+            door.transform(renamed)
+        np.testing.assert_array_equal(np.asarray(door.transform(frame)), want)
+        np.testing.assert_array_equal(np.asarray(door.transform(frame.to_numpy())), want)
+    assert len(set(messages)) == 1
+    assert f"X has the columns {list(swapped.columns)!r}" in messages[0]
+    assert f"takes {list(frame.columns)!r}" in messages[0]
+
+
+def test_the_runtime_decision_function_of_the_issue_is_refused(tmp_path):
+    import focal.runtime
+
+    _, model, frame = _frames_and_models()[0]
+    focal.save(model, tmp_path / "m.json")
+    with pytest.raises(ValueError, match=r"takes \['sys1', 'sys2'\]"):
+        focal.runtime.load(tmp_path / "m.json").decision_function(frame[["sys2", "sys1"]])
+
+
+def test_a_model_trained_from_files_takes_arrays_without_a_warning(tmp_path):
+    """focal.load of a model trained from files warned "X does not have valid feature names"
+    on every NumPy call: an array is taken by position, as the runtime takes it.
+    """
+    import warnings
+
+    fit = train_fusion([SPK / f"dev_sys{k}.scores" for k in (1, 2)], SPK / "dev.key", pav=True)
+    focal.save(fit.model, tmp_path / "m.json")
+    model = focal.load(tmp_path / "m.json")
+    assert list(model[0].feature_names_in_) == ["sys1", "sys2"]
+    X = np.random.default_rng(0).normal(size=(5, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for method in ("transform", "predict", "predict_proba", "decision_function"):
+            getattr(model if method != "decision_function" else model[-1], method)(
+                X if method != "decision_function" else model[0].transform(X)
+            )

@@ -89,6 +89,20 @@ def test_a_huge_file_with_a_wrong_checksum_is_refused_before_parsing(tmp_path):
     )
 
 
+def test_duplicate_keys_are_found_in_linear_time(tmp_path):
+    """Issue 30: 80,000 keys took 168 s to refuse (a quadratic search for the repeated one);
+    200,000 keys, the repeated one last, are refused within a few seconds of CPU.
+    """
+    n = 200_000
+    members = ", ".join(f'"k{i}": {i}' for i in range(n))
+    path = tmp_path / "keys.json"
+    path.write_text(f'{{"format": "focal-model", {members}, "k{n - 1}": 0}}')
+    expect_error(
+        run_limited(_load, str(path), cpu_seconds=4, memory_mb=400),
+        rf"^{path}: .*duplicate key 'k{n - 1}'",
+    )
+
+
 def test_the_size_cap_is_checked_before_reading(tmp_path):
     path = _saved(tmp_path, FUSION)
     size = path.stat().st_size

@@ -86,56 +86,102 @@ def parse_numbers(buf, starts, lengths, on_error):
         return fast
     n = starts.size
     value = np.empty(n, dtype=np.float64)
+    errors = _FirstError(on_error)  # the tokens are read out of order: report the first bad one
     long = np.flatnonzero(lengths > _SLOW_WIDTH)  # rare: one at a time, memory stays linear
     for i in long:
         token = buf[starts[i] : starts[i] + lengths[i]]
-        value[i] = _parse_slow(token[None, :], np.array([i]), on_error)[0]
+        if not errors.found(_parse_slow, value, token[None, :], np.array([i])):
+            break
     short = None if long.size == 0 else np.flatnonzero(lengths <= _SLOW_WIDTH)
     rows_all = np.arange(n) if short is None else short
-    if rows_all.size == 0:
-        return value
-    width = max(8, -(-int(lengths[rows_all].max()) // 8) * 8)
-    if int(starts[rows_all].max()) + width > buf.size:
-        buf = np.concatenate([buf, np.zeros(width, dtype=np.uint8)])
-    windows = np.lib.stride_tricks.sliding_window_view(buf, width)
-    masks = byte_masks(width // 8)
-    for i in range(0, rows_all.size, _ROWS):
-        rows = rows_all[i : i + _ROWS]
-        words = np.ascontiguousarray(windows[starts[rows]]).view(np.uint64)
-        words &= np.take(masks, lengths[rows], axis=0)  # zero the bytes past each token
-        value[rows] = _parse_slow(words.view(np.uint8), rows, on_error)
+    if rows_all.size:
+        width = max(8, -(-int(lengths[rows_all].max()) // 8) * 8)
+        if int(starts[rows_all].max()) + width > buf.size:
+            buf = np.concatenate([buf, np.zeros(width, dtype=np.uint8)])
+        windows = np.lib.stride_tricks.sliding_window_view(buf, width)
+        masks = byte_masks(width // 8)
+        for i in range(0, rows_all.size, _ROWS):
+            rows = rows_all[i : i + _ROWS]
+            words = np.ascontiguousarray(windows[starts[rows]]).view(np.uint64)
+            words &= np.take(masks, lengths[rows], axis=0)  # zero the bytes past each token
+            if not errors.found(_parse_slow, value, words.view(np.uint8), rows):
+                break
+    errors.report()
     return value
 
 
-def _parse_slow(tokens, rows, on_error):
-    """NumPy's correctly rounded string conversion of a (n, w) matrix of zero-padded tokens."""
-    if (tokens == 95).any():  # float() and NumPy read '1_0' as 10: not score-file syntax
-        i = int(np.argmax((tokens == 95).any(axis=1)))
-        on_error(rows[i], f"{_show(tokens[i])!r} is not a number")
+class _FirstError:
+    """Collects the errors of batches of tokens read out of file order, and reports the one of
+    the earliest token (so the message names the first bad line, whatever the batch order).
+    """
+
+    def __init__(self, on_error):
+        self.on_error = on_error
+        self.first = None
+
+    def found(self, parse, value, tokens, rows):
+        """Parse a batch into ``value[rows]``; False once a batch failed (rows increase within
+        each kind of batch, so a later batch of the same kind cannot hold an earlier error).
+        """
+        try:
+            value[rows] = parse(tokens, rows)
+        except _BadToken as bad:
+            if self.first is None or bad.row < self.first.row:
+                self.first = bad
+            return False
+        return True
+
+    def report(self):
+        if self.first is not None:
+            self.on_error(self.first.row, self.first.message)
+
+
+class _BadToken(Exception):
+    def __init__(self, row, message):
+        super().__init__(message)
+        self.row, self.message = row, message
+
+
+def _parse_slow(tokens, rows):
+    """NumPy's correctly rounded string conversion of a (n, w) matrix of zero-padded tokens;
+    the first bad token (in row order) raises :class:`_BadToken`.
+    """
     text = np.ascontiguousarray(tokens).view(f"S{tokens.shape[1]}").ravel()
-    try:
-        with np.errstate(over="ignore"):  # 1e999 reads as inf, refused below
+    bad = None
+    if (tokens == 95).any():  # float() and NumPy read '1_0' as 10: not score-file syntax
+        bad = (tokens == 95).any(axis=1)
+        text = np.where(bad, b"0", text)
+    with np.errstate(over="ignore"):  # 1e999 reads as inf, refused below
+        try:
             value = text.astype(np.float64)
-    except ValueError:  # includes UnicodeDecodeError
-        for i, token in enumerate(text):
-            try:
-                float(token)
-            except ValueError:
-                on_error(rows[i], f"{_show(tokens[i])!r} is not a number")
-        raise  # pragma: no cover - the loop above finds the culprit
-    nan = np.isnan(value)
-    if nan.any():
-        on_error(rows[int(np.argmax(nan))], "is NaN")
-    infinite = np.flatnonzero(np.isinf(value))
-    if infinite.size:
-        overflow = ((tokens[infinite] >= 48) & (tokens[infinite] <= 57)).any(axis=1)
-        if overflow.any():  # digits that overflow, not a spelling of infinity
-            i = int(infinite[np.argmax(overflow)])
-            on_error(
-                rows[i],
-                f"{_show(tokens[i])!r} is out of the float64 range (write inf "
-                f"for an infinite value)",
+        except ValueError:  # includes UnicodeDecodeError: find which (a slow path, once)
+            value = np.zeros(text.size)
+            bad = np.zeros(text.size, dtype=bool) if bad is None else bad
+            for i, token in enumerate(text):
+                try:
+                    value[i] = float(token)
+                except ValueError:
+                    bad[i] = True
+    special = ~np.isfinite(value)
+    if bad is None and not special.any():
+        return value
+    bad = np.zeros(text.size, dtype=bool) if bad is None else bad
+    nan = np.isnan(value) & ~bad
+    overflow = special & ~nan & ~bad  # digits that overflow, not a spelling of infinity
+    overflow[overflow] = ((tokens[overflow] >= 48) & (tokens[overflow] <= 57)).any(axis=1)
+    wrong = bad | nan | overflow
+    if wrong.any():
+        i = int(np.argmax(wrong))
+        if bad[i]:
+            message = f"{_show(tokens[i])!r} is not a number"
+        elif nan[i]:
+            message = "is NaN"
+        else:
+            message = (
+                f"{_show(tokens[i])!r} is out of the float64 range (write inf for an "
+                f"infinite value)"
             )
+        raise _BadToken(rows[i], message)
     return value
 
 

@@ -1,23 +1,35 @@
-"""Safe output files: never lose a user's data, never leave a partial file behind.
+"""Safe outputs: decided by what the file is, never over an input, whole or not at all.
 
-Every file focal writes (models, score files, calibrated outputs) goes through
-:func:`write_output`, which
+Every file focal writes (models, score files, calibrated outputs, the figures and page of a
+report) goes through :func:`write_output` or :class:`FolderWriter`. What is done depends on
+what the output *is* (``stat``, links followed), never on how its path is spelled:
 
-- refuses, before anything is written, an output that is a directory or the same file as one
-  of the inputs (compared by device and inode, so ``./x``, ``/abs/x``, ``a/../x``, symbolic and
-  hard links are all recognised);
-- writes a regular file atomically: to a temporary file ``.focal-*.tmp`` in the folder of the
-  *resolved* target (a symbolic link is followed, never replaced), renamed over the target at
-  the end, with the mode an existing target had. A failed or interrupted write (an exception,
-  KeyboardInterrupt, SIGTERM) removes the temporary file and leaves the old file untouched;
-  after SIGKILL or a power cut the target is still the complete old or the complete new file
-  (only a stray temporary file may remain);
-- streams straight to a character device, a FIFO or a socket (``/dev/stdout``, ``/dev/null``,
-  a named pipe), to anything under ``/dev`` or ``/proc`` (``/dev/stdout`` redirected to a
-  file with ``>> log`` is appended to, not replaced) and to ``-`` (standard output): these
-  cannot be replaced atomically and must never be replaced by a regular file;
-- names the file in every error (``path: cannot write: No space left on device``): the
-  ``OSError`` of the system (also a ``ValueError``, :func:`focal.exceptions.file_access_error`).
+- ``-`` is standard output;
+- a character device, a FIFO or a socket (``/dev/null``, a terminal, a named pipe, a pipe
+  reached through ``/dev/stdout``) is a stream: written to directly;
+- a descriptor of this process that the shell opened on a regular file (``/dev/stdout``,
+  ``/dev/fd/1``, ``/proc/self/fd/1`` with ``> log`` or ``>> log``) is appended to, as the
+  shell asked: replacing the file would throw away what ``>> log`` keeps. A descriptor open
+  for reading only (``-o /dev/stdin < file``) is refused;
+- everything else, whatever its path (``/dev/shm/x``, ``/proc/self/cwd/x``, a symbolic link),
+  is a regular file, written atomically: to a temporary file ``.focal-*.tmp`` in the folder
+  of the *resolved* target (a symbolic link is followed, never replaced), renamed over the
+  target at the end, with the mode an existing target had. A failed or interrupted write (an
+  exception, KeyboardInterrupt, SIGTERM) removes the temporary file and leaves the old file,
+  or no file, behind: never an empty or partial one. After SIGKILL only a stray temporary
+  file may remain.
+
+Before anything is written, and before any work when the caller checks first
+(:func:`check_output`, :func:`check_folder`, :func:`check_command`), an output is refused when
+its name is empty, not UTF-8 (it could not be printed in a message) or ends with ``/`` (a
+folder); when it is a folder, or its folder does not exist or cannot be written; and when it is
+the same file, by device and inode, as one of the inputs: through any spelling of the path,
+symbolic and hard links, ``/proc/self/...``, standard input (``fstat(0)``) when an input is
+``-``, and the file standard output is redirected to when the output is ``-``. Character
+devices are not compared (a terminal can be read and written at once).
+
+Errors name the file (``path: cannot write: No space left on device``): ``ValueError``, or the
+system's ``OSError`` that is also a ``ValueError`` (:func:`focal.exceptions.file_access_error`).
 
 Inputs are opened with :func:`open_input`. A FIFO input blocks until a writer opens it, as
 ``cat`` does (no portable way to time this out exists).
@@ -28,13 +40,26 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import re
 import signal
 import stat
 import sys
 import tempfile
 import threading
 
-__all__ = ["open_input", "check_output", "write_output", "is_stream", "same_file"]
+__all__ = [
+    "open_input",
+    "check_output",
+    "check_folder",
+    "check_command",
+    "write_output",
+    "FolderWriter",
+    "is_stream",
+    "same_file",
+    "read_secret",
+    "MAX_SECRET_BYTES",
+    "REPORT_SUFFIXES",
+]
 
 #: errno values of a write that fails for lack of room or permission: reported with the path
 _WRITE_ERRORS = {
@@ -46,6 +71,12 @@ _WRITE_ERRORS = {
     errno.EACCES,
     errno.EPERM,
 }
+
+#: the largest signing-key file read (bytes): a key is a few dozen bytes of secret
+MAX_SECRET_BYTES = 1 << 16
+
+#: the files of an HTML report (:mod:`focal.plots`): its page and its figures
+REPORT_SUFFIXES = (".html", ".png", ".pdf", ".svg")
 
 
 def _fail(path, action, exc) -> OSError:
@@ -65,34 +96,209 @@ def open_input(path):
         raise _fail(path, "cannot open", exc) from None
 
 
-def _stat(path):
+def read_secret(path) -> bytes:
+    """The secret key held in the file ``path``: all its bytes, without a final line break.
+
+    The whole file is the key (so two keys that differ anywhere are two keys); a file larger
+    than :data:`MAX_SECRET_BYTES` (64 KiB) is not a key file and is refused, as is an empty key.
+    """
+    with open_input(path) as handle:
+        key = handle.read(MAX_SECRET_BYTES + 1)
+    if len(key) > MAX_SECRET_BYTES:
+        raise ValueError(
+            f"{os.fspath(path)}: the signing key file is larger than {MAX_SECRET_BYTES} bytes: "
+            "not a key file"
+        )
+    key = key.rstrip(b"\r\n")
+    if not key:
+        raise ValueError(f"{os.fspath(path)}: the signing key file is empty")
+    return key
+
+
+# ---------------------------------------------------------------------------------------------
+# what a path is
+
+
+def _stat(path, follow=True):
     try:
-        return os.stat(path)
+        return os.stat(path, follow_symlinks=follow)
+    except (OSError, ValueError):
+        return None
+
+
+def _fstat(fd):
+    try:
+        return os.fstat(fd)
     except OSError:
         return None
+
+
+def _identity(st):
+    return st.st_dev, st.st_ino
 
 
 def same_file(a, b) -> bool:
     """True when ``a`` and ``b`` name one existing file (device and inode, links followed)."""
     sa, sb = _stat(a), _stat(b)
-    return sa is not None and sb is not None and (sa.st_dev, sa.st_ino) == (sb.st_dev, sb.st_ino)
+    return sa is not None and sb is not None and _identity(sa) == _identity(sb)
 
 
-_STREAM_FOLDERS = ("/dev/", "/proc/")  # /dev/stdout, /dev/fd/1: the caller's open file
+def _is_stream_mode(mode) -> bool:
+    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
+
+
+#: the folder of a process's descriptors, once links are resolved: /proc/PID[/task/TID]/fd
+_FD_FOLDER = re.compile(r"/proc/(\d+)(?:/task/\d+)?/fd")
+
+
+def _descriptor(path) -> int | None:
+    """The descriptor number when ``path`` names one of this process's open descriptors
+    (``/dev/stdout``, ``/dev/fd/N``, ``/proc/self/fd/N``, through any links), else None.
+    """
+    if not sys.platform.startswith("linux"):
+        return None
+    p = os.path.abspath(path)
+    for _ in range(40):  # as many links as the system follows
+        head, name = os.path.split(p)
+        head = os.path.realpath(head)
+        found = _FD_FOLDER.fullmatch(head)
+        if found and name.isdigit():
+            return int(name) if int(found.group(1)) == os.getpid() else None
+        try:
+            target = os.readlink(os.path.join(head, name))
+        except (OSError, ValueError):
+            return None  # not a link
+        p = os.path.normpath(os.path.join(head, target))
+    return None
+
+
+def _target(path):
+    """``(kind, stat, descriptor)`` of an output: kind ``"stdout"``, ``"stream"``,
+    ``"descriptor"`` (a regular file behind one of our descriptors) or ``"file"``.
+    """
+    if path == "-":
+        return "stdout", _fstat(1), 1
+    st = _stat(path)
+    fd = _descriptor(path)
+    if fd is not None and st is None:
+        raise ValueError(f"{path}: cannot write: no open descriptor {fd}")
+    if fd is not None:
+        _check_writable_descriptor(path, fd)
+    if st is not None and _is_stream_mode(st.st_mode):
+        return "stream", st, fd
+    if fd is not None and stat.S_ISREG(st.st_mode):
+        return "descriptor", st, fd
+    return "file", st, None
+
+
+def _check_writable_descriptor(path, fd) -> None:
+    import fcntl  # POSIX; _descriptor finds descriptors on Linux only
+
+    try:
+        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
+    except OSError:
+        return
+    if flags & os.O_ACCMODE == os.O_RDONLY:
+        what = " (standard input)" if fd == 0 else ""
+        raise ValueError(
+            f"{path}: descriptor {fd}{what} is open for reading only: not an output; "
+            "nothing was written"
+        )
 
 
 def is_stream(path) -> bool:
-    """True for ``-``, for paths that are character devices, FIFOs or sockets, and for paths
-    under ``/dev`` or ``/proc`` (``/dev/stdout`` redirected to a regular file, ``>> log``,
-    must be appended to through the open descriptor, never replaced).
+    """True for outputs written to directly, never replaced: ``-``, character devices, FIFOs,
+    sockets, and descriptors of this process (``/dev/stdout`` redirected to a file).
     """
     path = os.fspath(path)
-    if path == "-" or (os.name == "posix" and os.path.abspath(path).startswith(_STREAM_FOLDERS)):
-        return True
-    st = _stat(path)
-    return st is not None and (
-        stat.S_ISCHR(st.st_mode) or stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode)
-    )
+    try:
+        return _target(path)[0] != "file"
+    except ValueError:
+        return False
+
+
+# ---------------------------------------------------------------------------------------------
+# checks, before any work
+
+
+def _name(path, what="output") -> str:
+    """``path`` as text, refused when empty or not UTF-8 (it could not be printed)."""
+    path = os.fspath(path)
+    if isinstance(path, bytes):
+        path = os.fsdecode(path)
+    if not path:
+        raise ValueError(f"the {what} name is empty")
+    if "\0" in path:
+        raise ValueError(f"the {what} name {path!r} holds a NUL character")
+    try:
+        path.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(
+            f"the {what} name {os.fsencode(path)!r} is not UTF-8 text: give a UTF-8 name; "
+            "nothing was written"
+        ) from None
+    return path
+
+
+def _input_files(inputs):
+    """``[(name, stat)]`` of the inputs that exist (``-``: standard input, ``fstat(0)``)."""
+    out = []
+    for name in inputs:
+        if name is None:
+            continue
+        name = os.fspath(name)
+        if isinstance(name, bytes):
+            name = os.fsdecode(name)
+        st = _fstat(0) if name == "-" else _stat(name)
+        if st is not None:
+            out.append(("standard input" if name == "-" else name, st))
+    return out
+
+
+def _refuse_inputs(output, st, inputs, what="the output") -> None:
+    """Refuse ``output`` (of stat ``st``) when it is one of ``inputs`` (from _input_files)."""
+    if st is None or stat.S_ISCHR(st.st_mode):
+        return
+    for name, input_st in inputs:
+        if _identity(input_st) == _identity(st):
+            raise ValueError(
+                f"{output}: {what} would overwrite an input file ({name} is the same "
+                "file); nothing was written"
+            )
+
+
+def _probe(path, folder) -> None:
+    """Refuse ``path`` unless a file can be created in ``folder`` (permissions, read-only
+    file systems, ``/proc``): a temporary file, removed at once.
+    """
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise _fail(path, "cannot write", exc) from None
+    os.close(fd)
+    os.unlink(tmp)
+
+
+def _check(path, inputs):
+    """:func:`check_output`; returns ``(kind, stat)`` of the output (see :func:`_target`)."""
+    path = _name(path)
+    kind, st, _ = _target(path)
+    inputs = _input_files(inputs)
+    if kind != "file":
+        _refuse_inputs("standard output" if path == "-" else path, st, inputs)
+        return kind, st
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise ValueError(f"{path}: the output is a directory")
+    if path.endswith(("/", os.sep)) or os.path.basename(path) in (".", ".."):
+        raise ValueError(f"{path}: the output names a folder (it ends with '/'): give a file name")
+    _refuse_inputs(path, st, inputs)
+    folder = os.path.dirname(os.path.realpath(path))
+    if not os.path.isdir(folder):
+        shown = folder if os.path.islink(path) else (os.path.dirname(path) or ".")
+        problem = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise ValueError(f"{path}: cannot write: the folder {shown} {problem}")
+    _probe(path, folder)
+    return kind, st
 
 
 def check_output(output, inputs=()) -> None:
@@ -103,25 +309,109 @@ def check_output(output, inputs=()) -> None:
     output : path-like
         The file to be written (``-`` is standard output).
     inputs : iterable of path-like
-        Files that must never be overwritten: the inputs, a model, a key.
+        Files that must never be overwritten: the inputs, a model, a key (``-``: standard
+        input).
 
     Raises
     ------
     ValueError
-        ``output`` is a directory, or the same file as one of ``inputs`` (by device and inode:
-        through symbolic links, hard links and any spelling of the path).
+        The name is empty, not UTF-8 or ends with ``/``; ``output`` is a directory, its folder
+        does not exist or cannot be written; it is a descriptor open for reading only; or it is
+        the same file as one of ``inputs`` (by device and inode: through symbolic links, hard
+        links and any spelling of the path).
     """
-    output = os.fspath(output)
-    if output == "-" or is_stream(output):
+    _check(output, inputs)
+
+
+def check_folder(folder, inputs=()) -> None:
+    """Refuse, before any work, a folder that a report (:class:`FolderWriter`) cannot fill.
+
+    Parameters
+    ----------
+    folder : path-like
+        The folder, created with its parents if missing.
+    inputs : iterable of path-like
+        Files that must never be overwritten: none of them may be (or be linked from) a file of
+        the folder named like a report's (:data:`REPORT_SUFFIXES`).
+
+    Raises
+    ------
+    ValueError
+        The name is empty or not UTF-8; ``folder`` is not a folder, cannot be created or written
+        into; or it holds, under a report file's name, one of ``inputs`` or a link to one.
+    """
+    folder = _name(folder, "output folder")
+    st = _stat(folder)
+    if st is None:
+        if os.path.lexists(folder):
+            raise ValueError(f"{folder}: the output folder is a broken symbolic link")
+        parent = os.path.dirname(os.path.abspath(folder))
+        while not os.path.lexists(parent):
+            parent = os.path.dirname(parent)
+        if not os.path.isdir(parent):
+            raise ValueError(f"{folder}: cannot create the folder: {parent} is not a folder")
+        _probe(folder, parent)
         return
-    if os.path.isdir(output):
-        raise ValueError(f"{output}: the output is a directory")
-    for name in inputs:
-        if name is not None and same_file(output, name):
-            raise ValueError(
-                f"{output}: the output would overwrite an input file "
-                f"({os.fspath(name)} is the same file); nothing was written"
-            )
+    if not stat.S_ISDIR(st.st_mode):
+        raise ValueError(f"{folder}: not a folder (a report is a folder of files)")
+    _probe(folder, folder)
+    inputs = _input_files(inputs)
+    if not inputs:
+        return
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.endswith(REPORT_SUFFIXES):
+                _refuse_inputs(
+                    os.path.join(folder, entry.name), _stat(entry.path), inputs, "the report"
+                )
+
+
+def _named_files(value):
+    """The file names an option value may hold: a string (and the FILE of ``NAME=FILE``), or
+    the strings of a list.
+    """
+    if isinstance(value, (list, tuple)):
+        for item in value:
+            yield from _named_files(item)
+    elif isinstance(value, (str, os.PathLike)):
+        yield value
+        if isinstance(value, str) and "=" in value:
+            yield value.partition("=")[2]
+
+
+def check_command(options) -> None:
+    """Check the outputs of a command before it does any work (what ``focal COMMAND`` runs
+    first): ``output`` with :func:`check_output`, ``plot`` with :func:`check_folder`, against
+    every file the other options name.
+
+    Parameters
+    ----------
+    options : mapping
+        The command's options by name (``vars(args)`` of its argparse namespace). ``output``
+        (``-o FILE``) and ``plot`` (``--plot DIR``) are the outputs; every other value that
+        names an existing file is an input (the scores, ``--key``, the model, ``--quality``,
+        the FILE of ``--trial-quality NAME=FILE``, ``--signing-key``, the cohorts, ...), and
+        ``-`` is standard input.
+
+    Raises
+    ------
+    ValueError
+        See :func:`check_output` and :func:`check_folder`.
+    """
+    inputs = [
+        name
+        for option, value in options.items()
+        if option not in ("output", "plot", "command")
+        for name in _named_files(value)
+    ]
+    if options.get("output") is not None:
+        check_output(options["output"], inputs)
+    if options.get("plot") is not None:
+        check_folder(options["plot"], inputs)
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
 
 
 class _Terminated(SystemExit):
@@ -150,29 +440,46 @@ def _sigterm_cleans_up():
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
-def _new_file_mode(path) -> int:
-    """The mode of an existing ``path``, else what ``open`` gives a new file (0666 - umask)."""
-    st = _stat(path)
-    if st is not None:
+def _new_file_mode(st) -> int:
+    """The mode of the regular file of stat ``st``, else what ``open`` gives a new file
+    (0666 - umask).
+    """
+    if st is not None and stat.S_ISREG(st.st_mode):
         return st.st_mode & 0o7777
     mask = os.umask(0)
     os.umask(mask)
     return 0o666 & ~mask
 
 
+def _write_error(path, exc, tmp):
+    """The OSError ``exc`` of writing ``path`` (through ``tmp``) naming ``path``, or None to
+    let it propagate unchanged (an error of the caller's own code).
+    """
+    if exc.errno in _WRITE_ERRORS or (tmp is not None and exc.filename == tmp):
+        return _fail(path, "cannot write", exc)
+    return None
+
+
 @contextlib.contextmanager
-def _stream(path):
-    if path == "-":
-        out = sys.stdout.buffer
-        yield out
-        out.flush()
-        return
-    try:  # appending: /dev/stdout may be a regular file opened by the shell with >>
-        handle = open(path, "ab")
+def _direct(path, kind):
+    """Standard output, a stream or a descriptor's file, written to as it is."""
+    try:
+        if kind == "stdout":
+            out = sys.stdout.buffer
+            yield out
+            out.flush()
+            return
+        try:  # appending: the shell may have opened the file with >>
+            handle = open(path, "ab")
+        except OSError as exc:
+            raise _fail(path, "cannot write", exc) from None
+        with handle:
+            yield handle
     except OSError as exc:
-        raise _fail(path, "cannot write", exc) from None
-    with handle:
-        yield handle
+        error = _write_error(path, exc, None)
+        if error is None:
+            raise
+        raise error from None
 
 
 @contextlib.contextmanager
@@ -182,30 +489,24 @@ def write_output(path, inputs=()):
     Parameters
     ----------
     path : path-like
-        The output. ``-`` (standard output), character devices, FIFOs and sockets are written
-        to directly; anything else atomically (see the module notes). A symbolic link is
-        followed: its target is replaced, the link stays.
+        The output. ``-`` (standard output), character devices, FIFOs, sockets and descriptors
+        of this process are written to directly; anything else atomically (see the module
+        notes). A symbolic link is followed: its target is replaced, the link stays.
     inputs : iterable of path-like
         Files that must not be overwritten (see :func:`check_output`).
 
     Raises
     ------
     ValueError
-        Before writing: see :func:`check_output`; the temporary file cannot be created. While
-        writing: the disk is full, a quota is exceeded, ... (naming ``path``). Other errors
-        raised by the caller's writing code propagate unchanged; in every case nothing of the
-        new content is left behind.
+        Before writing: see :func:`check_output`. While writing: the disk is full, a quota is
+        exceeded, ... (naming ``path``). Other errors raised by the caller's writing code
+        propagate unchanged; in every case nothing of the new content is left behind.
     """
-    path = os.fspath(path)
-    check_output(path, inputs)
-    if is_stream(path):
-        try:
-            with _stream(path) as out:
-                yield out
-        except OSError as exc:
-            if exc.errno in _WRITE_ERRORS:
-                raise _fail(path, "cannot write", exc) from None
-            raise
+    path = _name(path)
+    kind, st = _check(path, inputs)
+    if kind != "file":
+        with _direct(path, kind) as out:
+            yield out
         return
     target = os.path.realpath(path)
     # SIGTERM removes the temporary file from the moment it exists (handler installed first)
@@ -217,24 +518,141 @@ def write_output(path, inputs=()):
         try:
             with os.fdopen(fd, "wb") as out:
                 yield out
-            os.chmod(tmp, _new_file_mode(target))  # mkstemp made it private (0600)
+            os.chmod(tmp, _new_file_mode(_stat(target)))  # mkstemp made it private (0600)
             os.replace(tmp, target)
         except OSError as exc:
-            if exc.errno in _WRITE_ERRORS or exc.filename in (tmp, target):
-                raise _fail(path, "cannot write", exc) from None
-            raise
+            error = _write_error(path, exc, tmp)
+            if error is None:
+                raise
+            raise error from None
         finally:
             with contextlib.suppress(OSError):
                 if os.path.lexists(tmp):
                     os.unlink(tmp)
 
 
-def read_secret(path) -> bytes:
-    """The secret key held in the file ``path``: its bytes (at most 64 KiB), without a final
-    line break. Raises ``ValueError`` for an empty key.
+class FolderWriter:
+    """Files written into a folder as one output: all of them, or none (a report's figures and
+    page, :mod:`focal.plots`).
+
+    The folder is checked when the writer is made (:func:`check_folder`), so before the figures
+    are drawn. Used as a context manager: the folder is created (with its parents) on entry;
+    each file is written with :meth:`open` or :meth:`write` to a temporary file in the folder;
+    on a normal exit every file is renamed into place, replacing the folder's entry of that name
+    (a symbolic or hard link there is replaced, never written through); on an error (a full
+    disk, an exception of the drawing code, KeyboardInterrupt, SIGTERM) the temporary files and
+    the folders this writer created are removed and the folder's old files stay as they were.
+
+    Parameters
+    ----------
+    folder : path-like
+        The folder.
+    inputs : iterable of path-like
+        Files that must never be overwritten: refused as a file of the folder.
+
+    Attributes
+    ----------
+    path : str
+        The folder, as given.
     """
-    with open_input(path) as handle:
-        key = handle.read(1 << 16).rstrip(b"\r\n")
-    if not key:
-        raise ValueError(f"{os.fspath(path)}: the signing key file is empty")
-    return key
+
+    def __init__(self, folder, inputs=()):
+        check_folder(folder, inputs)
+        self.path = _name(folder, "output folder")
+        self._inputs = _input_files(inputs)
+        self._staged: dict[str, str] = {}  # entry -> temporary file
+        self._created: list[str] = []
+        self._stack: contextlib.ExitStack | None = None
+
+    def __enter__(self) -> FolderWriter:
+        stack = contextlib.ExitStack()
+        stack.enter_context(_sigterm_cleans_up())
+        stack.callback(self._discard)
+        try:
+            self._make_folder()
+        except BaseException:
+            stack.close()
+            raise
+        self._stack = stack
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> None:
+        assert self._stack is not None
+        with self._stack:
+            if exc_type is None:
+                self._commit()
+
+    def _make_folder(self) -> None:
+        missing = []
+        folder = os.path.abspath(self.path)
+        while not os.path.lexists(folder):
+            missing.append(folder)
+            folder = os.path.dirname(folder)
+        for level in reversed(missing):
+            try:
+                os.mkdir(level)
+            except OSError as exc:
+                raise _fail(self.path, "cannot create the folder", exc) from None
+            self._created.append(level)
+
+    def _entry(self, name: str) -> str:
+        """The folder's entry ``name``, refused when it is a folder or an input."""
+        if os.path.basename(name) != name or name in ("", ".", ".."):
+            raise ValueError(f"{name!r} is not a file name")
+        entry = os.path.join(self.path, name)
+        here = _stat(entry, follow=False)
+        if here is not None and stat.S_ISDIR(here.st_mode):
+            raise ValueError(f"{entry}: the output is a directory")
+        _refuse_inputs(entry, _stat(entry), self._inputs)
+        return entry
+
+    @contextlib.contextmanager
+    def open(self, name: str):
+        """Write the file ``name`` of the folder: yields a binary file object (its content is
+        renamed into place when the writer's context ends without an error).
+        """
+        if self._stack is None:
+            raise RuntimeError("use the FolderWriter as a context manager")
+        entry = self._entry(name)
+        try:
+            fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=self.path)
+        except OSError as exc:
+            raise _fail(entry, "cannot write", exc) from None
+        old = self._staged.pop(entry, None)
+        if old is not None:
+            os.unlink(old)
+        self._staged[entry] = tmp  # removed by _discard if anything fails
+        try:
+            with os.fdopen(fd, "wb") as out:
+                yield out
+        except OSError as exc:
+            error = _write_error(entry, exc, tmp)
+            if error is None:
+                raise
+            raise error from None
+
+    def write(self, name: str, data: bytes) -> None:
+        """Write ``data`` as the file ``name`` of the folder (see :meth:`open`)."""
+        with self.open(name) as out:
+            out.write(data)
+
+    def _commit(self) -> None:
+        while self._staged:
+            entry, tmp = next(iter(self._staged.items()))
+            try:
+                os.chmod(tmp, _new_file_mode(_stat(entry, follow=False)))
+                os.replace(tmp, entry)
+            except OSError as exc:
+                raise _fail(entry, "cannot write", exc) from None
+            del self._staged[entry]
+        self._created = []  # the folder is complete: keep it
+
+    def _discard(self) -> None:
+        for tmp in self._staged.values():
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+        self._staged = {}
+        for level in reversed(self._created):
+            with contextlib.suppress(OSError):  # only if empty: nothing of anyone else is lost
+                os.rmdir(level)
+        self._created = []

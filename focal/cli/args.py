@@ -25,6 +25,8 @@ __all__ = [
     "PRESETS",
     "add_formats",
     "add_signing_key",
+    "add_scores_are",
+    "Once",
 ]
 
 
@@ -56,8 +58,11 @@ def plot_size(text: str):
         w, h = (int(v) for v in text.lower().split("x"))
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT in pixels, got {text!r}") from None
-    if min(w, h) < 100 or max(w, h) > 20000:
-        raise argparse.ArgumentTypeError(f"each side must be 100 to 20000 pixels, got {text!r}")
+    if min(w, h) < 100 or max(w, h) > 20000 or w * h > 25_000_000:  # plots.report.MAX_PIXELS
+        raise argparse.ArgumentTypeError(
+            f"each side must be 100 to 20000 pixels, at most 25 million pixels in all "
+            f"(e.g. 5000x5000), got {text!r}"
+        )
     return w, h
 
 
@@ -109,7 +114,7 @@ def add_plot(parser, what):
         type=plot_size,
         default=(800, 600),
         metavar="WxH",
-        help="size of each figure in pixels (default 800x600)",
+        help="size of each figure in pixels (default 800x600; at most 25 million pixels)",
     )
     parser.add_argument(
         "--plot-format",
@@ -186,3 +191,26 @@ def add_signing_key(parser):
         help="file holding a secret key: sign the saved model (train) or "
         "require its signature (apply) with HMAC-SHA256",
     )
+
+
+def add_scores_are(parser):
+    """``--scores-are llr|distance``: which way the score files point."""
+    parser.add_argument(
+        "--scores-are",
+        choices=["llr", "distance"],
+        default="llr",
+        help="llr (default): higher scores mean target (LLRs, similarities); distance: lower "
+        "scores mean target (evaluate negates them; a fusion learns negative weights)",
+    )
+
+
+class Once(argparse.Action):
+    """Store the value; a second occurrence of the option is a usage error (never the last one
+    silently).
+    """
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        """Store ``values``, or stop with a usage error when the option came before."""
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"argument {option_string}: given twice (give one value)")
+        setattr(namespace, self.dest, values)

@@ -19,6 +19,7 @@ import sys
 import warnings
 from typing import TYPE_CHECKING
 
+from .._progress import step
 from . import options as _extras
 from .parser import DEFAULT_P_TARGET, build_parser
 
@@ -38,27 +39,11 @@ def _print_reports(reports, as_json) -> None:
         print()
 
 
-def _save(model, path, key=None, quiet=False) -> None:
-    from ..models.persistence import save
-
-    save(model, path, key=key)
-    print(f"saved to {path}", file=sys.stderr if quiet else _summary_stream(path))
-
-
 def _summary_stream(output):
     """Where to print a summary: stderr when the output itself is streamed (``-``, a pipe)."""
     from .._text.outputs import is_stream
 
     return sys.stderr if is_stream(output) else sys.stdout
-
-
-def _report_writer():
-    """:func:`focal.plots.write_report`, or a ValueError saying how to install matplotlib."""
-    try:
-        from ..plots import write_report
-    except ImportError as exc:
-        raise ValueError(str(exc)) from None
-    return write_report
 
 
 # ---------------------------------------------------------------------------------------------
@@ -89,91 +74,96 @@ def _formats(args):
 def _cmd_train(args) -> int:
     from ..workflows import train_fusion
 
+    p_target = 0.5 if args.p_target is None else args.p_target
     if args.cost is not None:  # --cost P:C_MISS:C_FA trains at its effective prior
         from ..core.priors import effective_prior
 
-        args.p_target = effective_prior(*args.cost)
+        p_target = effective_prior(*args.cost)
     score_format, key_format = _formats(args)
     fit = train_fusion(
         args.scores,
         args.key,
-        p_target=args.p_target,
+        p_target=p_target,
         pav=args.pav,
         pseudo_count=args.pseudo_count,
         missing=args.missing,
         pos_label=args.pos_label,
         format=score_format,
         key_format=key_format,
+        scores_are=args.scores_are,
+        output=args.output,
+        signing_key=args.signing_key,
+        progress=args.progress,
     )
-    return _finish_training(fit, args)
+    return _print_fit(fit, args)
 
 
-def _finish_training(fit, args) -> int:
-    """Save the model; print the fit's summary, or with ``--json`` its numbers (stdout then
+def _print_fit(fit, args) -> int:
+    """The fit's summary and where the model went, or with ``--json`` its numbers (stdout then
     holds the JSON document only).
     """
-    if not args.json:
-        print(fit, file=_summary_stream(args.output))
-    _save(fit.model, args.output, _signing_key(args), quiet=args.json)
     if args.json:
+        print(f"saved to {args.output}", file=sys.stderr)
         _extras.print_json({"model": str(args.output), **fit.to_dict()})
+    else:
+        stream = _summary_stream(args.output)
+        print(fit, file=stream)
+        print(f"saved to {args.output}", file=stream)
     return 0
 
 
-def _dask_reports(args, p_targets):
-    """``evaluate --dask``: :func:`focal.dask.evaluate_files` on a local or remote cluster."""
-    if args.plot is not None:
-        raise ValueError(
-            "--plot is not available with --dask: the figures need the scores in memory"
-        )
-    try:
-        from ..dask import evaluate_files
-    except ImportError as exc:
-        raise ValueError(str(exc)) from None
-    return evaluate_files(
-        args.scores,
-        args.key,
-        p_targets,
+def evaluate_arguments(args) -> dict:
+    """The keyword arguments of :func:`focal.workflows.evaluate_binary` given by the options of
+    ``focal evaluate``: the one place where the command's options become the workflow's
+    arguments.
+    """
+    score_format, key_format = _formats(args)
+    c_primary = args.c_primary
+    if c_primary is not None and c_primary.lower() == "cost":  # the mean over the --cost points
+        c_primary = list(args.cost or [])
+    return dict(
+        score_paths=args.scores,
+        key_path=args.key,
+        operating_points=_extras.operating_points(args, [DEFAULT_P_TARGET]),
         missing=args.missing,
         pos_label=args.pos_label,
-        address=None if args.dask == "local" else args.dask,
+        format=score_format,
+        key_format=key_format,
+        scores_are=args.scores_are,
+        conventional_eer=args.conventional_eer,
+        c_primary=c_primary,
+        confidence=args.ci,
+        n_bootstrap=args.bootstrap,
+        cluster=args.cluster,
+        random_state=args.seed,
+        n_jobs=args.jobs,
+        progress=args.progress,
+        plot=args.plot,
+        plot_size=args.plot_size,
+        plot_formats=args.plot_format,
+        dask=args.dask,
     )
 
 
 def _cmd_evaluate(args) -> int:
-    from .demo import short_names
+    from ..workflows import evaluate_binary
+    from ..workflows.evaluate import summary_table
 
-    write_report = _report_writer() if args.plot is not None else None  # before any work
-    p_targets = _extras.operating_points(args, [DEFAULT_P_TARGET])
-    score_format, key_format = _formats(args)
-    if args.dask is not None:
-        if score_format is not None or key_format is not None:
-            raise ValueError(
-                "--format / --columns are not available with --dask (BOSARIS files only)"
-            )
-        systems, reports = None, _dask_reports(args, p_targets)
-    else:
-        systems, ids = _extras.read_binary_systems(
-            args.scores,
-            args.key,
-            args.missing,
-            pos_label=args.pos_label,
-            format=score_format,
-            key_format=key_format,
-            ids=getattr(args, "cluster", "trial") != "trial",
-        )
-        reports = _extras.evaluate_reports(systems, ids, p_targets, args)
-    _print_reports(reports, args.json)
-    if write_report is not None:
-        page = write_report(
-            short_names(systems),
-            args.plot,
-            operating_points=p_targets,
-            size=args.plot_size,
-            formats=args.plot_format,
-        )
-        print(f"report: {page}", file=sys.stderr if args.json else sys.stdout)
+    if args.summary_only and args.json:
+        build_parser().error("evaluate: --summary-only is a text table; --json prints every number")
+    evaluation = evaluate_binary(**evaluate_arguments(args))
+    if not args.json and (args.summary_only or len(evaluation.reports) > 1):
+        print(summary_table(evaluation.reports))
+        print()
+    if not args.summary_only:
+        _print_reports(evaluation.reports, args.json)
+    _print_page(evaluation.page, args.json)
     return 0
+
+
+def _print_page(page, as_json) -> None:
+    if page is not None:
+        print(f"report: {page}", file=sys.stderr if as_json else sys.stdout)
 
 
 def _cmd_train_multiclass(args) -> int:
@@ -186,27 +176,43 @@ def _cmd_train_multiclass(args) -> int:
         prior=args.prior,
         missing=args.missing,
         other=args.other,
+        output=args.output,
+        signing_key=args.signing_key,
+        progress=args.progress,
     )
-    return _finish_training(fit, args)
+    return _print_fit(fit, args)
 
 
 def _cmd_evaluate_multiclass(args) -> int:
     from ..workflows import evaluate_multiclass
 
-    write_page = _extras.multiclass_page_writer(args)  # before any work
-    reports = evaluate_multiclass(
-        args.scores, args.key, args.condition, missing=args.missing, other=args.other
+    evaluation = evaluate_multiclass(
+        args.scores,
+        args.key,
+        args.condition,
+        missing=args.missing,
+        other=args.other,
+        progress=args.progress,
+        plot=args.plot,
+        plot_size=args.plot_size,
+        plot_formats=args.plot_format,
     )
-    _print_reports(reports, args.json)
-    if write_page is not None:
-        print(f"report: {write_page(reports)}", file=sys.stderr if args.json else sys.stdout)
+    _print_reports(evaluation.reports, args.json)
+    _print_page(evaluation.page, args.json)
     return 0
 
 
 def _apply_quality(model, args) -> int:
     """``focal apply`` of a quality fusion: scores plus per-segment or per-trial quality."""
-    from ..workflows.apply import apply_quality_model, quality_step
+    from ..workflows import apply_quality_model
+    from ..workflows.apply import quality_step
 
+    for option, given in (("--systems", args.systems), ("--scores-are", args.scores_are != "llr")):
+        if given:
+            raise ValueError(
+                f"{args.model}: {option} is not available with a quality fusion (it fuses the "
+                f"files in the order given)"
+            )
     if not (args.quality or args.trial_quality):
         raise ValueError(
             f"{args.model}: the model uses quality measures "
@@ -214,16 +220,18 @@ def _apply_quality(model, args) -> int:
             "or --trial-quality SIDE_NAME=FILE"
         )
     per_trial = dict(item.partition("=")[::2] for item in args.trial_quality or ())
-    n, n_backoff = apply_quality_model(
-        model,
-        args.scores,
-        args.output,
-        args.quality or (),
-        per_trial,
-        on_mismatch="align" if args.align else "error",
-        missing=args.missing,
-        chunk_size=args.chunk_size,
-    )
+    with step(f"apply {args.model} to {', '.join(args.scores)}", args.progress):
+        n, n_backoff = apply_quality_model(
+            model,
+            args.scores,
+            args.output,
+            args.quality or (),
+            per_trial,
+            output_format=args.output_format,
+            on_mismatch="align" if args.align else "error",
+            missing=args.missing,
+            chunk_size=args.chunk_size,
+        )
     if args.json:
         _extras.print_json({"output": str(args.output), "n_trials": n, "n_backoff": n_backoff})
     else:
@@ -237,24 +245,30 @@ def _apply_quality(model, args) -> int:
 def _cmd_apply(args) -> int:
     from ..models.schema import input_schema
     from ..runtime import load  # NumPy alone: no scikit-learn or SciPy to apply a model
-    from ..workflows.apply import apply_model, quality_step
+    from ..workflows import apply_model
+    from ..workflows.apply import quality_step
 
-    model = load(args.model, key=_signing_key(args))
+    with step(f"read {args.model}"):
+        model = load(args.model, key=_signing_key(args))
     if args.quality or args.trial_quality or quality_step(model) is not None:
         return _apply_quality(model, args)
     schema = input_schema(model)
     for note in schema.notes:
         print(f"focal: note: {args.model}: {note}", file=sys.stderr)
-    n = apply_model(
-        model,
-        args.scores,
-        args.output,
-        align=args.align,
-        missing=args.missing,
-        condition=args.condition,
-        chunk_size=args.chunk_size,
-        format=_formats(args)[0],
-    )
+    with step(f"apply {args.model} to {', '.join(args.scores)}", args.progress):
+        n = apply_model(
+            model,
+            args.scores,
+            args.output,
+            align=args.align,
+            missing=args.missing,
+            condition=args.condition,
+            chunk_size=args.chunk_size,
+            format=_formats(args)[0],
+            output_format=args.output_format,
+            systems=args.systems,
+            scores_are=args.scores_are,
+        )
     unit = "segments" if schema.kind == "multiclass" else "trials"
     if args.json:
         _extras.print_json({"output": str(args.output), f"n_{unit}": n})
@@ -266,8 +280,7 @@ def _cmd_apply(args) -> int:
 def _cmd_sws(args) -> int:
     from ..workflows import evaluate_term_detection
 
-    pages = _extras.plot_pages() if args.plot is not None else None  # before any work
-    report = evaluate_term_detection(
+    evaluation = evaluate_term_detection(
         args.system,
         args.reference,
         args.audio,
@@ -278,16 +291,17 @@ def _cmd_sws(args) -> int:
         threshold="bayes" if args.bayes_threshold else args.threshold,
         prefer=args.prefer,
         cnxe_queries=args.cnxe_queries,
+        progress=args.progress,
+        plot=args.plot,
+        plot_size=args.plot_size,
+        plot_formats=args.plot_format,
     )
+    (report,) = evaluation.reports
     if args.json:
         _extras.print_json(report.to_dict(per_query=args.per_query))
     else:
         print(report.to_text(per_query=args.per_query))
-    if pages is not None:
-        page = pages.write_std_report(
-            report, args.plot, text=report.to_text(), size=args.plot_size, formats=args.plot_format
-        )
-        print(f"report: {page}", file=sys.stderr if args.json else sys.stdout)
+    _print_page(evaluation.page, args.json)
     return 0
 
 
@@ -295,14 +309,48 @@ def _cmd_demo(args) -> int:
     from .demo import run_demo
 
     if not args.json:
-        return run_demo(args.data, args.out, args.p_target)
+        return run_demo(args.data, args.out, args.p_target, progress=args.progress)
     import contextlib
 
     reports: list[CalibrationReport] = []
     with contextlib.redirect_stdout(sys.stderr):  # the narrative to stderr, the numbers to stdout
-        status = run_demo(args.data, args.out, args.p_target, reports=reports)
+        status = run_demo(
+            args.data, args.out, args.p_target, reports=reports, progress=args.progress
+        )
     _extras.print_json([r.to_dict() for r in reports])
     return status
+
+
+def _cmd_normalize(args) -> int:
+    from ..workflows import normalize_files
+
+    norm = normalize_files(
+        args.scores[0],
+        args.output,
+        method=args.method,
+        top_n=args.top_n,
+        enrol_cohort=args.enrol_cohort,
+        test_cohort=args.test_cohort,
+        progress=args.progress,
+    )
+    n_models = 0 if norm.enrol_ids_ is None else len(norm.enrol_ids_)
+    n_tests = 0 if norm.test_ids_ is None else len(norm.test_ids_)
+    if args.json:
+        _extras.print_json(
+            {
+                "output": str(args.output),
+                "method": args.method,
+                "top_n": args.top_n,
+                "n_enrolment_models": n_models,
+                "n_test_segments": n_tests,
+            }
+        )
+    else:
+        print(
+            f"{args.output}: {args.method} scores ({n_models:,} enrolment models, "
+            f"{n_tests:,} test segments with cohort statistics)"
+        )
+    return 0
 
 
 def _signing_key(args):
@@ -313,12 +361,10 @@ def _signing_key(args):
 
 
 def _check_output(args) -> None:
-    """Refuse, before any work, an output that is a folder or one of the command's inputs."""
-    from .._text.outputs import check_output
+    """Refuse, before any work, outputs (``-o``, ``--plot``) that cannot be written safely."""
+    from .._text.outputs import check_command
 
-    if getattr(args, "output", None):
-        inputs = [getattr(args, n, None) for n in ("model", "key", "signing_key")]
-        check_output(args.output, inputs + list(getattr(args, "scores", None) or ()))
+    check_command(vars(args))
 
 
 _COMMANDS = {
@@ -329,7 +375,7 @@ _COMMANDS = {
     "evaluate-multiclass": _cmd_evaluate_multiclass,
     "sws": _cmd_sws,
     "demo": _cmd_demo,
-    "normalize": _extras.cmd_normalize,
+    "normalize": _cmd_normalize,
 }
 
 __all__ = [
@@ -351,19 +397,77 @@ def _message(exc) -> str:
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None):
-    """A warning (e.g. a fit held by its penalty) as one ``focal: warning:`` line."""
-    print(f"focal: warning: {category.__name__}: {' '.join(str(message).split())}", file=sys.stderr)
+    """A warning (e.g. a fit held by its penalty) as one ``focal: warning:`` line, naming its
+    kind unless it is a plain UserWarning.
+    """
+    kind = "" if category is UserWarning else f"{category.__name__}: "
+    print(f"focal: warning: {kind}{' '.join(str(message).split())}", file=sys.stderr)
+
+
+def _check_stdout() -> None:
+    """Refuse to run, before any work, when standard output is closed (``>&-``): what the
+    command prints would be lost.
+    """
+    closed = sys.stdout is None
+    if not closed:
+        try:
+            fd = sys.stdout.fileno()
+        except (AttributeError, ValueError, OSError):  # not a file (a capture, a StringIO)
+            fd = None
+        if fd is not None:
+            try:
+                os.fstat(fd)
+            except OSError:
+                closed = True
+    if closed:
+        raise ValueError(
+            "standard output is closed: what focal prints would be lost (redirect it to a file, "
+            "or to /dev/null to discard it)"
+        )
+
+
+class _Stdout:
+    """Standard output whose write errors name it: ``standard output: cannot write: No space
+    left on device`` (a closed pipe stays a BrokenPipeError: the command then ends quietly).
+    """
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def _named(self, call, *args):
+        try:
+            return call(*args)
+        except BrokenPipeError:
+            raise
+        except OSError as exc:
+            raise OSError(exc.errno, f"cannot write: {exc.strerror}", "standard output") from None
+
+    def write(self, text):
+        """Write ``text``; an error names standard output."""
+        return self._named(self._stream.write, text)
+
+    def flush(self):
+        """Flush; an error names standard output."""
+        return self._named(self._stream.flush)
+
+    def __getattr__(self, name):
+        return getattr(self._stream, name)
 
 
 def main(argv=None) -> int:
     """Run the ``focal`` command line on ``argv`` and return its exit status."""
     args = build_parser().parse_args(argv)
     _extras.configure_logging(args)
+    stdout = sys.stdout
     try:
+        _check_stdout()
+        sys.stdout = _Stdout(stdout)
         _check_output(args)
         with warnings.catch_warnings():
             warnings.showwarning = _show_warning
-            return _COMMANDS[args.command](args)
+            status = _COMMANDS[args.command](args)
+        sys.stdout.flush()  # what is left, now: a failure is an error (exit status 1)
+        return status
     except BrokenPipeError:  # output piped into e.g. `head`: stop quietly
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -372,3 +476,5 @@ def main(argv=None) -> int:
         status = next(code for t, code in _EXIT if isinstance(exc, t))
         print(f"focal: {'' if status == 130 else 'error: '}{_message(exc)}", file=sys.stderr)
         return status
+    finally:
+        sys.stdout = stdout

@@ -10,9 +10,10 @@ from __future__ import annotations
 import pathlib
 import tempfile
 
+from .._progress import step
 from .._version import __version__
 
-__all__ = ["run_demo", "short_names"]
+__all__ = ["run_demo"]
 
 
 def _name(path) -> str:
@@ -28,12 +29,6 @@ def _shown(path) -> str:
         return str(path)
 
 
-def short_names(systems):
-    """File names as labels when they tell the systems apart (short legends), else paths."""
-    names = [_name(p) for p in systems]
-    return dict(zip(names, systems.values())) if len(set(names)) == len(names) else systems
-
-
 def _default_samples() -> pathlib.Path:
     """The speaker-detection sample set that ships with this focal: ``data_samples/`` of the
     checkout these sources are in, else the copy installed with the package
@@ -45,19 +40,20 @@ def _default_samples() -> pathlib.Path:
     return pathlib.Path(__file__).resolve().parent / "samples"
 
 
-def run_demo(data=None, out=None, p_target=0.01, reports=None) -> int:
+def run_demo(data=None, out=None, p_target=0.01, reports=None, progress=False) -> int:
     """Train, save, apply and evaluate a fusion of the sample speaker-detection systems,
     printing each step and the command lines that do the same; returns 0.
 
-    ``reports``: a list that receives the eval-set calibration reports (e.g. for JSON).
+    ``reports``: a list that receives the eval-set calibration reports (e.g. for JSON);
+    ``progress``: show each long step on stderr (tqdm).
 
     ``data``: the folder of the sample sets, holding ``speaker_detection/`` (default: the sample
     set that ships with focal, see :func:`_default_samples`); ``out``: the folder for the model,
     the fused scores and the plots (default: a new temporary folder, kept).
     """
-    from ..metrics.report import summary_table
     from ..models.persistence import load, save
     from ..workflows import apply_model, evaluate_binary, train_fusion
+    from ..workflows.evaluate import figure_names, summary_table
     from ..workflows.train import fusion_formula
 
     folder = pathlib.Path(data) / "speaker_detection" if data else _default_samples()
@@ -85,38 +81,42 @@ def run_demo(data=None, out=None, p_target=0.01, reports=None) -> int:
         f"  focal evaluate {' '.join(map(str, evals))} {fused_path} --key "
         f"{folder / 'eval.key'} --p-target {p:g}\n"
     )
-    fit = train_fusion(dev, folder / "dev.key", p_target=p)
+    fit = train_fusion(dev, folder / "dev.key", p_target=p, progress=progress)
     model = fit.model
     print(
         f"1. trained on {fit.n_trials:,} dev trials at p_target = {p:g}:\n   "
         f"{fusion_formula(model, [_name(f) for f in dev])}"
     )
-    save(model, model_path)
+    with step(f"write {model_path}"):
+        save(model, model_path)
     print(f"saved to {model_path}")
     # the files list the trials in different orders: align
-    n = apply_model(load(model_path), evals, fused_path, align=True)
+    with step(f"apply {model_path}", progress):
+        n = apply_model(load(model_path), evals, fused_path, align=True)
     print(f"\n2. applied to {n:,} eval trials: {fused_path}\n")
     print("3. calibration analysis of the eval set (raw scores read as LLRs, and the fusion)\n")
-    systems, evaluated = evaluate_binary(
-        [str(f) for f in evals] + [str(fused_path)], folder / "eval.key", [p]
+    evaluation = evaluate_binary(
+        [str(f) for f in evals] + [str(fused_path)], folder / "eval.key", [p], progress=progress
     )
+    evaluated = evaluation.reports
     if reports is not None:
         reports.extend(evaluated)
     for report in evaluated:
         print(report)
         print()
-    print(summary_table(evaluated, p))
+    print(summary_table(evaluated, f"Summary (eval set; DCF at P_target = {p:g})"))
     print()
     try:
         from ..plots import write_report
     except ImportError as exc:
         print(f"plots: not written: {exc}")
         return 0
-    page = write_report(
-        short_names(systems),
-        out / "plots",
-        operating_points=[p],
-        title="focal demo: speaker-detection fusion",
-    )
+    with step(f"plots in {out / 'plots'}", progress):
+        page = write_report(
+            figure_names(evaluation.systems),
+            out / "plots",
+            operating_points=[p],
+            title="focal demo: speaker-detection fusion",
+        )
     print(f"plots: {page} (DET, normalized Bayes error, APE, ECE and Tippett figures)")
     return 0

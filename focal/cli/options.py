@@ -1,6 +1,7 @@
 """Command-line options of the practitioners' features: operating points written
 ``P_TARGET:C_MISS:C_FA``, confidence intervals, C_primary, the conventional EER, score
-normalization, progress and logging (argparse and printing only; the work is in the library).
+normalization, progress and logging, and the one JSON printer (argparse and printing only; the
+work is in the library).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import json
 import logging
 import math
 
-from .args import argument
+from .args import argument, positive_int
 
 __all__ = [
     "add_cost",
@@ -18,13 +19,9 @@ __all__ = [
     "configure_logging",
     "operating_points",
     "add_evaluate_options",
-    "read_binary_systems",
-    "evaluate_reports",
     "add_normalize",
     "add_json",
     "print_json",
-    "plot_pages",
-    "multiclass_page_writer",
 ]
 
 
@@ -38,11 +35,15 @@ def _cost(text: str):
 
 
 def add_cost(parser, *, repeatable: bool = True):
-    """``--cost P_TARGET:C_MISS:C_FA`` (a bare P_TARGET means unit costs)."""
+    """``--cost P_TARGET:C_MISS:C_FA`` (a bare P_TARGET means unit costs); not repeatable: once
+    at most (a second one is a usage error).
+    """
+    from .args import Once
+
     parser.add_argument(
         "--cost",
         type=_cost,
-        action="append" if repeatable else "store",
+        action="append" if repeatable else Once,
         metavar="P:CMISS:CFA",
         help="an operating point as P_TARGET:C_MISS:C_FA, e.g. 0.01:1:10 (a "
         "bare P_TARGET: unit costs)" + ("; repeatable" if repeatable else ""),
@@ -71,15 +72,20 @@ def operating_points(args, default):
 
 
 def add_logging(parser):
-    """``-v`` / ``-q``: more (repeatable) or fewer messages on stderr."""
+    """``-v`` / ``-q`` (more, repeatable, or fewer messages on stderr) and ``--progress``."""
     parser.add_argument(
         "-v",
         "--verbose",
         action="count",
         default=0,
-        help="more messages on stderr (-v: progress steps, -vv: details)",
+        help="more messages on stderr (-v: each step and its time, -vv: details)",
     )
     parser.add_argument("-q", "--quiet", action="store_true", help="only errors on stderr")
+    parser.add_argument(
+        "--progress",
+        action="store_true",
+        help="progress bars on stderr of the long steps (needs tqdm)",
+    )
 
 
 def configure_logging(args):
@@ -150,8 +156,7 @@ def add_evaluate_options(ev):
     )
     ev.add_argument(
         "--bootstrap",
-        type=int,
-        default=1000,
+        type=positive_int,
         metavar="N",
         help="bootstrap replicates (default 1000)",
     )
@@ -171,9 +176,6 @@ def add_evaluate_options(ev):
         help="parallel workers of the bootstrap (default 1; -1: all CPUs)",
     )
     ev.add_argument(
-        "--progress", action="store_true", help="progress bar of the bootstrap (needs tqdm)"
-    )
-    ev.add_argument(
         "--c-primary",
         metavar="EVAL",
         help="also NIST SRE C_primary: sre16, sre18, sre19 or sre21 (their "
@@ -184,113 +186,6 @@ def add_evaluate_options(ev):
         action="store_true",
         help="also the conventional EER of the empirical ROC, beside the ROCCH-EER",
     )
-
-
-def read_binary_systems(
-    paths, key_path, missing, pos_label=None, format=None, key_format=None, ids=True
-):
-    """``({path: (tar, non)}, {path: (models, tests, y)})``: each system's target and
-    non-target scores, and the trial ids (None unless ``ids``) and labels of its aligned trials.
-    """
-    from ..io._join import iter_aligned
-
-    systems, trials = {}, {}
-    for path, x, y, models, tests in iter_aligned(
-        paths,
-        key_path,
-        format=format,
-        key_format=key_format,
-        pos_label=pos_label,
-        missing=missing,
-        ids=ids,
-    ):
-        y = y.astype(bool)
-        systems[str(path)] = (x[y], x[~y])
-        trials[str(path)] = (models, tests, y)  # split only when clusters ask (memory)
-    return systems, trials
-
-
-def evaluate_reports(systems, ids, points, args):
-    """The calibration reports of ``focal evaluate`` with its optional parts."""
-    from ..metrics import calibration_report
-
-    cluster = getattr(args, "cluster", "trial")
-    c_primary = getattr(args, "c_primary", None)
-    if c_primary is not None and c_primary.lower() == "cost":
-        c_primary = list(getattr(args, "cost", None) or [])
-    if getattr(args, "ci", None) is not None and not getattr(args, "bootstrap", 1) >= 1:
-        raise ValueError("--bootstrap must be at least 1")
-    reports = []
-    for name, (tar, non) in systems.items():
-        clusters = (None, None)
-        if cluster != "trial":
-            models, tests, y = ids[name]
-            tm, tt, nm, nt = models[y], tests[y], models[~y], tests[~y]
-            clusters = {"model": (tm, nm), "test": (tt, nt), "both": ((tm, tt), (nm, nt))}[cluster]
-        reports.append(
-            calibration_report(
-                tar,
-                non,
-                operating_points=points,
-                name=name,
-                conventional_eer=getattr(args, "conventional_eer", False),
-                c_primary=c_primary,
-                confidence=getattr(args, "ci", None),
-                n_bootstrap=getattr(args, "bootstrap", 1000),
-                tar_clusters=clusters[0],
-                non_clusters=clusters[1],
-                random_state=getattr(args, "seed", 0),
-                n_jobs=getattr(args, "jobs", None),
-                progress=getattr(args, "progress", False),
-            )
-        )
-    return reports
-
-
-# -- figures of evaluate-multiclass and sws ----------------------------------------------------
-
-
-def plot_pages():
-    """:mod:`focal.plots.pages`, or a ValueError saying how to install matplotlib."""
-    try:
-        from ..plots import pages
-    except ImportError as exc:
-        raise ValueError(str(exc)) from None
-    return pages
-
-
-def multiclass_page_writer(args):
-    """With ``--plot DIR``: a function writing the figures and page of ``focal
-    evaluate-multiclass`` for its reports (matplotlib checked now, before any work).
-    """
-    if getattr(args, "plot", None) is None:
-        return None
-    pages = plot_pages()
-
-    def write(reports):
-        from ..io import align_multiclass, read_multiclass_key
-        from ..io.multiclass import read_multiclass_systems
-
-        key = read_multiclass_key(args.key)
-        entries = []
-        for system, report in zip(read_multiclass_systems(args.scores), reports):
-            X, labels, _, classes = align_multiclass(
-                key, system, missing=args.missing, other=args.other
-            )
-            entries.append(
-                {
-                    "name": report.name,
-                    "llh": X,
-                    "labels": labels,
-                    "class_names": list(classes),
-                    "text": str(report),
-                }
-            )
-        return pages.write_multiclass_report(
-            entries, args.plot, size=args.plot_size, formats=args.plot_format
-        )
-
-    return write
 
 
 # -- normalize -------------------------------------------------------------------------------
@@ -334,38 +229,4 @@ def add_normalize(sub, formatter):
         metavar="FILE",
         help="cohort models against the test segments: lines 'cohort test score'",
     )
-    nm.add_argument("--progress", action="store_true", help="progress bar (needs tqdm)")
     add_json(nm)
-    nm.set_defaults(func=cmd_normalize)
-
-
-def cmd_normalize(args) -> int:
-    from ..workflows.normalize import normalize_files
-
-    norm = normalize_files(
-        args.scores[0],
-        args.output,
-        method=args.method,
-        top_n=args.top_n,
-        enrol_cohort=args.enrol_cohort,
-        test_cohort=args.test_cohort,
-        progress=args.progress,
-    )
-    n_models = 0 if norm.enrol_ids_ is None else len(norm.enrol_ids_)
-    n_tests = 0 if norm.test_ids_ is None else len(norm.test_ids_)
-    if args.json:
-        print_json(
-            {
-                "output": str(args.output),
-                "method": args.method,
-                "top_n": args.top_n,
-                "n_enrolment_models": n_models,
-                "n_test_segments": n_tests,
-            }
-        )
-    else:
-        print(
-            f"{args.output}: {args.method} scores ({n_models:,} enrolment models, "
-            f"{n_tests:,} test segments with cohort statistics)"
-        )
-    return 0

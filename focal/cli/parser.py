@@ -95,15 +95,17 @@ def _train(sub):
     )
     _args.add_formats(tr)
     _args.add_pos_label(tr)
-    tr.add_argument(
+    _args.add_scores_are(tr)
+    point = tr.add_mutually_exclusive_group()  # one operating point: a prior, or costs
+    point.add_argument(
         "--p-target",
         type=_args.probability,
-        default=0.5,
+        action=_args.Once,
         metavar="P",
         help="effective target prior at which the fusion is trained (Cllr at P is "
         "minimized): the operating point of the application (default 0.5)",
     )
-    _extras.add_cost(tr, repeatable=False)
+    _extras.add_cost(point, repeatable=False)
     tr.add_argument(
         "--pav",
         action="store_true",
@@ -144,8 +146,32 @@ def _apply(sub):
         metavar="SCORES",
         help="one score file per system, in the order the model was trained on",
     )
-    ap.add_argument("-o", "--output", required=True, metavar="FILE", help="output score file")
+    ap.add_argument(
+        "-o",
+        "--output",
+        required=True,
+        metavar="FILE",
+        help="output score file, in the layout of the first score file (its header and other "
+        "columns kept, the LLR in place of the score); gzip when FILE ends in .gz",
+    )
     _args.add_formats(ap, key=False)
+    _args.add_scores_are(ap)
+    ap.add_argument(
+        "--systems",
+        nargs="+",
+        metavar="NAME",
+        help="the system of each score file, in order, checked against the model's systems "
+        "instead of the names the file names give (e.g. a renamed eval file)",
+    )
+    ap.add_argument(
+        "--output-format",
+        choices=_args.PRESETS,
+        metavar="NAME",
+        help="write the output in this layout instead of the input's: "
+        + ", ".join(_args.PRESETS)
+        + " (nist-sre: header, tabs, side 'a' unless the input has one; wespeaker and "
+        "speechbrain: the input's labels as target/nontarget and 1/0)",
+    )
     ap.add_argument(
         "--align",
         action="store_true",
@@ -205,6 +231,7 @@ def _evaluate(sub):
     )
     _args.add_formats(ev)
     _args.add_pos_label(ev)
+    _args.add_scores_are(ev)
     ev.add_argument(
         "--p-target",
         nargs="+",
@@ -214,6 +241,12 @@ def _evaluate(sub):
     )
     _args.add_missing(ev)
     _args.add_flags(ev, json=True)
+    ev.add_argument(
+        "--summary-only",
+        action="store_true",
+        help="print only the summary table (a line per system) that precedes the reports "
+        "of several systems",
+    )
     _args.add_plot(ev, "DET, normalized Bayes error, APE, ECE and Tippett figures")
     _extras.add_evaluate_options(ev)
     ev.add_argument(

@@ -63,9 +63,10 @@ class GaussianClasses:
     covariance: str
 
 
-def _cholesky(S: np.ndarray, ridge: float, scale: float, what: str) -> np.ndarray:
+def _cholesky(S: np.ndarray, ridge: float, scale: float, reg: float, what: str) -> np.ndarray:
     """Lower Cholesky factor of ``S + ridge I``; ValueError when a pivot is negligible relative
-    to ``scale`` (the average variance of the data).
+    to ``scale`` (the average variance of the data), saying what can help: for a class's own
+    covariance the shared one (estimated from every class's trials), and a larger ``reg``.
     """
     d = S.shape[0]
     if ridge > 0:
@@ -75,15 +76,18 @@ def _cholesky(S: np.ndarray, ridge: float, scale: float, what: str) -> np.ndarra
     except LinAlgError:
         Lc = None
     if Lc is None or not np.all(np.diag(Lc) ** 2 > 1e3 * np.finfo(float).eps * scale):
+        ways = "a ridge reg > 0" if reg == 0 else f"a larger ridge than reg={reg:g}"
+        if what != "shared within-class":
+            ways = f"covariance='shared' (one covariance from every class's trials) or {ways}"
         raise ValueError(
             f"the {what} covariance is singular (too few trials for the dimension, or constant / "
-            f"collinear score columns); use covariance='shared' or a ridge reg > 0"
+            f"collinear score columns); use {ways}"
         )
     return Lc
 
 
 def fit_gaussian_classes(
-    X, y, n_classes, covariance="shared", sample_weight=None, reg=0.0
+    X, y, n_classes, covariance="shared", sample_weight=None, reg=0.0, class_names=None
 ) -> GaussianClasses:
     """Maximum-likelihood Gaussian class models.
 
@@ -99,6 +103,8 @@ def fit_gaussian_classes(
     reg : float
         Ridge: ``reg`` times the average variance of ``X`` is added to every covariance
         diagonal (scale-free), >= 0.
+    class_names : sequence, optional
+        The classes' names, for messages (default: their indices).
 
     Raises ``ValueError`` when a covariance is singular.
     """
@@ -129,14 +135,15 @@ def fit_gaussian_classes(
     ridge = reg * scale
     if covariance == "shared":
         S = (R * v[:, None]).T @ R / v.sum()
-        chol = _cholesky(S, ridge, scale, "shared within-class")
+        chol = _cholesky(S, ridge, scale, reg, "shared within-class")
     else:
         chol = np.empty((n_classes, X.shape[1], X.shape[1]))
         for i in range(n_classes):
             sel = y == i
             Ri = R[sel]
             S = (Ri * v[sel, None]).T @ Ri / totals[i]
-            chol[i] = _cholesky(S, ridge, scale, f"class {i}")
+            name = i if class_names is None else class_names[i]
+            chol[i] = _cholesky(S, ridge, scale, reg, f"class {name!r}")
     with np.errstate(over="ignore"):  # the largest variance, in the original units
         top_variance = np.ldexp(float(np.max(np.sum(chol * chol, axis=-1))), 2 * k)
     if not top_variance < np.finfo(float).max / 2:

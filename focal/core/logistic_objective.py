@@ -20,12 +20,50 @@ from scipy.special import logit
 from .moments import check_spreads, merged_moments
 from .scoring_rules import LOGARITHMIC, default_expected_cost
 
-__all__ = ["LogisticDesign", "add_penalty", "objective_scale", "CHUNK", "ROUND_OFF_FLOOR"]
+__all__ = [
+    "LogisticDesign",
+    "add_penalty",
+    "objective_scale",
+    "class_relative_weights",
+    "CHUNK",
+    "ROUND_OFF_FLOOR",
+]
 
 CHUNK = 1 << 13  # rows per block: the block's temporaries stay in the CPU cache
 # gradient thresholds (tol times the objective's scale, nats) below which the passes compute
 # derivatives to full relative precision instead of to an ulp of 1/2 per trial
 ROUND_OFF_FLOOR = 1e-13
+
+
+def class_relative_weights(sample_weight, y):
+    """Trial weights as eq. 8.17 uses them: each class's weights scaled by one power of two
+    (exactly) so that the largest is in [0.5, 1); None stays None.
+
+    The objective weights a trial by prior / class total, so only the ratios of the weights
+    within a class matter, and this scaling changes no fit and no training cost (bit for bit,
+    short of subnormal weights). It keeps the class totals finite (weights of 1e308 would
+    overflow them) and the per-trial factors prior / total normal (1e300 would underflow them).
+
+    Parameters
+    ----------
+    sample_weight : ndarray of float64 or None
+        Validated non-negative finite weights (:func:`focal.core.validation.as_sample_weight`).
+    y : ndarray of bool
+        True for target trials.
+
+    Returns
+    -------
+    ndarray of float64 or None
+        A new array (or None).
+    """
+    if sample_weight is None:
+        return None
+    w = np.array(sample_weight, dtype=float)
+    for mask in (y, ~y):
+        top = w[mask].max(initial=0.0)
+        if top > 0:
+            w[mask] = np.ldexp(w[mask], -int(np.frexp(top)[1]))
+    return w
 
 
 def add_penalty(theta, grad, hess, weight) -> float:
@@ -72,9 +110,16 @@ class LogisticDesign:
         if sample_weight is None:
             n_tar = int(np.count_nonzero(y))
             w_tar, w_non = n_tar, self.n - n_tar
-        else:
-            w_tar = float(sample_weight[y].sum())
-            w_non = float(sample_weight.sum()) - w_tar
+        else:  # each class summed on its own: a total minus the other cancels (1e300 + 1)
+            with np.errstate(over="ignore"):  # an overflowing total is refused just below
+                w_tar = float(sample_weight[y].sum())
+                w_non = float(sample_weight[~y].sum())
+            if not (np.isfinite(w_tar + w_non) and min(w_tar, w_non) > 0):
+                raise ValueError(
+                    f"sample_weight gives the classes totals {w_tar:.4g} (targets) and "
+                    f"{w_non:.4g} (non-targets): each must be finite and > 0 (scale the weights "
+                    "of each class: class_relative_weights)"
+                )
         # per-trial factor of eq. 8.17: prior / class total
         self.f_tar = self.p_target / w_tar
         self.f_non = (1.0 - self.p_target) / w_non

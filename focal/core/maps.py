@@ -217,16 +217,16 @@ def block_llr(n_tar, n_non) -> np.ndarray:
 
     Parameters
     ----------
-    n_tar, n_non : ndarray of int, shape (K,)
-        Target and non-target trials in each block (both totals positive).
+    n_tar, n_non : ndarray of int or float, shape (K,)
+        Target and non-target trials in each block, or their weights (both totals positive).
 
     Returns
     -------
     ndarray of float, shape (K,)
         Natural-log LLR of each block.
     """
-    num = n_tar.astype(float) * float(int(n_non.sum()))
-    den = n_non.astype(float) * float(int(n_tar.sum()))
+    num = n_tar.astype(float) * float(n_non.sum())  # integer totals up to 2**53: exact
+    den = n_non.astype(float) * float(n_tar.sum())
     with np.errstate(divide="ignore"):
         return np.log(num / den)
 

@@ -134,7 +134,10 @@ def class_totals(labels, prior, sample_weight=None, *, labels_name="labels", cla
     if empty.size:
         what = "trials" if sample_weight is None else "trials of positive weight"
         shown = empty.tolist() if class_names is None else np.asarray(class_names)[empty].tolist()
-        raise ValueError(f"class(es) {shown} have non-zero prior but no {what} in {labels_name}")
+        raise ValueError(
+            f"class(es) {shown} have non-zero prior but no {what} in {labels_name} (a prior "
+            "of 0 leaves a class out)"
+        )
     return totals
 
 

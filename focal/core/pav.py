@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 import numpy as np
+from scipy.optimize import isotonic_regression
 
 from ._pav_kernel import (
     _first_of_runs,
@@ -57,6 +58,7 @@ __all__ = [
     "pav",
     "pav_from_sorted",
     "pav_from_counts",
+    "pav_from_weights",
 ]
 
 
@@ -150,13 +152,17 @@ class PAVResult:
 
     @property
     def n_targets(self) -> int:
-        """Total number of target trials N_tar."""
-        return int(self.n_tar.sum())
+        """Total number of target trials N_tar (their total weight, a float, for the blocks of
+        :func:`pav_from_weights`).
+        """
+        return _total(self.n_tar)
 
     @property
     def n_nontargets(self) -> int:
-        """Total number of non-target trials N_non."""
-        return int(self.n_non.sum())
+        """Total number of non-target trials N_non (their total weight, a float, for the blocks
+        of :func:`pav_from_weights`).
+        """
+        return _total(self.n_non)
 
     @cached_property
     def llr(self) -> np.ndarray:
@@ -224,6 +230,11 @@ class PAVResult:
         """
         llr = self.llr
         return cross_entropy_nats(llr, llr, p_target, tar_weight=self.n_tar, non_weight=self.n_non)
+
+
+def _total(counts):
+    """The sum of block counts: an int, or a float for the weights of weighted trials."""
+    return int(counts.sum()) if counts.dtype.kind in "iu" else float(counts.sum())
 
 
 def pav_from_sorted(trials: SortedTrials) -> PAVResult:
@@ -349,4 +360,57 @@ def pav_of_runs(n_tar, n_non, score_lo, score_hi) -> PAVResult:
         np.asarray(n_non, dtype=np.int64),
         np.asarray(score_lo, dtype=float),
         np.asarray(score_hi, dtype=float),
+    )
+
+
+def pav_from_weights(tar, non, tar_weight, non_weight) -> PAVResult:
+    """PAV of weighted trials: a trial of weight w counts as w trials (w any real >= 0).
+
+    The PAV of :func:`pav_from_counts` with real weights in place of counts (thesis app. C: the
+    pooling argument holds for any positive masses): the trials are grouped by distinct score
+    (ties share a block), each score carrying its target and non-target weight, and the
+    weighted isotonic regression of the target fractions pools them; neighbouring blocks of
+    equal fraction are pooled too, so the block fractions increase strictly. Trials of zero
+    weight carry nothing and are dropped. Integer weights give the blocks (and LLRs, to
+    rounding) of the trials repeated that many times.
+
+    Parameters
+    ----------
+    tar, non : ndarray of float64, 1-D
+        Validated target and non-target scores (no NaN).
+    tar_weight, non_weight : ndarray of float64
+        Their validated, finite, non-negative weights; each class needs a positive total.
+
+    Returns
+    -------
+    PAVResult
+        The blocks; ``n_tar`` and ``n_non`` hold the blocks' target and non-target weights
+        (float64), ``n_targets`` / ``n_nontargets`` their totals, ``llr`` the weighted PAV-LLR
+        ``log((w_tar_k / W_tar) / (w_non_k / W_non))`` (eq. C.20).
+    """
+    values, inverse = np.unique(np.concatenate([tar, non]), return_inverse=True)
+    t = np.bincount(inverse[: tar.size], weights=tar_weight, minlength=values.size)
+    n = np.bincount(inverse[tar.size :], weights=non_weight, minlength=values.size)
+    keep = (t + n) > 0
+    if not keep.all():
+        values, t, n = values[keep], t[keep], n[keep]
+    if not (t.sum() > 0 and n.sum() > 0):
+        raise ValueError("the weighted PAV needs a positive total weight of each class")
+    mass = t + n
+    fit = isotonic_regression(t / mass, weights=mass, increasing=True)
+    starts = np.asarray(fit.blocks[:-1], dtype=np.int64)
+    block_t, block_m = np.add.reduceat(t, starts), np.add.reduceat(mass, starts)
+    # pool neighbours whose fractions do not increase (equal, or equal but for rounding)
+    new = np.ones(starts.size, dtype=bool)
+    new[1:] = block_t[:-1] * block_m[1:] < block_t[1:] * block_m[:-1]
+    starts = starts[new]
+    ends = np.append(starts[1:], values.size) - 1
+    return PAVResult(
+        score_lo=values[starts],
+        score_hi=values[ends],
+        n_tar=np.add.reduceat(t, starts),
+        n_non=np.add.reduceat(n, starts),
+        runs_n_tar=t,
+        runs_n_non=n,
+        runs_score_lo=values,
     )

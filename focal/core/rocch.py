@@ -265,12 +265,12 @@ class ROCCH:
         empirical ROC otherwise). If that point lies exactly on the hull,
         hard decisions reproduce the EER and ``low == high == value``.
         """
-        nt, nn = self.n_targets, self.n_nontargets
-        diff = self._side_of_line(nn, nt)
-        if (diff == 0).any():
-            return self._threshold_of_vertices(diff == 0)
-        k = int(np.argmax(diff > 0))  # diff[0] < 0 < diff[K]: the crossing is on segment k-1, k
-        low, high = float(self.thresholds[k - 1]), float(self.thresholds[k])
+        segment = self.eer_segment
+        if segment is None:
+            return self._threshold_of_vertices(
+                self._side_of_line(self.n_nontargets, self.n_targets) == 0
+            )
+        low, high = segment
         if self.trials is None:
             _, _, runs = self.pav.roc_points()
             candidates = runs[(runs >= low) & (runs <= high)]
@@ -285,7 +285,44 @@ class ROCCH:
                     )
                 )
             )
-        misses, false_alarms = self._counts_below(candidates)
+        return self.threshold_near_eer(candidates, *self._counts_below(candidates))
+
+    @property
+    def eer_segment(self) -> tuple[float, float] | None:
+        """``(low, high)``: the thresholds of the two hull vertices between which the hull
+        crosses P_miss = P_fa, or None when it crosses at a vertex (:attr:`eer_threshold`).
+        """
+        diff = self._side_of_line(self.n_nontargets, self.n_targets)
+        if (diff == 0).any():
+            return None
+        k = int(np.argmax(diff > 0))  # diff[0] < 0 < diff[K]: the crossing is on segment k-1, k
+        return float(self.thresholds[k - 1]), float(self.thresholds[k])
+
+    def threshold_near_eer(self, candidates, misses, false_alarms) -> Threshold:
+        """The rule of :attr:`eer_threshold` between the vertices of :attr:`eer_segment`: of the
+        ``candidates`` thresholds (increasing, in that segment) with their exact ``misses`` and
+        ``false_alarms`` counts, the first nearest the EER point (smallest
+        ``|P_miss - EER| + |P_fa - EER|``); ``low == high == value`` when it reproduces the EER.
+
+        Parameters
+        ----------
+        candidates : ndarray of float
+            Thresholds "accept iff score >= t" inside :attr:`eer_segment`, increasing.
+        misses, false_alarms : ndarray of int
+            Exact error counts of hard decisions at each candidate.
+
+        Returns
+        -------
+        Threshold
+            The threshold, and the segment's ends when it does not reproduce the EER.
+        """
+        nt, nn = self.n_targets, self.n_nontargets
+        segment = self.eer_segment
+        if segment is None:
+            raise ValueError("the hull crosses P_miss = P_fa at a vertex: see eer_threshold")
+        low, high = segment
+        misses = np.asarray(misses, dtype=np.int64)
+        false_alarms = np.asarray(false_alarms, dtype=np.int64)
         rate = self.eer
         best = int(np.argmin(np.abs(misses / nt - rate) + np.abs(false_alarms / nn - rate)))
         value = float(candidates[best])

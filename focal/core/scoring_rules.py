@@ -62,7 +62,7 @@ from scipy.special import betainc, betaln, expit, xlog1py, xlogy
 
 from .priors import logit as _logit
 from .scoring import cross_entropy_nats
-from .validation import as_score_array, check_probability
+from .validation import as_score_array, check_probability, check_scoring_rule
 
 __all__ = [
     "BetaRule",
@@ -95,19 +95,9 @@ class BetaRule:
     b: float
 
     def __post_init__(self):
-        for name in ("a", "b"):
-            raw = getattr(self, name)
-            try:
-                if isinstance(raw, (bool, np.bool_, str, bytes)):
-                    raise TypeError
-                v = float(raw)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"beta rule parameter {name} must be a real number, got {raw!r}"
-                ) from None
-            if not (np.isfinite(v) and 0.0 < v <= 1000.0):
-                raise ValueError(f"beta rule parameter {name} must be in (0, 1000], got {raw!r}")
-            object.__setattr__(self, name, v)
+        a, b = check_scoring_rule((self.a, self.b), "BetaRule")
+        object.__setattr__(self, "a", a)
+        object.__setattr__(self, "b", b)
 
     @property
     def name(self) -> str:
@@ -217,13 +207,7 @@ _NAMED.update(
         (10.0, 1.0): "low_false_alarm",
     }
 )
-_BY_NAME = {
-    "logarithmic": LOGARITHMIC,
-    "log": LOGARITHMIC,
-    "brier": BRIER,
-    "boosting": BOOSTING,
-    "low_false_alarm": LOW_FALSE_ALARM,
-}
+_NAMED_RULES = {(r.a, r.b): r for r in (LOGARITHMIC, BRIER, BOOSTING, LOW_FALSE_ALARM)}
 
 
 def scoring_rule(spec) -> BetaRule:
@@ -235,19 +219,8 @@ def scoring_rule(spec) -> BetaRule:
     """
     if isinstance(spec, BetaRule):
         return spec
-    if isinstance(spec, str):
-        try:
-            return _BY_NAME[spec.lower()]
-        except KeyError:
-            raise ValueError(
-                f"unknown scoring rule {spec!r}; use one of {sorted(_BY_NAME)} or a pair (a, b)"
-            ) from None
-    if isinstance(spec, (tuple, list)) and len(spec) == 2:
-        return BetaRule(*spec)
-    raise ValueError(
-        f"scoring rule must be a name ({', '.join(sorted(_BY_NAME))}), a pair (a, b) of beta "
-        f"parameters or a BetaRule, got {spec!r}"
-    )
+    a, b = check_scoring_rule(spec)
+    return _NAMED_RULES.get((a, b)) or BetaRule(a, b)
 
 
 def expected_cost(tar, non, p_target=0.5, rule=LOGARITHMIC) -> float:

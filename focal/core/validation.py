@@ -27,6 +27,8 @@ __all__ = [
     "as_sample_weight",
     "split_by_labels",
     "classes_of_feature_names",
+    "SCORING_RULE_NAMES",
+    "check_scoring_rule",
 ]
 
 
@@ -316,3 +318,54 @@ def check_prior(prior, n_classes: int, name: str = "prior") -> np.ndarray:
             f"{name} must give non-zero probability to at least two classes, got {p.tolist()}"
         )
     return p / total
+
+
+#: The named proper scoring rules and their Beta(a, b) weighting parameters (thesis sec. 7.4;
+#: "low_false_alarm" is the keynote's Beta(10, 1)); :mod:`focal.core.scoring_rules` computes them
+SCORING_RULE_NAMES = {
+    "logarithmic": (1.0, 1.0),
+    "log": (1.0, 1.0),
+    "brier": (2.0, 2.0),
+    "boosting": (0.5, 0.5),
+    "low_false_alarm": (10.0, 1.0),
+}
+_MAX_BETA = 1000.0
+
+
+def check_scoring_rule(spec, name: str = "scoring_rule") -> tuple[float, float]:
+    """The Beta(a, b) parameters of the proper scoring rule ``spec``: one of the names of
+    :data:`SCORING_RULE_NAMES` (any case), a pair ``(a, b)`` of real numbers in (0, 1000], or an
+    object with such ``a`` and ``b`` (a :class:`focal.core.scoring_rules.BetaRule`). Anything
+    else raises :class:`~focal.exceptions.InvalidParameterError` naming ``name``.
+
+    NumPy only, so that the NumPy-only runtime refuses a model file's bad rule as the
+    estimators do (:func:`focal.models.fitted_state.check_params`).
+    """
+    if isinstance(spec, str):
+        try:
+            return SCORING_RULE_NAMES[spec.lower()]
+        except KeyError:
+            pass
+    else:
+        if hasattr(spec, "a") and hasattr(spec, "b"):
+            spec = (spec.a, spec.b)
+        if isinstance(spec, (tuple, list)) and len(spec) == 2:
+            return _beta_parameter(spec[0], name, "a"), _beta_parameter(spec[1], name, "b")
+    raise InvalidParameterError(
+        f"{name} must be one of {', '.join(SCORING_RULE_NAMES)} or a pair (a, b) of beta "
+        f"parameters in (0, {_MAX_BETA:g}]; got {spec!r}"
+    )
+
+
+def _beta_parameter(raw, name: str, which: str) -> float:
+    """One parameter of a Beta(a, b) rule as a float in (0, 1000]."""
+    if isinstance(raw, (bool, np.bool_)) or not isinstance(raw, numbers.Real):
+        raise InvalidParameterError(
+            f"{name}: beta parameter {which} must be a real number, got {raw!r}"
+        )
+    v = float(raw)
+    if not (np.isfinite(v) and 0.0 < v <= _MAX_BETA):
+        raise InvalidParameterError(
+            f"{name}: beta parameter {which} must be in (0, {_MAX_BETA:g}], got {raw!r}"
+        )
+    return v

@@ -14,8 +14,9 @@ Needs the optional dependency dask (the ``dask`` extra): ``pip install 'dask[dis
   reduction per Newton step and returns the usual in-memory estimator;
   :func:`apply` maps a fitted model over a dask collection.
 - :func:`read_trials` reads score and key files (one partition per file) into dask arrays
-  aligned by trial id (a partitioned hash join); :func:`evaluate_files` is ``focal evaluate
-  --dask``.
+  aligned by trial id (a partitioned hash join, with the single-process rules for repeated and
+  missing trials across files); :func:`evaluate_files` is ``focal evaluate --dask``: the
+  in-memory report, EER threshold included.
 
 Everything runs on the active dask scheduler: open a ``dask.distributed.Client`` (or use
 :func:`cluster_client`) to use a cluster.

@@ -47,6 +47,6 @@ __all__ = [
     "cavg_scorer",
 ]
 
-from ._fit_report import UnboundedObjectiveWarning  # noqa: E402
+from ._fit_report import MiscalibrationWarning, UnboundedObjectiveWarning  # noqa: E402
 
-__all__ += ["UnboundedObjectiveWarning"]
+__all__ += ["UnboundedObjectiveWarning", "MiscalibrationWarning"]

@@ -25,6 +25,7 @@ from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.scoring_rules import default_expected_cost, expected_cost_at_infinity
 
 __all__ = [
+    "MiscalibrationWarning",
     "PerfectSeparationWarning",
     "UnboundedObjectiveWarning",
     "report_fit",
@@ -53,6 +54,17 @@ class UnboundedObjectiveWarning(UserWarning):
     (:func:`focal.core.scoring_rules.expected_cost_at_infinity`). Issued when that limit is not
     above the rule's cost at the fitted solution; the fitted LLRs are then set by ``reg`` and by
     the solver's stopping point, not by the data.
+    """
+
+
+class MiscalibrationWarning(UserWarning):
+    """Calibrated outputs on held-out data cost more than no information at all.
+
+    Issued by :class:`focal.CalibratedClassifier` when the LLRs (or log-likelihoods) of its
+    cross-fitted calibration on held-out folds have a Cllr above 1 bit per bit at the
+    training prior: an uninformative system (every LLR 0) would do better. The calibration
+    found on some folds does not carry over to the others, so a map of the same kind cannot
+    be trusted on new data either.
     """
 
 

@@ -15,6 +15,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..core.gaussian import fit_gaussian_classes
 from ..core.maps import gaussian_loglikelihoods
 from ..models.fitted_state import GAUSSIAN_FIELDS, check_cholesky, check_params
+from ._input import validate_input
 from ._llh_output import LogLikelihoodOutputMixin
 from ._state import MulticlassStateMixin
 
@@ -46,11 +47,19 @@ class GaussianBackend(
         Default prior of ``predict_proba`` / ``predict`` (flat if None). It does not affect the
         fitted models. When given, it also fixes ``n_classes``.
     reg : float, default 1e-6
-        Scale-free ridge: ``reg`` times the average variance of the training vectors (trace of
-        their covariance / d) is added to each covariance diagonal. The
-        default leaves well-conditioned models unchanged (to about 1e-6 relative) and keeps
-        degenerate ones finite (a score column constant within every class, collinear
-        columns, fewer trials than dimensions, a class with one trial).
+        Scale-free ridge: ``reg`` times the average variance v of the training vectors (trace
+        of their covariance / d) is added to each covariance diagonal. It keeps degenerate
+        models finite (a score column constant within every class, collinear columns, fewer
+        trials than dimensions, a class with one trial) and moves the others by about
+        ``reg * v / lambda_min`` relative, ``lambda_min`` the smallest eigenvalue of the
+        (within-class) covariance: each precision eigenvalue ``1/lambda`` becomes
+        ``1/(lambda + reg v)``. Measured against ``reg=0`` (the largest change of a
+        log-likelihood difference over the largest difference): 1.7e-6 shared and 2.5e-6 per
+        class on the example below (independent columns, v / lambda_min 1.9 and 2.6), but 8 %
+        shared and 14 % per class on the language sample's three systems side by side, whose 18
+        columns are nearly collinear (v / lambda_min about 1e11): there the ridge decides the
+        poorly determined directions, so choose it (or fewer, less redundant columns)
+        deliberately.
     class_names : sequence of str, optional
         The classes in output-column order; labels may then be these names (``classes_`` holds
         them). Class-name labels without it are refused: a later step (e.g. a
@@ -110,7 +119,9 @@ class GaussianBackend(
         reg = self._check_params()
         X = validate_data(self, X, dtype=np.float64, ensure_min_samples=1)
         classes, labels, prior, w = self._validate_targets(X, y, sample_weight)
-        model = fit_gaussian_classes(X, labels, classes.shape[0], self.covariance, w, reg)
+        model = fit_gaussian_classes(
+            X, labels, classes.shape[0], self.covariance, w, reg, classes.tolist()
+        )
         self._set_classes(classes, prior)
         self.model_ = model
         self.means_ = model.means + model.center
@@ -132,7 +143,7 @@ class GaussianBackend(
             Natural-log likelihood of each class for each trial.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_input(self, X, dtype=np.float64)
         return gaussian_loglikelihoods(X, self.model_)
 
     # -- saved state (focal.estimators._state): the centred class models; ``means_`` and

@@ -9,18 +9,57 @@ to multiclass log-likelihoods by :class:`MulticlassFusion` in ``"calibration"`` 
 van Leeuwen eq. 18). The posterior is then a matter of the application's prior, chosen at
 prediction time.
 
+Which score is calibrated. A classifier with ``decision_function`` (SVMs, linear models,
+gradient boosting, whose raw sums are log-odds) gives an unbounded score that is not saturated,
+and that score is calibrated, as Platt [3]_ does. A classifier with only ``predict_proba``
+(random forests, k-nearest neighbours, naive Bayes) gives probabilities that are often exactly
+0 or 1: vote fractions of trees or neighbours (a resolution of 1/100 or 1/k), or naive Bayes
+posteriors rounded to 0 and 1 in floating point. The logit of such a probability is infinite;
+clipped at a tiny number it becomes -690, and one such trial of the wrong class dominates a
+logistic fit and costs hundreds of bits on new data (a random forest gave held-out Cllr
+2.8 bits, LLRs down to -670 nats). So the probability is treated as the estimate it is, at the
+resolution it shows: an exact 0 or 1 is a count of zero, replaced by half the smallest step
+seen in the out-of-fold probabilities (the smallest probability strictly between 0 and 1,
+halved), as the empirical logit ``log((k + 1/2) / (n - k + 1/2))`` of Haldane [4]_ and
+Anscombe [5]_ does for a count, and as Zadrozny and Elkan's smoothing of tree-leaf frequencies
+[6]_ does for trees; and no probability is taken below ``1 / (2 N)`` (above ``1 - 1 / (2 N)``),
+half a trial among the N out-of-fold trials the calibration is fitted on, which cannot
+tell smaller posteriors apart. The logit of the probability clipped to that range (binary), or
+the log of each class's probability clipped from below (multiclass), is then calibrated
+(``proba_floor_`` is the bound). Measured on ``make_classification(6000, 20, n_informative=6,
+weights=[0.8], random_state=0)``, half for training, ``p_target=0.01``: Cllr at 0.01 of the
+held-out half, focal (scikit-learn's ``CalibratedClassifierCV(method="sigmoid")``, Platt's
+sigmoid fitted to the probability itself, a bounded score): random forest 0.55 (0.54; 1.03 to
+1.39 before this bound, 2.1 to 3.8 bits at 0.5), 15 nearest neighbours 0.57 (0.55; 0.87
+before), naive Bayes 0.70 (0.73), histogram gradient boosting 0.44 (0.44), SVC 0.51 (0.47).
+
+The calibration is also judged on held-out data: the calibrator is cross-fitted over the same
+folds (fitted on the out-of-fold scores of the other folds, applied to each fold's), its
+outputs are ``oof_llr_`` and their Cllr ``oof_cllr_``, and a Cllr above 1 bit (worse than no
+information) raises a :class:`~focal.estimators.MiscalibrationWarning`.
+
 References
 ----------
 .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
    extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 .. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
    Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+.. [3] J. C. Platt, "Probabilistic outputs for support vector machines and comparisons to
+   regularized likelihood methods", in Advances in Large Margin Classifiers, MIT Press, 1999.
+.. [4] J. B. S. Haldane, "The estimation and significance of the logarithm of a ratio of
+   frequencies", Annals of Human Genetics 20, pp. 309-311, 1956.
+.. [5] F. J. Anscombe, "On estimating binomial response relations", Biometrika 43,
+   pp. 461-464, 1956.
+.. [6] B. Zadrozny and C. Elkan, "Obtaining calibrated probability estimates from decision
+   trees and naive Bayesian classifiers", Proc. ICML, 2001.
 """
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
-from scipy.special import logit as _logit
+from scipy.special import logit
 from sklearn.base import BaseEstimator, ClassifierMixin, clone
 from sklearn.model_selection import check_cv, cross_val_predict
 from sklearn.utils import get_tags
@@ -30,6 +69,10 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 from ..core.multiclass import log_posteriors
 from ..core.priors import bayes_threshold
 from ..core.validation import check_prior, check_probability
+from ..metrics.binary import cllr
+from ..metrics.multiclass import multiclass_cllr
+from ._fit_report import MiscalibrationWarning
+from ._input import validate_input
 from ._llr_output import BinaryLLROutputMixin
 from .calibration import PAVCalibrator
 from .fusion import LogisticFusion
@@ -38,17 +81,19 @@ from .multiclass import MulticlassFusion
 __all__ = ["CalibratedClassifier"]
 
 METHODS = ("logistic", "pav")
-_TINY = 1e-300
 
 
 class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator):
     """A classifier whose scores are cross-fitted into calibrated LLRs (or log-likelihoods).
 
     ``fit`` (1) gets out-of-fold scores of ``estimator`` by ``cross_val_predict`` over ``cv``:
-    ``decision_function`` if it has one, else the log of ``predict_proba`` (the logit of the
-    second column for two classes); (2) fits the calibrator on them; (3) refits ``estimator`` on
-    all the data, whose scores the calibrator maps at prediction time (scikit-learn's
-    ``CalibratedClassifierCV(ensemble=False)`` scheme).
+    ``decision_function`` if it has one, else the log of ``predict_proba`` clipped away from 0
+    and 1 at ``proba_floor_`` (the logit of the second column for two classes; the module
+    docstring says why and where the bound comes from); (2) fits the calibrator on them, and
+    cross-fits it over the same folds to judge it on held-out data (``oof_llr_``,
+    ``oof_cllr_``; a :class:`~focal.estimators.MiscalibrationWarning` when that Cllr exceeds 1
+    bit); (3) refits ``estimator`` on all the data, whose scores the calibrator maps at
+    prediction time (scikit-learn's ``CalibratedClassifierCV(ensemble=False)`` scheme).
 
     Parameters
     ----------
@@ -84,8 +129,13 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
     calibrator_ : LogisticFusion, PAVCalibrator or MulticlassFusion
         Fitted on the out-of-fold scores.
     oof_llr_ : ndarray
-        The calibrated LLRs (binary, shape (n,)) or log-likelihoods (multiclass, (n, N)) of the
-        out-of-fold scores: honest held-out outputs for evaluating the calibration.
+        Held-out calibrated LLRs (binary, shape (n,)) or log-likelihoods (multiclass, (n, N)):
+        each fold's out-of-fold scores mapped by a calibrator fitted on the other folds'.
+    oof_cllr_ : float
+        Their Cllr at ``p_target`` (binary) or multiclass Cllr at ``prior``, in bits per bit
+        (1 for an uninformative system; above 1 warns).
+    proba_floor_ : float or None
+        The bound of the probabilities (None when ``decision_function`` is calibrated).
     n_features_in_ : int
 
     Examples
@@ -132,14 +182,25 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         """The classifier's score of each trial: 1-D (binary) or (n, N) (multiclass)."""
         if method == "decision_function":
             return np.asarray(estimator.decision_function(X), dtype=float)
-        return self._from_proba(np.asarray(estimator.predict_proba(X), dtype=float))
+        proba = np.asarray(estimator.predict_proba(X), dtype=float)
+        return _proba_scores(proba, self.proba_floor_)
+
+    def _calibrator(self, prior):
+        if self.classes_.size > 2:
+            return MulticlassFusion(prior=prior, mode="calibration")
+        if self.method == "logistic":
+            return LogisticFusion(p_target=self.p_target)
+        return PAVCalibrator()
+
+    def _calibrator_input(self, scores):
+        """The calibrator's input: the target's score as a column (binary), else as given."""
+        return self._sign * scores.reshape(-1, 1) if self.classes_.size == 2 else scores
 
     @staticmethod
-    def _from_proba(proba):
-        proba = np.clip(proba, _TINY, 1.0)
-        if proba.ndim == 2 and proba.shape[1] == 2:
-            return _logit(np.clip(proba[:, 1], _TINY, 1.0 - 1e-16))
-        return np.log(proba)
+    def _calibrated(calibrator, X):
+        if isinstance(calibrator, MulticlassFusion):
+            return calibrator.transform(X)
+        return calibrator.decision_function(X)
 
     def fit(self, X, y):
         """Cross-fit: out-of-fold scores, calibrator on them, then the classifier on all data.
@@ -182,26 +243,44 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         prior = None if binary else check_prior(self.prior, classes.size)
         base = self._base()
         method = "decision_function" if hasattr(base, "decision_function") else "predict_proba"
-        cv = check_cv(self.cv, y, classifier=True)
-        raw = np.asarray(cross_val_predict(clone(base), X, y, cv=cv, method=method), dtype=float)
-        oof = raw if method == "decision_function" else self._from_proba(raw)
+        folds = list(check_cv(self.cv, y, classifier=True).split(X, y))  # one split, used twice
+        raw = np.asarray(cross_val_predict(clone(base), X, y, cv=folds, method=method), dtype=float)
         # the classifier's binary score is for its classes_[1], the larger label: turn it round
         # when the target is the smaller one
         self._sign = -1.0 if binary and classes[1] == np.unique(y)[0] else 1.0
         self.classes_ = classes
-        if binary:
-            oof = self._sign * oof
-            cal = (
-                LogisticFusion(p_target=self.p_target)
-                if self.method == "logistic"
-                else PAVCalibrator()
+        labels = target.astype(int) if binary else _class_index(classes, y)
+
+        def scores(part):
+            """Calibrator input of the out-of-fold scores ``raw[part]``, bounded by them."""
+            if method == "decision_function":
+                return self._calibrator_input(raw[part]), None
+            floor = _probability_floor(raw[part])
+            return self._calibrator_input(_proba_scores(raw[part], floor)), floor
+
+        everything, self.proba_floor_ = scores(slice(None))
+        self.calibrator_ = self._calibrator(prior).fit(everything, labels)
+        held_out = np.empty((y.shape[0],) if binary else (y.shape[0], classes.size))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the fit on every trial above has warned already
+            for train, test in folds:
+                part, floor = scores(train)
+                fold = self._calibrator(prior).fit(part, labels[train])
+                unseen = raw[test] if floor is None else _proba_scores(raw[test], floor)
+                held_out[test] = self._calibrated(fold, self._calibrator_input(unseen))
+        self.oof_llr_ = held_out
+        self.oof_cllr_ = _held_out_cllr(held_out, labels, binary, self.p_target, prior)
+        if self.oof_cllr_ > 1.0:
+            warnings.warn(
+                f"the calibrated outputs of held-out folds have Cllr {self.oof_cllr_:.4g} bits "
+                "per bit, more than the 1 bit of an uninformative system: the calibration "
+                f"fitted on some folds of {type(base).__name__}'s scores does not carry over "
+                "to the others (too few trials of a class, or scores that differ from fold to "
+                "fold); do not trust its LLRs on new data: get more data, or try another "
+                "classifier or method",
+                MiscalibrationWarning,
+                stacklevel=2,
             )
-            self.calibrator_ = cal.fit(oof.reshape(-1, 1), target.astype(int))
-            self.oof_llr_ = self.calibrator_.decision_function(oof.reshape(-1, 1))
-        else:
-            labels = _class_index(classes, y)
-            self.calibrator_ = MulticlassFusion(prior=prior, mode="calibration").fit(oof, labels)
-            self.oof_llr_ = self.calibrator_.transform(oof)
         self.estimator_ = clone(base).fit(X, y)
         self._score_method = method
         return self
@@ -240,9 +319,7 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
 
     def _classifier_scores(self, X):
         check_is_fitted(self, "calibrator_")
-        X = validate_data(
-            self, X, accept_sparse=True, reset=False, dtype=None, ensure_all_finite=False
-        )
+        X = validate_input(self, X, accept_sparse=True, dtype=None, ensure_all_finite=False)
         return self._scores(self.estimator_, X, self._score_method)
 
     def decision_function(self, X):
@@ -258,10 +335,8 @@ class CalibratedClassifier(BinaryLLROutputMixin, ClassifierMixin, BaseEstimator)
         ndarray of shape (n_samples,) or (n_samples, n_classes)
             LLRs (binary) or log-likelihoods (multiclass), natural log.
         """
-        s = self._classifier_scores(X)
-        if self.classes_.size == 2:
-            return self.calibrator_.decision_function(self._sign * s.reshape(-1, 1))
-        return self.calibrator_.transform(s)
+        scores = self._calibrator_input(self._classifier_scores(X))
+        return self._calibrated(self.calibrator_, scores)
 
     def predict_log_proba(self, X, p_target=None, prior=None):
         """Log posteriors at ``p_target`` (binary) or ``prior`` (multiclass; default the fitted).
@@ -375,3 +450,31 @@ def _class_index(classes, y):
     if unknown.any():
         raise ValueError(f"y contains labels not seen in fit: {np.unique(y[unknown])!r}")
     return np.searchsorted(classes, y)
+
+
+def _probability_floor(proba) -> float:
+    """The bound of out-of-fold probabilities ``proba`` (n, N): half the smallest one strictly
+    between 0 and 1 (half a step of their resolution: an exact 0 or 1 is a count of zero), and
+    at least ``1 / (2 n)``, half a trial among the n trials (see the module docstring).
+    """
+    inner = proba[(proba > 0.0) & (proba < 1.0)]
+    half_step = float(inner.min()) / 2.0 if inner.size else 0.0
+    return max(half_step, 0.5 / proba.shape[0])
+
+
+def _proba_scores(proba, floor):
+    """The calibrated score of probabilities bounded by ``floor``: the logit of the second
+    class's (two classes), else the log of each class's.
+    """
+    if proba.shape[1] == 2:
+        return logit(np.clip(proba[:, 1], floor, 1.0 - floor))
+    return np.log(np.clip(proba, floor, 1.0))
+
+
+def _held_out_cllr(outputs, labels, binary, p_target, prior) -> float:
+    """Cllr (binary, at ``p_target``) or normalized multiclass Cllr (at ``prior``) of the
+    held-out outputs, in bits per bit.
+    """
+    if binary:
+        return float(cllr(outputs[labels == 1], outputs[labels == 0], p_target))
+    return float(multiclass_cllr(outputs, labels, prior, normalize=True))

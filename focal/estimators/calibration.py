@@ -26,42 +26,68 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.bounded_pav import bounded_pav_blocks
 from ..core.maps import block_llr_map
-from ..core.pav import pav_from_sorted
+from ..core.pav import pav_from_sorted, pav_from_weights
 from ..core.rocch import ROCCH as _Hull
 from ..core.sorted_trials import sort_trials
 from ..core.validation import (
     as_binary_labels,
+    as_sample_weight,
+    binary_classes,
     split_by_labels,
 )
 from ..models.fitted_state import (
     BLOCK_FIELDS,
     PAV_FIELDS,
+    check_binary_classes,
     check_hull_blocks,
     check_params,
     check_pav_llr,
 )
+from ._input import validate_input
 from ._llr_output import BinaryLLROutputMixin
 from ._state import SavedStateMixin
 
 __all__ = ["PAVCalibrator", "ROCCH"]
 
 
+def _weighted_pav(scores, is_target, sample_weight):
+    """The weighted PAV of the trials and the trial counts (of positive weight) of its blocks."""
+    w = as_sample_weight(sample_weight, scores.shape[0])
+    keep = w > 0
+    for mask, what in ((is_target, "target"), (~is_target, "non-target")):
+        if not keep[mask].any():
+            raise ValueError(f"sample_weight gives the {what} trials zero total weight")
+    tar, non = scores[keep & is_target], scores[keep & ~is_target]
+    result = pav_from_weights(tar, non, w[keep & is_target], w[keep & ~is_target])
+    tar.sort()
+    non.sort()
+    counts = []
+    for sorted_scores in (tar, non):  # trials between each block's lowest and highest score
+        upper = np.searchsorted(sorted_scores, result.score_hi, side="right")
+        counts.append(np.diff(upper, prepend=0))
+    return result, (counts[0], counts[1])
+
+
 class _ScoreToLLR(BinaryLLROutputMixin, TransformerMixin, SavedStateMixin, BaseEstimator):
     """Shared input handling of the one-column score -> LLR estimators.
 
     Their output is an LLR, so they also give posteriors, Bayes decisions and minus Cllr
-    (``predict_proba(X, p_target=0.5)``, ``predict``, ``score``; labels 0 / 1): a pipeline
-    ending in one (``make_pipeline(LogisticFusion(), PAVCalibrator())``) can be used by
-    ``GridSearchCV`` without ``scoring=`` and by ``cross_val_predict``.
+    (``predict_proba(X, p_target=0.5)``, ``predict``, ``score``) of ``classes_``, the labels of
+    ``y`` as ``[non-target, target]`` (``pos_label`` names the target): a pipeline ending in one
+    (``make_pipeline(LogisticFusion(pos_label="genuine"),
+    PAVCalibrator(pos_label="genuine"))``) can be used by ``GridSearchCV`` without
+    ``scoring=`` and by ``cross_val_predict``, with the user's labels.
 
     ``fit`` validates, sorts each class once and runs PAV once; subclasses validate their
     parameters in ``_check_params``, store what they need of the PAV result in
-    ``_set_fitted(result)`` (at least the block map ``score_lo_``, ``score_hi_``, ``llr_``) and
-    apply it to validated 1-D scores in ``_map(scores)``.
+    ``_set_fitted(result, counts)`` (at least the block map ``score_lo_``, ``score_hi_``,
+    ``llr_``) and apply it to validated 1-D scores in ``_map(scores)``.
     """
 
     def _scores(self, X, *, reset: bool, y=None):
-        """Validate X (shape (n,) or (n, 1), finite) and, when fitting, y; return 1-D scores."""
+        """Validate X (shape (n,) or (n, 1), finite) and, when fitting, y; return the 1-D scores
+        (and, when fitting, the target mask and the validated labels).
+        """
         if y is None and reset:
             raise ValueError(
                 f"{type(self).__name__} requires y to be passed, but the target y is None "
@@ -80,12 +106,13 @@ class _ScoreToLLR(BinaryLLROutputMixin, TransformerMixin, SavedStateMixin, BaseE
                 )
         if reset:
             X, y = validate_data(self, X, y, reset=True, dtype=np.float64, y_numeric=False)
-            return X[:, 0], as_binary_labels(y, "y", self.pos_label)
-        X = validate_data(self, X, reset=False, dtype=np.float64)
+            return X[:, 0], as_binary_labels(y, "y", self.pos_label), y
+        X = validate_input(self, X, dtype=np.float64)
         return X[:, 0]
 
     def fit(self, X, y):
-        """Fit on scores ``X`` (shape (n,) or (n, 1)) and labels ``y`` (1 / True = target).
+        """Fit on scores ``X`` (shape (n,) or (n, 1)) and labels ``y`` (1 / True = target, or
+        the two labels of ``pos_label``).
 
         Sorts each class once and runs PAV once over the trials (``focal.core.pav``). If
         anything is wrong with the parameters or the data, raises ``ValueError`` and leaves the
@@ -96,11 +123,20 @@ class _ScoreToLLR(BinaryLLROutputMixin, TransformerMixin, SavedStateMixin, BaseE
         self
             The fitted estimator.
         """
+        return self._fit(X, y, None)
+
+    def _fit(self, X, y, sample_weight):
         try:
             self._check_params()
-            scores, labels = self._scores(X, reset=True, y=y)
-            tar, non = split_by_labels(scores, labels, scores_name="X", labels_name="y")
-            self._set_fitted(pav_from_sorted(sort_trials(tar, non)))
+            scores, is_target, y = self._scores(X, reset=True, y=y)
+            tar, non = split_by_labels(scores, is_target, scores_name="X", labels_name="y")
+            if sample_weight is None:
+                result = pav_from_sorted(sort_trials(tar, non))
+                counts = result.n_tar, result.n_non
+            else:
+                result, counts = _weighted_pav(scores, is_target, sample_weight)
+            self.classes_ = binary_classes(y, is_target)
+            self._set_fitted(result, counts)
         except BaseException:
             for name in [k for k in vars(self) if k.endswith("_") and not k.startswith("__")]:
                 delattr(self, name)
@@ -119,12 +155,6 @@ class _ScoreToLLR(BinaryLLROutputMixin, TransformerMixin, SavedStateMixin, BaseE
         """Natural-log LLRs of the scores ``X`` (shape (n,) or (n, 1)), as a 1-D array."""
         check_is_fitted(self, "llr_")
         return self._map(self._scores(X, reset=False))
-
-    @property
-    def classes_(self):
-        """The labels ``[0, 1]`` (1 = target) of ``predict`` and ``predict_proba``'s columns."""
-        check_is_fitted(self, "llr_")
-        return np.array([0, 1])
 
     def get_feature_names_out(self, input_features=None):
         """The single output column: ``["llr"]``."""
@@ -177,9 +207,16 @@ class PAVCalibrator(_ScoreToLLR):
     llr_ : ndarray of shape (n_blocks,)
         Natural-log LLR of each block, non-decreasing (strictly increasing when unbounded).
     block_n_tar_, block_n_non_ : ndarray of int64, shape (n_blocks,)
-        Training target and non-target trials in each block (virtual trials not included).
+        Training target and non-target trials in each block (virtual trials and trials of zero
+        weight not included).
+    block_w_tar_, block_w_non_ : ndarray of float64, shape (n_blocks,)
+        Their total ``sample_weight`` (the counts, as floats, when fitted without weights):
+        what the LLRs are computed from.
     n_targets_, n_nontargets_ : int
         Training trials of each class.
+    classes_ : ndarray of shape (2,)
+        ``[non-target label, target label]`` of ``y``: the labels of ``predict`` and of the
+        columns of ``predict_proba``, which ``score`` takes.
     n_features_in_ : int
         Always 1.
     feature_names_in_ : ndarray of str
@@ -208,8 +245,38 @@ class PAVCalibrator(_ScoreToLLR):
         self.interpolation = interpolation
         self.pos_label = pos_label
 
-    def _set_fitted(self, result):
-        """Store the (bounded) blocks of the PAV solution ``result``."""
+    def fit(self, X, y, sample_weight=None):
+        """Fit on scores ``X`` (shape (n,) or (n, 1)) and labels ``y`` (1 / True = target, or
+        the two labels of ``pos_label``), optionally weighted.
+
+        Sorts each class once and runs PAV once over the trials (``focal.core.pav``); with
+        ``sample_weight``, the weighted PAV (:func:`focal.core.pav.pav_from_weights`). If
+        anything is wrong with the parameters or the data, raises ``ValueError`` and leaves the
+        estimator unfitted (never half-fitted, never with a previous fit's state).
+
+        Parameters
+        ----------
+        X : array_like, shape (n_trials,) or (n_trials, 1)
+            Scores of one system.
+        y : array_like, shape (n_trials,)
+            Labels.
+        sample_weight : array_like, shape (n_trials,), optional
+            Non-negative trial weights: a trial of weight k counts as k trials (the PAV-LLR of
+            a block is ``log((w_tar_k / W_tar) / (w_non_k / W_non))`` with weights in place of
+            counts, and ``pseudo_count`` is a virtual trial of that weight). Trials of zero
+            weight are left out; each class needs a positive total.
+
+        Returns
+        -------
+        self
+            The fitted estimator.
+        """
+        return self._fit(X, y, sample_weight)
+
+    def _set_fitted(self, result, counts):
+        """Store the (bounded) blocks of the PAV solution ``result`` (its ``n_tar`` / ``n_non``
+        the blocks' trial counts, or their weights with ``counts`` the trial counts).
+        """
         if self.pseudo_count > 0:
             starts, llr = bounded_pav_blocks(result, self.pseudo_count)
         else:
@@ -218,10 +285,12 @@ class PAVCalibrator(_ScoreToLLR):
         self.score_lo_ = result.score_lo[starts]
         self.score_hi_ = result.score_hi[ends]
         self.llr_ = np.array(llr, dtype=float)
-        self.block_n_tar_ = np.add.reduceat(result.n_tar, starts)
-        self.block_n_non_ = np.add.reduceat(result.n_non, starts)
-        self.n_targets_ = result.n_targets
-        self.n_nontargets_ = result.n_nontargets
+        self.block_n_tar_ = np.add.reduceat(counts[0], starts)
+        self.block_n_non_ = np.add.reduceat(counts[1], starts)
+        self.block_w_tar_ = np.add.reduceat(result.n_tar, starts).astype(float)
+        self.block_w_non_ = np.add.reduceat(result.n_non, starts).astype(float)
+        self.n_targets_ = int(self.block_n_tar_.sum())
+        self.n_nontargets_ = int(self.block_n_non_.sum())
 
     def _map(self, scores):
         return block_llr_map(self.score_lo_, self.score_hi_, self.llr_, scores, self.interpolation)
@@ -231,7 +300,10 @@ class PAVCalibrator(_ScoreToLLR):
     _state_fields = PAV_FIELDS
 
     def _validate_state(self, state, version):
-        """The blocks and their (bounded or exact PAV) LLRs (:func:`check_pav_llr`)."""
+        """The labels, the blocks and their (bounded or exact PAV) LLRs
+        (:func:`check_pav_llr`).
+        """
+        check_binary_classes(state["classes_"], self.pos_label, version)
         check_pav_llr(state, self.pseudo_count)
         return state
 
@@ -281,6 +353,8 @@ class ROCCH(_ScoreToLLR):
         Area under the hull, P_detect against P_fa.
     n_targets_, n_nontargets_ : int
         Training trials of each class.
+    classes_ : ndarray of shape (2,)
+        ``[non-target label, target label]`` of ``y``.
     hull_ : focal.core.ROCCH
         The core hull object these attributes come from.
     n_features_in_ : int
@@ -303,7 +377,7 @@ class ROCCH(_ScoreToLLR):
     def __init__(self, pos_label=None):
         self.pos_label = pos_label
 
-    def _set_fitted(self, result):
+    def _set_fitted(self, result, counts=None):
         """Build the hull of the PAV solution ``result`` and read its measures once."""
         hull = _Hull(result)
         self.hull_ = hull
@@ -327,6 +401,7 @@ class ROCCH(_ScoreToLLR):
         return {
             "n_features_in_": self.n_features_in_,
             "feature_names_in_": getattr(self, "feature_names_in_", None),
+            "classes_": self.classes_,
             "score_lo_": pav.score_lo,
             "score_hi_": pav.score_hi,
             "block_n_tar_": pav.n_tar,
@@ -334,9 +409,11 @@ class ROCCH(_ScoreToLLR):
         }
 
     def _validate_state(self, state, version):
+        check_binary_classes(state["classes_"], self.pos_label, version)
         return {
             "n_features_in_": state["n_features_in_"],
             "feature_names_in_": state["feature_names_in_"],
+            "classes_": state["classes_"],
             "blocks": check_hull_blocks(state),
         }
 

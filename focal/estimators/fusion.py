@@ -27,11 +27,10 @@ from sklearn.utils.multiclass import check_classification_targets
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
+from ..core.logistic_objective import class_relative_weights
 from ..core.maps import affine_llr
 from ..core.maps import check_finite_llr as _check_finite_llr
-from ..core.scoring_rules import (
-    scoring_rule,
-)
+from ..core.scoring_rules import scoring_rule
 from ..core.validation import (
     as_binary_labels,
     as_sample_weight,
@@ -43,6 +42,7 @@ from ._fit_report import (
     report_fit,
     warn_not_converged,
 )
+from ._input import validate_input
 from ._llr_output import BinaryLLROutputMixin
 from ._state import SavedStateMixin
 
@@ -191,7 +191,8 @@ class LogisticFusion(
     def _check_params(self):
         """Validated (p_target, reg, tol, max_iter, rule); a ValueError names a bad one."""
         v = check_params(vars(self))
-        return v["p_target"], v["reg"], v["tol"], v["max_iter"], scoring_rule(self.scoring_rule)
+        rule = scoring_rule(v["scoring_rule"])
+        return v["p_target"], v["reg"], v["tol"], v["max_iter"], rule
 
     def _as_2d(self, X):
         """Hook for subclasses that also take 1-D input."""
@@ -208,13 +209,12 @@ class LogisticFusion(
             and X.ndim == 2
             and X.shape[0]
             and X.shape[1] == self.n_features_in_
-            and not hasattr(self, "feature_names_in_")
         ):
-            # the production case (a float array, fitted without names): what validate_data
+            # the production case (a float array, taken by position): what validate_input
             # would check is checked here, without its per-call cost on small batches
             return X
         # finiteness is checked on the (n_features times smaller) output instead
-        return validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
+        return validate_input(self, X, dtype=np.float64, ensure_all_finite=False)
 
     def fit(self, X, y, sample_weight=None):
         """Train the fusion on development scores.
@@ -245,7 +245,9 @@ class LogisticFusion(
         classes = binary_classes(y, is_target)
         weights = None
         if sample_weight is not None:
-            weights = as_sample_weight(sample_weight, X.shape[0])
+            # only ratios within a class matter: scaled exactly, so 1e300 neither overflows a
+            # class total nor underflows a trial's factor
+            weights = class_relative_weights(as_sample_weight(sample_weight, X.shape[0]), is_target)
             for mask, label in ((is_target, classes[1]), (~is_target, classes[0])):
                 if not weights[mask].sum() > 0:
                     raise ValueError(

@@ -38,6 +38,7 @@ from ..models.fitted_state import (
     check_multiclass_weights,
     check_params,
 )
+from ._input import validate_input
 from ._llh_output import LogLikelihoodOutputMixin
 from ._state import MulticlassStateMixin
 
@@ -236,10 +237,7 @@ class MulticlassFusion(
         classes, labels, prior, w = self._validate_targets(X, y, sample_weight)
         n_classes = classes.shape[0]
         if X.shape[1] % n_classes:
-            raise ValueError(
-                f"X has n_features = {X.shape[1]}, not a multiple of n_classes = {n_classes}: X "
-                "must hold the systems' log-likelihood blocks side by side (see stack_systems)"
-            )
+            raise ValueError(_width_message(X.shape[1], classes, self.prior, self.class_names))
         K = X.shape[1] // n_classes
         if self.mode == "calibration" and K != 1:
             raise ValueError(
@@ -289,7 +287,7 @@ class MulticlassFusion(
             Natural-log likelihood of each class for each trial.
         """
         check_is_fitted(self)
-        X = validate_data(self, X, dtype=np.float64, reset=False)
+        X = validate_input(self, X, dtype=np.float64)
         L = X.reshape(X.shape[0], self.n_systems_, self.n_classes_)
         mode = "full" if self.coef_.ndim == 3 else "scalar"  # as fitted, whatever set_params did
         return apply_multiclass(L, mode, self.coef_, self.intercept_)
@@ -305,3 +303,28 @@ class MulticlassFusion(
         state = super()._validate_state(state, version)
         check_multiclass_weights(state)
         return state
+
+
+def _width_message(width, classes, prior, class_names) -> str:
+    """Why ``width`` columns do not hold blocks of ``classes``; when the classes came from the
+    labels alone, the likely cause: classes of X without trials in y, named by index.
+    """
+    n = classes.shape[0]
+    message = (
+        f"X has n_features = {width}, not a multiple of n_classes = {n}: X must hold the "
+        "systems' log-likelihood blocks side by side (see stack_systems)"
+    )
+    if prior is not None or class_names is not None or classes.dtype.kind not in "iu":
+        return message
+    counts = [N for N in range(n + 1, width + 1) if width % N == 0]
+    if not counts:
+        return message
+    N = counts[0]
+    missing = ", ".join(str(c) for c in range(n, N))
+    return (
+        f"y has trials of {n} classes (0..{n - 1}) but X has {width} columns, not a multiple "
+        f"of n_classes = {n}: if X holds the log-likelihoods of {N} classes ({width // N} "
+        f"system(s)), class(es) {missing} have no trials in y. The number of classes comes "
+        "from y's labels unless you give it: pass prior=[...] with one entry per class (0 "
+        "drops a class from training), or class_names=[...] in X's column order"
+    )

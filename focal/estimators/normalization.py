@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 from sklearn.base import BaseEstimator
+from sklearn.utils import TransformerTags
 from sklearn.utils.validation import check_is_fitted
 
 from ..core.normalization import METHODS, cohort_statistics, normalize_scores
@@ -52,6 +53,20 @@ class ScoreNormalizer(BaseEstimator):
     def __init__(self, method="s-norm", top_n=None):
         self.method = method
         self.top_n = top_n
+
+    def __sklearn_tags__(self):
+        """A transformer of trials, not of a samples x features array: ``fit`` takes cohort
+        score matrices and names, ``transform`` 1-D scores and each trial's model and segment
+        names, so scikit-learn's generic checks (which feed ``fit(X, y)`` and ``transform(X)``
+        one numeric array) do not apply and ``check_estimator`` skips them.
+        """
+        tags = super().__sklearn_tags__()
+        tags.transformer_tags = TransformerTags(preserves_dtype=["float64"])
+        tags.input_tags.two_d_array = False
+        tags.input_tags.one_d_array = True
+        tags.input_tags.string = True
+        tags.target_tags.required = False
+        return tags
 
     def _sides(self):
         if self.method not in METHODS:

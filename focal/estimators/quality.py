@@ -18,6 +18,7 @@ import numpy as np
 from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.logistic import DEFAULT_REG
+from ..core.logistic_objective import class_relative_weights
 from ..core.maps import check_finite_llr, complete_quality, llr_with_quality, quality_features
 from ..core.quality import bilinear_matrix, fit_quality
 from ..core.scoring import normalized_cross_entropy
@@ -29,6 +30,7 @@ from ..models.fitted_state import (
     quality_transforms,
 )
 from ._fit_report import training_cllr, warn_not_converged
+from ._input import validate_input
 from ._quality_input import SIDES, Trials, split_quality
 from .fusion import LogisticFusion
 
@@ -218,7 +220,9 @@ class QualityFusion(LogisticFusion):
         )
         linear.fit(X, y, sample_weight)
         is_target = y == linear.classes_[1]
-        weights = None if sample_weight is None else as_sample_weight(sample_weight, X.shape[0])
+        weights = None
+        if sample_weight is not None:  # as LogisticFusion: exact, ratios within a class kept
+            weights = class_relative_weights(as_sample_weight(sample_weight, X.shape[0]), is_target)
         has_q = complete_quality(qm, qt)
         present = has_q if weights is None else has_q & (weights > 0)
         if not (present & is_target).any() or not (present & ~is_target).any():
@@ -303,7 +307,7 @@ class QualityFusion(LogisticFusion):
         """
         check_is_fitted(self)
         X, qm, qt, _ = self._split(X, quality, fitting=False)
-        X = validate_data(self, X, reset=False, dtype=np.float64, ensure_all_finite=False)
+        X = validate_input(self, X, dtype=np.float64, ensure_all_finite=False)
         self._check_rows(X, qm)
         with np.errstate(over="ignore", invalid="ignore"):
             llr = self._llr_with_quality(X, qm, qt)

@@ -17,6 +17,8 @@ __all__ = ["NONTARGET", "TARGET", "label_column", "namedlabel_column", "words_to
 
 TARGET = (b"target", b"tar", b"1", b"true")
 NONTARGET = (b"nontarget", b"non-target", b"non", b"0", b"false", b"impostor")
+# the target word keys pair with a non-target word (for messages)
+_PAIRS = {b"non": b"tar", b"0": b"1", b"false": b"true", b"impostor": b"genuine"}
 
 
 def words_to_labels(column):
@@ -60,10 +62,11 @@ def label_column(fields, path, column=2):
     known = target | _one_of(words, NONTARGET)
     if not known.all():
         i = int(np.argmin(known))
+        word = ids_text(raw[i])
         raise ValueError(
-            f"{path}:{int(fields.lines[i])}: unknown label "
-            f"{ids_text(raw[i])!r} (use target/nontarget, tar/non or "
-            f"1/0, or name the target label with pos_label / --pos-label)"
+            f"{path}:{int(fields.lines[i])}: unknown label {word!r} (focal knows "
+            f"target/nontarget, tar/non, 1/0, true/false and impostor); if {word!r} marks the "
+            f"target trials, say so: --pos-label {word} (pos_label={word!r})"
         )
     return target
 
@@ -71,8 +74,20 @@ def label_column(fields, path, column=2):
 def namedlabel_column(pos_label):
     """The label column of a key whose target label is ``pos_label`` (exact), all other trials
     carrying one other label (focal's label rule, ``as_binary_labels``).
+
+    A ``pos_label`` that is one of focal's non-target words (``nontarget``, ``non``, ``0``,
+    ``false``, ``impostor``, any case) is refused: such a key says in its own words which
+    trials are targets, and taking its non-targets as targets would invert every label.
     """
     target_word = str(pos_label).encode()
+    if target_word.lower() in NONTARGET:
+        target = _PAIRS.get(target_word.lower(), b"target").decode()
+        raise ValueError(
+            f"pos_label {pos_label!r} (--pos-label) names the non-target trials: focal reads "
+            f"{pos_label!r} as a non-target label, so taking it as the target label would "
+            f"invert every label; give the label of the target trials (e.g. {target!r}), or "
+            f"no pos_label for a key labelled target/nontarget, tar/non, 1/0 or true/false"
+        )
     other = []
 
     def column(fields, path, index=2):

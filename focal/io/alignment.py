@@ -6,12 +6,21 @@ applying a fitted fusion to eval files. Ids are matched through hashes checked b
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from .._text.fields import ids_text
-from ._ids import as_id_array, check_matched, match_ids
+from ._ids import as_id_array, check_matched, hash_ids, match_ids
 
-__all__ = ["align_scores", "align_trials"]
+__all__ = [
+    "align_scores",
+    "align_trials",
+    "aligned_rows",
+    "check_both_classes",
+    "trial_set",
+    "warn_different_trial_sets",
+]
 
 
 def _ids_of(obj):
@@ -115,13 +124,74 @@ def align_scores(*systems, missing: str = "error"):
     models, tests : ndarray of bytes
         The trial ids of the rows.
     """
-    _check_missing(missing)
     if not systems:
         raise ValueError("align_scores needs at least one system's scores")
+    first = systems[0]
+    X, keep = aligned_rows(systems, missing)
+    if keep is None:
+        return X, first.models, first.tests
+    return X, first.models[keep], first.tests[keep]
+
+
+def aligned_rows(systems, missing="error"):
+    """:func:`align_scores`'s scores, and which of the first system's trials they are (a
+    boolean mask, or None for all of them).
+    """
+    _check_missing(missing)
     first = systems[0]
     X, keep = _columns(first, systems, missing, f"first score file {first.path}".rstrip())
     if not keep.any():
         raise ValueError("no trial is present in every score file")
     if keep.all():
-        return X, first.models, first.tests
-    return X[keep], first.models[keep], first.tests[keep]
+        return X, None
+    return X[keep], keep
+
+
+def check_both_classes(
+    n_targets, n_trials, key_name, path=None, missing="error", what="the measures need"
+):
+    """Refuse trials of one class (``n_targets`` of ``n_trials``), naming the key (and, after
+    ``missing="drop"``, the score file: ``path``, or every file when None).
+    """
+    if 0 < n_targets < n_trials:
+        return
+    kind, other = ("target", "non-target") if n_targets else ("non-target", "target")
+    if missing == "error":
+        where = f"{key_name}: every trial of the key is a {kind} trial ({n_trials:,} trials)"
+    elif path is None:
+        where = (
+            f"{key_name}: the {n_trials:,} trials of the key scored in every file are all "
+            f"{kind} trials"
+        )
+    else:
+        where = (
+            f"{path}: the {n_trials:,} trials it shares with the key {key_name} are all "
+            f"{kind} trials"
+        )
+    raise ValueError(f"{where}: {what} {other} trials too")
+
+
+def trial_set(models, tests):
+    """``(n_trials, fingerprint)`` of a set of trials: the fingerprint is the sum (modulo 2^64)
+    of the trials' 64-bit id hashes, so it does not depend on their order or on how they are
+    split (sums of parts add up); two sets that differ have different fingerprints but for a
+    chance of about 2^-64.
+    """
+    h = hash_ids(as_id_array(models, "models"), as_id_array(tests, "tests"))
+    return len(h), int(h.sum(dtype=np.uint64))
+
+
+def warn_different_trial_sets(sets, stacklevel=2) -> None:
+    """Warn that ``missing="drop"`` left the systems on different trials: ``sets`` maps each
+    system's name to its :func:`trial_set`.
+    """
+    if len(sets) < 2 or len(set(sets.values())) == 1:
+        return
+    shown = ", ".join(f"{p} {n:,}" for p, (n, _) in sets.items())
+    warnings.warn(
+        f"missing='drop' kept different trials of each system ({shown} trials): the systems "
+        f"are compared on different trial sets (drop the trials absent from any file, or "
+        f"evaluate on the trials they share)",
+        UserWarning,
+        stacklevel=stacklevel + 1,
+    )

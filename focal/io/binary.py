@@ -16,7 +16,9 @@ live in :mod:`focal.io.alignment` (importable from here too).
 
 from __future__ import annotations
 
+import functools
 import os
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -36,6 +38,7 @@ from .._text.outputs import write_output
 from .._text.source import display_name
 from ._ids import find_duplicate
 from ._labels import NONTARGET, TARGET, label_column, namedlabel_column, words_to_labels
+from ._records import Records
 from ._spans import trial_spans
 from ._tables import read_table, table_kind
 from .formats import (
@@ -123,11 +126,12 @@ def _value_ok(pos_label):
     return ok
 
 
-def _pieces(path, layout, want, block_bytes, pos_label=None, spans=False):
+def _pieces(path, layout, want, block_bytes, pos_label=None, spans=False, records=False):
     """Yield ((models, tests), {role: values}, lines) per block of a trial file; ``want`` are
     the value roles read (``"score"``, ``"label"``); the first line may be a header
     (:func:`focal.io.formats.resolve_layout`). With ``spans``, a block's ids come as
-    :class:`~focal.io._spans.TrialSpans` where its records allow (in place of the tuple).
+    :class:`~focal.io._spans.TrialSpans` where its records allow (in place of the tuple). With
+    ``records``, each item has a fourth element: the block's :class:`~focal.io._records.Records`.
     """
     shown = display_name(path)
     columns = None
@@ -142,8 +146,22 @@ def _pieces(path, layout, want, block_bytes, pos_label=None, spans=False):
                 continue
             line, words, start, end = first
             columns, n_fields, header = resolve_layout(
-                layout, words, shown, line, _value_ok(pos_label)
+                layout,
+                words,
+                shown,
+                line,
+                _value_ok(pos_label),
+                functools.partial(_next_lines, block, end),
             )
+            absent = [r for r in want if r not in columns]
+            if absent:
+                raise ValueError(
+                    f"{shown}:{line}: records of {n_fields} fields have no {absent[0]} column "
+                    f"(the {layout.name} format's columns are {layout.describe()})"
+                    + ("; give the key file (--key)" if absent[0] == "label" else "")
+                )
+            kept = _kept_columns(layout, columns, words, header)
+            header_text = bytes(block.body[start:end]).strip() if header else None
             if header:
                 blank_line(block, start, end)
             described = _describe(layout, columns, n_fields)
@@ -153,11 +171,37 @@ def _pieces(path, layout, want, block_bytes, pos_label=None, spans=False):
             ids = trial_spans(fields, columns["model"], columns["test"]) if spans else None
             if ids is None:
                 ids = fields.ids(columns["model"]), fields.ids(columns["test"])
-            yield ids, values, fields.lines
+            if records:
+                text = Records([(fields.data, fields.starts, fields.lengths)], kept, header_text)
+                yield ids, values, fields.lines, text
+            else:
+                yield ids, values, fields.lines
+
+
+def _kept_columns(layout, columns, words, header):
+    """``{role: column}`` of what an output in the file's layout reuses: its score column, and
+    its label and NIST ``side`` columns where it has them (by header name, or by position in a
+    NIST file without header).
+    """
+    kept = {r: columns[r] for r in ("score", "label") if r in columns}
+    names = [w.lower() for w in words] if header else []
+    if "side" in names:
+        kept["side"] = names.index("side")
+    elif not header and layout.name == "nist-sre" and layout.roles and layout.roles[2] is None:
+        kept["side"] = 2
+    return kept
+
+
+def _next_lines(block, end, count=64):
+    """The fields of up to ``count`` lines of the block after byte ``end`` (for messages)."""
+    body = block.body[end : end + (count << 8)].tobytes()
+    return [re.split(rb"[\x00-\x20,]+", line.strip()) for line in body.splitlines()[1:count]]
 
 
 def _describe(layout, columns, n_fields):
-    if layout.roles is not None:
+    if layout.roles is not None and len(layout.roles) - layout.optional <= n_fields <= len(
+        layout.roles
+    ):
         return layout.describe()
     roles = ["-"] * n_fields
     for r, i in columns.items():
@@ -165,24 +209,31 @@ def _describe(layout, columns, n_fields):
     return "'" + " ".join(roles) + "'"
 
 
-def score_pieces(path, block_bytes=BLOCK_BYTES, layout=None, spans=False):
+def score_pieces(path, block_bytes=BLOCK_BYTES, layout=None, spans=False, records=False):
     """Yield ((models, tests), scores (n, 1), lines) per block of a score file (for streaming);
-    with ``spans``, the ids of a block may come as :class:`~focal.io._spans.TrialSpans`.
+    with ``spans``, the ids of a block may come as :class:`~focal.io._spans.TrialSpans`; with
+    ``records``, each item has a fourth element, the block's
+    :class:`~focal.io._records.Records` (None for an HDF5 or parquet file, which has no text).
     """
     layout = score_layout(layout)
     kind = table_kind(os.fspath(path))
     if kind is not None:  # HDF5 / parquet: one piece, its rows numbered from 1
         models, tests, values = read_table(os.fspath(path), kind, layout, ("score",), None)
-        yield (models, tests), values["score"][:, None], np.arange(1, len(models) + 1)
+        piece = (models, tests), values["score"][:, None], np.arange(1, len(models) + 1)
+        yield piece + (None,) if records else piece
         return
-    for ids, values, lines in _pieces(
-        os.fspath(path), layout, ("score",), block_bytes, None, spans
+    for ids, values, lines, *kept in _pieces(
+        os.fspath(path), layout, ("score",), block_bytes, None, spans, records
     ):
-        yield ids, values["score"][:, None], lines
+        yield (ids, values["score"][:, None], lines, *kept)
 
 
-def _read_table(path, layout, want, block_bytes, pos_label=None):
-    """Read a trial file whole: ids, {role: values} and the line map; refuse repeated trials."""
+def _read_table(path, layout, want, block_bytes, pos_label=None, kept=None):
+    """Read a trial file whole: ids, {role: values} and the line map; refuse repeated trials.
+
+    ``kept``, a list, receives the file's :class:`~focal.io._records.Records` (None for an HDF5
+    or parquet file).
+    """
     path = os.fspath(path)
     shown = display_name(path)
     models, tests = [], []
@@ -193,10 +244,12 @@ def _read_table(path, layout, want, block_bytes, pos_label=None):
     if kind is not None:  # HDF5 / parquet: read whole, rows numbered from 1
         label = label_column if pos_label is None else namedlabel_column(pos_label)
         pieces = [read_table(path, kind, layout, want, words_to_labels(label))]
-        pieces = [((m, t), v, np.arange(1, len(m) + 1)) for m, t, v in pieces]
+        pieces = [((m, t), v, np.arange(1, len(m) + 1), None) for m, t, v in pieces]
     else:
-        pieces = _pieces(path, layout, want, block_bytes, pos_label)
-    for (m, t), v, where in pieces:
+        pieces = _pieces(path, layout, want, block_bytes, pos_label, records=kept is not None)
+    texts = []
+    for (m, t), v, where, *text in pieces:
+        texts.extend(text)
         for r in want:
             values[r].append(v[r])
         models.append(m)
@@ -216,6 +269,8 @@ def _read_table(path, layout, want, block_bytes, pos_label=None):
             f"({ids_text(models[second])}, {ids_text(tests[second])}), "
             f"first seen on line {lines.line(first)}"
         )
+    if kept is not None:
+        kept.append(None if texts[0] is None else Records.concat(texts))  # whole: --align
     return models, tests, values, lines
 
 
@@ -253,9 +308,17 @@ def read_scores(path, *, block_bytes: int = BLOCK_BYTES, format=None) -> TrialSc
         :func:`focal.io.read_limits`), a ``#``-line that has a record's fields, a first line
         that is neither a record nor a header naming the columns, or no trials.
     """
+    return read_scores_and_records(path, block_bytes=block_bytes, format=format)[0]
+
+
+def read_scores_and_records(path, *, block_bytes: int = BLOCK_BYTES, format=None):
+    """:func:`read_scores` and the file's :class:`~focal.io._records.Records` (None for an
+    HDF5 or parquet file): what an output in the file's layout needs.
+    """
     layout = score_layout(format)
-    models, tests, values, lines = _read_table(path, layout, ("score",), block_bytes)
-    return TrialScores(models, tests, values["score"], display_name(path), lines)
+    kept: list = []
+    models, tests, values, lines = _read_table(path, layout, ("score",), block_bytes, kept=kept)
+    return TrialScores(models, tests, values["score"], display_name(path), lines), kept[0]
 
 
 def read_trials(path, *, format, pos_label=None, block_bytes: int = BLOCK_BYTES):

@@ -94,11 +94,16 @@ class Layout:
         then required unless ``roles`` also gives the positions).
     name : str
         What error messages call the layout (a preset name or the ``--columns`` text).
+    optional : int, default 0
+        How many of the last ``roles`` a file may lack (wespeaker's label: its scorer writes
+        ``enrol test score`` for a trial list without labels); every record of a file has the
+        number of fields of its first.
     """
 
     roles: tuple | None = None
     names: dict = field(default_factory=dict)
     name: str = "bosaris"
+    optional: int = 0
 
     def __post_init__(self):
         if self.roles is None and not self.names:
@@ -120,7 +125,10 @@ class Layout:
     def describe(self) -> str:
         """The columns as error messages show them, e.g. ``'model test score'``."""
         if self.roles is not None:
-            return "'" + " ".join(r or "-" for r in self.roles) + "'"
+            words = [r or "-" for r in self.roles]
+            if self.optional:
+                words[-self.optional :] = [f"[{w}]" for w in words[-self.optional :]]
+            return "'" + " ".join(words) + "'"
         return "'" + " ".join(f"{r}={n}" for r, n in self.names.items()) + "'"
 
 
@@ -137,7 +145,7 @@ PRESETS = {
             ("model", "test", None, "label"), dict(_NIST_NAMES, label="targettype"), name="nist-sre"
         ),
     ),
-    "wespeaker": (Layout(("model", "test", "score", "label"), name="wespeaker"),) * 2,
+    "wespeaker": (Layout(("model", "test", "score", "label"), name="wespeaker", optional=1),) * 2,
     "speechbrain": (Layout(("model", "test", "label", "score"), name="speechbrain"),) * 2,
     "voxceleb": (
         Layout(_SCORE, name="voxceleb"),
@@ -233,7 +241,7 @@ def is_number(word: bytes) -> bool:
     return bool(_NUMBER.match(word))
 
 
-def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok):
+def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok, later=list):
     """Where each role's column is, and whether the first line is a header.
 
     Parameters
@@ -246,6 +254,9 @@ def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok):
     value_ok : callable
         ``value_ok(role, word)``: whether ``word`` is a valid value of a ``score`` or ``label``
         column (so that the line is a record).
+    later : callable, optional
+        ``later()``: the fields of the next lines (a list of lists of bytes), read only to
+        word an error (a label word on several lines is a label, not a column name).
 
     Returns
     -------
@@ -259,14 +270,8 @@ def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok):
     words = [w.decode("utf-8", "replace") for w in first]
     if layout.names:
         found = _by_name(layout, words)
-        if found is not None:
-            n = len(words) if layout.roles is None else len(layout.roles)
-            if layout.roles is not None and len(words) != n:
-                raise ValueError(
-                    f"{path}:{line}: header of {len(words)} fields; the "
-                    f"{layout.name} format has {n} ({layout.describe()})"
-                )
-            return found, n, True
+        if found is not None:  # the header names the columns: as many as it has
+            return found, len(words), True
         if layout.roles is None:
             raise ValueError(
                 f"{path}:{line}: no header line naming the columns "
@@ -275,6 +280,8 @@ def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok):
             )
     roles = layout.roles
     assert roles is not None  # without roles, a Layout with names has returned or raised above
+    if layout.optional and len(first) == len(roles) - layout.optional:
+        roles = roles[: len(first)]  # a file without the optional columns
     columns = {r: i for i, r in enumerate(roles) if r is not None}
     n = len(roles)
     if len(first) != n:
@@ -287,10 +294,24 @@ def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok):
     if all(words[columns[r]].lower() in HEADER_NAMES[r] for r in values):
         return columns, n, True
     bad = next(r for r in values if not value_ok(r, first[columns[r]]))
+    word = words[columns[bad]]
+    if bad == "label" and any(
+        len(fields) == n and fields[columns[bad]] == first[columns[bad]] for fields in later()
+    ):  # the word labels other trials too: a label, not a column name
+        raise ValueError(
+            f"{path}:{line}: unknown label {word!r} (focal knows target/nontarget, tar/non, "
+            f"1/0, true/false and impostor); if {word!r} marks the target trials, say so: "
+            f"--pos-label {word} (pos_label={word!r})"
+        )
     raise ValueError(
-        f"{path}:{line}: {words[columns[bad]]!r} in the {bad} column is neither a "
+        f"{path}:{line}: {word!r} in the {bad} column is neither a "
         f"{bad} nor a header name focal knows ({', '.join(sorted(HEADER_NAMES[bad]))}); "
         f"name the columns with --columns, e.g. 'model=... test=... {bad}=...'"
+        + (
+            f", or, if {word!r} is the label of the target trials, pass --pos-label {word}"
+            if bad == "label"
+            else ""
+        )
     )
 
 
@@ -305,7 +326,7 @@ def _by_name(layout, words):
             return None
         out[role] = hits[0]
     if layout.roles is not None:
-        for i, r in enumerate(layout.roles):
+        for i, r in enumerate(layout.roles[: len(words)]):
             if r is not None:
                 out.setdefault(r, i)
     return out

@@ -33,9 +33,10 @@ from .._text.blocks import BLOCK_BYTES
 from .._text.fields import ids_text
 from ._multiclass_align import align_multiclass_scores
 from ._prefetch import prefetch
+from ._records import Records
 from ._spans import concat_ids, equal_ids, ids_tuple, slice_ids
-from .alignment import align_scores
-from .binary import read_scores, score_pieces
+from .alignment import aligned_rows
+from .binary import read_scores, read_scores_and_records, score_pieces
 from .multiclass import MulticlassScores, _MulticlassReader
 
 __all__ = ["FileLayout", "ScoreChunk", "iter_score_chunks", "open_score_files"]
@@ -55,12 +56,15 @@ class ScoreChunk:
     lines : ndarray of int or None
         Line numbers of the rows in the first file (None when the files were read whole and
         aligned, ``on_mismatch="align"``).
+    records : Records or None
+        The first file's records as read (:mod:`focal.io._records`), when asked for
+        (``records=True``) and the file is text.
     """
 
-    __slots__ = ("X", "_ids", "lines")
+    __slots__ = ("X", "_ids", "lines", "records")
 
-    def __init__(self, ids, X, lines):
-        self._ids, self.X, self.lines = ids, X, lines
+    def __init__(self, ids, X, lines, records=None):
+        self._ids, self.X, self.lines, self.records = ids, X, lines, records
 
     @property
     def ids(self):
@@ -90,8 +94,8 @@ class _Stream:
         if piece is None:
             self._done = True
             return
-        ids, values, lines = piece
-        self._buffer.append([ids, values, lines])
+        ids, values, lines, *records = piece  # records: a file written back in its layout
+        self._buffer.append([ids, values, lines, records[0] if records else None])
         self._buffered += values.shape[0]
 
     def peek_size(self):
@@ -101,8 +105,8 @@ class _Stream:
         return self._buffered
 
     def take(self, n):
-        """The next ``n`` records (fewer at the end of the file) as (ids, values, lines), or None
-        at the end of the file.
+        """The next ``n`` records (fewer at the end of the file) as (ids, values, lines,
+        records), or None at the end of the file.
         """
         while self._buffered < n and not self._done:
             self._pull()
@@ -111,27 +115,35 @@ class _Stream:
             return None
         parts = []
         while n:
-            ids, values, lines = self._buffer[0]
+            ids, values, lines, records = self._buffer[0]
             k = values.shape[0]
             if k <= n:
                 parts.append(self._buffer.pop(0))
                 n -= k
                 self._buffered -= k
             else:
-                parts.append([slice_ids(ids, slice(None, n)), values[:n], lines[:n]])
-                self._buffer[0] = [slice_ids(ids, slice(n, None)), values[n:], lines[n:]]
+                head, tail = slice(None, n), slice(n, None)
+                parts.append([slice_ids(ids, head), values[:n], lines[:n], _cut(records, head)])
+                self._buffer[0] = [slice_ids(ids, tail), values[n:], lines[n:], _cut(records, tail)]
                 self._buffered -= n
                 n = 0
         if len(parts) == 1:
             return parts[0]
         ids = concat_ids([p[0] for p in parts])
-        return ids, np.concatenate([p[1] for p in parts]), np.concatenate([p[2] for p in parts])
+        records = None if parts[0][3] is None else Records.concat([p[3] for p in parts])
+        values = np.concatenate([p[1] for p in parts])
+        return ids, values, np.concatenate([p[2] for p in parts]), records
 
 
-def _open_stream(path, kind, block_bytes, info, executor=None, layout=None):
+def _cut(records, where):
+    return None if records is None else records[where]
+
+
+def _open_stream(path, kind, block_bytes, info, executor=None, layout=None, records=False):
     path = os.fspath(path)
     if kind == "binary":
-        return _Stream(path, score_pieces(path, block_bytes, layout, spans=True), executor)
+        pieces = score_pieces(path, block_bytes, layout, spans=True, records=records)
+        return _Stream(path, pieces, executor)
     reader = _MulticlassReader(path, block_bytes)
     stream = _Stream(path, reader.pieces(_READER_KIND[kind]), executor)
     stream.peek_size()  # reads the first block: classes, task and condition are known
@@ -215,10 +227,13 @@ class _OpenFiles:
     the rest is served by :meth:`chunks`, so each file is parsed exactly once.
     """
 
-    def __init__(self, paths, kind, block_bytes, executor, layout=None):
+    def __init__(self, paths, kind, block_bytes, executor, layout=None, records=False):
         self.executor = executor
         info = []
-        self.streams = [_open_stream(p, kind, block_bytes, info, executor, layout) for p in paths]
+        self.streams = [
+            _open_stream(p, kind, block_bytes, info, executor, layout, records and i == 0)
+            for i, p in enumerate(paths)
+        ]
         if kind == "binary":
             self.layouts = [FileLayout(p, "binary") for p in paths]
         else:
@@ -240,6 +255,7 @@ def open_score_files(
     block_bytes: int = BLOCK_BYTES,
     threads: int | None = None,
     format=None,
+    records: bool = False,
 ):
     """Open several systems' score files side by side (a context manager).
 
@@ -247,7 +263,8 @@ def open_score_files(
     per file) is known before any trial is served, then ``files.chunks(chunk_size)`` yields
     :class:`ScoreChunk` objects as :func:`iter_score_chunks` does; no file is read twice.
     ``kind`` may also be ``"auto"``: multiclass files, each in the format its first record shows.
-    ``format`` gives the columns of binary files (:func:`focal.io.read_scores`).
+    ``format`` gives the columns of binary files (:func:`focal.io.read_scores`); with
+    ``records``, the chunks of binary files carry the first file's records as read.
     """
     if kind not in _KINDS + ("auto",):
         raise ValueError(f"kind must be one of {', '.join(_KINDS + ('auto',))}, got {kind!r}")
@@ -260,7 +277,7 @@ def open_score_files(
         raise ValueError(f"threads must be a non-negative integer, got {threads!r}")
     executor = ThreadPoolExecutor(max_workers=int(threads)) if threads else None
     try:
-        yield _OpenFiles(paths, kind, block_bytes, executor, format)
+        yield _OpenFiles(paths, kind, block_bytes, executor, format, records)
     finally:
         if executor is not None:
             executor.shutdown(wait=True, cancel_futures=True)
@@ -291,7 +308,7 @@ def _chunks(streams, chunk_size):
             if total == 0:
                 raise ValueError(f"{first.path}: no trials found")
             return
-        ids, values, lines = head
+        ids, values, lines, records = head
         got = values.shape[0]
         blocks = [values]
         for stream in streams[1:]:
@@ -302,7 +319,7 @@ def _chunks(streams, chunk_size):
                     f"{stream.path}: ends after {total + have} trials, {first.path} "
                     f"has more; the files must list the same trials"
                 )
-            other_ids, other_values, other_lines = other
+            other_ids, other_values, other_lines, _ = other
             if not equal_ids(ids, other_ids):
                 ids, other_ids = ids_tuple(ids), ids_tuple(other_ids)
                 same = np.ones(got, dtype=bool)
@@ -319,7 +336,7 @@ def _chunks(streams, chunk_size):
             blocks.append(other_values)
         total += got
         X = blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=1)
-        yield ScoreChunk(ids, X, lines)
+        yield ScoreChunk(ids, X, lines, records)
 
 
 class _WholeFiles:
@@ -327,12 +344,19 @@ class _WholeFiles:
     the trial ids, in the first file's order; multiclass columns in the first file's class order.
     """
 
-    def __init__(self, paths, kind, missing, layout=None):
+    def __init__(self, paths, kind, missing, layout=None, records=False):
+        self.records = None
         if kind == "binary":
-            X, models, tests = align_scores(
-                *(read_scores(p, format=layout) for p in paths), missing=missing
+            first, kept = read_scores_and_records(paths[0], format=layout)
+            systems = [first] + [read_scores(p, format=layout) for p in paths[1:]]
+            X, keep = aligned_rows(systems, missing)
+            self.ids = (
+                (first.models, first.tests)
+                if keep is None
+                else (first.models[keep], first.tests[keep])
             )
-            self.ids = (models, tests)
+            if records and kept is not None:
+                self.records = kept if keep is None else kept.select(keep)
             self.layouts = [FileLayout(p, "binary") for p in paths]
         else:
             systems = [_read_whole(p, kind) for p in paths]
@@ -351,7 +375,8 @@ class _WholeFiles:
             raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
         for i in range(0, self.X.shape[0], int(chunk_size)):
             j = i + int(chunk_size)
-            yield ScoreChunk(tuple(c[i:j] for c in self.ids), self.X[i:j], None)
+            records = None if self.records is None else self.records[i:j]
+            yield ScoreChunk(tuple(c[i:j] for c in self.ids), self.X[i:j], None, records)
 
 
 def _read_whole(path, kind):
@@ -373,19 +398,21 @@ def open_inputs(
     block_bytes=BLOCK_BYTES,
     threads=None,
     format=None,
+    records=False,
 ):
     """The systems' score files, streamed side by side (:func:`open_score_files`) or, with
     ``on_mismatch="align"``, read whole and aligned on the trial ids; either way each file is
-    parsed once and ``layouts`` is known before the first chunk.
+    parsed once and ``layouts`` is known before the first chunk. With ``records``, the chunks
+    of binary files carry the first file's records as read (:class:`ScoreChunk`).
     """
     if on_mismatch not in ("error", "align"):
         raise ValueError(f"on_mismatch must be 'error' or 'align', got {on_mismatch!r}")
     if missing not in ("error", "drop"):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
     if on_mismatch == "align":
-        yield _WholeFiles([os.fspath(p) for p in paths], kind, missing, format)
+        yield _WholeFiles([os.fspath(p) for p in paths], kind, missing, format, records)
         return
     with open_score_files(
-        paths, kind=kind, block_bytes=block_bytes, threads=threads, format=format
+        paths, kind=kind, block_bytes=block_bytes, threads=threads, format=format, records=records
     ) as files:
         yield files

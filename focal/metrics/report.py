@@ -33,7 +33,6 @@ __all__ = [
     "calibration_report",
     "calibration_report_of",
     "parse_operating_point",
-    "summary_table",
 ]
 
 
@@ -456,25 +455,3 @@ def _report(scores: BinaryScores, points, p, name) -> CalibrationReport:
         operating_points=tuple(results),
         name=str(name),
     )
-
-
-def summary_table(reports, p_target) -> str:
-    """One line per report: Cllr, minCllr, EER and the DCFs of its first operating point
-    (names shortened to their last path component).
-    """
-
-    def short(name):
-        return str(name).replace("\\", "/").rsplit("/", 1)[-1]
-
-    width = max(len(short(r.name)) for r in reports) + 2
-    lines = [
-        f"Summary (eval set; DCF at P_target = {p_target:g})",
-        f"  {'system':<{width}}{'Cllr':>8}{'minCllr':>9}{'EER %':>8}{'actDCF':>8}{'minDCF':>8}",
-    ]
-    for r in reports:
-        op = r.operating_points[0]
-        lines.append(
-            f"  {short(r.name):<{width}}{r.cllr:8.4f}{r.min_cllr:9.4f}"
-            f"{100 * r.eer:8.2f}{op.act_dcf:8.4f}{op.min_dcf:8.4f}"
-        )
-    return "\n".join(lines)

@@ -73,14 +73,18 @@ LINEAR_FIELDS = tuple(f._replace(shape=(1,)) if f.name == "coef_" else f for f i
 #: The PAV blocks of one column of scores (ROCCH keeps these only)
 BLOCK_FIELDS = (
     *_ONE_COLUMN,
+    _BINARY_CLASSES,
     Field("score_lo_", "floats", ("n_blocks",)),
     Field("score_hi_", "floats", ("n_blocks",)),
     Field("block_n_tar_", "counts", ("n_blocks",)),
     Field("block_n_non_", "counts", ("n_blocks",)),
 )
-#: PAVCalibrator: the (bounded) blocks, their LLRs and the training counts
+#: PAVCalibrator: the (bounded) blocks, their weights (their counts unless fitted with
+#: sample_weight), their LLRs and the training counts
 PAV_FIELDS = (
     *BLOCK_FIELDS,
+    Field("block_w_tar_", "floats", ("n_blocks",)),
+    Field("block_w_non_", "floats", ("n_blocks",)),
     Field("llr_", "floats", ("n_blocks",), allow_inf=True),
     Field("n_targets_", "int", minimum=1, maximum=MAX_COUNT),
     Field("n_nontargets_", "int", minimum=1, maximum=MAX_COUNT),
@@ -157,6 +161,7 @@ def _rules():
             check_non_negative,
             check_pos_label,
             check_probability,
+            check_scoring_rule,
         )
 
         checks = {
@@ -165,6 +170,7 @@ def _rules():
             "tol": lambda v: check_non_negative(v, "tol", strict=True),
             "max_iter": lambda v: check_int(v, "max_iter"),
             "pseudo_count": lambda v: check_non_negative(v, "pseudo_count (0 turns bounding off)"),
+            "scoring_rule": check_scoring_rule,
         }
         choices = {
             "interpolation": maps.INTERPOLATIONS,
@@ -188,10 +194,13 @@ def check_params(params) -> dict:
     model file's) before any work; returns the numbers by name, as floats and ints.
 
     Checked when present: the numbers (``p_target``, ``reg``, ``tol``, ``max_iter``,
-    ``pseudo_count``), the string choices (``interpolation``, ``mode``, ``covariance``,
-    ``form``, ``features``: the vocabularies of :mod:`focal.core.maps`), ``pos_label``,
-    ``class_names``, ``measures`` and ``quality_transform`` (against ``measures`` when given);
-    the others are the estimator's business.
+    ``pseudo_count``), the proper scoring rule (``scoring_rule``, its Beta(a, b) parameters:
+    :func:`focal.core.validation.check_scoring_rule`), the string choices (``interpolation``,
+    ``mode``, ``covariance``, ``form``, ``features``: the vocabularies of
+    :mod:`focal.core.maps`), ``pos_label``, ``class_names``, ``measures`` and
+    ``quality_transform`` (against ``measures`` when given); the others are the estimator's
+    business. This is the one check of a model file's parameters for :func:`focal.load` and
+    the NumPy-only runtime alike: what one refuses, the other refuses in the same words.
     """
     checks, choices, check_pos_label, _ = _rules()
     numbers = {name: check(params[name]) for name, check in checks.items() if name in params}
@@ -336,32 +345,47 @@ def _check_non_decreasing(values, field, what) -> None:
 
 
 def check_pav_llr(state, pseudo_count) -> None:
-    """The block LLRs of a PAV calibration: with ``pseudo_count`` a > 0 finite, non-decreasing
-    and within ``-log(1 + N_tar / a) < llr < log(1 + N_non / a)``
-    (:func:`focal.core.pav.bounded_pav_blocks`); with a = 0 exactly the PAV-LLRs of the blocks
-    (thesis eq. C.20), whose target fractions increase strictly.
+    """The block LLRs of a PAV calibration, from the blocks' weights (their trial counts when
+    fitted without ``sample_weight``): with ``pseudo_count`` a > 0 finite, non-decreasing and
+    within ``-log(1 + W_tar / a) < llr < log(1 + W_non / a)`` (:func:`focal.core.pav.
+    bounded_pav_blocks`, W the class weights); with a = 0 exactly the PAV-LLRs of the blocks
+    (thesis eq. C.20), whose target fractions increase strictly. A block has a class's weight
+    iff it has trials of that class.
     """
     from ..core.maps import block_llr
 
     lo, hi = state["score_lo_"], state["score_hi_"]
     n_tar, n_non, llr = state["block_n_tar_"], state["block_n_non_"], state["llr_"]
+    w_tar, w_non = state["block_w_tar_"], state["block_w_non_"]
     check_blocks(lo, hi, n_tar, n_non)
     total_tar, total_non = state["n_targets_"], state["n_nontargets_"]
     if int(n_tar.sum()) != total_tar or int(n_non.sum()) != total_non:
         raise StateError("the block counts do not add up to n_targets_ and n_nontargets_")
+    for w, n, field in ((w_tar, n_tar, "block_w_tar_"), (w_non, n_non, "block_w_non_")):
+        if not ((w >= 0).all() and np.isfinite(w.sum())):
+            raise StateError("must be finite weights >= 0 with a finite total", field)
+        if ((w > 0) != (n > 0)).any():
+            raise StateError("a block has weight of a class iff it has trials of it", field)
+    weighted = not (np.array_equal(w_tar, n_tar) and np.array_equal(w_non, n_non))
     a = pseudo_count
     if a > 0:
         if not np.isfinite(llr).all():
             raise StateError("llr_ must be finite when pseudo_count > 0")
         _check_non_decreasing(llr, "llr_", "block LLRs")
-        if not (-np.log1p(total_tar / a) < llr[0] and llr[-1] < np.log1p(total_non / a)):
-            raise StateError("llr_ exceeds the bounds set by pseudo_count and the training counts")
+        if not (-np.log1p(w_tar.sum() / a) < llr[0] and llr[-1] < np.log1p(w_non.sum() / a)):
+            raise StateError("llr_ exceeds the bounds set by pseudo_count and the training weights")
     else:
-        expected = block_llr(n_tar, n_non)  # what PAVResult.llr gives
+        expected = block_llr(w_tar, w_non) if weighted else block_llr(n_tar, n_non)
         if not np.array_equal(llr, expected):
-            raise StateError("llr_ is not the PAV-LLR of the block counts")
-        if lo.size > 1 and not _fractions_increase(n_tar, n_non):
-            raise StateError("the blocks' target fractions must increase strictly")
+            raise StateError("llr_ is not the PAV-LLR of the block weights")
+        if lo.size > 1:
+            if weighted:  # the float test the weighted PAV pools by
+                mass = w_tar + w_non
+                increase = bool((w_tar[:-1] * mass[1:] < w_tar[1:] * mass[:-1]).all())
+            else:
+                increase = _fractions_increase(n_tar, n_non)
+            if not increase:
+                raise StateError("the blocks' target fractions must increase strictly")
 
 
 def check_hull(state) -> None:

@@ -349,11 +349,17 @@ def _finite_float(text):
 
 
 def _unique_keys(pairs):
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
-        repeated = next(k for k in keys if keys.count(k) > 1)
-        raise ValueError(f"duplicate key {repeated[:80]!r}")
-    return dict(pairs)
+    """The JSON object of ``pairs``; a key given twice (the first one repeated, found in one
+    pass: linear time, however many keys) is a ValueError.
+    """
+    obj = dict(pairs)
+    if len(obj) != len(pairs):
+        seen: set = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise ValueError(f"duplicate key {key[:80]!r}")
+            seen.add(key)
+    return obj
 
 
 def parse(data) -> dict:

@@ -110,17 +110,10 @@ def save(estimator, file, *, key=None) -> None:
         except TypeError:  # a binary file object
             file.write(data)
         return
-    _write_atomically(os.fspath(file), data)
-
-
-def _write_atomically(path: str, data: bytes) -> None:
     from .._text.outputs import write_output
 
-    try:
-        with write_output(path) as out:
-            out.write(data)
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot write: {exc.strerror}") from None
+    with write_output(file) as out:  # its errors name the file
+        out.write(data)
 
 
 def _decode_document(doc, classes):

@@ -32,6 +32,8 @@ __all__ = [
     "system_names",
     "model_kind",
     "model_steps",
+    "input_names",
+    "check_input_names",
     "FORMATS",
 ]
 
@@ -240,3 +242,75 @@ def set_input_schema(model, *, systems=None, classes=None, format=None, task=Non
         condition,
     )
     return model
+
+
+# -- the columns of an input, checked by name ---------------------------------------------------
+
+
+def input_names(X):
+    """The column names of a data frame ``X`` (pandas, polars: anything with ``columns``) when
+    they are all strings, else None (an array, or columns without names: taken by position).
+    """
+    if isinstance(X, np.ndarray):
+        return None
+    columns = getattr(X, "columns", None)
+    if columns is None:
+        return None
+    names = list(columns)
+    if not names or not all(isinstance(n, str) for n in names):
+        return None
+    return names
+
+
+def _listed(names) -> str:
+    """scikit-learn's list of names in its messages: five at most, one per line."""
+    shown = [f"- {n}\n" for n in names[:5]]
+    return "".join(shown) + ("- ...\n" if len(names) > 5 else "")
+
+
+def check_input_names(X, feature_names_in, owner: str) -> None:
+    """The one check of an input's columns, by name, for the estimators and the NumPy-only
+    runtime alike: a data frame ``X`` must have exactly the columns the model was fitted on
+    (``feature_names_in``), in the same order; else a ValueError names what is missing, what
+    is unknown, or both orders (which column is which system is never guessed from position
+    when names say otherwise). Arrays, and frames whose columns are not all named by strings,
+    are taken by position, like a model fitted without names (no warning).
+
+    The message begins with scikit-learn's own words, so the estimators keep passing its
+    column-name checks.
+
+    Parameters
+    ----------
+    X : array_like or data frame
+        The input.
+    feature_names_in : ndarray of str or None
+        The model's column names (``feature_names_in_``), if it was fitted with names.
+    owner : str
+        The model's class, for the message.
+
+    Raises
+    ------
+    ValueError
+        The frame's columns differ from the model's, or are in another order.
+    """
+    if feature_names_in is None:
+        return
+    names = input_names(X)
+    if names is None:
+        return
+    fitted = [str(n) for n in feature_names_in]
+    if names == fitted:
+        return
+    message = "The feature names should match those that were passed during fit.\n"
+    unseen = sorted(set(names) - set(fitted))
+    missing = sorted(set(fitted) - set(names))
+    if unseen:
+        message += "Feature names unseen at fit time:\n" + _listed(unseen)
+    if missing:
+        message += "Feature names seen at fit time, yet now missing:\n" + _listed(missing)
+    if not unseen and not missing:
+        message += "Feature names must be in the same order as they were in fit.\n"
+    raise ValueError(
+        f"{message}X has the columns {names!r}; the {owner} takes {fitted!r}, in this order: "
+        f"pass X[{fitted!r}]"
+    )

@@ -15,12 +15,14 @@ References
 from __future__ import annotations
 
 import html
+import pathlib
 
 import numpy as np
 
+from .._text.outputs import FolderWriter
 from ..metrics import pairwise_analysis
 from .multiclass import detection_ape_plots, pairwise_bar_matrix
-from .report import _html_page, draw_figures, figure_options, output_folder
+from .report import _html_page, draw_figures, figure_options
 from .std import std_det_plot
 
 __all__ = ["write_multiclass_report", "write_std_report"]
@@ -56,7 +58,7 @@ def write_multiclass_report(
         The HTML page.
     """
     (w, h), dpi, fmts = figure_options(size, dpi, formats)
-    folder = output_folder(out_dir)
+    folder = FolderWriter(out_dir)  # checked before any work
     specs, texts = [], []
     for i, system in enumerate(systems, start=1):
         name = str(system["name"])
@@ -93,11 +95,12 @@ def write_multiclass_report(
             texts.append(system["text"])
     if not specs:
         raise ValueError("systems is empty: nothing to report")
-    figures = draw_figures(specs, folder, (w, h), dpi, fmts)
     intro = "<p>Log-likelihoods are natural logs; C_mce in nats (Albayzin eq. 6), Cllr in bits.</p>"
-    page = folder / "index.html"
-    page.write_text(_html_page(title, intro, figures, (w, h), "Reports", texts), encoding="utf-8")
-    return page
+    with folder:  # every file, or none
+        figures = draw_figures(specs, folder, (w, h), dpi, fmts)
+        page = _html_page(title, intro, figures, (w, h), "Reports", texts)
+        folder.write("index.html", page.encode("utf-8"))
+    return pathlib.Path(folder.path, "index.html")
 
 
 def write_std_report(
@@ -126,31 +129,30 @@ def write_std_report(
         As in :func:`focal.plots.write_report`.
     """
     (w, h), dpi, fmts = figure_options(size, dpi, formats)
-    folder = output_folder(out_dir)
+    folder = FolderWriter(out_dir)  # checked before any work
     kwargs = {} if operating_point is None else {"operating_point": operating_point}
 
     def det(fig):
         std_det_plot(report, ax=fig.subplots(), **kwargs)
 
-    figures = draw_figures(
-        [
-            (
-                "std_det",
-                "DET",
-                "Term-weighted DET of the detections: miss rate "
-                "against false-alarm rate over all queries, with the actual "
-                "(ATWV) and best (MTWV) thresholds.",
-                det,
-            )
-        ],
-        folder,
-        (w, h),
-        dpi,
-        fmts,
-    )
-    page = folder / "index.html"
-    page.write_text(
-        _html_page(
+    with folder:  # every file, or none
+        figures = draw_figures(
+            [
+                (
+                    "std_det",
+                    "DET",
+                    "Term-weighted DET of the detections: miss rate "
+                    "against false-alarm rate over all queries, with the actual "
+                    "(ATWV) and best (MTWV) thresholds.",
+                    det,
+                )
+            ],
+            folder,
+            (w, h),
+            dpi,
+            fmts,
+        )
+        page = _html_page(
             title,
             f"<p>{html.escape(str(getattr(report, 'name', '')))}</p>"
             if getattr(report, "name", "")
@@ -159,7 +161,6 @@ def write_std_report(
             (w, h),
             "Report",
             [text] if text else [],
-        ),
-        encoding="utf-8",
-    )
-    return page
+        )
+        folder.write("index.html", page.encode("utf-8"))
+    return pathlib.Path(folder.path, "index.html")

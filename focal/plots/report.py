@@ -19,6 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from matplotlib.figure import Figure
 
+from .._text.outputs import FolderWriter
 from ..metrics import BinaryScores, calibration_report_of
 from ..metrics.report import check_operating_point
 from ._axes import describe_operating_point
@@ -27,7 +28,7 @@ from .bayes_error import ece_plot, nbe_plot
 from .det import det_plot
 from .tippett import tippett_plot
 
-__all__ = ["write_report", "output_folder", "ReportFigure", "FORMATS"]
+__all__ = ["write_report", "output_folder", "ReportFigure", "FORMATS", "MAX_PIXELS"]
 
 FORMATS = ("png", "pdf", "svg")
 
@@ -66,13 +67,22 @@ def output_folder(path=None, prefix: str = "focal_") -> pathlib.Path:
     return folder
 
 
+#: the largest figure drawn, in pixels: matplotlib's Agg renders a whole RGBA canvas in memory;
+#: measured peak for a one-system report (five figures): 5000 x 5000 0.55 GB and 45 s,
+#: 16000 x 12000 3.2 GB and 3 min (20000 x 20000, 400 M pixels, would need about 6 GB)
+MAX_PIXELS = 25_000_000
+
+
 def _pixels(size):
     try:
         w, h = (int(v) for v in size)
     except (TypeError, ValueError):
         raise ValueError(f"size must be (width, height) in pixels, got {size!r}") from None
-    if w < 100 or h < 100 or w > 20000 or h > 20000:
-        raise ValueError(f"size must be between 100 and 20000 pixels per side, got {size!r}")
+    if w < 100 or h < 100 or w > 20000 or h > 20000 or w * h > MAX_PIXELS:
+        raise ValueError(
+            f"size must be between 100 and 20000 pixels per side and at most "
+            f"{MAX_PIXELS:,} pixels in all (e.g. 5000 x 5000), got {size!r}"
+        )
     return w, h
 
 
@@ -94,12 +104,13 @@ def _systems(systems):
     return out
 
 
-def _save(fig, folder: pathlib.Path, stem: str, formats, dpi: float) -> dict:
+def _save(fig, folder: FolderWriter, stem: str, formats, dpi: float) -> dict:
     files = {}
     for fmt in formats:
-        path = folder / f"{stem}.{fmt}"
-        fig.savefig(path, format=fmt, dpi=dpi)
-        files[fmt] = path.name
+        name = f"{stem}.{fmt}"
+        with folder.open(name) as out:
+            fig.savefig(out, format=fmt, dpi=dpi)
+        files[fmt] = name
     return files
 
 
@@ -284,12 +295,17 @@ def write_report(
         ``{name: (tar, non)}`` or ``[(name, tar, non), ...]``: natural-log LLRs of the target
         and non-target trials of each system.
     out_dir : str or path
-        Folder the page and its figures are written to (created if needed).
+        Folder the page and its figures are written to (created if needed), all of them or
+        none: each file is renamed into place once every file is written, replacing a file or
+        link of the same name (never writing through a link); on an error the folder is left as
+        it was.
     operating_points : sequence, default (0.01,)
         Priors or ``(P_target, C_miss, C_fa)`` tuples of the DCF columns (as for
         :func:`focal.metrics.calibration_report`); each is marked on the DET and NBE plots.
     size : (int, int), default (800, 600)
-        Width and height of every raster figure, in pixels.
+        Width and height of every raster figure, in pixels: 100 to 20000 per side, at most
+        :data:`MAX_PIXELS` (25 million, e.g. 5000 x 5000) in all, which matplotlib renders in
+        about 0.5 GB (vector formats, PDF and SVG, scale to any size).
     dpi : float, optional
         Dots per inch: sets the text size relative to the figure (larger dpi, larger text).
         Default ``max(min(width / 8, height / 6), 80)``: the layout of an 8 x 6 inch figure at
@@ -306,13 +322,13 @@ def write_report(
     """
     entries = _systems(systems)
     (w, h), dpi, fmts = figure_options(size, dpi, formats)
+    folder = FolderWriter(out_dir)  # checked before any work
     ops = [operating_points] if np.ndim(operating_points) == 0 else list(operating_points)
     # one sort and one PAV per system, shared by its report and every figure
     entries = [(name, BinaryScores(tar, non)) for name, tar, non in entries]
     reports = [
         calibration_report_of(scores, operating_points=ops, name=name) for name, scores in entries
     ]
-    folder = output_folder(out_dir)
 
     def every_system(plot, **kwargs):
         def draw(fig):
@@ -363,17 +379,17 @@ def write_report(
                 lambda fig, sc=scores, name=name: tippett_plot(sc, label=name, ax=fig.subplots()),
             )
         )
-    figures = draw_figures(
-        specs,
-        folder,
-        (w, h),
-        dpi,
-        fmts,
-        after=lambda fig: _legends_below(fig, [n for n, _ in entries]),
-    )
-    page = folder / "index.html"
-    page.write_text(_page(title, reports, figures, (w, h)), encoding="utf-8")
-    return page
+    with folder:  # every file, or none
+        figures = draw_figures(
+            specs,
+            folder,
+            (w, h),
+            dpi,
+            fmts,
+            after=lambda fig: _legends_below(fig, [n for n, _ in entries]),
+        )
+        folder.write("index.html", _page(title, reports, figures, (w, h)).encode("utf-8"))
+    return pathlib.Path(folder.path, "index.html")
 
 
 def figure_options(size, dpi, formats):

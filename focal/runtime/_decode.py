@@ -70,12 +70,14 @@ class _Affine(_Saved, _models.AffineMap):
 
 class _PAV(_Saved, _models.BlockMap):
     def _validate_state(self, state, version):
+        _binary_classes(self, state, version)
         fs.check_pav_llr(state, self.params["pseudo_count"])
         return {**state, "interpolation": self.params["interpolation"]}
 
 
 class _Hull(_Saved, _models.BlockMap):
     def _validate_state(self, state, version):
+        _binary_classes(self, state, version)
         fs.check_hull(state)
         n_tar, n_non = state["block_n_tar_"], state["block_n_non_"]
         return {

@@ -13,6 +13,7 @@ import numpy as np
 
 from ..core import maps
 from ..models.fitted_state import quality_transforms
+from ..models.schema import check_input_names
 
 __all__ = [
     "RuntimeModel",
@@ -25,8 +26,13 @@ __all__ = [
 ]
 
 
-def _as_float_matrix(X, n_features, one_column=False, finite=False):
-    """X as a 2-D float64 array of ``n_features`` columns (a 1-D array: one column)."""
+def _as_float_matrix(model, X, one_column=False, finite=False):
+    """X as a 2-D float64 array of the model's ``n_features_in_`` columns (a 1-D array: one
+    column), a data frame's columns checked by name first as the estimators check them
+    (:func:`focal.models.schema.check_input_names`).
+    """
+    check_input_names(X, getattr(model, "feature_names_in_", None), model.estimator)
+    n_features = model.n_features_in_
     X = np.asarray(X, dtype=np.float64)
     if one_column and X.ndim == 1:
         X = X.reshape(-1, 1)
@@ -101,7 +107,7 @@ class AffineMap(_BinaryOutput):
         -------
         ndarray of float, shape (n_trials,)
         """
-        X = _as_float_matrix(X, self.n_features_in_, self.estimator == "LinearCalibrator")
+        X = _as_float_matrix(self, X, self.estimator == "LinearCalibrator")
         with np.errstate(over="ignore", invalid="ignore"):
             llr = maps.affine_llr(X, self.coef_, self.intercept_)
             finite = np.isfinite(llr.sum())
@@ -125,7 +131,7 @@ class BlockMap(_BinaryOutput):
         -------
         ndarray of float, shape (n_trials,)
         """
-        X = _as_float_matrix(X, 1, one_column=True, finite=True)
+        X = _as_float_matrix(self, X, one_column=True, finite=True)
         return maps.block_llr_map(
             self.score_lo_, self.score_hi_, self.llr_, X[:, 0], self.interpolation
         )
@@ -153,7 +159,7 @@ class QualityMap(_BinaryOutput):
         -------
         ndarray of float, shape (n_trials,)
         """
-        X = _as_float_matrix(X, self.n_features_in_)
+        X = _as_float_matrix(self, X)
         M = len(self.measures_)
         if quality is None:
             raise ValueError(
@@ -208,7 +214,7 @@ class MulticlassMap(RuntimeModel):
         -------
         ndarray of float, shape (n_trials, n_classes_)
         """
-        X = _as_float_matrix(X, self.n_features_in_, finite=True)
+        X = _as_float_matrix(self, X, finite=True)
         L = X.reshape(X.shape[0], self.n_systems_, self.n_classes_)
         mode = "full" if self.coef_.ndim == 3 else "scalar"
         return maps.apply_multiclass(L, mode, self.coef_, self.intercept_)
@@ -231,7 +237,7 @@ class GaussianMap(RuntimeModel):
         -------
         ndarray of float, shape (n_trials, n_classes_)
         """
-        X = _as_float_matrix(X, self.n_features_in_, finite=True)
+        X = _as_float_matrix(self, X, finite=True)
         return maps.gaussian_loglikelihoods(X, self.model_)
 
 

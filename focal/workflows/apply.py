@@ -19,9 +19,11 @@ References
 from __future__ import annotations
 
 import collections
+import gzip
 import os
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from typing import NamedTuple
 
 import numpy as np
 
@@ -38,18 +40,22 @@ from ..models.integrity import allows_infinite
 __all__ = ["apply_model", "apply_to_files", "apply_quality_model", "quality_step"]
 
 
-def _check_systems(schema, paths):
-    """The number and (when the model knows them) the names of the systems."""
+def _check_systems(schema, paths, names=None):
+    """The number and (when the model knows them) the names of the systems: ``names`` given,
+    else the files' (:func:`focal.models.schema.system_names`).
+    """
     from ..models.schema import system_names
 
+    if names is not None and len(names) != len(paths):
+        raise ValueError(f"systems: {len(names)} name(s) for {len(paths)} score file(s)")
     if len(paths) != schema.n_systems:
         names = f" ({', '.join(schema.systems)})" if schema.systems else ""
         raise ValueError(
             f"the model takes {schema.n_systems} system(s){names}, {len(paths)} score file(s) given"
         )
-    if schema.systems is None or len(paths) == 1:
+    if schema.systems is None or (len(paths) == 1 and names is None):
         return  # one system: there is no order to get wrong, and dev / eval names differ
-    given = system_names(paths)
+    given = tuple(names) if names is not None else system_names(paths)
     if given == tuple(schema.systems):
         return
     expected = list(schema.systems)
@@ -65,9 +71,11 @@ def _check_systems(schema, paths):
         parts.append(f"system(s) {', '.join(extra)} not in the model")
     if missing:
         parts.append(f"the model's system(s) {', '.join(map(repr, missing))} missing")
+    named = "are named" if names is not None else "name"
     raise ValueError(
         f"{'; '.join(parts)}: the model takes {', '.join(expected)} (from the "
-        f"names of its training files), the files name {', '.join(given)}"
+        f"names of its training files), the files {named} {', '.join(given)}"
+        + ("" if names is not None else " (name them with systems=, focal: --systems)")
     )
 
 
@@ -120,6 +128,9 @@ def apply_model(
     threads: int | None = None,
     allow_infinite: bool | None = None,
     format=None,
+    output_format: str | None = None,
+    systems=None,
+    scores_are: str = "llr",
 ) -> int:
     """Apply a fitted model to the systems' score files and write its output.
 
@@ -135,10 +146,13 @@ def apply_model(
         task and condition. The class columns of each file are matched to the model's classes
         by name, in whatever order its header lists them.
     output : path-like
-        Written in the input format (binary: ``model test llr``; Albayzin: the task and the
-        condition of the inputs, or ``condition``; generic: a header with the model's class
-        order). Never over an input (by any path or link); atomically, or streamed to ``-``
-        and pipes (``focal._text.outputs.write_output``).
+        Written in the layout of the first input (binary: each of its records as read, its
+        header line, label and other columns kept, the score replaced by the LLR; an HDF5 or
+        parquet input gives ``model test llr`` lines; Albayzin: the task and the condition of
+        the inputs, or ``condition``; generic: a header with the model's class order);
+        gzip-compressed when its name ends in ``.gz``. Never over an input (by any path or
+        link); atomically, or streamed to ``-`` and pipes
+        (``focal._text.outputs.write_output``).
     align : bool
         The files list the trials in different orders: read them whole and align them on the
         trial ids (memory grows with the files); ``missing`` then says what to do with trials
@@ -158,8 +172,19 @@ def apply_model(
         (an unbounded ``PAVCalibrator(pseudo_count=0)`` or a ``ROCCH`` whose end blocks hold one
         class). A NaN is always refused.
     format : str or Layout, optional
-        Columns of binary score files (:func:`focal.io.read_scores`; default ``bosaris``); the
-        output is written as ``model test llr`` lines.
+        Columns of binary score files (:func:`focal.io.read_scores`; default ``bosaris``).
+    output_format : str, optional
+        Binary output in another layout than the input's: a preset of
+        :data:`focal.io.formats.PRESETS` (its score file's columns: ``nist-sre`` with its header
+        and tab-separated, its ``side`` column taken from the input or ``a`` as the NIST SRE
+        plans use it; ``wespeaker`` and ``speechbrain`` with the input's labels in their words,
+        target/nontarget and 1/0; the others ``model test llr``).
+    systems : sequence of str, optional
+        The system of each file, checked against the model's systems instead of the names
+        the files' names give (e.g. a renamed eval file).
+    scores_are : {"llr", "distance"}, default "llr"
+        ``"distance"``: the files hold distances (lower = target); refused unless the model's
+        fusion gives every system a negative weight (a model trained on distances).
 
     Returns
     -------
@@ -179,13 +204,16 @@ def apply_model(
     Each input file is parsed once.
     """
     from ..models.schema import input_schema, model_steps
+    from .train import check_score_direction
 
     schema = input_schema(model)
     paths = [os.fspath(p) for p in paths]
     output = os.fspath(output)
     check_output(output, paths)
-    if len(paths) != schema.n_systems:
-        _check_systems(schema, paths)
+    _check_output_format(output_format, schema.kind, format)
+    if len(paths) != schema.n_systems or systems is not None:
+        _check_systems(schema, paths, systems)
+    check_score_direction(model, schema.systems or paths, scores_are, refuse=True)
     if allow_infinite is None:  # as the model asks: it stores infinite LLRs (unbounded PAV)
         allow_infinite = allows_infinite(model)
     kind = "binary" if schema.kind == "binary" else "auto"
@@ -197,6 +225,7 @@ def apply_model(
         block_bytes=block_bytes,
         threads=threads,
         format=format,
+        records=True,
     ) as files:
         layouts = files.layouts
         columns = None
@@ -212,8 +241,8 @@ def apply_model(
             columns, classes = _class_columns(schema, n_classes, layouts)
             if np.array_equal(columns, np.arange(columns.size)):
                 columns = None
-        _check_systems(schema, paths)  # after what the files say of themselves
-        fmt = output_format(layouts[0], condition, classes)
+        _check_systems(schema, paths, systems)  # after what the files say of themselves
+        fmt = output_layout(layouts[0], condition, classes, output_format)
 
         def transform(X):
             with warnings.catch_warnings(), np.errstate(over="ignore", invalid="ignore"):
@@ -230,6 +259,23 @@ def apply_model(
             inputs=paths,
             allow_infinite=allow_infinite,
             path=paths[0],
+        )
+
+
+def _check_output_format(preset, kind, format):
+    """Refuse, before any work, an ``output_format`` that cannot be written."""
+    if preset is None:
+        return
+    from ..io.formats import PRESETS, score_layout
+
+    if preset not in PRESETS:
+        raise ValueError(f"output_format must be one of {', '.join(PRESETS)}, got {preset!r}")
+    if kind != "binary":
+        raise ValueError("output_format is for binary score files (multiclass files keep theirs)")
+    if PRESETS[preset][0].has("label") and not score_layout(format).has("label"):
+        raise ValueError(
+            f"output format {preset} has a label column, and the input's layout "
+            f"({score_layout(format).name}) has none: there is no label to write"
         )
 
 
@@ -287,9 +333,10 @@ def apply_to_files(
     inputs : sequence of path-like
         One score file per system.
     output : path-like
-        Written in the input format (``model test llr``; Albayzin lines with the first input's
-        task and condition, or ``condition`` if given; the generic format with the first
-        input's class names). Refused when it is the same file as an input (through links).
+        Written in the first input's layout (its records as read with the score replaced;
+        Albayzin lines with the first input's task and condition, or ``condition`` if given;
+        the generic format with the first input's class names); gzip-compressed when its name
+        ends in ``.gz``. Refused when it is the same file as an input (through links).
         Written to a temporary file next to its resolved target and renamed on success, so a
         failure or an interruption never leaves a truncated output behind; ``-`` and devices
         or FIFOs (``/dev/stdout``) are streamed to.
@@ -332,57 +379,77 @@ def apply_to_files(
         missing=missing,
         block_bytes=block_bytes,
         threads=threads,
+        records=True,
     ) as files:
         _check_same_classes(files.layouts)
         return write_applied(
             transform,
             files.chunks(chunk_size),
             output,
-            output_format(files.layouts[0], condition),
+            output_layout(files.layouts[0], condition),
             inputs=inputs,
         )
 
 
-def output_format(layout, condition=None, classes=None):
-    """``(kind, header bytes, constant prefix fields, number of output columns)`` of a file
-    written in the format of ``layout``: Albayzin lines with its task and ``condition`` (default:
-    its own), or the generic format with ``classes`` (default: its own) in the header.
+class OutputLayout(NamedTuple):
+    """How :func:`write_applied` writes a file (see :func:`output_layout`)."""
+
+    kind: str  #: "binary", "albayzin" or "multiclass"
+    header: bytes  #: the first line (binary: the first input's header, from its records)
+    prefix: list  #: constant fields before the ids of each line (Albayzin: task, condition)
+    n_out: int  #: output values per line
+    preset: str | None = None  #: binary: a preset's layout, else the first input's
+
+
+def output_layout(layout, condition=None, classes=None, preset=None) -> OutputLayout:
+    """How a file is written in the format of ``layout`` (the first input's): binary files in
+    its own layout (its records as read, the score replaced) or, given ``preset``, in that
+    preset's; Albayzin lines with its task and ``condition`` (default: its own); the generic
+    format with ``classes`` (default: its own) in the header.
     """
     if layout.kind == "binary":
-        return "binary", b"", [], 1
+        header = _NIST_HEADER if preset == "nist-sre" else b""
+        return OutputLayout("binary", header, [], 1, preset)
     if layout.kind == "albayzin":
         if condition is None:
             condition = layout.condition
         elif condition not in ("Closed", "Open"):
             raise ValueError(f"condition must be 'Closed' or 'Open', got {condition!r}")
-        return (
+        return OutputLayout(
             "albayzin",
             b"",
             [layout.task.encode(), condition.encode()],
             len(ALBAYZIN_CLASSES[layout.task]),
         )
     classes = layout.classes if classes is None else classes
-    return "multiclass", ("segment " + " ".join(classes) + "\n").encode(), [], len(classes)
+    header = ("segment " + " ".join(classes) + "\n").encode()
+    return OutputLayout("multiclass", header, [], len(classes))
 
 
+_NIST_HEADER = b"modelid\tsegmentid\tside\tLLR\n"
+_PLAIN = OutputLayout("binary", b"", [], 1)
 _FORMATTED_AHEAD = 3  # chunks being formatted at most (their memory is the bound)
+# gzip level 1: on 1M fused trials (40 MB of text) 0.55 s of CPU for 17.0 MB, where gzip's
+# default level 6 takes 3.8 s for 15.7 MB: 7x the time for 8 % less
+_GZIP_LEVEL = 1
 
 
 def write_applied(
     transform, chunks, output, fmt, *, inputs=(), allow_infinite=True, path=None, with_ids=False
 ) -> int:
-    """Write ``transform(chunk.X)`` of every chunk to ``output`` in the format ``fmt`` of
-    :func:`output_format`, safely (``focal._text.outputs.write_output``: never over one of
+    """Write ``transform(chunk.X)`` of every chunk to ``output`` in the layout ``fmt`` of
+    :func:`output_layout`, safely (``focal._text.outputs.write_output``: never over one of
     ``inputs``, atomically or streamed); non-finite outputs are refused unless
     ``allow_infinite`` (NaN always), naming ``path`` and the line. Returns the trial count.
     With ``with_ids``, ``transform(chunk.X, chunk.ids)`` gets the trial ids too (e.g. to look
-    up per-segment quality measures).
+    up per-segment quality measures). An output whose name ends in ``.gz`` is gzip: each chunk a
+    gzip member of its own, compressed by the formatting threads (RFC 1952 files may hold
+    several members; gzip, zcat and focal's readers read them as one stream).
     """
-    kind, header, prefix, n_out = fmt
+    compress = os.fspath(output).lower().endswith(".gz")
     written = 0
+    header = fmt.header
     with write_output(output, inputs) as out:
-        if header:
-            out.write(header)
         # chunks are formatted in two worker threads (at most one per CPU), a few chunks
         # ahead, and their text is written here, in order
         workers = min(2, os.cpu_count() or 1)
@@ -397,8 +464,22 @@ def write_applied(
                     raise ValueError(
                         f"{path}:{int(chunk.lines[0])}-{int(chunk.lines[-1])}: {exc}"
                     ) from None
-                Y = _check_output(Y, chunk, n_out, kind, allow_infinite, path)
-                pending.append(formatters.submit(_chunk_texts, chunk, Y, prefix))
+                Y = _check_output(
+                    Y,
+                    chunk,
+                    n_out=fmt.n_out,
+                    kind=fmt.kind,
+                    allow_infinite=allow_infinite,
+                    path=path,
+                )
+                if written == 0:
+                    if not header and fmt.preset is None and chunk.records is not None:
+                        header = chunk.records.header + b"\n" if chunk.records.header else b""
+                    if header:
+                        out.write(
+                            gzip.compress(header, _GZIP_LEVEL, mtime=0) if compress else header
+                        )
+                pending.append(formatters.submit(_chunk_texts, chunk, Y, fmt, path, compress))
                 written += len(chunk)
                 while len(pending) > _FORMATTED_AHEAD or (pending and pending[0].done()):
                     _write_texts(out, pending.popleft().result())
@@ -412,15 +493,28 @@ def _write_texts(out, texts):
         out.write(text)
 
 
-def _write_chunk(out, chunk, Y, prefix):
-    _write_texts(out, _chunk_texts(chunk, Y, prefix))
+def _write_chunk(out, chunk, Y, fmt=_PLAIN):
+    _write_texts(out, _chunk_texts(chunk, Y, fmt))
 
 
-def _chunk_texts(chunk, Y, prefix):
-    """The output lines of a chunk, as a list of bytes-like pieces."""
+def _chunk_texts(chunk, Y, fmt, path=None, compress=False):
+    """The output lines of a chunk, as a list of bytes-like pieces (one gzip member)."""
+    texts = _chunk_lines(chunk, Y, fmt, path)
+    if compress:
+        return [gzip.compress(b"".join(texts), _GZIP_LEVEL, mtime=0)]
+    return texts
+
+
+def _chunk_lines(chunk, Y, fmt, path):
+    if fmt.kind != "binary":
+        return [_lines_of(fmt.prefix, ids_tuple(chunk._ids), Y)]
+    if fmt.preset is not None:
+        return [_preset_lines(fmt.preset, chunk, Y, path)]
+    if chunk.records is not None:  # the first input's records, the score replaced
+        return chunk.records.texts(Y)
     spans = chunk._ids
-    if not (not prefix and Y.ndim == 1 and isinstance(spans, TrialSpans)):
-        return [_lines_of(prefix, ids_tuple(spans), Y)]
+    if not isinstance(spans, TrialSpans):
+        return [_lines_of([], ids_tuple(spans), Y)]
     # "model test " as read, then the value: no id arrays (optional pyarrow); a part it does
     # not take (no pyarrow, or too small to be worth it) is written from its id arrays
     texts, at = [], 0
@@ -429,10 +523,51 @@ def _chunk_texts(chunk, Y, prefix):
         n = starts.shape[0]
         text = _arrow.join_lines(data, starts, stops + 1, Y[at : at + n])
         if text is None:
-            text = _lines_of(prefix, TrialSpans([part]).ids(), Y[at : at + n])
+            text = _lines_of([], TrialSpans([part]).ids(), Y[at : at + n])
         texts.append(text)
         at += n
     return texts
+
+
+_LABEL_WORDS = {"wespeaker": (b"target", b"nontarget"), "speechbrain": (b"1", b"0")}
+
+
+def _preset_lines(preset, chunk, Y, path):
+    """Lines in the columns of ``preset``'s score files (see :func:`apply_model`)."""
+    from ..io._labels import label_column
+    from ..io._tables import WordFields
+    from ..io.formats import PRESETS
+
+    records = chunk.records
+    models, tests = ids_tuple(chunk._ids)
+    n = Y.shape[0]
+    columns = []
+    for role in PRESETS[preset][0].roles:
+        if role in ("model", "test"):
+            ids = models if role == "model" else tests
+            columns.append(np.ascontiguousarray(ids).view(np.uint8).reshape(n, ids.dtype.itemsize))
+        elif role == "score":
+            columns.append(format_numbers(Y))
+        elif role == "label":
+            words = None if records is None else records.field("label")
+            if words is None:
+                raise ValueError(
+                    f"{path}: no label column, and output format {preset} has one: there "
+                    f"is no label to write"
+                )
+            lines = chunk.lines if chunk.lines is not None else np.arange(1, n + 1)
+            target = label_column(WordFields(words, lines), path, 0)
+            yes, no = _LABEL_WORDS[preset]
+            words = np.where(target, yes, no).astype(f"S{len(no)}")
+            columns.append(words.view(np.uint8).reshape(n, len(no)))
+        else:  # NIST's side: the input's, else "a" (the NIST SRE plans' single side)
+            side = None if records is None else records.field("side")
+            if side is None:
+                side = np.full(n, b"a", dtype="S1")
+            columns.append(
+                np.ascontiguousarray(side).view(np.uint8).reshape(n, side.dtype.itemsize)
+            )
+    return format_lines(columns, sep=b"\t" if preset == "nist-sre" else b" ")
 
 
 def _lines_of(prefix, ids, Y):
@@ -456,7 +591,9 @@ def quality_step(model):
     return first if hasattr(first, "measures_") else None
 
 
-def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=None, **options):
+def apply_quality_model(
+    model, inputs, output, quality_paths=(), trial_paths=None, output_format=None, **options
+):
     """Apply a quality fusion (or a Pipeline that starts with one) to score files, streamed.
 
     Parameters
@@ -473,6 +610,8 @@ def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=Non
     trial_paths : mapping of str to path-like, optional
         Per-trial quality files ``{"model_<m>": path, "test_<m>": path}`` (lines ``model test
         value``, :func:`read_trial_quality`), for sides not in ``quality_paths``.
+    output_format : str, optional
+        The output's layout, as in :func:`apply_model` (default: the first input's).
     **options
         ``chunk_size``, and ``on_mismatch`` / ``missing`` / ``threads`` as in
         :func:`focal.workflows.apply_to_files`.
@@ -521,12 +660,13 @@ def apply_quality_model(model, inputs, output, quality_paths=(), trial_paths=Non
     chunk_size = options.pop("chunk_size", 1 << 16)
     inputs = [os.fspath(p) for p in inputs]
     check_output(os.fspath(output), inputs)
-    with open_inputs(inputs, kind="binary", **options) as files:
+    _check_output_format(output_format, "binary", None)
+    with open_inputs(inputs, kind="binary", records=True, **options) as files:
         n = write_applied(
             transform,
             files.chunks(chunk_size),
             os.fspath(output),
-            output_format(files.layouts[0]),
+            output_layout(files.layouts[0], preset=output_format),
             inputs=inputs,
             with_ids=True,
             allow_infinite=False,

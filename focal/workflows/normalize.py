@@ -18,7 +18,7 @@ import os
 
 import numpy as np
 
-from .._progress import Progress, logger
+from .._progress import Progress, logger, step
 from .._text.blocks import BLOCK_BYTES
 from .._text.outputs import check_output, write_output
 from ..io.binary import TrialScores, read_scores
@@ -86,6 +86,15 @@ def normalize_files(
     -------
     ScoreNormalizer
         The fitted normalizer (its cohort statistics per model and segment).
+
+    Raises
+    ------
+    ValueError
+        Before any work: the output cannot be written or is an input. Before writing: a
+        cohort grid with holes, cohort statistics that overflow float64 (naming the cohort
+        file and the model or segment). While writing (the output is then not created): a
+        trial without cohort statistics, or a normalized score that is not finite
+        (``path:line`` of the trial).
     """
     from ..estimators.normalization import ScoreNormalizer
 
@@ -95,22 +104,30 @@ def normalize_files(
     paths = [trials] + [os.fspath(p) for p in (enrol_cohort, test_cohort) if p is not None]
     check_output(output, paths)  # by device and inode, before any work
     E = T = e_ids = t_ids = None
+    if use_enrol and enrol_cohort is None:
+        raise ValueError(f"method {method!r} needs enrol_cohort (model vs cohort scores)")
+    if use_test and test_cohort is None:
+        raise ValueError(f"method {method!r} needs test_cohort (cohort vs test scores)")
     if use_enrol:
-        if enrol_cohort is None:
-            raise ValueError(f"method {method!r} needs enrol_cohort (model vs cohort scores)")
-        e_ids, E = cohort_matrix(read_scores(enrol_cohort), "models")
+        with step(f"read {os.fspath(enrol_cohort)}", progress):
+            e_ids, E = cohort_matrix(read_scores(enrol_cohort), "models")
     if use_test:
-        if test_cohort is None:
-            raise ValueError(f"method {method!r} needs test_cohort (cohort vs test scores)")
-        t_ids, T = cohort_matrix(read_scores(test_cohort), "tests")
-    norm.fit(E, T, enrol_ids=e_ids, test_ids=t_ids)
+        with step(f"read {os.fspath(test_cohort)}", progress):
+            t_ids, T = cohort_matrix(read_scores(test_cohort), "tests")
+    with step("cohort statistics"), np.errstate(over="ignore", invalid="ignore"):
+        norm.fit(E, T, enrol_ids=e_ids, test_ids=t_ids)  # refused below, naming the file
+    _check_statistics(norm, {"enrol": enrol_cohort, "test": test_cohort})
     logger.info(
         "%s: %d enrolment and %d test cohort rows",
         method,
         0 if E is None else E.shape[0],
         0 if T is None else T.shape[0],
     )
-    with write_output(output, paths) as out, Progress(progress, None, "trials") as bar:
+    with (
+        step(f"normalize {trials} into {output}"),
+        write_output(output, paths) as out,
+        Progress(progress, None, "trials") as bar,
+    ):
         for chunk in iter_score_chunks(
             [trials], chunk_size=chunk_size, block_bytes=block_bytes, threads=0
         ):
@@ -129,9 +146,48 @@ def normalize_files(
                         f"{ids[i].decode('utf-8', 'replace')!r} has no scores in "
                         f"the cohort file {os.fspath(cohort)}"
                     )
-            Y = norm.transform(
-                chunk.X[:, 0], models if use_enrol else None, tests if use_test else None
-            )
-            _write_chunk(out, chunk, Y, ())
+            with np.errstate(over="ignore", invalid="ignore"):  # refused below, with the line
+                Y = norm.transform(
+                    chunk.X[:, 0], models if use_enrol else None, tests if use_test else None
+                )
+            _check_finite(Y, chunk, trials, method)
+            _write_chunk(out, chunk, Y)
             bar.update(len(chunk))
     return norm
+
+
+def _text(value) -> str:
+    return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
+
+
+def _check_statistics(norm, cohorts) -> None:
+    """Refuse cohort statistics that are not finite (scores near the float64 limit overflow
+    the mean or the standard deviation), naming the cohort file and the row.
+    """
+    for side, what in (("enrol", "model"), ("test", "test segment")):
+        ids = getattr(norm, f"{side}_ids_")
+        if ids is None:
+            continue
+        mean, std = getattr(norm, f"{side}_mean_"), getattr(norm, f"{side}_std_")
+        bad = ~(np.isfinite(mean) & np.isfinite(std))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise ValueError(
+                f"{os.fspath(cohorts[side])}: the cohort scores of {what} {_text(ids[i])!r} "
+                f"overflow float64 (mean {mean[i]:g}, standard deviation {std[i]:g}; "
+                f"{int(bad.sum())} {what}(s) so): scale the scores down; nothing was written"
+            )
+
+
+def _check_finite(Y, chunk, trials, method) -> None:
+    """Refuse a normalized score that is not finite, naming the trial's line."""
+    bad = ~np.isfinite(Y)
+    if bad.any():
+        i = int(np.flatnonzero(bad)[0])
+        models, tests = chunk.ids
+        where = f"{trials}:{int(chunk.lines[i])}" if chunk.lines is not None else trials
+        raise ValueError(
+            f"{where}: the {method} score of trial ({_text(models[i])}, {_text(tests[i])}) is "
+            f"{Y[i]:g}: the score {chunk.X[i, 0]:g} is too far from its cohort statistics for "
+            "float64; nothing was written"
+        )

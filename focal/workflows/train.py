@@ -18,15 +18,20 @@ References
 from __future__ import annotations
 
 import os
+import warnings
 
 import numpy as np
 
+from .._progress import step
+from .._text.outputs import check_output, read_secret
 from ..io._join import read_aligned
 from ..io._multiclass_align import align_multiclass
 from ..io.multiclass import read_multiclass_key, read_multiclass_systems
 
 __all__ = [
     "FileFit",
+    "check_score_direction",
+    "display_names",
     "fusion_formula",
     "training_prior",
     "train_fusion",
@@ -78,8 +83,58 @@ class FileFit:
         return dict(self._info)
 
 
-def _file_name(path) -> str:
-    return os.path.basename(os.fspath(path))
+def display_names(paths) -> list:
+    """How a summary names the systems of ``paths``: their file names when these tell them apart,
+    else the names the model records (:func:`focal.models.schema.system_names`, which fall back
+    on the folders: ``a/scores.txt, b/scores.txt -> a, b``).
+    """
+    from ..models.schema import system_names
+
+    names = [os.path.basename(os.fspath(p)) for p in paths]
+    return names if len(set(names)) == len(names) else list(system_names(paths))
+
+
+def check_score_direction(model, names, scores_are="llr", *, refuse=False) -> None:
+    """The fusion weights of ``model`` (its first step's ``coef_``) against the direction the
+    score files are said to have.
+
+    ``scores_are="llr"``: a warning when every system gets a negative weight (lower scores mean
+    target: distances, to be said so when these scores are evaluated). ``"distance"``: each
+    system must get a negative weight; a positive one is warned about (``refuse=False``, after
+    training) or refused (``refuse=True``, before applying a model to distances: it was not
+    trained on them). A model without fusion weights cannot be checked: refused for distances.
+    """
+    from ..models.schema import model_steps
+
+    if scores_are not in ("llr", "distance"):
+        raise ValueError(f"scores_are must be 'llr' or 'distance', got {scores_are!r}")
+    coef = getattr(model_steps(model)[0], "coef_", None)
+    coef = None if coef is None or np.ndim(coef) != 1 else np.asarray(coef)
+    names = [os.fspath(n) for n in names]
+    if scores_are == "llr":
+        if coef is not None and (coef < 0).all():
+            warnings.warn(
+                f"every system gets a negative weight ({', '.join(names)}): lower scores mean "
+                f"target (distances?); the fusion's LLRs are right, but evaluate these scores "
+                f"with scores_are='distance' (focal: --scores-are distance)",
+                UserWarning,
+                stacklevel=3,
+            )
+        return
+    if coef is None:
+        raise ValueError(
+            "scores_are='distance' (focal: --scores-are distance): the model has no fusion "
+            "weights, so whether it takes distances cannot be checked"
+        )
+    positive = [f"{n} ({w:+.4g})" for n, w in zip(names, coef) if w > 0]
+    if positive:
+        message = (
+            f"scores_are='distance' (focal: --scores-are distance), but the model gives "
+            f"{', '.join(positive)} a positive weight: higher scores mean target there"
+        )
+        if refuse:
+            raise ValueError(message + "; the model was not trained on distances")
+        warnings.warn(message, UserWarning, stacklevel=3)
 
 
 def fusion_formula(fusion, names) -> str:
@@ -106,6 +161,29 @@ def _import_in_background(*modules):
     return thread
 
 
+def _output(output, signing_key, inputs):
+    """The secret of ``signing_key`` (or None), once ``output`` is known to be writable without
+    harm to ``inputs`` (:func:`focal._text.outputs.check_output`): both before any work.
+    """
+    if output is None:
+        if signing_key is not None:
+            raise ValueError("signing_key signs the saved model: give output too")
+        return None
+    paths = [os.fspath(p) for p in inputs if p is not None]
+    check_output(output, paths + ([os.fspath(signing_key)] if signing_key is not None else []))
+    return None if signing_key is None else read_secret(signing_key)
+
+
+def _save(fit, output, secret):
+    """Save ``fit.model`` to ``output`` (signed with ``secret``), as :func:`focal.save` does."""
+    if output is not None:
+        from ..models.persistence import save
+
+        with step(f"write {os.fspath(output)}"):
+            save(fit.model, output, key=secret)
+    return fit
+
+
 def train_fusion(
     score_paths,
     key_path,
@@ -117,6 +195,10 @@ def train_fusion(
     pos_label=None,
     format=None,
     key_format=None,
+    scores_are="llr",
+    output=None,
+    signing_key=None,
+    progress=False,
 ) -> FileFit:
     """Fit a :class:`focal.LogisticFusion` (then a :class:`focal.PAVCalibrator` if ``pav``) of
     score files against a key: what ``focal train`` runs.
@@ -140,6 +222,17 @@ def train_fusion(
     format, key_format : str or Layout, optional
         Columns of the score files and the key (:func:`focal.io.read_key_and_scores`);
         ``key_path`` may be None when the score files carry the labels.
+    scores_are : {"llr", "distance"}, default "llr"
+        What the score files hold: scores where higher means target, or distances (lower
+        means target). The fusion learns the direction (a negative weight for distances) and
+        the model takes the files' own scores; this says which sign each weight should have
+        (:func:`check_score_direction` warns when one does not).
+    output : path-like, optional
+        Save the model there (:func:`focal.save`); checked before any work.
+    signing_key : path-like, optional
+        File holding the secret that signs the saved model (HMAC-SHA256).
+    progress : bool, default False
+        Show each long step (read, fit, write) on stderr (tqdm).
 
     Returns
     -------
@@ -147,17 +240,24 @@ def train_fusion(
         The fitted model, carrying its input schema (system names from the file names,
         :func:`focal.models.schema.system_names`; format ``"bosaris"``), the labels and a summary.
     """
+    if scores_are not in ("llr", "distance"):
+        raise ValueError(f"scores_are must be 'llr' or 'distance', got {scores_are!r}")
+    secret = _output(output, signing_key, [*score_paths, key_path])
     loading = _import_in_background("sklearn.pipeline", "focal.estimators")
-    X, y, _, _, key_name = read_aligned(
-        score_paths,
-        key_path,
-        format=format,
-        key_format=key_format,
-        pos_label=pos_label,
-        missing=missing,
-        ids=False,
-    )
+    with step("read and align " + ", ".join(map(os.fspath, score_paths)), progress):
+        X, y, _, _, key_name = read_aligned(
+            score_paths,
+            key_path,
+            format=format,
+            key_format=key_format,
+            pos_label=pos_label,
+            missing=missing,
+            ids=False,
+        )
     loading.join()
+    from ..io.alignment import check_both_classes
+
+    check_both_classes(int(y.sum()), y.size, key_name, None, missing, "training needs")
     from sklearn.pipeline import make_pipeline
 
     from ..estimators import LogisticFusion, PAVCalibrator
@@ -165,14 +265,17 @@ def train_fusion(
 
     fusion = LogisticFusion(p_target=p_target)
     model = make_pipeline(fusion, PAVCalibrator(pseudo_count=pseudo_count)) if pav else fusion
-    model.fit(X, y)
+    with step(f"fit on {len(y):,} trials", progress):
+        model.fit(X, y)
     set_input_schema(model, systems=system_names(score_paths), format="bosaris")
+    names = display_names(score_paths)
+    check_score_direction(model, names, scores_are)
     n_tar = int(y.sum())
     lines = [
         f"LogisticFusion of {len(score_paths)} system(s), trained at p_target = "
         f"{p_target:g} on {len(y):,} trials ({n_tar:,} target, {len(y) - n_tar:,} "
         f"non-target) of {key_name}:",
-        f"  {fusion_formula(fusion, [_file_name(p) for p in score_paths])}   (natural-log LLR)",
+        f"  {fusion_formula(fusion, names)}   (natural-log LLR)",
         f"  training Cllr at p_target = {p_target:g}: {fusion.objective_:.4f} (1 = uninformative)",
     ]
     if pav:
@@ -183,7 +286,7 @@ def train_fusion(
         )
     info = {
         "p_target": float(p_target),
-        "systems": [_file_name(p) for p in score_paths],
+        "systems": names,
         "n_targets": n_tar,
         "n_nontargets": len(y) - n_tar,
         "coef": fusion.coef_.tolist(),
@@ -193,11 +296,20 @@ def train_fusion(
     }
     if pav:
         info["pav_blocks"] = int(model[-1].llr_.size)
-    return FileFit(model, y, lines, info)
+    return _save(FileFit(model, y, lines, info), output, secret)
 
 
 def train_multiclass_fusion(
-    score_paths, key_path, *, mode="scalar", prior=None, missing="error", other="error"
+    score_paths,
+    key_path,
+    *,
+    mode="scalar",
+    prior=None,
+    missing="error",
+    other="error",
+    output=None,
+    signing_key=None,
+    progress=False,
 ) -> FileFit:
     """Fit a :class:`focal.MulticlassFusion` of log-likelihood files against a key: what
     ``focal train-multiclass`` runs.
@@ -214,6 +326,12 @@ def train_multiclass_fusion(
         Training prior over the classes; default :func:`training_prior` of the files' condition.
     missing, other : str
         Policies of :func:`focal.io.align_multiclass`.
+    output : path-like, optional
+        Save the model there (:func:`focal.save`); checked before any work.
+    signing_key : path-like, optional
+        File holding the secret that signs the saved model (HMAC-SHA256).
+    progress : bool, default False
+        Show each long step (read, fit, write) on stderr (tqdm).
 
     Returns
     -------
@@ -224,15 +342,19 @@ def train_multiclass_fusion(
     from ..estimators import MulticlassFusion
     from ..models.schema import set_input_schema, system_names
 
-    systems = read_multiclass_systems(score_paths)
-    if mode == "calibration" and len(systems) != 1:
-        raise ValueError(f"mode='calibration' takes one score file, got {len(systems)}")
-    key = read_multiclass_key(key_path)
-    X, labels, _, classes = align_multiclass(key, *systems, missing=missing, other=other)
+    secret = _output(output, signing_key, [*score_paths, key_path])
+    with step("read and align " + ", ".join(map(os.fspath, score_paths)), progress):
+        systems = read_multiclass_systems(score_paths)
+        if mode == "calibration" and len(systems) != 1:
+            raise ValueError(f"mode='calibration' takes one score file, got {len(systems)}")
+        key = read_multiclass_key(key_path)
+        X, labels, _, classes = align_multiclass(key, *systems, missing=missing, other=other)
     first = systems[0]
     model = MulticlassFusion(
         prior=training_prior(first.condition, classes, prior), mode=mode, class_names=list(classes)
-    ).fit(X, labels)
+    )
+    with step(f"fit on {len(labels):,} segments", progress):
+        model.fit(X, labels)
     set_input_schema(
         model,
         systems=system_names(score_paths),
@@ -248,7 +370,9 @@ def train_multiclass_fusion(
         f"{', '.join(classes)}), prior {shown}:"
     ]
     if model.coef_.ndim == 1:
-        lines += [f"  weight {w:10.6g}  {_file_name(p)}" for w, p in zip(model.coef_, score_paths)]
+        lines += [
+            f"  weight {w:10.6g}  {n}" for w, n in zip(model.coef_, display_names(score_paths))
+        ]
     lines += [
         f"  offsets {', '.join(f'{b:.4g}' for b in model.intercept_)}",
         f"  training C_mce {model.loss_:.4f} nats (prior-weighted, Albayzin eq. 6)",
@@ -256,11 +380,11 @@ def train_multiclass_fusion(
     info = {
         "mode": mode,
         "classes": list(classes),
-        "systems": [_file_name(p) for p in score_paths],
+        "systems": display_names(score_paths),
         "n_segments": len(labels),
         "prior": np.asarray(model.prior_, dtype=float).tolist(),
         "coef": np.asarray(model.coef_).tolist(),
         "intercept": model.intercept_.tolist(),
         "training_c_mce": float(model.loss_),
     }
-    return FileFit(model, labels, lines, info)
+    return _save(FileFit(model, labels, lines, info), output, secret)

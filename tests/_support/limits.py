@@ -1,10 +1,13 @@
-"""Run a function in a forked child under CPU-time and memory limits (resource.setrlimit).
+"""Run a function in a forked child under CPU-time, memory and file-size limits
+(resource.setrlimit) and a wall-clock deadline.
 
 A reader that regresses to quadratic time or unbounded memory on hostile input then fails its
-test (killed by the limit, or out of memory) instead of hanging the test suite. The limits are
-generous (seconds of CPU, a few hundred MB above what the process already maps): they catch
-blow-ups, not ordinary slowness. The child's outcome comes back through a pipe: the value
-returned, or the type and message of the exception raised.
+test (killed by the limit, or out of memory) instead of hanging the test suite; a writer that
+grows a file without bound (an output appended to an input it is reading) stops at the file-size
+limit. The limits are generous (seconds of CPU, a few hundred MB above what the process already
+maps): they catch blow-ups, not ordinary slowness. The file-size limit also stands in for a
+full disk: a write past it fails with ``EFBIG`` ("File too large"). The child's outcome comes
+back through a pipe: the value returned, or the type and message of the exception raised.
 """
 
 from __future__ import annotations
@@ -34,8 +37,9 @@ def _mapped_bytes() -> int:
     return 0
 
 
-def run_limited(function, *args, cpu_seconds=10, memory_mb=300, wall_seconds=60):
-    """``function(*args)`` in a child process under limits.
+def run_limited(function, *args, cpu_seconds=10, memory_mb=300, wall_seconds=60, file_mb=64):
+    """``function(*args)`` in a child process under limits (``file_mb``: the largest file it
+    may write, in MB; a write past it raises ``OSError(EFBIG)``).
 
     Returns ``("ok", value)`` or ``("raised", type_name, message, names of its classes)``; a
     child killed by a limit (CPU time, memory, wall clock) fails the calling test with what
@@ -52,6 +56,9 @@ def run_limited(function, *args, cpu_seconds=10, memory_mb=300, wall_seconds=60)
                     limit = mapped + memory_mb * 2**20
                     resource.setrlimit(resource.RLIMIT_AS, (limit, limit))
                 resource.setrlimit(resource.RLIMIT_CPU, (cpu_seconds, cpu_seconds + 1))
+                signal.signal(signal.SIGXFSZ, signal.SIG_IGN)  # EFBIG instead of a signal
+                size = int(file_mb * 2**20)
+                resource.setrlimit(resource.RLIMIT_FSIZE, (size, size))
                 outcome = ("ok", function(*args))
             except BaseException as exc:  # noqa: BLE001 - reported to the parent
                 outcome = (

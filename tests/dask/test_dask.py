@@ -11,6 +11,7 @@ distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
 import focal.dask as fd  # noqa: E402
+from focal import io as focal_io  # noqa: E402
 from focal import metrics  # noqa: E402
 from focal.core.pav import pav  # noqa: E402
 
@@ -554,3 +555,246 @@ def test_fit_multiclass_extreme_prior(client):
     )
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
     np.testing.assert_allclose(got.intercept_, ref.intercept_, rtol=1e-9, atol=1e-9)
+
+
+# ------------------------------------------------- focal evaluate --dask: the in-memory rules
+
+
+def _lines(path):
+    return path.read_text().splitlines(True)
+
+
+def test_cli_evaluate_dask_gives_every_number_of_the_single_process_path(client, tmp_path, capsys):
+    """With intervals refused, every other option gives the in-memory JSON exactly, the score
+    threshold at the EER included (files split over partitions, heavy ties: the EER crossing
+    falls between two hull vertices, where the threshold is chosen among every distinct score).
+    """
+    _write_trials(tmp_path)
+    whole = tmp_path / "a.scores"
+    whole.write_text("".join((tmp_path / f"a{i}.txt").read_text() for i in range(3)))
+    key = tmp_path / "key.key"
+    key.write_text("".join((tmp_path / f"key{i}.txt").read_text() for i in range(2)))
+    options = ["--p-target", "0.01", "0.1", "--cost", "0.05:1:10", "--conventional-eer"]
+    options += ["--c-primary", "sre16", "--json"]
+    status, ref, err = _cli(capsys, "evaluate", str(whole), "--key", str(key), *options)
+    assert status == 0, err
+    (expected,) = json.loads(ref)
+    assert expected["eer_threshold_interval"][0] < expected["eer_threshold_interval"][1]
+    status, got, err = _cli(
+        capsys,
+        "evaluate",
+        str(tmp_path / "a*.txt"),
+        "--key",
+        str(tmp_path / "key*.txt"),
+        *options,
+        "--dask",
+        client.scheduler.address,
+    )
+    assert status == 0, err
+    (report,) = json.loads(got)
+    assert report["cllr"] == pytest.approx(expected["cllr"], rel=1e-12)  # sums in another order
+    report["cllr"] = expected["cllr"]
+    report["calibration_loss"] = pytest.approx(expected["calibration_loss"], rel=1e-9)
+    expected["name"] = report["name"]
+    assert report == expected
+
+
+def test_dask_eer_threshold_is_the_in_memory_one(client):
+    """Crossings between two hull vertices, with ties (one decimal) and with nearly distinct
+    scores, where the nearest hard decision lies inside a run of one label (not at a corner of
+    the steppy ROC): the same point of the same tie interval as in memory.
+    """
+    from focal.dask.workflows import _eer_threshold
+
+    inside_a_run = 0
+    for seed, n, decimals, shift in [(s, 4000, 1 + s % 2, 0.8) for s in range(4)] + [
+        (s, 300, 3, 1.5) for s in (1, 3, 5, 6, 7)
+    ]:
+        rng = np.random.default_rng(seed)
+        y = rng.random(n) < (0.3 if n > 300 else 0.5)
+        s = np.round(rng.normal(size=n) + shift * y, decimals)
+        ref = metrics.rocch(s[y], s[~y]).eer_threshold
+        x, labels = da.from_array(s, chunks=n // 5), da.from_array(y, chunks=n // 5)
+        summary = fd.summarize(x, labels, keep_runs=True)
+        assert ref.low < ref.high, seed  # between two vertices
+        assert _eer_threshold(summary.hull, x, labels) == ref, seed
+        inside_a_run += summary.hull.eer_threshold != ref  # the corners of the ROC only
+    assert inside_a_run >= 5
+
+
+def _split_key(tmp_path):
+    """The key of _write_trials in two files, and a trial of the first file (line, ids)."""
+    _write_trials(tmp_path)
+    first = _lines(tmp_path / "key0.txt")
+    return first, first[4].split()
+
+
+def _dask_evaluate(capsys, client, tmp_path, *extra):
+    return _cli(
+        capsys,
+        "evaluate",
+        str(tmp_path / "a*.txt"),
+        "--key",
+        str(tmp_path / "key*.txt"),
+        *extra,
+        "--dask",
+        client.scheduler.address,
+    )
+
+
+@pytest.mark.parametrize("label", ["same", "other"])
+def test_dask_refuses_a_key_trial_in_two_partitions(client, tmp_path, capsys, label):
+    """A key trial in two key files is refused as a repeated trial (with the other label too:
+    it would count as a target and as a non-target), naming both files and lines.
+    """
+    _, (m, t, lab) = _split_key(tmp_path)
+    if label == "other":
+        lab = "nontarget" if lab == "target" else "target"
+    second = tmp_path / "key1.txt"
+    second.write_text(second.read_text() + f"{m} {t} {lab}\n")
+    n = len(_lines(second))
+    status, out, err = _dask_evaluate(capsys, client, tmp_path)
+    assert status == 1 and out == ""
+    assert f"key1.txt:{n}: duplicate trial ({m}, {t}), first seen on line 5 of " in err
+    assert err.rstrip().endswith("key0.txt")
+
+
+@pytest.mark.parametrize("missing", ["error", "drop"])
+def test_dask_refuses_a_scored_trial_in_two_partitions(client, tmp_path, capsys, missing):
+    """A trial scored in two files of one system is refused (not resolved to one of the scores,
+    not reported as absent from the key), with or without --missing drop.
+    """
+    _write_trials(tmp_path)
+    m, t, _ = _lines(tmp_path / "a0.txt")[9].split()
+    last = tmp_path / "a2.txt"
+    last.write_text(last.read_text() + f"{m} {t} 123.5\n")
+    n = len(_lines(last))
+    status, _, err = _dask_evaluate(capsys, client, tmp_path, "--missing", missing)
+    assert status == 1
+    assert f"a2.txt:{n}: duplicate trial ({m}, {t}), first seen on line 10 of " in err
+    assert "a0.txt" in err
+
+
+def test_dask_repeated_trial_within_a_file_is_the_readers_error(client, tmp_path, capsys):
+    _write_trials(tmp_path)
+    path = tmp_path / "a1.txt"
+    lines = _lines(path)
+    path.write_text("".join(lines) + lines[2])
+    status, _, err = _dask_evaluate(capsys, client, tmp_path)
+    with pytest.raises(ValueError) as reader:
+        focal_io.read_scores(path)
+    assert status == 1 and err.strip() == f"focal: error: {reader.value}"
+
+
+def test_dask_missing_trials_give_the_single_process_messages(client, tmp_path):
+    """Counts and first trials over every bucket, as the single-process join says them."""
+    from focal.workflows import evaluate_binary
+
+    _write_trials(tmp_path)
+    key = tmp_path / "key0.txt"
+    scores = tmp_path / "a0.txt"
+    lines = _lines(scores)
+    scores.write_text("".join(lines[7:]) + "nobody nothing 1.0\nnobody else 2.0\n")
+    with pytest.raises(ValueError, match="not in the key") as memory:
+        evaluate_binary([scores], key)
+    with pytest.raises(ValueError) as on_dask:
+        fd.read_trials(str(key), [str(scores)], n_buckets=5)[1].compute()
+    assert str(on_dask.value) == str(memory.value)
+    whole = tmp_path / "key.key"  # every scored trial in the key, 7 + 2000 key trials unscored
+    whole.write_text("".join((tmp_path / f"key{i}.txt").read_text() for i in range(2)))
+    scores.write_text("".join(lines[7:]))
+    with pytest.raises(ValueError, match="have no score") as memory:
+        evaluate_binary([scores], whole)
+    with pytest.raises(ValueError) as on_dask:
+        fd.read_trials(str(whole), [str(scores)], n_buckets=5)[1].compute()
+    assert str(on_dask.value) == str(memory.value)
+    _, y = fd.read_trials(str(tmp_path / "key*.txt"), [str(scores)], missing="drop", n_buckets=5)
+    ref = evaluate_binary([scores], whole, missing="drop").reports[0]
+    y = y.compute()
+    assert (y.sum(), (~y).sum()) == (ref.n_targets, ref.n_nontargets) and y.size == 993
+
+
+def test_dask_refuses_each_option_it_cannot_do_by_name(tmp_path, capsys):
+    """Before any work (no cluster is started, no file read): each by its option's name."""
+    import inspect
+
+    from focal.dask.workflows import EVALUATE_ARGUMENTS
+    from focal.workflows import evaluate_binary
+
+    for option, value, name in [
+        ("--ci", "0.9", "confidence"),
+        ("--bootstrap", "50", "n_bootstrap"),
+        ("--cluster", "model", "cluster"),
+        ("--seed", "3", "random_state"),
+        ("--jobs", "2", "n_jobs"),
+        ("--plot", str(tmp_path / "p"), "plot"),
+        ("--progress", None, "progress"),
+    ]:
+        extra = [option] + ([value] if value is not None else [])
+        status, _, err = _cli(
+            capsys, "evaluate", "nothing.scores", "--key", "nothing.key", *extra, "--dask", "x:1"
+        )
+        assert status == 1, option
+        assert err.startswith(f"focal: error: {option} is not available with --dask ({name}=)")
+    # every other argument of the workflow is either done on a cluster or refused
+    given = {
+        "confidence": 0.9,
+        "n_bootstrap": 5,
+        "cluster": "test",
+        "random_state": 1,
+        "n_jobs": 2,
+        "progress": True,
+        "plot": "p",
+        "plot_size": (200, 200),
+        "plot_formats": ("pdf",),
+    }
+    parameters = inspect.signature(evaluate_binary).parameters
+    assert set(parameters) == EVALUATE_ARGUMENTS | set(given)
+    for name, value in given.items():
+        with pytest.raises(ValueError, match=rf"\({name}=\)"):
+            evaluate_binary(["nothing.scores"], "nothing.key", dask="x:1", **{name: value})
+    assert not (tmp_path / "p").exists()
+
+
+def test_dask_reads_the_formats_and_distances(client, tmp_path, capsys):
+    """--format / --key-format and --scores-are distance give the in-memory numbers."""
+    _write_trials(tmp_path, n_files_key=1, n_files_scores=1)
+    key_lines = _lines(tmp_path / "key0.txt")
+    (tmp_path / "trials.txt").write_text(
+        "".join(
+            f"{'1' if lab == 'target' else '0'} {m} {t}\n"
+            for m, t, lab in (line.split() for line in key_lines)
+        )
+    )
+    (tmp_path / "d.csv").write_text(
+        "model,test,score\n"
+        + "".join(
+            f"{m},{t},{-float(v)!r}\n" for m, t, v in map(str.split, _lines(tmp_path / "a0.txt"))
+        )
+    )
+    args = ["evaluate", str(tmp_path / "d.csv"), "--key", str(tmp_path / "trials.txt")]
+    args += ["--key-format", "voxceleb", "--scores-are", "distance", "--json"]
+    status, ref, err = _cli(capsys, *args)
+    assert status == 0, err
+    status, got, err = _cli(capsys, *args, "--dask", client.scheduler.address)
+    assert status == 0, err
+    a, b = json.loads(got)[0], json.loads(ref)[0]
+    for k in ("n_targets", "n_nontargets", "eer", "eer_threshold", "prbep", "min_cllr"):
+        assert a[k] == b[k], k
+
+
+def test_dask_says_when_missing_drop_keeps_other_trials(client, tmp_path, capsys):
+    _write_trials(tmp_path)
+    status, _, err = _cli(
+        capsys, "evaluate", str(tmp_path / "a*.txt"), str(tmp_path / "b*.txt"), "--key",
+        str(tmp_path / "key*.txt"), "--missing", "drop", "--dask", client.scheduler.address,
+    )  # fmt: skip
+    assert status == 0 and "different trial sets" not in err
+    b0 = tmp_path / "b0.txt"
+    b0.write_text("".join(_lines(b0)[4:]))
+    status, _, err = _cli(
+        capsys, "evaluate", str(tmp_path / "a*.txt"), str(tmp_path / "b*.txt"), "--key",
+        str(tmp_path / "key*.txt"), "--missing", "drop", "--dask", client.scheduler.address,
+    )  # fmt: skip
+    assert status == 0
+    assert "compared on different trial sets" in err and "b*.txt 2,996" in err

@@ -5,7 +5,9 @@ an independent convex hull (thesis 7.3.6-7.3.8) in ``_calibration_reference``; h
 examples; the identities Cllr(PAV) = minCllr and ROCCH-EER = max over priors of minDCF.
 """
 
+import hashlib
 import io
+import json
 import math
 import pickle
 import warnings
@@ -23,6 +25,7 @@ from sklearn.preprocessing import FunctionTransformer, StandardScaler
 from sklearn.utils.estimator_checks import parametrize_with_checks
 
 import focal
+import focal.runtime
 from focal import ROCCH, PAVCalibrator
 from focal.metrics import cllr, eer, from_labels, min_cllr, min_dcf, pav_llr
 from tests._support.calibration_reference import (
@@ -386,6 +389,13 @@ _REFUSED_BY_DESIGN = {
     "check_methods_subset_invariance": "test_transform_consistency",
     "check_pipeline_consistency": "test_pipelines_after_a_one_column_transformer",
     "check_estimators_pickle": "test_joblib_and_pickle_round_trip",
+    "check_sample_weights_pandas_series": "test_weighted_pav_contract",
+    "check_sample_weights_not_an_array": "test_weighted_pav_contract",
+    "check_sample_weights_list": "test_weighted_pav_contract",
+    "check_sample_weights_shape": "test_weighted_pav_contract",
+    "check_sample_weights_not_overwritten": "test_weighted_pav_contract",
+    "check_all_zero_sample_weights_error": "test_weighted_pav_contract",
+    "check_sample_weight_equivalence_on_dense_data": "test_weighted_pav_contract",
 }
 # (check_fit1d passes, though 1-D scores are accepted by design: its labels 0, 1, 2 are refused.)
 
@@ -572,3 +582,81 @@ def test_docstring_examples():
 def test_public_names():
     assert focal.PAVCalibrator is PAVCalibrator
     assert focal.ROCCH is ROCCH and focal.ROCCH is not focal.core.ROCCH
+
+
+# -- weighted PAV (issue 29: PAVCalibrator.fit took no sample_weight) ----------------------------
+
+
+@pytest.mark.parametrize("pseudo_count", [0.0, 1.0, 0.37])
+def test_weighted_pav_is_the_closed_form_of_weighted_trials(pseudo_count):
+    """Real weights: the O(T^2) closed form (thesis eqs. 7.47-7.51, C.20) with exact
+    rationals, bounding as virtual trials of weight ``pseudo_count`` at both ends.
+    """
+    from fractions import Fraction
+
+    s, y = scores_and_labels(5)
+    w = np.random.default_rng(5).uniform(0.1, 3.0, s.size)
+    cal = PAVCalibrator(pseudo_count=pseudo_count).fit(s, y, sample_weight=w)
+    weights = [Fraction(v) for v in w]
+    if pseudo_count > 0:
+        a = Fraction(pseudo_count)
+        want = closed_form_pav_llr([*s, s.min() - 1, s.max() + 1], [*y, 1, 0], [*weights, a, a])[
+            : s.size
+        ]
+    else:
+        want = closed_form_pav_llr(s, y, weights)
+    np.testing.assert_allclose(cal.decision_function(s), want, rtol=1e-12, atol=1e-12)
+    assert cal.n_targets_ == 40 and cal.block_w_tar_.sum() == pytest.approx(w[y == 1].sum())
+
+
+@pytest.mark.parametrize("estimator", ESTIMATORS[:4], ids=repr)
+def test_weighted_pav_contract(estimator):
+    """What scikit-learn's sample-weight checks test, on one column of scores: integer weights
+    are repetitions, zero weights removals, every container of weights is read alike and left
+    unchanged, and bad weights are refused.
+    """
+    import pandas as pd
+
+    s, y = scores_and_labels(6)
+    w = np.random.default_rng(6).integers(0, 4, s.size)
+    w[:2] = [0, 2]
+    got = clone(estimator).fit(s, y, sample_weight=w.astype(float))
+    repeated = clone(estimator).fit(np.repeat(s, w), np.repeat(y, w))
+    np.testing.assert_allclose(got.transform(s), repeated.transform(s), rtol=1e-12, atol=1e-12)
+    ones = clone(estimator).fit(s, y, sample_weight=np.ones(s.size))
+    same_llr(ones.transform(s), clone(estimator).fit(s, y).transform(s))
+    w_copy = w.copy()
+    for weights in (w.tolist(), pd.Series(w), w.astype(np.float32), tuple(w)):
+        again = clone(estimator).fit(s, y, sample_weight=weights)
+        np.testing.assert_allclose(again.transform(s), got.transform(s), rtol=1e-12)
+    assert np.array_equal(w, w_copy)
+    with pytest.raises(ValueError, match="entries for 100 trials"):
+        clone(estimator).fit(s, y, sample_weight=w[:-1])
+    with pytest.raises(ValueError, match="zero total weight"):
+        clone(estimator).fit(s, y, sample_weight=np.zeros(s.size))
+    with pytest.raises(ValueError, match="target trials zero total weight"):
+        clone(estimator).fit(s, y, sample_weight=np.where(y == 1, 0.0, 1.0))
+    with pytest.raises(ValueError, match="negative"):
+        clone(estimator).fit(s, y, sample_weight=-np.ones(s.size))
+
+
+def test_weighted_models_round_trip_and_their_weights_are_checked(tmp_path):
+    s, y = scores_and_labels(7)
+    w = np.random.default_rng(7).uniform(0.0, 2.0, s.size)
+    for est in (PAVCalibrator(pseudo_count=0.0), PAVCalibrator()):
+        est.fit(s, y, sample_weight=w)
+        path = tmp_path / "w.json"
+        focal.save(est, path)
+        for loaded in (focal.load(path), focal.runtime.load(path)):
+            same_llr(loaded.decision_function(s), est.decision_function(s))
+    doc = json.loads(path.read_text())
+    doc.pop("integrity")
+    fitted = doc["model"]["fitted"]  # a billion times lighter targets: far tighter bounds
+    fitted["block_w_tar_"] = [v * 1e-9 for v in fitted["block_w_tar_"]]
+    payload = {k: v for k, v in doc.items() if k != "sha256"}
+    canonical = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    doc["sha256"] = hashlib.sha256(canonical.encode()).hexdigest()
+    path.write_text(json.dumps(doc))
+    for read in (focal.load, focal.runtime.load):
+        with pytest.raises(ValueError, match="llr_ exceeds the bounds"):
+            read(path)

@@ -14,7 +14,7 @@ import pytest
 from scipy.optimize import minimize
 from scipy.special import expit, logit
 
-from focal import LinearCalibrator, LogisticFusion, MulticlassFusion
+from focal import LinearCalibrator, LogisticFusion, MulticlassFusion, QualityFusion
 from focal.core.logistic import DEFAULT_REG
 from focal.core.logistic_objective import LogisticDesign
 from focal.core.scoring_rules import expected_cost_at_infinity
@@ -416,3 +416,36 @@ def test_cheap_and_full_precision_derivatives_agree_on_ordinary_data():
         d = LogisticDesign(X, y, p, None, 0.0)
         logistic._newton(d, np.zeros(4), None, tol, 1)
         assert d.accurate is accurate
+
+
+@pytest.mark.parametrize("cls", [LogisticFusion, QualityFusion])
+def test_huge_sample_weights_give_the_fit_of_their_ratios(cls):
+    """Issue 30: one weight of 1e300 raised ZeroDivisionError (a class total computed as the
+    total minus the other class's cancelled to 0) and four of 1e308 gave weights of 2e17
+    silently (the totals overflowed). Only the ratios of the weights within a class matter
+    (eq. 8.17 weights a trial by prior / class total), so each call below must give the fit of
+    weights with the same ratios in ordinary numbers.
+    """
+    X, y = _data(n=600, n_tar=200)
+    rng = np.random.default_rng(0)
+    kw = {"quality": np.exp(rng.normal(size=(600, 2)))} if cls is QualityFusion else {}
+    j = np.flatnonzero(~y)[0]
+    w = np.ones(600)
+    w[j] = 1e300  # the exact call of the issue: one weight of 1e300 (a non-target)
+    same = np.where(y, 1.0, 0.0)
+    same[j] = 1.0  # the non-targets' weights relative to it: 1e-300, i.e. 0
+    cases = [(w, same), (np.where(y, 1e300, 1.0), None), (np.where(y, 1.0, 1e308), None)]
+    for huge, ordinary in cases:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # one non-target: held by the penalty
+            got = cls().fit(X, y, sample_weight=huge, **kw)
+            want = cls().fit(X, y, sample_weight=ordinary, **kw)
+        np.testing.assert_allclose(got.coef_, want.coef_, rtol=1e-9)
+        assert got.intercept_ == pytest.approx(want.intercept_, rel=1e-9, abs=1e-12)
+        assert got.objective_ == pytest.approx(want.objective_, rel=1e-9)
+
+
+def test_class_totals_that_overflow_are_a_clear_error_in_the_core():
+    X, y = _data(n=600, n_tar=200)
+    with pytest.raises(ValueError, match=r"sample_weight gives the classes totals inf"):
+        LogisticDesign(X, y, 0.5, np.full(600, 1e308), 1e-9)

@@ -3,6 +3,7 @@ the documented input layout, and agreement with the binary solver.
 """
 
 import pickle
+from pathlib import Path
 
 import joblib
 import numpy as np
@@ -274,6 +275,27 @@ def test_zero_prior_class_without_trials():
 # ---------------------------------------------------------------------------- GaussianBackend
 
 
+def test_a_class_without_trials_is_named_with_the_way_to_declare_it():
+    """Issue 29: fitted without trials of one class, MulticlassFusion said only "not a
+    multiple of n_classes"; it names the class and says how to give the class count.
+    """
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, 200)  # classes 0 and 1: no trial of class 2
+    llh = rng.normal(size=(200, 3)) + np.eye(3)[y]
+    with pytest.raises(ValueError, match="not a multiple of n_classes = 2") as info:
+        MulticlassFusion().fit(llh, y)
+    message = str(info.value)
+    assert "class(es) 2 have no trials in y" in message
+    assert "prior=[...]" in message and "class_names=[...]" in message
+    with pytest.raises(ValueError, match=r"class\(es\) 2 have no trials"):
+        MulticlassFusion().fit(np.hstack([llh, llh, llh]), y)  # 3 systems x 3 classes
+    # each way out works: a zero prior drops the class; named classes say which one is empty
+    assert MulticlassFusion(prior=[0.5, 0.5, 0.0]).fit(llh, y).n_classes_ == 3
+    names = np.array(["en", "fr"])[y]
+    with pytest.raises(ValueError, match=r"\['de'\] have non-zero prior.*a prior of 0 leaves"):
+        MulticlassFusion(class_names=["en", "fr", "de"]).fit(llh, names)
+
+
 def test_gaussian_backend_pipeline_with_calibration():
     rng = np.random.default_rng(4)
     y = rng.integers(0, 4, 2000)
@@ -378,3 +400,64 @@ def test_public_names():
         "subset_analysis",
     ):
         assert name in m.__all__ and callable(getattr(m, name))
+
+
+def test_gaussian_backend_singular_covariance_says_what_can_help():
+    """Issue 29: the singular shared covariance suggested covariance="shared"."""
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 300)
+    X = rng.normal(size=(300, 3))
+    X = np.hstack([X, X[:, :1]])  # a collinear column
+    with pytest.raises(ValueError, match="shared within-class covariance is singular") as info:
+        GaussianBackend(reg=0).fit(X, y)
+    assert "covariance='shared'" not in str(info.value) and "reg > 0" in str(info.value)
+    with pytest.raises(ValueError, match="a larger ridge than reg=1e-300") as info:
+        GaussianBackend(reg=1e-300).fit(X, y)
+    assert "covariance='shared'" not in str(info.value)
+    names = np.array(["en", "fr", "de"])[y]
+    with pytest.raises(ValueError, match="class 'en' covariance is singular.*covariance='shared'"):
+        GaussianBackend("per_class", reg=0, class_names=["en", "fr", "de"]).fit(X, names)
+
+
+def _ridge_move(X, y, covariance):
+    """(largest change of a log-likelihood difference over the largest difference, reg=1e-6
+    against reg=0; reg * v / lambda_min computed here with NumPy).
+    """
+    a = GaussianBackend(covariance, reg=0).fit(X, y).transform(X)
+    b = GaussianBackend(covariance, reg=1e-6).fit(X, y).transform(X)
+    da, db = a - a[:, :1], b - b[:, :1]
+    v = np.trace(np.cov(X.T, bias=True)) / X.shape[1]
+    residuals = [X[y == c] - X[y == c].mean(axis=0) for c in np.unique(y)]
+    if covariance == "shared":
+        covariances = [sum(r.T @ r for r in residuals) / X.shape[0]]
+    else:
+        covariances = [r.T @ r / r.shape[0] for r in residuals]
+    lam = min(np.linalg.eigvalsh(c).min() for c in covariances)
+    return np.abs(db - da).max() / np.abs(da).max(), 1e-6 * v / lam
+
+
+@pytest.mark.parametrize("covariance", ["shared", "per_class"])
+def test_gaussian_backend_default_ridge_moves_models_as_documented(covariance):
+    """Issue 29: the docstring said reg=1e-6 moves models by about 1e-6 relative. It moves the
+    log-likelihoods by about reg * v / lambda_min (each precision eigenvalue 1/lambda becomes
+    1/(lambda + reg v)): checked on the docstring's example, and the language sample's nearly
+    collinear systems side by side are moved by percents, as documented.
+    """
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 300)
+    X = rng.normal(size=(300, 5)) + 2.0 * np.eye(3, 5)[y]  # the docstring's example
+    move, predicted = _ridge_move(X, y, covariance)
+    assert 0.5 * predicted < move < 1.5 * predicted
+    assert 1e-6 < move < 4e-6
+    folder = Path(__file__).resolve().parents[2] / "data_samples" / "language_recognition"
+    columns, key = [], dict(line.split() for line in (folder / "dev.key").read_text().splitlines())
+    for k in (1, 2, 3):
+        rows = [
+            line.split() for line in (folder / f"dev_sys{k}_closed.txt").read_text().splitlines()
+        ]
+        columns.append(np.array([[float(v) for v in r[3:-1]] for r in rows]))  # OOS: 0
+        ids = [r[2] for r in rows]
+    X = np.hstack(columns)
+    y = np.unique([key[i] for i in ids], return_inverse=True)[1]
+    move, predicted = _ridge_move(X, y, covariance)
+    assert predicted > 1e3 and 0.05 < move < 0.2  # v / lambda_min > 1e9

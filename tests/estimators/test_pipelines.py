@@ -69,3 +69,69 @@ def test_grid_search_over_the_pipeline_with_focal_scorers():
     assert scoring["cllr"](best, X, y) == pytest.approx(
         -cllr(*from_labels(llr, y), p_target=0.1), rel=1e-12
     )
+
+
+# -- the user's labels in every binary estimator (issue 29) ------------------------------------
+
+
+def _named(y):
+    return np.where(y == 1, "genuine", "impostor")
+
+
+def _binary_estimators():
+    from sklearn.model_selection import KFold
+
+    from focal import ROCCH, CalibratedClassifier, LinearCalibrator, QualityFusion
+
+    rng = np.random.default_rng(1)
+    X, y = fusion_data(600, seed=1)
+    q = {"quality": np.exp(rng.normal(size=(600, 2)))}
+    return [
+        (LogisticFusion(pos_label="genuine"), X, {}),
+        (LinearCalibrator(pos_label="genuine"), X[:, 0], {}),
+        (QualityFusion(pos_label="genuine"), X, q),
+        (PAVCalibrator(pos_label="genuine"), X[:, 0], {}),
+        (ROCCH(pos_label="genuine"), X[:, 0], {}),
+        (CalibratedClassifier(cv=KFold(3), pos_label="genuine"), X, {}),
+    ], y
+
+
+def test_every_binary_estimator_reports_predicts_and_scores_the_users_labels():
+    """PAVCalibrator(pos_label="genuine") and ROCCH kept classes_ = [0, 1]: predict gave 0/1
+    and score(x, labels) raised. Every binary estimator with pos_label now answers in the
+    labels it was given, and its score on them is the score on the 0/1 labels.
+    """
+    cases, y = _binary_estimators()
+    for est, X, extra in cases:
+        named = clone(est).fit(X, _named(y), **extra)
+        plain = clone(est).set_params(pos_label=None).fit(X, y, **extra)
+        name = type(est).__name__
+        assert named.classes_.tolist() == ["impostor", "genuine"], name
+        decisions = named.predict(X, **extra)
+        assert set(decisions.tolist()) <= {"impostor", "genuine"}, name
+        np.testing.assert_array_equal(decisions == "genuine", plain.predict(X, **extra) == 1)
+        score = named.score(X, _named(y), **extra)
+        assert np.isfinite(score) and score == pytest.approx(plain.score(X, y, **extra), rel=1e-9)
+        proba = named.predict_proba(X, **extra)
+        np.testing.assert_allclose(proba, plain.predict_proba(X, **extra), rtol=1e-9)
+
+
+def test_grid_search_and_cross_validation_with_pos_label_on_every_step():
+    """The exact pipeline of issue 29: GridSearchCV returned best_score_ = nan and silently
+    picked the first candidate; cross_val_score gave nan. The grid's first candidate bounds
+    the PAV map so hard that its LLRs are nearly 0 (Cllr near 1 bit), the second is the
+    default: the search must score both finitely and pick the second.
+    """
+    from sklearn.model_selection import cross_val_score
+
+    X, y = fusion_data()
+    labels = _named(y)
+    pipe = make_pipeline(LogisticFusion(pos_label="genuine"), PAVCalibrator(pos_label="genuine"))
+    scores = cross_val_score(pipe, X, labels, cv=3)
+    assert np.isfinite(scores).all() and (scores > -0.6).all()  # minus Cllr, bits per bit
+    grid = GridSearchCV(pipe, {"pavcalibrator__pseudo_count": [1e6, 1.0]}, cv=3).fit(X, labels)
+    means = grid.cv_results_["mean_test_score"]
+    assert np.isfinite(means).all() and means[0] < -0.9 < -0.6 < means[1]
+    assert grid.best_params_ == {"pavcalibrator__pseudo_count": 1.0}
+    assert grid.best_score_ == means[1]
+    assert set(grid.predict(X).tolist()) == {"impostor", "genuine"}

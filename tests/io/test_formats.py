@@ -12,6 +12,11 @@ from focal.io import read_key, read_scores
 from focal.io.binary import read_key_and_scores, read_trials
 from focal.io.formats import PRESETS, Layout, key_layout, parse_layout, score_layout
 
+
+def as_str(ids):
+    return [bytes(v).decode() for v in ids]
+
+
 RNG = np.random.default_rng(7)
 N = 50
 MODELS = [f"spk{i % 7}" for i in range(N)]
@@ -157,3 +162,62 @@ def test_wrong_number_of_fields_names_the_layout(tmp_path):
     (tmp_path / "s").write_text("a b c 1.0\n")
     with pytest.raises(ValueError, match=r"s:1: expected 3 fields 'model test score', got 4"):
         read_scores(tmp_path / "s")
+
+
+# ------------------------------------------------------- the files as the tools write them
+
+
+def test_nist_sre18_trial_key_is_read_by_its_header(tmp_path):
+    """A NIST SRE18/19 trial key: 9 tab-separated columns, ``targettype`` among them (the
+    values of the other columns are those the SRE18 scoring software partitions on).
+    """
+    rng = np.random.default_rng(18)
+    header = (
+        "modelid segmentid side targettype num_enroll_segs phone_num_match gender "
+        "source_type data_source"
+    )
+    rows, truth = [], []
+    for i in range(60):
+        target = bool(rng.random() < 0.3)
+        truth.append(target)
+        rows.append(
+            [
+                f"{1000 + i % 7}_sre18",
+                f"seg{i:04d}_sre18.sph",
+                "a",
+                "target" if target else "nontarget",
+                str(rng.choice([1, 3])),
+                str(rng.choice(["Y", "N"])),
+                str(rng.choice(["male", "female"])),
+                str(rng.choice(["pstn", "voip"])),
+                str(rng.choice(["cmn2", "vast"])),
+            ]
+        )
+    path = tmp_path / "sre18_dev_trial_key.tsv"
+    path.write_text("\t".join(header.split()) + "\n" + "".join("\t".join(r) + "\n" for r in rows))
+    key = read_key(path, format="nist-sre")
+    assert key.labels.tolist() == truth
+    assert as_str(key.models) == [r[0] for r in rows]
+    assert as_str(key.tests) == [r[1] for r in rows]
+
+
+def test_wespeaker_scores_of_an_unlabelled_trial_list(tmp_path):
+    """The ``score.py`` of wespeaker writes ``enrol test score label`` for a labelled trial list and
+    ``enrol test score`` (``'{} {} {:.5f}'``) for an unlabelled one: both are its format.
+    """
+    trials = [("id10270/x.wav", "id10271/y.wav", 0.61234), ("id10270/x.wav", "id10300/z.wav", -0.2)]
+    unlabelled = tmp_path / "vox1_O_unlabelled.score"
+    unlabelled.write_text("".join("{} {} {:.5f}\n".format(*t) for t in trials))
+    s = read_scores(unlabelled, format="wespeaker")
+    assert s.scores.tolist() == [0.61234, -0.2]
+    with pytest.raises(ValueError, match=r"unlabelled\.score:1: records of 3 fields have no label"):
+        read_key(unlabelled, format="wespeaker")
+    labelled = tmp_path / "vox1_O.score"
+    labelled.write_text(
+        "".join("{} {} {:.5f} {}\n".format(*t, w) for t, w in zip(trials, ("target", "nontarget")))
+    )
+    assert read_key(labelled, format="wespeaker").labels.tolist() == [True, False]
+    mixed = tmp_path / "mixed.score"
+    mixed.write_text(labelled.read_text() + unlabelled.read_text())
+    with pytest.raises(ValueError, match=r"mixed\.score:3: expected 4 fields"):
+        read_scores(mixed, format="wespeaker")

@@ -253,6 +253,10 @@ PARAMETER_EDITS = [
     ("multiclass-scalar", {"mode": "rotation"}),
     ("multiclass-scalar", {"class_names": ["a", "a", "b"]}),
     ("gaussian-shared", {"covariance": "diagonal"}),
+    # issue 30: the runtime accepted a scoring rule that focal.load refuses
+    ("logistic", {"scoring_rule": "cubic"}),
+    ("logistic", {"scoring_rule": [0, 1]}),
+    ("linear", {"scoring_rule": {"tuple": [2.0, "a"]}}),
 ]
 
 
@@ -271,6 +275,51 @@ def test_a_bad_parameter_gets_one_message_from_both_readers(saved, tmp_path, nam
         focal.runtime.load(path)
     assert str(applied.value) == str(loaded.value)
     assert next(iter(params)) in str(loaded.value)
+
+
+ODD_VALUES = [
+    "cubic",
+    "",
+    -1,
+    0,
+    1.5,
+    1e300,
+    True,
+    None,
+    [0, 1],
+    [1, 2, 3],
+    ["a", "a"],
+    [0.5, 0.5],
+    {"tuple": [0.5, 2.0]},
+    {"tuple": []},
+    "brier",
+    2,
+]
+
+
+@pytest.mark.parametrize("name", ["logistic", "linear", "pav", "rocch", "multiclass-full"])
+def test_every_parameter_is_refused_by_both_readers_or_by_neither(saved, tmp_path, name):
+    """Whatever value a file gives any parameter, focal.load and the runtime agree: both load
+    it, or both refuse it in the same words.
+    """
+    doc = json.loads(saved[name][0].read_text())
+    doc.pop("integrity")
+    disagree = []
+    for param in doc["model"]["params"]:
+        for value in ODD_VALUES:
+            edited = json.loads(json.dumps(doc))
+            edited["model"]["params"][param] = value
+            path = _write(tmp_path / "edited.json", edited)
+            outcomes = []
+            for read in (focal.load, focal.runtime.load):
+                try:
+                    read(path)
+                    outcomes.append("loads")
+                except ValueError as exc:
+                    outcomes.append(str(exc))
+            if outcomes[0] != outcomes[1]:
+                disagree.append((param, value, *outcomes))
+    assert not disagree
 
 
 def test_bad_input_is_refused_with_a_clear_error(saved):
