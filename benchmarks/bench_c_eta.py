@@ -14,7 +14,7 @@ import numpy as np
 from _common import interleaved_times
 
 from focal.metrics import eta_risk_analysis
-from focal.metrics._eta_offsets import exact_offset_work
+from focal.metrics.c_eta import exact_offset_work
 
 
 def _trials(n, N, seed):

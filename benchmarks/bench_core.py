@@ -17,7 +17,7 @@ from focal.metrics import BinaryScores, eer, min_cllr, min_dcf, rocch
 
 def _focal_shared(tar, non):
     hull = rocch(tar, non)
-    return hull.min_cllr(0.5), hull.eer, hull.min_dcf(0.01)
+    return min_cllr(hull), eer(hull), min_dcf(hull, p_target=0.01)
 
 
 def _focal_one_by_one(tar, non):
@@ -131,7 +131,7 @@ def run(quick: bool = False):
     else:
         data = lir_metrics.LLRData(features=scores / np.log(10.0), labels=labels.astype(int))
         t_lir, mc_lir = best_time(lir_metrics.cllr_min, data, repeat=1)
-        t_mc, _ = best_time(lambda: rocch(tar, non).min_cllr(), repeat=3)
+        t_mc, _ = best_time(lambda: min_cllr(rocch(tar, non)), repeat=3)
         print(
             f"  lir cllr_min {t_lir:.3f} s vs focal min_cllr {t_mc:.3f} s: "
             f"{t_lir / t_mc:5.2f}x faster (values {mc_lir:.6f} / {mc:.6f})"

@@ -41,12 +41,14 @@ def _sizes(n):
 
 
 def _measures(obj):
+    from focal.metrics import cllr, dcf, eer, min_cllr, min_dcf
+
     return {
-        "eer": obj.eer,
-        "min_dcf": obj.min_dcf(P_TARGET),
-        "min_cllr": obj.min_cllr(),
-        "cllr": obj.cllr(0.5),
-        "dcf": obj.dcf(P_TARGET),
+        "eer": eer(obj),
+        "min_dcf": min_dcf(obj, p_target=P_TARGET),
+        "min_cllr": min_cllr(obj),
+        "cllr": cllr(obj),
+        "dcf": dcf(obj, p_target=P_TARGET),
     }
 
 

@@ -27,6 +27,7 @@ __getattr__, __dir__, _names = attach(
         ".estimators": (
             "PAVCalibrator",
             "ROCCH",
+            "KDECalibrator",
             "GaussianBackend",
             "MulticlassFusion",
             "stack_systems",

@@ -28,7 +28,12 @@ ROOT = pathlib.Path(sys.argv[0]).resolve().parent.parent  # run as a script (als
 sys.path.insert(0, str(ROOT))
 
 from focal.io import align_trials, read_key, read_scores  # noqa: E402
-from focal.metrics import BinaryScores, calibration_report_of, from_labels  # noqa: E402
+from focal.metrics import (  # noqa: E402
+    BinaryScores,
+    bayes_error_rates,
+    calibration_report,
+    from_labels,
+)
 
 SAMPLES = ROOT / "data_samples" / "speaker_detection"
 
@@ -36,9 +41,9 @@ SAMPLES = ROOT / "data_samples" / "speaker_detection"
 def analyse(path, key, priors):
     X, y, _, _ = align_trials(key, read_scores(path))
     scores = BinaryScores(*from_labels(X[:, 0], y))  # one sort and one PAV for all numbers
-    print(calibration_report_of(scores, operating_points=priors, name=str(path)))
+    print(calibration_report(scores, operating_points=priors, name=str(path)))
     h = np.arange(-7.0, 2.5, 1.0)
-    rates = scores.bayes_error_rates(h)
+    rates = bayes_error_rates(scores, prior_log_odds=h)
     print("  prior log-odds   normalized actual   normalized minimum   false alarms at min")
     for i, hi in enumerate(h):
         dr30 = "  < 30 (DR30)" if rates.min_n_false_alarms[i] < 30 else ""

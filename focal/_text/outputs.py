@@ -1,5 +1,10 @@
 """Safe outputs: decided by what the file is, never over an input, whole or not at all.
 
+One concept, the one door to the file system for writing, and so one module although it is
+long: the decision of what an output is, its check against the inputs, the atomic write and the
+report folder share one notion of "the same file" and one clean-up on failure; split, they would
+drift apart and a second door would appear.
+
 Every file focal writes (models, score files, calibrated outputs, the figures and page of a
 report) goes through :func:`write_output` or :class:`FolderWriter`. What is done depends on
 what the output *is* (``stat``, links followed), never on how its path is spelled:

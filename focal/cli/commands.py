@@ -86,6 +86,7 @@ def _cmd_train(args) -> int:
         p_target=p_target,
         pav=args.pav,
         pseudo_count=args.pseudo_count,
+        elub=args.elub,
         missing=args.missing,
         pos_label=args.pos_label,
         format=score_format,
@@ -94,6 +95,7 @@ def _cmd_train(args) -> int:
         output=args.output,
         signing_key=args.signing_key,
         progress=args.progress,
+        log10=args.log10,
     )
     return _print_fit(fit, args)
 
@@ -142,6 +144,9 @@ def evaluate_arguments(args) -> dict:
         plot_size=args.plot_size,
         plot_formats=args.plot_format,
         dask=args.dask,
+        partition=args.partition,
+        partition_columns=args.partition_columns,
+        log10=args.log10,
     )
 
 
@@ -155,8 +160,13 @@ def _cmd_evaluate(args) -> int:
     if not args.json and (args.summary_only or len(evaluation.reports) > 1):
         print(summary_table(evaluation.reports))
         print()
-    if not args.summary_only:
-        _print_reports(evaluation.reports, args.json)
+    if args.json:
+        _extras.print_json(evaluation.to_dict())
+    elif not args.summary_only:
+        _print_reports(evaluation.reports, False)
+        for partitions in evaluation.partitions or ():
+            print(partitions)
+            print()
     _print_page(evaluation.page, args.json)
     return 0
 
@@ -231,6 +241,7 @@ def _apply_quality(model, args) -> int:
             on_mismatch="align" if args.align else "error",
             missing=args.missing,
             chunk_size=args.chunk_size,
+            log10=args.log10,
         )
     if args.json:
         _extras.print_json({"output": str(args.output), "n_trials": n, "n_backoff": n_backoff})
@@ -268,6 +279,7 @@ def _cmd_apply(args) -> int:
             output_format=args.output_format,
             systems=args.systems,
             scores_are=args.scores_are,
+            log10=args.log10,
         )
     unit = "segments" if schema.kind == "multiclass" else "trials"
     if args.json:

@@ -146,7 +146,9 @@ _confidence = argument(
 
 
 def add_evaluate_options(ev):
-    """Options of ``focal evaluate`` for intervals, C_primary, the conventional EER."""
+    """Options of ``focal evaluate`` for intervals, C_primary, the conventional EER,
+    partitions and log10 LRs.
+    """
     add_cost(ev)
     ev.add_argument(
         "--ci",
@@ -185,6 +187,25 @@ def add_evaluate_options(ev):
         "--conventional-eer",
         action="store_true",
         help="also the conventional EER of the empirical ROC, beside the ROCCH-EER",
+    )
+    ev.add_argument(
+        "--partition",
+        metavar="FILE",
+        help="also the measures per partition of the trials, pooled and equalized (NIST "
+        "SRE): a table with a header 'model test column...' giving each trial's labels "
+        "(e.g. a NIST SRE18/19 key); intervals per partition with --ci",
+    )
+    ev.add_argument(
+        "--partition-columns",
+        nargs="+",
+        metavar="NAME",
+        help="the --partition file's columns to use (default: all after the trial's two)",
+    )
+    ev.add_argument(
+        "--log10",
+        action="store_true",
+        help="the score files hold log10 likelihood-ratios; thresholds are printed and "
+        "Tippett, histogram, calibration and ECE figures drawn in log10",
     )
 
 

@@ -119,6 +119,19 @@ def _train(sub):
         help="with --pav: virtual trials bounding the extreme LLRs (default 1; 0 = "
         "unbounded, +/-inf possible)",
     )
+    tr.add_argument(
+        "--elub",
+        action="store_true",
+        help="with --pav: clip its LLRs to the ELUB limits of its training LLRs (Vergeer et "
+        "al. 2016), the strongest LRs the data support (forensic practice)",
+    )
+    tr.add_argument(
+        "--log10",
+        action="store_true",
+        help="the score files hold log10 likelihood-ratios and the model's output is read as "
+        "log10 LRs too (focal apply --log10): the fusion is printed as 'log10 LR = ...'; the "
+        "scores are taken as they are (the fusion's map absorbs their scale)",
+    )
     _args.add_missing(tr)
     _args.add_flags(tr, json=True, model_output=True)
     _args.add_signing_key(tr)
@@ -171,6 +184,13 @@ def _apply(sub):
         + ", ".join(_args.PRESETS)
         + " (nist-sre: header, tabs, side 'a' unless the input has one; wespeaker and "
         "speechbrain: the input's labels as target/nontarget and 1/0)",
+    )
+    ap.add_argument(
+        "--log10",
+        action="store_true",
+        help="write log10 likelihood-ratios (the LLRs divided by ln 10), as forensic reports "
+        "give them; the input scores are read as they are (a calibrator's map absorbs "
+        "their scale, so a model trained on log10 LRs takes them as given)",
     )
     ap.add_argument(
         "--align",
@@ -247,7 +267,11 @@ def _evaluate(sub):
         help="print only the summary table (a line per system) that precedes the reports "
         "of several systems",
     )
-    _args.add_plot(ev, "DET, normalized Bayes error, APE, ECE and Tippett figures")
+    _args.add_plot(
+        ev,
+        "DET, normalized Bayes error, APE, ECE, calibration (PAV), reliability, histogram and "
+        "Tippett figures (and per-partition DCF bars with --partition)",
+    )
     _extras.add_evaluate_options(ev)
     ev.add_argument(
         "--dask",

@@ -1,4 +1,4 @@
-"""Core math of focal: priors, the logarithmic scoring rule, PAV and ROCCH.
+"""Core math of focal: priors, the logarithmic scoring rule, PAV and the ROC convex hull.
 
 Pure functions and small result objects on NumPy arrays. Nothing here imports an estimator, a
 plot or a file reader (see ARCHITECTURE.md). The names below load on first use, so that the
@@ -23,7 +23,7 @@ __getattr__, __dir__, __all__ = attach(
             "sigmoid",
             "detection_cost",
         ),
-        ".rocch": ("ROCCH", "MinBayesErrors", "Threshold"),
+        ".rocch": ("RocHull", "MinBayesErrors", "Threshold"),
         ".scoring": (
             "cross_entropy_nats",
             "nontarget_cost",

@@ -37,7 +37,7 @@ from .priors import effective_log_odds as _effective_log_odds
 from .priors import effective_prior as _effective_prior
 from .validation import check_positive, check_probability
 
-__all__ = ["OperatingPoint", "NIST_SRE_POINTS"]
+__all__ = ["OperatingPoint", "NIST_SRE_POINTS", "as_operating_points"]
 
 #: The (P_target, C_miss, C_fa) points averaged by NIST SRE's C_primary: SRE16 (NIST 2016
 #: Speaker Recognition Evaluation Plan, sec. 3.1), SRE18 CTS and SRE19 CTS use P_target = 0.01 and
@@ -275,3 +275,34 @@ class OperatingPoint:
                 f"evaluation must be one of {sorted(NIST_SRE_POINTS)}, got {evaluation!r}"
             )
         return tuple(cls(*op, name=f"NIST {key.upper()}") for op in NIST_SRE_POINTS[key])
+
+
+def as_operating_points(operating_points, where: str = "operating_points") -> list:
+    """Validated ``(P_target, C_miss, C_fa)`` float tuples of a sequence of operating points.
+
+    Each entry is a target prior (unit costs), a ``(P_target, C_miss, C_fa)`` sequence or an
+    :class:`OperatingPoint` (:meth:`OperatingPoint.coerce`); a bare prior stands for one point.
+    The one check of the operating points of the calibration report and of C_primary.
+
+    Parameters
+    ----------
+    operating_points : float, OperatingPoint or sequence of them
+        The points.
+    where : str, default "operating_points"
+        The argument named in error messages (``operating_points[2] P_target ...``).
+
+    Returns
+    -------
+    list of tuple
+        ``(p_target, c_miss, c_fa)`` per point, in the order given.
+    """
+    if (
+        np.isscalar(operating_points)
+        or isinstance(operating_points, OperatingPoint)
+        or (isinstance(operating_points, np.ndarray) and operating_points.ndim == 0)
+    ):  # one bare point
+        operating_points = (operating_points,)
+    return [
+        OperatingPoint.coerce(op, f"{where}[{i}]").as_tuple()
+        for i, op in enumerate(operating_points)
+    ]

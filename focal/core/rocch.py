@@ -1,9 +1,12 @@
-"""ROCCH: the convex hull of the empirical ROC, read off the PAV blocks (thesis sec. 7.3.6-7.3.8).
+"""The ROC convex hull, read off the PAV blocks (thesis sec. 7.3.6-7.3.8).
 
 The vertices of the ROC convex hull are the boundaries of the PAV blocks and the LLR of each
-hull segment is the PAV LLR of its block (thesis 7.7.3, [69]). Every threshold-optimized measure
-(minDCF, ROCCH-EER, PRBEP, the minimum Bayes error-rate curve) is therefore a cheap computation
-on the few hull vertices; nothing here touches the trials again.
+hull segment is the PAV LLR of its block (thesis 7.7.3, [69]). :class:`RocHull` holds that
+geometry: the vertices as exact counts, their score thresholds, the segment LLRs, the exact
+point where the hull (or the steppy ROC) meets a line through the origin, and the thresholds
+and vertices where a cost is least. Every threshold-optimized measure (minDCF, minCllr,
+ROCCH-EER, PRBEP, the hull's AUC, the minimum Bayes error-rate curve) is a function of
+:mod:`focal.metrics` computed on these few vertices; nothing here touches the trials again.
 
 Vertex ``k`` (``k = 0..K``) is the operating point "accept iff score >= thresholds[k]": the
 first ``k`` PAV blocks are rejected. Vertex 0 accepts everything (P_miss = 0, P_fa = 1), vertex K
@@ -25,11 +28,10 @@ from scipy.special import expit
 
 from .pav import PAVResult
 from .priors import detection_cost
-from .scoring import normalized_cross_entropy
 from .sorted_trials import SortedTrials
 from .validation import check_positive, check_probability
 
-__all__ = ["ROCCH", "MinBayesErrors", "Threshold"]
+__all__ = ["RocHull", "MinBayesErrors", "Threshold"]
 
 _INT64_SAFE = 2**31  # counts below this keep every product of two counts inside int64
 _TIE_RTOL = 1e-12  # vertex costs this close to the minimum are ties (exact ties round apart)
@@ -45,7 +47,7 @@ class Threshold:
         The threshold to use.
     low, high : float
         The range of equally optimal thresholds (equal to ``value`` when the optimum is unique);
-        see :meth:`ROCCH.min_dcf_threshold` and :attr:`ROCCH.eer_threshold` for what lies
+        see :meth:`RocHull.min_dcf_threshold` and :attr:`RocHull.eer_threshold` for what lies
         between them. ``+inf`` means "reject everything".
     """
 
@@ -62,7 +64,7 @@ class MinBayesErrors:
     error : ndarray
         ``min_k  p P_miss(k) + (1 - p) P_fa(k)`` with ``p = sigmoid(prior_log_odds)``.
     p_miss, p_fa : ndarray
-        Error rates of the optimal vertex (``pmiss`` / ``pfa``: deprecated names).
+        Error rates of the optimal vertex.
     n_false_alarms, n_misses : ndarray of int
         Absolute error counts there (for Doddington's rule of 30, thesis appendix B).
     """
@@ -75,25 +77,26 @@ class MinBayesErrors:
         self.n_false_alarms = n_false_alarms
 
 
-class ROCCH:
-    """ROC convex hull of one PAV run.
+class RocHull:
+    """The ROC convex hull of one PAV run (thesis sec. 7.3.6).
 
-    The computation behind :func:`focal.metrics.rocch`; the scikit-learn estimator of the same
-    name, :class:`focal.ROCCH`, fits one from ``(scores, labels)`` and keeps it as ``hull_``.
+    What :func:`focal.metrics.rocch` returns, and what every threshold measure of
+    :mod:`focal.metrics` reads (``eer(hull)``, ``min_dcf(hull, p_target=0.01)``, ...); the
+    estimator :class:`focal.ROCCH` fits one and keeps it as ``hull_``.
 
     Parameters
     ----------
     pav_result : PAVResult
         Output of :func:`focal.core.pav.pav`.
     trials : SortedTrials, optional
-        The sorted trials ``pav_result`` was computed from; only :attr:`eer_threshold` uses
-        them (to find the empirical operating point nearest the EER between hull vertices).
+        The sorted trials ``pav_result`` was computed from: the measures of the scores
+        themselves (Cllr, actual DCF) then accept the hull in their place, and
+        :attr:`eer_threshold` searches every score for the point nearest the EER.
 
     Attributes
     ----------
     p_miss, p_fa : ndarray, shape (K + 1,)
-        Hull vertices (miss and false-alarm rates), from (0, 1) to (1, 0); ``pmiss`` / ``pfa``
-        are deprecated names.
+        Hull vertices (miss and false-alarm rates), from (0, 1) to (1, 0).
     thresholds : ndarray, shape (K + 1,)
         Score threshold of each vertex (accept iff score >= threshold); the last is +inf.
     llr : ndarray, shape (K,)
@@ -102,6 +105,12 @@ class ROCCH:
         slope in the (P_fa, P_miss) plane is ``-exp(llr[k])`` (thesis 7.3.6, 7.7.3).
     n_misses, n_false_alarms : ndarray of int64, shape (K + 1,)
         Absolute error counts at each vertex.
+    n_targets, n_nontargets : int
+        Trial counts.
+    pav : PAVResult
+        The PAV blocks (and, when kept, the runs of the steppy ROC, ``pav.has_runs``).
+    trials : SortedTrials or None
+        The sorted trials, when the hull was built from them.
     """
 
     def __init__(self, pav_result: PAVResult, trials: SortedTrials | None = None):
@@ -127,14 +136,32 @@ class ROCCH:
             return alpha * m - beta * f
         return np.array([alpha * int(a) - beta * int(b) for a, b in zip(m, f)], dtype=object)
 
-    def _crossing_misses(self, alpha: int, beta: int, m=None, f=None) -> Fraction:
-        """Miss count (exact rational) where the hull meets ``alpha misses == beta false_alarms``.
+    def crossing_misses(self, alpha: int, beta: int, steppy: bool = False) -> Fraction:
+        """Miss count, exact, where the hull meets the line ``alpha misses == beta false_alarms``.
 
         On the segment from vertex (M0, F0) to (M1, F1), with dM = M1 - M0, dF = F0 - F1, the
-        crossing has ``misses = beta (M0 dF + F0 dM) / (alpha dM + beta dF)``. With ``m, f``
-        (the counts of another monotone chain of points, e.g. the steppy ROC), its crossing.
+        crossing has ``misses = beta (M0 dF + F0 dM) / (alpha dM + beta dF)``. The ROCCH-EER is
+        the crossing with ``alpha = N_non``, ``beta = N_tar`` (P_miss = P_fa), the PRBEP the one
+        with ``alpha = beta = 1`` (thesis sec. 7.3.7-7.3.8).
+
+        Parameters
+        ----------
+        alpha, beta : int
+            Positive integer weights of the line.
+        steppy : bool, default False
+            Cross the empirical ROC (its points joined by straight lines, the runs of
+            ``pav``) instead of the hull; needs the runs (``pav.has_runs``).
+
+        Returns
+        -------
+        fractions.Fraction
+            The miss count at the crossing (a rational number).
         """
-        if m is None:
+        if steppy:
+            self.pav.check_runs("the empirical (steppy) ROC")
+            m = np.concatenate(([0], np.cumsum(self.pav.runs_n_tar)))
+            f = self.n_nontargets - np.concatenate(([0], np.cumsum(self.pav.runs_n_non)))
+        else:
             m, f = self.n_misses, self.n_false_alarms
         diff = self._side_of_line(alpha, beta, m, f)
         k = int(np.argmax(diff >= 0))  # diff[0] = -beta * N_non < 0 and diff[K] > 0
@@ -143,59 +170,6 @@ class ROCCH:
         m0, f0, m1, f1 = int(m[k - 1]), int(f[k - 1]), int(m[k]), int(f[k])
         dm, df = m1 - m0, f0 - f1
         return Fraction(beta * (m0 * df + f0 * dm), alpha * dm + beta * df)
-
-    @property
-    def eer(self) -> float:
-        """ROCCH-EER: the rate where the hull crosses P_miss = P_fa (thesis sec. 7.3.7).
-
-        Equals the maximum over priors of the minimum Bayes error-rate (eq. 7.32). A fraction
-        in [0, 0.5], exact to the last bit (rational arithmetic on the vertex counts).
-        """
-        return float(self._crossing_misses(self.n_nontargets, self.n_targets) / self.n_targets)
-
-    @property
-    def conventional_eer(self) -> float:
-        """Conventional (non-hull) EER: where the *empirical* ROC, its points joined by straight
-        lines, crosses P_miss = P_fa; a fraction.
-
-        The definition of many papers and toolkits (e.g. scikit-learn's ``roc_curve`` with
-        linear interpolation of the crossing). It is never below the ROCCH-EER
-        (:attr:`eer`, thesis sec. 7.3.7), which interpolates along the convex hull instead: the
-        hull is the best a monotone recalibration of the scores can reach, the empirical ROC
-        what these scores reach with one threshold. The two agree when the crossing point lies
-        on the hull. Exact (rational arithmetic on the counts).
-        """
-        m = np.concatenate(([0], np.cumsum(self.pav.runs_n_tar)))
-        f = self.n_nontargets - np.concatenate(([0], np.cumsum(self.pav.runs_n_non)))
-        crossing = self._crossing_misses(self.n_nontargets, self.n_targets, m, f)
-        return float(crossing / self.n_targets)
-
-    @property
-    def prbep(self) -> float:
-        """Precision-recall break-even point: the number of misses (= number of false alarms)
-        where the hull crosses misses = false alarms, an absolute error count, usually not an
-        integer (thesis sec. 7.3.8).
-        """
-        return float(self._crossing_misses(1, 1))
-
-    @property
-    def auc(self) -> float:
-        """Area under the ROC convex hull, P_detect = 1 - P_miss against P_fa (dimensionless).
-
-        The hull AUC is >= the Mann-Whitney AUC of the steppy ROC (it interpolates the optimal
-        way); both are 1 for separated scores and the hull AUC is >= 0.5 always.
-        """
-        m, f = self.n_misses, self.n_false_alarms
-        nt, nn = self.n_targets, self.n_nontargets
-        # sum over segments of  dF * (2 Nt - M_k - M_{k+1}) / (2 Nt Nn)   (trapezoids)
-        if max(nt, nn) < _INT64_SAFE:
-            twice = int(np.sum((f[:-1] - f[1:]) * (2 * nt - m[:-1] - m[1:])))
-        else:
-            twice = sum(
-                (int(a) - int(b)) * (2 * nt - int(c) - int(d))
-                for a, b, c, d in zip(f[:-1], f[1:], m[:-1], m[1:])
-            )
-        return float(Fraction(twice, 2 * nt * nn))
 
     def _counts_below(self, thresholds):
         """Exact misses and false alarms of "accept iff score >= t" at each threshold ``t``.
@@ -226,11 +200,12 @@ class ROCCH:
         """Score threshold of the minimum DCF (thesis eq. 7.21): "accept iff score >= value".
 
         The minimum over thresholds is attained at a hull vertex; hard decisions at
-        ``value`` give exactly :meth:`min_dcf`. When several vertices attain it (a tie: the
-        Bayes threshold of the operating point equals a segment LLR, or costs exactly equal),
-        ``low`` and ``high`` are the lowest and highest optimal thresholds; every threshold
-        between ``low`` and ``high`` that is a hull vertex is optimal too, and ``value`` is
-        ``low``. Thresholds are on the scale of the scores given (raw scores or LLRs).
+        ``value`` give exactly :func:`focal.metrics.min_dcf`. When several vertices attain it (a
+        tie: the Bayes threshold of the operating point equals a segment LLR, or costs exactly
+        equal), ``low`` and ``high`` are the lowest and highest optimal thresholds; every
+        threshold between ``low`` and ``high`` that is a hull vertex is optimal too, and
+        ``value`` is ``low``. Thresholds are on the scale of the scores given (raw scores or
+        LLRs).
 
         Parameters
         ----------
@@ -256,13 +231,13 @@ class ROCCH:
         """Score threshold at the ROCCH-EER (thesis sec. 7.3.7): "accept iff score >= value".
 
         When the hull crosses P_miss = P_fa at a vertex, ``low == high == value`` and hard
-        decisions at ``value`` give P_miss = P_fa = :attr:`eer` exactly. Otherwise the crossing
-        lies on the hull segment between two vertices and is reached only by randomizing between
-        their thresholds ``low`` and ``high``; ``value`` is then the threshold in ``[low, high]``
-        of the empirical (steppy) ROC point nearest the EER point (smallest
-        ``|P_miss - EER| + |P_fa - EER|``), the hard decision closest to the EER (searched over
-        every distinct score when the hull has its ``trials``, over the run boundaries of the
-        empirical ROC otherwise). If that point lies exactly on the hull,
+        decisions at ``value`` give P_miss = P_fa = :func:`focal.metrics.eer` exactly. Otherwise
+        the crossing lies on the hull segment between two vertices and is reached only by
+        randomizing between their thresholds ``low`` and ``high``; ``value`` is then the
+        threshold in ``[low, high]`` of the empirical (steppy) ROC point nearest the EER point
+        (smallest ``|P_miss - EER| + |P_fa - EER|``), the hard decision closest to the EER
+        (searched over every distinct score when the hull has its ``trials``, over the run
+        boundaries of the empirical ROC otherwise). If that point lies exactly on the hull,
         hard decisions reproduce the EER and ``low == high == value``.
         """
         segment = self.eer_segment
@@ -323,42 +298,15 @@ class ROCCH:
         low, high = segment
         misses = np.asarray(misses, dtype=np.int64)
         false_alarms = np.asarray(false_alarms, dtype=np.int64)
-        rate = self.eer
+        crossing = self.crossing_misses(nn, nt)
+        rate = float(crossing / nt)
         best = int(np.argmin(np.abs(misses / nt - rate) + np.abs(false_alarms / nn - rate)))
         value = float(candidates[best])
-        crossing = self._crossing_misses(nn, nt)
         if misses[best] == crossing and int(false_alarms[best]) * nt == crossing * nn:
             return Threshold(value=value, low=value, high=value)
         return Threshold(value=value, low=low, high=high)
 
-    # -- operating points ----------------------------------------------------------------
-    def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
-        """Minimum detection cost over all thresholds (thesis eq. 7.21, 7.25).
-
-        ``min_k  P_target C_miss P_miss(k) + (1 - P_target) C_fa P_fa(k)`` over the hull
-        vertices; with ``normalize=True`` divided by the default cost
-        ``min(P_target C_miss, (1 - P_target) C_fa)`` (SWS plan eqs. 8-10), so 1 is the cost of the
-        best fixed decision. In units of the costs when not normalized.
-
-        Parameters
-        ----------
-        p_target : float
-            Target prior P_target in (0, 1).
-        c_miss, c_fa : float, default 1.0
-            Costs of a miss and of a false alarm (> 0).
-        normalize : bool, default True
-            Divide by the cost of the best fixed decision.
-
-        Returns
-        -------
-        float
-            The minimum detection cost.
-        """
-        p = check_probability(p_target, "p_target")
-        cm = check_positive(c_miss, "c_miss")
-        cf = check_positive(c_fa, "c_fa")
-        return float(np.min(detection_cost(self.p_miss, self.p_fa, p, cm, cf, normalize)))
-
+    # -- the least Bayes error-rate at many priors -----------------------------------------
     def min_bayes_errors(self, prior_log_odds) -> MinBayesErrors:
         """Minimum Bayes error-rate E_err^min at each prior log-odds (thesis eq. 7.42, sec. 7.6.1).
 
@@ -366,6 +314,7 @@ class ROCCH:
         threshold -h, found by binary search in the (increasing) segment LLRs; the neighbouring
         vertices are checked too, so ties are resolved by exact minimization. Error rates are
         unnormalized fractions (divide by ``min(p, 1 - p)`` for the normalized plot, eq. 7.20).
+        The curve of :func:`focal.metrics.bayes_error_rates`.
 
         Parameters
         ----------
@@ -393,30 +342,3 @@ class ROCCH:
             n_misses=self.n_misses[best],
             n_false_alarms=self.n_false_alarms[best],
         )
-
-    def min_cllr(self, p_target=0.5) -> float:
-        """Cllr after optimal monotone recalibration (PAV), in bits, normalized by the prior
-        entropy like :func:`focal.metrics.cllr` (thesis sec. 7.7.4, eq. 7.46).
-
-        Parameters
-        ----------
-        p_target : float, default 0.5
-            Target prior in (0, 1).
-
-        Returns
-        -------
-        float
-            minCllr in bits per bit, in [0, 1].
-        """
-        p = check_probability(p_target, "p_target")
-        return normalized_cross_entropy(self.pav.cross_entropy(p), p)
-
-    def det_points(self):
-        """Hull vertices as ``(pfa, pmiss)`` arrays, ready for a (probit-scaled) DET plot.
-
-        Returns
-        -------
-        pfa, pmiss : ndarray
-            Copies of the vertices' false-alarm and miss rates (fractions).
-        """
-        return self.p_fa.copy(), self.p_miss.copy()

@@ -25,7 +25,13 @@ from scipy.special import logit
 
 from .priors import prior_entropy
 
-__all__ = ["target_cost", "nontarget_cost", "cross_entropy_nats", "normalized_cross_entropy"]
+__all__ = [
+    "target_cost",
+    "nontarget_cost",
+    "cross_entropy_nats",
+    "mean_costs_nats",
+    "normalized_cross_entropy",
+]
 
 _LOG2 = float(np.log(2.0))
 
@@ -123,10 +129,34 @@ def cross_entropy_nats(
     .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
        extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
     """
+    c_t, c_n = mean_costs_nats(tar_llr, non_llr, p_target, tar_weight, non_weight)
+    return p_target * c_t + (1.0 - p_target) * c_n
+
+
+def mean_costs_nats(tar_llr, non_llr, p_target: float, tar_weight=None, non_weight=None):
+    """Mean logarithmic cost of the target and of the non-target trials, in nats (eq. 7.39).
+
+    The two class means that :func:`cross_entropy_nats` weighs by ``p_target`` and
+    ``1 - p_target`` (thesis eq. 7.40). ``p_target`` must already be validated.
+
+    Parameters
+    ----------
+    tar_llr, non_llr : array_like
+        Natural-log LLRs of the target and of the non-target trials.
+    p_target : float
+        Target prior in (0, 1).
+    tar_weight, non_weight : array_like, optional
+        Non-negative trial weights (None: every trial counts once).
+
+    Returns
+    -------
+    c_tar, c_non : float
+        The two means, in nats.
+    """
     plo = float(logit(p_target))
     c_t = _class_mean(target_cost(tar_llr, plo), tar_weight)
     c_n = _class_mean(nontarget_cost(non_llr, plo), non_weight)
-    return p_target * c_t + (1.0 - p_target) * c_n
+    return c_t, c_n
 
 
 def normalized_cross_entropy(xe_nats: float, p_target: float) -> float:

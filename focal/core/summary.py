@@ -20,12 +20,13 @@ Nothing here depends on an engine. With Spark, Ray or a plain process pool, a us
 2. sends each range's trials to one task and calls :func:`summarize` there, and calls
    :func:`trial_sums` on any chunks of trials (they add up with ``+``);
 3. collects the small summaries in range order and calls :func:`merge`;
-4. reads the measures off :class:`focal.metrics.SummarizedScores`::
+4. gives :class:`focal.metrics.SummarizedScores` of the merged summary and the added sums to
+   the measures of :mod:`focal.metrics`, as it would give them ``(tar, non)``::
 
     import numpy as np
     from focal import bayes_threshold
     from focal.core.summary import merge, summarize, trial_sums
-    from focal.metrics import SummarizedScores
+    from focal.metrics import SummarizedScores, cllr, dcf, eer, min_cllr, min_dcf
 
     cuts = np.unique(np.quantile(sample_of_scores, np.linspace(0, 1, 65)[1:-1]))
     # Spark: rdd.keyBy(lambda t: int(np.searchsorted(cuts, t[0], "right"))).groupByKey()
@@ -35,7 +36,8 @@ Nothing here depends on an engine. With Spark, Ray or a plain process pool, a us
     thr = [bayes_threshold(0.01)]                # accept iff llr >= -logit(0.01), for dcf(0.01)
     sums = [trial_sums(s_c, y_c, p_targets=[0.5], thresholds=thr) for s_c, y_c in chunks]
     scores = SummarizedScores(merge(parts), sum(sums[1:], sums[0]))
-    scores.eer, scores.min_dcf(0.01), scores.min_cllr(), scores.cllr(0.5), scores.dcf(0.01)
+    eer(scores), min_dcf(scores, p_target=0.01), min_cllr(scores), cllr(scores)
+    dcf(scores, p_target=0.01)                  # the threshold of dcf(0.01) was summed
 
 Counts are exact integers; trial weights are integer multiplicities (a trial of weight k counts
 as k trials, e.g. pre-aggregated duplicate trials), so every count stays exact and the PAV keeps
@@ -55,7 +57,7 @@ import numpy as np
 from scipy.special import logit
 
 from .pav import PAVResult, pav_from_sorted, pav_of_runs
-from .rocch import ROCCH
+from .rocch import RocHull
 from .scoring import nontarget_cost, target_cost
 from .sorted_trials import SortedTrials
 from .validation import as_binary_labels, as_score_array, check_probability
@@ -134,16 +136,20 @@ class ScoreSummary:
                 f"the summarized trials hold {self.n_targets} target and "
                 f"{self.n_nontargets} non-target trials: measures need both classes"
             )
-        runs_t, runs_n, runs_lo = self.runs_n_tar, self.runs_n_non, self.runs_score_lo
-        if runs_t is None or runs_n is None or runs_lo is None:  # no runs kept: the blocks
-            runs_t, runs_n, runs_lo = self.n_tar, self.n_non, self.score_lo
+        # without kept runs the blocks stand for them (PAVResult.has_runs is then False)
         return PAVResult(
-            self.score_lo, self.score_hi, self.n_tar, self.n_non, runs_t, runs_n, runs_lo
+            self.score_lo,
+            self.score_hi,
+            self.n_tar,
+            self.n_non,
+            self.runs_n_tar,
+            self.runs_n_non,
+            self.runs_score_lo,
         )
 
-    def hull(self) -> ROCCH:
+    def hull(self) -> RocHull:
         """The ROC convex hull of the summarized trials (thesis 7.3.6)."""
-        return ROCCH(self.to_pav())
+        return RocHull(self.to_pav())
 
 
 def _join_runs(n_t, n_n, lo):
@@ -323,8 +329,7 @@ class TrialSums:
     Attributes
     ----------
     n_targets, n_nontargets : int
-        (Weighted) numbers of target and non-target trials (``n_tar`` / ``n_non``: deprecated
-        names; elsewhere those name per-block count arrays).
+        (Weighted) numbers of target and non-target trials.
     p_targets : ndarray, shape (P,)
         Priors at which the logarithmic costs were summed.
     tar_cost, non_cost : ndarray, shape (P,)
@@ -377,19 +382,51 @@ class TrialSums:
             self.n_false_alarms + other.n_false_alarms,
         )
 
-    def error_counts(self, threshold: float):
-        """``(n_misses, n_false_alarms)`` at one of the summed thresholds."""
-        t = float(threshold)
-        i = int(np.searchsorted(self.thresholds, t))
-        if i == self.thresholds.size or self.thresholds[i] != t:
-            raise ValueError(f"threshold {t!r} was not among the thresholds of these sums")
-        return int(self.n_misses[i]), int(self.n_false_alarms[i])
+    def error_counts(self, thresholds):
+        """``(n_misses, n_false_alarms)`` at some of the summed thresholds.
+
+        Parameters
+        ----------
+        thresholds : float or array_like
+            Decision thresholds, each among :attr:`thresholds`.
+
+        Returns
+        -------
+        n_misses, n_false_alarms : ndarray of int64
+            The counts at each threshold.
+        """
+        t = np.atleast_1d(np.asarray(thresholds, dtype=float))
+        i = np.searchsorted(self.thresholds, t)
+        ok = i < self.thresholds.size
+        ok[ok] = self.thresholds[i[ok]] == t[ok]
+        if not ok.all():
+            raise ValueError(
+                f"threshold {t[~ok][0]!r} was not among the thresholds of these sums: sum the "
+                "trials at it (thresholds=[...]; the actual DCF at an operating point needs "
+                "focal.bayes_threshold(p_target, c_miss, c_fa), a Bayes error-rate at prior "
+                "log-odds h the threshold -h)"
+            )
+        return self.n_misses[i], self.n_false_alarms[i]
 
     def mean_costs(self, p_target: float):
-        """Mean logarithmic cost of the targets and of the non-targets at ``p_target`` (nats)."""
+        """Mean logarithmic cost of the targets and of the non-targets at ``p_target`` (nats).
+
+        Parameters
+        ----------
+        p_target : float
+            One of :attr:`p_targets`.
+
+        Returns
+        -------
+        c_tar, c_non : float
+            The two class means, in nats (thesis eq. 7.39).
+        """
         i = np.flatnonzero(self.p_targets == float(p_target))
         if i.size == 0:
-            raise ValueError(f"p_target {p_target!r} was not among the priors of these sums")
+            raise ValueError(
+                f"p_target {p_target!r} was not among the priors of these sums: sum the "
+                "trials' costs at it (p_targets=[...])"
+            )
         return (
             float(self.tar_cost[i[0]] / self.n_targets),
             float(self.non_cost[i[0]] / self.n_nontargets),

@@ -9,6 +9,10 @@ which is both a ``ValueError`` and a ``TypeError``.
 from __future__ import annotations
 
 import numbers
+import os
+import sys
+import types
+import warnings
 
 import numpy as np
 
@@ -20,6 +24,7 @@ __all__ = [
     "binary_classes",
     "check_pos_label",
     "check_binary_trials",
+    "check_not_labels",
     "check_probability",
     "check_positive",
     "check_non_negative",
@@ -69,15 +74,92 @@ def as_score_array(
     return out
 
 
-def check_binary_trials(tar, non, *, tar_name: str = "tar", non_name: str = "non"):
+def check_binary_trials(
+    tar, non, *, tar_name: str = "tar", non_name: str = "non", from_labels: bool = False
+):
     """Validate a pair of target / non-target score arrays (BOSARIS calling convention).
 
     Returns new float64 arrays. Raises ``ValueError`` for NaN, empty sets or wrong shapes;
-    +/-inf are accepted (legal LLRs).
+    +/-inf are accepted (legal LLRs). Labels given in place of scores are refused
+    (:func:`check_not_labels`), unless the caller split the pair by labels itself
+    (``from_labels=True``).
     """
+    if not from_labels:
+        check_not_labels(tar, non, tar_name=tar_name, non_name=non_name)
     t = as_score_array(tar, tar_name)
     n = as_score_array(non, non_name)
     return t, n
+
+
+def _zeros_and_ones(x: np.ndarray) -> bool:
+    """Whether ``x`` holds only the values 0 and 1, and both of them (the labels of a set)."""
+    ones, zeros = x == 1, x == 0
+    return bool((ones | zeros).all() and ones.any() and zeros.any())
+
+
+def check_not_labels(tar, non, *, tar_name: str = "tar", non_name: str = "non") -> None:
+    """Refuse labels passed as the scores of a ``(tar, non)`` pair: the one check of the binary
+    measures against scikit-learn's argument order.
+
+    ``eer(y_true, y_score)`` reads the labels as target scores and the scores as non-target
+    scores, and returns a number with no error. Before any work this refuses a boolean array
+    (booleans are labels, never scores) and a pair of equal lengths where one array is of
+    integers holding only the values 0 and 1 (both present) and the other is of floats
+    holding anything else: labels and scores, unambiguously. When both are floats (or both
+    integers), such a pair may also be a small hand-made set of scores: it is accepted with a
+    ``UserWarning``. Linear time only when the lengths are equal.
+
+    Parameters
+    ----------
+    tar, non : array_like
+        The pair as given.
+    tar_name, non_name : str
+        Their names in the message.
+
+    Raises
+    ------
+    ValueError
+        Naming the argument and saying what to pass instead.
+    """
+    t, n = np.asarray(tar), np.asarray(non)
+    hint = (
+        "Binary measures take (tar, non), the scores of the target and of the non-target "
+        "trials; with (scores, labels) call them as measure(*from_labels(scores, labels)) "
+        "(focal.metrics.from_labels)"
+    )
+    for name, x in ((tar_name, t), (non_name, n)):
+        if x.dtype.kind == "b":
+            raise ValueError(f"{name} holds booleans, which are labels, not scores. {hint}")
+    if not (t.ndim == n.ndim == 1 and t.size == n.size > 1):
+        return
+    if t.dtype.kind not in "iuf" or n.dtype.kind not in "iuf":
+        return  # as_score_array names the bad type
+    if _zeros_and_ones(t) and not _zeros_and_ones(n):
+        looks = "(labels, scores), scikit-learn's argument order"
+        a_name, b_name = tar_name, non_name
+    elif _zeros_and_ones(n) and not _zeros_and_ones(t):
+        looks = "(scores, labels)"
+        a_name, b_name = non_name, tar_name
+    else:
+        return
+    message = (
+        f"{a_name} holds only the values 0 and 1, as many as {b_name}, which holds other "
+        f"values: this looks like {looks}, not the scores of two classes. {hint}"
+    )
+    labels, scores = (t, n) if a_name == tar_name else (n, t)
+    if labels.dtype.kind in "iu" and scores.dtype.kind == "f":
+        raise ValueError(message)
+    warnings.warn(message, UserWarning, stacklevel=_outside_focal())
+
+
+def _outside_focal() -> int:
+    """The ``stacklevel`` of a warning raised here that names the first caller outside focal."""
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    level, frame = 1, sys._getframe(1)
+    caller: types.FrameType | None = frame
+    while caller is not None and caller.f_code.co_filename.startswith(package):
+        level, caller = level + 1, caller.f_back
+    return level
 
 
 def _distinct(arr: np.ndarray, limit: int = 5) -> str:

@@ -3,12 +3,13 @@
 Needs the optional dependency dask (the ``dask`` extra): ``pip install 'dask[distributed]'``.
 ``import focal`` never imports this package (nor dask).
 
-- Binary measures with the names of :mod:`focal.metrics`, taking ``(scores, labels)`` dask arrays
-  or Series: :func:`cllr`, :func:`min_cllr`, :func:`dcf`, :func:`min_dcf`, :func:`eer`,
-  :func:`rocch`, :func:`det_curve`, :func:`bayes_error_rates`, :func:`cross_entropy`,
-  :func:`pav_llr`, :func:`calibration_report`, and :func:`summarize` for several at once.
-  Exact: the PAV blocks of score ranges cut at sampled quantiles are merged with the
-  engine-neutral :mod:`focal.core.summary`.
+- Binary measures: :func:`summarize` gives, in one exact pass over ``(scores, labels)`` dask
+  arrays or Series, a :class:`focal.metrics.SummarizedScores` that every binary measure of
+  :mod:`focal.metrics` takes in place of ``(tar, non)`` (``focal.metrics.eer(s)``,
+  ``min_dcf(s, p_target=0.01)``, ``cllr(s)``, ...): the PAV blocks of score ranges cut at
+  sampled quantiles, merged with the engine-neutral :mod:`focal.core.summary`, and the sums of
+  the measures of actual decisions. :func:`calibration_report` is that pass and the report;
+  :func:`pav_llr` maps the scores through the PAV of the pass.
 - :func:`fit` trains :class:`focal.LogisticFusion` / :class:`focal.LinearCalibrator` /
   :class:`focal.MulticlassFusion` (scalar and calibration modes) with one gradient / Hessian
   reduction per Newton step and returns the usual in-memory estimator;
@@ -36,38 +37,16 @@ except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
 
 from .fit import apply, fit
 from .io import read_trials
-from .metrics import (
-    bayes_error_rates,
-    calibration_report,
-    cllr,
-    cross_entropy,
-    dcf,
-    det_curve,
-    eer,
-    min_cllr,
-    min_dcf,
-    pav_llr,
-    rocch,
-    summarize,
-)
+from .metrics import calibration_report, pav_llr, summarize
 from .workflows import cluster_client, evaluate_files
 
 __all__ = [
     "summarize",
-    "cross_entropy",
-    "cllr",
-    "min_cllr",
-    "dcf",
-    "min_dcf",
-    "eer",
-    "rocch",
-    "det_curve",
-    "bayes_error_rates",
+    "calibration_report",
+    "pav_llr",
     "fit",
     "apply",
-    "calibration_report",
     "read_trials",
     "cluster_client",
     "evaluate_files",
-    "pav_llr",
 ]

@@ -16,8 +16,6 @@ References
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from dask import delayed
 from scipy.special import logit
@@ -30,6 +28,7 @@ from ..core.validation import as_sample_weight
 from ..estimators._fit_report import report_fit, warn_not_converged
 from ..estimators.fusion import LogisticFusion
 from ._partitions import _is_dask, _is_frame, column_blocks, compute
+from ._probe import adopt_state, probe_fit
 
 __all__ = ["fit", "apply"]
 
@@ -133,35 +132,6 @@ def _warm_start(blocks, n, classes, p, reg, tol, max_iter, center, scale):
 def _key(label):
     """A label as the plain Python value used to key per-label statistics."""
     return label.item() if hasattr(label, "item") else label
-
-
-def probe_fit(estimator, labels, width, names=None):
-    """A clone of ``estimator`` fitted in memory on one trial per distinct label (constant
-    scores, one iteration): it applies the estimator's own label and parameter rules (which
-    label is the target, class names, refusals with their messages) and sets every fitted
-    attribute that does not depend on the scores, so the distributed fit never re-implements
-    them.
-    """
-    from sklearn.base import clone
-
-    X = np.zeros((labels.shape[0], width))
-    if names is not None:
-        import pandas as pd
-
-        X = pd.DataFrame(X, columns=list(names))
-    probe = clone(estimator).set_params(max_iter=1)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        probe.fit(X, labels)
-    return probe
-
-
-def adopt_state(estimator, probe):
-    """Give ``estimator`` the fitted state of ``probe`` (everything but the parameters)."""
-    params = set(probe.get_params(deep=False))
-    for name, value in vars(probe).items():
-        if name not in params:
-            setattr(estimator, name, value)
 
 
 def _chan(a, b):

@@ -31,7 +31,7 @@ from ..core.multiclass_objective import objective_scale, scalar_newton_terms, so
 from ..core.newton import minimize_newton
 from ..core.validation import as_sample_weight
 from ._partitions import compute
-from .fit import adopt_state, probe_fit
+from ._probe import adopt_state, probe_fit
 
 __all__ = ["fit_multiclass"]
 

@@ -4,7 +4,7 @@
 the files are aligned with the key as in memory (:mod:`focal.dask.io`: repeated and missing
 trials refused or dropped, with the same messages), every number of the report is the in-memory
 one (the measures are read off the same PAV blocks; the score threshold at the EER is chosen by
-the same rule, :meth:`focal.core.ROCCH.threshold_near_eer`, among the same candidates), and what
+the same rule, :meth:`focal.core.RocHull.threshold_near_eer`, among the same candidates), and what
 cannot be done on a cluster (bootstrap intervals, figures) is refused by name before any work
 (:data:`EVALUATE_ARGUMENTS`, :data:`NOT_ON_DASK`).
 """
@@ -45,6 +45,8 @@ EVALUATE_ARGUMENTS = frozenset(
 
 #: Why the other arguments of :func:`focal.workflows.evaluate_binary` are refused with Dask.
 NOT_ON_DASK = {
+    "partition": "partitioned scoring keeps every trial's labels in memory",
+    "partition_columns": "partitioned scoring keeps every trial's labels in memory",
     "confidence": "bootstrap intervals resample the trials in memory",
     "n_bootstrap": "bootstrap intervals resample the trials in memory",
     "cluster": "bootstrap intervals resample the trials in memory",
@@ -155,10 +157,10 @@ def evaluate_files(
     EER line between two vertices, a second one that gathers the distinct scores between them
     (with their counts of each class) to place the score threshold at the EER.
     """
-    from ..metrics.report import _operating_points
+    from ..core.operating_point import as_operating_points
     from ..metrics.sre import resolve_points
 
-    points = _operating_points(operating_points)
+    points = as_operating_points(operating_points)
     primary = None if c_primary is None else resolve_points(c_primary)
     if scores_are not in ("llr", "distance"):
         raise ValueError(f"scores_are must be 'llr' or 'distance', got {scores_are!r}")
@@ -195,7 +197,8 @@ def _evaluate_system(
     import dask.array as da
 
     from ..io.alignment import check_both_classes
-    from ..metrics.report import calibration_report_of
+    from ..metrics.binary import conventional_eer as conventional
+    from ..metrics.report import calibration_report
     from ..metrics.sre import c_primary_of
     from .metrics import summarize
 
@@ -212,10 +215,10 @@ def _evaluate_system(
     cp_points = [] if primary is None else primary[1]
     thresholds = [bayes_threshold(*p) for p in list(points) + list(cp_points)]
     summary = summarize(x, y, p_targets=[0.5], thresholds=thresholds, keep_runs=conventional_eer)
-    report = calibration_report_of(summary, points, 0.5, name)
+    report = calibration_report(summary, operating_points=points, name=name)
     extra = {"eer_threshold": _eer_threshold(summary.hull, x, y)}
     if conventional_eer:
-        extra["eer_conventional"] = summary.hull.conventional_eer
+        extra["eer_conventional"] = conventional(summary)
     if primary is not None:
         extra["c_primary"] = c_primary_of(summary, primary[1], primary[0])
     return replace(report, **extra)
@@ -234,7 +237,7 @@ def _segment_counts(x, y, low, high):
 
 
 def _eer_threshold(hull, x, y):
-    """:attr:`focal.core.ROCCH.eer_threshold` as in memory: between the two hull vertices
+    """:attr:`focal.core.RocHull.eer_threshold` as in memory: between the two hull vertices
     around the EER, the rule is applied to every distinct score there (a second pass).
     """
     segment = hull.eer_segment

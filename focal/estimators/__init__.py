@@ -7,6 +7,7 @@ from .backend import GaussianBackend
 from .calibrated import CalibratedClassifier
 from .calibration import ROCCH, PAVCalibrator
 from .fusion import LinearCalibrator, LogisticFusion
+from .kde import KDECalibrator
 from .multiclass import MulticlassFusion, stack_systems
 from .normalization import ScoreNormalizer
 from .quality import QualityFusion
@@ -26,6 +27,7 @@ from .scorers import (
 __all__ = [
     "PAVCalibrator",
     "ROCCH",
+    "KDECalibrator",
     "LogisticFusion",
     "LinearCalibrator",
     "PerfectSeparationWarning",

@@ -8,8 +8,9 @@ computed twice.
 
 * :class:`PAVCalibrator`: a production calibrator. Finite output by default (bounded extreme
   blocks), step or linear map for unseen scores, constant beyond the training range.
-* :class:`ROCCH`: the hull as a fitted object: vertices, ROCCH-EER, PRBEP, AUC, minDCF at any
-  operating point, and ``transform`` giving the LLR of the hull segment a score falls on.
+* :class:`ROCCH`: the hull as a fitted object: vertices, ROCCH-EER, PRBEP, AUC, its hull
+  ``hull_`` for every threshold measure of :mod:`focal.metrics`, and ``transform`` giving the
+  LLR of the hull segment a score falls on.
 
 References
 ----------
@@ -24,10 +25,9 @@ from scipy import sparse
 from sklearn.base import BaseEstimator, TransformerMixin
 from sklearn.utils.validation import check_is_fitted, validate_data
 
-from ..core.bounded_pav import bounded_pav_blocks
 from ..core.maps import block_llr_map
-from ..core.pav import pav_from_sorted, pav_from_weights
-from ..core.rocch import ROCCH as _Hull
+from ..core.pav import PAVResult, bounded_pav_blocks, pav_from_sorted, pav_from_weights
+from ..core.rocch import RocHull
 from ..core.sorted_trials import sort_trials
 from ..core.validation import (
     as_binary_labels,
@@ -35,10 +35,12 @@ from ..core.validation import (
     binary_classes,
     split_by_labels,
 )
+from ..metrics.binary import eer, prbep, rocch_auc
 from ..models.fitted_state import (
     BLOCK_FIELDS,
     PAV_FIELDS,
     check_binary_classes,
+    check_bounds,
     check_hull_blocks,
     check_params,
     check_pav_llr,
@@ -195,6 +197,13 @@ class PAVCalibrator(_ScoreToLLR):
         block's score range), a continuous map. Both are non-decreasing and constant beyond the
         first and last block (centre); only ``"step"`` reproduces the PAV-LLR on the training
         scores.
+    bounds : "elub", (float, float) or None, default None
+        Clip the output LLRs: to the ELUB limits (:func:`focal.metrics.elub_bounds`,
+        Vergeer et al. 2016) of the training trials' calibrated LLRs, the forensic rule for
+        how strong an LR the calibration data support (as NFI lir's ``ELUBbounder`` bounds the
+        calibrator it wraps, here with the exact limits); to given ``(lower, upper)`` LLRs
+        (nats); or not at all (None). The map stays monotone: the extreme blocks take the
+        limits. ``"elub"`` counts trials, so it is refused with ``sample_weight``.
     pos_label : int, float, bool or str, optional
         The target label of ``y``; needed for labels other than 0/1 and False/True (focal's
         label rule, :func:`focal.core.validation.as_binary_labels`).
@@ -205,7 +214,10 @@ class PAVCalibrator(_ScoreToLLR):
         Lowest and highest training score of each block, increasing; ``score_lo_`` are the
         block thresholds of the step map.
     llr_ : ndarray of shape (n_blocks,)
-        Natural-log LLR of each block, non-decreasing (strictly increasing when unbounded).
+        Natural-log LLR of each block, non-decreasing (strictly increasing when unbounded),
+        within ``bounds_``.
+    bounds_ : ndarray of shape (2,)
+        The clip ``(lower, upper)`` of the LLRs, nats (``(-inf, inf)`` without ``bounds``).
     block_n_tar_, block_n_non_ : ndarray of int64, shape (n_blocks,)
         Training target and non-target trials in each block (virtual trials and trials of zero
         weight not included).
@@ -240,9 +252,10 @@ class PAVCalibrator(_ScoreToLLR):
     array([-0.69314718,  0.69314718])
     """
 
-    def __init__(self, pseudo_count=1.0, interpolation="step", pos_label=None):
+    def __init__(self, pseudo_count=1.0, interpolation="step", bounds=None, pos_label=None):
         self.pseudo_count = pseudo_count
         self.interpolation = interpolation
+        self.bounds = bounds
         self.pos_label = pos_label
 
     def fit(self, X, y, sample_weight=None):
@@ -271,6 +284,11 @@ class PAVCalibrator(_ScoreToLLR):
         self
             The fitted estimator.
         """
+        if sample_weight is not None and isinstance(self.bounds, str):
+            raise ValueError(
+                "bounds='elub' counts trials and cannot take sample_weight: fit without "
+                "weights, or give bounds as (lower, upper) LLRs"
+            )
         return self._fit(X, y, sample_weight)
 
     def _set_fitted(self, result, counts):
@@ -291,6 +309,15 @@ class PAVCalibrator(_ScoreToLLR):
         self.block_w_non_ = np.add.reduceat(result.n_non, starts).astype(float)
         self.n_targets_ = int(self.block_n_tar_.sum())
         self.n_nontargets_ = int(self.block_n_non_.sum())
+        bounds = check_bounds(self.bounds)
+        if isinstance(bounds, str):  # the ELUB limits of the training trials' LLRs
+            from ..metrics.forensic import elub_bounds
+
+            bounds = elub_bounds(
+                np.repeat(self.llr_, self.block_n_tar_), np.repeat(self.llr_, self.block_n_non_)
+            )
+        self.bounds_ = np.array((-np.inf, np.inf) if bounds is None else bounds, dtype=float)
+        self.llr_ = np.clip(self.llr_, *self.bounds_)
 
     def _map(self, scores):
         return block_llr_map(self.score_lo_, self.score_hi_, self.llr_, scores, self.interpolation)
@@ -316,8 +343,9 @@ class ROCCH(_ScoreToLLR):
     threshold-optimized measures are then read off the few vertices, exactly as
     :func:`focal.metrics.rocch` does (the same core code).
 
-    Not to be confused with :class:`focal.core.ROCCH`, the hull computation itself (what
-    :func:`focal.metrics.rocch` returns), which this estimator wraps as ``hull_``.
+    The hull itself is a :class:`focal.core.RocHull` (what :func:`focal.metrics.rocch`
+    returns), kept as ``hull_``: every threshold measure of :mod:`focal.metrics` takes it, e.g.
+    ``min_dcf(est.hull_, p_target=0.01)``.
 
     ``transform`` maps a score to the LLR given by the slope of the hull segment it falls on:
     the segment of its PAV block, ``log(delta P_miss / delta P_fa)``, a score between two blocks
@@ -334,8 +362,7 @@ class ROCCH(_ScoreToLLR):
     Attributes
     ----------
     p_miss_, p_fa_ : ndarray of shape (n_blocks + 1,)
-        Hull vertices (fractions), from (P_miss, P_fa) = (0, 1) to (1, 0) (``pmiss_`` /
-        ``pfa_``: deprecated names).
+        Hull vertices (fractions), from (P_miss, P_fa) = (0, 1) to (1, 0).
     thresholds_ : ndarray of shape (n_blocks + 1,)
         Vertex k is "accept iff score >= thresholds_[k]"; the last is +inf.
     n_misses_, n_false_alarms_ : ndarray of int64, shape (n_blocks + 1,)
@@ -347,16 +374,17 @@ class ROCCH(_ScoreToLLR):
     eer_ : float
         ROCCH-EER (fraction), where the hull crosses P_miss = P_fa (7.3.7).
     prbep_ : float
-        Precision-recall break-even point: misses = false alarms on the hull, an absolute
-        (usually fractional) error count (7.3.8).
+        Precision-recall break-even point: precision = recall where the hull has as many
+        misses as false alarms, a fraction (7.3.8, :func:`focal.metrics.prbep`).
     auc_ : float
-        Area under the hull, P_detect against P_fa.
+        Area under the hull, P_detect against P_fa (:func:`focal.metrics.rocch_auc`).
     n_targets_, n_nontargets_ : int
         Training trials of each class.
     classes_ : ndarray of shape (2,)
         ``[non-target label, target label]`` of ``y``.
-    hull_ : focal.core.ROCCH
-        The core hull object these attributes come from.
+    hull_ : focal.core.RocHull
+        The hull these attributes come from; pass it to :mod:`focal.metrics` for any other
+        threshold measure.
     n_features_in_ : int
         Always 1.
     feature_names_in_ : ndarray of str
@@ -370,7 +398,8 @@ class ROCCH(_ScoreToLLR):
     (array([0. , 0. , 0.5, 1. ]), array([1. , 0.5, 0. , 0. ]))
     >>> hull.llr_, hull.eer_
     (array([-inf,   0.,  inf]), 0.25)
-    >>> hull.min_dcf(0.5)
+    >>> from focal.metrics import min_dcf
+    >>> min_dcf(hull.hull_, p_target=0.5)
     0.5
     """
 
@@ -379,13 +408,14 @@ class ROCCH(_ScoreToLLR):
 
     def _set_fitted(self, result, counts=None):
         """Build the hull of the PAV solution ``result`` and read its measures once."""
-        hull = _Hull(result)
+        # the blocks only, as saved: a loaded ROCCH is the one fitted (no steppy ROC in either)
+        hull = RocHull(PAVResult(result.score_lo, result.score_hi, result.n_tar, result.n_non))
         self.hull_ = hull
         self.p_miss_, self.p_fa_, self.thresholds_ = hull.p_miss, hull.p_fa, hull.thresholds
         self.n_misses_, self.n_false_alarms_ = hull.n_misses, hull.n_false_alarms
         self.llr_ = hull.llr
         self.score_lo_, self.score_hi_ = hull.pav.score_lo, hull.pav.score_hi
-        self.eer_, self.prbep_, self.auc_ = hull.eer, hull.prbep, hull.auc
+        self.eer_, self.prbep_, self.auc_ = eer(hull), prbep(hull), rocch_auc(hull)
         self.n_targets_, self.n_nontargets_ = hull.n_targets, hull.n_nontargets
 
     def _map(self, scores):
@@ -422,70 +452,3 @@ class ROCCH(_ScoreToLLR):
         blocks = state.pop("blocks")
         super()._set_state(state)
         self._set_fitted(blocks)
-
-    def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
-        """Minimum detection cost over all thresholds, from the hull vertices (thesis eqs.
-        7.21, 7.25), divided by ``min(P_target C_miss, (1 - P_target) C_fa)`` when ``normalize``
-        (dimensionless; in units of the costs otherwise). Same as :func:`focal.metrics.min_dcf`.
-
-        Parameters
-        ----------
-        p_target : float
-            Target prior P_target in (0, 1).
-        c_miss, c_fa : float, default 1.0
-            Costs of a miss and of a false alarm (> 0).
-        normalize : bool, default True
-            Divide by the cost of the best fixed decision.
-
-        Returns
-        -------
-        float
-            The minimum detection cost on the training scores.
-        """
-        check_is_fitted(self, "hull_")
-        return self.hull_.min_dcf(p_target, c_miss, c_fa, normalize)
-
-    def min_cllr(self, p_target=0.5) -> float:
-        """Cllr after PAV, in bits normalized by the prior entropy (thesis 7.7.4); as
-        :func:`focal.metrics.min_cllr`.
-
-        Parameters
-        ----------
-        p_target : float, default 0.5
-            Target prior in (0, 1).
-
-        Returns
-        -------
-        float
-            minCllr in bits per bit, in [0, 1].
-        """
-        check_is_fitted(self, "hull_")
-        return self.hull_.min_cllr(p_target)
-
-    def min_bayes_errors(self, prior_log_odds):
-        """Minimum Bayes error-rates at prior log-odds ``prior_log_odds`` (thesis eq. 7.42): a
-        :class:`focal.core.MinBayesErrors` with the error, the optimal vertex's rates and counts.
-
-        Parameters
-        ----------
-        prior_log_odds : float or array_like
-            Prior log-odds h in nats.
-
-        Returns
-        -------
-        focal.core.MinBayesErrors
-            The minimum error-rates at each ``h``.
-        """
-        check_is_fitted(self, "hull_")
-        return self.hull_.min_bayes_errors(prior_log_odds)
-
-    def det_points(self):
-        """Hull vertices as ``(pfa, pmiss)`` arrays (fractions), for a probit-scaled DET plot.
-
-        Returns
-        -------
-        pfa, pmiss : ndarray
-            The vertices' false-alarm and miss rates.
-        """
-        check_is_fitted(self, "hull_")
-        return self.hull_.det_points()

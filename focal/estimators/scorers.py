@@ -25,6 +25,7 @@ import numpy as np
 from ..core.operating_point import OperatingPoint
 from ..core.validation import as_binary_labels, check_pos_label, check_probability
 from ..metrics.binary import cllr, dcf, eer, min_cllr, min_dcf
+from ..metrics.binary_scores import labelled_pair
 
 __all__ = [
     "LLRScorer",
@@ -68,7 +69,8 @@ class LLRScorer:
         kwargs = dict(self.kwargs)
         pos_label = kwargs.pop("pos_label", None)
         is_target = _target_mask(estimator, y, llr.shape[0], pos_label)
-        return -float(self.measure(llr[is_target], llr[~is_target], **kwargs))
+        pair = labelled_pair(llr[is_target], llr[~is_target])  # split here: order is right
+        return -float(self.measure(pair, **kwargs))
 
 
 def _llr_output(estimator, X) -> np.ndarray:

@@ -5,6 +5,7 @@
 - :mod:`focal.io.multiclass`: Albayzin 2012 system outputs, a generic multiclass format with a
   header of class names, and ``segment language`` keys.
 - :mod:`focal.io.stream`: chunked reading of several systems' files side by side.
+- :mod:`focal.io.partitions`: tables of each trial's partition labels (partitioned scoring).
 
 What is done with the files (training, applying, evaluating) is in :mod:`focal.workflows`.
 
@@ -53,6 +54,11 @@ __getattr__, __dir__, __all__ = attach(
         "._multiclass_write": (
             "write_albayzin_scores",
             "write_multiclass_scores",
+        ),
+        ".partitions": (
+            "PartitionTable",
+            "read_partitions",
+            "trial_partitions",
         ),
         "focal._text.blocks": ("read_limits",),
         ".stream": (

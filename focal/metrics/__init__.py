@@ -1,7 +1,9 @@
 """Evaluation measures: pure functions, arrays in, numbers or curves out.
 
 Binary measures take ``(tar, non)`` score arrays (BOSARIS convention); use
-:func:`from_labels` to call them with ``(scores, labels)``.
+:func:`from_labels` to call them with ``(scores, labels)``. In place of the pair each also
+takes a :class:`BinaryScores` (sorted once), a :class:`SummarizedScores` (block summaries and
+sums of a set held elsewhere, e.g. :func:`focal.dask.summarize`) or a :func:`rocch` result.
 
 References
 ----------
@@ -19,14 +21,16 @@ __getattr__, __dir__, __all__ = attach(
     __name__,
     {
         ".binary_scores": (
-            "BayesErrorRates",
             "BinaryScores",
-            "DETCurve",
+            "SummarizedScores",
             "as_binary_scores",
         ),
         ".binary": (
+            "BayesErrorRates",
+            "DETCurve",
             "bayes_error_rates",
             "cllr",
+            "conventional_eer",
             "cross_entropy",
             "dcf",
             "det_curve",
@@ -35,7 +39,9 @@ __getattr__, __dir__, __all__ = attach(
             "min_cllr",
             "min_dcf",
             "pav_llr",
+            "prbep",
             "rocch",
+            "rocch_auc",
         ),
         "._intervals": ("BootstrapInterval",),
         ".bootstrap": (
@@ -110,9 +116,19 @@ __getattr__, __dir__, __all__ = attach(
             "CalibrationReport",
             "OperatingPointResult",
             "calibration_report",
-            "calibration_report_of",
         ),
-        ".summary": ("SummarizedScores",),
+        ".forensic": (
+            "ELUBBounds",
+            "ForensicSummary",
+            "elub_bounds",
+            "forensic_summary",
+        ),
+        ".partitions": (
+            "EqualizedMeasures",
+            "Partition",
+            "PartitionReport",
+            "partition_report",
+        ),
         "focal.core.multiclass": (
             "MulticlassTrials",
             "as_multiclass_trials",

@@ -29,9 +29,10 @@ from scipy.special import logit
 from ..core.multiclass import log_costs
 from ..core.pav import pav_from_counts
 from ..core.priors import detection_cost, effective_log_odds, prior_entropy
-from ..core.rocch import ROCCH
+from ..core.rocch import RocHull
 from ..core.scoring import nontarget_cost, target_cost
 from ._smoothed import SMOOTHED, threshold_measures
+from .binary import cllr, conventional_eer, dcf, eer, min_cllr, min_dcf
 
 __all__ = []
 
@@ -102,36 +103,28 @@ class _BinaryMeasures:
             cn = _group_sums(wn, self.group[self.nt :], g)
             hull_cols = np.empty((wt.shape[0], len(self.specs)))
             for r in range(wt.shape[0]):
-                hull = ROCCH(pav_from_counts(self.unique, ct[r], cn[r]))
-                for j, (name, (p, cm, cf)) in enumerate(self.specs):
-                    if cols[j] is not None:
-                        continue
-                    if name == "min_cllr":
-                        hull_cols[r, j] = hull.min_cllr(p)
-                    elif name == "eer":
-                        hull_cols[r, j] = hull.eer
-                    elif name == "conventional_eer":
-                        hull_cols[r, j] = hull.conventional_eer
-                    elif name == "min_dcf":
-                        hull_cols[r, j] = hull.min_dcf(p, cm, cf)
+                hull = RocHull(pav_from_counts(self.unique, ct[r], cn[r]))
+                for j, spec in enumerate(self.specs):
+                    if cols[j] is None:
+                        hull_cols[r, j] = _measure(hull, *spec)
             cols = [hull_cols[:, j] if c is None else c for j, c in enumerate(cols)]
         out[ok] = np.column_stack(cols) if cols else out[ok]
         return out
 
 
+def _measure(scores, name, params) -> float:
+    """The measure ``name`` of :mod:`focal.metrics.binary` at ``(p, c_miss, c_fa)``."""
+    p, cm, cf = params
+    if name in ("cllr", "min_cllr"):
+        return (cllr if name == "cllr" else min_cllr)(scores, p_target=p)
+    if name in ("eer", "conventional_eer"):
+        return (eer if name == "eer" else conventional_eer)(scores)
+    return (dcf if name == "dcf" else min_dcf)(scores, p_target=p, c_miss=cm, c_fa=cf)
+
+
 def _binary_estimates(scores, specs):
     """The measures on the data themselves, exactly as the plain functions give them."""
-    out = []
-    for name, (p, cm, cf) in specs:
-        if name in ("cllr", "min_cllr"):
-            out.append(getattr(scores, name)(p))
-        elif name == "eer":
-            out.append(scores.eer)
-        elif name == "conventional_eer":
-            out.append(scores.hull.conventional_eer)
-        else:
-            out.append(getattr(scores, name)(p, cm, cf))
-    return out
+    return [_measure(scores, *spec) for spec in specs]
 
 
 def _group_sums(w, group, n_groups):

@@ -1,7 +1,7 @@
 """Smoothed bootstrap of the threshold measures: the ROCCH-EER, the conventional EER and minDCF.
 
 A smoothed bootstrap replicate draws the trials as the plain one does (the same integer weights,
-:mod:`focal.metrics._resampling`) and adds to every drawn copy of a trial an independent
+:mod:`focal.metrics.bootstrap`) and adds to every drawn copy of a trial an independent
 Gaussian jitter of its class's bandwidth: a draw from the kernel density estimate of each
 class instead of from its empirical distribution (Silverman & Young 1987; Davison & Hinkley
 1997, sec. 3.4). The measures of a replicate come from the ROC of its jittered trials, computed
@@ -85,7 +85,7 @@ def hull_eer_rows(p_miss, p_fa):
 
 def conventional_eer_rows(p_miss, p_fa):
     """Conventional EER of every row: where the ROC points joined by straight lines cross
-    ``P_miss = P_fa`` (as :attr:`focal.core.ROCCH.conventional_eer`). Rows as in
+    ``P_miss = P_fa`` (as :func:`focal.metrics.conventional_eer`). Rows as in
     :func:`hull_eer_rows`.
     """
     d = p_fa - p_miss

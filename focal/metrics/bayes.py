@@ -50,7 +50,7 @@ import numpy as np
 from ..core.multiclass import MulticlassTrials
 from ..core.validation import check_prior
 from .costs import as_cost_matrix
-from .decisions import (  # the inputs and decisions; bayes_decisions, binary_prior re-exported
+from .decisions import (  # the inputs and the decisions
     _decide,
     _labels,
     _Problem,

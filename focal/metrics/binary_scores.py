@@ -1,45 +1,55 @@
-"""Binary scores sorted once: :class:`BinaryScores`, the one input of every binary measure.
+"""The input of every binary measure: two classes of scores, in memory or summarized.
 
-Every measure of :mod:`focal.metrics.binary` takes ``(tar, non)`` or, in their place, a
-:class:`BinaryScores` or a :func:`focal.metrics.rocch` result (:func:`as_binary_scores`), whose
-sort and PAV / ROCCH are then reused; the curve records they return are defined here too.
+Every binary measure of :mod:`focal.metrics` takes ``(tar, non)``, the scores (or natural-log
+LLRs) of the target and of the non-target trials, or in their place, with ``non`` omitted, one
+object that stands for both classes:
+
+* a :class:`BinaryScores`: the trials validated and each class sorted once, so that any number
+  of measures (and the plots) share one sort and one PAV;
+* a :class:`SummarizedScores`: the PAV blocks and trial sums of a score set held elsewhere
+  (:mod:`focal.dask`, or any engine with :mod:`focal.core.summary`);
+* a :class:`focal.core.RocHull`, what :func:`focal.metrics.rocch` returns: the threshold
+  measures, and every measure when it was built from the trials.
+
+The measures ask these objects for little, the *protocol* of this module: the ROC convex hull
+``hull`` (every threshold measure: minCllr, minDCF, the EERs, PRBEP, the hull's AUC, the DET
+and minimum Bayes error curves), the counts ``n_targets`` and ``n_nontargets``, and for the
+measures of actual decisions two sums over the trials: ``mean_costs(p_target)``, the mean
+logarithmic cost of each class (Cllr, cross-entropy), and ``error_counts(thresholds)``, the
+misses and false alarms of "accept iff score >= threshold" (actual DCF, actual Bayes
+error-rates). Each measure is then written once, in :mod:`focal.metrics.binary`, for all of
+them.
+
+References
+----------
+.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
+   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from functools import cached_property
 
 import numpy as np
-from scipy.special import expit
 
-from ..core.operating_point import OperatingPoint
 from ..core.pav import pav_from_sorted
-from ..core.rocch import ROCCH
-from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
+from ..core.rocch import RocHull
+from ..core.scoring import mean_costs_nats
 from ..core.sorted_trials import SortedTrials, sort_trials
-from ..core.validation import (
-    as_score_array,
-    check_binary_trials,
-    check_probability,
-)
+from ..core.summary import ScoreSummary, TrialSums
+from ..core.validation import check_binary_trials, check_not_labels
 
-__all__ = ["BayesErrorRates", "BinaryScores", "DETCurve", "as_binary_scores"]
-
-_LOG2 = np.log(2.0)
+__all__ = ["BinaryScores", "SummarizedScores", "as_binary_scores"]
 
 
 class BinaryScores:
     """Target and non-target scores validated and sorted once, for several measures.
 
-    The module's functions each validate and sort their input; when several measures (or a
-    measure and its curve) are wanted from the same scores, build one ``BinaryScores`` and ask
-    it: every threshold measure then comes from the same sort and the same PAV / ROCCH
-    (computed on first use). Values equal those of the functions.
-
-    Every measure function of :mod:`focal.metrics.binary` (and the plots) also takes a
-    ``BinaryScores`` in place of ``(tar, non)``: ``eer(scores)``, ``min_dcf(scores,
-    p_target=0.01)``, ``cllr(scores)`` reuse its sort and PAV.
+    Each measure of :mod:`focal.metrics` validates and sorts ``(tar, non)`` on every call; when
+    several measures (or a measure and its curve) are wanted from the same scores, build one
+    ``BinaryScores`` and pass it in their place: ``eer(scores)``, ``min_dcf(scores,
+    p_target=0.01)``, ``cllr(scores)`` then share one sort and one PAV / ROC convex hull
+    (computed on first use). The values equal those of the arrays.
 
     Parameters
     ----------
@@ -53,25 +63,26 @@ class BinaryScores:
     """
 
     def __init__(self, tar, non):
+        check_not_labels(tar, non)
         self._sorted = sort_trials(tar, non)
 
     @classmethod
-    def of_hull(cls, hull: ROCCH) -> BinaryScores:
-        """The scores behind a :func:`rocch` result, reusing its sort and PAV (no copy).
+    def of_hull(cls, hull: RocHull) -> BinaryScores:
+        """The scores behind a :func:`focal.metrics.rocch` result, reusing its sort and PAV.
 
         A hull built without its trials (e.g. from block summaries, :mod:`focal.core.summary`)
-        answers the threshold measures (minCllr, EER, minDCF, the hull DET); the measures of
-        the scores themselves (Cllr, actual DCF) then raise ``ValueError``.
+        answers the threshold measures; the measures of the scores themselves (Cllr, actual
+        DCF) then raise ``ValueError``.
 
         Parameters
         ----------
-        hull : focal.core.ROCCH
-            A :func:`focal.metrics.rocch` result (or any ROCCH).
+        hull : focal.core.RocHull
+            A :func:`focal.metrics.rocch` result.
 
         Returns
         -------
         BinaryScores
-            Sharing ``hull`` and its sorted trials.
+            Sharing ``hull`` and its sorted trials (no copy).
         """
         obj = cls.__new__(cls)
         obj._sorted = hull.trials
@@ -83,16 +94,16 @@ class BinaryScores:
         """The two classes' scores, sorted ascending."""
         if self._sorted is None:
             raise ValueError(
-                "this ROCCH was built without its trials (e.g. from block "
-                "summaries): this measure needs the scores; pass (tar, non) or "
-                "a BinaryScores"
+                "this ROC convex hull was built without its trials (e.g. from block "
+                "summaries): this measure needs the scores; pass (tar, non), a BinaryScores "
+                "or a SummarizedScores with the trial sums"
             )
         return self._sorted
 
     @cached_property
-    def hull(self) -> ROCCH:
-        """The ROC convex hull of one PAV run (thesis 7.3.6); see :func:`rocch`."""
-        return ROCCH(pav_from_sorted(self.trials), self.trials)
+    def hull(self) -> RocHull:
+        """The ROC convex hull of one PAV run (thesis 7.3.6); see :func:`focal.metrics.rocch`."""
+        return RocHull(pav_from_sorted(self.trials), self.trials)
 
     @property
     def n_targets(self) -> int:
@@ -104,302 +115,243 @@ class BinaryScores:
         """The number of non-target trials."""
         return self.hull.n_nontargets if self._sorted is None else self._sorted.n_nontargets
 
-    def cross_entropy(self, p_target=0.5) -> float:
-        """C_xe in bits (SWS plan eq. 38), as :func:`cross_entropy`.
+    def mean_costs(self, p_target: float):
+        """Mean logarithmic cost of the targets and of the non-targets, in nats (eq. 7.39).
 
         Parameters
         ----------
-        p_target : float in (0, 1), default 0.5
-            Target prior.
+        p_target : float
+            Target prior in (0, 1), validated by the caller.
 
         Returns
         -------
-        float
-            C_xe in bits.
+        c_tar, c_non : float
+            The two class means, in nats.
         """
-        p = check_probability(p_target)
-        return cross_entropy_nats(self.trials.tar, self.trials.non, p) / _LOG2
+        return mean_costs_nats(self.trials.tar, self.trials.non, p_target)
 
-    def cllr(self, p_target=0.5) -> float:
-        """Cllr / C_nxe in bits per bit (thesis eq. 7.41, SWS eq. 40), as :func:`cllr`.
+    def error_counts(self, thresholds):
+        """Misses ``#(tar < t)`` and false alarms ``#(non >= t)`` at each threshold ``t``.
+
+        Binary search in the sorted scores (the joint-sort computation of thesis sec. 7.6.1).
 
         Parameters
         ----------
-        p_target : float in (0, 1), default 0.5
-            Target prior.
+        thresholds : ndarray of float
+            Score thresholds (accept iff score >= threshold).
 
         Returns
         -------
-        float
-            Cllr (C_nxe) in bits per bit: 0 for perfect LLRs, 1 for an uninformative system.
+        n_misses, n_false_alarms : ndarray of int
+            The counts at each threshold.
         """
-        p = check_probability(p_target)
-        return normalized_cross_entropy(cross_entropy_nats(self.trials.tar, self.trials.non, p), p)
-
-    def min_cllr(self, p_target=0.5) -> float:
-        """Cllr after PAV, bits per bit (thesis 7.7.4), as :func:`min_cllr`.
-
-        Parameters
-        ----------
-        p_target : float in (0, 1), default 0.5
-            Target prior.
-
-        Returns
-        -------
-        float
-            Minimum Cllr in bits per bit, in [0, 1].
-        """
-        return self.hull.min_cllr(p_target)
-
-    @property
-    def eer(self) -> float:
-        """ROCCH-EER, a fraction (thesis 7.3.7), as :func:`eer`."""
-        return self.hull.eer
-
-    def dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
-        """Actual DCF of Bayes decisions on the scores read as LLRs, as :func:`dcf`.
-
-        Parameters
-        ----------
-        p_target : float in (0, 1)
-            Target prior.
-        c_miss, c_fa : float > 0, default 1
-            Costs of a miss and of a false alarm.
-        normalize : bool, default True
-            Divide by the cost of the best fixed decision (SWS plan eqs. 9-10).
-
-        Returns
-        -------
-        float
-            The actual DCF (thesis eq. 7.11): dimensionless when ``normalize``, else in units of
-            the costs.
-        """
-        op = OperatingPoint(p_target, c_miss, c_fa)
-        p_miss, p_fa = self.trials.error_rates(np.array([op.bayes_threshold]))
-        return float(op.detection_cost(p_miss[0], p_fa[0], normalize))
-
-    def min_dcf(self, p_target, c_miss=1.0, c_fa=1.0, normalize: bool = True) -> float:
-        """Minimum DCF over all thresholds, from the hull (thesis 7.21), as :func:`min_dcf`.
-
-        Parameters
-        ----------
-        p_target : float in (0, 1)
-            Target prior.
-        c_miss, c_fa : float > 0, default 1
-            Costs of a miss and of a false alarm.
-        normalize : bool, default True
-            Divide by the cost of the best fixed decision (SWS plan eqs. 9-10).
-
-        Returns
-        -------
-        float
-            The minimum DCF: dimensionless and ``<= 1`` when ``normalize``, else in units of the
-            costs.
-        """
-        return self.hull.min_dcf(p_target, c_miss, c_fa, normalize)
-
-    def det_curve(self, convex_hull: bool = False) -> DETCurve:
-        """DET points, steppy or of the hull, as :func:`det_curve`.
-
-        Parameters
-        ----------
-        convex_hull : bool, default False
-            False: every distinct operating point of the empirical ROC (thesis 7.3.4-7.3.5). True:
-            the ROCCH vertices (thesis 7.3.6).
-
-        Returns
-        -------
-        DETCurve
-            The operating points, by decreasing false-alarm rate.
-        """
-        if not convex_hull:
-            self.trials  # noqa: B018 - the steppy curve needs the trials' runs
-        if convex_hull:
-            return DETCurve(self.hull.p_fa, self.hull.p_miss, self.hull.thresholds)
-        return DETCurve(*self.hull.pav.roc_points())
-
-    def bayes_error_rates(self, prior_log_odds) -> BayesErrorRates:
-        """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.6.1), as
-        :func:`bayes_error_rates`.
-
-        Parameters
-        ----------
-        prior_log_odds : array_like
-            Values of h = logit(effective prior), in nats.
-
-        Returns
-        -------
-        BayesErrorRates
-            Actual (eq. 7.18) and minimum (eq. 7.42) Bayes error-rates, fractions, one per ``h``.
-        """
-        h = as_score_array(np.atleast_1d(prior_log_odds), "prior_log_odds", allow_inf=True)
-        p_miss, p_fa = self.trials.error_rates(-h)
-        return BayesErrorRates.of(
-            h, p_miss, p_fa, self.hull, self.trials.n_targets, self.trials.n_nontargets
-        )
+        t = self.trials
+        misses = np.searchsorted(t.tar, thresholds, side="left")
+        return misses, t.n_nontargets - np.searchsorted(t.non, thresholds, side="left")
 
 
-def as_binary_scores(tar, non=None) -> BinaryScores:
-    """The ``(tar, non)`` argument of every binary measure as one :class:`BinaryScores`.
+class SummarizedScores:
+    """A score set known by its PAV block summary and trial sums, for the same measures.
+
+    The measures of :mod:`focal.metrics` take it in place of ``(tar, non)`` and give the values
+    of the in-memory trials: exactly for the counts, EER, PRBEP, AUC, minDCF and the PAV blocks
+    (the same integer computation on the same blocks), to rounding for the sums (Cllr). See
+    :mod:`focal.core.summary` for how an engine (Spark, Ray, Dask) produces the two inputs,
+    and :func:`focal.dask.summarize` for Dask.
 
     Parameters
     ----------
-    tar : array_like, BinaryScores or ROCCH
-        Target scores; or a :class:`BinaryScores` (returned as it is) or a :func:`rocch` result
-        (its scores, :meth:`BinaryScores.of_hull`), with ``non`` omitted.
+    summary : focal.core.summary.ScoreSummary
+        Merged PAV blocks of all the trials (both classes present).
+    sums : focal.core.summary.TrialSums, optional
+        Sums at the priors and thresholds the measures of actual decisions will be asked for:
+        ``cllr(scores, p_target=p)`` needs ``p`` among ``sums.p_targets``; ``dcf`` and
+        ``bayes_error_rates`` need their Bayes thresholds among ``sums.thresholds``.
+
+    Attributes
+    ----------
+    summary : focal.core.summary.ScoreSummary
+    sums : focal.core.summary.TrialSums or None
+    """
+
+    def __init__(self, summary: ScoreSummary, sums: TrialSums | None = None):
+        self.summary = summary
+        self.sums = sums
+        if sums is not None and (sums.n_targets, sums.n_nontargets) != (
+            summary.n_targets,
+            summary.n_nontargets,
+        ):
+            raise ValueError(
+                f"sums count {sums.n_targets} / {sums.n_nontargets} target / "
+                f"non-target trials but the summary {summary.n_targets} / "
+                f"{summary.n_nontargets}: they describe different trials"
+            )
+
+    @cached_property
+    def hull(self) -> RocHull:
+        """ROC convex hull of the summarized trials (thesis 7.3.6)."""
+        return self.summary.hull()
+
+    @property
+    def n_targets(self) -> int:
+        """Number of target trials."""
+        return self.summary.n_targets
+
+    @property
+    def n_nontargets(self) -> int:
+        """Number of non-target trials."""
+        return self.summary.n_nontargets
+
+    def _sums(self) -> TrialSums:
+        if self.sums is None:
+            raise ValueError(
+                "the measures of actual decisions (Cllr, actual DCF, Bayes error-rates) need "
+                "the TrialSums of the trials: pass sums="
+            )
+        return self.sums
+
+    def mean_costs(self, p_target: float):
+        """Mean logarithmic cost of each class at ``p_target`` (nats), from the sums.
+
+        Parameters
+        ----------
+        p_target : float
+            One of the priors of the sums.
+
+        Returns
+        -------
+        c_tar, c_non : float
+            The two class means, in nats.
+        """
+        return self._sums().mean_costs(p_target)
+
+    def error_counts(self, thresholds):
+        """Misses and false alarms at thresholds that the sums were taken at.
+
+        Parameters
+        ----------
+        thresholds : ndarray of float
+            Thresholds among ``sums.thresholds``.
+
+        Returns
+        -------
+        n_misses, n_false_alarms : ndarray of int
+            The counts at each threshold.
+        """
+        return self._sums().error_counts(thresholds)
+
+
+class _Arrays:
+    """``(tar, non)`` validated, in input order: the measures of actual decisions (Cllr, actual
+    DCF) need no sort, and sum the costs in the order given; the hull is built on first use.
+    """
+
+    def __init__(self, tar, non, from_labels: bool = False):
+        self.tar, self.non = check_binary_trials(tar, non, from_labels=from_labels)
+        self.n_targets, self.n_nontargets = self.tar.size, self.non.size
+
+    @cached_property
+    def hull(self) -> RocHull:
+        trials = sort_trials(self.tar, self.non)
+        return RocHull(pav_from_sorted(trials), trials)
+
+    def mean_costs(self, p_target: float):
+        return mean_costs_nats(self.tar, self.non, p_target)
+
+    def error_counts(self, thresholds):
+        t = np.atleast_1d(thresholds)
+        misses = np.array([np.count_nonzero(self.tar < x) for x in t])  # a few thresholds
+        return misses, np.array([np.count_nonzero(self.non >= x) for x in t])
+
+
+def labelled_pair(tar, non):
+    """The pair ``(tar, non)`` that the caller split by labels itself, as one input of the
+    measures: validated (no check of the argument order, which cannot be wrong), not sorted.
+    """
+    return _Arrays(tar, non, from_labels=True)
+
+
+_BOTH_CLASSES = (BinaryScores, SummarizedScores, RocHull, _Arrays)
+
+
+def _check_pair(tar, non) -> bool:
+    """Whether ``tar`` stands for both classes; refuses a missing or extra ``non`` (no work)."""
+    if isinstance(tar, _BOTH_CLASSES):
+        if non is not None:
+            raise ValueError(
+                f"give either a {type(tar).__name__} or the (tar, non) arrays, not "
+                "both (with one of them, pass the other arguments by keyword, e.g. "
+                "min_dcf(scores, p_target=0.01))"
+            )
+        return True
+    if non is None:
+        raise ValueError(
+            "non-target scores are missing: give the (tar, non) arrays, a BinaryScores, a "
+            "SummarizedScores or a rocch() result"
+        )
+    return False
+
+
+def as_binary_scores(tar, non=None) -> BinaryScores | SummarizedScores:
+    """The ``(tar, non)`` argument of every binary measure as one object of the protocol.
+
+    Parameters
+    ----------
+    tar : array_like, BinaryScores, SummarizedScores or RocHull
+        Target scores; or, with ``non`` omitted, a :class:`BinaryScores` or
+        :class:`SummarizedScores` (returned as they are) or a :func:`focal.metrics.rocch`
+        result (its scores, :meth:`BinaryScores.of_hull`).
     non : array_like, optional
         Non-target scores, with array ``tar`` only.
 
     Returns
     -------
-    BinaryScores
+    BinaryScores or SummarizedScores
         Sorted (and, once asked, PAV-ed) once: pass it to any number of measures.
     """
     if _check_pair(tar, non):
-        return tar if isinstance(tar, BinaryScores) else BinaryScores.of_hull(tar)
+        if isinstance(tar, (RocHull, _Arrays)):
+            return BinaryScores.of_hull(tar if isinstance(tar, RocHull) else tar.hull)
+        return tar
     return BinaryScores(tar, non)
 
 
-def _check_pair(tar, non) -> bool:
-    """Whether ``tar`` stands for both classes (a BinaryScores / ROCCH); refuses a missing or
-    extra ``non`` (no work done).
+def hull_of(tar, non=None) -> RocHull:
+    """The ROC convex hull behind any input of :func:`as_binary_scores` (threshold measures)."""
+    if _check_pair(tar, non):
+        return tar if isinstance(tar, RocHull) else tar.hull
+    return BinaryScores(tar, non).hull
+
+
+def sums_of(tar, non=None):
+    """The object answering ``mean_costs`` / ``error_counts`` for any input of
+    :func:`as_binary_scores` (the measures of actual decisions): arrays are validated, not
+    sorted.
     """
-    if isinstance(tar, (BinaryScores, ROCCH)):
-        if non is not None:
-            raise ValueError(
-                f"give either a {type(tar).__name__} or the (tar, non) arrays, not "
-                "both (with a BinaryScores or ROCCH, pass the other arguments by "
-                "keyword, e.g. min_dcf(scores, p_target=0.01))"
-            )
-        return True
-    if non is None:
+    if _check_pair(tar, non):
+        return BinaryScores.of_hull(tar) if isinstance(tar, RocHull) else tar
+    return _Arrays(tar, non)
+
+
+def sorted_scores(tar, non=None) -> BinaryScores:
+    """:func:`as_binary_scores` for a measure that needs every trial's score: a
+    :class:`SummarizedScores` (block summaries and sums only) is refused.
+    """
+    scores = as_binary_scores(tar, non)
+    if isinstance(scores, SummarizedScores):
         raise ValueError(
-            "non-target scores are missing: give the (tar, non) arrays, a "
-            "BinaryScores or a rocch() result"
+            "this measure needs every trial's score; a SummarizedScores holds only block "
+            "summaries and sums: pass (tar, non) or a BinaryScores"
         )
-    return False
+    return scores
 
 
-def _score_arrays(tar, non=None):
-    """Validated ``(tar, non)`` float arrays of any input :func:`as_binary_scores` takes.
-
-    The sorted arrays of a :class:`BinaryScores` or :func:`rocch` result (shared, not copied:
-    do not modify them), else new validated copies of the arrays in their input order
-    (:func:`focal.core.validation.check_binary_trials`).
+def score_arrays(tar, non=None):
+    """Validated ``(tar, non)`` float arrays of any input of :func:`as_binary_scores` but a
+    summary: the sorted arrays of a :class:`BinaryScores` or hull (shared, not copied: do not
+    modify them), else new validated copies of the arrays in their input order.
     """
-    if non is None or isinstance(tar, (BinaryScores, ROCCH)):
-        trials = as_binary_scores(tar, non).trials
+    if _check_pair(tar, non):
+        trials = sorted_scores(tar).trials
         return trials.tar, trials.non
     return check_binary_trials(tar, non)
-
-
-def _required(value, function: str, name: str = "p_target"):
-    """``value``, or a TypeError naming the missing argument (now optional after ``non``)."""
-    if value is None:
-        raise TypeError(f"{function}() missing the argument {name!r}")
-    return value
-
-
-@dataclass(frozen=True)
-class DETCurve:
-    """Points of a DET / ROC curve: false-alarm and miss rates (fractions) and score thresholds.
-
-    Point ``i`` is the operating point "accept iff score >= thresholds[i]"; ``p_fa`` decreases
-    and ``p_miss`` increases along the arrays. Plot ``probit(p_fa)`` against ``probit(p_miss)``
-    for a DET. ``pfa`` / ``pmiss`` are deprecated names.
-
-    Attributes
-    ----------
-    p_fa, p_miss : ndarray
-        False-alarm and miss rates of each point, fractions in [0, 1].
-    thresholds : ndarray
-        The score threshold of each point (the last may be +inf).
-    """
-
-    p_fa: np.ndarray
-    p_miss: np.ndarray
-    thresholds: np.ndarray
-
-
-@dataclass(frozen=True)
-class BayesErrorRates:
-    """Actual and minimum Bayes error-rates at many prior log-odds (thesis 7.3.1, 7.6).
-
-    Attributes
-    ----------
-    prior_log_odds : ndarray
-        h = logit of the effective prior; the Bayes threshold on the LLRs is -h.
-    actual, minimum : ndarray
-        E_err(h) = p P_miss + (1 - p) P_fa with p = sigmoid(h), for Bayes decisions on the LLRs
-        (eq. 7.18) and at the optimal threshold (eq. 7.42). Unnormalized fractions.
-    actual_p_miss, actual_p_fa, min_p_miss, min_p_fa : ndarray
-        The error rates behind them (``actual_pmiss``, ...: deprecated names).
-    min_n_misses, min_n_false_alarms : ndarray of int
-        Absolute error counts at the optimal threshold (Doddington's rule of 30, appendix B).
-    n_targets, n_nontargets : int
-        Trial counts.
-    """
-
-    prior_log_odds: np.ndarray
-    actual: np.ndarray
-    minimum: np.ndarray
-    actual_p_miss: np.ndarray
-    actual_p_fa: np.ndarray
-    min_p_miss: np.ndarray
-    min_p_fa: np.ndarray
-    min_n_misses: np.ndarray
-    min_n_false_alarms: np.ndarray
-    n_targets: int
-    n_nontargets: int
-
-    @classmethod
-    def of(cls, h, p_miss, p_fa, hull, n_targets, n_nontargets) -> BayesErrorRates:
-        """The error-rates at prior log-odds ``h`` of Bayes decisions with rates
-        ``(p_miss, p_fa)`` (eq. 7.18) and of the optimal thresholds on ``hull`` (eq. 7.42).
-
-        Parameters
-        ----------
-        h : ndarray
-            Prior log-odds, in nats.
-        p_miss, p_fa : ndarray
-            Miss and false-alarm rates (fractions) of the Bayes decisions at threshold ``-h``.
-        hull : focal.core.rocch.ROCCH
-            The convex hull of the same trials.
-        n_targets, n_nontargets : int
-            Trial counts.
-
-        Returns
-        -------
-        BayesErrorRates
-            Fractions, one per ``h``.
-        """
-        best = hull.min_bayes_errors(h)
-        return cls(
-            prior_log_odds=h,
-            actual=expit(h) * p_miss + expit(-h) * p_fa,
-            minimum=best.error,
-            actual_p_miss=p_miss,
-            actual_p_fa=p_fa,
-            min_p_miss=best.p_miss,
-            min_p_fa=best.p_fa,
-            min_n_misses=best.n_misses,
-            min_n_false_alarms=best.n_false_alarms,
-            n_targets=n_targets,
-            n_nontargets=n_nontargets,
-        )
-
-    @property
-    def default(self) -> np.ndarray:
-        """Bayes error-rate of the default system (all LLRs 0): ``min(p, 1 - p)`` (eq. 7.20)."""
-        h = self.prior_log_odds
-        return np.minimum(expit(h), expit(-h))
-
-    @property
-    def actual_normalized(self) -> np.ndarray:
-        """Actual error-rate over the default's: the normalized Bayes error-rate (eq. 7.20)."""
-        return self.actual / self.default
-
-    @property
-    def minimum_normalized(self) -> np.ndarray:
-        """Minimum error-rate divided by the default's (eqs. 7.20, 7.43); never above 1."""
-        return self.minimum / self.default

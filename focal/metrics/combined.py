@@ -31,10 +31,8 @@ from itertools import product
 import numpy as np
 from scipy.special import expit
 
-from ..core.rocch import ROCCH
-from ..core.validation import check_binary_trials, check_prior
-from .binary import pav_llr
-from .binary_scores import BinaryScores, _score_arrays, as_binary_scores
+from ..core.validation import check_prior
+from .binary_scores import score_arrays, sorted_scores
 from .costs import as_cost_matrix
 from .decisions import binary_prior
 
@@ -170,7 +168,7 @@ def truncated_cllr(tar, non=None, prior_log_odds_range=(-np.inf, np.inf)) -> flo
 
     Parameters
     ----------
-    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+    tar, non : array_like, or a BinaryScores / RocHull as ``tar`` alone
         Natural-log LLRs of target and non-target trials (``±inf`` allowed); or, with ``non``
         omitted, a :class:`focal.metrics.BinaryScores` or :func:`focal.metrics.rocch` result of
         them, whose sort is reused (pass ``prior_log_odds_range`` by keyword then).
@@ -192,8 +190,9 @@ def truncated_cllr(tar, non=None, prior_log_odds_range=(-np.inf, np.inf)) -> flo
     >>> truncated_cllr(np.zeros(2), np.zeros(3), (-5.0, -2.0))
     1.0
     """
-    t, n = _score_arrays(tar, non)
-    return _truncated(t, n, *_check_range(prior_log_odds_range))
+    h_lo, h_hi = _check_range(prior_log_odds_range)
+    t, n = score_arrays(tar, non)
+    return _truncated(t, n, h_lo, h_hi)
 
 
 def min_truncated_cllr(tar, non=None, prior_log_odds_range=(-np.inf, np.inf)) -> float:
@@ -207,7 +206,7 @@ def min_truncated_cllr(tar, non=None, prior_log_odds_range=(-np.inf, np.inf)) ->
 
     Parameters
     ----------
-    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
+    tar, non : array_like, or a BinaryScores / RocHull as ``tar`` alone
         Scores of target and non-target trials (any monotone scale); or, with ``non`` omitted,
         a :class:`focal.metrics.BinaryScores` or :func:`focal.metrics.rocch` result of them,
         whose sort and PAV are reused (pass ``prior_log_odds_range`` by keyword then).
@@ -219,18 +218,13 @@ def min_truncated_cllr(tar, non=None, prior_log_odds_range=(-np.inf, np.inf)) ->
     float
         The minimum truncated Cllr in bits per bit, in [0, 1].
     """
-    if non is None or isinstance(tar, (BinaryScores, ROCCH)):
-        scores = as_binary_scores(tar, non)
-        h_lo, h_hi = _check_range(prior_log_odds_range)
-        result = scores.hull.pav
-        t, n = scores.trials.tar, scores.trials.non
-        return _truncated(
-            result.llr[result.block_index(t)], result.llr[result.block_index(n)], h_lo, h_hi
-        )
-    t, n = check_binary_trials(tar, non)
     h_lo, h_hi = _check_range(prior_log_odds_range)
-    llr = pav_llr(np.concatenate([t, n]), np.r_[np.ones(t.size, bool), np.zeros(n.size, bool)])
-    return _truncated(llr[: t.size], llr[t.size :], h_lo, h_hi)
+    scores = sorted_scores(tar, non)
+    result = scores.hull.pav
+    t, n = scores.trials.tar, scores.trials.non
+    return _truncated(
+        result.llr[result.block_index(t)], result.llr[result.block_index(n)], h_lo, h_hi
+    )
 
 
 def _check_range(prior_log_odds_range):

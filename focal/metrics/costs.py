@@ -78,7 +78,15 @@ def lre_cost_matrix(n_classes: int, p_target=0.5):
         C(a | i) = p_target (1 - a_i) + (1 - p_target) / (N - 1) sum_{k != i} a_k
 
     (eq. 8.10 at ``p_target = 1/2``, ``N`` times the per-class cost of eq. 8.7; with ``p_target``
-    the swept criterion of thesis eq. 8.28). ``bayes_risk(llh, labels, None, C)`` is then CAVG.
+    the swept criterion of thesis eq. 8.28). The unnormalized risk ``bayes_risk(llh, labels,
+    None, C, normalize=False)`` is then CAVG (thesis eqs. 8.3-8.5): CAVG is not normalized.
+    (The normalized risk, the default of :func:`bayes_risk`, is CAVG divided by the risk of
+    the best decision without scores, ``min(p_target, 1 - p_target)``, that every fixed
+    decision costs at the flat prior: twice CAVG at ``p_target = 1/2``.)
+
+    The decisions that accept come first: with the tie rule of :func:`bayes_decisions` (the
+    first of equally costly decisions), a target whose posterior is exactly at the threshold is
+    accepted, as the unit step of thesis eq. 8.8 and :func:`focal.metrics.cavg` accept it.
 
     Parameters
     ----------
@@ -90,7 +98,7 @@ def lre_cost_matrix(n_classes: int, p_target=0.5):
     Returns
     -------
     subsets : ndarray of bool, shape (2**N, N)
-        Row d is decision d: ``subsets[d, k]`` accepts target k.
+        Row d is decision d: ``subsets[d, k]`` accepts target k (accept-all first).
     cost : ndarray, shape (2**N, N)
         ``cost[d, i]``: cost of decision d when the true class is i.
 
@@ -104,7 +112,7 @@ def lre_cost_matrix(n_classes: int, p_target=0.5):
     if N < 2 or N > 16:
         raise ValueError(f"n_classes must be between 2 and 16 (2**N decisions), got {n_classes}")
     p = check_probability(p_target)
-    subsets = np.array(list(product((False, True), repeat=N)), dtype=bool)
+    subsets = np.array(list(product((True, False), repeat=N)), dtype=bool)  # accepting first
     a = subsets.astype(float)
     cost = p * (1.0 - a) + (1.0 - p) / (N - 1) * (a.sum(axis=1, keepdims=True) - a)
     return subsets, cost

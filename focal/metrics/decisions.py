@@ -10,7 +10,7 @@ decision minimizes the posterior expected cost::
 Binary inputs are 1-D natural-log LLRs with labels 1 = target, 0 = non-target (classes
 (non-target, target)); multiclass inputs are ``(n_trials, N)`` log-likelihoods with labels
 ``0..N-1``. The empirical risk of these decisions, its normalization and its minima are in
-:mod:`focal.metrics.bayes`, which re-exports :func:`bayes_decisions`.
+:mod:`focal.metrics.bayes`.
 
 References
 ----------
@@ -32,6 +32,7 @@ from .costs import as_cost_matrix
 __all__ = ["bayes_decisions"]
 
 _CHUNK = 1 << 22  # elements of one (rows, decisions, classes) block
+_TIE = 4.0 * np.finfo(float).eps  # per class: expected costs this close (relative) are equal
 
 
 # ---------------------------------------------------------------------------------------------
@@ -169,7 +170,7 @@ def _decide(problem: _Problem) -> np.ndarray:
         La = La - La.max(axis=1, keepdims=True)
         # expected costs up to the per-trial normalizer: exp(l - max) <= 1, one product
         R = np.exp(La) @ W.T
-        out[lo : lo + step] = np.argmin(R, axis=1)
+        out[lo : lo + step] = _first_least(R, R.min(axis=1, keepdims=True) * (_TIE * Na))
         # rows where the smallest expected cost is near underflow (or 0) are redone in the log
         # domain, exact for any magnitude; a decision costing 0 everywhere gets -inf and wins
         redo = np.flatnonzero(~(R.min(axis=1) > 1e-250) | ~np.isfinite(R).all(axis=1))
@@ -177,8 +178,17 @@ def _decide(problem: _Problem) -> np.ndarray:
         for k in range(0, redo.size, sub):
             rows = redo[k : k + sub]
             r = logsumexp(La[rows][:, None, :] + logw[None, :, :], axis=2)
-            out[lo + rows] = np.argmin(r, axis=1)
+            out[lo + rows] = _first_least(r, _TIE * Na)  # log domain: a relative tolerance
     return out
+
+
+def _first_least(R, tol):
+    """Per row, the first column within ``tol`` of the row's least value: decisions whose
+    expected costs are equal up to the rounding of their sums are ties, and the first wins.
+    """
+    least = R.min(axis=1, keepdims=True)
+    with np.errstate(invalid="ignore"):  # -inf + tol (a decision that costs 0)
+        return np.argmax(R <= least + tol, axis=1)
 
 
 def bayes_decisions(llh, prior, cost) -> np.ndarray:
@@ -202,7 +212,11 @@ def bayes_decisions(llh, prior, cost) -> np.ndarray:
         decision is read off the lower envelope of the expected-cost lines (ties at a threshold
         go to the larger-LLR side, so reject/accept reproduces :func:`focal.metrics.dcf`
         exactly). Multiclass: expected costs compared directly, and in the log domain where
-        they near underflow (exact for any magnitude); ties go to the first decision.
+        they near underflow (exact for any magnitude); ties go to the first decision, costs
+        equal up to the rounding of their sums (``4 N eps`` relative) being ties. (The rows of
+        :func:`focal.metrics.lre_cost_matrix` list accepting decisions first, so a posterior
+        exactly at CAVG's threshold is accepted, as thesis eq. 8.8 and
+        :func:`focal.metrics.cavg` do.)
 
     Examples
     --------

@@ -30,7 +30,6 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.special import logit
 
-from .._lazy import attach
 from ..core.multiclass import MulticlassTrials, as_multiclass_trials
 from ..core.validation import check_probability
 from .multiclass import affine_calibration_of_trials
@@ -336,9 +335,3 @@ def cavg_sweep(
         alpha=alpha,
         beta=beta,
     )
-
-
-# the subset analysis lives in focal.metrics.lre_subsets; this import path still gives it
-__getattr__, __dir__, _ = attach(
-    __name__, {"focal.metrics.lre_subsets": ("SubsetAnalysis", "subset_analysis")}
-)

@@ -9,8 +9,7 @@ with zero prior is ignored, and so are its trials: Albayzin footnote 8). Bad inp
 (:func:`~focal.core.multiclass.as_multiclass_trials`): validated once, for several measures.
 
 This module holds the cross-entropy measures and the Albayzin criteria; the one-vs-rest
-detection and pairwise analyses are in :mod:`focal.metrics.multiclass_detection` (re-exported
-here).
+detection and pairwise analyses are in :mod:`focal.metrics.multiclass_detection`.
 
 Units: cross-entropies ``C_mce`` are in nats (Albayzin eq. 6); ``multiclass_cllr`` is in bits
 (Brümmer & van Leeuwen eq. 17); binary measures follow :mod:`focal.metrics.binary`.

@@ -32,7 +32,8 @@ from ..core.multiclass import (
 )
 from ..core.validation import check_prior, check_probability
 from .binary import cllr as _binary_cllr
-from .binary import rocch
+from .binary import eer, min_cllr
+from .binary_scores import labelled_pair
 
 __all__ = [
     "detection_llrs",
@@ -185,11 +186,10 @@ def detection_analysis(llh, labels=None, prior=None, p_target=0.5) -> DetectionA
     act = np.flatnonzero(p > 0)
     c, mc, e = [], [], []
     for t in act:
-        tar, non = detection_trials(lam, y, p, t)
-        hull = rocch(tar, non)
-        c.append(_binary_cllr(tar, non, pt))
-        mc.append(hull.min_cllr(pt))
-        e.append(hull.eer)
+        pair = labelled_pair(*detection_trials(lam, y, p, t))
+        c.append(_binary_cllr(pair, p_target=pt))
+        mc.append(min_cllr(pair, p_target=pt))
+        e.append(eer(pair))
     return DetectionAnalysis(
         classes=act, cllr=np.array(c), min_cllr=np.array(mc), eer=np.array(e), p_target=pt
     )
@@ -300,8 +300,9 @@ def pairwise_analysis(llh, labels=None, classes=None) -> PairwiseAnalysis:
             tar = L[by_class[i], i] - L[by_class[i], j]
             non = L[by_class[j], i] - L[by_class[j], j]
             pairs.append((i, j))
-            c.append(_binary_cllr(tar, non))
-            mc.append(rocch(tar, non).min_cllr(0.5))
+            pair = labelled_pair(tar, non)
+            c.append(_binary_cllr(pair))
+            mc.append(min_cllr(pair))
             nt.append(tar.size + non.size)
     return PairwiseAnalysis(
         pairs=np.array(pairs, dtype=np.int64),

@@ -13,9 +13,8 @@ posterior ``P(i | l_t, pi)`` of Bayes' rule at the evaluation prior, and the wei
 ``pi_i / |T_i|``. Inputs as in :mod:`focal.metrics.multiclass` (log-likelihoods ``(n, N)``,
 labels ``0..N-1``, a prior with possible zeros).
 
-The Brier rule lives in :mod:`focal.metrics.brier`, C_eta in :mod:`focal.metrics.c_eta` (its
-minimum over the affine calibration in :mod:`focal.metrics._eta_offsets`), E_lre here; all are
-importable from this module.
+The Brier rule lives in :mod:`focal.metrics.brier`, C_eta (with its minimum over the affine
+calibration) in :mod:`focal.metrics.c_eta`, E_lre here.
 
 References
 ----------

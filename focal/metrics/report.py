@@ -15,23 +15,22 @@ References
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 
-from ..core.operating_point import OperatingPoint
+from ..core.operating_point import OperatingPoint, as_operating_points
 from ..core.rocch import Threshold
 from ..core.validation import check_probability
-from .binary_scores import BinaryScores
-
-if TYPE_CHECKING:
-    from .sre import CPrimary
+from .binary import cllr, dcf, eer, min_cllr, min_dcf, prbep
+from .binary import conventional_eer as _conventional_eer  # a parameter has its name
+from .binary_scores import _check_pair, as_binary_scores
+from .sre import CPrimary, c_primary_of, resolve_points
 
 __all__ = [
     "OperatingPointResult",
     "CalibrationReport",
     "calibration_report",
-    "calibration_report_of",
     "parse_operating_point",
 ]
 
@@ -42,7 +41,7 @@ class OperatingPointResult:
 
     ``min_dcf_threshold`` is the score threshold where the minimum is attained (accept iff
     score >= ``min_dcf_threshold.value``; ``low`` / ``high`` span equally optimal ones), see
-    :meth:`focal.core.ROCCH.min_dcf_threshold`.
+    :meth:`focal.core.RocHull.min_dcf_threshold`.
 
     Attributes
     ----------
@@ -86,21 +85,25 @@ class CalibrationReport:
     eer : float
         ROCCH-EER, a fraction.
     prbep : float
-        Precision-recall break-even point, an absolute error count (thesis 7.3.8).
+        Precision-recall break-even point: precision = recall where the hull has as many
+        misses as false alarms, a fraction (:func:`focal.metrics.prbep`, thesis 7.3.8).
+    prbep_errors : float
+        The number of misses (= false alarms) there, an absolute error count, usually not an
+        integer (the thesis' way of quoting PRBEP).
     p_target : float
         Prior at which Cllr and minCllr are evaluated (0.5: classical Cllr).
     operating_points : tuple of OperatingPointResult
         In the order given.
     name : str
     eer_threshold : focal.core.Threshold or None
-        Score threshold at the EER (:attr:`focal.core.ROCCH.eer_threshold`), on the scale of
-        the scores analysed.
+        Score threshold at the EER (:attr:`focal.core.RocHull.eer_threshold`), on the scale
+        of the scores analysed.
     intervals : tuple of BootstrapInterval
         Bootstrap confidence intervals of Cllr, minCllr, EER and each actual / minimum DCF, when
         asked for (``confidence=`` of :func:`calibration_report`).
     eer_conventional : float or None
         The conventional (empirical-ROC) EER, when asked for
-        (:attr:`focal.core.ROCCH.conventional_eer`), beside the ROCCH-EER ``eer``.
+        (:func:`focal.metrics.conventional_eer`), beside the ROCCH-EER ``eer``.
     c_primary : focal.metrics.sre.CPrimary or None
         NIST SRE C_primary and minimum C_primary, when asked for.
     """
@@ -112,6 +115,7 @@ class CalibrationReport:
     min_cllr: float
     eer: float
     prbep: float
+    prbep_errors: float
     operating_points: tuple = ()
     name: str = ""
     eer_threshold: Threshold | None = None
@@ -146,6 +150,7 @@ class CalibrationReport:
             ),
             **_threshold_items("eer_threshold", self.eer_threshold),
             "prbep": self.prbep,
+            "prbep_errors": self.prbep_errors,
             "operating_points": [
                 {
                     "p_target": op.p_target,
@@ -187,7 +192,8 @@ class CalibrationReport:
                     "linear interpolation)"
                 ]
             ),
-            f"  PRBEP             {self.prbep:9.1f} errors (misses = false alarms)",
+            f"  PRBEP             {100 * self.prbep:9.3f} %  (precision = recall; "
+            f"{self.prbep_errors:.1f} misses = false alarms)",
         ]
         if not at_half:
             lines.append(
@@ -273,7 +279,7 @@ def check_operating_point(op, where: str):
 
 def calibration_report(
     tar,
-    non,
+    non=None,
     operating_points=((0.01, 1.0, 1.0),),
     p_target=0.5,
     name: str = "",
@@ -293,13 +299,18 @@ def calibration_report(
     Cllr, minCllr (Cllr after PAV) and the calibration loss Cllr - minCllr (thesis sec. 7.7.4),
     the ROCCH-EER (7.3.7) and PRBEP (7.3.8), and at each operating point the actual normalized
     DCF of Bayes decisions on the LLRs and the minimum over all thresholds (SWS plan eqs. 8-10,
-    thesis eqs. 7.11-7.13, 7.21). One sort per class and one PAV serve every number.
+    thesis eqs. 7.11-7.13, 7.21): the measures of :mod:`focal.metrics.binary`, all from one sort
+    per class and one PAV.
 
     Parameters
     ----------
-    tar, non : array_like
+    tar, non : array_like, or a BinaryScores / SummarizedScores / RocHull as ``tar`` alone
         Natural-log LLRs of target and non-target trials (+/-inf allowed, NaN not). With
-        ``(scores, labels)``, call ``calibration_report(*from_labels(scores, labels))``.
+        ``(scores, labels)``, call ``calibration_report(*from_labels(scores, labels))``. Or,
+        with ``non`` omitted (the other arguments by keyword), one object standing for both
+        (:mod:`focal.metrics.binary_scores`), e.g. a :class:`focal.metrics.BinaryScores` whose
+        curves a caller also draws, or the :func:`focal.dask.summarize` of a set held by a
+        cluster (with its sums at ``p_target`` and at the Bayes thresholds of the points).
     operating_points : sequence, default ((0.01, 1, 1),)
         Each a target prior ``P_target`` (unit costs) or a tuple ``(P_target, C_miss, C_fa)``.
         For a single point with costs write ``[(P_target, C_miss, C_fa)]``.
@@ -310,14 +321,14 @@ def calibration_report(
         Label printed in the report's title.
     conventional_eer : bool, default False
         Also report the conventional EER of the empirical ROC
-        (:attr:`focal.core.ROCCH.conventional_eer`) beside the ROCCH-EER.
+        (:func:`focal.metrics.conventional_eer`) beside the ROCCH-EER.
     c_primary : str or sequence, optional
         Also report NIST SRE's C_primary at these operating points: ``"sre16"``, ``"sre21"``,
         ... or two or more ``(P_target, C_miss, C_fa)`` (:func:`focal.metrics.sre.c_primary`).
     confidence : float, optional
         With a coverage such as 0.95, add bootstrap confidence intervals of Cllr, minCllr, EER
         and every actual / minimum DCF (:func:`focal.metrics.bootstrap_ci`, all from the same
-        replicates).
+        replicates); needs the ``(tar, non)`` arrays (the trials in the order of the clusters).
     n_bootstrap : int, default 1000
         Replicates of the bootstrap.
     tar_clusters, non_clusters : array_like, optional
@@ -349,7 +360,7 @@ def calibration_report(
       minCllr (PAV)        1.0000 bits
       calibration loss     0.0000 bits  (0.0 % of Cllr)
       EER (ROCCH)          50.000 %
-      PRBEP                   1.0 errors (misses = false alarms)
+      PRBEP                50.000 %  (precision = recall; 1.0 misses = false alarms)
       normalized DCF
         P_target    C_miss    C_fa  eff. prior  actDCF   minDCF     loss
         0.01             1       1  0.01        1.0000   1.0000   0.0000
@@ -357,17 +368,21 @@ def calibration_report(
         EER                                0  in [0, inf]
         minDCF 0.01:1:1                  inf
     """
+    arrays = not _check_pair(tar, non)
     p = check_probability(p_target)
-    points = _operating_points(operating_points)
-    scores = BinaryScores(tar, non)
+    points = as_operating_points(operating_points)
+    cp_name, cp_points = resolve_points(c_primary) if c_primary is not None else ("", [])
+    if confidence is not None and not arrays:
+        raise ValueError(
+            "confidence intervals need the (tar, non) arrays (the trials, in the order of "
+            "their clusters), not a summary or sorted scores"
+        )
+    scores = as_binary_scores(tar, non)
     report = _report(scores, points, p, name)
     extra: dict[str, Any] = {}
     if conventional_eer:
-        extra["eer_conventional"] = scores.hull.conventional_eer
+        extra["eer_conventional"] = _conventional_eer(scores)
     if c_primary is not None:
-        from .sre import c_primary_of, resolve_points
-
-        cp_name, cp_points = resolve_points(c_primary)
         extra["c_primary"] = c_primary_of(scores, cp_points, cp_name)
     report = replace(report, **extra)
     if confidence is None:
@@ -392,66 +407,31 @@ def calibration_report(
     return replace(report, intervals=tuple(intervals))
 
 
-def calibration_report_of(
-    scores: BinaryScores, operating_points=((0.01, 1.0, 1.0),), p_target=0.5, name: str = ""
-) -> CalibrationReport:
-    """:func:`calibration_report` of scores already sorted in a :class:`BinaryScores`, so that a
-    caller drawing curves of the same scores (``scores.bayes_error_rates``) sorts and runs PAV
-    only once.
-
-    Parameters
-    ----------
-    scores : BinaryScores
-        The validated, sorted trials.
-    operating_points : sequence, default ((0.01, 1, 1),)
-        As in :func:`calibration_report`.
-    p_target : float, default 0.5
-        Prior of Cllr / minCllr.
-    name : str, default ""
-        Label printed in the report's title.
-
-    Returns
-    -------
-    CalibrationReport
-        The same report as :func:`calibration_report` of these trials.
-    """
-    p = check_probability(p_target)
-    return _report(scores, _operating_points(operating_points), p, name)
-
-
-def _operating_points(operating_points):
-    if np.isscalar(operating_points) or (
-        isinstance(operating_points, np.ndarray) and operating_points.ndim == 0
-    ):  # one bare prior
-        operating_points = (operating_points,)
-    return [
-        check_operating_point(op, f"operating_points[{i}]") for i, op in enumerate(operating_points)
-    ]
-
-
-def _report(scores: BinaryScores, points, p, name) -> CalibrationReport:
+def _report(scores, points, p, name) -> CalibrationReport:
+    hull = scores.hull
     results = [
         OperatingPointResult(
             p_target=pt,
             c_miss=cm,
             c_fa=cf,
             effective_prior=OperatingPoint(pt, cm, cf).effective_prior,
-            act_dcf=scores.dcf(pt, cm, cf),
-            min_dcf=scores.min_dcf(pt, cm, cf),
-            min_dcf_threshold=scores.hull.min_dcf_threshold(pt, cm, cf),
+            act_dcf=dcf(scores, p_target=pt, c_miss=cm, c_fa=cf),
+            min_dcf=min_dcf(scores, p_target=pt, c_miss=cm, c_fa=cf),
+            min_dcf_threshold=hull.min_dcf_threshold(pt, cm, cf),
         )
         for pt, cm, cf in points
     ]
-    hull = scores.hull
+    break_even = prbep(scores)
     return CalibrationReport(
         n_targets=scores.n_targets,
         n_nontargets=scores.n_nontargets,
         p_target=p,
-        cllr=scores.cllr(p),
-        min_cllr=hull.min_cllr(p),
-        eer=hull.eer,
+        cllr=cllr(scores, p_target=p),
+        min_cllr=min_cllr(scores, p_target=p),
+        eer=eer(scores),
         eer_threshold=hull.eer_threshold,
-        prbep=hull.prbep,
+        prbep=break_even,
+        prbep_errors=float(hull.crossing_misses(1, 1)),
         operating_points=tuple(results),
         name=str(name),
     )

@@ -27,8 +27,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..core.operating_point import NIST_SRE_POINTS
-from .binary_scores import BinaryScores, as_binary_scores
+from ..core.operating_point import NIST_SRE_POINTS, as_operating_points
+from .binary import dcf, min_dcf
+from .binary_scores import as_binary_scores
 
 __all__ = ["SRE_OPERATING_POINTS", "CPrimary", "c_primary"]
 
@@ -82,10 +83,10 @@ def c_primary(tar, non=None, operating_points="sre16") -> CPrimary:
 
     Parameters
     ----------
-    tar, non : array_like, or a BinaryScores / ROCCH as ``tar`` alone
-        LLRs of target and non-target trials; or, with ``non`` omitted, a
-        :class:`focal.metrics.BinaryScores` or :func:`focal.metrics.rocch` result of them,
-        whose sort is reused (pass ``operating_points`` by keyword then).
+    tar, non : array_like, or a BinaryScores / SummarizedScores / RocHull as ``tar`` alone
+        LLRs of target and non-target trials; or, with ``non`` omitted, one object standing
+        for both (:mod:`focal.metrics.binary_scores`), whose sort is reused (pass
+        ``operating_points`` by keyword then).
     operating_points : str or sequence
         An evaluation name of :data:`SRE_OPERATING_POINTS` (``"sre16"``, ``"sre18"``,
         ``"sre19"``, ``"sre21"``), or two or more ``(P_target, C_miss, C_fa)`` tuples (or
@@ -102,8 +103,6 @@ def c_primary(tar, non=None, operating_points="sre16") -> CPrimary:
 
 def resolve_points(operating_points):
     """``(name, points)``: an evaluation name or a sequence, validated (two or more points)."""
-    from .report import _operating_points  # validation shared with the calibration report
-
     name = ""
     if isinstance(operating_points, str):
         key = operating_points.lower()
@@ -114,14 +113,16 @@ def resolve_points(operating_points):
                 f"{operating_points!r}"
             )
         name, operating_points = key, SRE_OPERATING_POINTS[key]
-    points = _operating_points(operating_points)
+    points = as_operating_points(operating_points)
     if len(points) < 2:
         raise ValueError(f"C_primary averages two or more operating points, got {len(points)}")
     return name, points
 
 
-def c_primary_of(scores: BinaryScores, points, name: str = "") -> CPrimary:
-    """:func:`c_primary` of already sorted scores at validated ``(P, C_miss, C_fa)`` points."""
-    act = tuple(scores.dcf(*op) for op in points)
-    mins = tuple(scores.min_dcf(*op) for op in points)
+def c_primary_of(scores, points, name: str = "") -> CPrimary:
+    """:func:`c_primary` of the sorted or summarized scores ``scores``
+    (:func:`focal.metrics.as_binary_scores`) at validated ``(P, C_miss, C_fa)`` points.
+    """
+    act = tuple(dcf(scores, p_target=p, c_miss=m, c_fa=f) for p, m, f in points)
+    mins = tuple(min_dcf(scores, p_target=p, c_miss=m, c_fa=f) for p, m, f in points)
     return CPrimary(float(np.mean(act)), float(np.mean(mins)), tuple(points), act, mins, name)

@@ -29,6 +29,7 @@ __all__ = [
     "MULTICLASS_FIELDS",
     "GAUSSIAN_FIELDS",
     "QUALITY_FIELDS",
+    "KDE_FIELDS",
     "check_binary_classes",
     "check_multiclass_classes",
     "check_blocks",
@@ -39,6 +40,9 @@ __all__ = [
     "check_cholesky",
     "check_quality_measures",
     "check_params",
+    "check_kde",
+    "check_bandwidth",
+    "check_bounds",
     "check_class_names",
     "check_measures",
     "quality_transforms",
@@ -86,8 +90,18 @@ PAV_FIELDS = (
     Field("block_w_tar_", "floats", ("n_blocks",)),
     Field("block_w_non_", "floats", ("n_blocks",)),
     Field("llr_", "floats", ("n_blocks",), allow_inf=True),
+    Field("bounds_", "floats", (2,), allow_inf=True),
     Field("n_targets_", "int", minimum=1, maximum=MAX_COUNT),
     Field("n_nontargets_", "int", minimum=1, maximum=MAX_COUNT),
+)
+#: KDECalibrator: each class's training scores (sorted), the two bandwidths and the clip
+KDE_FIELDS = (
+    *_ONE_COLUMN,
+    _BINARY_CLASSES,
+    Field("tar_scores_", "floats", ("n_tar",)),
+    Field("non_scores_", "floats", ("n_non",)),
+    Field("bandwidth_", "floats", (2,)),
+    Field("bounds_", "floats", (2,), allow_inf=True),
 )
 #: MulticlassFusion: a weight (or a matrix) per system and an offset vector
 MULTICLASS_FIELDS = (
@@ -170,6 +184,8 @@ def _rules():
             "tol": lambda v: check_non_negative(v, "tol", strict=True),
             "max_iter": lambda v: check_int(v, "max_iter"),
             "pseudo_count": lambda v: check_non_negative(v, "pseudo_count (0 turns bounding off)"),
+            "bandwidth": check_bandwidth,
+            "bounds": check_bounds,
             "scoring_rule": check_scoring_rule,
         }
         choices = {
@@ -215,6 +231,66 @@ def check_params(params) -> dict:
         n = None if measures is None else len(measures)
         quality_transforms(params["quality_transform"], n)
     return numbers
+
+
+def _pair(value):
+    """``value`` as two floats when it is a sequence of two real numbers, else None."""
+    if isinstance(value, (str, bytes)) or not hasattr(value, "__len__") or len(value) != 2:
+        return None
+    if not all(isinstance(v, (int, float, np.integer, np.floating)) for v in value):
+        return None
+    if any(isinstance(v, (bool, np.bool_)) for v in value):
+        return None
+    return float(value[0]), float(value[1])
+
+
+def check_bandwidth(bandwidth):
+    """The ``bandwidth`` of a kernel-density calibrator: ``"silverman"``, ``"cv"``, a number
+    > 0 (both classes) or a pair of them (targets, non-targets).
+    """
+    if isinstance(bandwidth, str) and bandwidth in ("silverman", "cv"):
+        return bandwidth
+    pair = _pair(bandwidth)
+    if pair is None and isinstance(bandwidth, (int, float, np.integer, np.floating)):
+        if not isinstance(bandwidth, (bool, np.bool_)):
+            pair = (float(bandwidth), float(bandwidth))
+    if pair is None or not all(np.isfinite(h) and h > 0 for h in pair):
+        raise _invalid(
+            "bandwidth must be 'silverman', 'cv', a number > 0 or a pair of them (targets, "
+            f"non-targets); got {bandwidth!r}"
+        )
+    return pair
+
+
+def check_bounds(bounds):
+    """The ``bounds`` of an LLR clip: ``"elub"``, None (no clip) or finite ``(lower, upper)``
+    with ``lower <= upper``.
+    """
+    if bounds is None or (isinstance(bounds, str) and bounds == "elub"):
+        return bounds
+    pair = _pair(bounds)
+    if pair is None or not all(np.isfinite(b) for b in pair) or pair[0] > pair[1]:
+        raise _invalid(
+            f"bounds must be 'elub', None or finite (lower, upper) LLRs with lower <= upper; "
+            f"got {bounds!r}"
+        )
+    return pair
+
+
+def check_kde(state) -> None:
+    """The fitted state of a kernel-density calibrator: each class's training scores sorted
+    (at least two), bandwidths > 0, ``bounds_`` a non-empty interval.
+    """
+    for name in ("tar_scores_", "non_scores_"):
+        scores = state[name]
+        if scores.size < 2:
+            raise StateError(f"{name} must hold at least 2 scores")
+        _check_non_decreasing(scores, name, "training scores")
+    if not (state["bandwidth_"] > 0).all():
+        raise StateError("bandwidth_ must be > 0")
+    lower, upper = state["bounds_"]
+    if not lower <= upper:
+        raise StateError("bounds_ must be (lower, upper) with lower <= upper")
 
 
 def check_class_names(class_names, name="class_names"):
@@ -350,7 +426,8 @@ def check_pav_llr(state, pseudo_count) -> None:
     within ``-log(1 + W_tar / a) < llr < log(1 + W_non / a)`` (:func:`focal.core.pav.
     bounded_pav_blocks`, W the class weights); with a = 0 exactly the PAV-LLRs of the blocks
     (thesis eq. C.20), whose target fractions increase strictly. A block has a class's weight
-    iff it has trials of that class.
+    iff it has trials of that class. Either is then clipped to ``bounds_`` (``lower <=
+    upper``): a block LLR beyond a bound above is that bound.
     """
     from ..core.maps import block_llr
 
@@ -367,16 +444,23 @@ def check_pav_llr(state, pseudo_count) -> None:
         if ((w > 0) != (n > 0)).any():
             raise StateError("a block has weight of a class iff it has trials of it", field)
     weighted = not (np.array_equal(w_tar, n_tar) and np.array_equal(w_non, n_non))
+    lower, upper = state["bounds_"]
+    if not lower <= upper:
+        raise StateError("must be (lower, upper) with lower <= upper", "bounds_")
+    if not ((llr >= lower) & (llr <= upper)).all():
+        raise StateError("llr_ exceeds bounds_")
     a = pseudo_count
     if a > 0:
         if not np.isfinite(llr).all():
             raise StateError("llr_ must be finite when pseudo_count > 0")
         _check_non_decreasing(llr, "llr_", "block LLRs")
-        if not (-np.log1p(w_tar.sum() / a) < llr[0] and llr[-1] < np.log1p(w_non.sum() / a)):
+        low_ok = -np.log1p(w_tar.sum() / a) < llr[0] or llr[0] == lower
+        high_ok = llr[-1] < np.log1p(w_non.sum() / a) or llr[-1] == upper
+        if not (low_ok and high_ok):
             raise StateError("llr_ exceeds the bounds set by pseudo_count and the training weights")
     else:
         expected = block_llr(w_tar, w_non) if weighted else block_llr(n_tar, n_non)
-        if not np.array_equal(llr, expected):
+        if not np.array_equal(llr, np.clip(expected, lower, upper)):
             raise StateError("llr_ is not the PAV-LLR of the block weights")
         if lo.size > 1:
             if weighted:  # the float test the weighted PAV pools by
@@ -402,14 +486,15 @@ def check_hull(state) -> None:
 
 
 def check_hull_blocks(state):
-    """:func:`check_hull`, then the blocks as a :class:`focal.core.PAVResult` (one run per
-    block: the steps of the empirical ROC inside the blocks are not kept; imports SciPy).
+    """:func:`check_hull`, then the blocks as a :class:`focal.core.PAVResult` (the steps of the
+    empirical ROC inside the blocks are not kept: ``has_runs`` is False; imports SciPy).
     """
     from ..core.pav import PAVResult
 
     check_hull(state)
-    lo, n_tar, n_non = state["score_lo_"], state["block_n_tar_"], state["block_n_non_"]
-    return PAVResult(lo, state["score_hi_"], n_tar, n_non, n_tar, n_non, lo)
+    return PAVResult(
+        state["score_lo_"], state["score_hi_"], state["block_n_tar_"], state["block_n_non_"]
+    )
 
 
 # -- multiclass --------------------------------------------------------------------------------

@@ -8,9 +8,12 @@ Every function takes data (scores, LLRs, or the results of :mod:`focal.metrics` 
 behind them); nothing is recomputed here.
 
 - binary: :func:`det_plot`, :func:`ape_plot`, :func:`nbe_plot`, :func:`ece_plot`,
-  :func:`tippett_plot`, and their Display objects in scikit-learn's style
+  :func:`tippett_plot`, :func:`score_histogram_plot`, :func:`calibration_map_plot`,
+  :func:`reliability_plot`, and their Display objects in scikit-learn's style
   (:class:`DETDisplay`, :class:`APEDisplay`, :class:`NBEDisplay`, :class:`ECEDisplay`,
-  :class:`TippettDisplay`: ``from_scores`` / ``from_labels``, curve data, ``plot``, ``ax_``);
+  :class:`TippettDisplay`, :class:`ScoreHistogramDisplay`, :class:`CalibrationMapDisplay`,
+  :class:`ReliabilityDisplay`: ``from_scores`` / ``from_labels``, curve data, ``plot``,
+  ``ax_``);
 - multiclass: :func:`pairwise_bar_matrix`, :func:`detection_ape_plots`,
   :func:`detection_llr_scatter`, :func:`subset_scatter`, :func:`cavg_sweep_plot`;
 - spoken term detection: :func:`std_det_plot`;
@@ -37,8 +40,19 @@ except ImportError as exc:  # pragma: no cover - exercised by a subprocess test
 
 from .ape import APE_SCALE, ape_bar_axes, ape_plot
 from .bayes_error import ece_plot, nbe_plot
+from .calibration import calibration_map_plot, reliability_plot
 from .det import det_plot
-from .displays import APEDisplay, DETDisplay, ECEDisplay, NBEDisplay, TippettDisplay
+from .displays import (
+    APEDisplay,
+    CalibrationMapDisplay,
+    DETDisplay,
+    ECEDisplay,
+    NBEDisplay,
+    ReliabilityDisplay,
+    ScoreHistogramDisplay,
+    TippettDisplay,
+)
+from .histogram import score_histogram_plot
 from .lre import cavg_sweep_plot, subset_scatter
 from .multiclass import detection_ape_plots, detection_llr_scatter, pairwise_bar_matrix
 from .report import output_folder, write_report
@@ -55,6 +69,9 @@ __all__ = [
     "ece_plot",
     "nbe_plot",
     "tippett_plot",
+    "score_histogram_plot",
+    "calibration_map_plot",
+    "reliability_plot",
     "pairwise_bar_matrix",
     "detection_ape_plots",
     "detection_llr_scatter",
@@ -68,4 +85,7 @@ __all__ = [
     "NBEDisplay",
     "ECEDisplay",
     "TippettDisplay",
+    "ScoreHistogramDisplay",
+    "CalibrationMapDisplay",
+    "ReliabilityDisplay",
 ]

@@ -15,6 +15,9 @@ from ..metrics import BinaryScores, as_binary_scores
 
 LOG2 = float(np.log(2.0))
 
+#: Line styles of threshold lines drawn in black or grey, one per threshold (a dotted one first)
+THRESHOLD_STYLES = (":", "-.", (0, (6, 2, 1, 2, 1, 2)), (0, (1, 4)), "--")
+
 
 def new_axes(ax=None):
     """``ax`` itself, or the Axes of a new pyplot figure (shown by notebooks, never by us)."""

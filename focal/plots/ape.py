@@ -19,7 +19,7 @@ import weakref
 
 import numpy as np
 
-from ..metrics import BinaryScores, calibration_report_of
+from ..metrics import BinaryScores, bayes_error_rates, calibration_report
 from ._axes import (
     LOG2,
     binary_scores,
@@ -27,10 +27,10 @@ from ._axes import (
     has_gid,
     new_axes,
     prior_log_odds_grid,
-    refresh_legend,
     series_label,
     widen_xlim,
 )
+from ._legend import place_legend
 
 __all__ = ["APE_SCALE", "ape_plot", "ape_bar_axes"]
 
@@ -228,8 +228,8 @@ def ape_plot(
     """
     scores = binary_scores(tar, non)
     h = prior_log_odds_grid(prior_log_odds, _ape_window(scores), n_points)
-    rates = scores.bayes_error_rates(h)
-    report = calibration_report_of(scores, operating_points=())
+    rates = bayes_error_rates(scores, prior_log_odds=h)
+    report = calibration_report(scores, operating_points=())
     ax, bar_ax = _ape_axes(ax, bar_ax, bar, compact)
     first = not has_gid(ax, "ape-actual")
     _, color = first_line(
@@ -267,12 +267,13 @@ def ape_plot(
             secondary.set_ylabel("Bayes error-rate")
     if not compact:
         ax.set_xlabel("prior log-odds  logit P_tar")
-        ax.set_ylabel("error-rate / (2 ln 2)")
+        ax.set_ylabel("E_err / (2 ln 2)")
     widen_xlim(ax, first, _ape_view(h, APE_SCALE * rates.actual))
     ax.set_ylim(bottom=0)
     ax.grid(True, linewidth=0.5, alpha=0.6)
-    if not compact:
-        refresh_legend(ax, loc="upper left", fontsize="small")
     if bar_ax is not None:
         _draw_ape_bar(bar_ax, report, label, color, compact)
+    if not compact:  # the bars' two parts get a key too
+        bars = [] if bar_ax is None else list(zip(*bar_ax.get_legend_handles_labels()))
+        place_legend(ax, inside="upper left", extra=bars)
     return ax

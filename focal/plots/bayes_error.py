@@ -21,6 +21,7 @@ import numpy as np
 
 from ..core.priors import prior_entropy, sigmoid
 from ..core.scoring import cross_entropy_nats
+from ..metrics.binary import bayes_error_rates
 from ._axes import (
     LOG2,
     binary_scores,
@@ -29,13 +30,13 @@ from ._axes import (
     has_gid,
     new_axes,
     prior_log_odds_grid,
-    refresh_legend,
     series_label,
     widen_xlim,
 )
 from ._axes import (
     operating_point as _parse_operating_point,
 )
+from ._legend import place_legend
 
 __all__ = ["nbe_plot", "ece_plot"]
 
@@ -127,7 +128,7 @@ def nbe_plot(
         for i, o in enumerate(operating_points or ())
     ]
     h = prior_log_odds_grid(prior_log_odds, (-7.0, 2.0), n_points, extra=[o[3] for o in ops])
-    rates = binary_scores(tar, non).bayes_error_rates(h)
+    rates = bayes_error_rates(binary_scores(tar, non), prior_log_odds=h)
     ax = new_axes(ax)
     first = not has_gid(ax, "nbe-actual")
     act = rates.actual_normalized
@@ -202,9 +203,9 @@ def nbe_plot(
     if first:
         ax.axhline(1.0, color="gray", linewidth=0.8, gid="nbe-default")
     ax.set_xlabel("prior log-odds  logit P_tar")
-    ax.set_ylabel("normalized Bayes error-rate (DCF)")
+    ax.set_ylabel("normalized DCF")
     ax.grid(True, linewidth=0.5, alpha=0.6)
-    refresh_legend(ax, loc="best", fontsize="small")
+    place_legend(ax, inside="best")
     return ax
 
 
@@ -284,5 +285,5 @@ def ece_plot(
     ax.set_ylabel("empirical cross-entropy (bits)")
     ax.set_ylim(bottom=0)
     ax.grid(True, linewidth=0.5, alpha=0.6)
-    refresh_legend(ax, loc="upper left", fontsize="small")
+    place_legend(ax, inside="upper left")
     return ax

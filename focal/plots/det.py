@@ -17,18 +17,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..metrics.binary import bayes_error_rates, det_curve
+from ..metrics.binary import eer as rocch_eer  # the parameter ``eer`` says whether to mark it
 from ._axes import (
     binary_scores,
     describe_operating_point,
     first_line,
     has_gid,
     new_axes,
-    refresh_legend,
     series_label,
 )
 from ._axes import (
     operating_point as _parse_operating_point,
 )
+from ._legend import place_legend
 from .scales import probit_limits
 
 __all__ = ["det_plot", "finish_det", "set_probit_limits"]
@@ -77,9 +79,18 @@ def set_probit_limits(ax, first: bool, xlim, ylim, curve, marks, ceiling=(0.5, 0
 _OP_MARKERS = (("s", "x"), ("D", "+"), ("^", "1"), ("v", "2"))  # (minDCF, actDCF) per point
 
 
+_EDGES = {  # (axis, rate): (gid of the note, arrow offset in points, the note)
+    (0, 0.0): ("det-edge-left", (10, 0), r"$\leftarrow$", "left edge: P_fa 0 %"),
+    (0, 1.0): ("det-edge-right", (-10, 0), r"$\rightarrow$", "right edge: P_fa 100 %"),
+    (1, 0.0): ("det-edge-bottom", (0, 10), r"$\downarrow$", "bottom edge: P_miss 0 %"),
+    (1, 1.0): ("det-edge-top", (0, -10), r"$\uparrow$", "top edge: P_miss 100 %"),
+}
+
+
 def _edge_mark(ax, pfa, pmiss, **kwargs):
     """A DET marker; a rate of 0 or 1 (at minus / plus infinity on the probit axis) sits on the
-    axis edge.
+    axis edge, with a short arrow pointing off the plot, and the legend says once per edge that
+    its markers are off scale (so that none is read as the edge's tick value).
 
     The rate stays the data value (0 or 1, which are also the edges in the axes' own
     coordinates); only the coordinate system of that axis changes, so the marker stays on the
@@ -91,7 +102,7 @@ def _edge_mark(ax, pfa, pmiss, **kwargs):
     transform = blended_transform_factory(
         ax.transAxes if x_edge else ax.transData, ax.transAxes if y_edge else ax.transData
     )
-    ax.plot(
+    (mark,) = ax.plot(
         [pfa],
         [pmiss],
         linestyle="none",
@@ -99,6 +110,21 @@ def _edge_mark(ax, pfa, pmiss, **kwargs):
         clip_on=not (x_edge or y_edge),
         **kwargs,
     )
+    edges = [(0, float(pfa))] * x_edge + [(1, float(pmiss))] * y_edge
+    for edge in edges:
+        gid, (dx, dy), arrow, note = _EDGES[edge]
+        ax.annotate(  # from inside the plot to the marker: off the scale
+            "",
+            xy=(pfa, pmiss),
+            xycoords=transform,
+            xytext=(dx, dy),
+            textcoords="offset points",
+            arrowprops={"arrowstyle": "->", "color": mark.get_color(), "linewidth": 0.8},
+            annotation_clip=False,
+            gid="det-off-scale",
+        )
+        if not has_gid(ax, gid):  # the note, once per edge: an entry of the legend only
+            ax.plot([], [], linestyle="none", marker=arrow, color="grey", label=note, gid=gid)
 
 
 def det_plot(
@@ -162,8 +188,9 @@ def det_plot(
         _parse_operating_point(op, f"operating_points[{i}]")
         for i, op in enumerate(operating_points or ())
     ]
-    rates = scores.bayes_error_rates([op[3] for op in ops]) if ops else None
-    pfa, pmiss, _ = hull.pav.roc_points()
+    rates = bayes_error_rates(scores, prior_log_odds=[op[3] for op in ops]) if ops else None
+    steppy = det_curve(scores)
+    pfa, pmiss = steppy.p_fa, steppy.p_miss
     ax = new_axes(ax)
     first = not has_gid(ax, "det")
     ax.set_xscale("probit")
@@ -181,7 +208,7 @@ def det_plot(
             gid="det-rocch",
         )
     if eer:
-        e = hull.eer
+        e = rocch_eer(hull)
         ax.plot(
             [e],
             [e],
@@ -220,7 +247,7 @@ def det_plot(
                 + (f" ({where})" if len(ops) > 1 else ""),
             ),
         )
-    marks: tuple = ([hull.eer], [hull.eer]) if eer else ([], [])
+    marks: tuple = ([rocch_eer(hull)], [rocch_eer(hull)]) if eer else ([], [])
     if rates is not None:
         marks = (
             np.concatenate([marks[0], rates.min_p_fa, rates.actual_p_fa]),
@@ -232,152 +259,10 @@ def det_plot(
 
 
 def finish_det(ax):
-    """Axis labels, grid and legend of a DET plot.
-
-    When the figure's layout engine makes room for it (constrained layout, as in a figure of its
-    own) the legend goes under the axes, below the x label, where it hides no curve: a column per
-    system when they fit, each headed by the system's name and its curve, its points listed
-    under it without repeating the name; in a small font, or with the systems' columns stacked,
-    when the figure is narrow. When not even that fits in about half the figure's height (e.g.
-    three systems at 360 x 270 px), a key without the numbers: the systems' names and one grey
-    marker per kind of point. Only when no legend fits under the axes (a tiny figure), or
-    without a layout engine (a caller's grid of plots), does it go in the lower left corner
-    inside the axes.
+    """Axis labels, grid and legend of a DET plot (:func:`focal.plots._legend.place_legend`:
+    under the axes when there is room, else in the lower left corner).
     """
     ax.set_xlabel("False-alarm rate (%)")
     ax.set_ylabel("Miss rate (%)")
     ax.grid(True, which="major", linewidth=0.5, alpha=0.6)
-    engine = ax.figure.get_layout_engine()
-    layout = None
-    if type(engine).__name__ == "ConstrainedLayoutEngine":
-        layout = _legend_below(ax)
-    if layout is None:
-        refresh_legend(ax, loc="lower left", fontsize="small")
-        return
-    import matplotlib as mpl
-    from matplotlib.transforms import offset_copy
-
-    handles, labels, ncols, fontsize = layout
-    size = float(mpl.rcParams["font.size"])  # the tick labels and the x label above it
-    below = offset_copy(ax.transAxes, fig=ax.figure, y=-(2.6 * size + 12), units="points")
-    ax.legend(
-        handles,
-        labels,
-        loc="upper center",
-        bbox_to_anchor=(0.5, 0.0),
-        bbox_transform=below,
-        fontsize=fontsize,
-        frameon=False,
-        borderaxespad=0,
-        ncols=ncols,
-    )
-
-
-_MAIN_CURVES = ("det", "std-det")  # the artist that starts each system's legend entries
-
-
-def _system_entries(ax):
-    """The legend entries of each system: ``[[(handle, label), ...], ...]``, in drawing order.
-
-    A system's entries are its curve (labelled with its name) and the points drawn after it;
-    the points' labels lose the ``"name: "`` prefix, which the column's head already says.
-    """
-    groups = []
-    name = None
-    for line in ax.lines:
-        if line.get_gid() in _MAIN_CURVES or not groups:
-            groups.append([])
-            name = line.get_label() if line.get_gid() in _MAIN_CURVES else None
-        label = line.get_label()
-        if not label or label.startswith("_"):
-            continue
-        if name and not name.startswith("_") and label.startswith(f"{name}: "):
-            label = label[len(name) + 2 :]
-        groups[-1].append((line, label))
-    return [g for g in groups if g]
-
-
-def _marker_key(groups):
-    """The entries of a legend without numbers: each system's curve and name, then one grey
-    marker (or line) per kind of point (``"minDCF (P_tar=0.01)"``, the value dropped), in
-    drawing order.
-    """
-    import re
-
-    from matplotlib.lines import Line2D
-
-    systems, kinds = [], {}
-    for group in groups:
-        for line, label in group:
-            if line.get_gid() in _MAIN_CURVES:
-                systems.append((line, label))
-                continue
-            kind = re.sub(r" = \S+( %)?", "", label)
-            if (line.get_marker(), kind) not in kinds:
-                face = "none" if line.get_markerfacecolor() == "none" else "grey"
-                key = Line2D(
-                    [],
-                    [],
-                    color="grey",
-                    linestyle=line.get_linestyle(),  # a dashed ROCCH stays dashed
-                    marker=line.get_marker(),
-                    markerfacecolor=face,
-                    markersize=line.get_markersize(),
-                )
-                kinds[line.get_marker(), kind] = (key, kind)
-    return [[e] for e in systems + list(kinds.values())]
-
-
-def _legend_below(ax):
-    """``(handles, labels, ncols, fontsize)`` of the legend under the axes, or None if none fits.
-
-    Tries the systems side by side (a column each), then fewer columns (a column holds several
-    systems, one under the other), first in the "small" font then in "x-small"; then, for a
-    figure too small for every number, a key of the systems' names and the kinds of points
-    (:func:`_marker_key`). A layout fits when its width (estimated from the text outlines, in
-    points) is within the figure's and its height within 45 % of the figure's. Columns are
-    padded with empty entries so that each system starts at the head of a column or right under
-    the system above it.
-    """
-    import matplotlib as mpl
-    from matplotlib.font_manager import FontProperties
-    from matplotlib.lines import Line2D
-    from matplotlib.textpath import TextPath
-
-    groups = _system_entries(ax)
-    if not groups:
-        return None
-    width_pt = ax.figure.get_figwidth() * 72
-    height_pt = ax.figure.get_figheight() * 72
-    base = float(mpl.rcParams["font.size"])
-    for blocks in (groups, _marker_key(groups)):
-        length = max(len(b) for b in blocks)
-        for fontsize, scale in (("small", 0.833), ("x-small", 0.694)):
-            font = FontProperties(size=scale * base)
-            size = font.get_size()
-            entry = (
-                max(
-                    TextPath((0, 0), t, prop=font).get_extents().width for b in blocks for _, t in b
-                )
-                + 3.5 * size
-            )  # the handle and the gap after it
-            for ncols in range(len(blocks), 0, -1):
-                rows = -(-len(blocks) // ncols) * length
-                wide = ncols * entry + (ncols - 1) * 2.0 * size  # columnspacing: 2 em
-                if wide > 0.95 * width_pt or rows * 1.6 * size > 0.45 * height_pt:
-                    continue
-                columns = [
-                    [e for b in blocks[j::ncols] for e in b + [None] * (length - len(b))]
-                    for j in range(ncols)
-                ]
-                # every column as long as the first: matplotlib fills columns in equal parts
-                columns = [c + [None] * (len(columns[0]) - len(c)) for c in columns]
-                entries = [e for column in columns for e in column]
-                blank = Line2D([], [], linestyle="none")
-                return (
-                    [blank if e is None else e[0] for e in entries],
-                    ["" if e is None else e[1] for e in entries],
-                    ncols,
-                    fontsize,
-                )
-    return None
+    place_legend(ax, inside="lower left")

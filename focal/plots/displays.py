@@ -27,14 +27,32 @@ from typing import Any
 
 import numpy as np
 
-from ..metrics import BinaryScores, calibration_report_of, from_labels
+from ..metrics import (
+    BinaryScores,
+    bayes_error_rates,
+    calibration_report,
+    det_curve,
+    eer,
+    from_labels,
+)
 from ._axes import binary_scores, prior_log_odds_grid
 from .ape import APE_SCALE, _ape_window, ape_plot
 from .bayes_error import ece_plot, nbe_plot
+from .calibration import calibration_map, calibration_map_plot, reliability, reliability_plot
 from .det import det_plot
+from .histogram import score_histogram, score_histogram_plot
 from .tippett import tippett_plot
 
-__all__ = ["DETDisplay", "APEDisplay", "NBEDisplay", "ECEDisplay", "TippettDisplay"]
+__all__ = [
+    "DETDisplay",
+    "APEDisplay",
+    "NBEDisplay",
+    "ECEDisplay",
+    "TippettDisplay",
+    "ScoreHistogramDisplay",
+    "CalibrationMapDisplay",
+    "ReliabilityDisplay",
+]
 
 
 class _ScoresDisplay:
@@ -118,10 +136,10 @@ class DETDisplay(_ScoresDisplay):
 
     def __init__(self, scores, *, name=None, plot_kwargs=None):
         super().__init__(scores, name=name, plot_kwargs=plot_kwargs)
-        det = scores.det_curve()
+        det = det_curve(scores)
         self.p_fa, self.p_miss, self.thresholds = det.p_fa, det.p_miss, det.thresholds
         self.hull_p_fa, self.hull_p_miss = scores.hull.p_fa, scores.hull.p_miss
-        self.eer = scores.eer
+        self.eer = eer(scores)
 
 
 class APEDisplay(_ScoresDisplay):
@@ -155,8 +173,8 @@ class APEDisplay(_ScoresDisplay):
         h = prior_log_odds_grid(
             kw.get("prior_log_odds"), _ape_window(scores), kw.get("n_points", 2001)
         )
-        rates = scores.bayes_error_rates(h)
-        report = calibration_report_of(scores, operating_points=())
+        rates = bayes_error_rates(scores, prior_log_odds=h)
+        report = calibration_report(scores, operating_points=())
         self.prior_log_odds = h
         self.actual, self.minimum = APE_SCALE * rates.actual, APE_SCALE * rates.minimum
         self.cllr, self.min_cllr, self.eer = report.cllr, report.min_cllr, report.eer
@@ -194,7 +212,7 @@ class NBEDisplay(_ScoresDisplay):
         h = prior_log_odds_grid(
             kw.get("prior_log_odds"), (-7.0, 2.0), kw.get("n_points", 401), extra=extra
         )
-        rates = scores.bayes_error_rates(h)
+        rates = bayes_error_rates(scores, prior_log_odds=h)
         self.prior_log_odds = h
         self.actual, self.minimum = rates.actual_normalized, rates.minimum_normalized
 
@@ -267,3 +285,275 @@ class TippettDisplay(_ScoresDisplay):
     def __init__(self, scores, *, name=None, plot_kwargs=None):
         super().__init__(scores, name=name, plot_kwargs=plot_kwargs)
         self.tar, self.non = scores.trials.tar, scores.trials.non
+
+
+class ScoreHistogramDisplay(_ScoresDisplay):
+    """Histograms of the target and non-target scores, drawn by
+    :func:`focal.plots.score_histogram_plot` (shared bins; densities or counts; optional
+    threshold lines).
+
+    Parameters
+    ----------
+    scores : focal.metrics.BinaryScores
+        The validated, sorted trials (use :meth:`from_scores` or :meth:`from_labels`).
+    name : str, optional
+        Legend label of the histograms.
+    plot_kwargs : dict, optional
+        Options of the plotting function (``bins``, ``density``, ``thresholds``,
+        ``operating_points``, ``log10_lr``), used by :meth:`plot`.
+
+    Attributes
+    ----------
+    edges : ndarray
+        The bin edges (score units).
+    tar_hist, non_hist : ndarray
+        Densities (or counts, with ``density=False``) of each class per bin.
+    ax_, figure_, line_ :
+        Set by :meth:`plot`; ``line_`` is the targets' histogram (a ``StepPatch``).
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from focal.plots import ScoreHistogramDisplay
+    >>> rng = np.random.default_rng(0)
+    >>> disp = ScoreHistogramDisplay.from_scores(
+    ...     rng.normal(2, 1, 300), rng.normal(-2, 1, 900), name="sys", bins=20,
+    ...     operating_points=[0.01])
+    >>> disp.edges.shape, disp.tar_hist.shape
+    ((21,), (20,))
+    """
+
+    _plot = staticmethod(score_histogram_plot)
+    _main_gid = "hist-target"
+
+    def __init__(self, scores, *, name=None, plot_kwargs=None):
+        super().__init__(scores, name=name, plot_kwargs=plot_kwargs)
+        kw = self.plot_kwargs
+        self.edges, self.tar_hist, self.non_hist, _ = score_histogram(
+            scores, bins=kw.get("bins", "auto"), density=kw.get("density", True)
+        )
+
+    def plot(self, ax=None, *, name=None, **kwargs):
+        """Draw on ``ax`` (default a new figure); ``kwargs`` override the stored options.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Axes to draw on (default: a new figure's).
+        name : str, optional
+            Legend label, instead of the stored one.
+        **kwargs
+            Options of :func:`focal.plots.score_histogram_plot`, overriding the stored ones.
+
+        Returns
+        -------
+        ScoreHistogramDisplay
+            ``self``, with ``ax_``, ``figure_`` and ``line_`` set.
+        """
+        options = {**self.plot_kwargs, **kwargs}
+        ax = score_histogram_plot(
+            self.scores, label=self.name if name is None else name, ax=ax, **options
+        )
+        self.ax_, self.figure_ = ax, ax.figure
+        self.line_ = [p for p in ax.patches if p.get_gid() == self._main_gid][-1]
+        return self
+
+
+class CalibrationMapDisplay:
+    """A calibrator's score -> LLR map over the PAV map of evaluation trials, with the
+    ROCCH-EER and minDCF thresholds, drawn by :func:`focal.plots.calibration_map_plot`.
+
+    Parameters
+    ----------
+    scores : focal.metrics.BinaryScores
+        The evaluation trials (the calibrator's input scores; LLRs without an estimator).
+    estimator : fitted estimator or callable, optional
+        The one-column calibrator; None: the scores are LLRs (the identity map).
+    name : str, optional
+        Legend label.
+    plot_kwargs : dict, optional
+        Options of the plotting function (``operating_points``, ``n_points``).
+
+    Attributes
+    ----------
+    scores_grid, llr : ndarray
+        The calibrator's map (named ``scores_grid``: the ``scores`` attribute holds the trials).
+    pav_lo, pav_hi, pav_llr : ndarray
+        The PAV blocks of the evaluation trials.
+    eer : (float, float, float)
+        Score threshold, LLR and rate of the ROCCH-EER point.
+    min_dcf : list of (float, float, tuple)
+        Score threshold and Bayes threshold LLR of each minimum DCF, with its operating point.
+    ax_, figure_, line_ :
+        Set by :meth:`plot`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from focal import LinearCalibrator
+    >>> from focal.plots import CalibrationMapDisplay
+    >>> rng = np.random.default_rng(0)
+    >>> x = np.r_[rng.normal(1, 1, 200), rng.normal(-1, 1, 600)]
+    >>> y = np.r_[np.ones(200), np.zeros(600)]
+    >>> cal = LinearCalibrator().fit(x, y)
+    >>> disp = CalibrationMapDisplay.from_estimator(cal, x, y, name="linear")
+    >>> disp.llr.shape == disp.scores_grid.shape
+    True
+    """
+
+    def __init__(self, scores, *, estimator=None, name=None, plot_kwargs=None):
+        self.scores = scores
+        self.estimator = estimator
+        self.name = name
+        self.plot_kwargs = dict(plot_kwargs or {})
+        kw = self.plot_kwargs
+        data = calibration_map(
+            scores,
+            estimator=estimator,
+            operating_points=kw.get("operating_points", (0.01,)),
+            n_points=kw.get("n_points", 512),
+        )
+        self.scores_grid, self.llr = data["scores"], data["llr"]
+        self.pav_lo, self.pav_hi, self.pav_llr = data["pav_lo"], data["pav_hi"], data["pav_llr"]
+        self.eer, self.min_dcf = data["eer"], data["min_dcf"]
+
+    @classmethod
+    def from_estimator(cls, estimator, X, y, *, pos_label=None, name=None, ax=None, **kwargs):
+        """The map of a fitted one-column calibrator on evaluation scores ``X`` and labels ``y``.
+
+        Parameters
+        ----------
+        estimator : fitted estimator or callable
+            The calibrator (``decision_function`` of one column of scores).
+        X : array_like of shape (n_trials,) or (n_trials, 1)
+            Evaluation scores (the calibrator's input).
+        y : array_like of shape (n_trials,)
+            Labels: 1 / True for targets, or any two with ``pos_label``.
+        pos_label : scalar, optional
+            The target label.
+        name : str, optional
+            Legend label.
+        ax : matplotlib Axes, optional
+            Axes to draw on.
+        **kwargs
+            Options of :func:`focal.plots.calibration_map_plot`.
+
+        Returns
+        -------
+        CalibrationMapDisplay
+            Plotted.
+        """
+        x = np.asarray(X, dtype=float)
+        if x.ndim == 2 and x.shape[1] == 1:
+            x = x[:, 0]
+        tar, non = from_labels(x, y, pos_label=pos_label)
+        return cls.from_scores(tar, non, estimator=estimator, name=name, ax=ax, **kwargs)
+
+    @classmethod
+    def from_scores(cls, tar, non=None, *, estimator=None, name=None, ax=None, **kwargs):
+        """The map on the evaluation scores ``(tar, non)`` (or a BinaryScores).
+
+        Parameters
+        ----------
+        tar, non : array_like, or a BinaryScores as ``tar`` alone
+            Evaluation scores of the target and non-target trials.
+        estimator : fitted estimator or callable, optional
+            The calibrator; None: the scores are LLRs.
+        name : str, optional
+            Legend label.
+        ax : matplotlib Axes, optional
+            Axes to draw on.
+        **kwargs
+            Options of :func:`focal.plots.calibration_map_plot`.
+
+        Returns
+        -------
+        CalibrationMapDisplay
+            Plotted.
+        """
+        scores = binary_scores(tar, non)
+        return cls(scores, estimator=estimator, name=name, plot_kwargs=kwargs).plot(ax=ax)
+
+    def plot(self, ax=None, *, name=None, **kwargs):
+        """Draw on ``ax`` (default a new figure); ``kwargs`` override the stored options.
+
+        Parameters
+        ----------
+        ax : matplotlib Axes, optional
+            Axes to draw on (default: a new figure's).
+        name : str, optional
+            Legend label, instead of the stored one.
+        **kwargs
+            Options of :func:`focal.plots.calibration_map_plot`.
+
+        Returns
+        -------
+        CalibrationMapDisplay
+            ``self``, with ``ax_``, ``figure_`` and ``line_`` set.
+        """
+        options = {**self.plot_kwargs, **kwargs}
+        ax = calibration_map_plot(
+            self.scores,
+            estimator=self.estimator,
+            label=self.name if name is None else name,
+            ax=ax,
+            **options,
+        )
+        self.ax_, self.figure_ = ax, ax.figure
+        self.line_ = [ln for ln in ax.lines if ln.get_gid() == "calibration-map"][-1]
+        return self
+
+
+class ReliabilityDisplay(_ScoresDisplay):
+    """Reliability diagram of natural-log LLRs at a prior, with the trials per bin, drawn by
+    :func:`focal.plots.reliability_plot`.
+
+    Parameters
+    ----------
+    scores : focal.metrics.BinaryScores
+        The validated, sorted LLRs (use :meth:`from_scores` or :meth:`from_labels`).
+    name : str, optional
+        Legend label.
+    plot_kwargs : dict, optional
+        Options of the plotting function (``p_target``, ``n_bins``, ``strategy``, ``counts``).
+
+    Attributes
+    ----------
+    edges : ndarray
+        Posterior bin edges.
+    predicted, observed : ndarray
+        Mean and observed posterior of each bin, prior-weighted (NaN for an empty bin).
+    n_tar, n_non : ndarray of int
+        Trials of each class per bin.
+    p_target : float
+    ax_, figure_, line_ :
+        Set by :meth:`plot`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from focal.plots import ReliabilityDisplay
+    >>> rng = np.random.default_rng(0)
+    >>> disp = ReliabilityDisplay.from_scores(rng.normal(2, 2, 500), rng.normal(-2, 2, 500))
+    >>> int(disp.n_tar.sum() + disp.n_non.sum())
+    1000
+    """
+
+    _plot = staticmethod(reliability_plot)
+    _main_gid = "reliability"
+
+    def __init__(self, scores, *, name=None, plot_kwargs=None):
+        super().__init__(scores, name=name, plot_kwargs=plot_kwargs)
+        kw = self.plot_kwargs
+        data = reliability(
+            scores,
+            p_target=kw.get("p_target", 0.5),
+            n_bins=kw.get("n_bins", 10),
+            strategy=kw.get("strategy", "uniform"),
+        )
+        self.edges, self.predicted, self.observed = (
+            data["edges"],
+            data["predicted"],
+            data["observed"],
+        )
+        self.n_tar, self.n_non, self.p_target = data["n_tar"], data["n_non"], data["p_target"]

@@ -8,7 +8,7 @@ References
 
 from __future__ import annotations
 
-from ..std import SWS2013, AlignedTrials, STDReport, atwv, det_curve, mtwv
+from ..std import SWS2013, AlignedTrials, STDReport, atwv, mtwv, term_det_curve
 from ._axes import has_gid, new_axes
 from .det import finish_det, set_probit_limits
 
@@ -28,7 +28,7 @@ def std_det_plot(
 ):
     """DET of a term detection system: average P_miss against average P_fa over the queries.
 
-    The curve is :func:`focal.std.det_curve` (every distinct score as threshold, SWS plan
+    The curve is :func:`focal.std.term_det_curve` (every distinct score as threshold, SWS plan
     sec. 2.5, eqs. 4-5) on probit axes. The MTWV point (the threshold of maximum TWV,
     :func:`focal.std.mtwv`) is marked with a square, the ATWV point (the system's own YES
     decisions, or ``threshold``; :func:`focal.std.atwv`) with a cross; the legend gives both
@@ -73,7 +73,7 @@ def std_det_plot(
             "source must be a focal.std.STDReport or focal.std.AlignedTrials, "
             f"got {type(source).__name__}"
         )
-    curve = det_curve(trials)
+    curve = term_det_curve(trials)
     ax = new_axes(ax)
     first = not has_gid(ax, "std-det")
     ax.set_xscale("probit")

@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-from ._axes import binary_scores, first_line, has_gid, new_axes, refresh_legend, series_label
+from ._axes import binary_scores, first_line, has_gid, new_axes, series_label
+from ._legend import place_legend
 
 __all__ = ["tippett_plot"]
 
@@ -75,12 +76,13 @@ def tippett_plot(tar, non=None, *, label=None, ax=None, log10_lr: bool = False, 
     misleading_t = trials.error_rates([0.0])[0][0]
     misleading_n = trials.error_rates([np.nextafter(0.0, 1.0)])[1][0]
     scale = 1.0 / math.log(10.0) if log10_lr else 1.0
+    unit = "log10 LRs" if log10_lr else "LLRs"
     ax = new_axes(ax)
     _, color = first_line(
         ax,
         scale * x_t,
         1.0 - miss_t,
-        series_label(label, f"target LLRs ({100 * misleading_t:.1f} % < 0)"),
+        series_label(label, f"target {unit} ({100 * misleading_t:.1f} % < 0)"),
         "tippett-target",
         dict(line_kwargs, drawstyle="steps-pre"),
     )
@@ -90,14 +92,14 @@ def tippett_plot(tar, non=None, *, label=None, ax=None, log10_lr: bool = False, 
         color=color,
         linestyle="--",
         drawstyle="steps-pre",
-        label=series_label(label, f"non-target LLRs ({100 * misleading_n:.1f} % > 0)"),
+        label=series_label(label, f"non-target {unit} ({100 * misleading_n:.1f} % > 0)"),
         gid="tippett-nontarget",
     )
     if not has_gid(ax, "tippett-zero"):
         ax.axvline(0.0, color="gray", linewidth=0.8, gid="tippett-zero")
     ax.set_xlabel("log10 likelihood-ratio" if log10_lr else "log-likelihood-ratio (nats)")
-    ax.set_ylabel("proportion of trials with LLR >= x")
+    ax.set_ylabel(f"proportion of trials with {'log10 LR' if log10_lr else 'LLR'} >= x")
     ax.set_ylim(-0.02, 1.02)
     ax.grid(True, linewidth=0.5, alpha=0.6)
-    refresh_legend(ax, loc="best", fontsize="small")
+    place_legend(ax, inside="best")
     return ax

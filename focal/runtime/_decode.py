@@ -89,6 +89,13 @@ class _Hull(_Saved, _models.BlockMap):
         }
 
 
+class _KDE(_Saved, _models.KDEMap):
+    def _validate_state(self, state, version):
+        _binary_classes(self, state, version)
+        fs.check_kde(state)
+        return state
+
+
 def _multiclass_classes(self, state, version):
     p = self.params
     fs.check_multiclass_classes(state["classes_"], p["class_names"], p["prior"], version)
@@ -138,6 +145,7 @@ _MAPS = {
     "AffineMap": _Affine,
     "BlockMap": _PAV,
     "HullMap": _Hull,
+    "KDEMap": _KDE,
     "MulticlassMap": _Multiclass,
     "GaussianMap": _Gaussian,
     "QualityMap": _Quality,

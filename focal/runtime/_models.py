@@ -19,6 +19,7 @@ __all__ = [
     "RuntimeModel",
     "AffineMap",
     "BlockMap",
+    "KDEMap",
     "QualityMap",
     "MulticlassMap",
     "GaussianMap",
@@ -134,6 +135,27 @@ class BlockMap(_BinaryOutput):
         X = _as_float_matrix(self, X, one_column=True, finite=True)
         return maps.block_llr_map(
             self.score_lo_, self.score_hi_, self.llr_, X[:, 0], self.interpolation
+        )
+
+
+class KDEMap(_BinaryOutput):
+    """KDECalibrator: the log ratio of the two classes' Gaussian kernel density estimates."""
+
+    def decision_function(self, X):
+        """Natural-log LLRs ``log f_tar(s) - log f_non(s)``, clipped to ``bounds_``.
+
+        Parameters
+        ----------
+        X : array_like of float, shape (n_trials,) or (n_trials, 1)
+            Finite scores.
+
+        Returns
+        -------
+        ndarray of float, shape (n_trials,)
+        """
+        X = _as_float_matrix(self, X, one_column=True, finite=True)
+        return maps.kde_llr(
+            X[:, 0], self.tar_scores_, self.non_scores_, self.bandwidth_, *self.bounds_
         )
 
 

@@ -10,7 +10,7 @@ C_nxe and C_nxe^min::
 
 or from arrays with :class:`Detections`, :class:`Reference` and :class:`STDTask`. The pieces are
 also available one by one: :func:`align` gives the aligned trial set that :func:`atwv`,
-:func:`mtwv`, :func:`det_curve`, :func:`cnxe` and :func:`min_cnxe` take.
+:func:`mtwv`, :func:`term_det_curve`, :func:`cnxe` and :func:`min_cnxe` take.
 
 Modules: ``model`` (data model), ``alignment`` (with ``matching``), ``measures`` (TWV, DET,
 speed factors) and ``cross_entropy`` (C_xe, C_nxe, C_nxe^min): pure math; ``readers`` (file
@@ -29,11 +29,11 @@ from .cross_entropy import AffineRecalibration, affine_recalibration, cnxe, cxe,
 from .measures import (
     TWVResult,
     atwv,
-    det_curve,
     indexing_speed_factor,
     mtwv,
     processing_load,
     searching_speed_factor,
+    term_det_curve,
     twv,
 )
 from .model import ECF, STD2006, SWS2013, Detections, Reference, STDTask
@@ -64,7 +64,7 @@ __all__ = [
     "twv",
     "atwv",
     "mtwv",
-    "det_curve",
+    "term_det_curve",
     "cxe",
     "cnxe",
     "min_cnxe",

@@ -2,10 +2,11 @@
 
 * Term-weighted value at a threshold (eqs. 1-7), its actual value ATWV from the system's YES
   decisions and its maximum MTWV over all thresholds with the threshold that attains it
-  (sec. 2.3), the DET points of that sweep (sec. 2.5); beta from (P_target, C_miss, C_fa)
-  (eq. 7), from an effective prior (eqs. 22-24) or from the data (SWS 2012, eqs. 17-18).
-* Empirical cross-entropy C_xe, C_nxe and C_nxe^min over the full trial set (eqs. 37-45):
-  :mod:`focal.std.cross_entropy`, whose names this module re-exports.
+  (sec. 2.3), the DET points of that sweep (sec. 2.5, :func:`term_det_curve`); beta from
+  (P_target, C_miss, C_fa) (eq. 7), from an effective prior (eqs. 22-24) or from the data
+  (SWS 2012, eqs. 17-18).
+* Empirical cross-entropy C_xe, C_nxe and C_nxe^min over the full trial set (eqs. 37-45) are
+  in :mod:`focal.std.cross_entropy`.
 * Indexing / searching speed factors and the processing load (sec. 4.3, eqs. 46-48).
 
 LLRs are natural logs; C_xe is in bits, C_nxe in bits per bit of prior entropy.
@@ -25,7 +26,7 @@ import numpy as np
 
 from ..core.operating_point import OperatingPoint
 from ..core.validation import as_score_array, check_non_negative, check_positive
-from ..metrics.binary_scores import DETCurve
+from ..metrics.binary import DETCurve
 from ._docs import shared_doc
 from .alignment import AlignedTrials, resolve_operating_point
 from .model import SWS2013
@@ -35,7 +36,7 @@ __all__ = [
     "twv",
     "atwv",
     "mtwv",
-    "det_curve",
+    "term_det_curve",
     "indexing_speed_factor",
     "searching_speed_factor",
     "processing_load",
@@ -200,8 +201,9 @@ def mtwv(trials: AlignedTrials, operating_point=SWS2013) -> TWVResult:
 
 
 @shared_doc
-def det_curve(trials: AlignedTrials) -> DETCurve:
-    """DET points of the threshold sweep: average P_fa and P_miss (plan eqs. 4-5, sec. 2.5).
+def term_det_curve(trials: AlignedTrials) -> DETCurve:
+    """DET points of the term-detection threshold sweep: P_fa and P_miss averaged over the
+    queries (plan eqs. 4-5, sec. 2.5).
 
     Point ``i`` accepts ``score >= thresholds[i]``; thresholds increase along the arrays (so
     ``p_fa`` decreases and ``p_miss`` increases), ending with the reject-all point at ``+inf``.

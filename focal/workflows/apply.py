@@ -131,6 +131,7 @@ def apply_model(
     output_format: str | None = None,
     systems=None,
     scores_are: str = "llr",
+    log10: bool = False,
 ) -> int:
     """Apply a fitted model to the systems' score files and write its output.
 
@@ -185,6 +186,9 @@ def apply_model(
     scores_are : {"llr", "distance"}, default "llr"
         ``"distance"``: the files hold distances (lower = target); refused unless the model's
         fusion gives every system a negative weight (a model trained on distances).
+    log10 : bool, default False
+        Write log10 likelihood-ratios (the natural-log LLRs divided by ``ln 10``), binary
+        models only. The inputs are read as they are: a calibrator's map absorbs their scale.
 
     Returns
     -------
@@ -211,6 +215,9 @@ def apply_model(
     output = os.fspath(output)
     check_output(output, paths)
     _check_output_format(output_format, schema.kind, format)
+    if log10 and schema.kind != "binary":
+        raise ValueError("log10 is for binary models (likelihood-ratios), not log-likelihoods")
+    scale = 1.0 / np.log(10.0) if log10 else None
     if len(paths) != schema.n_systems or systems is not None:
         _check_systems(schema, paths, systems)
     check_score_direction(model, schema.systems or paths, scores_are, refuse=True)
@@ -249,7 +256,8 @@ def apply_model(
                 # the names were checked above, against the files' names; an overflow is
                 # refused below, with the file and line
                 warnings.filterwarnings("ignore", message="X does not have valid feature names")
-                return model.transform(X if columns is None else X[:, columns])
+                Y = model.transform(X if columns is None else X[:, columns])
+                return Y if scale is None else Y * scale
 
         return write_applied(
             transform,
@@ -592,7 +600,14 @@ def quality_step(model):
 
 
 def apply_quality_model(
-    model, inputs, output, quality_paths=(), trial_paths=None, output_format=None, **options
+    model,
+    inputs,
+    output,
+    quality_paths=(),
+    trial_paths=None,
+    output_format=None,
+    log10=False,
+    **options,
 ):
     """Apply a quality fusion (or a Pipeline that starts with one) to score files, streamed.
 
@@ -612,6 +627,8 @@ def apply_quality_model(
         value``, :func:`read_trial_quality`), for sides not in ``quality_paths``.
     output_format : str, optional
         The output's layout, as in :func:`apply_model` (default: the first input's).
+    log10 : bool, default False
+        Write log10 likelihood-ratios, as in :func:`apply_model`.
     **options
         ``chunk_size``, and ``on_mismatch`` / ``missing`` / ``threads`` as in
         :func:`focal.workflows.apply_to_files`.
@@ -631,6 +648,7 @@ def apply_quality_model(
         trial_quality,
     )
 
+    scale = 1.0 / np.log(10.0) if log10 else None
     fusion = quality_step(model)
     if fusion is None:
         raise ValueError(
@@ -655,7 +673,8 @@ def apply_quality_model(
         Q, _ = trial_quality(ids[0], ids[1], tables, measures, trials)
         n_backoff += int(np.isnan(Q).any(axis=1).sum())
         llr = fusion.transform(X, quality=Q)
-        return llr if rest is None else rest.transform(llr)
+        llr = llr if rest is None else rest.transform(llr)
+        return llr if scale is None else llr * scale
 
     chunk_size = options.pop("chunk_size", 1 << 16)
     inputs = [os.fspath(p) for p in inputs]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import os
 import pathlib
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -43,6 +43,8 @@ __all__ = [
 #: What ``scores_are`` may say of the score files: natural-log LLRs (or any score where higher
 #: means target), or distances (lower means target: negated before anything is measured).
 SCORE_DIRECTIONS = ("llr", "distance")
+
+_LN10 = float(np.log(10.0))
 
 #: ROCCH-EER above which a system is reported as hardly better than chance.
 CHANCE_EER = 0.45
@@ -81,15 +83,28 @@ class Evaluation:
         and for the other workflows.
     page : pathlib.Path or None
         The HTML page, when figures were asked for (``plot=``).
+    partitions : list of PartitionReport or None
+        :func:`evaluate_binary` with ``partition=``: each system's pooled, per-partition and
+        equalized measures (:func:`focal.metrics.partition_report`), in the order of the
+        reports.
     """
 
     reports: list
     systems: dict | None = None
     page: pathlib.Path | None = field(default=None)
+    partitions: list | None = None
 
     def to_dict(self) -> list:
-        """The reports as plain Python (``focal evaluate --json`` prints this)."""
-        return [r.to_dict() for r in self.reports]
+        """The reports as plain Python (``focal evaluate --json`` prints this); with
+        partitions, each system's :class:`focal.metrics.PartitionReport` under
+        ``"partitions"``.
+        """
+        if not self.partitions:
+            return [r.to_dict() for r in self.reports]
+        return [
+            {**r.to_dict(), "partitions": p.to_dict()}
+            for r, p in zip(self.reports, self.partitions)
+        ]
 
 
 def figure_names(systems):
@@ -192,10 +207,10 @@ def _check_options(
     operating_points, scores_are, c_primary, confidence, n_bootstrap, cluster, missing
 ):
     """Every argument checked before any file is read; returns the operating points."""
-    from ..metrics.report import _operating_points
+    from ..core.operating_point import as_operating_points
     from ..metrics.sre import resolve_points
 
-    points = _operating_points(operating_points)
+    points = as_operating_points(operating_points)
     if not points:
         raise ValueError("operating_points: give at least one operating point")
     if scores_are not in SCORE_DIRECTIONS:
@@ -258,6 +273,9 @@ def evaluate_binary(
     plot_size=(800, 600),
     plot_formats=("png",),
     dask=None,
+    partition=None,
+    partition_columns=None,
+    log10=False,
 ) -> Evaluation:
     """Calibration reports of score files read as natural-log LLRs against a key: what
     ``focal evaluate`` runs.
@@ -284,7 +302,7 @@ def evaluate_binary(
         ``"distance"``: lower scores mean target; the scores are negated before they are
         measured (thresholds are then of the negated scores).
     conventional_eer : bool
-        Also the EER of the empirical ROC (:attr:`focal.core.ROCCH.conventional_eer`).
+        Also the EER of the empirical ROC (:func:`focal.metrics.conventional_eer`).
     c_primary : str or sequence, optional
         Also NIST SRE's C_primary at these operating points (``"sre16"``, ... or two or more
         ``(P_target, C_miss, C_fa)``; :func:`focal.metrics.sre.c_primary`).
@@ -310,6 +328,18 @@ def evaluate_binary(
     dask : str, optional
         Evaluate on a Dask cluster: ``"local"`` (a local one) or a scheduler address
         (:func:`focal.dask.evaluate_files`).
+    partition : path-like, optional
+        A partition file (:func:`focal.io.read_partitions`: each trial's labels in one or more
+        metadata columns): also each system's measures per partition, pooled and equalized
+        (:func:`focal.metrics.partition_report`, with intervals per partition when
+        ``confidence`` is given; figures and tables in the report of ``plot``).
+    partition_columns : sequence of str, optional
+        The partition file's columns to use (default: all after the trial's two).
+    log10 : bool, default False
+        The score files hold log10 likelihood-ratios (forensic practice): they are read as
+        ``ln 10`` times the values; the reports' score thresholds are given back in log10 LR,
+        and the figures of ``plot`` (Tippett, histograms, calibration, ECE) are drawn in log10
+        units.
 
     Returns
     -------
@@ -349,10 +379,18 @@ def evaluate_binary(
         warn_chance_level(reports, scores_are)
         return Evaluation(reports)
     plots = _plots() if plot is not None else None  # before any work
+    table = None
+    if partition is not None:
+        from ..io.partitions import read_partitions
+
+        with step(f"read {os.fspath(partition)}", progress):
+            table = read_partitions(partition, partition_columns)
+    elif partition_columns is not None:
+        raise ValueError("partition_columns needs a partition file (partition=)")
     paths = [os.fspath(p) for p in score_paths]
     key_name = os.fspath(key_path) if key_path is not None else paths[0]
-    ids = cluster != "trial" or (missing == "drop" and len(paths) > 1)
-    systems, trials, kept = {}, {}, {}
+    ids = cluster != "trial" or (missing == "drop" and len(paths) > 1) or table is not None
+    systems, trials, kept, labels = {}, {}, {}, {}
     aligned = iter_aligned(
         paths,
         key_path,
@@ -367,9 +405,16 @@ def evaluate_binary(
             path, x, y, models, tests = next(aligned)
         y = y.astype(bool)
         check_both_classes(int(np.count_nonzero(y)), y.size, key_name, path, missing)
+        if log10:
+            x = x * np.log(10.0)
         if scores_are == "distance":
             x = -x
         systems[path] = (x[y], x[~y])
+        if table is not None:
+            from ..io.partitions import trial_partitions
+
+            found = trial_partitions(table, models, tests, path)
+            labels[path] = (found[y], found[~y])
         if cluster != "trial":
             trials[path] = (models, tests, y)  # split only when clusters ask (memory)
         if missing == "drop" and len(paths) > 1:
@@ -380,29 +425,111 @@ def evaluate_binary(
         for name, (tar, non) in systems.items()
     ]
     warn_chance_level(reports, scores_are)
+    parts = None
+    if table is not None:
+        parts = [
+            _partitions(name, tar, non, labels[name], table.columns, points, trials.get(name),
+                        arguments)
+            for name, (tar, non) in systems.items()
+        ]  # fmt: skip
     page = None
     if plots is not None:
         with step(f"plots in {os.fspath(plot)}", progress):
+            shown = figure_names(systems)
+            short = dict(zip(systems, shown))  # the figures' names of the systems
             page = plots.write_report(
-                figure_names(systems),
+                shown,
                 plot,
                 operating_points=points,
+                reports=[replace(r, name=short[r.name]) for r in reports],
+                partitions=None if parts is None else [_renamed(p, short) for p in parts],
+                log10=log10,
                 size=plot_size,
                 formats=plot_formats,
             )
-    return Evaluation(reports, systems, page)
+    if log10:  # thresholds on the scale of the files
+        reports = [_thresholds_in_log10(r) for r in reports]
+        parts = None if parts is None else [_partitions_in_log10(p) for p in parts]
+    return Evaluation(reports, systems, page, parts)
+
+
+def _renamed(report, short):
+    """A PartitionReport named as the figures name its system."""
+    return replace(report, name=short[report.name], pooled=replace(report.pooled,
+                   name=short[report.name]))  # fmt: skip
+
+
+def _thresholds_in_log10(report):
+    """A CalibrationReport of natural-log LLRs with its score thresholds in log10 LR."""
+    if report is None:
+        return None
+
+    def scaled(thr):
+        if thr is None:
+            return None
+        return replace(thr, value=thr.value / _LN10, low=thr.low / _LN10, high=thr.high / _LN10)
+
+    return replace(
+        report,
+        eer_threshold=scaled(report.eer_threshold),
+        operating_points=tuple(
+            replace(op, min_dcf_threshold=scaled(op.min_dcf_threshold))
+            for op in report.operating_points
+        ),
+    )
+
+
+def _partitions_in_log10(report):
+    """A PartitionReport with every report's thresholds in log10 LR."""
+    return replace(
+        report,
+        pooled=_thresholds_in_log10(report.pooled),
+        partitions=tuple(
+            replace(p, report=_thresholds_in_log10(p.report)) for p in report.partitions
+        ),
+    )
+
+
+def _clusters(ids, cluster):
+    """``(tar_clusters, non_clusters)`` of the bootstrap from the trials' ids."""
+    if ids is None:
+        return None, None
+    models, tests, y = ids
+    tm, tt, nm, nt = models[y], tests[y], models[~y], tests[~y]
+    return {"model": (tm, nm), "test": (tt, nt), "both": ((tm, tt), (nm, nt))}[cluster]
+
+
+def _partitions(name, tar, non, labels, columns, points, ids, arguments):
+    """One system's :func:`focal.metrics.partition_report`."""
+    from ..metrics import partition_report
+
+    tar_labels, non_labels = labels
+    clusters = _clusters(ids, arguments["cluster"])
+    n_bootstrap = 1000 if arguments["n_bootstrap"] is None else arguments["n_bootstrap"]
+    with step(f"partitions of {name}"):
+        return partition_report(
+            tar,
+            non,
+            {c: tar_labels[:, j] for j, c in enumerate(columns)},
+            {c: non_labels[:, j] for j, c in enumerate(columns)},
+            operating_points=points,
+            name=name,
+            conventional_eer=arguments["conventional_eer"],
+            c_primary=arguments["c_primary"],
+            confidence=arguments["confidence"],
+            n_bootstrap=n_bootstrap,
+            tar_clusters=clusters[0],
+            non_clusters=clusters[1],
+            random_state=arguments["random_state"],
+            n_jobs=arguments["n_jobs"],
+        )
 
 
 def _report(name, tar, non, points, ids, arguments):
     """One system's :func:`focal.metrics.calibration_report` with the parts asked for."""
     from ..metrics import calibration_report
 
-    clusters = (None, None)
-    cluster = arguments["cluster"]
-    if ids is not None:
-        models, tests, y = ids
-        tm, tt, nm, nt = models[y], tests[y], models[~y], tests[~y]
-        clusters = {"model": (tm, nm), "test": (tt, nt), "both": ((tm, tt), (nm, nt))}[cluster]
+    clusters = _clusters(ids, arguments["cluster"])
     confidence = arguments["confidence"]
     n_bootstrap = 1000 if arguments["n_bootstrap"] is None else arguments["n_bootstrap"]
     what = f"measures of {name}"

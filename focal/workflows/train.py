@@ -137,12 +137,15 @@ def check_score_direction(model, names, scores_are="llr", *, refuse=False) -> No
         warnings.warn(message, UserWarning, stacklevel=3)
 
 
-def fusion_formula(fusion, names) -> str:
-    """``llr = b + w1 * name1 - w2 * name2 ...`` of a fitted LogisticFusion."""
+def fusion_formula(fusion, names, log10=False) -> str:
+    """``llr = b + w1 * name1 - w2 * name2 ...`` of a fitted LogisticFusion; with ``log10``,
+    ``log10 LR = ...``: the same map divided by ``ln 10``.
+    """
+    scale = 1.0 / np.log(10.0) if log10 else 1.0
     terms = " ".join(
-        f"{'-' if w < 0 else '+'} {abs(w):.6g} * {n}" for w, n in zip(fusion.coef_, names)
+        f"{'-' if w < 0 else '+'} {abs(w) * scale:.6g} * {n}" for w, n in zip(fusion.coef_, names)
     )
-    return f"llr = {fusion.intercept_:.6g} {terms}"
+    return f"{'log10 LR' if log10 else 'llr'} = {fusion.intercept_ * scale:.6g} {terms}"
 
 
 def _import_in_background(*modules):
@@ -191,6 +194,7 @@ def train_fusion(
     p_target=0.5,
     pav=False,
     pseudo_count=1.0,
+    elub=False,
     missing="error",
     pos_label=None,
     format=None,
@@ -199,6 +203,7 @@ def train_fusion(
     output=None,
     signing_key=None,
     progress=False,
+    log10=False,
 ) -> FileFit:
     """Fit a :class:`focal.LogisticFusion` (then a :class:`focal.PAVCalibrator` if ``pav``) of
     score files against a key: what ``focal train`` runs.
@@ -215,6 +220,10 @@ def train_fusion(
         Follow the fusion by a PAV calibration bounded by ``pseudo_count`` virtual trials.
     pseudo_count : float, default 1.0
         Virtual trials bounding the PAV calibration's extreme LLRs.
+    elub : bool, default False
+        Clip the PAV calibration's LLRs to the ELUB limits of its training LLRs
+        (``PAVCalibrator(bounds="elub")``, :func:`focal.metrics.elub_bounds`): the strongest
+        LRs the training data support (forensic practice). Needs ``pav``.
     missing : {"error", "drop"}
         Trials missing from a score file or the key (:func:`focal.io.align_trials`).
     pos_label : str, optional
@@ -233,6 +242,12 @@ def train_fusion(
         File holding the secret that signs the saved model (HMAC-SHA256).
     progress : bool, default False
         Show each long step (read, fit, write) on stderr (tqdm).
+    log10 : bool, default False
+        The score files hold log10 likelihood-ratios and the model's output is to be read as
+        log10 LRs too (:func:`apply_model` with ``log10=True``, forensic practice): the
+        summary gives the fusion as ``log10 LR = ...`` and the PAV calibration's range in
+        log10. The inputs are taken as they are (the fusion's affine map absorbs their scale),
+        so the model, its training and its Cllr are those of ``log10=False``.
 
     Returns
     -------
@@ -242,6 +257,10 @@ def train_fusion(
     """
     if scores_are not in ("llr", "distance"):
         raise ValueError(f"scores_are must be 'llr' or 'distance', got {scores_are!r}")
+    if elub and not pav:
+        raise ValueError(
+            "elub clips the PAV calibration's LLRs: give pav=True too (focal train --pav --elub)"
+        )
     secret = _output(output, signing_key, [*score_paths, key_path])
     loading = _import_in_background("sklearn.pipeline", "focal.estimators")
     with step("read and align " + ", ".join(map(os.fspath, score_paths)), progress):
@@ -264,7 +283,8 @@ def train_fusion(
     from ..models.schema import set_input_schema, system_names
 
     fusion = LogisticFusion(p_target=p_target)
-    model = make_pipeline(fusion, PAVCalibrator(pseudo_count=pseudo_count)) if pav else fusion
+    pav_step = PAVCalibrator(pseudo_count=pseudo_count, bounds="elub" if elub else None)
+    model = make_pipeline(fusion, pav_step) if pav else fusion
     with step(f"fit on {len(y):,} trials", progress):
         model.fit(X, y)
     set_input_schema(model, systems=system_names(score_paths), format="bosaris")
@@ -275,14 +295,17 @@ def train_fusion(
         f"LogisticFusion of {len(score_paths)} system(s), trained at p_target = "
         f"{p_target:g} on {len(y):,} trials ({n_tar:,} target, {len(y) - n_tar:,} "
         f"non-target) of {key_name}:",
-        f"  {fusion_formula(fusion, names)}   (natural-log LLR)",
+        f"  {fusion_formula(fusion, names, log10)}   "
+        + ("(as focal apply --log10 writes)" if log10 else "(natural-log LLR)"),
         f"  training Cllr at p_target = {p_target:g}: {fusion.objective_:.4f} (1 = uninformative)",
     ]
     if pav:
         cal = model[-1]
+        low, high = cal.llr_[[0, -1]] / (np.log(10.0) if log10 else 1.0)
         lines.append(
             f"  then PAVCalibrator (pseudo_count {pseudo_count:g}): {cal.llr_.size} "
-            f"blocks, LLRs from {cal.llr_[0]:.4g} to {cal.llr_[-1]:.4g}"
+            f"blocks, {'log10 LRs' if log10 else 'LLRs'} from {low:.4g} to {high:.4g}"
+            + (" (clipped to the ELUB limits of its training LLRs)" if elub else "")
         )
     info = {
         "p_target": float(p_target),
@@ -293,9 +316,15 @@ def train_fusion(
         "intercept": float(fusion.intercept_),
         "training_cllr": float(fusion.objective_),
         "pav": bool(pav),
+        "log10": bool(log10),
     }
+    if log10:  # the printed formula's numbers
+        info["coef_log10"] = (fusion.coef_ / np.log(10.0)).tolist()
+        info["intercept_log10"] = float(fusion.intercept_ / np.log(10.0))
     if pav:
         info["pav_blocks"] = int(model[-1].llr_.size)
+        if elub:
+            info["elub"] = model[-1].bounds_.tolist()
     return _save(FileFit(model, y, lines, info), output, secret)
 
 

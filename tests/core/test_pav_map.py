@@ -10,9 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from focal.core.bounded_pav import bounded_pav_blocks
 from focal.core.maps import block_llr_map, step_index
-from focal.core.pav import pav
+from focal.core.pav import bounded_pav_blocks, pav
 from focal.metrics import pav_llr
 from tests._support.calibration_reference import closed_form_pav_llr
 

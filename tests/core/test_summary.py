@@ -8,7 +8,20 @@ from hypothesis import strategies as st
 from focal import bayes_threshold
 from focal.core.pav import pav
 from focal.core.summary import ScoreSummary, TrialSums, merge, summarize, trial_sums
-from focal.metrics import BinaryScores, SummarizedScores
+from focal.metrics import (
+    BinaryScores,
+    SummarizedScores,
+    bayes_error_rates,
+    cllr,
+    conventional_eer,
+    dcf,
+    det_curve,
+    eer,
+    min_cllr,
+    min_dcf,
+    prbep,
+    rocch_auc,
+)
 
 
 def _tied_trials(seed, n=4000, p=0.2):
@@ -87,28 +100,35 @@ def test_measures_from_summary_equal_in_memory():
     )
     got = SummarizedScores(summary, sums)
     ref = BinaryScores(s[y], s[~y])
-    assert got.eer == ref.eer and got.hull.prbep == ref.hull.prbep
-    assert got.hull.auc == ref.hull.auc
+    assert eer(got) == eer(ref) and prbep(got) == prbep(ref)
+    assert rocch_auc(got) == rocch_auc(ref) and conventional_eer(got) == conventional_eer(ref)
     for q in p:
-        assert got.min_dcf(q) == ref.min_dcf(q)
-        assert got.min_cllr(q) == ref.min_cllr(q)
-        assert got.cllr(q) == pytest.approx(ref.cllr(q), rel=1e-12, abs=0)
+        assert min_dcf(got, p_target=q) == min_dcf(ref, p_target=q)
+        assert min_cllr(got, p_target=q) == min_cllr(ref, p_target=q)
+        assert cllr(got, p_target=q) == pytest.approx(cllr(ref, p_target=q), rel=1e-12, abs=0)
     wrong = s.copy()
     wrong[0] = -np.inf if y[0] else np.inf  # an infinitely wrong LLR
     sums_w = trial_sums(wrong, y, p_targets=p)
-    assert SummarizedScores(summarize(wrong, y), sums_w).cllr(0.5) == np.inf
-    assert got.dcf(0.5, 1.0, 1.0) == ref.dcf(0.5)
-    a, b = got.bayes_error_rates(h), ref.bayes_error_rates(h)
+    assert cllr(SummarizedScores(summarize(wrong, y), sums_w)) == np.inf
+    assert dcf(got, p_target=0.5, c_miss=1.0, c_fa=1.0) == dcf(ref, p_target=0.5)
+    a = bayes_error_rates(got, prior_log_odds=h)
+    b = bayes_error_rates(ref, prior_log_odds=h)
     for f in ("actual", "minimum", "min_n_misses", "min_n_false_alarms"):
         np.testing.assert_array_equal(getattr(a, f), getattr(b, f))
     for hull in (False, True):
-        da, db = got.det_curve(hull), ref.det_curve(hull)
+        da, db = det_curve(got, convex_hull=hull), det_curve(ref, convex_hull=hull)
         np.testing.assert_array_equal(da.p_fa, db.p_fa)
         np.testing.assert_array_equal(da.thresholds, db.thresholds)
     with pytest.raises(ValueError, match="not among the priors"):
-        got.cllr(0.2)
+        cllr(got, p_target=0.2)
+    with pytest.raises(ValueError, match="not among the thresholds"):
+        dcf(got, p_target=0.2)
     with pytest.raises(ValueError, match="keep_runs"):
-        SummarizedScores(summarize(s, y), sums).det_curve()
+        det_curve(SummarizedScores(summarize(s, y), sums))
+    with pytest.raises(ValueError, match="keep_runs"):
+        conventional_eer(SummarizedScores(summarize(s, y), sums))
+    with pytest.raises(ValueError, match="TrialSums"):
+        cllr(SummarizedScores(summary))
 
 
 def test_sums_must_match_the_summary():
@@ -157,10 +177,10 @@ def test_engine_recipe_of_the_module_docstring():
     sums = [trial_sums(s_c, y_c, p_targets=[0.5], thresholds=thr) for s_c, y_c in chunks]
     scores = SummarizedScores(merge(parts), sum(sums[1:], sums[0]))
     ref = BinaryScores(s[y], s[~y])
-    assert (scores.eer, scores.min_dcf(0.01), scores.min_cllr()) == (
-        ref.eer,
-        ref.min_dcf(0.01),
-        ref.min_cllr(),
+    assert (eer(scores), min_dcf(scores, p_target=0.01), min_cllr(scores)) == (
+        eer(ref),
+        min_dcf(ref, p_target=0.01),
+        min_cllr(ref),
     )
-    assert scores.cllr(0.5) == pytest.approx(ref.cllr(0.5), rel=1e-12)
-    assert scores.dcf(0.01) == ref.dcf(0.01)
+    assert cllr(scores) == pytest.approx(cllr(ref), rel=1e-12)
+    assert dcf(scores, p_target=0.01) == dcf(ref, p_target=0.01)

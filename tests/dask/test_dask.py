@@ -11,8 +11,8 @@ distributed = pytest.importorskip("distributed")
 da = pytest.importorskip("dask.array")
 
 import focal.dask as fd  # noqa: E402
+from focal import bayes_threshold, metrics  # noqa: E402
 from focal import io as focal_io  # noqa: E402
-from focal import metrics  # noqa: E402
 from focal.core.pav import pav  # noqa: E402
 
 
@@ -105,40 +105,62 @@ def test_measures_identical_to_in_memory(client):
             np.testing.assert_array_equal(
                 getattr(got.summary, f), getattr(ref_pav, f), err_msg=f"{name}: {f}"
             )
-        assert got.eer == ref.eer, name
-        assert got.prbep == ref.hull.prbep and got.auc == ref.hull.auc, name
-        assert got.min_dcf(0.01) == ref.min_dcf(0.01), name
-        assert got.min_cllr() == ref.min_cllr(), name
-        assert got.dcf(0.01) == ref.dcf(0.01), name
+        # the one definition of each measure, given the summary in place of (tar, non)
+        for measure in (
+            metrics.eer,
+            metrics.conventional_eer,
+            metrics.prbep,
+            metrics.rocch_auc,
+            metrics.min_cllr,
+            lambda x: metrics.min_dcf(x, p_target=0.01),
+            lambda x: metrics.dcf(x, p_target=0.01),
+        ):
+            assert measure(got) == measure(ref), name
         for p in (0.5, 0.01):
-            assert got.cllr(p) == pytest.approx(ref.cllr(p), rel=1e-12, abs=0), name
-        a, b = got.bayes_error_rates(h), ref.bayes_error_rates(h)
+            assert metrics.cllr(got, p_target=p) == pytest.approx(
+                metrics.cllr(ref, p_target=p), rel=1e-12, abs=0
+            ), name
+        a = metrics.bayes_error_rates(got, prior_log_odds=h)
+        b = metrics.bayes_error_rates(ref, prior_log_odds=h)
         for f in ("actual", "minimum", "min_n_misses", "min_n_false_alarms"):
             np.testing.assert_array_equal(getattr(a, f), getattr(b, f), err_msg=name)
 
 
-def test_named_functions(client):
+def test_the_metrics_functions_take_the_summary(client):
     s, y = _trials(1)
     ds, dy = da.from_array(s, chunks=4000), da.from_array(y, chunks=4000)
     t, n = s[y], s[~y]
-    assert fd.eer(ds, dy) == metrics.eer(t, n)
-    assert fd.min_dcf(ds, dy, 0.05, 2.0, 1.0) == metrics.min_dcf(t, n, 0.05, 2.0, 1.0)
-    assert fd.dcf(ds, dy, 0.05, 2.0, 1.0) == metrics.dcf(t, n, 0.05, 2.0, 1.0)
-    assert fd.min_cllr(ds, dy, 0.2) == metrics.min_cllr(t, n, 0.2)
-    assert fd.cllr(ds, dy, 0.2) == pytest.approx(metrics.cllr(t, n, 0.2), rel=1e-12, abs=0)
-    assert fd.cross_entropy(ds, dy) == pytest.approx(metrics.cross_entropy(t, n), rel=1e-12)
-    hull, ref = fd.rocch(ds, dy), metrics.rocch(t, n)
+    h = np.array([-np.inf, -2.0, 0.0, 3.0, np.inf])
+    thr = np.r_[-h, bayes_threshold(0.05, 2.0, 1.0)]
+    got = fd.summarize(ds, dy, p_targets=[0.5, 0.2], thresholds=thr, keep_runs=True)
+    assert metrics.eer(got) == metrics.eer(t, n)
+    assert metrics.min_dcf(got, p_target=0.05, c_miss=2.0) == metrics.min_dcf(t, n, 0.05, 2.0)
+    assert metrics.dcf(got, p_target=0.05, c_miss=2.0) == metrics.dcf(t, n, 0.05, 2.0)
+    assert metrics.min_cllr(got, p_target=0.2) == metrics.min_cllr(t, n, 0.2)
+    assert metrics.cllr(got, p_target=0.2) == pytest.approx(
+        metrics.cllr(t, n, 0.2), rel=1e-12, abs=0
+    )
+    assert metrics.cross_entropy(got) == pytest.approx(metrics.cross_entropy(t, n), rel=1e-12)
+    hull, ref = metrics.rocch(got), metrics.rocch(t, n)
     np.testing.assert_array_equal(hull.p_miss, ref.p_miss)
     np.testing.assert_array_equal(hull.thresholds, ref.thresholds)
     for convex in (False, True):
-        a, b = fd.det_curve(ds, dy, convex), metrics.det_curve(t, n, convex)
+        a, b = metrics.det_curve(got, convex_hull=convex), metrics.det_curve(t, n, convex)
         np.testing.assert_array_equal(a.p_fa, b.p_fa)
         np.testing.assert_array_equal(a.p_miss, b.p_miss)
     np.testing.assert_array_equal(fd.pav_llr(ds, dy).compute(), metrics.pav_llr(s, y))
-    a = fd.bayes_error_rates(ds, dy, [-np.inf, -2.0, 0.0, 3.0, np.inf])
-    b = metrics.bayes_error_rates(t, n, [-np.inf, -2.0, 0.0, 3.0, np.inf])
+    a = metrics.bayes_error_rates(got, prior_log_odds=h)
+    b = metrics.bayes_error_rates(t, n, h)
     np.testing.assert_array_equal(a.actual, b.actual)
     np.testing.assert_array_equal(a.minimum, b.minimum)
+    # what a pass did not sum is refused, saying what to sum
+    with pytest.raises(ValueError, match="not among the priors.*p_targets"):
+        metrics.cllr(got, p_target=0.1)
+    with pytest.raises(ValueError, match="not among the thresholds.*bayes_threshold"):
+        metrics.dcf(got, p_target=0.1)
+    # focal.dask declares no measure of its own: one definition each, in focal.metrics
+    for name in ("eer", "min_dcf", "min_cllr", "dcf", "cllr", "det_curve", "rocch"):
+        assert not hasattr(fd, name)
 
 
 def test_weights(client):
@@ -155,22 +177,26 @@ def test_weights(client):
     )
     for f in ("score_lo", "score_hi", "n_tar", "n_non"):
         np.testing.assert_array_equal(getattr(got.summary, f), getattr(ref_pav, f))
-    assert got.eer == ref.eer and got.min_dcf(0.3) == ref.min_dcf(0.3)
-    assert got.dcf(0.5) == ref.dcf(0.5)
-    assert got.cllr(0.3) == pytest.approx(ref.cllr(0.3), rel=1e-12, abs=0)
+    assert metrics.eer(got) == metrics.eer(ref)
+    assert metrics.min_dcf(got, p_target=0.3) == metrics.min_dcf(ref, p_target=0.3)
+    assert metrics.dcf(got, p_target=0.5) == metrics.dcf(ref, p_target=0.5)
+    assert metrics.cllr(got, p_target=0.3) == pytest.approx(
+        metrics.cllr(ref, p_target=0.3), rel=1e-12, abs=0
+    )
 
 
 def test_bad_input_names_the_partition(client):
     s, y = _trials(3, n=1000)
     s[700] = np.nan
     with pytest.raises(ValueError, match="partition 2: scores contains 1 NaN"):
-        fd.eer(da.from_array(s, chunks=300), da.from_array(y, chunks=300))
+        fd.summarize(da.from_array(s, chunks=300), da.from_array(y, chunks=300))
     with pytest.raises(ValueError, match="labels must contain only 0/1"):
-        fd.eer(da.from_array(np.zeros(10), chunks=5), da.from_array(np.arange(10), chunks=5))
+        fd.summarize(da.from_array(np.zeros(10), chunks=5), da.from_array(np.arange(10), chunks=5))
+    one_class = fd.summarize(da.from_array(np.zeros(10), chunks=5), da.ones(10, chunks=5))
     with pytest.raises(ValueError, match="both classes"):
-        fd.eer(da.from_array(np.zeros(10), chunks=5), da.from_array(np.ones(10), chunks=5))
+        metrics.eer(one_class)
     with pytest.raises(ValueError, match="p_target"):
-        fd.cllr(da.zeros(4, chunks=2), da.ones(4, chunks=2), p_target=1.5)
+        fd.summarize(da.zeros(4, chunks=2), da.ones(4, chunks=2), p_targets=[1.5])
 
 
 def _fusion_data(seed=0, n=20000):
@@ -243,9 +269,9 @@ def test_fit_from_dataframe_keeps_names(client):
     assert list(got.feature_names_in_) == ["sysA", "sysB", "sysC"]
     np.testing.assert_allclose(got.coef_, ref.coef_, rtol=1e-9)
     trials = dd.from_pandas(pd.DataFrame({"s": X[:, 0], "y": y}), npartitions=4)
-    assert fd.eer(trials["s"], trials["y"]) == metrics.eer(X[y, 0], X[~y, 0])
+    assert metrics.eer(fd.summarize(trials["s"], trials["y"])) == metrics.eer(X[y, 0], X[~y, 0])
     with pytest.raises(ValueError, match="one column"):
-        fd.eer(trials, trials["y"])
+        fd.summarize(trials, trials["y"])
     out = fd.apply(got, ddf).compute()
     np.testing.assert_allclose(out, got.decision_function(frame), rtol=0, atol=1e-12)
 
@@ -747,6 +773,9 @@ def test_dask_refuses_each_option_it_cannot_do_by_name(tmp_path, capsys):
         "plot": "p",
         "plot_size": (200, 200),
         "plot_formats": ("pdf",),
+        "partition": "parts.txt",
+        "partition_columns": ("gender",),
+        "log10": True,
     }
     parameters = inspect.signature(evaluate_binary).parameters
     assert set(parameters) == EVALUATE_ARGUMENTS | set(given)

@@ -27,7 +27,15 @@ from sklearn.utils.estimator_checks import parametrize_with_checks
 import focal
 import focal.runtime
 from focal import ROCCH, PAVCalibrator
-from focal.metrics import cllr, eer, from_labels, min_cllr, min_dcf, pav_llr
+from focal.metrics import (
+    cllr,
+    det_curve,
+    eer,
+    from_labels,
+    min_cllr,
+    min_dcf,
+    pav_llr,
+)
 from tests._support.calibration_reference import (
     brute_min_dcf,
     closed_form_pav_llr,
@@ -216,14 +224,17 @@ def test_rocch_matches_metrics_and_independent_hull(seed):
     hull = ROCCH().fit(s, y)
     assert hull.eer_ == eer(tar, non)
     assert hull.eer_ == pytest.approx(float(rocch_eer(tar, non)), rel=1e-14, abs=1e-15)
-    assert hull.prbep_ == pytest.approx(float(rocch_prbep(tar, non)), rel=1e-14, abs=1e-15)
+    # precision = recall where misses = false alarms m: 1 - m / N_tar
+    assert hull.prbep_ == pytest.approx(
+        1 - float(rocch_prbep(tar, non)) / tar.size, rel=1e-14, abs=1e-15
+    )
     vertices = rocch_vertices(tar, non)  # (pfa, pmiss), pfa increasing
     pfa = np.array([float(v[0]) for v in vertices])[::-1]
     pmiss = np.array([float(v[1]) for v in vertices])[::-1]
     np.testing.assert_allclose(hull.p_fa_, pfa, rtol=1e-15)
     np.testing.assert_allclose(hull.p_miss_, pmiss, rtol=1e-15)
-    same_llr(hull.det_points()[0], hull.p_fa_)
-    same_llr(hull.det_points()[1], hull.p_miss_)
+    same_llr(det_curve(hull.hull_, convex_hull=True).p_fa, hull.p_fa_)
+    same_llr(det_curve(hull.hull_, convex_hull=True).p_miss, hull.p_miss_)
     # AUC of the hull by trapezoids over the independent vertices, P_detect = 1 - P_miss
     auc = sum((b[0] - a[0]) * (2 - a[1] - b[1]) / 2 for a, b in zip(vertices, vertices[1:]))
     assert hull.auc_ == pytest.approx(float(auc), rel=1e-14)
@@ -234,25 +245,25 @@ def test_rocch_matches_metrics_and_independent_hull(seed):
     ][::-1]
     np.testing.assert_allclose(hull.llr_, slopes, rtol=1e-12, atol=1e-15)
     same_llr(hull.llr_, PAVCalibrator(pseudo_count=0).fit(s, y).llr_)
-    assert hull.min_cllr() == min_cllr(tar, non)
-    assert hull.min_cllr(0.1) == min_cllr(tar, non, 0.1)
+    assert min_cllr(hull.hull_) == min_cllr(tar, non)
+    assert min_cllr(hull.hull_, p_target=0.1) == min_cllr(tar, non, 0.1)
     assert hull.n_targets_ == tar.size and hull.n_nontargets_ == non.size
 
 
 def test_rocch_min_dcf_at_50_random_operating_points():
     s, y = scores_and_labels(7, 50, 80)
     tar, non = from_labels(s, y)
-    hull = ROCCH().fit(s, y)
+    hull = ROCCH().fit(s, y).hull_
     rng = np.random.default_rng(1)
     for p, cm, cf in zip(
         rng.uniform(0.001, 0.999, 50), rng.uniform(0.1, 10, 50), rng.uniform(0.1, 10, 50)
     ):
-        assert hull.min_dcf(p) == min_dcf(tar, non, p)
-        assert hull.min_dcf(p, cm, cf) == min_dcf(tar, non, p, cm, cf)
-        assert hull.min_dcf(p, cm, cf) == pytest.approx(
+        assert min_dcf(hull, p_target=p) == min_dcf(tar, non, p)
+        assert min_dcf(hull, p_target=p, c_miss=cm, c_fa=cf) == min_dcf(tar, non, p, cm, cf)
+        assert min_dcf(hull, p_target=p, c_miss=cm, c_fa=cf) == pytest.approx(
             brute_min_dcf(tar, non, p, cm, cf), rel=1e-12
         )
-    assert hull.min_dcf(0.3, normalize=False) == pytest.approx(
+    assert min_dcf(hull, p_target=0.3, normalize=False) == pytest.approx(
         0.3 * brute_min_dcf(tar, non, 0.3), rel=1e-12
     )
 
@@ -261,7 +272,7 @@ def test_rocch_eer_is_max_over_priors_of_min_bayes_error():
     s, y = scores_and_labels(11, 60, 90)
     hull = ROCCH().fit(s, y)
     h = np.linspace(-8, 8, 20001)
-    best = hull.min_bayes_errors(h).error.max()
+    best = hull.hull_.min_bayes_errors(h).error.max()
     assert best <= hull.eer_ + 1e-15
     assert best == pytest.approx(hull.eer_, abs=1e-3)
 
@@ -278,7 +289,8 @@ def test_rocch_transform_is_the_slope_of_the_segment_by_hand():
         hull.decision_function([-1.0, 0.5, 1.0, 2.5, 3.0, 4.0]),
         [-np.inf, -np.inf, 0.0, 0.0, np.inf, np.inf],
     )
-    assert hull.eer_ == 0.25 and hull.prbep_ == 0.5 and hull.auc_ == 0.875
+    # PRBEP: half a miss and half a false alarm, precision = recall = 1 - 0.5 / 2
+    assert hull.eer_ == 0.25 and hull.prbep_ == 0.75 and hull.auc_ == 0.875
 
 
 # -- acceptance: bad input ---------------------------------------------------------------------
@@ -541,7 +553,12 @@ def test_grid_search_and_clone():
     assert np.isfinite(grid.best_score_)
     same_llr(grid.best_estimator_.transform(s), clone(grid.best_estimator_).fit(s, y).transform(s))
     c = clone(PAVCalibrator(pseudo_count=3.0, interpolation="linear"))
-    assert c.get_params() == {"pseudo_count": 3.0, "interpolation": "linear", "pos_label": None}
+    assert c.get_params() == {
+        "pseudo_count": 3.0,
+        "interpolation": "linear",
+        "bounds": None,
+        "pos_label": None,
+    }
 
 
 @pytest.mark.parametrize(
@@ -559,15 +576,9 @@ def test_joblib_and_pickle_round_trip(estimator):
     same_llr(pickle.loads(pickle.dumps(est)).transform(q), est.transform(q))
 
 
-def test_rocch_methods_need_a_fit():
-    for method, args in [
-        ("min_dcf", (0.1,)),
-        ("min_cllr", ()),
-        ("det_points", ()),
-        ("min_bayes_errors", ([0.0],)),
-    ]:
-        with pytest.raises(NotFittedError):
-            getattr(ROCCH(), method)(*args)
+def test_rocch_transform_needs_a_fit():
+    with pytest.raises(NotFittedError):
+        ROCCH().transform([[0.0]])
 
 
 def test_docstring_examples():
@@ -581,7 +592,7 @@ def test_docstring_examples():
 
 def test_public_names():
     assert focal.PAVCalibrator is PAVCalibrator
-    assert focal.ROCCH is ROCCH and focal.ROCCH is not focal.core.ROCCH
+    assert focal.ROCCH is ROCCH and not hasattr(focal.core, "ROCCH")  # one class named ROCCH
 
 
 # -- weighted PAV (issue 29: PAVCalibrator.fit took no sample_weight) ----------------------------
@@ -660,3 +671,70 @@ def test_weighted_models_round_trip_and_their_weights_are_checked(tmp_path):
     for read in (focal.load, focal.runtime.load):
         with pytest.raises(ValueError, match="llr_ exceeds the bounds"):
             read(path)
+
+
+# -- bounds: the ELUB clip (Vergeer et al. 2016) --------------------------------------------
+
+
+def test_pav_elub_bounds_by_hand():
+    # targets 0, 1, 3 and non-targets -2, -1, 0.5: unbounded PAV blocks {-2, -1} (-inf),
+    # {0, 0.5} (LLR 0), {1, 3} (+inf); targets' LLRs 0, inf, inf, non-targets' -inf, -inf, 0.
+    # NBE_up(t) = e^t (#{non >= t} + 1) / 4 + #{tar < t} / 3 = e^t / 4 + 1 / 3 on (0, inf):
+    # 1 at t = ln(8/3); NBE_low mirrors it: the bounds are -ln(8/3) and ln(8/3).
+    scores = np.array([-2.0, -1.0, 0.5, 0.0, 1.0, 3.0])
+    labels = np.array([0, 0, 0, 1, 1, 1])
+    cal = PAVCalibrator(pseudo_count=0, bounds="elub").fit(scores, labels)
+    np.testing.assert_allclose(cal.bounds_, [-np.log(8 / 3), np.log(8 / 3)], rtol=1e-14)
+    np.testing.assert_allclose(
+        cal.decision_function([-5.0, 0.2, 9.0]), [-np.log(8 / 3), 0.0, np.log(8 / 3)], rtol=1e-14
+    )
+
+
+def test_pav_bounds_clip_the_unclipped_map():
+    from focal.metrics import elub_bounds
+
+    rng = np.random.default_rng(3)
+    scores = np.concatenate([rng.normal(1.5, 1, 60), rng.normal(-1.5, 1, 400)])
+    labels = np.repeat([1, 0], [60, 400])
+    grid = np.linspace(-8, 8, 101)
+    for pseudo_count in (0.0, 0.1):
+        free = PAVCalibrator(pseudo_count=pseudo_count).fit(scores, labels)
+        train = free.decision_function(scores)  # the training trials' calibrated LLRs
+        expected = elub_bounds(train[labels == 1], train[labels == 0])
+        cal = PAVCalibrator(pseudo_count=pseudo_count, bounds="elub").fit(scores, labels)
+        np.testing.assert_array_equal(cal.bounds_, expected)
+        np.testing.assert_array_equal(
+            cal.decision_function(grid), np.clip(free.decision_function(grid), *expected)
+        )
+        given = PAVCalibrator(pseudo_count=pseudo_count, bounds=(-1.0, 2.0)).fit(scores, labels)
+        np.testing.assert_array_equal(
+            given.decision_function(grid), np.clip(free.decision_function(grid), -1.0, 2.0)
+        )
+    assert np.isinf(free.bounds_).all()
+
+
+def test_pav_bounds_are_saved_and_applied_by_the_runtime(tmp_path):
+    import focal.runtime
+
+    rng = np.random.default_rng(4)
+    scores = np.concatenate([rng.normal(1, 1, 50), rng.normal(-1, 1, 200)])
+    labels = np.repeat([1, 0], [50, 200])
+    cal = PAVCalibrator(pseudo_count=0, bounds="elub").fit(scores, labels)
+    path = tmp_path / "pav.json"
+    focal.save(cal, path)
+    grid = np.linspace(-6, 6, 61)
+    assert np.isfinite(cal.decision_function(grid)).all()
+    np.testing.assert_array_equal(
+        focal.load(path).decision_function(grid), cal.decision_function(grid)
+    )
+    np.testing.assert_array_equal(
+        focal.runtime.load(path).decision_function(grid), cal.decision_function(grid)
+    )
+
+
+def test_pav_elub_refuses_weights_and_bad_bounds():
+    scores, labels = np.array([0.0, 1.0, 2.0, 3.0]), np.array([0, 1, 0, 1])
+    with pytest.raises(ValueError, match="sample_weight"):
+        PAVCalibrator(bounds="elub").fit(scores, labels, sample_weight=np.ones(4))
+    with pytest.raises(ValueError, match="bounds"):
+        PAVCalibrator(bounds=(2.0, 1.0)).fit(scores, labels)

@@ -173,6 +173,28 @@ def test_lre_compound_cost_is_cavg(N, p_target):
     assert np.array_equal(acc, q >= thr)
 
 
+@pytest.mark.parametrize("N", [3, 4, 6])
+def test_lre_ties_accept_as_cavg_and_thesis_eq_8_8(N):
+    """A posterior exactly 1/N (all-zero log-likelihoods) sits on CAVG's threshold: thesis eq.
+    8.8's unit step accepts it, and so must the compound Bayes decision (ties go to the first
+    decision; the accepting ones come first). Regression: rounding broke the tie, and the
+    risk of the issue's rows differed from CAVG (0.29696 vs 0.30444).
+    """
+    rng = np.random.default_rng(N)
+    llh, y = _multiclass(rng, 60, N)
+    llh[::3] = 0.0  # every third trial uninformative
+    subsets, C = lre_cost_matrix(N)
+    assert subsets[bayes_decisions(llh, None, C)][::3].all()  # every target accepted
+    assert bayes_risk(llh, y, None, C, normalize=False) == pytest.approx(cavg(llh, y), rel=1e-13)
+    # by hand: all-zero rows accept everything, no miss and every false alarm, CAVG = 1/2
+    zeros, labels = np.zeros((2 * N, N)), np.arange(2 * N) % N
+    assert bayes_risk(zeros, labels, None, C, normalize=False) == pytest.approx(0.5, rel=1e-14)
+    assert cavg(zeros, labels) == 0.5
+    # normalized by the default risk (every fixed decision costs 1/2 at the flat prior): 2 CAVG
+    assert default_bayes_risk(None, C) == pytest.approx(0.5, rel=1e-14)
+    assert bayes_risk(llh, y, None, C) == pytest.approx(2 * cavg(llh, y), rel=1e-13)
+
+
 def test_misclassification_cost_matrix_eq_8_12():
     C = misclassification_cost_matrix([0.5, 0.3, 0.2])
     expected = np.array([[0, 1 / 0.3, 1 / 0.2], [1 / 0.5, 0, 1 / 0.2], [1 / 0.5, 1 / 0.3, 0]]) / 2
@@ -215,6 +237,7 @@ def test_exhaustive_small_compound_is_cavg_by_enumeration():
             hand = a * (not s[i]) + (1 - a) / (N - 1) * sum(s[k] for k in range(N) if k != i)
             assert C[d, i] == pytest.approx(hand, rel=1e-15)
     assert {tuple(r) for r in subsets} == set(itertools.product((False, True), repeat=N))
+    assert subsets[0].all() and not subsets[-1].any()  # accepting decisions first
 
 
 # ------------------------------------------------------------------------- estimators

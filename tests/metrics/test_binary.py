@@ -22,7 +22,9 @@ from focal.metrics import (
     from_labels,
     min_cllr,
     min_dcf,
+    prbep,
     rocch,
+    rocch_auc,
 )
 from tests._support.calibration_reference import brute_min_dcf, roc_counts, rocch_eer
 
@@ -79,10 +81,13 @@ def test_two_interleaved_targets_and_non_targets():
     np.testing.assert_array_equal(hull.p_fa, [1, 0.5, 0, 0])
     np.testing.assert_array_equal(hull.thresholds, [0, 1, 3, np.inf])
     np.testing.assert_array_equal(hull.llr, [-np.inf, 0.0, np.inf])
-    assert hull.eer == 0.25  # the segment (0, 1/2)-(1/2, 0) crosses P_miss = P_fa at 1/4
-    assert hull.prbep == 0.5  # misses: 0 -> 1, false alarms: 1 -> 0 along that segment
-    assert hull.auc == 0.875  # area under (1,1)-(1/2,1)-(0,1/2)-(0,0)
-    assert hull.min_dcf(0.5) == 0.5  # cost 1/4 at the middle vertices, default cost 1/2
+    assert eer(hull) == 0.25  # the segment (0, 1/2)-(1/2, 0) crosses P_miss = P_fa at 1/4
+    # misses: 0 -> 1, false alarms: 1 -> 0 along that segment: half a miss of 2 targets,
+    # precision = recall = 1.5 / 2
+    assert hull.crossing_misses(1, 1) == 0.5
+    assert prbep(hull) == 0.75
+    assert rocch_auc(hull) == 0.875  # area under (1,1)-(1/2,1)-(0,1/2)-(0,0)
+    assert min_dcf(hull, p_target=0.5) == 0.5  # cost 1/4 at the middle vertices, default 1/2
     # minCllr: blocks with LLR -inf (one non-target), 0 (one of each), +inf (one target):
     # half the trials cost log 2 nats at prior 1/2 -> 1/2 bit
     assert min_cllr([1.0, 3.0], [0.0, 2.0]) == pytest.approx(0.5, rel=1e-15)
@@ -91,9 +96,9 @@ def test_two_interleaved_targets_and_non_targets():
 def test_alternating_scores_have_a_straight_hull():
     hull = rocch([0.0, 2.0], [1.0, 3.0])  # 0t 1n 2t 3n: PAV pools everything, LLR 0
     np.testing.assert_array_equal(hull.p_miss, [0, 1])
-    assert hull.eer == 0.5
-    assert hull.prbep == 1.0
-    assert hull.auc == 0.5
+    assert eer(hull) == 0.5
+    assert prbep(hull) == 0.5  # one miss and one false alarm: precision = recall = 1/2
+    assert rocch_auc(hull) == 0.5
     assert min_cllr([0.0, 2.0], [1.0, 3.0]) == 1.0
 
 
@@ -105,9 +110,9 @@ def test_actual_dcf_hand_value():
     # [3, 2] accepted? 2 < 2.2 -> missed; non-targets all rejected
     thr = -math.log(0.01 / 0.99) - math.log(10)
     assert 2.0 < thr < 3.0
-    assert dcf([3.0, 2.0], [0.0, 1.0], 0.01, c_miss=10) == pytest.approx(
-        (0.01 * 10 * 0.5) / min(0.01 * 10, 0.99)
-    )
+    with pytest.warns(UserWarning, match="looks like"):  # non-targets 0.0 and 1.0: labels?
+        value = dcf([3.0, 2.0], [0.0, 1.0], 0.01, c_miss=10)
+    assert value == pytest.approx((0.01 * 10 * 0.5) / min(0.01 * 10, 0.99))
 
 
 def test_threshold_ties_accept():
@@ -130,8 +135,8 @@ def test_separated_scores_have_zero_minimum_costs(tar, non, gap, p):
     assert min_cllr(tar, non, p) == 0.0
     assert eer(tar, non) == 0.0
     assert min_dcf(tar, non, p) == 0.0
-    assert rocch(tar, non).prbep == 0.0
-    assert rocch(tar, non).auc == 1.0
+    assert prbep(tar, non) == 1.0
+    assert rocch_auc(tar, non) == 1.0
 
 
 def test_single_target_single_nontarget():
@@ -228,9 +233,9 @@ def test_threshold_measures_depend_only_on_the_order(tar, non, scale, shift):
         np.unique(scale * np.concatenate([tar, non]) + shift).size
         == np.unique(np.concatenate([tar, non])).size
     )
-    assert a.eer == b.eer
-    assert a.prbep == b.prbep
-    assert a.min_cllr() == b.min_cllr()
+    assert eer(a) == eer(b)
+    assert prbep(a) == prbep(b)
+    assert min_cllr(a) == min_cllr(b)
     np.testing.assert_array_equal(a.p_miss, b.p_miss)
 
 
@@ -238,7 +243,7 @@ def test_threshold_measures_depend_only_on_the_order(tar, non, scale, shift):
 def test_swapping_classes_and_negating_mirrors_the_roc(tar, non):
     tar, non = np.array(tar), np.array(non)
     assert eer(tar, non) == eer(-non, -tar)
-    assert rocch(tar, non).auc == rocch(-non, -tar).auc
+    assert rocch_auc(tar, non) == rocch_auc(-non, -tar)
 
 
 @given(small_sets, small_sets)
@@ -246,7 +251,7 @@ def test_auc_bounds(tar, non):
     tar, non = np.array(tar, dtype=float), np.array(non, dtype=float)
     # Mann-Whitney AUC (ties count 1/2) is the area under the steppy ROC; the hull is above it
     mw = np.mean((tar[:, None] > non[None, :]) + 0.5 * (tar[:, None] == non[None, :]))
-    auc = rocch(tar, non).auc
+    auc = rocch_auc(tar, non)
     assert mw - 1e-12 <= auc <= 1.0
     assert auc >= 0.5
 
@@ -392,23 +397,28 @@ def test_inputs_are_not_modified():
 
 # -- one sort shared by several measures ------------------------------------------------------
 @given(continuous_sets, continuous_sets, probabilities)
-def test_binary_scores_equal_the_functions(tar, non, p):
-    from focal.metrics import BinaryScores, calibration_report, calibration_report_of
+def test_binary_scores_and_hull_give_the_values_of_the_arrays(tar, non, p):
+    from focal.metrics import BinaryScores, calibration_report
 
     scores = BinaryScores(tar, non)
-    assert scores.cllr(p) == pytest.approx(cllr(tar, non, p), rel=1e-12, abs=1e-15)
-    assert scores.cross_entropy(p) == pytest.approx(
-        cross_entropy(tar, non, p), rel=1e-12, abs=1e-15
-    )
-    assert scores.min_cllr(p) == min_cllr(tar, non, p)
-    assert scores.eer == eer(tar, non)
-    assert scores.dcf(p, 2.0, 0.5) == dcf(tar, non, p, 2.0, 0.5)
-    assert scores.min_dcf(p, 2.0, 0.5) == min_dcf(tar, non, p, 2.0, 0.5)
-    np.testing.assert_array_equal(scores.det_curve().p_miss, det_curve(tar, non).p_miss)
-    h = np.linspace(-5, 5, 7)
-    np.testing.assert_array_equal(
-        scores.bayes_error_rates(h).minimum, bayes_error_rates(tar, non, h).minimum
-    )
+    hull = rocch(tar, non)
+    for obj in (scores, hull):
+        # sorted trials: the sums may differ from the input order's in the last bits
+        assert cllr(obj, p_target=p) == pytest.approx(cllr(tar, non, p), rel=1e-12, abs=1e-15)
+        assert cross_entropy(obj, p_target=p) == pytest.approx(
+            cross_entropy(tar, non, p), rel=1e-12, abs=1e-15
+        )
+        assert min_cllr(obj, p_target=p) == min_cllr(tar, non, p)
+        assert eer(obj) == eer(tar, non)
+        assert dcf(obj, p_target=p, c_miss=2.0, c_fa=0.5) == dcf(tar, non, p, 2.0, 0.5)
+        assert min_dcf(obj, p_target=p, c_miss=2.0, c_fa=0.5) == min_dcf(tar, non, p, 2.0, 0.5)
+        np.testing.assert_array_equal(det_curve(obj).p_miss, det_curve(tar, non).p_miss)
+        h = np.linspace(-5, 5, 7)
+        np.testing.assert_array_equal(
+            bayes_error_rates(obj, prior_log_odds=h).actual,
+            bayes_error_rates(tar, non, h).actual,
+        )
     assert (
-        calibration_report_of(scores, [p]).to_dict() == calibration_report(tar, non, [p]).to_dict()
+        calibration_report(scores, operating_points=[p]).to_dict()
+        == calibration_report(tar, non, [p]).to_dict()
     )

@@ -1,5 +1,5 @@
-"""Every binary measure takes a BinaryScores or a rocch() result in place of (tar, non), and
-then reuses its one sort and one PAV.
+"""Every binary measure takes a BinaryScores, a SummarizedScores or a rocch() result in place of
+(tar, non), and then reuses its one sort and one PAV.
 """
 
 import numpy as np
@@ -12,6 +12,7 @@ from focal.metrics import (
     bayes_error_rates,
     c_primary,
     cllr,
+    conventional_eer,
     cross_entropy,
     dcf,
     det_curve,
@@ -19,7 +20,9 @@ from focal.metrics import (
     min_cllr,
     min_dcf,
     min_truncated_cllr,
+    prbep,
     rocch,
+    rocch_auc,
     truncated_cllr,
 )
 from focal.metrics import binary_scores as binary
@@ -41,7 +44,9 @@ MEASURES = {
         lambda t, n: dcf(t, n, 0.2, normalize=False),
         lambda s: dcf(s, p_target=0.2, normalize=False),
     ),
-    "rocch.auc": (lambda t, n: rocch(t, n).auc, lambda s: rocch(s).auc),
+    "rocch_auc": (rocch_auc, rocch_auc),
+    "prbep": (prbep, prbep),
+    "conventional_eer": (conventional_eer, conventional_eer),
     "det_curve": (lambda t, n: det_curve(t, n), det_curve),
     "det_curve hull": (
         lambda t, n: det_curve(t, n, convex_hull=True),
@@ -145,6 +150,9 @@ def test_a_hull_without_trials_answers_threshold_measures_only():
     np.testing.assert_array_equal(
         det_curve(hull, convex_hull=True).p_miss, det_curve(TAR, NON, convex_hull=True).p_miss
     )
-    for measure in (cllr, lambda h: dcf(h, p_target=0.1), det_curve):
+    for measure in (cllr, lambda h: dcf(h, p_target=0.1)):
         with pytest.raises(ValueError, match="without its trials"):
+            measure(hull)
+    for measure in (det_curve, conventional_eer):  # the steppy ROC: runs not kept
+        with pytest.raises(ValueError, match="runs of the empirical ROC"):
             measure(hull)

@@ -146,7 +146,7 @@ def test_zero_prior_class_is_left_out_of_the_exact_minimum():
 @pytest.mark.parametrize("N", [2, 3, 4, 5])
 def test_the_work_estimate_counts_the_enumerated_lines(N):
     """The matrix-tree count of the lines equals the enumeration's (trees x edge values)."""
-    from focal.metrics._eta_offsets import _edge_values, _plans, exact_offset_work
+    from focal.metrics.c_eta import _edge_values, _plans, exact_offset_work
 
     rng = np.random.default_rng(N)
     L, y = make_trials(20, N, rng)
@@ -154,3 +154,37 @@ def test_the_work_estimate_counts_the_enumerated_lines(N):
     C = L - L[np.arange(20), y][:, None]
     lines = sum(int(np.prod(sizes)) for *_, sizes in _plans(N, _edge_values(C, y, N)))
     assert exact_offset_work(L, y) == pytest.approx(lines * 20, rel=1e-9)
+
+
+def test_the_local_search_is_an_upper_bound_on_tied_integer_scores(monkeypatch):
+    """exact=False (and the search past the exact budget) reports a bound that holds: never
+    below the global minimum. Regression: on integer scores, where trials tie, the search
+    counted ties the way argmax breaks them (first class) and reported e.g. 0.5 on 7 trials
+    whose least risk over every offset is 0.625 (7 of these 148 sets were below). The global
+    minimum is the exhaustive subset oracle on l and -l, and the identity, E^opt and default
+    candidates the docstring names.
+    """
+    rng = np.random.default_rng(0)
+    below = 0
+    for _ in range(148):
+        n = int(rng.integers(4, 9))
+        y = np.r_[np.arange(3), rng.integers(0, 3, n - 3)]
+        L = rng.integers(0, 3, (n, 3)).astype(float)
+        exact = eta_risk_analysis(L, y, exact=True)
+        cost = 0.5 / np.bincount(y, minlength=3)[y]  # pi_i / |T_i| / ((N - 1) eta_i), flat
+        oracle = min(_subset_oracle(L, y, cost), _subset_oracle(-L, y, cost))
+        floor = min(oracle, exact.actual, exact.recalibrated, exact.default)
+        assert exact.minimum == pytest.approx(floor, abs=1e-12)
+        local = eta_risk_analysis(L, y, exact=False)
+        assert not local.exact_minimum
+        below += local.minimum < floor - 1e-12
+    assert below == 0
+    # the set of the docstring: 0.5 was reported, 0.625 is the least risk; past the budget too
+    L = np.array([[1, 2, 1], [1, 1, 2], [2, 1, 1], [0, 1, 0], [1, 0, 1], [1, 1, 1], [0, 0, 1.0]])
+    y = np.array([0, 1, 2, 1, 2, 1, 1])
+    cost = 0.5 / np.bincount(y)[y]
+    assert min(_subset_oracle(L, y, cost), _subset_oracle(-L, y, cost)) == pytest.approx(0.625)
+    assert eta_risk_analysis(L, y, exact=True).minimum == pytest.approx(0.625)
+    monkeypatch.setattr(c_eta, "EXACT_WORK", 0)
+    a = eta_risk_analysis(L, y)
+    assert not a.exact_minimum and a.minimum >= 0.625 - 1e-12

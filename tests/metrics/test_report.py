@@ -51,7 +51,9 @@ def test_every_number_against_independent_computations(seed, p):
         log_cost_cllr(tar, non, p) - independent_min_cllr(tar, non, p), rel=1e-9
     )
     assert rep.eer == pytest.approx(float(rocch_eer(tar, non)), rel=1e-14)
-    assert rep.prbep == pytest.approx(float(rocch_prbep(tar, non)), rel=1e-14)
+    # PRBEP: misses = false alarms m on the hull, precision = recall = 1 - m / N_tar
+    assert rep.prbep_errors == pytest.approx(float(rocch_prbep(tar, non)), rel=1e-14)
+    assert rep.prbep == pytest.approx(1 - float(rocch_prbep(tar, non)) / tar.size, rel=1e-14)
     assert len(rep.operating_points) == len(OPS)
     for op, spec in zip(rep.operating_points, OPS):
         pt, cm, cf = (spec, 1.0, 1.0) if np.ndim(spec) == 0 else tuple(spec)
@@ -81,13 +83,14 @@ def test_hand_worked_uninformative_and_perfect_systems():
     flat = calibration_report([0.0, 0.0], [0.0, 0.0, 0.0], operating_points=[0.01, 0.5])
     assert flat.cllr == 1.0 and flat.min_cllr == 1.0 and flat.calibration_loss == 0.0
     assert flat.eer == 0.5
-    assert flat.prbep == pytest.approx(6 / 5)  # misses m, false alarms 3 (1 - m / 2) = m
+    assert flat.prbep_errors == pytest.approx(6 / 5)  # misses m, false alarms 3 (1 - m / 2) = m
+    assert flat.prbep == pytest.approx(1 - 3 / 5)  # precision = recall = 1 - m / 2
     assert [op.act_dcf for op in flat.operating_points] == [1.0, 1.0]  # p=0.5: all accepted
     assert [op.min_dcf for op in flat.operating_points] == [1.0, 1.0]
 
     perfect = calibration_report([np.inf, 30.0], [-np.inf, -30.0], operating_points=[0.01])
     assert perfect.cllr == pytest.approx(0.0, abs=1e-12) and perfect.min_cllr == 0.0
-    assert perfect.eer == 0.0 and perfect.prbep == 0.0
+    assert perfect.eer == 0.0 and perfect.prbep == 1.0 and perfect.prbep_errors == 0.0
     assert perfect.operating_points[0].act_dcf == 0.0
 
 
@@ -206,7 +209,10 @@ def test_str_is_a_readable_aligned_table():
     assert lines[4].startswith(f"  calibration loss  {rep.calibration_loss:9.4f} bits  (")
     assert f"{100 * rep.calibration_loss / rep.cllr:.1f} % of Cllr" in lines[4]
     assert lines[5] == f"  EER (ROCCH)       {100 * rep.eer:9.3f} %"
-    assert lines[6].startswith(f"  PRBEP             {rep.prbep:9.1f} errors")
+    assert lines[6] == (
+        f"  PRBEP             {100 * rep.prbep:9.3f} %  (precision = recall; "
+        f"{rep.prbep_errors:.1f} misses = false alarms)"
+    )
     assert lines[7] == "  normalized DCF"
     header, rows = lines[8], lines[9 : 9 + len(OPS)]
     assert lines[9 + len(OPS)].startswith("  score thresholds (accept iff score >= t")

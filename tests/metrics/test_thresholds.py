@@ -48,6 +48,7 @@ def test_min_dcf_threshold_reproduces_min_dcf_and_spans_every_optimal_threshold(
 
 @settings(max_examples=300, deadline=None)
 @given(small_sets, small_sets)
+@pytest.mark.filterwarnings("ignore:.*looks like:UserWarning")  # small integer scores, not labels
 def test_eer_threshold_at_a_unique_crossing_reproduces_the_eer(tar, non):
     nt, nn = len(tar), len(non)
     points = sweep(tar, non)

@@ -24,9 +24,10 @@ def visible_texts(fig):
         if not (ax.get_visible() and ax.axison):  # e.g. the empty cells of a grid: not drawn
             texts += [ax.title] + list(ax.texts)
             continue
-        texts += _in_view(ax.xaxis.get_ticklabels(), ax.get_xlim(), 0)
-        texts += _in_view(ax.yaxis.get_ticklabels(), ax.get_ylim(), 1)
-        texts += [ax.xaxis.label, ax.yaxis.label, ax.title] + list(ax.texts)
+        for axis, limits, k in ((ax.xaxis, ax.get_xlim(), 0), (ax.yaxis, ax.get_ylim(), 1)):
+            if axis.get_visible():  # e.g. a twin's shared x axis is not drawn
+                texts += _in_view(axis.get_ticklabels(), limits, k) + [axis.label]
+        texts += [ax.title] + list(ax.texts)
         if ax.get_legend() is not None:
             texts += ax.get_legend().get_texts()
     for legend in fig.legends:
@@ -84,14 +85,42 @@ def test_report_figures_have_no_overlapping_text(tmp_path, systems, width, monke
     monkeypatch.setattr(report_module, "_save", keep)
     import warnings
 
+    from focal.metrics import partition_report
+
+    rng = np.random.default_rng(1)
+    parts = [
+        partition_report(
+            tar,
+            non,
+            {"gender": rng.choice(["f", "m"], tar.size), "lang": rng.choice(["a", "b"], tar.size)},
+            {"gender": rng.choice(["f", "m"], non.size), "lang": rng.choice(["a", "b"], non.size)},
+            operating_points=[0.01, 0.001],
+            name=name,
+        )
+        for name, (tar, non) in systems.items()
+    ]
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # e.g. "constrained_layout not applied"
         report_module.write_report(
-            systems, tmp_path, operating_points=[0.01, 0.001], size=(width, int(0.75 * width))
+            systems,
+            tmp_path,
+            operating_points=[0.01, 0.001],
+            partitions=parts,
+            size=(width, int(0.75 * width)),
         )
-    assert set(figures) >= {"det", "ape", "nbe", "ece"}
+    assert set(figures) >= {
+        "det", "ape", "nbe", "ece", "calibration", "reliability", "histogram_1", "partitions_1"
+    }  # fmt: skip
     for stem, fig in figures.items():
         assert overlaps(fig) == [], stem
+        fig.canvas.draw()
+        legends = [ax.get_legend() for ax in fig.axes if ax.get_legend()] + list(fig.legends)
+        assert legends, stem
+        for legend in legends:  # under the plots, hiding no data
+            for ax in fig.axes:
+                assert covered_points(ax, legend) == [], stem
+                if ax.get_visible() and ax.axison:
+                    assert not legend.get_window_extent().overlaps(ax.bbox), stem
 
 
 def test_det_points_without_false_alarms_sit_on_the_edge():
@@ -177,16 +206,26 @@ def test_pairwise_grid_has_no_overlapping_text(tmp_path, width, n_classes, monke
 
 
 def covered_points(ax, legend):
-    """The drawn vertices of the axes' lines (curves and markers, in pixels) inside the legend."""
+    """The drawn vertices of the axes' lines and patches (curves, markers, histogram steps,
+    bars; in pixels) inside the legend.
+    """
     box = legend.get_window_extent()
     hidden = []
-    for line in ax.lines:
-        xy = line.get_transform().transform(np.column_stack(line.get_data()))
+    paths = [
+        (line.get_gid(), line.get_transform().transform(np.column_stack(line.get_data())))
+        for line in ax.lines
+    ]
+    paths += [
+        (patch.get_gid(), patch.get_transform().transform(patch.get_path().vertices))
+        for patch in ax.patches
+        if patch.get_gid()
+    ]
+    for gid, xy in paths:
         xy = xy[np.isfinite(xy).all(axis=1)]
         inside = (
             (box.x0 < xy[:, 0]) & (xy[:, 0] < box.x1) & (box.y0 < xy[:, 1]) & (xy[:, 1] < box.y1)
         )
-        hidden += [(line.get_gid(), tuple(p)) for p in xy[inside]]
+        hidden += [(gid, tuple(p)) for p in xy[inside]]
     return hidden
 
 
@@ -220,6 +259,10 @@ def test_standalone_det_legend_hides_no_curve(width, n_systems):
         assert frame.x0 - 1 <= box.x0 and box.x1 <= frame.x1 + 1  # whole inside the figure
         assert frame.y0 - 1 <= box.y0
         texts = [t.get_text() for t in legend.get_texts() if t.get_text()]
+        # the points without false alarms at P_tar = 0.001 sit on the left edge: said once
+        notes = [t for t in texts if "edge:" in t]
+        assert "left edge: P_fa 0 %" in notes and len(notes) == len(set(notes))
+        texts = [t for t in texts if "edge:" not in t]
         assert set(names) <= set(texts)
         if (width, n_systems) == (360, 3):  # the key: no numbers, each kind of point once
             assert len(texts) == 3 + 5 and not any("=" in t.split("(")[0] for t in texts)
@@ -229,7 +272,7 @@ def test_standalone_det_legend_hides_no_curve(width, n_systems):
             assert sum("EER = " in t for t in texts) == n_systems
             assert not any(name + ":" in t for t in texts for name in names)
             if n_systems > 1 and width >= 640:
-                assert legend._ncols == n_systems  # a column per system
+                assert legend._ncols in (n_systems, n_systems + 1)  # a column per system (+ notes)
     finally:
         plt.close(fig)
 
@@ -263,3 +306,47 @@ def test_the_legend_check_sees_a_covered_curve():
         assert len(covered_points(ax, legend)) > 0
     finally:
         plt.close(fig)
+
+
+def test_det_display_on_a_plain_figure_puts_its_legend_under_the_curves():
+    """Issue 29: ``fig, ax = plt.subplots()`` (no layout engine) with two systems and two
+    operating points put a 12-entry legend over the curves; the lone axes now gets
+    constrained layout and the legend goes under it.
+    """
+    import matplotlib.pyplot as plt
+
+    from focal.plots import DETDisplay
+
+    rng = np.random.default_rng(0)
+    fig, ax = plt.subplots()
+    try:
+        for k, mu in enumerate((2.5, 1.2)):
+            tar, non = rng.normal(mu, 1.5, 400), rng.normal(-mu, 1.5, 4000)
+            DETDisplay.from_scores(tar, non, name=f"sys{k}", ax=ax, operating_points=[0.01, 0.001])
+        legend = ax.get_legend()
+        fig.canvas.draw()
+        assert not legend.get_window_extent().overlaps(ax.bbox)
+        assert covered_points(ax, legend) == [] and overlaps(fig) == []
+    finally:
+        plt.close(fig)
+
+
+def test_a_point_off_the_scale_gets_an_arrow_and_a_note():
+    """Issue 29: a P_miss = 100 % point was drawn on the top edge, which reads as the edge's
+    tick value; it now has an arrow pointing off the plot and a legend note.
+    """
+    import matplotlib.pyplot as plt
+
+    from focal.plots import det_plot
+
+    # at P_tar = 0.001 (threshold 6.9) every target is rejected: P_miss = 100 %, P_fa = 0
+    ax = det_plot(np.linspace(-2, 5, 50), np.linspace(-6, 3, 500), operating_points=[0.001])
+    try:
+        act = [ln for ln in ax.lines if ln.get_gid() == "det-act-dcf"][0]
+        assert (act.get_xdata()[0], act.get_ydata()[0]) == (0.0, 1.0)
+        arrows = [a for a in ax.texts if a.get_gid() == "det-off-scale"]
+        assert len(arrows) == 3  # actDCF: left and top edges; minDCF: the left edge
+        texts = [t.get_text() for t in ax.get_legend().get_texts()]
+        assert "top edge: P_miss 100 %" in texts and "left edge: P_fa 0 %" in texts
+    finally:
+        plt.close(ax.figure)

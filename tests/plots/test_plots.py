@@ -434,7 +434,7 @@ def std_report():
 def test_std_det_curve_and_twv_points(std_report):
     trials = std_report.trials
     ax = plots.std_det_plot(trials, label="sample")
-    curve = std.det_curve(trials)
+    curve = std.term_det_curve(trials)
     x, y = xy(line(ax, "std-det"))
     np.testing.assert_array_equal(x, curve.p_fa)
     np.testing.assert_array_equal(y, curve.p_miss)
@@ -521,6 +521,10 @@ def test_write_report_writes_pngs_of_the_requested_size_and_the_numbers(llrs, tm
         "nbe.png",
         "ape.png",
         "ece.png",
+        "calibration.png",
+        "reliability.png",
+        "histogram_1.png",
+        "histogram_2.png",
         "tippett_1.png",
         "tippett_2.png",
     }
@@ -565,7 +569,7 @@ def test_cli_evaluate_plot_writes_the_report(tmp_path):
     folder = tmp_path / "report"
     assert f"report: {folder / 'index.html'}" in result.stdout
     pngs = sorted(folder.glob("*.png"))
-    assert len(pngs) == 6
+    assert len(pngs) == 10
     for p in pngs:
         assert p.stat().st_size > 1000 and png_size(p) == (720, 450)
         assert p.with_suffix(".pdf").exists()

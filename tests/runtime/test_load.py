@@ -331,3 +331,22 @@ def test_bad_input_is_refused_with_a_clear_error(saved):
     pav = focal.runtime.load(saved["pav"][0])
     with pytest.raises(ValueError, match="Input X contains NaN"):
         pav.transform([[np.nan]])
+
+
+def test_the_registry_states_each_class_parameters_and_saved_fields():
+    """The runtime class decoded for each registry entry takes the estimator's parameters, and
+    the estimator saves the fields the entry names.
+    """
+    from focal.models import fitted_state
+    from focal.models.registry import REGISTRY, loadable_classes
+    from focal.runtime._decode import runtime_class
+
+    classes = loadable_classes()
+    runtime = {entry.name: (runtime_class(entry), entry.node) for entry in REGISTRY}
+    for entry in REGISTRY:
+        cls, node = classes[entry.name]
+        made = cls([("only", None)]) if node == "steps" else cls()
+        assert list(made.get_params(deep=False)) == sorted(entry.params)
+        if node == "state":
+            assert getattr(fitted_state, entry.fields) is cls._state_fields
+            assert list(runtime[entry.name][0]().get_params()) == sorted(entry.params)

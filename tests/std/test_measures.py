@@ -20,12 +20,12 @@ from focal.std import (
     atwv,
     cnxe,
     cxe,
-    det_curve,
     indexing_speed_factor,
     min_cnxe,
     mtwv,
     processing_load,
     searching_speed_factor,
+    term_det_curve,
     twv,
 )
 
@@ -211,7 +211,7 @@ def test_query_dependent_decisions_are_flagged():
 
 def test_det_curve_points():
     trials = align(random_task(8))
-    det = det_curve(trials)
+    det = term_det_curve(trials)
     assert det.thresholds[-1] == math.inf and det.p_miss[-1] == 1.0 and det.p_fa[-1] == 0.0
     assert (np.diff(det.thresholds) > 0).all()
     assert (np.diff(det.p_miss) >= -1e-15).all() and (np.diff(det.p_fa) <= 1e-15).all()
