@@ -278,7 +278,7 @@ def _evaluate(sub):
         nargs="?",
         const="local",
         metavar="SCHEDULER_ADDRESS",
-        help="evaluate on a dask cluster (pip install 'focal-calibration[dask]'): "
+        help="evaluate on a dask cluster (needs pip install 'dask[distributed]'): "
         "a local one, or the scheduler at SCHEDULER_ADDRESS; score files and "
         "--key may then be glob patterns, each file one partition",
     )
@@ -447,7 +447,9 @@ def _demo(sub):
         "each system and of the fusion; with matplotlib, also write the figures.",
     )
     demo.add_argument(
-        "--data", default=None, help="folder holding the sample sets (default: ./data_samples)"
+        "--data",
+        default=None,
+        help="folder holding speaker_detection/ (default: the sample set shipped with focal)",
     )
     demo.add_argument(
         "--out",

@@ -127,7 +127,7 @@ class LogisticFusion(
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features_in_,)
+    coef_ : ndarray of shape ``(n_features_in_,)``
         Weight of each system (LLR per unit of score).
     intercept_ : float
         LLR offset (nats), with ``logit(p_target)`` already removed: the output is an LLR.

@@ -157,6 +157,7 @@ def trial_partitions(table: PartitionTable, models, tests, label: str = "scores"
     Returns
     -------
     ndarray of str, shape (n_trials, n_columns)
+        Row i: the labels of trial i, one per column of ``table.columns``.
 
     Raises
     ------

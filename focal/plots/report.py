@@ -59,7 +59,7 @@ def output_folder(path=None, prefix: str = "focal_") -> pathlib.Path:
     ----------
     path : str or path-like, optional
         The folder to use (created with its parents if needed).
-    prefix : str, default "focal_"
+    prefix : str, default ``"focal_"``
         Name prefix of a new temporary folder.
 
     Returns

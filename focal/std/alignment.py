@@ -184,7 +184,7 @@ class AlignedTrials:
 
     @property
     def n_queries(self) -> int:
-        """|Q|, the number of evaluated queries."""
+        """``|Q|``, the number of evaluated queries."""
         return len(self.queries)
 
     @property

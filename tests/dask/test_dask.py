@@ -76,7 +76,7 @@ def test_without_dask_focal_dask_says_how_to_install():
         "try:\n    import focal.dask\nexcept ImportError as e:\n    print(e)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install 'focal-calibration[dask]'" in out.stdout
+    assert "pip install 'dask[distributed]'" in out.stdout
 
 
 def test_measures_identical_to_in_memory(client):
