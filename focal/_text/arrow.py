@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import threading
 
 import numpy as np
 
@@ -43,13 +44,40 @@ _DISABLED = False  # set by tests (and nothing else) to compare the two paths
 
 @functools.cache
 def _pyarrow():
-    """``(pyarrow, pyarrow.compute)``, or None when pyarrow is not installed."""
+    """``(pyarrow, pyarrow.compute)``, or None when pyarrow is not installed.
+
+    Called in the main thread only (:func:`load`): a worker thread never imports. When Ctrl-C
+    lands in the main thread while CPython's import machinery holds its global import lock
+    (a weak-reference callback of a module lock), the KeyboardInterrupt is swallowed and the
+    lock stays held by the main thread: an import in a worker then waits for ever, and so does
+    the main thread waiting for the worker (``focal apply`` hung on 1 Ctrl-C in about 150 at
+    start-up on a loaded machine).
+    """
     try:
         import pyarrow
         import pyarrow.compute
     except ImportError:
         return None
     return pyarrow, pyarrow.compute
+
+
+_loaded = None  # (pyarrow, pyarrow.compute, whether the writer agrees), set by load()
+
+
+def load():
+    """Import pyarrow and check its writer on the probe values, in the main thread, once
+    ``_IMPORT_AFTER`` numbers were counted (or pyarrow was imported by something else).
+
+    The readers' and writers' calling threads call it between the blocks their workers
+    handle; the kernels answer from then on. Returns whether the kernels are loaded.
+    """
+    global _loaded
+    if _loaded is None and threading.current_thread() is threading.main_thread():
+        if not _DISABLED and (_seen >= _IMPORT_AFTER or "pyarrow" in sys.modules):
+            arrow = _pyarrow()
+            if arrow is not None:
+                _loaded = (*arrow, _writer_agrees(*arrow))
+    return _loaded is not None
 
 
 def enabled() -> bool:
@@ -60,16 +88,16 @@ def enabled() -> bool:
 def _arrow_for(n, numbers=True):
     """``(pyarrow, pyarrow.compute)`` when a batch of n items is worth pyarrow, else None.
 
-    Before pyarrow is imported, batches of numbers count towards ``_IMPORT_AFTER`` (other
-    items, cheap in NumPy, do not).
+    Before pyarrow is loaded (:func:`load`), batches of numbers count towards
+    ``_IMPORT_AFTER`` (other items, cheap in NumPy, do not).
     """
     global _seen
     if n < _MIN_TOKENS or _DISABLED:
         return None
-    if _seen < _IMPORT_AFTER and "pyarrow" not in sys.modules:
+    if _loaded is None and not load():
         _seen += n if numbers else 0
         return None
-    return _pyarrow()
+    return _loaded[:2]
 
 
 def _interleaved(starts, stops, size):
@@ -194,7 +222,7 @@ def equal_segments(data_a, starts_a, stops_a, data_b, starts_b, stops_b):
 
 def _arrow_writes_repr(x):
     """Rows whose pyarrow text is ``repr``'s: a safe subset, found empirically (pyarrow 14 and 26)
-    and checked at first use by :func:`_writer_agrees`.
+    and checked once by :func:`load` (with :func:`_writer_agrees`).
 
     ``repr`` writes positional notation for ``1e-4 <= |x| < 1e16`` with ``.0`` after integral
     values and scientific notation elsewhere with at least two exponent digits (``1e-05``);
@@ -296,10 +324,8 @@ def _probe():
     return np.concatenate([x, -x])
 
 
-@functools.cache
-def _writer_agrees():
+def _writer_agrees(pa, pc):
     """Whether :func:`_lines` writes ``repr``'s text on the probe values (once a process)."""
-    pa, pc = _pyarrow()
     x = _probe()
     empty = np.zeros(x.size, dtype=np.int64)
     got = _lines(pa, pc, np.zeros(0, dtype=np.uint8), empty, empty, x)
@@ -329,7 +355,7 @@ def join_lines(data, starts, stops, values):
     """
     n = starts.size
     arrow = _arrow_for(n)
-    if arrow is None or not _writer_agrees():
+    if arrow is None or not _loaded[2]:
         return None
     pa, pc = arrow
     data = np.ascontiguousarray(data, dtype=np.uint8)

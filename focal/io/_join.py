@@ -16,6 +16,7 @@ and hashes. Same answers and errors as reading both files whole and aligning the
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 import tempfile
 import threading
@@ -23,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
+from .._text import arrow
 from .._text.blocks import BLOCK_BYTES
 from .._text.fields import ids_text
 from .._text.source import display_name
@@ -318,6 +320,9 @@ def _in_parallel(column, n, at_once):
         futures = [executor.submit(column, j, stop=stop) for j in range(n)]
         try:
             for future in futures:
+                while not future.done():  # the workers never import: pyarrow is loaded here
+                    arrow.load()
+                    concurrent.futures.wait([future], timeout=0.05)
                 future.result()
         except BaseException:
             stop.set()

@@ -13,6 +13,8 @@ from __future__ import annotations
 import collections
 import threading
 
+from .._text import arrow
+
 __all__ = ["prefetch"]
 
 _DEPTH = 4
@@ -100,6 +102,8 @@ def prefetch(items, executor, depth=_DEPTH):
                 if state.ready:
                     item = state.ready.popleft()
                     state.schedule()
+                    # the workers never import: pyarrow is loaded here once they asked for it
+                    arrow.load()
                 elif state.error is not None:
                     raise state.error
                 else:

@@ -485,6 +485,7 @@ def write_applied(
                         out.write(
                             gzip.compress(header, _GZIP_LEVEL, mtime=0) if compress else header
                         )
+                _arrow.load()  # the formatters never import (focal._text.arrow.load)
                 pending.append(formatters.submit(_chunk_texts, chunk, Y, fmt, path, compress))
                 written += len(chunk)
                 while len(pending) > _FORMATTED_AHEAD or (pending and pending[0].done()):
