@@ -1,7 +1,10 @@
-"""Print the declared minimum version of every run-time and test dependency as an exact pin.
+"""Print the declared minimum version of every dependency focal's users meet, as exact pins.
 
-`.ci/run` installs these in a second virtual environment and runs the fast tests there, so the
-floors in pyproject.toml (the one place they are declared) are proven, not hoped for.
+The run-time dependencies, every optional extra (plot, dask, progress, fast, hdf5) and the test
+extra, each at exactly its ``>=`` floor (a package named twice is pinned once, with the union of
+its extras). `.ci/run` installs these in a second virtual environment and runs the fast tests
+there, so the floors in pyproject.toml (the one place they are declared) are proven, not hoped
+for. The ``dev`` and ``docs`` extras are tools of the developers and CI, not floors.
 """
 
 import pathlib
@@ -10,13 +13,23 @@ import sys
 
 import tomllib
 
+NOT_FLOORS = {"dev", "docs"}
+
 project = tomllib.loads(pathlib.Path(sys.argv[1]).read_text())["project"]
-pins = []
-for spec in project["dependencies"] + project["optional-dependencies"]["test"]:
+specs = list(project["dependencies"])
+for extra, requirements in project["optional-dependencies"].items():
+    if extra not in NOT_FLOORS:
+        specs += requirements
+pins = {}  # name -> (extras, version)
+for spec in specs:
     spec = spec.split(";")[0].strip()
-    # a '>=' floor is tested at exactly that version; an exact '==' pin (the CI gates) is its own
-    match = re.fullmatch(r"([A-Za-z0-9_.\-]+)(\[[^\]]*\])?\s*(?:>=|==)\s*([0-9][0-9.]*)", spec)
+    match = re.fullmatch(r"([A-Za-z0-9_.\-]+)(?:\[([^\]]*)\])?\s*>=\s*([0-9][0-9.]*)", spec)
     if match is None:
-        sys.exit(f"{spec!r}: every dependency needs a '>=' floor (or an '==' pin) to be tested at")
-    pins.append(f"{match[1]}{match[2] or ''}=={match[3]}")
-print("\n".join(pins))
+        sys.exit(f"{spec!r}: every dependency needs a '>=' floor to be tested at")
+    name, extras, version = match[1].lower(), match[2], match[3]
+    known_extras, known_version = pins.get(name, (set(), version))
+    if known_version != version:
+        sys.exit(f"{name}: two floors, {known_version} and {version}: declare one")
+    pins[name] = (known_extras | set(filter(None, (extras or "").split(","))), version)
+for name, (extras, version) in pins.items():
+    print(f"{name}[{','.join(sorted(extras))}]=={version}" if extras else f"{name}=={version}")

@@ -239,7 +239,7 @@ def report(n, n_workers=2, compare=True):
 
 def run(quick: bool = False):
     if not _have_dask():
-        print("  (skipped: focal.dask needs pip install 'focal-calibration[dask]')")
+        print("  (skipped: focal.dask needs pip install 'dask[distributed]')")
         return
     print(
         f"\n== focal.dask on a LocalCluster (memory_limit 2 GiB per worker, one thread each) "

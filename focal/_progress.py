@@ -57,7 +57,7 @@ def _tqdm():
         from tqdm.auto import tqdm
     except ImportError:
         raise ValueError(
-            'progress=True needs tqdm: pip install "focal-calibration[progress]"'
+            'progress=True needs tqdm (the "progress" extra): pip install tqdm'
         ) from None
     return tqdm
 

@@ -1,4 +1,10 @@
-"""Calibration analysis of binary score files: the numbers and the normalized Bayes error table.
+"""
+Calibration analysis of score files
+===================================
+
+Calibration analysis of binary score files: the numbers and the normalized Bayes error table.
+
+Run it from a checkout (the sample data by default, your files by argument)::
 
     python recipes/calibration_analysis.py                       # the sample eval systems
     python recipes/calibration_analysis.py --key eval.key a.scores b.scores
@@ -18,7 +24,7 @@ import sys
 
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(sys.argv[0]).resolve().parent.parent  # run as a script (also by the docs)
 sys.path.insert(0, str(ROOT))
 
 from focal.io import align_trials, read_key, read_scores  # noqa: E402

@@ -1,4 +1,10 @@
-"""Bayes decisions for any cost function, combined criteria and other proper scoring rules.
+"""
+Decisions, costs and other scoring rules
+========================================
+
+Bayes decisions for any cost function, combined criteria and other proper scoring rules.
+
+Run it from a checkout (the sample data by default, your files by argument)::
 
     python recipes/decisions_and_costs.py             # the sample sets in data_samples/
     python recipes/decisions_and_costs.py --out figures/
@@ -28,7 +34,7 @@ Language recognition (data_samples/language_recognition, closed set, eval):
 6. ``cavg_sweep.png`` in ``--out`` (default: a new temporary folder): normalized CAVG swept over
    the target prior, actual and after affine calibration (thesis sec. 8.5.1).
 
-The figure needs matplotlib (``pip install "focal-calibration[plot]"``); without it only the
+The figure needs matplotlib (``pip install matplotlib``); without it only the
 numbers are printed.
 """
 
@@ -40,7 +46,7 @@ import sys
 
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(sys.argv[0]).resolve().parent.parent  # run as a script (also by the docs)
 sys.path.insert(0, str(ROOT))
 
 from focal import LogisticFusion  # noqa: E402
@@ -195,4 +201,4 @@ def main(argv=None):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    main()

@@ -1,4 +1,10 @@
-"""Calibration analysis of language-recognition log-likelihoods (Brümmer & van Leeuwen 2006).
+"""
+Calibration of language recognition
+===================================
+
+Calibration analysis of language-recognition log-likelihoods (Brümmer & van Leeuwen 2006).
+
+Run it from a checkout (the sample data by default, your files by argument)::
 
     python recipes/language_calibration.py            # the Albayzin-style sample set
     python recipes/language_calibration.py --key eval.key sysA_closed.txt sysA_open.txt ...
@@ -29,7 +35,7 @@ Figures (``--out``, default a new temporary folder, printed at the end): ``pairw
 bar-graph matrix of fig. 3; ``detection_ape.png``, per-language APE plots before and after (fig.
 2); ``scatter.png``, detection LLRs after against before for every language (fig. 1); and
 ``subsets.png``, CAVG over every subset of the languages (thesis fig. 8.3), before and after.
-Figures need matplotlib (``pip install "focal-calibration[plot]"``); without it only the numbers
+Figures need matplotlib (``pip install matplotlib``); without it only the numbers
 are printed.
 """
 
@@ -42,7 +48,7 @@ import sys
 
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(sys.argv[0]).resolve().parent.parent  # run as a script (also by the docs)
 sys.path.insert(0, str(ROOT))
 
 from focal import MulticlassFusion  # noqa: E402
@@ -233,6 +239,6 @@ def main(argv=None):
 
 if __name__ == "__main__":
     try:
-        sys.exit(main())
+        main()
     except ValueError as exc:  # a bad file or value: one line, no traceback
         sys.exit(f"language_calibration: error: {exc}")

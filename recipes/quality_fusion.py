@@ -1,4 +1,10 @@
-r"""Duration-aware fusion: affine fusion vs QMF vs quality fusion, overall and by duration.
+r"""
+Duration-aware quality fusion
+=============================
+
+Duration-aware fusion: affine fusion vs QMF vs quality fusion, overall and by duration.
+
+Run it from a checkout (the sample data by default, your files by argument)::
 
     python recipes/quality_fusion.py                  # the variable-length sample set
     python recipes/quality_fusion.py --dev-key dev.key --dev a.scores b.scores \
@@ -34,7 +40,7 @@ import sys
 
 import numpy as np
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(sys.argv[0]).resolve().parent.parent  # run as a script (also by the docs)
 sys.path.insert(0, str(ROOT))
 
 from focal import LogisticFusion, QualityFusion  # noqa: E402
@@ -257,6 +263,6 @@ def main(argv=None):
 
 if __name__ == "__main__":
     try:
-        sys.exit(main())
+        main()
     except ValueError as exc:  # a bad file or value: one line, no traceback
         sys.exit(f"quality_fusion: error: {exc}")

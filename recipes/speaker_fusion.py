@@ -1,4 +1,10 @@
-r"""Fuse three speaker-detection systems at P_target = 0.01 and compare with each system alone.
+r"""
+Fusion of three speaker-detection systems
+=========================================
+
+Fuse three speaker-detection systems at P_target = 0.01 and compare with each system alone.
+
+Run it from a checkout (the sample data by default, your files by argument)::
 
     python recipes/speaker_fusion.py                  # the sample set in data_samples/
     python recipes/speaker_fusion.py --dev-key dev.key --dev a.scores b.scores c.scores \
@@ -19,7 +25,7 @@ lines ``model test target|nontarget``, any number of systems, the same order for
    fig. 7.8, with the DR30 points and the operating point), ``nbe_systems.png`` (every system
    on eval) and ``ape.png`` (APE curves and Cllr bars on eval).
 
-Figures need matplotlib (``pip install "focal-calibration[plot]"``); without it the numbers are
+Figures need matplotlib (``pip install matplotlib``); without it the numbers are
 printed and the figures skipped.
 """
 
@@ -29,7 +35,7 @@ import argparse
 import pathlib
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(sys.argv[0]).resolve().parent.parent  # run as a script (also by the docs)
 sys.path.insert(0, str(ROOT))
 
 from focal import LinearCalibrator, LogisticFusion  # noqa: E402
@@ -153,6 +159,6 @@ def main(argv=None):
 
 if __name__ == "__main__":
     try:
-        sys.exit(main())
+        main()
     except ValueError as exc:  # a bad file or value: one line, no traceback
         sys.exit(f"speaker_fusion: error: {exc}")

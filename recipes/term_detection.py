@@ -1,4 +1,10 @@
-r"""Score a spoken term detection system: ATWV, MTWV, C_nxe, C_nxe^min and the DET curve.
+r"""
+Scoring spoken term detection
+=============================
+
+Score a spoken term detection system: ATWV, MTWV, C_nxe, C_nxe^min and the DET curve.
+
+Run it from a checkout (the sample data by default, your files by argument)::
 
     python recipes/term_detection.py                 # the sample set in data_samples/
     python recipes/term_detection.py sys.stdlist.xml ref.rttm audio.ecf.xml terms.tlist.xml \
@@ -20,7 +26,7 @@ The recipe
 3. writes ``det.png`` into ``--out`` (default: a new temporary directory, printed at the end):
    the DET of the threshold sweep (plan sec. 2.5) with the ATWV and MTWV points.
 
-The DET figure needs matplotlib (``pip install "focal-calibration[plot]"``); without it the
+The DET figure needs matplotlib (``pip install matplotlib``); without it the
 numbers are printed and the figure skipped.
 """
 
@@ -32,7 +38,7 @@ import math
 import pathlib
 import sys
 
-ROOT = pathlib.Path(__file__).resolve().parent.parent
+ROOT = pathlib.Path(sys.argv[0]).resolve().parent.parent  # run as a script (also by the docs)
 sys.path.insert(0, str(ROOT))
 
 from focal import bayes_threshold, std  # noqa: E402
@@ -129,6 +135,6 @@ def main(argv=None):
 
 if __name__ == "__main__":
     try:
-        sys.exit(main())
+        main()
     except ValueError as exc:  # a bad file or value: one line, no traceback
         sys.exit(f"term_detection: error: {exc}")

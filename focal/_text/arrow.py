@@ -35,6 +35,7 @@ from __future__ import annotations
 import functools
 import os
 import sys
+import threading
 
 import numpy as np
 
@@ -53,13 +54,42 @@ _DISABLED = os.environ.get("FOCAL_NO_ARROW", "") not in ("", "0")
 
 @functools.cache
 def _pyarrow():
-    """``(pyarrow, pyarrow.compute)``, or None when pyarrow is not installed."""
+    """``(pyarrow, pyarrow.compute)``, or None when pyarrow is not installed.
+
+    Called in the main thread only (:func:`load`): a worker thread never imports. When Ctrl-C
+    lands in the main thread while CPython's import machinery holds its global import lock
+    (a weak-reference callback of a module lock), the KeyboardInterrupt is swallowed and the
+    lock stays held by the main thread: an import in a worker then waits for ever, and so does
+    the main thread waiting for the worker (``focal apply`` hung on 1 Ctrl-C in about 150 at
+    start-up on a loaded machine).
+    """
     try:
         import pyarrow
         import pyarrow.compute
     except ImportError:
         return None
     return pyarrow, pyarrow.compute
+
+
+_loaded = None  # (pyarrow, pyarrow.compute), set by load()
+
+
+def load():
+    """Import pyarrow (and what the writer's probe needs), in the main thread, once
+    ``_IMPORT_AFTER`` numbers were counted (or pyarrow was imported by something else).
+
+    The readers' and writers' calling threads call it between the blocks their workers
+    handle; the kernels answer from then on. Returns whether the kernels are loaded.
+    """
+    global _loaded
+    if _loaded is None and threading.current_thread() is threading.main_thread():
+        if not _DISABLED and (_seen >= _IMPORT_AFTER or "pyarrow" in sys.modules):
+            arrow = _pyarrow()
+            if arrow is not None:
+                import numpy.random  # noqa: F401 - for the writer's probe, run in a worker
+
+                _loaded = arrow
+    return _loaded is not None
 
 
 def enabled() -> bool:
@@ -70,16 +100,16 @@ def enabled() -> bool:
 def _arrow_for(n, numbers=True):
     """``(pyarrow, pyarrow.compute)`` when a batch of n items is worth pyarrow, else None.
 
-    Before pyarrow is imported, batches of numbers count towards ``_IMPORT_AFTER`` (other
-    items, cheap in NumPy, do not).
+    Before pyarrow is loaded (:func:`load`), batches of numbers count towards
+    ``_IMPORT_AFTER`` (other items, cheap in NumPy, do not).
     """
     global _seen
     if n < _MIN_TOKENS or _DISABLED:
         return None
-    if _seen < _IMPORT_AFTER and "pyarrow" not in sys.modules:
+    if _loaded is None and not load():
         _seen += n if numbers else 0
         return None
-    return _pyarrow()
+    return _loaded
 
 
 def _interleaved(starts, stops, size):
@@ -306,8 +336,10 @@ def _probe():
 
 @functools.cache
 def _writer_agrees(format_numbers):
-    """Whether :func:`_lines` writes ``repr``'s text on the probe values (once a process)."""
-    pa, pc = _pyarrow()
+    """Whether :func:`_lines` writes ``repr``'s text on the probe values (once a process; the
+    probe's ``numpy.random`` was imported by :func:`load`).
+    """
+    pa, pc = _loaded
     x = _probe()
     empty = np.zeros(x.size, dtype=np.int64)
     got = _lines(pa, pc, np.zeros(0, dtype=np.uint8), empty, empty, x, format_numbers)

@@ -589,9 +589,10 @@ _MASKED_WIDTH = 128  # ids up to this many bytes are masked through a small look
 def gather_ids(data, starts, lengths):
     """Fixed-width bytes array (dtype ``S<8k>``) of the fields ``data[start : start + length]``."""
     n = starts.size
-    longest = int(lengths.max()) if n else 1
-    width = max(8, -(-longest // 8) * 8)
-    if n and int(starts.max()) + width > data.size:  # ids near the end: from a padded copy
+    if n == 0:
+        return np.zeros(0, dtype="S8")
+    width = max(8, -(-int(lengths.max()) // 8) * 8)
+    if int(starts.max()) + width > data.size:  # ids near the end: from a padded copy
         base = max(0, data.size - width)
         tail = np.zeros(data.size - base + width, dtype=np.uint8)
         tail[: data.size - base] = data[base:]

@@ -272,19 +272,30 @@ def _refuse_inputs(output, st, inputs, what="the output") -> None:
             )
 
 
+def _temporary_file(path, folder) -> tuple[int, str]:
+    """A new ``.focal-*.tmp`` file in ``folder``: ``(descriptor, name)``; an error names
+    ``path``. Call it inside :func:`_sigterm_deferred`, noting the name there.
+    """
+    try:
+        return tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=folder)
+    except OSError as exc:
+        raise _fail(path, "cannot write", exc) from None
+
+
 def _probe(path, folder) -> None:
     """Refuse ``path`` unless a file can be created in ``folder`` (permissions, read-only
-    file systems, ``/proc``): a temporary file, removed at once.
+    file systems, ``/proc``): a temporary file, removed at once (SIGTERM included).
     """
-    with _sigterm_cleans_up():  # a SIGTERM now leaves no probe behind
+    tmp = None
+    with _sigterm_cleans_up():
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=folder)
-        except OSError as exc:
-            raise _fail(path, "cannot write", exc) from None
-        try:
+            with _sigterm_deferred():
+                fd, tmp = _temporary_file(path, folder)
             os.close(fd)
         finally:
-            os.unlink(tmp)
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
 
 def _check(path, inputs):
@@ -426,8 +437,37 @@ class _Terminated(SystemExit):
     """Raised in the main thread on SIGTERM while an output is being written."""
 
 
+class _SigtermState:
+    """While :func:`_sigterm_deferred` runs (creating a temporary file and noting its name),
+    our SIGTERM handler only records the signal; it is raised when that code is done.
+    """
+
+    deferring = 0
+    pending: int | None = None
+
+
 def _on_sigterm(signum, frame):
+    if _SigtermState.deferring:
+        _SigtermState.pending = signum
+        return
     raise _Terminated(128 + signum)
+
+
+@contextlib.contextmanager
+def _sigterm_deferred():
+    """Run a block that creates a temporary file and notes its name, with a SIGTERM (when
+    :func:`_sigterm_cleans_up` handles it) raised only at the block's end: never between the
+    creation and the note, which would leave the file behind (a loaded machine hits that
+    window: the test of SIGTERM while writing failed now and then).
+    """
+    _SigtermState.deferring += 1
+    try:
+        yield
+    finally:
+        _SigtermState.deferring -= 1
+    if not _SigtermState.deferring and _SigtermState.pending is not None:
+        signum, _SigtermState.pending = _SigtermState.pending, None
+        raise _Terminated(128 + signum)
 
 
 @contextlib.contextmanager
@@ -518,24 +558,23 @@ def write_output(path, inputs=()):
         return
     target = os.path.realpath(path)
     # SIGTERM removes the temporary file from the moment it exists (handler installed first)
+    tmp = None
     with _sigterm_cleans_up():
         try:
-            fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=os.path.dirname(target))
-        except OSError as exc:
-            raise _fail(path, "cannot write", exc) from None
-        try:
+            with _sigterm_deferred():
+                fd, tmp = _temporary_file(path, os.path.dirname(target))
             with os.fdopen(fd, "wb") as out:
                 yield out
             os.chmod(tmp, _new_file_mode(_stat(target)))  # mkstemp made it private (0600)
             os.replace(tmp, target)
         except OSError as exc:
-            error = _write_error(path, exc, tmp)
+            error = _write_error(path, exc, tmp) if tmp is not None else None
             if error is None:
                 raise
             raise error from None
         finally:
             with contextlib.suppress(OSError):
-                if os.path.lexists(tmp):
+                if tmp is not None and os.path.lexists(tmp):
                     os.unlink(tmp)
 
 
@@ -622,14 +661,12 @@ class FolderWriter:
         if self._stack is None:
             raise RuntimeError("use the FolderWriter as a context manager")
         entry = self._entry(name)
-        try:
-            fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=self.path)
-        except OSError as exc:
-            raise _fail(entry, "cannot write", exc) from None
-        old = self._staged.pop(entry, None)
+        with _sigterm_deferred():
+            fd, tmp = _temporary_file(entry, self.path)
+            old = self._staged.pop(entry, None)
+            self._staged[entry] = tmp  # removed by _discard if anything fails
         if old is not None:
             os.unlink(old)
-        self._staged[entry] = tmp  # removed by _discard if anything fails
         try:
             with os.fdopen(fd, "wb") as out:
                 yield out

@@ -22,6 +22,7 @@ import os
 from concurrent.futures import ThreadPoolExecutor
 
 from ..exceptions import InvalidParameterError
+from . import arrow
 
 __all__ = ["available_cores", "in_order", "worker_pool"]
 
@@ -86,6 +87,7 @@ def in_order(fn, items, executor, depth=DEPTH):
                 raise
             if item is _END:
                 break
+            arrow.load()  # the workers never import: pyarrow is loaded here once they ask
             pending.append(executor.submit(fn, item))
             if len(pending) >= depth:
                 yield pending.popleft().result()

@@ -30,11 +30,14 @@ def _shown(path) -> str:
 
 
 def _default_samples() -> pathlib.Path:
-    """``data_samples/`` of the current directory (a checkout), else next to the sources."""
-    here = pathlib.Path.cwd() / "data_samples"
-    if here.is_dir():
-        return here
-    return pathlib.Path(__file__).resolve().parents[2] / "data_samples"
+    """The speaker-detection sample set that ships with this focal: ``data_samples/`` of the
+    checkout these sources are in, else the copy installed with the package
+    (``focal/cli/samples``, package data of the wheel).
+    """
+    checkout = pathlib.Path(__file__).resolve().parents[2] / "data_samples" / "speaker_detection"
+    if checkout.is_dir():
+        return checkout
+    return pathlib.Path(__file__).resolve().parent / "samples"
 
 
 def run_demo(data=None, out=None, p_target=0.01, reports=None, progress=False) -> int:
@@ -44,20 +47,18 @@ def run_demo(data=None, out=None, p_target=0.01, reports=None, progress=False) -
     ``reports``: a list that receives the eval-set calibration reports (e.g. for JSON);
     ``progress``: show each long step on stderr (tqdm).
 
-    ``data``: the folder of the sample sets (default ``./data_samples``, else the one next to
-    the sources); ``out``: the folder for the model, the fused scores and the plots (default:
-    a new temporary folder, kept).
+    ``data``: the folder of the sample sets, holding ``speaker_detection/`` (default: the sample
+    set that ships with focal, see :func:`_default_samples`); ``out``: the folder for the model,
+    the fused scores and the plots (default: a new temporary folder, kept).
     """
     from ..models.persistence import load, save
     from ..workflows import apply_model, evaluate_binary, train_fusion
     from ..workflows.evaluate import figure_names, summary_table
     from ..workflows.train import fusion_formula
 
-    folder = pathlib.Path(data or _default_samples()) / "speaker_detection"
+    folder = pathlib.Path(data) / "speaker_detection" if data else _default_samples()
     if not folder.is_dir():
-        raise ValueError(
-            f"{folder}: sample data not found (run from a focal checkout, or pass --data)"
-        )
+        raise ValueError(f"{folder}: sample data not found (--data names the folder holding it)")
     dev = sorted(folder.glob("dev_sys*.scores"))
     evals = sorted(folder.glob("eval_sys*.scores"))
     if not dev or len(dev) != len(evals):

@@ -6,13 +6,9 @@ One function per command; the argument types and the groups several commands sha
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
-.. [3] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`sws2013measures` ("SWS plan").
+.. [3] :cite:t:`albayzin2012plan` ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -279,7 +275,7 @@ def _evaluate(sub):
         nargs="?",
         const="local",
         metavar="SCHEDULER_ADDRESS",
-        help="evaluate on a dask cluster (pip install 'focal-calibration[dask]'): "
+        help="evaluate on a dask cluster (needs pip install 'dask[distributed]'): "
         "a local one, or the scheduler at SCHEDULER_ADDRESS; score files and "
         "--key may then be glob patterns, each file one partition",
     )
@@ -448,7 +444,9 @@ def _demo(sub):
         "each system and of the fusion; with matplotlib, also write the figures.",
     )
     demo.add_argument(
-        "--data", default=None, help="folder holding the sample sets (default: ./data_samples)"
+        "--data",
+        default=None,
+        help="folder holding speaker_detection/ (default: the sample set shipped with focal)",
     )
     demo.add_argument(
         "--out",

@@ -20,11 +20,8 @@ every covariance diagonal.
 
 References
 ----------
-.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
-.. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+.. [1] :cite:t:`albayzin2012plan` ("Albayzin plan").
+.. [2] :cite:t:`brummer2006calibration`.
 """
 
 from __future__ import annotations

@@ -10,8 +10,7 @@ because it is that one place: splitting it would give the runtime two modules to
 
 References
 ----------
-N. Brümmer, "Measuring, refining and calibrating speaker and language information extracted
-from speech", PhD thesis, Stellenbosch University, 2010 (affine fusion eq. 8.16, PAV-LLR
+:cite:t:`brummer2010thesis` (affine fusion eq. 8.16, PAV-LLR
 eqs. 7.50-7.51 and C.20, ROC thresholds sec. 7.3.4).
 """
 

@@ -21,8 +21,7 @@ declare an objective of size 1e-11 converged at its starting point.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
 """
 
 from __future__ import annotations

@@ -2,9 +2,8 @@
 
 An application that decides "target" or "non-target" with prior P_target, cost C_miss of a miss
 and cost C_fa of a false alarm is, for evaluation, equivalent to the application (P_tar, 1, 1)
-with the *effective target prior* P_tar (Brümmer, "Measuring, refining and calibrating speaker
-and language information extracted from speech", PhD thesis, Stellenbosch 2010, eqs. 7.12-7.13;
-Rodriguez-Fuentes et al., "MediaEval 2013 Spoken Web Search task: evaluation plan", eqs. 22-24):
+with the *effective target prior* P_tar (thesis eqs. 7.12-7.13 :cite:p:`brummer2010thesis`;
+SWS plan eqs. 22-24 :cite:p:`sws2013measures`):
 same Bayes decisions, same ranking of systems. :class:`OperatingPoint` holds one application and
 gives its effective prior, its log-odds, the false-alarm weight beta and the Bayes threshold on
 natural-log LLRs; the formulas are those of :mod:`focal.core.priors`.
@@ -16,10 +15,8 @@ name (:data:`OperatingPoint.NAMES`, :meth:`OperatingPoint.named`).
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`sws2013measures` ("SWS plan").
 """
 
 from __future__ import annotations

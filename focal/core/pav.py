@@ -37,8 +37,7 @@ every LLR finite.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
 """
 
 from __future__ import annotations
@@ -254,8 +253,7 @@ class PAVResult:
 
         References
         ----------
-        .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-           extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+        .. [1] :cite:t:`brummer2010thesis` ("thesis").
         """
         llr = self.llr
         return cross_entropy_nats(llr, llr, p_target, tar_weight=self.n_tar, non_weight=self.n_non)
@@ -281,8 +279,7 @@ def pav_from_sorted(trials: SortedTrials) -> PAVResult:
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
     """
     tar, non = trials.tar, trials.non
     if tar.size <= non.size:

@@ -6,10 +6,8 @@ logarithms; entropies are in bits.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`sws2013measures` ("SWS plan").
 """
 
 from __future__ import annotations
@@ -47,8 +45,7 @@ def logit(p):
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
 
     Examples
     --------
@@ -74,8 +71,7 @@ def sigmoid(x):
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
     """
     return expit(x)
 
@@ -99,8 +95,7 @@ def effective_log_odds(p_target, c_miss=1.0, c_fa=1.0) -> float:
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
     """
     p = check_probability(p_target, "p_target")
     cm = check_positive(c_miss, "c_miss")
@@ -129,10 +124,8 @@ def effective_prior(p_target, c_miss=1.0, c_fa=1.0) -> float:
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-    .. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
+    .. [2] :cite:t:`sws2013measures` ("SWS plan").
 
     Examples
     --------
@@ -163,8 +156,7 @@ def beta(p_target, c_miss=1.0, c_fa=1.0) -> float:
 
     References
     ----------
-    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+    .. [1] :cite:t:`sws2013measures` ("SWS plan").
     """
     return float(np.exp(-effective_log_odds(p_target, c_miss, c_fa)))
 
@@ -188,8 +180,7 @@ def prior_entropy(p_target) -> float:
 
     References
     ----------
-    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+    .. [1] :cite:t:`sws2013measures` ("SWS plan").
     """
     p = check_probability(p_target, "p_target")
     plo = _logit(p)
@@ -215,10 +206,8 @@ def bayes_threshold(p_target, c_miss=1.0, c_fa=1.0) -> float:
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-    .. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
+    .. [2] :cite:t:`sws2013measures` ("SWS plan").
     """
     return -effective_log_odds(p_target, c_miss, c_fa)
 
@@ -249,8 +238,7 @@ def detection_cost(p_miss, p_fa, p_target, c_miss=1.0, c_fa=1.0, normalize: bool
 
     References
     ----------
-    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+    .. [1] :cite:t:`sws2013measures` ("SWS plan").
     """
     a = p_target * c_miss
     b = (1.0 - p_target) * c_fa

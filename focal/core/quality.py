@@ -3,10 +3,9 @@
 A detection trial compares a model (enrolment) side with a test side; each side carries M
 *quality measures* (duration, SNR, channel or language posteriors, ...). Calibration often
 drifts with them: short segments give scores that need a smaller slope and a different offset.
-Quality fusion extends the affine fusion of thesis eq. 8.16 (Brümmer, "Measuring, refining and
-calibrating speaker and language information extracted from speech", 2010) with terms in the
-quality vectors ``q_m`` (model side) and ``q_t`` (test side), each optionally passed through a
-monotone transform first (e.g. log duration). Three forms:
+Quality fusion extends the affine fusion of thesis eq. 8.16 (:cite:t:`brummer2010thesis`) with terms
+in the quality vectors ``q_m`` (model side) and ``q_t`` (test side), each optionally passed through
+a monotone transform first (e.g. log duration). Three forms:
 
 ``"bilinear"`` (the quality fusion of the BOSARIS toolkit, Brümmer & de Villiers 2011)::
 
@@ -36,8 +35,7 @@ started from the affine fusion (the quality weights at zero).
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
 """
 
 from __future__ import annotations

@@ -12,10 +12,8 @@ LLR costs inf, a right one costs 0.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`sws2013measures` ("SWS plan").
 """
 
 from __future__ import annotations
@@ -53,8 +51,7 @@ def target_cost(llr, plo):
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
     """
     return np.logaddexp(0.0, -(np.asarray(llr, dtype=float) + plo))
 
@@ -76,8 +73,7 @@ def nontarget_cost(llr, plo):
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
     """
     return np.logaddexp(0.0, np.asarray(llr, dtype=float) + plo)
 
@@ -126,8 +122,7 @@ def cross_entropy_nats(
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
     """
     c_t, c_n = mean_costs_nats(tar_llr, non_llr, p_target, tar_weight, non_weight)
     return p_target * c_t + (1.0 - p_target) * c_n
@@ -179,7 +174,6 @@ def normalized_cross_entropy(xe_nats: float, p_target: float) -> float:
 
     References
     ----------
-    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+    .. [1] :cite:t:`sws2013measures` ("SWS plan").
     """
     return xe_nats / _LOG2 / prior_entropy(p_target)

@@ -43,12 +43,9 @@ singularities exactly, so it is accurate to a few ulps for LLRs of any size.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
-.. [3] N. Brümmer, keynote talk on proper scoring rules, Odyssey 2012: The Speaker and
-   Language Recognition Workshop, Singapore, 2012 ("the keynote").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`sws2013measures` ("SWS plan").
+.. [3] :cite:t:`brummer2012keynote` ("the keynote").
 """
 
 from __future__ import annotations

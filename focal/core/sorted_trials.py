@@ -6,8 +6,7 @@ threshold (thesis sec. 7.6.1) all read the same :class:`SortedTrials`.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
 """
 
 from __future__ import annotations
@@ -65,8 +64,7 @@ class SortedTrials:
 
         References
         ----------
-        .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-           extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+        .. [1] :cite:t:`brummer2010thesis` ("thesis").
         """
         thr = np.asarray(thresholds, dtype=float)
         misses = np.searchsorted(self.tar, thr, side="left")

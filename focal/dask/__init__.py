@@ -1,7 +1,7 @@
 """focal on Dask: exact evaluation and fusion of score sets larger than one machine's memory.
 
-Needs the optional extra: ``pip install 'focal-calibration[dask]'``. ``import focal`` never imports
-this package (nor dask).
+Needs the optional dependency dask (the ``dask`` extra): ``pip install 'dask[distributed]'``.
+``import focal`` never imports this package (nor dask).
 
 - Binary measures: :func:`summarize` gives, in one exact pass over ``(scores, labels)`` dask
   arrays or Series, a :class:`focal.metrics.SummarizedScores` that every binary measure of
@@ -30,7 +30,8 @@ try:
     import dask.array  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised in a subprocess test
     raise ImportError(
-        "focal.dask needs the optional dependency dask: pip install 'focal-calibration[dask]' "
+        'focal.dask needs the optional dependency dask (the "dask" extra): '
+        "pip install 'dask[distributed]' "
         f"(import failed: {exc})"
     ) from exc
 

@@ -247,7 +247,11 @@ def check_alignment(missing, key_sources, system_sources, *found):
             )
     n_kept = sum(f.n_kept for f in found)
     if n_kept == 0:
-        raise ValueError("no trial is present in the key and in every score file")
+        files = ", ".join(dict.fromkeys(s.shown for sources in system_sources for s in sources))
+        raise ValueError(
+            f"no trial of the key {key_name} is in every score file ({files}): "
+            "is it the key of these scores?"
+        )
     return n_kept, sum(f.n_targets for f in found), sum(f.fingerprint for f in found) % 2**64
 
 

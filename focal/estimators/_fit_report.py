@@ -8,10 +8,8 @@ one that did not converge.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] N. Brümmer, keynote talk on proper scoring rules, Odyssey 2012: The Speaker and
-   Language Recognition Workshop, Singapore, 2012 ("the keynote").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`brummer2012keynote` ("the keynote").
 """
 
 from __future__ import annotations

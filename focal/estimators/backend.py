@@ -2,8 +2,7 @@
 
 References
 ----------
-.. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+.. [1] :cite:t:`brummer2006calibration`.
 """
 
 from __future__ import annotations

@@ -40,10 +40,8 @@ information) raises a :class:`~focal.estimators.MiscalibrationWarning`.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`brummer2006calibration`.
 .. [3] J. C. Platt, "Probabilistic outputs for support vector machines and comparisons to
    regularized likelihood methods", in Advances in Large Margin Classifiers, MIT Press, 1999.
 .. [4] J. B. S. Haldane, "The estimation and significance of the logarithm of a ratio of

@@ -11,12 +11,9 @@ chosen prior, ``score`` minus Cllr, so they compose in pipelines and model selec
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
-.. [3] N. Brümmer, keynote talk on proper scoring rules, Odyssey 2012: The Speaker and
-   Language Recognition Workshop, Singapore, 2012 ("the keynote").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`brummer2006calibration`.
+.. [3] :cite:t:`brummer2012keynote` ("the keynote").
 """
 
 from __future__ import annotations
@@ -127,7 +124,7 @@ class LogisticFusion(
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features_in_,)
+    coef_ : ndarray of shape ``(n_features_in_,)``
         Weight of each system (LLR per unit of score).
     intercept_ : float
         LLR offset (nats), with ``logit(p_target)`` already removed: the output is an LLR.

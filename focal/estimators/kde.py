@@ -42,8 +42,7 @@ References
 .. [2] P. Vergeer, A. van Es, A. de Jongh, I. Alberink and R. Stoel, "Numerical likelihood
    ratios outputted by LR systems are often based on extrapolation: When to stop
    extrapolating?", Science & Justice 56(6), 482-491, 2016.
-.. [3] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [3] :cite:t:`brummer2010thesis` ("thesis").
 """
 
 from __future__ import annotations

@@ -8,8 +8,7 @@ value (NaN) get the affine fusion's LLRs, fitted on all trials ("back-off").
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
 """
 
 from __future__ import annotations
@@ -96,13 +95,13 @@ class QualityFusion(LogisticFusion):
 
     Attributes
     ----------
-    coef_ : ndarray of shape (n_features_in_,)
+    coef_ : ndarray of shape ``(n_features_in_,)``
         Weights ``a_k`` of the systems where the quality features are zero.
     intercept_ : float
         Offset ``b`` (nats), with ``logit(p_target)`` removed.
-    quality_coef_ : ndarray of shape (n_quality_features_,)
+    quality_coef_ : ndarray of shape ``(n_quality_features_,)``
         Weights of the quality features in the offset (``c``; for "bilinear" the entries of W).
-    scale_coef_ : ndarray of shape (n_features_in_, n_quality_features_)
+    scale_coef_ : ndarray of shape ``(n_features_in_, n_quality_features_)``
         Weights of the quality features in each system's slope (all zero unless "scale").
     quality_matrix_ : ndarray of shape (M + 1, M + 1)
         The symmetric W of the "bilinear" form (``W[0, 0] = 0``: absorbed into ``intercept_``).

@@ -17,9 +17,7 @@ linear in time and bounded in memory: lines longer than 1 MiB, ids longer than 4
 
 References
 ----------
-.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+- "Albayzin plan" (the multiclass formats): :cite:p:`albayzin2012plan`
 """
 
 from .._lazy import attach

@@ -190,7 +190,8 @@ def _exact_keys(columns):
     """Rows of the id columns as one void (raw bytes) array: exact, slow comparisons."""
     n = columns[0].shape[0]
     raw = np.concatenate(
-        [np.ascontiguousarray(c).view(np.uint8).reshape(n, -1) for c in columns], axis=1
+        [np.ascontiguousarray(c).view(np.uint8).reshape(n, c.dtype.itemsize) for c in columns],
+        axis=1,
     )
     return np.ascontiguousarray(raw).view(f"V{raw.shape[1]}").ravel()
 

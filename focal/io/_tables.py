@@ -113,7 +113,7 @@ def _optional(module, extra, path):
         return __import__(module)
     except ImportError:
         raise ValueError(
-            f"{path}: reading this file needs {module} (pip install 'focal-calibration[{extra}]')"
+            f'{path}: reading this file needs {module} (the "{extra}" extra): pip install {module}'
         ) from None
 
 

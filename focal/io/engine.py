@@ -578,8 +578,8 @@ def kept_rows(X, reference, sources):
         if reference.kind != "key":
             raise ValueError(f"no trial is present in every score file ({names})")
         raise ValueError(
-            f"no trial is present in the key and in every score file "
-            f"({reference.name}; score files {names})"
+            f"no trial of the {reference.name} is in every score file ({names}): "
+            "is it the key of these scores?"
         )
     return keep
 

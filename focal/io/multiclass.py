@@ -25,9 +25,7 @@ labels 0..N-1 in the class order. Errors are ``ValueError`` naming the file and 
 
 References
 ----------
-.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+- "Albayzin plan": :cite:p:`albayzin2012plan`
 """
 
 from __future__ import annotations

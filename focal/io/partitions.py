@@ -156,7 +156,7 @@ def trial_partitions(table: PartitionTable, models, tests, label: str = "scores"
     Returns
     -------
     ndarray of str, shape (n_trials, n_columns)
-        The partition labels of each trial, in the order of the trials given.
+        Row i: the labels of trial i, one per column of ``table.columns``.
 
     Raises
     ------

@@ -7,9 +7,11 @@ sums of a set held elsewhere, e.g. :func:`focal.dask.summarize`) or a :func:`roc
 
 References
 ----------
-.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+- "thesis": :cite:p:`brummer2010thesis`
+- "the 2006 paper": :cite:p:`brummer2006calibration`
+- "Albayzin plan": :cite:p:`albayzin2012plan`
+- "SWS plan": :cite:p:`sws2013measures`
+- "the keynote": :cite:p:`brummer2012keynote`
 """
 
 from .._lazy import attach

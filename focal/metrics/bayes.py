@@ -1,11 +1,11 @@
 """Bayes decisions and empirical Bayes risk for any cost function (thesis ch. 2-3, 5.4, 6.1).
 
 An *application* is a prior ``pi`` over the N classes and a cost matrix ``C[d, i]``: the cost of
-decision ``d`` when class ``i`` is true (Brümmer, "Measuring, refining and calibrating speaker
-and language information extracted from speech", 2010, sec. 2.1 and eq. 6.1). Decisions need not
-be classes: a detector has (reject, accept); an LRE evaluation has one accept/reject per target
-(compound decisions, 2^N of them, thesis sec. 3.5.1 and 8.1); a forensic examiner may *refer* a
-trial to a human at a fixed cost. Costs are non-negative and finite, in any unit.
+decision ``d`` when class ``i`` is true (:cite:t:`brummer2010thesis`, sec. 2.1 and eq. 6.1).
+Decisions need not be classes: a detector has (reject, accept); an LRE evaluation has one
+accept/reject per target (compound decisions, 2^N of them, thesis sec. 3.5.1 and 8.1); a forensic
+examiner may *refer* a trial to a human at a fixed cost. Costs are non-negative and finite, in any
+unit.
 
 Given log-likelihoods ``l_t`` (natural log, any per-trial constant), the Bayes decision minimizes
 the posterior expected cost (thesis eqs. 2.4-2.8)::
@@ -32,13 +32,9 @@ class and its trials are ignored, Albayzin plan footnote 8).
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
-.. [3] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`sws2013measures` ("SWS plan").
+.. [3] :cite:t:`albayzin2012plan` ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -105,8 +101,7 @@ def default_bayes_risk(prior, cost) -> float:
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
     """
     C = np.asarray(cost)
     C = as_cost_matrix(C, C.shape[1] if C.ndim == 2 else -1)

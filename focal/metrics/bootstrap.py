@@ -34,11 +34,8 @@ on ``random_state`` but not on ``n_jobs``. Blocks run in parallel with joblib.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`albayzin2012plan` ("Albayzin plan").
 .. [3] B. W. Silverman, *Density Estimation for Statistics and Data Analysis*, Chapman & Hall,
    1986.
 .. [4] A. C. Davison and D. V. Hinkley, *Bootstrap Methods and their Application*, Cambridge

@@ -10,15 +10,10 @@ possible zeros).
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
-.. [3] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
-.. [4] N. Brümmer, keynote talk on proper scoring rules, Odyssey 2012: The Speaker and
-   Language Recognition Workshop, Singapore, 2012 ("the keynote").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`albayzin2012plan` ("Albayzin plan").
+.. [3] :cite:t:`brummer2006calibration`.
+.. [4] :cite:t:`brummer2012keynote` ("the keynote").
 """
 
 from __future__ import annotations
@@ -96,10 +91,8 @@ def multiclass_brier(llh, labels=None, prior=None, normalize: bool = False) -> f
 
     References
     ----------
-    .. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-       Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
-    .. [2] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`brummer2006calibration`.
+    .. [2] :cite:t:`brummer2010thesis` ("thesis").
 
     Examples
     --------

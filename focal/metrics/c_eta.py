@@ -1,8 +1,7 @@
 """The weighted misclassification rules C_eta as evaluation measures, with their minimum over the
 affine calibration.
 
-``C_eta(j | i) = 1/((N - 1) eta_i)`` for ``j != i`` (Brümmer, "Measuring, refining and
-calibrating speaker and language information extracted from speech", 2010, eq. 8.12; Albayzin
+``C_eta(j | i) = 1/((N - 1) eta_i)`` for ``j != i`` (:cite:t:`brummer2010thesis`, eq. 8.12; Albayzin
 2012 LRE plan, appendix A, eq. 17), evaluated at the Bayes decisions
 ``argmax_j P(j | l_t, pi) / eta_j`` (Albayzin eq. 19) and averaged over supervised trials with
 the weights ``pi_i / |T_i|`` (thesis eq. 8.11): the proper scoring rule ``C*_eta`` of Albayzin
@@ -38,11 +37,8 @@ problem contains the maximum acyclic subgraph problem, NP-hard as N grows.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`albayzin2012plan` ("Albayzin plan").
 """
 
 from __future__ import annotations

@@ -1,10 +1,9 @@
 """Combined evaluation criteria: several applications as one, and the truncated Cllr.
 
 * :func:`combine_applications`: K applications ``(pi_k, C_k)`` weighted by ``rho_k >= 0``
-  evaluated at once. Brümmer, "Measuring, refining and calibrating speaker and language
-  information extracted from speech" (2010), sec. 6.2 shows that the weighted sum of their
-  Bayes risks is the Bayes risk of a *single* application ``(C_rho, pi~)`` whose decisions are
-  compound, one decision per application (sec. 3.5.1, eqs. 3.14-3.15), with
+  evaluated at once. The thesis :cite:p:`brummer2010thesis`, sec. 6.2, shows that the weighted sum
+  of their Bayes risks is the Bayes risk of a *single* application ``(C_rho, pi~)`` whose decisions
+  are compound, one decision per application (sec. 3.5.1, eqs. 3.14-3.15), with
   ``pi_ik C_k(a | i) = pi~_i C~_k(a | i)`` (eq. 6.3) and ``C_rho(a_1..a_K | i) = sum_k rho_k
   C~_k(a_k | i)`` (eq. 6.6); eq. 6.7 is the identity. Proper scoring rules are closed under such
   conical combinations (eq. 3.21). The NIST SRE'12 primary criterion, the average of the
@@ -17,10 +16,8 @@
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] N. Brümmer, keynote talk on proper scoring rules, Odyssey 2012: The Speaker and
-   Language Recognition Workshop, Singapore, 2012 ("the keynote").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`brummer2012keynote` ("the keynote").
 """
 
 from __future__ import annotations

@@ -6,13 +6,9 @@ the classes (binary: non-target, target).
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
-.. [3] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`sws2013measures` ("SWS plan").
+.. [3] :cite:t:`albayzin2012plan` ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -49,10 +45,8 @@ def detection_cost_matrix(c_miss=1.0, c_fa=1.0, c_refer=None) -> np.ndarray:
 
     References
     ----------
-    .. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-       Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
-    .. [2] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`sws2013measures` ("SWS plan").
+    .. [2] :cite:t:`brummer2010thesis` ("thesis").
 
     Examples
     --------
@@ -140,11 +134,8 @@ def misclassification_cost_matrix(eta) -> np.ndarray:
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-    .. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-       G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-       GTTS, UPV/EHU, 2012 ("Albayzin plan").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
+    .. [2] :cite:t:`albayzin2012plan` ("Albayzin plan").
     """
     e = np.asarray(eta, dtype=float)
     if e.ndim != 1 or e.size < 2:

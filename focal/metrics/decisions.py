@@ -1,9 +1,8 @@
 """Bayes decisions for any cost function (thesis ch. 2-3, eqs. 2.4-2.8): inputs and decisions.
 
 An *application* is a prior ``pi`` over the N classes and a cost matrix ``C[d, i]``, the cost of
-decision ``d`` when class ``i`` is true (Brümmer, "Measuring, refining and calibrating speaker
-and language information extracted from speech", 2010, sec. 2.1 and eq. 6.1). The Bayes
-decision minimizes the posterior expected cost::
+decision ``d`` when class ``i`` is true (:cite:t:`brummer2010thesis`, sec. 2.1 and eq. 6.1). The
+Bayes decision minimizes the posterior expected cost::
 
     d*(l_t) = argmin_d  sum_i C[d, i] P(i | l_t, pi),    P(i | l, pi) ~ pi_i exp(l_i)
 
@@ -14,8 +13,7 @@ Binary inputs are 1-D natural-log LLRs with labels 1 = target, 0 = non-target (c
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
 """
 
 from __future__ import annotations

@@ -54,8 +54,7 @@ References
 .. [2] D. Meuwly, D. Ramos and R. Haraksim, "A guideline for the validation of likelihood ratio
    methods used for forensic evidence evaluation", Forensic Science International 276,
    142-153, 2017, doi:10.1016/j.forsciint.2016.03.048.
-.. [3] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [3] :cite:t:`brummer2010thesis` ("thesis").
 """
 
 from __future__ import annotations

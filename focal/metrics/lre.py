@@ -14,13 +14,9 @@ k iff its detection LLR (flat non-target prior, Brümmer & van Leeuwen eq. 9) is
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
-.. [3] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`albayzin2012plan` ("Albayzin plan").
+.. [3] :cite:t:`brummer2006calibration`.
 """
 
 from __future__ import annotations
@@ -304,8 +300,7 @@ def cavg_sweep(
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
     """
     if p_targets is None:
         pt = 1.0 / (1.0 + np.exp(-np.linspace(-7.0, 7.0, 201)))

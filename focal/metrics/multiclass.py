@@ -16,13 +16,9 @@ Units: cross-entropies ``C_mce`` are in nats (Albayzin eq. 6); ``multiclass_cllr
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
-.. [3] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`albayzin2012plan` ("Albayzin plan").
+.. [3] :cite:t:`brummer2006calibration`.
 """
 
 from __future__ import annotations
@@ -78,11 +74,8 @@ def multiclass_cross_entropy(llh, labels=None, prior=None) -> float:
 
     References
     ----------
-    .. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-       G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-       GTTS, UPV/EHU, 2012 ("Albayzin plan").
-    .. [2] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`albayzin2012plan` ("Albayzin plan").
+    .. [2] :cite:t:`brummer2010thesis` ("thesis").
 
     Examples
     --------
@@ -126,8 +119,7 @@ def multiclass_cllr(llh, labels=None, prior=None, normalize: bool = False) -> fl
 
     References
     ----------
-    .. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-       Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+    .. [1] :cite:t:`brummer2006calibration`.
 
     Examples
     --------
@@ -161,9 +153,7 @@ def albayzin_prior(n_columns: int, open_set: bool = False) -> np.ndarray:
 
     References
     ----------
-    .. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-       G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-       GTTS, UPV/EHU, 2012 ("Albayzin plan").
+    .. [1] :cite:t:`albayzin2012plan` ("Albayzin plan").
     """
     m = int(n_columns)
     if m < 3:

@@ -9,11 +9,8 @@ the flat prior unless said otherwise).
 
 References
 ----------
-.. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
-.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [1] :cite:t:`brummer2006calibration`.
+.. [2] :cite:t:`albayzin2012plan` ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -176,8 +173,7 @@ def detection_analysis(llh, labels=None, prior=None, p_target=0.5) -> DetectionA
 
     References
     ----------
-    .. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-       Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+    .. [1] :cite:t:`brummer2006calibration`.
     """
     trials = as_multiclass_trials(llh, labels, prior, who="detection_analysis")
     L, y, p = trials.llh, trials.labels, trials.prior
@@ -267,11 +263,8 @@ def pairwise_analysis(llh, labels=None, classes=None) -> PairwiseAnalysis:
 
     References
     ----------
-    .. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-       Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
-    .. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-       G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-       GTTS, UPV/EHU, 2012 ("Albayzin plan").
+    .. [1] :cite:t:`brummer2006calibration`.
+    .. [2] :cite:t:`albayzin2012plan` ("Albayzin plan").
     """
     given = isinstance(llh, MulticlassTrials)
     if given:

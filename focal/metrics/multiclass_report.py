@@ -1,11 +1,10 @@
 """Multiclass (language recognition) analysis of one set of log-likelihoods, as a report object.
 
 :func:`multiclass_report` gathers what a language-recognition engineer reads first, per
-evaluation condition: the Albayzin 2012 criteria (Rodríguez-Fuentes et al., "The Albayzin 2012
-Language Recognition Evaluation Plan", 2012, eqs. 6-15), the multiclass Cllr (Brümmer & van
-Leeuwen, "On calibration of language recognition scores", 2006, sec. 4) and NIST CAVG (Brümmer,
-"Measuring, refining and calibrating speaker and language information extracted from speech",
-2010, eq. 8.3). :class:`MulticlassReport` prints as a table and converts to a dictionary.
+evaluation condition: the Albayzin 2012 criteria (:cite:t:`albayzin2012plan`, eqs. 6-15), the
+multiclass Cllr (:cite:t:`brummer2006calibration`, sec. 4) and NIST CAVG
+(:cite:t:`brummer2010thesis`, eq. 8.3). :class:`MulticlassReport` prints as a table and
+converts to a dictionary.
 
 Conditions. ``"closed"``: the Albayzin closed-set prior (eq. 2 with ``pi_OOS = 0``): the
 out-of-set column and its segments are ignored, CAVG is NIST's over the target languages.
@@ -15,9 +14,7 @@ target language of the CAVG average.
 
 References
 ----------
-.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [1] :cite:t:`albayzin2012plan` ("Albayzin plan").
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 * the quadratic (multiclass Brier) rule ``R_B(P, H_t) = 1 - 2 P_t + sum_i P_i^2`` (Brümmer &
   van Leeuwen, "On calibration of language recognition scores", Odyssey 2006, eq. 13);
-* the weighted misclassification rules ``C*_eta`` (Brümmer, "Measuring, refining and calibrating
-  speaker and language information extracted from speech", 2010, eqs. 8.12-8.13; Albayzin 2012
+* the weighted misclassification rules ``C*_eta`` (:cite:t:`brummer2010thesis`, eqs. 8.12-8.13;
+Albayzin 2012
   LRE plan, appendix A, eqs. 17-21), whose average over ``eta`` uniform on the simplex is the
   logarithmic rule;
 * the LRE criterion E_lre of CAVG's compound decisions at any prior (thesis eq. 8.11).
@@ -18,15 +18,10 @@ calibration) in :mod:`focal.metrics.c_eta`, E_lre here.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
-.. [3] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
-.. [4] N. Brümmer, keynote talk on proper scoring rules, Odyssey 2012: The Speaker and
-   Language Recognition Workshop, Singapore, 2012 ("the keynote").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`albayzin2012plan` ("Albayzin plan").
+.. [3] :cite:t:`brummer2006calibration`.
+.. [4] :cite:t:`brummer2012keynote` ("the keynote").
 """
 
 from __future__ import annotations
@@ -129,8 +124,7 @@ def e_lre_default(prior, p_target=0.5) -> float:
 
     References
     ----------
-    .. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-       extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+    .. [1] :cite:t:`brummer2010thesis` ("thesis").
     """
     pr = np.asarray(prior, dtype=float)
     pr = pr[pr > 0]

@@ -51,8 +51,7 @@ References
    https://www.nist.gov/sites/default/files/documents/2016/10/07/sre16_eval_plan_v1.3.pdf.
 .. [2] NIST, "NIST 2018 Speaker Recognition Evaluation Plan", 2018-08-17.
 .. [3] O. Sadjadi, SRE18 scoring software (``sre18_submission_scorer``), NIST, 2018.
-.. [4] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [4] :cite:t:`brummer2010thesis` ("thesis").
 """
 
 from __future__ import annotations

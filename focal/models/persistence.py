@@ -3,106 +3,14 @@
     focal.save(fuser, "fuser.json")       # a fitted estimator, or a Pipeline of them
     fuser = focal.load("fuser.json")      # the same model: bit-identical outputs
 
-A model file holds the constructor parameters and the fitted numbers of the estimator, nothing
-else: no pickled objects, no code, no class paths. Loading instantiates only the classes of a
-fixed list (:data:`LOADABLE`, kept once in :mod:`focal.models.registry`), through their
-constructors, and accepts a file only if every part of it checks out:
-
-- the file is UTF-8 JSON (duplicate keys, ``NaN`` / ``Infinity`` literals and numbers that
-  overflow are refused), with exactly the fields below and nothing more;
-- ``format`` is ``"focal-model"`` and ``version`` a schema version this focal reads
-  (:data:`READABLE_VERSIONS`; it writes :data:`SCHEMA_VERSION`);
-- ``sha256`` is the SHA-256 of the canonical form of the other fields (``json.dumps`` with
-  sorted keys, no spaces, ASCII), so an edited, truncated or corrupted file is refused even
-  where the edit would still parse and look plausible;
-- every value has its type and shape (``coef_`` has ``n_features_in_`` entries, a covariance is
-  ``d x d``, ...), the parameters pass the estimator's own checks, and the fitted numbers
-  satisfy the estimator's invariants (finite weights; PAV block scores increasing, block LLRs
-  non-decreasing and equal to the PAV-LLRs of the block weights (counts, unless fitted with
-  ``sample_weight``) when unbounded, finite and within the bounds of ``pseudo_count`` when
-  bounded; binary ``classes_`` of ``[non-target, target]`` with ``pos_label`` last; ROCCH
-  block target fractions strictly increasing; lower-triangular Cholesky factors with a
-  positive diagonal; ...).
-
-Anything else raises a ``ValueError`` naming the file, the place in it (e.g.
-``model.steps[1].estimator.fitted.llr_``) and the problem, before any estimator is returned.
-:func:`save` runs the same checks on what it is about to write, so it never writes a file that
-:func:`load` would refuse; it writes to a temporary file and renames it, so an interrupted save
-leaves no truncated model behind.
-
-Numbers are written so that they read back exactly: floats as the shortest decimal that
-round-trips (``repr``), integers as integers, +/-inf inside arrays as the strings ``"inf"`` and
-``"-inf"`` (NaN never occurs in a fitted focal model and is refused). A loaded model therefore
-has the same numbers, bit for bit, as the saved one, and derived state (the ROCCH estimator's
-``hull_`` and every measure read off it, a Gaussian back-end's ``means_`` and ``covariance_``,
-a multiclass ``prior_``) is rebuilt from them by the estimators' own code. One note: a ROCCH
-keeps the PAV blocks (the hull), fitted or loaded, not the finer steps of the empirical ROC
-inside them: the steppy DET curve and the conventional EER of its ``hull_`` are refused.
-
-File layout (schema version 2)::
-
-    {
-      "format": "focal-model",
-      "version": 2,
-      "focal_version": "0.1.0",
-      "input": {"kind": "multiclass", "n_systems": 2, "systems": ["sys1", "sys2"],
-                "classes": ["Basque", ..., "OOS"], "format": "albayzin", "task": "Plenty",
-                "condition": "Open"},
-      "model": NODE,
-      "sha256": "..."
-    }
-
-``input`` is the model's input schema (:class:`focal.models.schema.InputSchema`): binary or
-multiclass, the number and names of the systems, the class names in column order, and the
-score-file format (with the Albayzin task and condition) it was trained on; nulls where the
-model was trained on arrays. :func:`load` checks it against the model (the system names are
-also each estimator's ``feature_names_in_``, the classes its ``classes_``) and attaches it as
-``model.input_schema_``, which :func:`focal.workflows.apply_model` uses.
-
-    NODE of an estimator:  {"class": "LogisticFusion", "params": {...}, "set_output": null,
-                            "fitted": {...}}
-    NODE of a Pipeline:    {"class": "Pipeline",
-                            "params": {"memory": null, "transform_input": null, "verbose": false},
-                            "steps": [{"name": "logisticfusion", "estimator": NODE}, ...]}
-
-``params`` holds every constructor parameter (``get_params(deep=False)``): JSON values, with a
-tuple written ``{"tuple": [...]}`` and a NumPy array ``{"ndarray": {"dtype": ..., "values":
-[...]}}``. ``set_output`` is the container chosen with ``set_output(transform=...)`` (null:
-never set). ``fitted`` holds the fitted attributes of each class (its ``_state_fields``, see
-:mod:`focal.models.fitted_state`); arrays are nested lists whose shape the schema fixes; class
-labels are ``{"dtype": ..., "values": [...]}``; ``feature_names_in_`` is a list of strings or null.
-A pipeline step's ``estimator`` may also be ``"passthrough"`` or null.
-
-How the parts fit: :mod:`focal.models.integrity` reads the bytes (bounded, checksums, strict
-JSON); this module reads and writes the document, :mod:`focal.models.nodes` its nodes;
-:mod:`focal.models.codec` reads and writes typed values;
-each estimator says what it saves and checks it (the saved-state protocol of
-:mod:`focal.estimators._state`); :mod:`focal.models.registry` lists the classes that may be loaded.
+The model file format (its fields, how numbers are written, what loading checks, JSON or
+pickle) is specified once, in the documentation: "File formats", section "Model files"
+(``docs/reference/file_formats.rst``, :ref:`model-files`). This module reads and writes the
+document: :mod:`focal.models.integrity` reads the bytes (bounded, checksums, strict JSON),
+:mod:`focal.models.nodes` the nodes, :mod:`focal.models.codec` typed values, and
+:mod:`focal.models.registry` lists the classes that may be loaded (:data:`LOADABLE`).
 :func:`read_model` reads a file into the estimators, or into the NumPy-only models of
 :mod:`focal.runtime` (the same checks, another list of classes).
-
-:func:`save` appends a last line ``"integrity": {"sha256": ..., "hmac_sha256": ...}``: the
-SHA-256 (and, with a ``key``, the HMAC-SHA256) of the file's bytes before that line, which
-:func:`load` checks on the raw bytes before parsing (see :mod:`focal.models.integrity`; a
-re-formatted file, whose line moved, is checked by the ``sha256`` of the canonical form only).
-Loading is bounded: at most ``max_bytes`` bytes, JSON nesting at most 64 deep, and a model
-whose outputs on ordinary scores are NaN or infinite is refused. Checksums detect damage, not
-deliberate edits (anyone can recompute them); the keyed signature gives authenticity.
-
-JSON or pickle / joblib? Both work for every focal estimator. Use :func:`save` / :func:`load`
-for models that are shipped, stored or shared: loading is safe on files from untrusted sources
-(no code runs), the file is version-checked and tamper-evident, diffable and readable, and it
-does not depend on the versions of scikit-learn or NumPy that wrote it. Use pickle / joblib for
-anything else (arbitrary scikit-learn objects, your own subclasses, scratch work within one
-environment), and never load a pickle from a source you do not trust: unpickling runs code.
-
-References
-----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Figures of scores and LLRs (matplotlib, the optional ``plot`` extra).
 
-``pip install "focal-calibration[plot]"`` installs matplotlib; ``import focal`` never imports it.
+``pip install matplotlib`` (the ``plot`` extra) is all it needs; ``import focal`` never imports
+it.
 Every function takes data (scores, LLRs, or the results of :mod:`focal.metrics` and
 :mod:`focal.std`), draws on the given ``ax`` or a new figure's, returns the Axes and never calls
 ``show()``. Curve data come from :mod:`focal.metrics` / :mod:`focal.std` (and the core functions
@@ -33,8 +34,8 @@ try:
     import matplotlib  # noqa: F401
 except ImportError as exc:  # pragma: no cover - exercised by a subprocess test
     raise ImportError(
-        "focal.plots needs matplotlib, an optional dependency of focal: "
-        'pip install "focal-calibration[plot]"'
+        'focal.plots needs matplotlib, an optional dependency of focal (the "plot" extra): '
+        "pip install matplotlib"
     ) from exc
 
 from .ape import APE_SCALE, ape_bar_axes, ape_plot

@@ -7,10 +7,8 @@ Curve data come from :mod:`focal.metrics`; this module only draws them. Each art
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`brummer2006calibration`.
 """
 
 from __future__ import annotations

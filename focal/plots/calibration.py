@@ -7,8 +7,7 @@ PAV). Each artist carries a ``gid`` so that programs and tests can find it.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
 .. [2] M. H. DeGroot and S. E. Fienberg, "The comparison and evaluation of forecasters", The
    Statistician 32, 12-22, 1983 (reliability diagrams).
 """

@@ -15,10 +15,8 @@ of Axes.
 
 References
 ----------
-.. [1] N. Brümmer and D. A. van Leeuwen, "On calibration of language recognition scores",
-   Proc. IEEE Odyssey 2006: The Speaker and Language Recognition Workshop, 2006.
-.. [2] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [1] :cite:t:`brummer2006calibration`.
+.. [2] :cite:t:`brummer2010thesis` ("thesis").
 """
 
 from __future__ import annotations

@@ -6,10 +6,8 @@ the figures are drawn from.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`sws2013measures` ("SWS plan").
 """
 
 from __future__ import annotations
@@ -59,7 +57,7 @@ def output_folder(path=None, prefix: str = "focal_") -> pathlib.Path:
     ----------
     path : str or path-like, optional
         The folder to use (created with its parents if needed).
-    prefix : str, default "focal_"
+    prefix : str, default ``"focal_"``
         Name prefix of a new temporary folder.
 
     Returns

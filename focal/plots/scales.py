@@ -9,8 +9,7 @@ curve that reaches 0 runs off the edge of the plot instead of stopping short.
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
 """
 
 from __future__ import annotations

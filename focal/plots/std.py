@@ -2,8 +2,7 @@
 
 References
 ----------
-.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+.. [1] :cite:t:`sws2013measures` ("SWS plan").
 """
 
 from __future__ import annotations

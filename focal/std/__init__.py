@@ -18,8 +18,7 @@ formats), ``report``.
 
 References
 ----------
-.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+.. [1] :cite:t:`sws2013measures` ("SWS plan").
 """
 
 from ..core.operating_point import OperatingPoint

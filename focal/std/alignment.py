@@ -36,8 +36,7 @@ components where several detections compete for several occurrences
 
 References
 ----------
-.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+.. [1] :cite:t:`sws2013measures` ("SWS plan").
 """
 
 from __future__ import annotations
@@ -184,7 +183,7 @@ class AlignedTrials:
 
     @property
     def n_queries(self) -> int:
-        """|Q|, the number of evaluated queries."""
+        """``|Q|``, the number of evaluated queries."""
         return len(self.queries)
 
     @property

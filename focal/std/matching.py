@@ -14,8 +14,7 @@ rule 4 of :mod:`focal.std.alignment`. Only these few components are visited by a
 
 References
 ----------
-.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+.. [1] :cite:t:`sws2013measures` ("SWS plan").
 .. [2] D. Gale, "Optimal assignments in an ordered set: an application of matroid theory",
    Journal of Combinatorial Theory 4(2), 176-178, 1968.
 """

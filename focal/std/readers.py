@@ -40,8 +40,8 @@ at most :func:`focal.io.read_limits` long and NUL bytes are refused, so binary o
 
 References
 ----------
-.. [1] L. J. Rodríguez-Fuentes and M. Penagarikano, "MediaEval 2013 Spoken Web Search
-   Task: System Performance Measures", technical report, GTTS, UPV/EHU, 2013 ("SWS plan").
+- "SWS plan": :cite:p:`sws2013measures`
+- NIST STD 2006 (the file formats): :cite:p:`nist2006std`
 """
 
 from __future__ import annotations

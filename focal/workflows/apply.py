@@ -11,9 +11,7 @@ own, one chunk behind.
 
 References
 ----------
-.. [1] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [1] :cite:t:`albayzin2012plan` ("Albayzin plan").
 """
 
 from __future__ import annotations

@@ -8,11 +8,8 @@ order from the files' headers, the score-file format) with what a person reads a
 
 References
 ----------
-.. [1] N. Brümmer, "Measuring, refining and calibrating speaker and language information
-   extracted from speech", PhD dissertation, Stellenbosch University, 2010 ("thesis").
-.. [2] L. J. Rodríguez-Fuentes, N. Brümmer, M. Penagarikano, A. Varona, M. Diez and
-   G. Bordel, "The Albayzin 2012 Language Recognition Evaluation Plan", evaluation plan,
-   GTTS, UPV/EHU, 2012 ("Albayzin plan").
+.. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`albayzin2012plan` ("Albayzin plan").
 """
 
 from __future__ import annotations
@@ -148,22 +145,6 @@ def fusion_formula(fusion, names, log10=False) -> str:
     return f"{'log10 LR' if log10 else 'llr'} = {fusion.intercept_ * scale:.6g} {terms}"
 
 
-def _import_in_background(*modules):
-    """A started thread importing ``modules`` while the files are read (errors: the caller's)."""
-    import contextlib
-    import importlib
-    import threading
-
-    def load():
-        with contextlib.suppress(Exception):
-            for name in modules:
-                importlib.import_module(name)
-
-    thread = threading.Thread(target=load, name="focal-imports", daemon=True)
-    thread.start()
-    return thread
-
-
 def _output(output, signing_key, inputs):
     """The secret of ``signing_key`` (or None), once ``output`` is known to be writable without
     harm to ``inputs`` (:func:`focal._text.outputs.check_output`): both before any work.
@@ -262,7 +243,6 @@ def train_fusion(
             "elub clips the PAV calibration's LLRs: give pav=True too (focal train --pav --elub)"
         )
     secret = _output(output, signing_key, [*score_paths, key_path])
-    loading = _import_in_background("sklearn.pipeline", "focal.estimators")
     with step("read and align " + ", ".join(map(os.fspath, score_paths)), progress):
         X, y, _, _, key_name = read_aligned(
             score_paths,
@@ -273,7 +253,6 @@ def train_fusion(
             missing=missing,
             ids=False,
         )
-    loading.join()
     from ..io.alignment import check_both_classes
 
     check_both_classes(int(y.sum()), y.size, key_name, None, missing, "training needs")

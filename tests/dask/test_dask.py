@@ -76,7 +76,7 @@ def test_without_dask_focal_dask_says_how_to_install():
         "try:\n    import focal.dask\nexcept ImportError as e:\n    print(e)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert "pip install 'focal-calibration[dask]'" in out.stdout
+    assert "pip install 'dask[distributed]'" in out.stdout
 
 
 def test_measures_identical_to_in_memory(client):
@@ -738,6 +738,13 @@ def test_dask_missing_trials_give_the_single_process_messages(client, tmp_path):
     ref = evaluate_binary([scores], whole, missing="drop").reports[0]
     y = y.compute()
     assert (y.sum(), (~y).sum()) == (ref.n_targets, ref.n_nontargets) and y.size == 993
+    other = tmp_path / "other.txt"  # no trial in common: the wrong key
+    other.write_text("nobody nothing 1.0\nnobody else 2.0\n")
+    with pytest.raises(ValueError, match="is it the key of these scores") as memory:
+        evaluate_binary([other], whole, missing="drop")
+    with pytest.raises(ValueError) as on_dask:
+        fd.read_trials(str(whole), [str(other)], missing="drop", n_buckets=5)[1].compute()
+    assert str(on_dask.value) == str(memory.value)
 
 
 def test_dask_refuses_each_option_it_cannot_do_by_name(tmp_path, capsys):

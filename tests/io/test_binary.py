@@ -118,8 +118,22 @@ def test_scored_trial_not_in_key(tmp_path):
 def test_nothing_in_common(tmp_path):
     key = read_key(write(tmp_path, "k", "a b 1\n"))
     s = read_scores(write(tmp_path, "s", "c d 1\n"))
-    with pytest.raises(ValueError, match="no trial is present"):
+    with pytest.raises(ValueError, match="no trial of the key .*k is in every score file"):
         align_trials(key, s, missing="drop")
+
+
+def test_a_key_of_other_trials_is_named_by_the_file_workflows(tmp_path):
+    """Issue 30: the wrong key (no trial in common with the scores) said "cannot reshape array
+    of size 0 into shape (0,newaxis)", naming no file.
+    """
+    from focal.workflows import evaluate_binary
+
+    key = write(tmp_path, "k.key", "x y target\nz w nontarget\n")
+    s = write(tmp_path, "s.scores", "a b 1.0\nc d 2.0\n")
+    with pytest.raises(ValueError, match=r"s.scores: 2 scored trial\(s\) are not in the key"):
+        evaluate_binary([s], key)
+    with pytest.raises(ValueError, match=r"no trial of the key .*k.key is in every score file"):
+        evaluate_binary([s], key, missing="drop")
 
 
 @pytest.mark.parametrize(

@@ -178,7 +178,7 @@ def test_a_key_of_other_trials_is_named_with_the_files(tmp_path):
     other = _write_scores(tmp_path / "other", range(N // 2, N), scores)
     with pytest.raises(ValueError, match=rf"other: {N // 2} scored trial\(s\) are not in the key"):
         read_aligned([other], key)
-    message = r"no trial is present in the key and in every score file \(key .*key; score .*other\)"
+    message = r"no trial of the key .*key is in every score file \(.*other\): is it the key"
     with pytest.raises(ValueError, match=message):
         read_aligned([other], key, missing="drop")
 

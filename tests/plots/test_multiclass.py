@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 matplotlib = pytest.importorskip(
-    "matplotlib", reason='matplotlib is not installed: pip install "focal-calibration[plot]"'
+    "matplotlib", reason="matplotlib is not installed: pip install matplotlib"
 )
 matplotlib.use("Agg")
 

@@ -65,7 +65,7 @@ def test_import_focal_plots_tells_how_to_install():
             print(exc)
     """)
     assert result.returncode == 0, result.stderr
-    assert 'pip install "focal-calibration[plot]"' in result.stdout
+    assert "pip install matplotlib" in result.stdout
 
 
 def test_cli_plot_without_matplotlib_fails_with_the_install_hint(tmp_path):
@@ -83,7 +83,7 @@ def test_cli_plot_without_matplotlib_fails_with_the_install_hint(tmp_path):
         str(tmp_path / "out"),
     )
     assert result.returncode == 1
-    assert 'pip install "focal-calibration[plot]"' in result.stderr
+    assert "pip install matplotlib" in result.stderr
     assert result.stderr.count("\n") == 1
     assert not (tmp_path / "out").exists()
     # without --plot the same command works
@@ -108,7 +108,7 @@ def test_plot_tests_are_skipped_not_errored_without_matplotlib():
         """
         import sys
         import pytest
-        sys.exit(pytest.main(["-q", "-rs", "-p", "no:cacheprovider", *sys.argv[1:]]))
+        sys.exit(pytest.main(["-q", "-rs", "-n", "0", "-p", "no:cacheprovider", *sys.argv[1:]]))
     """,
         *modules,
     )
@@ -117,4 +117,4 @@ def test_plot_tests_are_skipped_not_errored_without_matplotlib():
     assert result.returncode == 5, out + result.stderr
     assert f"{len(modules)} skipped" in out and "error" not in out.lower()
     assert "passed" not in out and "failed" not in out
-    assert out.count('matplotlib is not installed: pip install "focal-calibration[plot]"') == 2
+    assert out.count("matplotlib is not installed: pip install matplotlib") == 2

@@ -381,6 +381,43 @@ def test_sigterm_leaves_no_temporary_file(tmp_path):
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".focal-")]
 
 
+_SIGTERM_AT_CREATION = """
+import os, signal, sys, tempfile
+from focal._text.outputs import write_output
+
+real, calls = tempfile.mkstemp, []
+
+def mkstemp(*args, **kwargs):  # SIGTERM the moment the n-th temporary file exists
+    made = real(*args, **kwargs)
+    calls.append(made)
+    if len(calls) == int(sys.argv[2]):
+        os.kill(os.getpid(), signal.SIGTERM)
+    return made
+
+tempfile.mkstemp = mkstemp
+with write_output(sys.argv[1]) as out:
+    out.write(b"new")
+"""
+
+
+@pytest.mark.parametrize("n", [1, 2], ids=["probe", "output"])
+def test_sigterm_as_the_temporary_file_is_created_leaves_no_file(tmp_path, n):
+    # the window of the test above that a loaded machine hits: the signal lands between the
+    # creation of a temporary file (the probe of the folder, then the output's) and the code
+    # that removes it
+    out = tmp_path / "out"
+    out.write_text("old\n")
+    run = subprocess.run(
+        [sys.executable, "-c", _SIGTERM_AT_CREATION, str(out), str(n)],
+        capture_output=True,
+        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        timeout=60,
+    )
+    assert run.returncode == 128 + signal.SIGTERM, run.stderr
+    assert out.read_text() == "old\n"
+    assert not [p for p in os.listdir(tmp_path) if p.startswith(".focal-")]
+
+
 @pytest.mark.slow
 def test_interrupting_apply_never_leaves_a_partial_output_or_changes_an_input(tmp_path):
     """1.5e6 trials, 12 interruptions at random times (SIGINT and SIGKILL): the output is the

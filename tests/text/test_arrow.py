@@ -312,6 +312,7 @@ def test_pyarrow_is_imported_only_after_many_numbers(monkeypatch):
 
     assert _arrow._pyarrow() is not None  # imported once and for all (cached)
     monkeypatch.delitem(sys.modules, "pyarrow")  # as in a fresh process (restored after)
+    monkeypatch.setattr(_arrow, "_loaded", None)
     monkeypatch.setattr(_arrow, "_IMPORT_AFTER", 1000)
     monkeypatch.setattr(_arrow, "_seen", 0)
     monkeypatch.setattr(_arrow, "_MIN_TOKENS", 1)
@@ -324,6 +325,62 @@ def test_pyarrow_is_imported_only_after_many_numbers(monkeypatch):
     assert _arrow._seen == 1200
     assert _arrow.parse_numbers(buf, starts, lengths) is not None
     assert _arrow.equal_segments(buf, starts, stops, buf, starts, stops)
+
+
+_NO_IMPORT_IN_WORKERS = """
+import runpy, sys, threading
+imported = []
+def hook(event, args):
+    if event == "import" and threading.current_thread() is not threading.main_thread():
+        imported.append(args[0])
+sys.addaudithook(hook)
+sys.argv = ["focal", *sys.argv[1:]]
+try:
+    runpy.run_module("focal", run_name="__main__")
+finally:
+    from focal._text import arrow
+    print("loaded", arrow._loaded is not None, "imported in workers", sorted(set(imported)))
+"""
+
+
+@pytest.mark.parametrize("command", ["apply", "apply-gz", "evaluate", "train"])
+def test_worker_threads_never_import_and_pyarrow_is_still_loaded(command, tmp_path):
+    """A worker thread that imports can wait for ever: Ctrl-C landing in CPython's import
+    machinery can leave the global import lock held by the main thread, the interrupt
+    swallowed (``focal apply`` hung on 1 Ctrl-C in about 150). The calling thread loads
+    pyarrow for its workers, after enough numbers (here 4 x 10^5 per file).
+    """
+    import subprocess
+    import sys
+
+    from focal import LogisticFusion, save
+
+    n = 200_000
+    rng = np.random.default_rng(3)
+    models = np.char.add("m", (np.arange(n) % 700).astype(str))
+    tests = np.char.add("t", np.arange(n).astype(str))
+    paths = [tmp_path / f"s{j}" for j in range(2)]
+    for path in paths:
+        write_scores(path, models, tests, np.round(rng.normal(size=n), 6))
+    key = tmp_path / "key"
+    labels = np.where(rng.random(n) < 0.3, "target", "nontarget")
+    key.write_text("".join(f"{m} {t} {c}\n" for m, t, c in zip(models, tests, labels)))
+    model = tmp_path / "model.json"
+    save(LogisticFusion().fit(rng.normal(size=(50, 2)), np.arange(50) % 2), model)
+    files = [str(p) for p in paths]
+    args = {
+        "apply": ["apply", str(model), *files, "-o", str(tmp_path / "out")],
+        "apply-gz": ["apply", str(model), *files, "-o", str(tmp_path / "out.gz")],
+        "evaluate": ["evaluate", *files, "--key", str(key)],
+        "train": ["train", "--scores", *files, "--key", str(key), "-o", str(tmp_path / "m")],
+    }[command]
+    done = subprocess.run(
+        [sys.executable, "-c", _NO_IMPORT_IN_WORKERS, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert done.stdout.splitlines()[-1] == "loaded True imported in workers []"
 
 
 def test_segments_past_the_end_of_their_buffer_are_not_answered(arrow_at_once):
