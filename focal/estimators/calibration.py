@@ -197,7 +197,7 @@ class PAVCalibrator(_ScoreToLLR):
         scores.
     bounds : "elub", (float, float) or None, default None
         Clip the output LLRs: to the ELUB limits (:func:`focal.metrics.elub_bounds`,
-        Vergeer et al. 2016) of the training trials' calibrated LLRs, the forensic rule for
+        :cite:t:`vergeer2016elub`) of the training trials' calibrated LLRs, the forensic rule for
         how strong an LR the calibration data support (as NFI lir's ``ELUBbounder`` bounds the
         calibrator it wraps, here with the exact limits); to given ``(lower, upper)`` LLRs
         (nats); or not at all (None). The map stays monotone: the extreme blocks take the
