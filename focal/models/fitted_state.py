@@ -95,7 +95,7 @@ PAV_FIELDS = (
     Field("block_w_tar_", "floats", ("n_blocks",)),
     Field("block_w_non_", "floats", ("n_blocks",)),
     Field("llr_", "floats", ("n_blocks",), allow_inf=True),
-    _BOUNDS,
+    _BOUNDS._replace(default=(-np.inf, np.inf)),  # as LOGISTIC_FIELDS (added with bounds)
     Field("n_targets_", "int", minimum=1, maximum=MAX_COUNT),
     Field("n_nontargets_", "int", minimum=1, maximum=MAX_COUNT),
 )

@@ -72,6 +72,7 @@ REGISTRY = (
         ("pseudo_count", "interpolation", "bounds", "pos_label"),
         "PAV_FIELDS",
         "BlockMap",
+        ("bounds",),
     ),
     Entry("focal.estimators", "ROCCH", "state", ("pos_label",), "BLOCK_FIELDS", "HullMap"),
     Entry(

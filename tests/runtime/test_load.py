@@ -117,22 +117,25 @@ def test_both_readers_clip_to_the_saved_bounds(saved, name):
         np.testing.assert_array_equal(model.decision_function(data), expected)
 
 
-@pytest.mark.parametrize("name", ["logistic", "linear", "fusion+pav"])
-def test_a_file_written_before_bounds_loads_with_the_same_outputs(saved, tmp_path, name):
-    """Files of LogisticFusion / LinearCalibrator saved before they had ``bounds`` lack the
-    parameter and ``bounds_``: both readers load them unclipped, with the same outputs.
+@pytest.mark.parametrize(
+    "name,step", [("logistic", 0), ("linear", 0), ("fusion+pav", 0), ("pav", 0), ("fusion+pav", 1)]
+)
+def test_a_file_written_before_bounds_loads_with_the_same_outputs(saved, tmp_path, name, step):
+    """Files of LogisticFusion / LinearCalibrator / PAVCalibrator saved before they had
+    ``bounds`` lack the parameter and ``bounds_``: both readers load them unclipped, with the
+    same outputs.
     """
     path, data = saved[name]
     doc = json.loads(path.read_text())
     doc.pop("integrity")
-    node = doc["model"]["steps"][0]["estimator"] if "steps" in doc["model"] else doc["model"]
+    node = doc["model"]["steps"][step]["estimator"] if "steps" in doc["model"] else doc["model"]
     del node["params"]["bounds"], node["fitted"]["bounds_"]
     old = _write(tmp_path / "old.json", doc)
     expected = focal.load(path).transform(data)
     for read in (focal.load, focal.runtime.load):
         model = read(old)
         np.testing.assert_array_equal(model.transform(data), expected)
-        first = model[0] if hasattr(model, "steps") else model
+        first = model[step] if hasattr(model, "steps") else model
         assert first.get_params()["bounds"] is None
         np.testing.assert_array_equal(first.bounds_, [-np.inf, np.inf])
 
