@@ -9,7 +9,17 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["HashTable", "as_id_array", "check_matched", "find_duplicate", "hash_ids", "match_ids"]
+from .._text.fields import ids_text
+
+__all__ = [
+    "HashTable",
+    "as_id_array",
+    "check_matched",
+    "check_unique",
+    "find_duplicate",
+    "hash_ids",
+    "match_ids",
+]
 
 _M1 = np.uint64(0xFF51AFD7ED558CCD)
 _M2 = np.uint64(0xC4CEB9FE1A85EC53)
@@ -113,6 +123,35 @@ def _same(columns_a, ia, columns_b, ib):
             else:  # the wider id's extra words must be zero padding
                 diff |= ga[:, j] if ga.shape[1] > j else gb[:, j]
     return diff == 0
+
+
+def check_unique(columns, shown, lines=None):
+    """Refuse the earliest repeated row of the id columns (:func:`find_duplicate`).
+
+    Parameters
+    ----------
+    columns : tuple of ndarray
+        ``(segments,)`` or ``(models, tests)``, as given by the user or read from ``shown``.
+    shown : str
+        The file (or ``"scores"``, ``"key"`` for objects made in memory) the error names.
+    lines : LineMap, optional
+        The file lines of the rows: the error then names the two lines, else the two rows
+        (counted from 0).
+    """
+    dup = find_duplicate(columns)
+    if dup is None:
+        return
+    first, second = dup
+    if len(columns) == 1:
+        what = f"segment {ids_text(columns[0][second])!r}"
+    else:
+        what = f"trial ({', '.join(ids_text(c[second]) for c in columns)})"
+    if lines is not None:
+        raise ValueError(
+            f"{shown}:{lines.line(second)}: duplicate {what}, first seen on line "
+            f"{lines.line(first)}"
+        )
+    raise ValueError(f"{shown}: duplicate {what}: rows {first} and {second} (counted from 0)")
 
 
 def find_duplicate(columns):

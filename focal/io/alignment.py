@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from .._text.fields import ids_text
-from ._ids import as_id_array, check_matched, hash_ids, match_ids
+from ._ids import as_id_array, check_matched, check_unique, hash_ids, match_ids
 
 __all__ = [
     "align_scores",
@@ -36,17 +36,28 @@ def _check_missing(missing):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
 
 
+def _check_unique(obj, ids):
+    """Refuse a trial given twice in a key or scores made in memory (a reader's objects, with
+    their ``lines``, were checked as read): matching would take one of the two silently.
+    """
+    if obj.lines is None:
+        check_unique(ids, obj.path or ("key" if hasattr(obj, "labels") else "scores"))
+
+
 def _columns(reference, systems, missing, reference_name):
     """Scores of each system at the reference's trials; a mask of the trials found everywhere."""
     from .binary import TrialScores
 
     ref_ids = _ids_of(reference)
+    _check_unique(reference, ref_ids)
     keep = np.ones(len(reference), dtype=bool)
     columns = []
     for system in systems:
         if not isinstance(system, TrialScores):
             raise ValueError(f"expected TrialScores, got {type(system).__name__}")
         ids = _ids_of(system)
+        if system is not reference:
+            _check_unique(system, ids)
         where = match_ids(ref_ids, ids)
         found = where >= 0
         if missing == "error":

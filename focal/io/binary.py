@@ -30,13 +30,12 @@ from .._text.fields import (
     check_id_column,
     first_record,
     format_lines,
-    ids_text,
     split_fields,
 )
 from .._text.numbers import format_numbers
 from .._text.outputs import write_output
 from .._text.source import display_name
-from ._ids import find_duplicate
+from ._ids import check_unique
 from ._labels import NONTARGET, TARGET, label_column, namedlabel_column, words_to_labels
 from ._records import Records
 from ._spans import trial_spans
@@ -261,14 +260,7 @@ def _read_table(path, layout, want, block_bytes, pos_label=None, kept=None):
     models = concat_ids(models, lines, shown)
     tests = concat_ids(tests, lines, shown)
     values = {r: concat_pieces(v) for r, v in values.items()}
-    dup = find_duplicate((models, tests))
-    if dup is not None:
-        first, second = dup
-        raise ValueError(
-            f"{shown}:{lines.line(second)}: duplicate trial "
-            f"({ids_text(models[second])}, {ids_text(tests[second])}), "
-            f"first seen on line {lines.line(first)}"
-        )
+    check_unique((models, tests), shown, lines)
     if kept is not None:
         kept.append(None if texts[0] is None else Records.concat(texts))  # whole: --align
     return models, tests, values, lines

@@ -212,8 +212,9 @@ def train_fusion(
     pos_label : str, optional
         The key's target label when it does not use target/nontarget, tar/non or 1/0.
     format, key_format : str or Layout, optional
-        Columns of the score files and the key (:func:`focal.io.read_key_and_scores`);
-        ``key_path`` may be None when the score files carry the labels.
+        Columns of the score files and the key (as :func:`focal.io.read_scores` and
+        :func:`focal.io.read_key` read them); ``key_path`` may be None when the score files carry
+        the labels.
     scores_are : {"llr", "distance"}, default "llr"
         What the score files hold: scores where higher means target, or distances (lower
         means target). The fusion learns the direction (a negative weight for distances) and
