@@ -208,8 +208,44 @@ def test_train_pav_elub_clips_to_the_limits_of_the_training_llrs(tmp_path, capsy
     lower, upper = elub_bounds(train[y], train[~y])
     clipped = focal.load(model)
     np.testing.assert_array_equal(clipped.decision_function(X), np.clip(train, lower, upper))
-    status, _, err = run_main(capsys, *args[:-3], "--elub", "-o", tmp_path / "no.json")
-    assert status == 1 and "--pav" in err
+    assert clipped[0].bounds is None  # the PAV step clips, not the fusion
+
+
+def test_train_elub_without_pav_clips_the_fusion_to_the_limits_of_its_training_llrs(
+    tmp_path, capsys
+):
+    import json
+
+    import focal
+    import focal.runtime
+    from focal.io import align_trials, read_key, read_scores
+    from focal.metrics import elub_bounds
+    from tests._support.cli import DEV, EVAL
+
+    key = SPK / "dev.key"
+    model = tmp_path / "m.json"
+    args = ["train", "--scores", *DEV, "--key", key, "--elub", "-o", model]
+    status, out, err = run_main(capsys, *args)
+    assert status == 0, err
+    X, y = align_trials(read_key(key), *map(read_scores, DEV))[:2]
+    fused = focal.load(model)
+    train = X @ fused.coef_ + fused.intercept_  # the fusion's training LLRs, written out here
+    lower, upper = elub_bounds(train[y], train[~y])
+    np.testing.assert_allclose(fused.bounds_, [lower, upper], rtol=1e-12)
+    (line,) = [ln for ln in out.splitlines() if "ELUB" in ln]
+    assert f"{lower:.4g} to {upper:.4g}" in line
+    expected = np.clip(train, lower, upper)
+    got = fused.decision_function(X)
+    assert (got == fused.bounds_[0]).any() and (got == fused.bounds_[1]).any()  # clip at work
+    np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-13)
+    status, out, err = run_main(capsys, *args[:-1], tmp_path / "j.json", "--json")
+    assert status == 0, err
+    np.testing.assert_array_equal(json.loads(out)["elub"], fused.bounds_)
+    written = tmp_path / "eval.txt"  # focal apply (the runtime) writes the clipped LLRs
+    assert run_main(capsys, "apply", model, *EVAL, "--align", "-o", written)[0] == 0
+    applied = np.array([float(ln.split()[2]) for ln in written.read_text().splitlines()])
+    lower, upper = fused.bounds_  # the saved clip, bit for bit (the text is repr's)
+    assert applied.min() >= lower and applied.max() == upper
 
 
 def test_summary_table_of_four_systems(capsys):

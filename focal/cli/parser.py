@@ -118,8 +118,9 @@ def _train(sub):
     tr.add_argument(
         "--elub",
         action="store_true",
-        help="with --pav: clip its LLRs to the ELUB limits of its training LLRs (Vergeer et "
-        "al. 2016), the strongest LRs the data support (forensic practice)",
+        help="clip the model's LLRs to the ELUB limits of its training LLRs (Vergeer et al. "
+        "2016), the strongest LRs the data support (forensic practice): the fusion's, or with "
+        "--pav the PAV calibration's",
     )
     tr.add_argument(
         "--log10",

@@ -27,6 +27,7 @@ __all__ = [
     "COVARIANCE_TYPES",
     "affine_llr",
     "small_product",
+    "clip_llr",
     "check_finite_llr",
     "step_index",
     "block_llr_map",
@@ -115,6 +116,27 @@ def affine_llr(X, coef, intercept) -> np.ndarray:
     """
     llr = small_product(X, coef)
     llr += intercept
+    return llr
+
+
+def clip_llr(llr, bounds) -> np.ndarray:
+    """``llr`` clipped in place to ``bounds`` = ``(lower, upper)``, nats (e.g. ELUB limits).
+
+    Parameters
+    ----------
+    llr : ndarray of float
+        LLRs (a fresh array of the caller's: it is written to).
+    bounds : (float, float)
+        The clip; ``(-inf, inf)`` leaves ``llr`` untouched, without a pass over it.
+
+    Returns
+    -------
+    ndarray of float
+        ``llr`` itself.
+    """
+    lower, upper = bounds
+    if lower > -np.inf or upper < np.inf:
+        np.clip(llr, lower, upper, out=llr)
     return llr
 
 

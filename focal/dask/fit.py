@@ -237,6 +237,12 @@ def fit(estimator, X, y, sample_weight=None, *, persist: bool = True):
             f"focal.dask.fit trains the logarithmic scoring rule only, got "
             f"scoring_rule={estimator.scoring_rule!r}"
         )
+    if isinstance(estimator.bounds, str):  # "elub" (checked above)
+        raise ValueError(
+            "focal.dask.fit cannot take bounds='elub': the ELUB limits need the LLRs of every "
+            "training trial in memory; fit in memory, or give bounds as (lower, upper) LLRs "
+            "(e.g. focal.metrics.elub_bounds of held-out LLRs)"
+        )
     one = type(estimator)._as_2d is not LogisticFusion._as_2d
     X, names = _as_2d_dask(X, one)
     estimator._check_width(X)

@@ -6,9 +6,15 @@ gets ``predict_proba`` / ``predict_log_proba`` (Bayes' rule at a target prior, t
 (minus Cllr at the prior, greater is better) from :class:`BinaryLLROutputMixin`. The default
 prior is the estimator's ``p_target`` parameter if it has one, else 0.5.
 
+An estimator with a ``bounds`` parameter clips its output LLRs to ``bounds_``: to the ELUB
+limits of its training trials' LLRs (:cite:t:`vergeer2016elub`), to given ``(lower, upper)``
+LLRs, or not at all; :func:`fitted_bounds` computes ``bounds_`` and
+:func:`refuse_elub_weights` refuses ``"elub"`` with ``sample_weight``, for every such estimator.
+
 References
 ----------
 .. [1] :cite:t:`brummer2010thesis` ("thesis").
+.. [2] :cite:t:`vergeer2016elub`.
 """
 
 from __future__ import annotations
@@ -20,7 +26,56 @@ from ..core.priors import bayes_threshold, logit
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.validation import as_sample_weight, check_probability
 
-__all__ = ["BinaryLLROutputMixin"]
+__all__ = ["BinaryLLROutputMixin", "fitted_bounds", "refuse_elub_weights"]
+
+
+def fitted_bounds(bounds, training_llrs) -> np.ndarray:
+    """``bounds_``: the clip ``(lower, upper)`` of an estimator's output LLRs, nats.
+
+    Parameters
+    ----------
+    bounds : "elub", (float, float) or None
+        The estimator's ``bounds`` parameter (checked here by
+        :func:`focal.models.fitted_state.check_bounds`).
+    training_llrs : (ndarray, ndarray) or callable
+        The LLRs of the training trials of each class, ``(targets, non-targets)``, or a
+        function of no argument returning them (called for ``"elub"`` only: for LLRs that
+        cost a pass over the data).
+
+    Returns
+    -------
+    ndarray of shape (2,)
+        ``(-inf, inf)`` for None, the given pair, or for ``"elub"`` the ELUB limits of the
+        training LLRs (:func:`focal.metrics.elub_bounds`, :cite:t:`vergeer2016elub`).
+    """
+    from ..models.fitted_state import check_bounds
+
+    bounds = check_bounds(bounds)
+    if bounds is None:
+        return np.array([-np.inf, np.inf])
+    if isinstance(bounds, str):
+        from ..metrics.forensic import elub_bounds
+
+        tar, non = training_llrs() if callable(training_llrs) else training_llrs
+        bounds = elub_bounds(tar, non)
+    return np.array(bounds, dtype=float)
+
+
+def refuse_elub_weights(bounds, sample_weight) -> None:
+    """Refuse ``bounds="elub"`` with ``sample_weight``: the ELUB limits count trials.
+
+    Parameters
+    ----------
+    bounds : object
+        The estimator's ``bounds`` parameter.
+    sample_weight : array_like or None
+        The weights given to ``fit``.
+    """
+    if sample_weight is not None and isinstance(bounds, str) and bounds == "elub":
+        raise ValueError(
+            "bounds='elub' counts trials and cannot take sample_weight: fit without "
+            "weights, or give bounds as (lower, upper) LLRs"
+        )
 
 
 class BinaryLLROutputMixin:

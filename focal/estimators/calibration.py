@@ -39,13 +39,12 @@ from ..models.fitted_state import (
     BLOCK_FIELDS,
     PAV_FIELDS,
     check_binary_classes,
-    check_bounds,
     check_hull_blocks,
     check_params,
     check_pav_llr,
 )
 from ._input import validate_input
-from ._llr_output import BinaryLLROutputMixin
+from ._llr_output import BinaryLLROutputMixin, fitted_bounds, refuse_elub_weights
 from ._state import SavedStateMixin
 
 __all__ = ["PAVCalibrator", "ROCCH"]
@@ -198,7 +197,7 @@ class PAVCalibrator(_ScoreToLLR):
         scores.
     bounds : "elub", (float, float) or None, default None
         Clip the output LLRs: to the ELUB limits (:func:`focal.metrics.elub_bounds`,
-        Vergeer et al. 2016) of the training trials' calibrated LLRs, the forensic rule for
+        :cite:t:`vergeer2016elub`) of the training trials' calibrated LLRs, the forensic rule for
         how strong an LR the calibration data support (as NFI lir's ``ELUBbounder`` bounds the
         calibrator it wraps, here with the exact limits); to given ``(lower, upper)`` LLRs
         (nats); or not at all (None). The map stays monotone: the extreme blocks take the
@@ -283,11 +282,7 @@ class PAVCalibrator(_ScoreToLLR):
         self
             The fitted estimator.
         """
-        if sample_weight is not None and isinstance(self.bounds, str):
-            raise ValueError(
-                "bounds='elub' counts trials and cannot take sample_weight: fit without "
-                "weights, or give bounds as (lower, upper) LLRs"
-            )
+        refuse_elub_weights(self.bounds, sample_weight)
         return self._fit(X, y, sample_weight)
 
     def _set_fitted(self, result, counts):
@@ -308,14 +303,13 @@ class PAVCalibrator(_ScoreToLLR):
         self.block_w_non_ = np.add.reduceat(result.n_non, starts).astype(float)
         self.n_targets_ = int(self.block_n_tar_.sum())
         self.n_nontargets_ = int(self.block_n_non_.sum())
-        bounds = check_bounds(self.bounds)
-        if isinstance(bounds, str):  # the ELUB limits of the training trials' LLRs
-            from ..metrics.forensic import elub_bounds
-
-            bounds = elub_bounds(
-                np.repeat(self.llr_, self.block_n_tar_), np.repeat(self.llr_, self.block_n_non_)
-            )
-        self.bounds_ = np.array((-np.inf, np.inf) if bounds is None else bounds, dtype=float)
+        self.bounds_ = fitted_bounds(  # "elub": the limits of the training trials' LLRs
+            self.bounds,
+            lambda: (
+                np.repeat(self.llr_, self.block_n_tar_),
+                np.repeat(self.llr_, self.block_n_non_),
+            ),
+        )
         self.llr_ = np.clip(self.llr_, *self.bounds_)
 
     def _map(self, scores):

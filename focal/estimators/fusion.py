@@ -7,13 +7,16 @@ K = 1 case: affine calibration of one system's scores (Brümmer & van Leeuwen eq
 
 Both are scikit-learn classifiers and transformers: ``decision_function`` and ``transform`` give
 the LLRs (1-D and (n, 1)), ``predict_proba`` / ``predict`` the Bayes posteriors and decisions at a
-chosen prior, ``score`` minus Cllr, so they compose in pipelines and model selection.
+chosen prior, ``score`` minus Cllr, so they compose in pipelines and model selection. With
+``bounds``, every output is that of the LLRs clipped to ``bounds_`` (the ELUB limits of
+:cite:t:`vergeer2016elub`, or given ones).
 
 References
 ----------
 .. [1] :cite:t:`brummer2010thesis` ("thesis").
 .. [2] :cite:t:`brummer2006calibration`.
 .. [3] :cite:t:`brummer2012keynote` ("the keynote").
+.. [4] :cite:t:`vergeer2016elub`.
 """
 
 from __future__ import annotations
@@ -25,7 +28,7 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.logistic import DEFAULT_REG, fit_logistic, fit_scoring_rule
 from ..core.logistic_objective import class_relative_weights
-from ..core.maps import affine_llr
+from ..core.maps import affine_llr, clip_llr
 from ..core.maps import check_finite_llr as _check_finite_llr
 from ..core.scoring_rules import scoring_rule
 from ..core.validation import (
@@ -34,19 +37,30 @@ from ..core.validation import (
     binary_classes,
 )
 from ..models.codec import Field
-from ..models.fitted_state import LINEAR_FIELDS, LOGISTIC_FIELDS, check_binary_classes, check_params
+from ..models.fitted_state import (
+    LINEAR_FIELDS,
+    LOGISTIC_FIELDS,
+    check_binary_classes,
+    check_fitted_bounds,
+    check_params,
+)
 from ._fit_report import (
     report_fit,
     warn_not_converged,
 )
 from ._input import validate_input
-from ._llr_output import BinaryLLROutputMixin
+from ._llr_output import BinaryLLROutputMixin, fitted_bounds, refuse_elub_weights
 from ._state import SavedStateMixin
 
 __all__ = [
     "LogisticFusion",
     "LinearCalibrator",
 ]
+
+
+def _by_class(llr, is_target):
+    """``(target LLRs, non-target LLRs)``."""
+    return llr[is_target], llr[~is_target]
 
 
 def _target_labels(y, pos_label):
@@ -117,7 +131,15 @@ class LogisticFusion(
         on the training scores (the low false-alarm rule bounds the cost of a missed target by
         10/9, so sharpening the LLRs can lower its cost without end): the fit then warns with
         :class:`UnboundedObjectiveWarning`, naming the rule, and its LLRs are set by ``reg``.
-
+    bounds : "elub", (float, float) or None, default None
+        Clip the output LLRs: to the ELUB limits (:func:`focal.metrics.elub_bounds`,
+        :cite:t:`vergeer2016elub`) of the training trials' fitted LLRs, the forensic rule for
+        how strong an LR the calibration data support (as NFI lir's ``ELUBbounder`` bounds the
+        calibrator it wraps, here with the exact limits); to given ``(lower, upper)`` LLRs
+        (nats); or not at all (None). The affine map is fitted as without a clip (``coef_``,
+        ``intercept_``, ``objective_`` are its own) and its LLRs are then clipped, so the map
+        stays monotone in each score. ``"elub"`` counts trials, so it is refused with
+        ``sample_weight``.
     pos_label : int, float, bool or str, optional
         The label of the target class in ``y``. Required for labels other than 0/1 and
         False/True (e.g. ``pos_label="genuine"``); the fit then equals the 0/1 fit exactly.
@@ -128,6 +150,8 @@ class LogisticFusion(
         Weight of each system (LLR per unit of score).
     intercept_ : float
         LLR offset (nats), with ``logit(p_target)`` already removed: the output is an LLR.
+    bounds_ : ndarray of shape (2,)
+        The clip ``(lower, upper)`` of the LLRs, nats (``(-inf, inf)`` without ``bounds``).
     n_iter_ : int
         Newton iterations taken (on large data, including those of the warm start on a
         subsample; with another scoring rule, including those of the logistic start).
@@ -169,6 +193,7 @@ class LogisticFusion(
         tol=1e-10,
         max_iter=100,
         scoring_rule="logarithmic",
+        bounds=None,
         pos_label=None,
     ):
         self.p_target = p_target
@@ -176,6 +201,7 @@ class LogisticFusion(
         self.tol = tol
         self.max_iter = max_iter
         self.scoring_rule = scoring_rule
+        self.bounds = bounds
         self.pos_label = pos_label
 
     def __sklearn_tags__(self):
@@ -223,7 +249,8 @@ class LogisticFusion(
         y : array-like of shape (n_trials,)
             Two class labels: 0/1 or False/True (1 = target), or any two with ``pos_label``.
         sample_weight : array-like of shape (n_trials,), optional
-            Non-negative trial weights: a trial of weight k counts as k trials.
+            Non-negative trial weights: a trial of weight k counts as k trials (not with
+            ``bounds="elub"``).
 
         Returns
         -------
@@ -231,6 +258,7 @@ class LogisticFusion(
             The fitted estimator.
         """
         p, reg, tol, max_iter, rule = self._check_params()
+        refuse_elub_weights(self.bounds, sample_weight)
         X, y = validate_data(self, self._as_2d(X), y, dtype=np.float64)
         self._check_width(X)
         is_target = _target_labels(y, self.pos_label)
@@ -260,6 +288,9 @@ class LogisticFusion(
         self.intercept_ = float(sol.intercept)
         self.n_iter_ = int(sol.n_iter)
         self.n_passes_ = int(sol.n_passes)
+        self.bounds_ = fitted_bounds(  # "elub": the limits of the training trials' LLRs
+            self.bounds, lambda: _by_class(self._llr(X), is_target)
+        )
         report_fit(self, X, is_target, weights, p, rule, sol)
         if not sol.converged:
             warn_not_converged(self, max_iter, sol.grad_norm, tol)
@@ -284,7 +315,7 @@ class LogisticFusion(
         Returns
         -------
         ndarray of shape (n_trials,)
-            The fused LLRs in nats.
+            The fused LLRs in nats, clipped to ``bounds_``.
         """
         check_is_fitted(self)
         X = self._validate_X(X)
@@ -293,7 +324,7 @@ class LogisticFusion(
             finite = np.isfinite(llr.sum())  # a cheap test first; the sum can overflow by itself
         if not finite:
             _check_finite_llr(X, llr)
-        return llr
+        return clip_llr(llr, self.bounds_)
 
     def transform(self, X):
         """Calibrated natural-log LLRs as a column, shape (n_trials, 1), for pipelines.
@@ -306,7 +337,7 @@ class LogisticFusion(
         Returns
         -------
         ndarray of shape (n_trials, 1)
-            The fused LLRs in nats.
+            The fused LLRs in nats, clipped to ``bounds_``.
         """
         return self.decision_function(X)[:, None]
 
@@ -342,8 +373,10 @@ class LogisticFusion(
 
     def _validate_state(self, state, version):
         """``classes_`` is ``[non-target, target]`` (a version-1 file: sorted, which may set
-        ``pos_label``).
+        ``pos_label``); ``bounds_`` a clip (:func:`check_fitted_bounds`), when saved.
         """
+        if "bounds_" in state:  # not a field of the QualityFusion built on this class
+            check_fitted_bounds(state)
         pos_label = check_binary_classes(state["classes_"], self.pos_label, version)
         return state if pos_label is self.pos_label else {**state, "pos_label": pos_label}
 
@@ -368,6 +401,10 @@ class LinearCalibrator(LogisticFusion):
         Maximum number of Newton iterations.
     scoring_rule : str or (a, b), default "logarithmic"
         Proper scoring rule of the training objective, as in :class:`LogisticFusion`.
+    bounds : "elub", (float, float) or None, default None
+        Clip the output LLRs to the ELUB limits of the training trials' calibrated LLRs
+        (:cite:t:`vergeer2016elub`), to given ``(lower, upper)`` LLRs (nats), or not at all,
+        as in :class:`LogisticFusion`.
     pos_label : int, float, bool or str, optional
         The label of the target class in ``y`` (required for labels other than 0/1 and
         False/True).
@@ -380,6 +417,14 @@ class LinearCalibrator(LogisticFusion):
     >>> labels = np.r_[np.ones(50), np.zeros(50)]
     >>> cal = LinearCalibrator().fit(scores, labels)
     >>> llr = cal.decision_function(scores)
+
+    Clipped to the ELUB limits of the training LLRs (forensic practice):
+
+    >>> elub = LinearCalibrator(bounds="elub").fit(scores, labels)
+    >>> bool(elub.bounds_[0] < 0 < elub.bounds_[1])
+    True
+    >>> bool((elub.decision_function([-50.0, 50.0]) == elub.bounds_).all())
+    True
     """
 
     def _as_2d(self, X):

@@ -54,7 +54,6 @@ from ..core.maps import kde_llr, kde_log_density
 from ..core.scoring import cross_entropy_nats, normalized_cross_entropy
 from ..core.validation import binary_classes, split_by_labels
 from ..metrics._smoothed import silverman_bandwidth
-from ..metrics.forensic import elub_bounds
 from ..models.fitted_state import (
     KDE_FIELDS,
     check_bandwidth,
@@ -62,6 +61,7 @@ from ..models.fitted_state import (
     check_bounds,
     check_kde,
 )
+from ._llr_output import fitted_bounds
 from .calibration import _ScoreToLLR
 
 __all__ = ["KDECalibrator"]
@@ -184,7 +184,7 @@ class KDECalibrator(_ScoreToLLR):
                         f"the {name} scores have no spread: the rule-of-thumb bandwidth is 0; "
                         "give bandwidth as a number"
                     )
-        bounds = check_bounds(self.bounds)
+        bounds = check_bounds(self.bounds)  # before the costly work
         self.cv_cllr_ = None
         if rule == "cv":
             h_tar, h_non = self._cross_validate(tar, non, base, bounds)
@@ -193,7 +193,7 @@ class KDECalibrator(_ScoreToLLR):
         else:
             h_tar, h_non = rule
         loo_tar, loo_non = _loo_llrs(tar, non, h_tar, h_non)
-        lower, upper = _clip_bounds(loo_tar, loo_non, bounds)
+        lower, upper = fitted_bounds(bounds, (loo_tar, loo_non))
         self.loo_cllr_ = _cllr(loo_tar, loo_non, lower, upper)
         self.tar_scores_, self.non_scores_ = tar, non
         self.bandwidth_ = np.array([h_tar, h_non], dtype=float)
@@ -214,7 +214,7 @@ class KDECalibrator(_ScoreToLLR):
         for i in range(h_t.size):  # 289 pairs of bandwidths, each vectorized over the trials
             for j in range(h_n.size):
                 loo_tar, loo_non = t_own[i] - t_by_n[j], n_by_t[i] - n_own[j]
-                cllr[i, j] = _cllr(loo_tar, loo_non, *_clip_bounds(loo_tar, loo_non, bounds))
+                cllr[i, j] = _cllr(loo_tar, loo_non, *fitted_bounds(bounds, (loo_tar, loo_non)))
         self.cv_cllr_ = cllr
         i, j = np.unravel_index(int(np.argmin(cllr)), cllr.shape)
         return float(h_t[i]), float(h_n[j])
@@ -271,17 +271,6 @@ class KDECalibrator(_ScoreToLLR):
         self.cv_cllr_ = None
         tar, non = _loo_llrs(self.tar_scores_, self.non_scores_, *self.bandwidth_)
         self.loo_cllr_ = _cllr(tar, non, *self.bounds_)
-
-
-def _clip_bounds(loo_tar, loo_non, bounds):
-    """``(lower, upper)`` of the clip: the ELUB limits of the leave-one-out LLRs for
-    ``"elub"``, none for None, else the given pair.
-    """
-    if bounds is None:
-        return -np.inf, np.inf
-    if isinstance(bounds, str):
-        return tuple(elub_bounds(loo_tar, loo_non))
-    return bounds
 
 
 def _cllr(tar, non, lower, upper) -> float:

@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._text.fields import Ids, classes, gather_ids
+from .._text.fields import Ids, classes, gather_ids, ids_text
 
 __all__ = [
     "HashTable",
     "check_matched",
+    "check_unique",
     "compact_gathered",
     "find_duplicate",
     "gather_classes",
@@ -194,6 +195,35 @@ def _exact_keys(columns):
         axis=1,
     )
     return np.ascontiguousarray(raw).view(f"V{raw.shape[1]}").ravel()
+
+
+def check_unique(columns, shown, lines=None):
+    """Refuse the earliest repeated row of the id columns (:func:`find_duplicate`).
+
+    Parameters
+    ----------
+    columns : tuple of ndarray
+        ``(segments,)`` or ``(models, tests)``, as given by the user or read from ``shown``.
+    shown : str
+        The file (or ``"scores"``, ``"key"`` for objects made in memory) the error names.
+    lines : LineMap, optional
+        The file lines of the rows: the error then names the two lines, else the two rows
+        (counted from 0).
+    """
+    dup = find_duplicate(columns)
+    if dup is None:
+        return
+    first, second = dup
+    if len(columns) == 1:
+        what = f"segment {ids_text(columns[0][second])!r}"
+    else:
+        what = f"trial ({', '.join(ids_text(c[second]) for c in columns)})"
+    if lines is not None:
+        raise ValueError(
+            f"{shown}:{lines.line(second)}: duplicate {what}, first seen on line "
+            f"{lines.line(first)}"
+        )
+    raise ValueError(f"{shown}: duplicate {what}: rows {first} and {second} (counted from 0)")
 
 
 def find_duplicate(columns):

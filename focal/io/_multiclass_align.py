@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._text.fields import as_id_array, ids_text
-from ._ids import check_matched, match_ids
+from ._ids import check_matched, check_unique, match_ids
 from .multiclass import _OOS_NAMES, MulticlassKey, MulticlassScores
 
 __all__ = ["align_multiclass", "align_multiclass_scores"]
@@ -92,7 +92,7 @@ def align_multiclass(
         raise ValueError("align_multiclass needs at least one system's scores")
     classes = tuple(systems[0].classes)
     labels = _class_index(key, classes, other)
-    X, keep = _blocks(key.segments, f"key {key.path}".rstrip(), systems, classes, missing)
+    X, keep = _blocks(key, f"key {key.path}".rstrip(), systems, classes, missing)
     if not keep.any():
         raise ValueError("no segment is present in the key and in every score file")
     return X[keep], labels[keep], key.segments[keep], classes
@@ -124,24 +124,32 @@ def align_multiclass_scores(*systems: MulticlassScores, missing: str = "error"):
         raise ValueError("align_multiclass_scores needs at least one system's scores")
     first = systems[0]
     classes = tuple(first.classes)
-    X, keep = _blocks(
-        first.segments, f"first score file {first.path}".rstrip(), systems, classes, missing
-    )
+    X, keep = _blocks(first, f"first score file {first.path}".rstrip(), systems, classes, missing)
     if not keep.any():
         raise ValueError("no segment is present in every score file")
     return X[keep], first.segments[keep], classes
 
 
 def _blocks(reference, reference_name, systems, classes, missing):
-    """Each system's llh at the reference segments, side by side; mask of rows found everywhere."""
-    ref_ids = (as_id_array(reference, "segments"),)
-    keep = np.ones(reference.shape[0], dtype=bool)
+    """Each system's llh at the reference's (the key's, or the first system's) segments, side by
+    side; mask of rows found everywhere. A segment repeated in a reference or system made in
+    memory is refused (matching would take one of the two silently).
+    """
+    ref_ids = (as_id_array(reference.segments, "segments"),)
+    if reference.lines is None:  # made in memory (a reader's objects were checked as read)
+        check_unique(
+            ref_ids, reference.path or ("key" if reference is not systems[0] else "scores")
+        )
+    keep = np.ones(len(ref_ids[0]), dtype=bool)
     blocks = []
     for system in systems:
         if not isinstance(system, MulticlassScores):
             raise ValueError(f"expected MulticlassScores, got {type(system).__name__}")
         order = _column_order(system, classes)
-        where = match_ids(ref_ids, (as_id_array(system.segments, "segments"),))
+        ids = (as_id_array(system.segments, "segments"),)
+        if system is not reference and system.lines is None:
+            check_unique(ids, system.path or "scores")
+        where = match_ids(ref_ids, ids)
         found = where >= 0
         if missing == "error":
             check_matched(
@@ -151,7 +159,7 @@ def _blocks(reference, reference_name, systems, classes, missing):
                 reference_name,
                 "segment",
                 "scores",
-                lambda i: ", ".join(ids_text(reference[k]) for k in i[:3]),
+                lambda i: ", ".join(ids_text(reference.segments[k]) for k in i[:3]),
                 lambda i, s=system: ", ".join(ids_text(s.segments[k]) for k in i[:3]),
             )
         keep &= found

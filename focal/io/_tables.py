@@ -53,7 +53,7 @@ import stat
 import numpy as np
 
 from .._text import blocks as _blocks
-from .._text.fields import ids_text
+from .._text.fields import check_id_storage, ids_text
 from ..exceptions import FileFormatError
 
 __all__ = ["MAX_TABLE_BYTES", "WordFields", "read_table", "table_kind"]
@@ -288,8 +288,11 @@ class _Hdf5:
         if ds is None:
             return None
         values = np.asarray(self.read(ds)).ravel()
-        if values.dtype.kind == "O":
-            values = np.array([v if isinstance(v, bytes) else str(v).encode() for v in values])
+        if values.dtype.kind == "O":  # variable-length strings: padded to the longest below
+            items = [v if isinstance(v, bytes) else str(v).encode() for v in values]
+            lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+            check_id_storage(self.path, lengths, lambda i: f"/{name}[{i}]")
+            values = np.array(items)
         elif values.dtype.kind == "U":
             values = np.char.encode(values, "utf-8")
         from .._text.fields import as_id_array
@@ -457,8 +460,8 @@ def _arrow_ids(column, path, what):
         column = column.cast(pa.large_string())  # checks UTF-8
     except pa.ArrowException as err:
         raise FileFormatError(path, None, f"the {what}: {err}") from None
-    pieces, at = [], 0
-    for chunk in column.chunks:
+    chunks, at = [], 0
+    for chunk in column.chunks:  # every id checked before any is copied
         _, offsets, data = chunk.buffers()
         offsets = np.frombuffer(offsets, dtype=np.int64)
         offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1]
@@ -467,10 +470,17 @@ def _arrow_ids(column, path, what):
         offsets = offsets - offsets[0]
         lengths = np.diff(offsets)
         _check_arrow_ids(raw, offsets, lengths, path, what, at)
+        chunks.append((raw, offsets, lengths))
+        at += len(chunk)
+    if chunks:
+        check_id_storage(
+            path, np.concatenate([c[2] for c in chunks]), lambda i: f"row {i + 1}: {what}"
+        )
+    pieces = []
+    for raw, offsets, lengths in chunks:
         text = np.zeros(FRONT + raw.size + PAD, dtype=np.uint8)
         text[FRONT : FRONT + raw.size] = raw
         pieces.append(gather_ids(text, offsets[:-1] + FRONT, lengths))
-        at += len(chunk)
     if not pieces:
         return np.zeros(0, dtype="S8")
     width = max(p.dtype.itemsize for p in pieces)

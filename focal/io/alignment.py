@@ -11,7 +11,7 @@ import warnings
 import numpy as np
 
 from .._text.fields import as_id_array
-from ._ids import hash_ids
+from ._ids import check_unique, hash_ids
 
 __all__ = [
     "align_scores",
@@ -79,6 +79,9 @@ def _join(reference, systems, missing):
     for system in systems:
         if not isinstance(system, TrialScores):
             raise ValueError(f"expected TrialScores, got {type(system).__name__}")
+        if system.lines is None:  # made in memory
+            ids = as_id_array(system.models, "models"), as_id_array(system.tests, "tests")
+            check_unique(ids, system.path or "scores")  # (a reader's were checked as read)
     X = join(reference, systems, missing=missing, threads=0)
     return X, kept_rows(X, reference, systems)
 

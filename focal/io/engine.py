@@ -385,11 +385,12 @@ def in_memory(obj, values=(), kind="key"):
     lines = obj.lines if getattr(obj, "lines", None) is not None else _row_numbers(len(ids[0]))
     table = HashTable(ids)
     dup = table.duplicate()
-    if dup is not None:
+    if dup is not None:  # as focal.io._ids.check_unique says it
         first, second = dup
         raise ValueError(
-            f"{obj.path or kind}: trial {second} repeats trial {first} "
-            f"({ids_text(ids[0][second])}, {ids_text(ids[1][second])})"
+            f"{obj.path or ('key' if kind == 'key' else 'scores')}: duplicate trial "
+            f"({ids_text(ids[0][second])}, {ids_text(ids[1][second])}): rows {first} and "
+            f"{second} (counted from 0)"
         )
     values = {v: np.asarray(getattr(obj, v)) for v in values}
     return Trials(ids, values, lines, obj.path, table, kind=kind)

@@ -46,7 +46,7 @@ from .._text.fields import (
     split_fields,
 )
 from .._text.pool import in_order, worker_pool
-from ._ids import find_duplicate
+from ._ids import check_unique
 
 __all__ = [
     "ALBAYZIN_CLASSES",
@@ -164,16 +164,6 @@ def _canonical(word, choices):
     return next((c for c in choices if c.lower() == word.lower()), None)
 
 
-def _check_unique(path, segments, lines):
-    dup = find_duplicate((segments,))
-    if dup is not None:
-        first, second = dup
-        raise ValueError(
-            f"{path}:{lines.line(second)}: duplicate segment "
-            f"{ids_text(segments[second])!r}, first seen on line {lines.line(first)}"
-        )
-
-
 class _MulticlassReader:
     """Shared block loop of the multiclass formats: ``prefix`` id fields, then m numbers."""
 
@@ -224,7 +214,7 @@ class _MulticlassReader:
         if n == 0:
             raise ValueError(f"{self.path}: no segments found")
         segments = concat_ids(segments, lines, self.path)
-        _check_unique(self.path, segments, lines)
+        check_unique((segments,), self.path, lines)
         return segments, concat_pieces(values), lines
 
     def setup(self, kind, line, fields):
@@ -407,7 +397,7 @@ def read_multiclass_key(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassKe
     if n == 0:
         raise ValueError(f"{path}: no segments found")
     segments = concat_ids(segments, lines, path)
-    _check_unique(path, segments, lines)
+    check_unique((segments,), path, lines)
     return MulticlassKey(segments, concat_ids(languages, lines, path), path, lines)
 
 

@@ -44,6 +44,10 @@ unbound name binds to the length found (at least 1). ``shape`` may also be a map
 value of an earlier field or of a constructor parameter (named by ``shape_by``) to a shape,
 ``"*"`` standing for any other value, or a list of shapes of increasing rank: the one of the
 value's rank (the depth of its nested lists).
+
+A field added to a class after files of the current schema version were written has a
+``default``: the value of a file that lacks it (written before), so that such files still
+load and give the same outputs. Every other field must be there.
 """
 
 from __future__ import annotations
@@ -106,6 +110,7 @@ class Field(NamedTuple):
     choices: tuple | None = None
     fields: tuple = ()
     shape_by: str | None = None
+    default: Any = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -435,7 +440,9 @@ def read_fields(fields, obj: Fields, context: dict | None = None, dims: dict | N
     for f in fields:
         declared = _declared_shape(f, context, obj.value.get(f.name))
         shape = tuple(dims.get(d) if type(d) is str else d for d in declared)
-        if f.kind == "object":
+        if f.default is not None and f.name not in obj.value:  # written before it was added
+            value = np.array(f.default, dtype=np.float64) if f.kind == "floats" else f.default
+        elif f.kind == "object":
             value = read_fields(f.fields, obj.object(f.name), context, dims)
         else:
             value = _READERS[f.kind](obj, f, shape)

@@ -43,6 +43,7 @@ __all__ = [
     "check_kde",
     "check_bandwidth",
     "check_bounds",
+    "check_fitted_bounds",
     "check_class_names",
     "check_measures",
     "quality_transforms",
@@ -59,6 +60,8 @@ _ONE_COLUMN = (
     Field("feature_names_in_", "names", ("n_features_in_",)),
 )
 _BINARY_CLASSES = Field("classes_", "labels", (2,))
+#: The clip of an estimator's output LLRs, nats (:func:`check_fitted_bounds`)
+_BOUNDS = Field("bounds_", "floats", (2,), allow_inf=True)
 _CLASSES = Field("classes_", "labels", ("n_classes",))
 
 #: LogisticFusion: ``llr = intercept_ + X @ coef_``
@@ -71,6 +74,8 @@ LOGISTIC_FIELDS = (
     Field("n_passes_", "int"),
     Field("objective_", "float", minimum=0.0),
     Field("rule_objective_", "float", minimum=0.0),
+    # added with the bounds parameter: a file written before has no clip
+    _BOUNDS._replace(default=(-np.inf, np.inf)),
 )
 #: LinearCalibrator: LogisticFusion of one column
 LINEAR_FIELDS = tuple(f._replace(shape=(1,)) if f.name == "coef_" else f for f in LOGISTIC_FIELDS)
@@ -90,7 +95,7 @@ PAV_FIELDS = (
     Field("block_w_tar_", "floats", ("n_blocks",)),
     Field("block_w_non_", "floats", ("n_blocks",)),
     Field("llr_", "floats", ("n_blocks",), allow_inf=True),
-    Field("bounds_", "floats", (2,), allow_inf=True),
+    _BOUNDS._replace(default=(-np.inf, np.inf)),  # as LOGISTIC_FIELDS (added with bounds)
     Field("n_targets_", "int", minimum=1, maximum=MAX_COUNT),
     Field("n_nontargets_", "int", minimum=1, maximum=MAX_COUNT),
 )
@@ -101,7 +106,7 @@ KDE_FIELDS = (
     Field("tar_scores_", "floats", ("n_tar",)),
     Field("non_scores_", "floats", ("n_non",)),
     Field("bandwidth_", "floats", (2,)),
-    Field("bounds_", "floats", (2,), allow_inf=True),
+    _BOUNDS,
 )
 #: MulticlassFusion: a weight (or a matrix) per system and an offset vector
 MULTICLASS_FIELDS = (
@@ -277,6 +282,16 @@ def check_bounds(bounds):
     return pair
 
 
+def check_fitted_bounds(state):
+    """``bounds_``, the clip of an estimator's output LLRs: ``(lower, upper)`` with ``lower <=
+    upper`` (nats, +/-inf allowed); returns them.
+    """
+    lower, upper = state["bounds_"]
+    if not lower <= upper:
+        raise StateError("must be (lower, upper) with lower <= upper", "bounds_")
+    return lower, upper
+
+
 def check_kde(state) -> None:
     """The fitted state of a kernel-density calibrator: each class's training scores sorted
     (at least two), bandwidths > 0, ``bounds_`` a non-empty interval.
@@ -288,9 +303,7 @@ def check_kde(state) -> None:
         _check_non_decreasing(scores, name, "training scores")
     if not (state["bandwidth_"] > 0).all():
         raise StateError("bandwidth_ must be > 0")
-    lower, upper = state["bounds_"]
-    if not lower <= upper:
-        raise StateError("bounds_ must be (lower, upper) with lower <= upper")
+    check_fitted_bounds(state)
 
 
 def check_class_names(class_names, name="class_names"):
@@ -444,9 +457,7 @@ def check_pav_llr(state, pseudo_count) -> None:
         if ((w > 0) != (n > 0)).any():
             raise StateError("a block has weight of a class iff it has trials of it", field)
     weighted = not (np.array_equal(w_tar, n_tar) and np.array_equal(w_non, n_non))
-    lower, upper = state["bounds_"]
-    if not lower <= upper:
-        raise StateError("must be (lower, upper) with lower <= upper", "bounds_")
+    lower, upper = check_fitted_bounds(state)
     if not ((llr >= lower) & (llr <= upper)).all():
         raise StateError("llr_ exceeds bounds_")
     a = pseudo_count

@@ -20,7 +20,7 @@ from .codec import (
     read_fields,
     write_fields,
 )
-from .registry import LOADABLE
+from .registry import LOADABLE, REGISTRY
 
 __all__ = ["node_out", "node_in", "param_out", "param_in"]
 
@@ -28,6 +28,8 @@ _MAX_DEPTH = 8  # pipelines nested in pipelines
 _PIPELINE_PARAMS = ("memory", "transform_input", "verbose")
 _OUTPUTS = (None, "default", "pandas", "polars")
 _MAX_PARAM_DEPTH = 8  # lists nested in parameter values
+#: each class's parameters that a file written before they were added lacks
+_ADDED = {entry.name: entry.added for entry in REGISTRY}
 
 
 def _checked(where, hook, *args):
@@ -100,7 +102,11 @@ def _estimator_out(est, classes, where, depth):
 
 def _estimator_in(obj, cls, classes, version, depth):
     params_obj = obj.object("params")
-    params = {p: param_in(*params_obj.take(p)) for p in cls().get_params(deep=False)}
+    added = _ADDED[cls.__name__]
+    params = {
+        p: default if p in added and p not in params_obj.value else param_in(*params_obj.take(p))
+        for p, default in cls().get_params(deep=False).items()
+    }
     params_obj.done()
     est = cls(**params)
     _checked(params_obj.where, est._check_params)

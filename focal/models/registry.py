@@ -4,9 +4,11 @@ Each entry says where the class lives, the name a model file stores, how its nod
 (``"state"``: an estimator that saves its fitted state by the hooks of
 :mod:`focal.estimators._state`; ``"steps"``: a scikit-learn Pipeline of such nodes), its
 constructor parameters (``get_params()``, in order; a test keeps them equal), the fields it
-saves (a name in :mod:`focal.models.fitted_state`) and the class of :mod:`focal.runtime._models`
-that applies it with NumPy alone. Importing this module imports nothing: the classes are imported on
-first use, so ``import focal`` stays light and a NumPy-only reader can read the names.
+saves (a name in :mod:`focal.models.fitted_state`), the class of :mod:`focal.runtime._models`
+that applies it with NumPy alone, and the parameters added since files of the current schema
+version were first written (a file without one was written before: it takes its default).
+Importing this module imports nothing: the classes are imported on first use, so ``import
+focal`` stays light and a NumPy-only reader can read the names.
 """
 
 from __future__ import annotations
@@ -26,9 +28,10 @@ class Entry(NamedTuple):
     params: tuple
     fields: str | None
     runtime: str
+    added: tuple = ()
 
 
-_LOGISTIC_PARAMS = ("p_target", "reg", "tol", "max_iter", "scoring_rule", "pos_label")
+_LOGISTIC_PARAMS = ("p_target", "reg", "tol", "max_iter", "scoring_rule", "bounds", "pos_label")
 _MULTICLASS_PARAMS = ("prior", "mode", "reg", "tol", "max_iter", "class_names")
 _QUALITY_PARAMS = (
     "form",
@@ -51,6 +54,7 @@ REGISTRY = (
         _LOGISTIC_PARAMS,
         "LOGISTIC_FIELDS",
         "AffineMap",
+        ("bounds",),
     ),
     Entry(
         "focal.estimators",
@@ -59,6 +63,7 @@ REGISTRY = (
         _LOGISTIC_PARAMS,
         "LINEAR_FIELDS",
         "AffineMap",
+        ("bounds",),
     ),
     Entry(
         "focal.estimators",
@@ -67,6 +72,7 @@ REGISTRY = (
         ("pseudo_count", "interpolation", "bounds", "pos_label"),
         "PAV_FIELDS",
         "BlockMap",
+        ("bounds",),
     ),
     Entry("focal.estimators", "ROCCH", "state", ("pos_label",), "BLOCK_FIELDS", "HullMap"),
     Entry(

@@ -64,6 +64,7 @@ class _Affine(_Saved, _models.AffineMap):
             raise StateError(
                 f"a LinearCalibrator has one input column, got {state['n_features_in_']}"
             )
+        fs.check_fitted_bounds(state)
         _binary_classes(self, state, version)
         return state
 

@@ -94,7 +94,9 @@ class _BinaryOutput(RuntimeModel):
 
 
 class AffineMap(_BinaryOutput):
-    """LogisticFusion, LinearCalibrator: ``llr = X @ coef_ + intercept_``."""
+    """LogisticFusion, LinearCalibrator: ``llr = X @ coef_ + intercept_``, clipped to
+    ``bounds_``.
+    """
 
     def decision_function(self, X):
         """Calibrated natural-log LLRs (thesis eq. 8.16).
@@ -114,7 +116,7 @@ class AffineMap(_BinaryOutput):
             finite = np.isfinite(llr.sum())
         if not finite:
             maps.check_finite_llr(X, llr)
-        return llr
+        return maps.clip_llr(llr, self.bounds_)
 
 
 class BlockMap(_BinaryOutput):

@@ -297,7 +297,8 @@ def evaluate_binary(
     pos_label : str, optional
         The key's target label when it does not use target/nontarget, tar/non or 1/0.
     format, key_format : str or Layout, optional
-        Columns of the score files and the key (:func:`focal.io.read_key_and_scores`).
+        Columns of the score files and the key (as :func:`focal.io.read_scores` and
+        :func:`focal.io.read_key` read them).
     scores_are : {"llr", "distance"}, default "llr"
         ``"distance"``: lower scores mean target; the scores are negated before they are
         measured (thresholds are then of the negated scores).

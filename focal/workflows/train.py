@@ -202,16 +202,19 @@ def train_fusion(
     pseudo_count : float, default 1.0
         Virtual trials bounding the PAV calibration's extreme LLRs.
     elub : bool, default False
-        Clip the PAV calibration's LLRs to the ELUB limits of its training LLRs
-        (``PAVCalibrator(bounds="elub")``, :func:`focal.metrics.elub_bounds`): the strongest
-        LRs the training data support (forensic practice). Needs ``pav``.
+        Clip the model's LLRs to the ELUB limits of its training LLRs
+        (:func:`focal.metrics.elub_bounds`, :cite:t:`vergeer2016elub`): the strongest LRs the
+        training data support (forensic practice). The last step clips: the PAV calibration
+        with ``pav`` (``PAVCalibrator(bounds="elub")``), else the fusion
+        (``LogisticFusion(bounds="elub")``).
     missing : {"error", "drop"}
         Trials missing from a score file or the key (:func:`focal.io.align_trials`).
     pos_label : str, optional
         The key's target label when it does not use target/nontarget, tar/non or 1/0.
     format, key_format : str or Layout, optional
-        Columns of the score files and the key (:func:`focal.io.read_key_and_scores`);
-        ``key_path`` may be None when the score files carry the labels.
+        Columns of the score files and the key (as :func:`focal.io.read_scores` and
+        :func:`focal.io.read_key` read them); ``key_path`` may be None when the score files carry
+        the labels.
     scores_are : {"llr", "distance"}, default "llr"
         What the score files hold: scores where higher means target, or distances (lower
         means target). The fusion learns the direction (a negative weight for distances) and
@@ -238,10 +241,6 @@ def train_fusion(
     """
     if scores_are not in ("llr", "distance"):
         raise ValueError(f"scores_are must be 'llr' or 'distance', got {scores_are!r}")
-    if elub and not pav:
-        raise ValueError(
-            "elub clips the PAV calibration's LLRs: give pav=True too (focal train --pav --elub)"
-        )
     secret = _output(output, signing_key, [*score_paths, key_path])
     with step("read and align " + ", ".join(map(os.fspath, score_paths)), progress):
         X, y, _, _, key_name = read_aligned(
@@ -261,7 +260,8 @@ def train_fusion(
     from ..estimators import LogisticFusion, PAVCalibrator
     from ..models.schema import set_input_schema, system_names
 
-    fusion = LogisticFusion(p_target=p_target)
+    # the last step clips to the ELUB limits of its own training LLRs
+    fusion = LogisticFusion(p_target=p_target, bounds="elub" if elub and not pav else None)
     pav_step = PAVCalibrator(pseudo_count=pseudo_count, bounds="elub" if elub else None)
     model = make_pipeline(fusion, pav_step) if pav else fusion
     with step(f"fit on {len(y):,} trials", progress):
@@ -278,13 +278,20 @@ def train_fusion(
         + ("(as focal apply --log10 writes)" if log10 else "(natural-log LLR)"),
         f"  training Cllr at p_target = {p_target:g}: {fusion.objective_:.4f} (1 = uninformative)",
     ]
+    unit = np.log(10.0) if log10 else 1.0
     if pav:
         cal = model[-1]
-        low, high = cal.llr_[[0, -1]] / (np.log(10.0) if log10 else 1.0)
+        low, high = cal.llr_[[0, -1]] / unit
         lines.append(
             f"  then PAVCalibrator (pseudo_count {pseudo_count:g}): {cal.llr_.size} "
             f"blocks, {'log10 LRs' if log10 else 'LLRs'} from {low:.4g} to {high:.4g}"
-            + (" (clipped to the ELUB limits of its training LLRs)" if elub else "")
+        )
+    clipper = model[-1] if pav else fusion  # the step that clips with elub
+    if elub:
+        low, high = clipper.bounds_ / unit
+        lines.append(
+            f"  {'PAV' if pav else 'fused'} {'log10 LRs' if log10 else 'LLRs'} clipped to the "
+            f"ELUB limits of the training LLRs (Vergeer et al. 2016): {low:.4g} to {high:.4g}"
         )
     info = {
         "p_target": float(p_target),
@@ -302,8 +309,8 @@ def train_fusion(
         info["intercept_log10"] = float(fusion.intercept_ / np.log(10.0))
     if pav:
         info["pav_blocks"] = int(model[-1].llr_.size)
-        if elub:
-            info["elub"] = model[-1].bounds_.tolist()
+    if elub:  # nats
+        info["elub"] = clipper.bounds_.tolist()
     return _save(FileFit(model, y, lines, info), output, secret)
 
 

@@ -285,6 +285,11 @@ def test_fit_refuses_what_it_cannot_train(client):
         fd.fit(PAVCalibrator(), dX[:, 0], dy)
     with pytest.raises(ValueError, match="logarithmic"):
         fd.fit(LogisticFusion(scoring_rule="brier"), dX, dy)
+    with pytest.raises(ValueError, match="cannot take bounds='elub'"):
+        fd.fit(LogisticFusion(bounds="elub"), dX, dy)  # its probe's limits would be wrong
+    given = fd.fit(LogisticFusion(bounds=(-1.0, 2.0)), dX, dy)
+    np.testing.assert_array_equal(given.bounds_, [-1.0, 2.0])
+    assert given.decision_function(X * 100).max() == 2.0
     with pytest.raises(ValueError, match="only one class"):
         fd.fit(LogisticFusion(), dX, da.ones(2000, chunks=500))
     with pytest.raises(ValueError, match="3 classes"):

@@ -53,7 +53,9 @@ def _misspecified(n=3000, seed=1):
     return X, y
 
 
-@parametrize_with_checks([LogisticFusion(), LogisticFusion(scoring_rule="boosting")])
+@parametrize_with_checks(
+    [LogisticFusion(), LogisticFusion(scoring_rule="boosting"), LogisticFusion(bounds=(-3.0, 3.0))]
+)
 def test_sklearn_estimator_checks(estimator, check):
     """Every check passes, or fails only because it trains on labels other than 0/1 without
     pos_label, which focal refuses by design (the target is never guessed from sort order).
@@ -423,3 +425,73 @@ def test_label_rule_is_one_for_every_binary_estimator_and_metric():
         cllr_scorer(pos_label="impostor")(
             LogisticFusion(pos_label="genuine").fit(X, words), X, words
         )
+
+
+# -- bounds: the ELUB clip (Vergeer et al. 2016) of the affine map ------------------------------
+
+
+@pytest.mark.parametrize("est", [LogisticFusion, LinearCalibrator])
+def test_elub_bounds_are_the_limits_of_the_training_llrs_and_clip_every_output(est):
+    from focal.metrics import elub_bounds
+
+    X, y = _data(600, K=2 if est is LogisticFusion else 1, p_tar=0.2)
+    X = X if est is LogisticFusion else X[:, 0]
+    free = est().fit(X, y)
+    cal = est(bounds="elub").fit(X, y)
+    np.testing.assert_array_equal(cal.coef_, free.coef_)  # the clip leaves the fit alone
+    assert cal.intercept_ == free.intercept_ and cal.objective_ == free.objective_
+    X2 = X.reshape(len(X), -1)
+    train = X2 @ free.coef_ + free.intercept_  # the training trials' LLRs, written out here
+    expected = elub_bounds(train[y == 1], train[y == 0])
+    np.testing.assert_allclose(cal.bounds_, expected, rtol=1e-12, atol=1e-12)
+    assert cal.bounds_[0] < 0 < cal.bounds_[1] and cal.bounds_.shape == (2,)
+    t = np.linspace(-20, 20, 81)
+    grid = np.column_stack([t, t]) if est is LogisticFusion else t
+    llr = grid.reshape(81, -1) @ free.coef_ + free.intercept_
+    clipped = np.clip(llr, *cal.bounds_)
+    assert (clipped == cal.bounds_[0]).any() and (clipped == cal.bounds_[1]).any()
+    np.testing.assert_allclose(cal.decision_function(grid), clipped, rtol=1e-13, atol=1e-13)
+    np.testing.assert_array_equal(cal.transform(grid)[:, 0], cal.decision_function(grid))
+    posterior = expit(clipped + logit(0.1))
+    np.testing.assert_allclose(cal.predict_proba(grid, p_target=0.1)[:, 1], posterior, rtol=1e-12)
+    given = est(bounds=(-1.0, 2.0)).fit(X, y)
+    np.testing.assert_array_equal(given.bounds_, [-1.0, 2.0])
+    np.testing.assert_allclose(given.decision_function(grid), np.clip(llr, -1.0, 2.0), rtol=1e-13)
+    assert (
+        given.decision_function(grid).min() == -1.0 and given.decision_function(grid).max() == 2.0
+    )
+
+
+@pytest.mark.parametrize("est", [LogisticFusion, LinearCalibrator])
+def test_no_bounds_leaves_the_affine_map_as_it_is(est):
+    from focal.core.maps import affine_llr
+
+    X, y = _data(400, K=2 if est is LogisticFusion else 1)
+    X = X if est is LogisticFusion else X[:, 0]
+    cal = est().fit(X, y)
+    assert cal.bounds is None and np.array_equal(cal.bounds_, [-np.inf, np.inf])
+    far = np.asarray(X, dtype=float) * 1e6  # LLRs of millions of nats: nothing clips them
+    expected = affine_llr(far.reshape(len(far), -1), cal.coef_, cal.intercept_)
+    assert np.abs(expected).max() > 1e5
+    np.testing.assert_array_equal(cal.decision_function(far), expected)
+
+
+def test_elub_refuses_sample_weight_and_bad_bounds_before_any_work():
+    X, y = _data(200, K=2)
+    for est, data in ((LogisticFusion, X), (LinearCalibrator, X[:, 0])):
+        with pytest.raises(ValueError, match="bounds='elub' counts trials.*sample_weight"):
+            est(bounds="elub").fit(data, y, sample_weight=np.ones(200))
+        weighted = est(bounds=(-2.0, 3.0)).fit(data, y, sample_weight=np.ones(200))
+        np.testing.assert_array_equal(weighted.bounds_, [-2.0, 3.0])
+        for bad in ((2.0, 1.0), "elu", (0.0, np.inf), 1.0):
+            with pytest.raises(ValueError, match="bounds must be 'elub', None or finite"):
+                est(bounds=bad).fit(data[:0], y[:0])  # refused before the (empty) data
+            assert not hasattr(est(bounds=bad), "bounds_")
+
+
+def test_pipelines_and_clones_keep_the_bounds():
+    X, y = _data(500, K=2)
+    search = GridSearchCV(LogisticFusion(), {"bounds": [None, "elub"]}, cv=3).fit(X, y)
+    assert search.best_params_["bounds"] in (None, "elub")
+    cal = clone(LinearCalibrator(bounds=(-1.0, 1.0))).fit(X[:, 0], y)
+    assert pickle.loads(pickle.dumps(cal)).decision_function([50.0]).tolist() == [1.0]

@@ -425,3 +425,22 @@ def test_a_genuine_impostor_key_is_told_to_name_its_target_label(tmp_path, capsy
             capsys, "evaluate", scores, "--key", key, "--pos-label", "genuine"
         )
         assert status == 0, err
+
+
+@pytest.mark.parametrize("missing", ["error", "drop"])
+def test_a_trial_given_twice_in_memory_is_refused_not_matched_once(missing):
+    """A TrialScores or TrialKey made in memory with a repeated trial: matching took the first
+    of the two rows silently (``missing="drop"``) or said the trial was not in the key.
+    """
+    from focal.io import TrialKey, TrialScores, align_scores
+
+    key = TrialKey(np.array([b"m", b"m"]), np.array([b"a", b"b"]), np.array([True, False]))
+    twice = TrialScores(np.array([b"m", b"m", b"m"]), np.array([b"a", b"b", b"a"]), np.ones(3))
+    with pytest.raises(ValueError, match=r"^scores: duplicate trial \(m, a\): rows 0 and 2"):
+        align_trials(key, twice, missing=missing)
+    with pytest.raises(ValueError, match=r"^scores: duplicate trial \(m, a\): rows 0 and 2"):
+        align_scores(twice, missing=missing)
+    key_twice = TrialKey(np.array([b"m", b"m"]), np.array([b"a", b"a"]), np.array([1, 0]) > 0)
+    once = TrialScores(np.array([b"m"]), np.array([b"a"]), np.ones(1))
+    with pytest.raises(ValueError, match=r"^key: duplicate trial \(m, a\): rows 0 and 1"):
+        align_trials(key_twice, once, missing=missing)

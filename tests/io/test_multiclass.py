@@ -265,3 +265,23 @@ def test_multiclass_format_is_sniffed_like_the_readers_split(tmp_path):
     assert multiclass_format(albayzin) == "albayzin"
     assert multiclass_format(generic) == "multiclass"
     assert multiclass_format(empty) == "multiclass"
+
+
+@pytest.mark.parametrize("missing", ["error", "drop"])
+def test_a_segment_given_twice_in_memory_is_refused_not_matched_once(missing):
+    """As for binary trials: a repeated segment of MulticlassScores / MulticlassKey made in
+    memory was matched to its first row silently, or called absent from the key.
+    """
+    from focal.io import MulticlassKey, MulticlassScores, align_multiclass, align_multiclass_scores
+
+    key = MulticlassKey(np.array([b"s1", b"s2"]), np.array(["en", "fr"]))
+    llh = np.arange(6.0).reshape(3, 2)
+    twice = MulticlassScores(np.array([b"s1", b"s2", b"s1"]), llh, ("en", "fr"))
+    with pytest.raises(ValueError, match=r"^scores: duplicate segment 's1': rows 0 and 2"):
+        align_multiclass(key, twice, missing=missing)
+    with pytest.raises(ValueError, match=r"^scores: duplicate segment 's1': rows 0 and 2"):
+        align_multiclass_scores(twice, missing=missing)
+    key_twice = MulticlassKey(np.array([b"s1", b"s1"]), np.array(["en", "fr"]))
+    once = MulticlassScores(np.array([b"s1"]), llh[:1], ("en", "fr"))
+    with pytest.raises(ValueError, match=r"^key: duplicate segment 's1': rows 0 and 1"):
+        align_multiclass(key_twice, once, missing=missing)

@@ -46,6 +46,13 @@ def _models():
     one = X[:, :1]
     yield "logistic", LogisticFusion(p_target=0.1).fit(X, Y), X_NEW
     yield "linear", LinearCalibrator().fit(one, Y), X_NEW[:, 0]
+    yield "logistic-elub", LogisticFusion(p_target=0.1, bounds="elub").fit(X, Y), X_NEW
+    yield "linear-bounds", LinearCalibrator(bounds=(-1.0, 1.5)).fit(one, Y), X_NEW[:, 0]
+    yield (
+        "linear-elub+pav",
+        make_pipeline(LinearCalibrator(bounds="elub"), PAVCalibrator(bounds="elub")).fit(one, Y),
+        X_NEW[:, :1],
+    )
     yield "pav", PAVCalibrator().fit(one, Y), X_NEW[:, :1]
     yield "pav-unbounded-linear", PAVCalibrator(0, "linear").fit(one, Y), X_NEW[:, :1]
     yield "rocch", ROCCH().fit(one, Y), X_NEW[:, :1]
@@ -92,6 +99,45 @@ def test_outputs_are_bit_identical_to_the_estimators(saved, name):
     if hasattr(estimator, "decision_function") and not hasattr(estimator, "steps"):
         assert np.array_equal(model.decision_function(data), estimator.decision_function(data))
     assert model.input_schema_ == estimator.input_schema_
+
+
+@pytest.mark.parametrize("name", ["logistic-elub", "linear-bounds"])
+def test_both_readers_clip_to_the_saved_bounds(saved, name):
+    path, data = saved[name]
+    fitted = dict((n, m) for n, m, _ in _models())[name]  # refitted: the fits are deterministic
+    lower, upper = fitted.bounds_
+    raw = affine_llr(
+        np.asarray(data, dtype=float).reshape(len(data), -1), fitted.coef_, fitted.intercept_
+    )
+    expected = np.clip(raw, lower, upper)
+    assert (expected == lower).any() and (expected == upper).any()  # the clip is at work
+    for read in (focal.load, focal.runtime.load):
+        model = read(path)
+        np.testing.assert_array_equal(model.bounds_, fitted.bounds_)
+        np.testing.assert_array_equal(model.decision_function(data), expected)
+
+
+@pytest.mark.parametrize(
+    "name,step", [("logistic", 0), ("linear", 0), ("fusion+pav", 0), ("pav", 0), ("fusion+pav", 1)]
+)
+def test_a_file_written_before_bounds_loads_with_the_same_outputs(saved, tmp_path, name, step):
+    """Files of LogisticFusion / LinearCalibrator / PAVCalibrator saved before they had
+    ``bounds`` lack the parameter and ``bounds_``: both readers load them unclipped, with the
+    same outputs.
+    """
+    path, data = saved[name]
+    doc = json.loads(path.read_text())
+    doc.pop("integrity")
+    node = doc["model"]["steps"][step]["estimator"] if "steps" in doc["model"] else doc["model"]
+    del node["params"]["bounds"], node["fitted"]["bounds_"]
+    old = _write(tmp_path / "old.json", doc)
+    expected = focal.load(path).transform(data)
+    for read in (focal.load, focal.runtime.load):
+        model = read(old)
+        np.testing.assert_array_equal(model.transform(data), expected)
+        first = model[step] if hasattr(model, "steps") else model
+        assert first.get_params()["bounds"] is None
+        np.testing.assert_array_equal(first.bounds_, [-np.inf, np.inf])
 
 
 def test_quality_fusion_with_missing_measures(tmp_path):
@@ -172,6 +218,12 @@ EDITS = {
         ("another format", lambda d: d.update(format="pickle")),
         ("a newer version", lambda d: d.update(version=3)),
         ("other system names", lambda d: d["input"].update(systems=["a", "b", "c", "d"])),
+    ],
+    "logistic-elub": [
+        ("bounds the wrong way round", lambda d: _fitted(d).update(bounds_=[1.0, -1.0])),
+        ("a NaN bound", lambda d: _fitted(d).update(bounds_=["nan", 1.0])),
+        ("one bound", lambda d: _fitted(d).update(bounds_=[1.0])),
+        ("a bad bounds parameter", lambda d: d["model"]["params"].update(bounds="elb")),
     ],
     "pav": [
         ("decreasing LLRs", lambda d: _fitted(d).update(llr_=_fitted(d)["llr_"][::-1])),
@@ -297,7 +349,9 @@ ODD_VALUES = [
 ]
 
 
-@pytest.mark.parametrize("name", ["logistic", "linear", "pav", "rocch", "multiclass-full"])
+@pytest.mark.parametrize(
+    "name", ["logistic", "linear", "linear-bounds", "pav", "rocch", "multiclass-full"]
+)
 def test_every_parameter_is_refused_by_both_readers_or_by_neither(saved, tmp_path, name):
     """Whatever value a file gives any parameter, focal.load and the runtime agree: both load
     it, or both refuse it in the same words.
