@@ -354,6 +354,14 @@ def _big_inputs(folder, n):
     return paths
 
 
+def _untraced():
+    """The environment of a process that a test signals, without coverage's start-up hook: a
+    signal whose handler raises (SIGINT, focal's SIGTERM) landing inside coverage's tracer
+    leaves coverage's own lock held, and the process then waits on it for ever (seen in CI).
+    """
+    return {k: v for k, v in os.environ.items() if not k.startswith("COVERAGE_PROCESS_")}
+
+
 def test_sigterm_leaves_no_temporary_file(tmp_path):
     paths = _big_inputs(tmp_path, 500_000)  # 8 output chunks: the signal lands mid-write
     out = tmp_path / "out"
@@ -370,6 +378,7 @@ def test_sigterm_leaves_no_temporary_file(tmp_path):
             str(out),
         ],
         stderr=subprocess.PIPE,
+        env=_untraced(),
     )
     while not [p for p in os.listdir(tmp_path) if p.startswith(".focal-")]:
         time.sleep(0.01)
@@ -410,7 +419,7 @@ def test_sigterm_as_the_temporary_file_is_created_leaves_no_file(tmp_path, n):
     run = subprocess.run(
         [sys.executable, "-c", _SIGTERM_AT_CREATION, str(out), str(n)],
         capture_output=True,
-        env=dict(os.environ, PYTHONPATH=str(ROOT)),
+        env=dict(_untraced(), PYTHONPATH=str(ROOT)),
         timeout=60,
     )
     assert run.returncode == 128 + signal.SIGTERM, run.stderr
@@ -441,7 +450,9 @@ def test_interrupting_apply_never_leaves_a_partial_output_or_changes_an_input(tm
     outcomes = set()
     for trial in range(12):
         sig = signal.SIGINT if trial % 2 == 0 else signal.SIGKILL
-        proc = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc = subprocess.Popen(
+            command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=_untraced()
+        )
         time.sleep(rng.uniform(0.0, 1.1 * full_time))
         proc.send_signal(sig)
         proc.wait(120)
