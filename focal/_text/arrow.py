@@ -32,6 +32,7 @@ trials, 2 cores): 12.0 CPU s with them, 26.1 s without (the pyarrow row against 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import sys
@@ -72,17 +73,33 @@ def _pyarrow():
 
 
 _loaded = None  # (pyarrow, pyarrow.compute), set by load()
+_importing = threading.local()  # .allowed: this thread may load (imports_allowed)
+
+
+@contextlib.contextmanager
+def imports_allowed():
+    """Let the calling thread load pyarrow (:func:`load`) though it is not the main one: for
+    threads focal does not own, that import code anyway (a Dask worker's tasks, which would
+    otherwise read every partition without the kernels).
+    """
+    _importing.allowed = True
+    try:
+        yield
+    finally:
+        _importing.allowed = False
 
 
 def load():
-    """Import pyarrow (and what the writer's probe needs), in the main thread, once
-    ``_IMPORT_AFTER`` numbers were counted (or pyarrow was imported by something else).
+    """Import pyarrow (and what the writer's probe needs), in the main thread (or one under
+    :func:`imports_allowed`), once ``_IMPORT_AFTER`` numbers were counted (or pyarrow was
+    imported by something else).
 
     The readers' and writers' calling threads call it between the blocks their workers
     handle; the kernels answer from then on. Returns whether the kernels are loaded.
     """
     global _loaded
-    if _loaded is None and threading.current_thread() is threading.main_thread():
+    here = threading.current_thread() is threading.main_thread()
+    if _loaded is None and (here or getattr(_importing, "allowed", False)):
         if not _DISABLED and (_seen >= _IMPORT_AFTER or "pyarrow" in sys.modules):
             arrow = _pyarrow()
             if arrow is not None:

@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from dask import delayed
 
+from .._text import arrow
 from .._text.fields import as_id_array, ids_text
 from .._text.source import display_name
 from ..io._ids import find_duplicate, hash_ids, match_ids
@@ -84,9 +85,10 @@ class _Source:
     pos_label: str | None = None
 
     def read(self):
-        if self.kind == "key":
-            return read_key(self.path, pos_label=self.pos_label, format=self.layout)
-        return read_scores(self.path, format=self.layout)
+        with arrow.imports_allowed():  # a worker's task: pyarrow's kernels for large files
+            if self.kind == "key":
+                return read_key(self.path, pos_label=self.pos_label, format=self.layout)
+            return read_scores(self.path, format=self.layout)
 
     @property
     def shown(self) -> str:

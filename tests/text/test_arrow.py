@@ -383,6 +383,34 @@ def test_worker_threads_never_import_and_pyarrow_is_still_loaded(command, tmp_pa
     assert done.stdout.splitlines()[-1] == "loaded True imported in workers []"
 
 
+def test_a_thread_loads_pyarrow_only_where_imports_are_allowed(monkeypatch):
+    """The worker threads of focal never load pyarrow; a thread it does not own (a Dask task)
+    may, under ``imports_allowed``: focal.dask reads its partitions so.
+    """
+    import threading
+
+    monkeypatch.setattr(_arrow, "_loaded", None)
+    monkeypatch.setattr(_arrow, "_IMPORT_AFTER", 0)
+    monkeypatch.setattr(_arrow, "_MIN_TOKENS", 1)
+    buf, starts, lengths = _tokens([b"1.5"] * 600)
+    got = {}
+
+    def parse(name, allowed):
+        if allowed:
+            with _arrow.imports_allowed():
+                got[name] = _arrow.parse_numbers(buf, starts, lengths)
+        else:
+            got[name] = _arrow.parse_numbers(buf, starts, lengths)
+
+    for name, allowed in (("worker", False), ("task", True)):
+        thread = threading.Thread(target=parse, args=(name, allowed))
+        thread.start()
+        thread.join()
+    assert got["worker"] is None
+    np.testing.assert_array_equal(got["task"], np.full(600, 1.5))
+    assert _arrow._loaded is not None
+
+
 def test_segments_past_the_end_of_their_buffer_are_not_answered(arrow_at_once):
     buf, starts, lengths = _tokens([b"1.5", b"2.5", b"3.5"])
     past = starts + np.array([0, 0, buf.size])
