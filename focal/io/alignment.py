@@ -36,12 +36,13 @@ def _check_missing(missing):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
 
 
-def _check_unique(obj, ids):
-    """Refuse a trial given twice in a key or scores made in memory (a reader's objects, with
-    their ``lines``, were checked as read): matching would take one of the two silently.
+def _check_unique(obj, ids, kind):
+    """Refuse a trial given twice in a key or scores (``kind``) made in memory (a reader's
+    objects, with their ``lines``, were checked as read): matching would take one of the two
+    silently.
     """
     if obj.lines is None:
-        check_unique(ids, obj.path or ("key" if hasattr(obj, "labels") else "scores"))
+        check_unique(ids, obj.path or kind)
 
 
 def _columns(reference, systems, missing, reference_name):
@@ -49,7 +50,7 @@ def _columns(reference, systems, missing, reference_name):
     from .binary import TrialScores
 
     ref_ids = _ids_of(reference)
-    _check_unique(reference, ref_ids)
+    _check_unique(reference, ref_ids, "key" if reference is not systems[0] else "scores")
     keep = np.ones(len(reference), dtype=bool)
     columns = []
     for system in systems:
@@ -57,7 +58,7 @@ def _columns(reference, systems, missing, reference_name):
             raise ValueError(f"expected TrialScores, got {type(system).__name__}")
         ids = _ids_of(system)
         if system is not reference:
-            _check_unique(system, ids)
+            _check_unique(system, ids, "scores")
         where = match_ids(ref_ids, ids)
         found = where >= 0
         if missing == "error":
