@@ -885,3 +885,28 @@ def test_input_schema_round_trip_and_checks(tmp_path):
         load_text(signed(doc))
     with pytest.raises(ValueError, match="3 system names for a model of 2"):
         set_input_schema(est, systems=["a", "b", "c"])
+
+
+def test_the_model_file_shown_in_the_docs_has_the_fields_of_a_saved_one(tmp_path):
+    """docs/reference/file_formats.rst shows a LogisticFusion file: its fields, parameters and
+    fitted attributes are those focal.save writes (the fitted ones a subset: the page elides
+    the rest with "...").
+    """
+    import pathlib
+    import re
+
+    from focal import LogisticFusion, save
+
+    page = pathlib.Path(__file__).parent.parent / "docs" / "reference" / "file_formats.rst"
+    block = re.search(r"\.\. code-block:: json\n\n(.*?)\n\n(?=\S)", page.read_text(), re.S)
+    shown = json.loads(block.group(1))
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 3))
+    save(LogisticFusion(p_target=0.01).fit(X, np.arange(60) % 2), tmp_path / "m.json")
+    saved = json.loads((tmp_path / "m.json").read_text())
+    assert shown.keys() == saved.keys()
+    assert shown["input"].keys() == saved["input"].keys()
+    assert shown["model"].keys() == saved["model"].keys()
+    assert shown["model"]["params"] == saved["model"]["params"]
+    fitted = shown["model"]["fitted"].keys() - {"..."}
+    assert fitted <= saved["model"]["fitted"].keys()

@@ -637,11 +637,14 @@ def _too_wide(need, stored, free=_ID_STORAGE_FREE):
     return need > free and need > ID_WIDENING_LIMIT * stored
 
 
-def _refuse_widening(path, line, length, need, stored):
+def _refuse_widening(path, line, length, need, stored, where=""):
+    """The error of a too-wide id at ``line`` (or None, with ``where``: e.g. ``"row 7: the
+    models column: "``).
+    """
     raise FileFormatError(
         path,
         line,
-        f"an id of {length} bytes among much shorter ones: ids are "
+        f"{where}an id of {length} bytes among much shorter ones: ids are "
         f"stored at the width of the longest, which would take "
         f"{need / 2**20:,.0f} MiB ({need / stored:.0f}x their size); shorten the "
         f"long ids",
@@ -678,13 +681,7 @@ def check_id_storage(path, lengths, where):
     stored = int(np.maximum(lengths, 8).sum())
     if _too_wide(need, stored):
         i = int(np.argmax(lengths))
-        raise FileFormatError(
-            path,
-            None,
-            f"{where(i)}: an id of {int(lengths[i])} bytes among much shorter ones: ids are "
-            f"stored at the width of the longest, which would take {need / 2**20:,.0f} MiB "
-            f"({need / stored:.0f}x their size); shorten the long ids",
-        )
+        _refuse_widening(path, None, int(lengths[i]), need, stored, f"{where(i)}: ")
 
 
 def concat_ids(pieces, lines, path):
