@@ -285,16 +285,22 @@ class HashTable:
 
     Parameters
     ----------
-    columns : tuple of Ids or of bytes arrays
-        The id columns.
+    columns : tuple of Ids or of bytes arrays, or None
+        The id columns; None when they are on disk (``fetch`` gives the rows whose hashes
+        collide, and lookups are checked later: :mod:`focal.io._spill`).
     n_query : int
         Rows of the largest query (the index bits are those of the larger count).
     hashes : ndarray of uint64, optional
         :func:`hash_ids` of the columns, when already computed (consumed: sorted in place).
+    fetch : callable, optional
+        ``fetch(rows)``: the id columns of those rows as bytes arrays (with ``columns`` None).
     """
 
-    def __init__(self, columns, n_query=0, *, hashes=None):
-        self.columns = columns = tuple(Ids.of(c) for c in columns)
+    def __init__(self, columns, n_query=0, *, hashes=None, fetch=None):
+        if columns is not None:
+            columns = tuple(Ids.of(c) for c in columns)
+            fetch = lambda rows: tuple(c.array(rows) for c in columns)  # noqa: E731
+        self.columns = columns
         packed = hash_ids(*columns) if hashes is None else hashes
         n = packed.shape[0]
         self.n = n
@@ -327,7 +333,7 @@ class HashTable:
             both[:-1] |= shared
             self.shared_rows = np.sort((packed[both] & self.mask).astype(np.intp))
             self.shared_high = np.unique(packed[both] & ~self.mask)
-            self.shared_columns = tuple(c.array(self.shared_rows) for c in columns)
+            self.shared_columns = fetch(self.shared_rows)
 
     def duplicate(self):
         """Rows (first, second) of the earliest repeated row, as :func:`find_duplicate`."""
@@ -360,9 +366,11 @@ class HashTable:
             out[rest[ok]] = (found[ok] & self.mask).view(np.int64)
         return out.astype(np.intp, copy=False)
 
-    def lookup(self, query, hashes=None):
+    def lookup(self, query, verify=True, gathered=None):
         """Row of the table holding each row of ``query`` (a tuple of :class:`Ids` or of
-        bytes arrays), or -1; ``hashes``, their :func:`hash_ids` when computed already.
+        bytes arrays), or -1; with ``verify`` False, the row its hash matched (its bytes are
+        checked later, by the caller), except where hashes collide in the table (matched
+        exactly here); ``gathered``: the query's :func:`gather_classes`, when made already.
 
         A query of at most :data:`_GATHER_ROWS` rows (a block's) is gathered once, for its
         hashes and for checking its hits.
@@ -371,17 +379,17 @@ class HashTable:
         nq = len(query[0])
         if nq == 0 or self.n == 0:
             return np.full(nq, -1, dtype=np.intp)
-        gathered = None
-        if hashes is None and nq <= _GATHER_ROWS:
+        if gathered is None and nq <= _GATHER_ROWS:
             gathered = [gather_classes(c) for c in query]
-        high = hash_ids(*query, gathered=gathered) if hashes is None else hashes
+        high = hash_ids(*query, gathered=gathered)
         high &= ~self.mask
         out = self._find(high)
         hit = out >= 0
-        rows = None if hit.all() else np.flatnonzero(hit)  # checked byte for byte, in order
-        ok = _same(query, rows, self.columns, out if rows is None else out[rows], gathered)
-        if not ok.all():
-            out[np.flatnonzero(~ok) if rows is None else rows[~ok]] = -1
+        if verify:
+            rows = None if hit.all() else np.flatnonzero(hit)  # checked byte for byte, in order
+            ok = _same(query, rows, self.columns, out if rows is None else out[rows], gathered)
+            if not ok.all():
+                out[np.flatnonzero(~ok) if rows is None else rows[~ok]] = -1
         if self.shared_rows is not None:  # a query whose high bits are shared: a hit
             candidates = np.flatnonzero(hit)
             at = np.searchsorted(self.shared_high, high[candidates])

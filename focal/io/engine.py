@@ -3,8 +3,9 @@
 - :func:`read_columns`: a score or key file read whole into columns (ids, scores, labels, the
   line of each trial), repeated trials refused;
 - :func:`read_aligned` and :func:`iter_aligned` (the join): score files joined with a key on
-  the (model, test) trial, the key held in memory and the score files streamed against it;
-  :func:`focal.io.align_trials` and ``focal apply --align`` use the same join (:func:`join`);
+  the (model, test) trial, the score files streamed against the key's hash table, the key's
+  ids kept in a temporary file meanwhile (:mod:`focal.io._spill`); :func:`focal.io.align_trials`
+  and ``focal apply --align`` use the same join (:func:`join`) with trials already in memory;
 - :func:`stream`: several systems' files read side by side, a chunk of trials at a time
   (``focal apply``, :mod:`focal.io.stream`).
 
@@ -20,16 +21,10 @@ table (:class:`focal.io._ids.HashTable`) per trial, whatever the lengths: one lo
 widens the others. Fixed-width arrays (the public :class:`focal.io.TrialScores`) are made only
 when asked for (:meth:`Trials.arrays`).
 
-Measured (``benchmarks/bench_train.py``, a key and three score files of 10^7 trials, each in its
-own order, 2 cores): peak 857 MiB with short ids and 1,410 MiB with VoxCeleb-style ids, within
-the bound of the key's id bytes + 64 bytes per trial + 256 MiB (1,048 and 1,419 MiB); CPU 26.2 s
-and 29.5 s, against 32.4 s and 53.1 s for a polars script that only reads and joins the files.
-
-The join holds one side in memory (the key, or without one the first file) and streams every
-other file against it, block by block, one file after the other (each with every core). A join
-that spilled the key's ids to temporary files was measured side by side with it and dropped: on
-``benchmarks/bench_train.py`` at 10^7 trials with 19-byte ids it saved 43 MiB of 833 (5 %, where
-25 % would have kept it), for 460 lines and a second path.
+The join holds the key's hashes, labels and lines (or, without a key, the first file's) and
+streams every other file against them, block by block, one file after the other (each with
+every core); a hash match is checked byte for byte against the key's ids, at once when they are
+in memory, range by range once the file is read when they were spilled.
 """
 
 from __future__ import annotations
@@ -61,6 +56,7 @@ from ._ids import HashTable
 from ._labels import NONTARGET, TARGET, label_column, namedlabel_column, words_to_labels
 from ._records import Records
 from ._spans import trial_spans
+from ._spill import Matches, SpilledIds
 from ._tables import WordFields, read_table, table_kind
 from .formats import HEADER_NAMES, is_number, key_layout, resolve_layout, score_layout
 
@@ -260,13 +256,17 @@ class Trials:
         The records as read (``records=True`` and a text file), for an output in its layout.
     kind : str
         What they are in a join: ``"key"`` or ``"first score file"``.
+    spilled : SpilledIds or None
+        Where the ids are when they were written to disk as read (``ids`` is then None:
+        :mod:`focal.io._spill`).
     """
 
-    __slots__ = ("ids", "kind", "lines", "path", "records", "table", "values")
+    __slots__ = ("ids", "kind", "lines", "n", "path", "records", "spilled", "table", "values")
 
-    def __init__(self, ids, values, lines, path, table, records=None, kind="key"):
+    def __init__(self, ids, values, lines, path, table, records=None, kind="key", spilled=None):
         self.ids, self.values, self.lines, self.path = ids, values, lines, path
-        self.table, self.records, self.kind = table, records, kind
+        self.table, self.records, self.kind, self.spilled = table, records, kind, spilled
+        self.n = len(ids[0]) if spilled is None else spilled.n
 
     @property
     def name(self):
@@ -274,14 +274,24 @@ class Trials:
         return f"{self.kind} {self.path}".rstrip()
 
     def __len__(self):
-        return len(self.ids[0])
+        return self.n
 
     def arrays(self, rows=None):
         """``(models, tests)`` of the trials ``rows`` (None: all) as fixed-width bytes arrays
         (:func:`focal._text.fields.fixed_width`: a file whose few long ids would widen every
         other id's storage many times is refused, naming the line of the longest).
         """
-        return tuple(fixed_width(c, rows, self.lines, self.path) for c in self.ids)
+        ids = self.ids if self.spilled is None else self.spilled.rows(0, self.n)
+        return tuple(fixed_width(c, rows, self.lines, self.path) for c in ids)
+
+    def described(self, rows, k=3):
+        """The first ``k`` trials ``rows``, as messages name them: ``"(m1, t1), (m2, t2)"``."""
+        rows = np.asarray(rows)[:k]
+        if self.spilled is None:
+            models, tests = (c.take(rows) for c in self.ids)
+        else:
+            models, tests = self.spilled.take(rows)
+        return ", ".join(f"({ids_text(m)}, {ids_text(t)})" for m, t in zip(models, tests))
 
 
 def read_columns(
@@ -293,6 +303,7 @@ def read_columns(
     records=False,
     block_bytes=BLOCK_BYTES,
     threads=None,
+    spill=False,
 ):
     """Read a trial file whole: its ids, its ``want`` columns and the line of each trial.
 
@@ -312,6 +323,8 @@ def read_columns(
         Bytes read and parsed at a time.
     threads : int, optional
         Worker threads (:func:`focal._text.pool.worker_pool`; 0: none).
+    spill : bool
+        The ids written to a temporary file as read, not held (:mod:`focal.io._spill`).
 
     Returns
     -------
@@ -337,6 +350,7 @@ def read_columns(
     models, tests, hashes, texts = [], [], [], []
     values = {r: [] for r in want}
     lines, n = LineMap(), 0
+    spilled = SpilledIds() if spill else None
     with worker_pool(threads) as executor:
         for (m, t), v, where, h, *text in pieces(
             path,
@@ -348,8 +362,11 @@ def read_columns(
             then=held,
             block_bytes=block_bytes,
         ):
-            models.append(m)
-            tests.append(t)
+            if spilled is None:
+                models.append(m)
+                tests.append(t)
+            else:
+                spilled.add(m, t)
             hashes.append(h)
             texts.extend(text)
             for r in want:
@@ -358,18 +375,23 @@ def read_columns(
             n += len(where)
     if n == 0:
         raise ValueError(f"{shown}: no trials found")
-    ids = Ids.concat(models), Ids.concat(tests)
-    table = HashTable(ids, hashes=concat_pieces(hashes))
+    if spilled is None:
+        ids = Ids.concat(models), Ids.concat(tests)
+        table = HashTable(ids, hashes=concat_pieces(hashes))
+    else:
+        spilled.finish()
+        ids, table = None, HashTable(None, hashes=concat_pieces(hashes), fetch=spilled.take)
+    kept = None if not records or texts[0] is None else Records.concat(texts)
+    values = {r: concat_pieces(v) for r, v in values.items()}
+    trials = Trials(ids, values, lines, shown, table, kept, spilled=spilled)
     dup = table.duplicate()
     if dup is not None:
         first, second = dup
         raise ValueError(
-            f"{shown}:{lines.line(second)}: duplicate trial "
-            f"({ids_text(ids[0][second])}, {ids_text(ids[1][second])}), "
+            f"{shown}:{lines.line(second)}: duplicate trial {trials.described([second])}, "
             f"first seen on line {lines.line(first)}"
         )
-    kept = None if not records or texts[0] is None else Records.concat(texts)
-    return Trials(ids, {r: concat_pieces(v) for r, v in values.items()}, lines, shown, table, kept)
+    return trials
 
 
 def in_memory(obj, values=(), kind="key"):
@@ -409,19 +431,28 @@ def _row_numbers(n):
 def _scores_against(reference, source, *, layout, missing, executor, out, block_bytes):
     """The score of each reference trial in ``source`` (a score file, or in-memory
     :class:`focal.io.TrialScores`), in ``out`` (NaN where it has none).
+
+    A reference whose ids are in memory checks each hash match as it is found; one whose ids
+    were spilled (:attr:`Trials.spilled`) records the matches and checks them once the source
+    is read (:class:`focal.io._spill.Matches`).
     """
     values = out  # filled in place
     values[:] = np.nan  # NaN: not scored yet (the readers refuse NaN scores)
     table = reference.table
+    matches = None if reference.spilled is None else Matches(reference.spilled)
 
     def look_up(piece):
-        ids, scores, lines, *_ = piece
-        return ids, scores, lines, table.lookup(ids)
+        ids, columns, lines, *_ = piece
+        scores = columns["score"]
+        if matches is None:
+            return ids, scores, lines, table.lookup(ids), None
+        gathered = [_ids.gather_classes(c) for c in ids]
+        where = table.lookup(ids, verify=False, gathered=gathered)
+        return ids, scores, lines, where, matches.pack(where, lines, scores, gathered)
 
     if isinstance(source, (str, os.PathLike)):
         shown = display_name(source)
         parts = pieces(source, layout, executor=executor, then=look_up, block_bytes=block_bytes)
-        parts = ((ids, v["score"], lines, where) for ids, v, lines, where in parts)
     else:  # in memory: one piece
         shown = source.path or "scores"
         scores = np.asarray(source.scores, dtype=np.float64)
@@ -435,36 +466,38 @@ def _scores_against(reference, source, *, layout, missing, executor, out, block_
         if not len(ids[0]) == len(ids[1]) == n:
             raise ValueError(f"{shown}: models, tests and scores must have one length")
         lines = np.arange(1, n + 1) if source.lines is None else source.lines.numbers(n)
-        parts = [look_up((ids, scores, lines))]
+        parts = [look_up((ids, {"score": scores}, lines))]
     absent, n_absent, n = [], 0, 0
-    for (models, tests), scores, lines, where in parts:
+    for (models, tests), scores, lines, where, packed in parts:
         n += len(lines)
         hit = where >= 0
         rows = where[hit]
-        before = ~np.isnan(values[rows])  # scored in an earlier block
-        order = np.arange(rows.size, dtype=np.float64)
-        values[rows] = order  # a row written twice keeps its last index only
-        if before.any() or (values[rows] != order).any():
-            _repeated(shown, models, tests, lines, where, before)
-        values[rows] = scores[hit]
+        if matches is None:
+            before = ~np.isnan(values[rows])  # scored in an earlier block
+            order = np.arange(rows.size, dtype=np.float64)
+            values[rows] = order  # a row written twice keeps its last index only
+            if before.any() or (values[rows] != order).any():
+                _repeated(shown, models, tests, lines, where, before)
+            values[rows] = scores[hit]
+        else:  # the scores are put in place as the matches are checked
+            matches.write(packed)
         if rows.size < hit.size:
-            n_absent += int((~hit).sum())
             miss = np.flatnonzero(~hit)
-            if missing == "error":
-                if len(absent) < 3:
-                    absent.extend(
-                        f"({ids_text(models[i])}, {ids_text(tests[i])})"
-                        for i in miss[: 3 - len(absent)]
-                    )
-            else:  # kept to check them for repeats at the end
-                absent.append((models.take(miss), tests.take(miss), lines[miss]))
+            n_absent += miss.size
+            absent = _absent(absent, missing, models.take(miss), tests.take(miss), lines[miss])
     if n == 0:
         raise ValueError(f"{shown}: no trials found")
+    if matches is not None:
+        wrong = matches.check(values, shown, executor)  # hash matches of other trials
+        if wrong is not None:
+            n_absent += wrong[2].size
+            wrong = Ids.of(wrong[0]), Ids.of(wrong[1]), wrong[2]
+            absent = _absent(absent, missing, *wrong)
     if n_absent and missing == "error":
         raise ValueError(
             f"{shown}: {n_absent} scored trial(s) are not in the {reference.name}, "
-            f"e.g. {', '.join(absent)}; use missing='drop' (focal: --missing drop) "
-            f"to skip them"
+            f"e.g. {', '.join(text for _, text in absent)}; use missing='drop' "
+            f"(focal: --missing drop) to skip them"
         )
     if absent:
         _check_repeats(shown, absent)
@@ -472,15 +505,22 @@ def _scores_against(reference, source, *, layout, missing, executor, out, block_
         rows = np.flatnonzero(np.isnan(values))
         raise ValueError(
             f"{shown}: {rows.size} trial(s) of the {reference.name} have no score, e.g. "
-            f"{_sample(reference, rows)}; use missing='drop' (focal: --missing drop) to "
+            f"{reference.described(rows)}; use missing='drop' (focal: --missing drop) to "
             f"skip them"
         )
     return values
 
 
-def _sample(reference, rows, k=3):
-    models, tests = reference.ids
-    return ", ".join(f"({ids_text(models[i])}, {ids_text(tests[i])})" for i in rows[:k])
+def _absent(absent, missing, models, tests, lines):
+    """``absent`` with these scored trials that the reference does not hold: with ``missing``
+    "error", the first three in file order (``(line, text)``), else all of them (to check them
+    for repeats at the end).
+    """
+    if missing == "drop":
+        return [*absent, (models.compact(), tests.compact(), lines)]
+    first = np.argsort(lines, kind="stable")[:3]
+    texts = [(int(lines[i]), f"({ids_text(models[i])}, {ids_text(tests[i])})") for i in first]
+    return sorted(absent + texts)[:3]
 
 
 def _repeated(shown, models, tests, lines, where, before):
@@ -524,8 +564,9 @@ def join(
     Parameters
     ----------
     reference : Trials
-        The trials kept in memory (:func:`read_columns`, :func:`in_memory`); its ``name``
-        attribute says what messages call it (``"key path"``).
+        The trials joined against (:func:`read_columns`, its ids in memory or spilled;
+        :func:`in_memory`); its ``name`` attribute says what messages call it
+        (``"key path"``).
     sources : sequence
         Score files (streamed, one after the other) or in-memory :class:`focal.io.TrialScores`.
     format : str or Layout, optional
@@ -586,7 +627,9 @@ def kept_rows(X, reference, sources):
 
 
 def _reference(paths, key_path, format, key_format, pos_label):
-    """The trials joined against: the key, else the first file (with its labels)."""
+    """The trials joined against: the key, else the first file (with its labels), their ids
+    spilled to a temporary file (:mod:`focal.io._spill`).
+    """
     from .binary import default_key_format
 
     if (paths + ([os.fspath(key_path)] if key_path is not None else [])).count("-") > 1:
@@ -598,11 +641,15 @@ def _reference(paths, key_path, format, key_format, pos_label):
                 f"no key given, and the {layout.name} score files have no label "
                 f"column: give the key file (--key)"
             )
-        reference = read_columns(paths[0], layout, ("score", "label"), pos_label=pos_label)
+        reference = read_columns(
+            paths[0], layout, ("score", "label"), pos_label=pos_label, spill=True
+        )
         reference.kind = "first score file"
     else:
         key_format = default_key_format(format) if key_format is None else key_format
-        reference = read_columns(key_path, key_layout(key_format), ("label",), pos_label=pos_label)
+        reference = read_columns(
+            key_path, key_layout(key_format), ("label",), pos_label=pos_label, spill=True
+        )
     if pos_label is not None and not reference.values["label"].any():
         raise ValueError(
             f"{reference.path}: no trial has the target label {pos_label!r} (pos_label)"
@@ -622,6 +669,7 @@ def read_aligned(
 ):
     """What ``focal train`` reads: the key, then each score file streamed and joined with it
     (:func:`join`); without a key, the first file's labels (its own scores the first column).
+    The key's ids are kept in temporary files meanwhile (:mod:`focal.io._spill`).
 
     Returns
     -------
@@ -631,20 +679,19 @@ def read_aligned(
     """
     paths = [os.fspath(p) for p in score_paths]
     reference = _reference(paths, key_path, format, key_format, pos_label)
-    return _aligned(reference, paths, format, missing, ids)
-
-
-def _aligned(reference, paths, format, missing, ids):
-    sources = paths if "score" not in reference.values else paths[1:]
-    X = join(reference, sources, format=format, missing=missing)
-    if "score" in reference.values:
-        X = np.column_stack([reference.values["score"], X])
-    reference.table = None  # the lookups are done: memory back
-    keep = kept_rows(X, reference, paths)
-    y = reference.values["label"]
-    if keep is not None:
-        X, y = X[keep], y[keep]
-    models, tests = reference.arrays(keep) if ids else (None, None)
+    try:
+        sources = paths if "score" not in reference.values else paths[1:]
+        X = join(reference, sources, format=format, missing=missing)
+        if "score" in reference.values:
+            X = np.column_stack([reference.values["score"], X])
+        reference.table = None  # the lookups are done: memory back
+        keep = kept_rows(X, reference, paths)
+        y = reference.values["label"]
+        if keep is not None:
+            X, y = X[keep], y[keep]
+        models, tests = reference.arrays(keep) if ids else (None, None)
+    finally:
+        reference.spilled.close()
     return X, y, models, tests, reference.path
 
 
@@ -664,20 +711,24 @@ def iter_aligned(
     """
     paths = [os.fspath(p) for p in score_paths]
     reference = _reference(paths, key_path, format, key_format, pos_label)
-    for k, path in enumerate(paths):
-        if "score" in reference.values and k == 0:
-            X = reference.values["score"][:, None]
-        else:
-            X = join(reference, [path], format=format, missing=missing)
-        keep = kept_rows(X, reference, [path])
-        y = reference.values["label"]
-        if keep is not None:
-            X, y = X[keep], y[keep]
-        models, tests = reference.arrays(keep) if ids else (None, None)
-        if k == len(paths) - 1:  # the joins done: the key's ids and table freed for the measures
-            reference.ids = reference.table = None
-            release_memory()
-        yield path, X[:, 0], y, models, tests
+    try:
+        for k, path in enumerate(paths):
+            if "score" in reference.values and k == 0:
+                X = reference.values["score"][:, None]
+            else:
+                X = join(reference, [path], format=format, missing=missing)
+            keep = kept_rows(X, reference, [path])
+            y = reference.values["label"]
+            if keep is not None:
+                X, y = X[keep], y[keep]
+            models, tests = reference.arrays(keep) if ids else (None, None)
+            if k == len(paths) - 1:  # the joins done: the key's table and files freed
+                reference.table = None
+                reference.spilled.close()
+                release_memory()
+            yield path, X[:, 0], y, models, tests
+    finally:
+        reference.spilled.close()
 
 
 # ---------------------------------------------------------------------------------------------

@@ -2,12 +2,14 @@
 and errors of align_trials on the files read whole.
 """
 
+import tempfile
+
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from focal.io import _ids, align_trials, read_key, read_scores
+from focal.io import _ids, _spill, align_trials, read_key, read_scores
 from focal.io.engine import in_memory, iter_aligned, join, kept_rows, read_aligned, read_columns
 from focal.io.formats import key_layout
 
@@ -252,9 +254,9 @@ def _join_case(draw):
     return trials, labels, scored, sorted(set(extra))
 
 
-@given(_join_case(), st.sampled_from([64, 1 << 20]), st.sampled_from([0, None]))
-@settings(max_examples=60, deadline=None)
-def test_the_join_equals_a_dictionary_lookup(tmp_path_factory, case, block_bytes, threads):
+@given(_join_case(), st.sampled_from([64, 1 << 20]), st.sampled_from([0, None]), st.booleans())
+@settings(max_examples=80, deadline=None)
+def test_the_join_equals_a_dictionary_lookup(tmp_path_factory, case, block_bytes, threads, spill):
     trials, labels, scored, extra = case
     folder = tmp_path_factory.mktemp("join")
     key, scores = folder / "key", folder / "scores"
@@ -264,7 +266,10 @@ def test_the_join_equals_a_dictionary_lookup(tmp_path_factory, case, block_bytes
     written = [(*trials[i], float(i) / 3) for i in scored] + [(m, t, -1.0) for m, t in extra]
     scores.write_text("".join(f"{m} {t} {s!r}\n" for m, t, s in written))
     oracle = {(m, t): s for m, t, s in written}  # the slow, obvious join
-    reference = read_columns(key, key_layout(None), ("label",), block_bytes=block_bytes)
+    spill = str(tmp_path_factory.mktemp("spill")) if spill else None
+    reference = read_columns(
+        key, key_layout(None), ("label",), block_bytes=block_bytes, spill=spill
+    )
     X = join(reference, [scores], missing="drop", threads=threads, block_bytes=block_bytes)
     expected = [oracle.get(trial, np.nan) for trial in trials]
     assert np.array_equal(X[:, 0], expected, equal_nan=True)
@@ -274,3 +279,37 @@ def test_the_join_equals_a_dictionary_lookup(tmp_path_factory, case, block_bytes
     if extra or len(scored) < len(trials):
         with pytest.raises(ValueError, match=r"scores: \d+ (scored )?trial"):
             join(reference, [scores], threads=threads, block_bytes=block_bytes)
+
+
+def test_a_spilled_key_is_checked_range_by_range(tmp_path, monkeypatch):
+    # Ranges of a few dozen key rows: matches land in many range files, each checked apart.
+    monkeypatch.setattr(_spill, "RANGE_BYTES", 1024)
+    scores = RNG.normal(size=N).tolist()
+    key = _write_key(tmp_path / "key", RNG.permutation(N))
+    a = _write_scores(tmp_path / "a", RNG.permutation(N)[: N - 40], scores)
+    expected = _exact(key, [a], "drop")
+    for e, g in zip(expected, read_aligned([a], key, missing="drop")):
+        assert np.array_equal(e, g)
+    # two trials scored twice, the later range's repeat first in the file: its line is named
+    twice = _write_scores(tmp_path / "twice", list(range(N)) + [2500, 10], scores)
+    with pytest.raises(ValueError, match=rf"twice:{N + 1}: duplicate trial \(spk21, seg02500\)"):
+        read_aligned([twice], key)
+
+
+def test_the_key_ids_go_to_a_temporary_file_once_they_outgrow_memory(tmp_path, monkeypatch):
+    absent = tmp_path / "absent"
+    monkeypatch.setattr(tempfile, "tempdir", str(absent))  # no temporary file can be made
+    scores = RNG.normal(size=N).tolist()
+    key = _write_key(tmp_path / "key", RNG.permutation(N))
+    a = _write_scores(tmp_path / "a", RNG.permutation(N), scores)
+    expected = _exact(key, [a], "error")
+    for e, g in zip(expected, read_aligned([a], key)):  # a small key: held in memory
+        assert np.array_equal(e, g)
+    monkeypatch.setattr(_spill, "SPOOL_BYTES", 4096)
+    with pytest.raises(OSError, match="cannot write the temporary files of the join") as error:
+        read_aligned([a], key)
+    assert error.value.filename == str(absent) and "TMPDIR" in error.value.strerror
+    absent.mkdir()
+    for e, g in zip(expected, read_aligned([a], key)):
+        assert np.array_equal(e, g)
+    assert not any(absent.iterdir())  # the temporary files are gone
