@@ -49,7 +49,6 @@ __all__ = [
     "blank_line",
     "check_id_column",
     "classes",
-    "check_id_storage",
     "concat_ids",
     "concat_pieces",
     "first_record",
@@ -637,14 +636,12 @@ def _too_wide(need, stored, free=_ID_STORAGE_FREE):
     return need > free and need > ID_WIDENING_LIMIT * stored
 
 
-def _refuse_widening(path, line, length, need, stored, where=""):
-    """The error of a too-wide id at ``line`` (or None, with ``where``: e.g. ``"row 7: the
-    models column: "``).
-    """
+def _refuse_widening(path, line, length, need, stored):
+    """The error of a too-wide id at ``line``."""
     raise FileFormatError(
         path,
         line,
-        f"{where}an id of {length} bytes among much shorter ones: ids are "
+        f"an id of {length} bytes among much shorter ones: ids are "
         f"stored at the width of the longest, which would take "
         f"{need / 2**20:,.0f} MiB ({need / stored:.0f}x their size); shorten the "
         f"long ids",
@@ -665,23 +662,6 @@ def fixed_width(ids, rows, lines, path):
             record = i if rows is None else int(np.arange(len(ids))[rows][i])
             _refuse_widening(path, lines.line(record), int(lengths[i]), need, stored)
     return ids.array(rows)
-
-
-def check_id_storage(path, lengths, where):
-    """Refuse a column of ids (``lengths``: each one's bytes) whose longest would widen the
-    storage of the others more than :data:`ID_WIDENING_LIMIT` times (as :func:`concat_ids`
-    refuses it for text files), before any copy; ``where(i)`` says where id i is (e.g.
-    ``"row 7: the models column"``).
-    """
-    if not lengths.size:
-        return
-    need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
-    if need <= _ID_STORAGE_FREE:
-        return
-    stored = int(np.maximum(lengths, 8).sum())
-    if _too_wide(need, stored):
-        i = int(np.argmax(lengths))
-        _refuse_widening(path, None, int(lengths[i]), need, stored, f"{where(i)}: ")
 
 
 def concat_ids(pieces, lines, path):
