@@ -62,15 +62,6 @@ __all__ = [
 ]
 
 
-def __getattr__(name):
-    """``MAX_ID_LENGTH`` and ``MAX_LINE_BYTES``: the current limits of :mod:`focal._text.blocks`
-    (which :func:`read_limits` changes), not a copy taken at import.
-    """
-    if name in ("MAX_ID_LENGTH", "MAX_LINE_BYTES"):
-        return getattr(_blocks, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 _SPLIT = re.compile(rb"[\x00-\x20,]+")
 
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._text import fields as _text
+from .._text import blocks as _blocks
 from .._text.blocks import BLOCK_BYTES, iter_blocks
 from .._text.fields import (
     LineMap,
@@ -245,10 +245,10 @@ class _MulticlassReader:
             )
         else:
             names = fields[1:]
-            long = next((c for c in fields if len(c) > _text.MAX_ID_LENGTH), None)
+            long = next((c for c in fields if len(c) > _blocks.MAX_ID_LENGTH), None)
             if long is not None:
                 raise ValueError(
-                    f"{self.path}:{line}: id longer than {_text.MAX_ID_LENGTH} characters"
+                    f"{self.path}:{line}: id longer than {_blocks.MAX_ID_LENGTH} characters"
                 )
             if not names:
                 raise ValueError(
