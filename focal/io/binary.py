@@ -17,7 +17,6 @@ Files are read by the file engine (:func:`focal.io.engine.read_columns`); key la
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +32,6 @@ __all__ = [
     "TrialKey",
     "TrialScores",
     "read_key",
-    "read_key_and_scores",
     "read_scores",
     "read_trials",
     "write_scores",
@@ -195,46 +193,6 @@ def default_key_format(format=None):
         return key_layout(format)
     layout = score_layout(format)
     return layout if layout.has("label") else key_layout(None)
-
-
-def read_key_and_scores(
-    score_paths, key_path=None, *, format=None, key_format=None, pos_label=None
-):
-    """The key and each system's scores, as ``focal train`` / ``evaluate`` read them.
-
-    Parameters
-    ----------
-    score_paths : sequence of path-like
-        One file per system (``-``: standard input, at most once).
-    key_path : path-like, optional
-        The key; None when the score files carry the labels (``wespeaker``, ``speechbrain``,
-        ``--columns`` with a label): the first file's labels are then the key.
-    format, key_format : str or Layout, optional
-        Columns of the score files and of the key (default: :func:`default_key_format`).
-    pos_label : str, optional
-        The key's target label (:func:`read_key`).
-
-    Returns
-    -------
-    key : TrialKey
-    systems : list of TrialScores
-    """
-    paths = [os.fspath(p) for p in score_paths]
-    inputs = paths + ([os.fspath(key_path)] if key_path is not None else [])
-    if inputs.count("-") > 1:
-        raise ValueError("standard input ('-') can be read once: give it for one file only")
-    if key_path is None:
-        layout = score_layout(format)
-        if not layout.has("label"):
-            raise ValueError(
-                f"no key given, and the {layout.name} score files have no label "
-                f"column: give the key file (--key)"
-            )
-        first, key = read_trials(paths[0], format=layout, pos_label=pos_label)
-        return key, [first] + [read_scores(p, format=layout) for p in paths[1:]]
-    key_format = default_key_format(format) if key_format is None else key_format
-    key = read_key(key_path, pos_label=pos_label, format=key_format)
-    return key, [read_scores(p, format=format) for p in paths]
 
 
 def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> None:
