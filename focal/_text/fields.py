@@ -49,7 +49,6 @@ __all__ = [
     "blank_line",
     "check_id_column",
     "classes",
-    "concat_ids",
     "concat_pieces",
     "first_record",
     "fixed_width",
@@ -653,27 +652,6 @@ def fixed_width(ids, rows, lines, path):
             record = i if rows is None else int(np.arange(len(ids))[rows][i])
             _refuse_widening(path, lines.line(record), int(lengths[i]), need, stored)
     return ids.array(rows)
-
-
-def concat_ids(pieces, lines, path):
-    """Concatenate per-block id arrays (empties the list), refusing a file whose few long ids
-    would widen every other id's storage more than :data:`ID_WIDENING_LIMIT` times.
-    """
-    n = sum(p.shape[0] for p in pieces)
-    widest = max(range(len(pieces)), key=lambda k: pieces[k].dtype.itemsize)
-    width = pieces[widest].dtype.itemsize
-    need = n * width
-    if need > _ID_STORAGE_FREE and _too_wide(need, _content_bytes(pieces)):
-        lengths = np.char.str_len(pieces[widest])
-        i = int(np.argmax(lengths))
-        record = sum(p.shape[0] for p in pieces[:widest]) + i
-        _refuse_widening(path, lines.line(record), int(lengths[i]), need, _content_bytes(pieces))
-    return concat_pieces(pieces)
-
-
-def _content_bytes(pieces):
-    """Bytes of the ids themselves (8 at least each: the narrowest storage)."""
-    return sum(int(np.maximum(np.char.str_len(p), 8).sum()) for p in pieces)
 
 
 def concat_pieces(pieces):

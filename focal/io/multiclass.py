@@ -38,10 +38,11 @@ import numpy as np
 from .._text import blocks as _blocks
 from .._text.blocks import BLOCK_BYTES, iter_blocks
 from .._text.fields import (
+    Ids,
     LineMap,
-    concat_ids,
     concat_pieces,
     first_record,
+    fixed_width,
     ids_text,
     split_fields,
 )
@@ -200,9 +201,10 @@ class _MulticlassReader:
             return None
         self.check_prefix(parsed)
         llh = parsed.numbers(range(self.prefix, self.n_fields), self.path, "log-likelihood")
-        return (parsed.ids(self.prefix - 1),), llh, parsed.lines
+        return (parsed.column(self.prefix - 1).compact(),), llh, parsed.lines
 
     def read(self, kind):
+        """The file read whole, as :class:`MulticlassScores`."""
         segments, values, lines = [], [], LineMap()
         n = 0
         with worker_pool() as executor:
@@ -210,12 +212,15 @@ class _MulticlassReader:
                 segments.append(seg)
                 values.append(llh)
                 lines.add(n, where)
-                n += seg.shape[0]
+                n += len(seg)
         if n == 0:
             raise ValueError(f"{self.path}: no segments found")
-        segments = concat_ids(segments, lines, self.path)
+        segments = fixed_width(Ids.concat(segments), None, lines, self.path)
         check_unique((segments,), self.path, lines)
-        return segments, concat_pieces(values), lines
+        llh = concat_pieces(values)
+        return MulticlassScores(
+            segments, llh, self.classes, self.path, self.task, self.condition, lines
+        )
 
     def setup(self, kind, line, fields):
         self.skip_line = None
@@ -335,11 +340,7 @@ def read_albayzin_scores(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassS
         from the first line's, a wrong number of fields, a score that is not a number or is NaN,
         a repeated segment, or no segments.
     """
-    reader = _MulticlassReader(path, block_bytes)
-    segments, llh, lines = reader.read("albayzin")
-    return MulticlassScores(
-        segments, llh, reader.classes, reader.path, reader.task, reader.condition, lines
-    )
+    return _MulticlassReader(path, block_bytes).read("albayzin")
 
 
 def read_multiclass_scores(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassScores:
@@ -362,9 +363,7 @@ def read_multiclass_scores(path, *, block_bytes: int = BLOCK_BYTES) -> Multiclas
     MulticlassScores
         The segments in file order and their log-likelihoods.
     """
-    reader = _MulticlassReader(path, block_bytes)
-    segments, llh, lines = reader.read("generic")
-    return MulticlassScores(segments, llh, reader.classes, reader.path, None, None, lines)
+    return _MulticlassReader(path, block_bytes).read("generic")
 
 
 def read_multiclass_key(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassKey:
@@ -390,15 +389,17 @@ def read_multiclass_key(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassKe
         parsed = split_fields(block, 2, "'segment language'")
         if not len(parsed):
             continue
-        segments.append(parsed.ids(0))
-        languages.append(parsed.ids(1))
+        segments.append(parsed.column(0).compact())
+        languages.append(parsed.column(1).compact())
         lines.add(n, parsed.lines)
         n += len(parsed)
     if n == 0:
         raise ValueError(f"{path}: no segments found")
-    segments = concat_ids(segments, lines, path)
+    segments = fixed_width(Ids.concat(segments), None, lines, path)
     check_unique((segments,), path, lines)
-    return MulticlassKey(segments, concat_ids(languages, lines, path), path, lines)
+    return MulticlassKey(
+        segments, fixed_width(Ids.concat(languages), None, lines, path), path, lines
+    )
 
 
 def read_multiclass_systems(paths, *, block_bytes: int = BLOCK_BYTES) -> list:
@@ -418,21 +419,7 @@ def read_multiclass_systems(paths, *, block_bytes: int = BLOCK_BYTES) -> list:
     list of MulticlassScores
         One per file, in the order of ``paths``.
     """
-    systems = []
-    for path in paths:
-        reader = _MulticlassReader(path, block_bytes)
-        segments, llh, lines = reader.read("auto")
-        systems.append(
-            MulticlassScores(
-                segments,
-                llh,
-                tuple(reader.classes),
-                reader.path,
-                reader.task,
-                reader.condition,
-                lines,
-            )
-        )
+    systems = [_MulticlassReader(path, block_bytes).read("auto") for path in paths]
     check_one_task(systems)
     return systems
 

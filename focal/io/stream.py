@@ -34,7 +34,7 @@ from ._records import Records
 from ._spans import concat_ids, equal_ids, ids_tuple, slice_ids
 from .engine import join, kept_rows, pieces, read_columns
 from .formats import score_layout
-from .multiclass import MulticlassScores, _MulticlassReader
+from .multiclass import _MulticlassReader
 
 __all__ = ["FileLayout", "ScoreChunk", "iter_score_chunks", "open_score_files"]
 
@@ -364,7 +364,7 @@ class _WholeFiles:
             X = X if keep is None else X[keep]
             self.layouts = [FileLayout(p, "binary") for p in paths]
         else:
-            systems = [_read_whole(p, kind) for p in paths]
+            systems = [_MulticlassReader(p, BLOCK_BYTES).read(_READER_KIND[kind]) for p in paths]
             X, segments, classes = align_multiclass_scores(*systems, missing=missing)
             self.ids = (segments,)
             self.layouts = [
@@ -383,12 +383,3 @@ class _WholeFiles:
             records = None if self.records is None else self.records[i:j]
             ids = tuple(c[i:j] if self.rows is None else c.take(self.rows[i:j]) for c in self.ids)
             yield ScoreChunk(ids, self.X[i:j], None, records)
-
-
-def _read_whole(path, kind):
-    reader = _MulticlassReader(path, BLOCK_BYTES)
-    segments, llh, lines = reader.read(_READER_KIND[kind])
-    task = getattr(reader, "task", None)
-    return MulticlassScores(
-        segments, llh, reader.classes, reader.path, task, getattr(reader, "condition", None), lines
-    )
