@@ -48,6 +48,7 @@ from .._text.fields import (
 )
 from .._text.pool import in_order, worker_pool
 from ._ids import check_unique
+from .formats import is_number
 
 __all__ = [
     "ALBAYZIN_CLASSES",
@@ -284,20 +285,12 @@ class _MulticlassReader:
                 )
 
 
-def _is_number(word):
-    try:
-        float(word)
-    except ValueError:
-        return False
-    return True
-
-
 def _check_header(where, names):
     """The class names of a generic file's header: not numbers (a file without a header would
     lose its first segment to it), distinct even ignoring case (keys are matched to the classes
     ignoring case). ``where`` starts the messages (``path:line``).
     """
-    numbers = [c for c in names if _is_number(c)]
+    numbers = [c for c in names if is_number(c.encode())]
     if numbers:
         raise ValueError(
             f"{where}: the class name(s) {', '.join(numbers[:3])} are numbers: the "
