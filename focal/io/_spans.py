@@ -12,8 +12,7 @@ fixed-width ids (:meth:`TrialSpans.ids`) are made only when something asks for t
 What keeps them (the ``bench_apply`` files, a 3-system fusion applied to 10^6 trials by
 :func:`focal.workflows.apply_to_files` with ``threads=0``, CPU time, min of 2 runs in turn): with
 VoxCeleb-style ids 1.27 s with byte runs against 3.38 s with id arrays (62 % less), with short
-ids 1.25 s against 2.01 s (38 % less); outputs identical. (An earlier run of ``bench_apply``
-itself, at 10^6 VoxCeleb-style trials: 2.46 s against 3.88 s of wall time.)
+ids 1.25 s against 2.01 s (38 % less); outputs identical.
 """
 
 from __future__ import annotations

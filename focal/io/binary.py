@@ -1,18 +1,13 @@
 """BOSARIS-style binary trial files: ``model test score`` score lists and ``model test label`` keys.
 
 Fields are separated by white space or commas; blank lines and lines whose first field starts
-with ``#`` are skipped. Key labels: ``target`` / ``nontarget`` (also ``non-target``), ``tar`` /
-``non``, ``1`` / ``0``, ``true`` / ``false``, ``impostor`` (any case). Every error is a
+with ``#`` are skipped; the key labels are those of :func:`read_key`. Every error is a
 ``ValueError`` naming the file and the line.
 
 Trial ids (model, test) are kept as UTF-8 bytes in fixed-width NumPy arrays (dtype ``S``): 10M
 trials take their bytes once, not 10M Python strings. ``np.char.decode(ids, "utf-8")`` gives
 ``str`` when needed. Scores are read exactly: each number is the float64 that Python's
 ``float`` reads from the same text.
-
-Files are read by the file engine (:func:`focal.io.engine.read_columns`); key labels by
-:mod:`focal.io._labels`; :func:`align_trials` and :func:`align_scores` live in
-:mod:`focal.io.alignment`.
 """
 
 from __future__ import annotations
@@ -153,12 +148,13 @@ def _check_pos_label(key, pos_label):
 def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES, format=None) -> TrialKey:
     """Read a ``model test label`` key file.
 
-    Labels ``target`` / ``nontarget`` (also tar/non, 1/0, true/false, any case); with
-    ``pos_label`` (e.g. ``"genuine"``), that label (exactly) marks the target trials and every
-    other trial must carry one other label (focal's label rule for binary labels). ``format``
-    gives the columns as in :func:`read_scores` (``voxceleb``: trial lists ``label enrol
-    test``; ``nist-sre``: ``modelid segmentid side targettype``); ``-`` reads standard input,
-    gzip files are read as they are.
+    Labels ``target`` / ``nontarget`` (also ``non-target``), ``tar`` / ``non``, ``1`` / ``0``,
+    ``true`` / ``false``, ``impostor`` (any case); with ``pos_label`` (e.g. ``"genuine"``), that
+    label (exactly) marks the target trials and every other trial must carry one other label
+    (focal's label rule for binary labels). ``format`` gives the columns as in
+    :func:`read_scores` (``voxceleb``: trial lists ``label enrol test``; ``nist-sre``:
+    ``modelid segmentid side targettype``); ``-`` reads standard input, gzip files are read as
+    they are.
 
     Parameters
     ----------

@@ -6,8 +6,7 @@ trials at a time, checks chunk by chunk that every file has the same trial ids o
 record, and yields :class:`ScoreChunk` objects: the trial ids and ``X`` of shape
 ``(chunk, n_systems)`` (binary) or ``(chunk, n_systems * n_classes)`` (multiclass: the systems'
 blocks side by side); memory is bounded by the chunk and block sizes, not by the files.
-:func:`focal.workflows.apply.apply_to_files` (also importable from here) runs a transform on each
-chunk and writes the result.
+:func:`focal.workflows.apply_to_files` runs a transform on each chunk and writes the result.
 
 When the files do not list the same trials in the same order, the default is a ``ValueError``
 naming both files, the lines and the trial ids. ``on_mismatch="align"`` is the documented
