@@ -400,15 +400,8 @@ class Fields:
         storage of the others more than :data:`ID_WIDENING_LIMIT` times is refused with its line.
         """
         ids = self.column(column)
-        lengths = ids.lengths
-        if lengths.size:
-            need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
-            if need > _BLOCK_ID_STORAGE_FREE:
-                stored = int(np.maximum(lengths, 8).sum())
-                if _too_wide(need, stored, _BLOCK_ID_STORAGE_FREE):
-                    i = int(np.argmax(lengths))
-                    _refuse_widening(self.path, int(self.lines[i]), int(lengths[i]), need, stored)
-        return gather_ids(self.data, ids.starts, lengths)
+        _check_widening(self.path, ids.lengths, lambda i: int(self.lines[i]), _ID_STORAGE_FREE // 2)
+        return gather_ids(self.data, ids.starts, ids.lengths)
 
 
 def as_id_array(ids, name="ids"):
@@ -618,24 +611,27 @@ def _byte_strings(data, starts, width):
 #: Ids of a file share one width, that of the longest: widening the others by more than this
 #: factor (and beyond _ID_STORAGE_FREE bytes) is refused rather than exhausting memory
 ID_WIDENING_LIMIT = 16
-_ID_STORAGE_FREE = 256 << 20  # a whole file
-_BLOCK_ID_STORAGE_FREE = 128 << 20  # one block
+_ID_STORAGE_FREE = 256 << 20  # a whole file (a block: half of it)
 
 
-def _too_wide(need, stored, free=_ID_STORAGE_FREE):
-    return need > free and need > ID_WIDENING_LIMIT * stored
-
-
-def _refuse_widening(path, line, length, need, stored):
-    """The error of a too-wide id at ``line``."""
-    raise FileFormatError(
-        path,
-        line,
-        f"an id of {length} bytes among much shorter ones: ids are "
-        f"stored at the width of the longest, which would take "
-        f"{need / 2**20:,.0f} MiB ({need / stored:.0f}x their size); shorten the "
-        f"long ids",
-    )
+def _check_widening(path, lengths, line, free=_ID_STORAGE_FREE):
+    """Refuse ids (``lengths``: each one's bytes) whose longest would widen the storage of the
+    others more than :data:`ID_WIDENING_LIMIT` times (beyond ``free`` bytes), at the line
+    ``line(i)`` of the longest (i-th of ``lengths``).
+    """
+    if not lengths.size:
+        return
+    need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
+    stored = int(np.maximum(lengths, 8).sum()) if need > free else need
+    if need > free and need > ID_WIDENING_LIMIT * stored:
+        i = int(np.argmax(lengths))
+        raise FileFormatError(
+            path,
+            line(i),
+            f"an id of {int(lengths[i])} bytes among much shorter ones: ids are stored at the "
+            f"width of the longest, which would take {need / 2**20:,.0f} MiB "
+            f"({need / stored:.0f}x their size); shorten the long ids",
+        )
 
 
 def fixed_width(ids, rows, lines, path):
@@ -644,13 +640,11 @@ def fixed_width(ids, rows, lines, path):
     :data:`ID_WIDENING_LIMIT` times (beyond 256 MiB), naming the line of the longest.
     """
     _, lengths = ids.spans(rows)
-    if lengths.size:
-        need = lengths.size * max(8, -(-int(lengths.max()) // 8) * 8)
-        stored = int(np.maximum(lengths, 8).sum()) if need > _ID_STORAGE_FREE else need
-        if _too_wide(need, stored):
-            i = int(np.argmax(lengths))
-            record = i if rows is None else int(np.arange(len(ids))[rows][i])
-            _refuse_widening(path, lines.line(record), int(lengths[i]), need, stored)
+
+    def line(i):
+        return lines.line(i if rows is None else int(np.arange(len(ids))[rows][i]))
+
+    _check_widening(path, lengths, line)
     return ids.array(rows)
 
 
