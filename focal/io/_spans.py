@@ -22,6 +22,7 @@ import numpy as np
 from .._text import arrow as _arrow
 from .._text import blocks as _blocks
 from .._text.fields import Ids, concat_pieces, gather_ids
+from ._records import slice_parts
 
 __all__ = ["TrialSpans", "concat_ids", "equal_ids", "ids_tuple", "slice_ids", "trial_spans"]
 
@@ -47,17 +48,7 @@ class TrialSpans:
 
     def __getitem__(self, where):
         """The records of a slice (views of the same buffers)."""
-        start, stop, step = where.indices(len(self))
-        if step != 1:
-            raise ValueError("TrialSpans take slices of consecutive records only")
-        parts, at = [], 0
-        for data, starts, splits, stops in self.parts:
-            n = starts.shape[0]
-            a, b = max(start - at, 0), min(stop - at, n)
-            if a < b:
-                parts.append((data, starts[a:b], splits[a:b], stops[a:b]))
-            at += n
-        return TrialSpans(parts)
+        return TrialSpans(slice_parts(self.parts, where, "TrialSpans"))
 
     def ids(self):
         """``(models, tests)`` as fixed-width bytes arrays
