@@ -2,7 +2,7 @@
 0..N-1 in the class order) or without (:func:`align_multiclass_scores`, in the first system's
 order), the systems' log-likelihood blocks side by side and their class columns matched by name.
 
-Public through :mod:`focal.io.multiclass` and :mod:`focal.io`.
+Public through :mod:`focal.io`.
 
 References
 ----------
