@@ -298,14 +298,11 @@ class _Hdf5:
                 f"bytes: values not written in the file (unallocated chunks, fill values)"
             )
 
-    def read(self, ds):
-        return ds[()]
-
     def ids(self, name):
         ds = self.dataset(name, "S")
         if ds is None:
             return None
-        values = np.asarray(self.read(ds)).ravel()
+        values = np.asarray(ds[()]).ravel()
         if values.dtype.kind == "U":
             values = np.char.encode(values, "utf-8")
         if values.dtype.kind == "O":  # variable-length strings: joined once
@@ -343,9 +340,9 @@ class _Hdf5:
             if ds is None:
                 return None
             if ds.shape == shape:
-                return np.asarray(self.read(ds))
+                return np.asarray(ds[()])
             if ds.shape[::-1] == shape:
-                return np.asarray(self.read(ds)).T
+                return np.asarray(ds[()]).T
             self.fail(f"/{name} has shape {ds.shape}, not ({shape[0]} models, {shape[1]} segments)")
 
         values = {}
