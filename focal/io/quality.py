@@ -53,11 +53,7 @@ def read_quality(*paths):
             if name in seen:
                 raise ValueError(f"{t.path}:1: measure {name!r} is also in {seen[name]}")
             seen[name] = t.path
-        tables.append(
-            QualityTable(
-                as_id_array(t.segments, "segments"), t.llh, tuple(t.classes), t.path, t.lines
-            )
-        )
+        tables.append(QualityTable(t.segments, t.llh, t.classes, t.path, t.lines))
     return tables
 
 
