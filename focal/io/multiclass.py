@@ -212,11 +212,11 @@ class _MulticlassReader:
         llh = parsed.numbers(range(self.prefix, self.n_fields), self.path, "log-likelihood")
         return (parsed.column(self.prefix - 1).compact(),), llh, parsed.lines
 
-    def read(self, kind):
-        """The file read whole, as :class:`MulticlassScores`."""
+    def read(self, kind, threads=None):
+        """The file read whole, as :class:`MulticlassScores` (``threads``: of the pool)."""
         segments, values, lines = [], [], LineMap()
         n = 0
-        with worker_pool() as executor:
+        with worker_pool(threads) as executor:
             for (seg,), llh, where in self.pieces(kind, executor):
                 segments.append(seg)
                 values.append(llh)
