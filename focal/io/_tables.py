@@ -129,7 +129,7 @@ def read_table(path, kind, layout, want, label_value):
     return _read_parquet(path, layout, want, label_value)
 
 
-def checked_ids(data, offsets, path, where):
+def _checked_ids(data, offsets, path, where):
     """:class:`~focal._text.fields.Ids` of the ids ``data[offsets[i] : offsets[i + 1]]``
     (uint8), each refused unless a text file could hold it as one field (see the module notes);
     ``where(i)`` names the i-th id's place in the file (a dataset and index, or a row).
@@ -316,7 +316,7 @@ class _Hdf5:
             data = Ids(data, np.arange(lengths.size) * width, lengths).compact().data
         offsets = np.zeros(lengths.size + 1, dtype=np.int64)
         np.cumsum(lengths, out=offsets[1:])
-        return checked_ids(data, offsets, self.path, lambda i: f"/{name}[{i}]")
+        return _checked_ids(data, offsets, self.path, lambda i: f"/{name}[{i}]")
 
     def layout(self):
         """The file's layout: its name and its ``(models, segments)`` id datasets."""
@@ -451,7 +451,7 @@ def _read_parquet(path, layout, want, label_value):
 
 def _arrow_ids(column, path, what):
     """A string column as :class:`~focal._text.fields.Ids`, from its offsets and data buffers (no
-    Python object per value), every id checked (:func:`checked_ids`).
+    Python object per value), every id checked (:func:`_checked_ids`).
     """
     import pyarrow as pa
 
@@ -480,4 +480,4 @@ def _arrow_ids(column, path, what):
     ]
     data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
     data = data[offsets[0] : offsets[-1]]
-    return checked_ids(data, offsets - offsets[0], path, lambda i: f"row {i + 1}: {what}")
+    return _checked_ids(data, offsets - offsets[0], path, lambda i: f"row {i + 1}: {what}")
