@@ -337,6 +337,29 @@ def test_hdf5_ids_are_checked_as_text_ids(tmp_path, capsys, bad):
         _refused_by_apply(capsys, tmp_path, h5, r"/ID/row_ids\[1\]: id .* is not a valid id")
 
 
+@pytest.mark.parametrize(
+    "ids, bad",
+    [
+        ([b"m1", b"\xc3", b"\xa9x"], 1),  # "\xc3\xa9" is UTF-8 only across the two ids
+        ([b"m1", b"\xc3\xa9", b"\xa9x"], 2),
+        ([b"\xe4\xb8\xad", b"m\xff", b"\xe4"], 1),
+        ([b"\xe4\xb8\xad", b"m", b"x\xe4\xb8"], 2),
+    ],
+)
+def test_hdf5_ids_are_utf8_each_on_its_own(tmp_path, ids, bad):
+    """The ids' bytes are checked as one buffer: an id is refused even where its bytes and the
+    next id's make UTF-8 together, and the message names the first id that is not UTF-8.
+    """
+    h5py = pytest.importorskip("h5py")
+
+    def forged(f, name):
+        f.create_dataset(name, data=np.array(ids, dtype="S8"))
+
+    h5 = _scores_file(h5py, tmp_path / "bad.h5", **{"ID/row_ids": forged})
+    with pytest.raises(FileFormatError, match=rf"/ID/row_ids\[{bad}\]: id is not UTF-8 text"):
+        read_scores(h5)
+
+
 def test_parquet_ids_are_checked_as_text_ids(tmp_path, capsys):
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
