@@ -60,7 +60,6 @@ __all__ = [
     "write_output",
     "FolderWriter",
     "is_stream",
-    "same_file",
     "read_secret",
     "MAX_SECRET_BYTES",
     "REPORT_SUFFIXES",
@@ -140,12 +139,6 @@ def _fstat(fd):
 
 def _identity(st):
     return st.st_dev, st.st_ino
-
-
-def same_file(a, b) -> bool:
-    """True when ``a`` and ``b`` name one existing file (device and inode, links followed)."""
-    sa, sb = _stat(a), _stat(b)
-    return sa is not None and sb is not None and _identity(sa) == _identity(sb)
 
 
 def _is_stream_mode(mode) -> bool:

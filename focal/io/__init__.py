@@ -46,14 +46,12 @@ __getattr__, __dir__, __all__ = attach(
             "read_multiclass_key",
             "read_multiclass_scores",
             "read_multiclass_systems",
+            "write_albayzin_scores",
+            "write_multiclass_scores",
         ),
         "._multiclass_align": (
             "align_multiclass",
             "align_multiclass_scores",
-        ),
-        "._multiclass_write": (
-            "write_albayzin_scores",
-            "write_multiclass_scores",
         ),
         ".partitions": (
             "PartitionTable",

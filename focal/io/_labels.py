@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._text.fields import ids_text
+from .._text.fields import LineMap, fixed_width, ids_text
 from ._tables import WordFields
 
 __all__ = ["NONTARGET", "TARGET", "label_column", "namedlabel_column", "words_to_labels"]
@@ -22,13 +22,14 @@ _PAIRS = {b"non": b"tar", b"0": b"1", b"false": b"true", b"impostor": b"genuine"
 
 
 def words_to_labels(column):
-    """A label column function of :class:`Fields` applied to a bytes array (table files)."""
+    """A label column function of :class:`Fields` applied to a table's label column (Ids, rows
+    numbered from 1).
+    """
 
     def convert(words, path):
-        n = words.size
-        width = max(8, -(-words.dtype.itemsize // 8) * 8)
-        words = words.astype(f"S{width}")
-        return column(WordFields(words, np.arange(1, n + 1)), path, 0)
+        rows, lines = np.arange(1, len(words) + 1), LineMap()
+        lines.add(0, rows)
+        return column(WordFields(fixed_width(words, None, lines, path), rows), path, 0)
 
     return convert
 

@@ -2,7 +2,7 @@
 0..N-1 in the class order) or without (:func:`align_multiclass_scores`, in the first system's
 order), the systems' log-likelihood blocks side by side and their class columns matched by name.
 
-Public through :mod:`focal.io.multiclass` and :mod:`focal.io`.
+Public through :mod:`focal.io`.
 
 References
 ----------
@@ -15,6 +15,7 @@ import numpy as np
 
 from .._text.fields import as_id_array, ids_text
 from ._ids import check_matched, check_unique, match_ids
+from .alignment import check_missing
 from .multiclass import _OOS_NAMES, MulticlassKey, MulticlassScores
 
 __all__ = ["align_multiclass", "align_multiclass_scores"]
@@ -84,8 +85,7 @@ def align_multiclass(
     classes : tuple of str
         The class of each column of a block.
     """
-    if missing not in ("error", "drop"):
-        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
+    check_missing(missing)
     if other not in ("error", "oos"):
         raise ValueError(f"other must be 'error' or 'oos', got {other!r}")
     if not systems:
@@ -118,8 +118,7 @@ def align_multiclass_scores(*systems: MulticlassScores, missing: str = "error"):
     classes : tuple of str
         The class of each column of a block.
     """
-    if missing not in ("error", "drop"):
-        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
+    check_missing(missing)
     if not systems:
         raise ValueError("align_multiclass_scores needs at least one system's scores")
     first = systems[0]

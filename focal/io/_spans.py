@@ -12,8 +12,7 @@ fixed-width ids (:meth:`TrialSpans.ids`) are made only when something asks for t
 What keeps them (the ``bench_apply`` files, a 3-system fusion applied to 10^6 trials by
 :func:`focal.workflows.apply_to_files` with ``threads=0``, CPU time, min of 2 runs in turn): with
 VoxCeleb-style ids 1.27 s with byte runs against 3.38 s with id arrays (62 % less), with short
-ids 1.25 s against 2.01 s (38 % less); outputs identical. (An earlier run of ``bench_apply``
-itself, at 10^6 VoxCeleb-style trials: 2.46 s against 3.88 s of wall time.)
+ids 1.25 s against 2.01 s (38 % less); outputs identical.
 """
 
 from __future__ import annotations
@@ -23,6 +22,7 @@ import numpy as np
 from .._text import arrow as _arrow
 from .._text import blocks as _blocks
 from .._text.fields import Ids, concat_pieces, gather_ids
+from ._records import slice_parts
 
 __all__ = ["TrialSpans", "concat_ids", "equal_ids", "ids_tuple", "slice_ids", "trial_spans"]
 
@@ -48,17 +48,7 @@ class TrialSpans:
 
     def __getitem__(self, where):
         """The records of a slice (views of the same buffers)."""
-        start, stop, step = where.indices(len(self))
-        if step != 1:
-            raise ValueError("TrialSpans take slices of consecutive records only")
-        parts, at = [], 0
-        for data, starts, splits, stops in self.parts:
-            n = starts.shape[0]
-            a, b = max(start - at, 0), min(stop - at, n)
-            if a < b:
-                parts.append((data, starts[a:b], splits[a:b], stops[a:b]))
-            at += n
-        return TrialSpans(parts)
+        return TrialSpans(slice_parts(self.parts, where, "TrialSpans"))
 
     def ids(self):
         """``(models, tests)`` as fixed-width bytes arrays

@@ -53,7 +53,7 @@ import stat
 import numpy as np
 
 from .._text import blocks as _blocks
-from .._text.fields import check_id_storage, ids_text
+from .._text.fields import Ids, ids_text
 from ..exceptions import FileFormatError
 
 __all__ = ["MAX_TABLE_BYTES", "WordFields", "read_table", "table_kind"]
@@ -118,9 +118,10 @@ def _optional(module, extra, path):
 
 
 def read_table(path, kind, layout, want, label_value):
-    """``(models, tests, {role: values})`` of an HDF5 or parquet trial file.
+    """``(models, tests, {role: values})`` of an HDF5 or parquet trial file, the ids as
+    :class:`~focal._text.fields.Ids` (by their own length, one long id widens no other).
 
-    ``label_value(words, path)`` turns a parquet label column (bytes array) into booleans.
+    ``label_value(words, path)`` turns a parquet label column (Ids) into booleans.
     Every check of the module notes is made before the data it guards is read.
     """
     if kind == "hdf5":
@@ -128,44 +129,61 @@ def read_table(path, kind, layout, want, label_value):
     return _read_parquet(path, layout, want, label_value)
 
 
-def check_ids(ids, path, where, rows=None):
-    """Refuse ids that a text file could not hold as one field (see the module notes).
-
-    ``ids`` is a fixed-width bytes array (zero padded); ``where(i)`` names the i-th id's place
-    in the file for the message (a dataset and index, or a row).
+def _checked_ids(data, offsets, path, where):
+    """:class:`~focal._text.fields.Ids` of the ids ``data[offsets[i] : offsets[i + 1]]``
+    (uint8), each refused unless a text file could hold it as one field (see the module notes);
+    ``where(i)`` names the i-th id's place in the file (a dataset and index, or a row).
     """
-    if ids.size == 0:
-        return
-    raw = np.ascontiguousarray(ids).view(np.uint8).reshape(ids.size, ids.dtype.itemsize)
-    padding = raw == 0
-    bad = (raw < 33) | (raw == 44) | (raw == 127)
-    bad &= ~padding
-    bad[:, :-1] |= padding[:, :-1] & ~padding[:, 1:]  # a NUL byte inside an id
-    problem = bad.any(axis=1) | padding[:, 0] | (raw[:, 0] == 35)
+    lengths = np.diff(offsets)
+    starts = offsets[:-1]
+    problem = lengths == 0
+    some = np.flatnonzero(~problem)
+    problem[some] = data[starts[some]] == 35
+    bad = np.flatnonzero((data < 33) | (data == 44) | (data == 127))[:1]
+    if bad.size:
+        problem[np.searchsorted(offsets, bad[0], side="right") - 1] = True
     if problem.any():
         i = int(np.argmax(problem))
         raise FileFormatError(
             path,
             None,
-            f"{where(i)}: id {ids_text(ids[i])!r} is not a valid id: ids are non-empty, "
-            f"without white space, control characters or commas, and do not start with '#'",
+            f"{where(i)}: id {ids_text(data[offsets[i] : offsets[i + 1]].tobytes())!r} is not "
+            f"a valid id: ids are non-empty, without white space, control characters or "
+            f"commas, and do not start with '#'",
         )
-    _check_text(ids, raw, path, where)
+    _check_text(data, offsets, path, where)
+    return Ids(data, offsets=offsets)
 
 
-def _check_text(ids, raw, path, where):
-    """Ids are UTF-8 of at most MAX_ID_LENGTH characters."""
-    limit = _blocks.MAX_ID_LENGTH
-    lengths = np.count_nonzero(raw, axis=1)
-    for i in np.flatnonzero(raw.max(axis=1) >= 128):  # non-ASCII: decode those
+def _check_text(data, offsets, path, where):
+    """Ids are UTF-8 of at most MAX_ID_LENGTH characters.
+
+    The buffer is decoded whole: every id is UTF-8 exactly when the buffer is and no id starts
+    with a continuation byte (an id cut inside a character, which the whole decode misses, is
+    followed by one that does), so only the first suspect and the one before it are decoded.
+    """
+
+    def text(i):
         try:
-            text = bytes(ids[i]).decode("utf-8")
+            return data[offsets[i] : offsets[i + 1]].tobytes().decode("utf-8")
         except UnicodeDecodeError:
-            raise FileFormatError(path, None, f"{where(int(i))}: id is not UTF-8 text") from None
-        lengths[i] = len(text)
-    if (lengths > limit).any():
-        i = int(np.argmax(lengths > limit))
-        raise FileFormatError(path, None, f"{where(i)}: id longer than {limit} characters")
+            raise FileFormatError(path, None, f"{where(i)}: id is not UTF-8 text") from None
+
+    if (data >= 128).any():
+        some = np.flatnonzero(np.diff(offsets))
+        suspects = list(some[(data[offsets[some]] & 0xC0) == 0x80][:1])
+        try:
+            str(data, "utf-8")
+        except UnicodeDecodeError as err:
+            suspects.append(int(np.searchsorted(offsets, err.start, side="right")) - 1)
+        if suspects:
+            first = min(suspects)
+            for i in range(max(first - 1, 0), first + 1):
+                text(i)
+    limit = _blocks.MAX_ID_LENGTH
+    for i in np.flatnonzero(np.diff(offsets) > limit):  # bytes >= characters: check those
+        if len(text(i)) > limit:
+            raise FileFormatError(path, None, f"{where(i)}: id longer than {limit} characters")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -280,26 +298,25 @@ class _Hdf5:
                 f"bytes: values not written in the file (unallocated chunks, fill values)"
             )
 
-    def read(self, ds):
-        return ds[()]
-
     def ids(self, name):
         ds = self.dataset(name, "S")
         if ds is None:
             return None
-        values = np.asarray(self.read(ds)).ravel()
-        if values.dtype.kind == "O":  # variable-length strings: padded to the longest below
+        values = np.asarray(ds[()]).ravel()
+        if values.dtype.kind == "U":
+            values = np.char.encode(values, "utf-8")
+        if values.dtype.kind == "O":  # variable-length strings: joined once
             items = [v if isinstance(v, bytes) else str(v).encode() for v in values]
             lengths = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
-            check_id_storage(self.path, lengths, lambda i: f"/{name}[{i}]")
-            values = np.array(items)
-        elif values.dtype.kind == "U":
-            values = np.char.encode(values, "utf-8")
-        from .._text.fields import as_id_array
-
-        values = as_id_array(values)
-        check_ids(values, self.path, lambda i: f"/{name}[{i}]")
-        return values
+            data = np.frombuffer(b"".join(items), dtype=np.uint8)
+        else:  # fixed-length strings, zero padded (numpy's length: up to the last non-zero)
+            lengths = np.char.str_len(values).astype(np.int64)
+            width = values.dtype.itemsize
+            data = np.ascontiguousarray(values).view(np.uint8)
+            data = Ids(data, np.arange(lengths.size) * width, lengths).compact().data
+        offsets = np.zeros(lengths.size + 1, dtype=np.int64)
+        np.cumsum(lengths, out=offsets[1:])
+        return _checked_ids(data, offsets, self.path, lambda i: f"/{name}[{i}]")
 
     def layout(self):
         """The file's layout: its name and its ``(models, segments)`` id datasets."""
@@ -316,16 +333,16 @@ class _Hdf5:
         """The trials of the file (see :func:`read_table`)."""
         kind, (model_ids, segment_ids) = self.layout()
         models, segments = self.ids(model_ids), self.ids(segment_ids)
-        shape = (models.size, segments.size)
+        shape = (len(models), len(segments))
 
         def matrix(name, kinds="biuf"):
             ds = self.dataset(name, kinds)
             if ds is None:
                 return None
             if ds.shape == shape:
-                return np.asarray(self.read(ds))
+                return np.asarray(ds[()])
             if ds.shape[::-1] == shape:
-                return np.asarray(self.read(ds)).T
+                return np.asarray(ds[()]).T
             self.fail(f"/{name} has shape {ds.shape}, not ({shape[0]} models, {shape[1]} segments)")
 
         values = {}
@@ -358,7 +375,7 @@ class _Hdf5:
             if np.isnan(values["score"]).any():
                 self.fail("a masked-in score is NaN")
         rows, cols = np.nonzero(mask)
-        return models[rows], segments[cols], values
+        return models.take(rows), segments.take(cols), values
 
 
 # ---------------------------------------------------------------------------------------------
@@ -433,13 +450,10 @@ def _read_parquet(path, layout, want, label_value):
 
 
 def _arrow_ids(column, path, what):
-    """A string column as a fixed-width bytes array, from its offsets and data buffers (no
-    Python object per value), every id checked (:func:`check_ids`).
+    """A string column as :class:`~focal._text.fields.Ids`, from its offsets and data buffers (no
+    Python object per value), every id checked (:func:`_checked_ids`).
     """
     import pyarrow as pa
-
-    from .._text.blocks import FRONT, PAD
-    from .._text.fields import gather_ids
 
     if column.null_count:
         raise FileFormatError(path, None, f"the {what} has {column.null_count} missing value(s)")
@@ -457,59 +471,13 @@ def _arrow_ids(column, path, what):
             path, None, f"the {what} holds {column.type}: ids are strings (or integers)"
         )
     try:
-        column = column.cast(pa.large_string())  # checks UTF-8
+        column = column.cast(pa.large_string()).combine_chunks()  # checks UTF-8
     except pa.ArrowException as err:
         raise FileFormatError(path, None, f"the {what}: {err}") from None
-    chunks, at = [], 0
-    for chunk in column.chunks:  # every id checked before any is copied
-        _, offsets, data = chunk.buffers()
-        offsets = np.frombuffer(offsets, dtype=np.int64)
-        offsets = offsets[chunk.offset : chunk.offset + len(chunk) + 1]
-        raw = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
-        raw = raw[offsets[0] : offsets[-1]]
-        offsets = offsets - offsets[0]
-        lengths = np.diff(offsets)
-        _check_arrow_ids(raw, offsets, lengths, path, what, at)
-        chunks.append((raw, offsets, lengths))
-        at += len(chunk)
-    if chunks:
-        check_id_storage(
-            path, np.concatenate([c[2] for c in chunks]), lambda i: f"row {i + 1}: {what}"
-        )
-    pieces = []
-    for raw, offsets, lengths in chunks:
-        text = np.zeros(FRONT + raw.size + PAD, dtype=np.uint8)
-        text[FRONT : FRONT + raw.size] = raw
-        pieces.append(gather_ids(text, offsets[:-1] + FRONT, lengths))
-    if not pieces:
-        return np.zeros(0, dtype="S8")
-    width = max(p.dtype.itemsize for p in pieces)
-    return np.concatenate([p.astype(f"S{width}") for p in pieces])
-
-
-def _check_arrow_ids(raw, offsets, lengths, path, what, at):
-    """:func:`check_ids` on the data buffer of a string column (one pass over its bytes)."""
-
-    def row(i):
-        return f"row {at + int(i) + 1}: {what}"
-
-    if (lengths == 0).any():
-        raise FileFormatError(path, None, f"{row(np.argmax(lengths == 0))}: empty id")
-    bad = (raw < 33) | (raw == 44) | (raw == 127)
-    starts = offsets[:-1]
-    if bad.any() or (raw[starts] == 35).any():
-        first_bad = np.searchsorted(offsets, np.flatnonzero(bad)[:1], side="right") - 1
-        hash_rows = np.flatnonzero(raw[starts] == 35)[:1]
-        i = int(np.min(np.concatenate([first_bad, hash_rows])))
-        word = raw[offsets[i] : offsets[i + 1]].tobytes()
-        raise FileFormatError(
-            path,
-            None,
-            f"{row(i)}: id {ids_text(word)!r} is not a valid id: ids are non-empty, without "
-            f"white space, control characters or commas, and do not start with '#'",
-        )
-    limit = _blocks.MAX_ID_LENGTH
-    if lengths.size and int(lengths.max()) > limit:
-        for i in np.flatnonzero(lengths > limit):
-            if len(raw[offsets[i] : offsets[i + 1]].tobytes().decode("utf-8")) > limit:
-                raise FileFormatError(path, None, f"{row(i)}: id longer than {limit} characters")
+    _, offsets, data = column.buffers()
+    offsets = np.frombuffer(offsets, dtype=np.int64)[
+        column.offset : column.offset + len(column) + 1
+    ]
+    data = np.frombuffer(data, dtype=np.uint8) if data is not None else np.zeros(0, np.uint8)
+    data = data[offsets[0] : offsets[-1]]
+    return _checked_ids(data, offsets - offsets[0], path, lambda i: f"row {i + 1}: {what}")

@@ -17,12 +17,14 @@ __all__ = [
     "align_scores",
     "align_trials",
     "check_both_classes",
+    "check_missing",
     "trial_set",
     "warn_different_trial_sets",
 ]
 
 
-def _check_missing(missing):
+def check_missing(missing):
+    """Refuse a ``missing`` policy other than ``"error"`` or ``"drop"``."""
     if missing not in ("error", "drop"):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
 
@@ -60,7 +62,7 @@ def align_trials(key, *systems, missing: str = "error"):
     from .binary import TrialKey
     from .engine import in_memory
 
-    _check_missing(missing)
+    check_missing(missing)
     if not systems:
         raise ValueError("align_trials needs at least one system's scores")
     if not isinstance(key, TrialKey):
@@ -109,7 +111,7 @@ def align_scores(*systems, missing: str = "error"):
     """
     from .engine import in_memory
 
-    _check_missing(missing)
+    check_missing(missing)
     if not systems:
         raise ValueError("align_scores needs at least one system's scores")
     first = systems[0]

@@ -1,23 +1,17 @@
 """BOSARIS-style binary trial files: ``model test score`` score lists and ``model test label`` keys.
 
 Fields are separated by white space or commas; blank lines and lines whose first field starts
-with ``#`` are skipped. Key labels: ``target`` / ``nontarget`` (also ``non-target``), ``tar`` /
-``non``, ``1`` / ``0``, ``true`` / ``false``, ``impostor`` (any case). Every error is a
+with ``#`` are skipped; the key labels are those of :func:`read_key`. Every error is a
 ``ValueError`` naming the file and the line.
 
 Trial ids (model, test) are kept as UTF-8 bytes in fixed-width NumPy arrays (dtype ``S``): 10M
 trials take their bytes once, not 10M Python strings. ``np.char.decode(ids, "utf-8")`` gives
 ``str`` when needed. Scores are read exactly: each number is the float64 that Python's
 ``float`` reads from the same text.
-
-Files are read by the file engine (:func:`focal.io.engine.read_columns`); key labels by
-:mod:`focal.io._labels`; :func:`align_trials` and :func:`align_scores` live in
-:mod:`focal.io.alignment`.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 import numpy as np
@@ -33,7 +27,6 @@ __all__ = [
     "TrialKey",
     "TrialScores",
     "read_key",
-    "read_key_and_scores",
     "read_scores",
     "read_trials",
     "write_scores",
@@ -155,12 +148,13 @@ def _check_pos_label(key, pos_label):
 def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES, format=None) -> TrialKey:
     """Read a ``model test label`` key file.
 
-    Labels ``target`` / ``nontarget`` (also tar/non, 1/0, true/false, any case); with
-    ``pos_label`` (e.g. ``"genuine"``), that label (exactly) marks the target trials and every
-    other trial must carry one other label (focal's label rule for binary labels). ``format``
-    gives the columns as in :func:`read_scores` (``voxceleb``: trial lists ``label enrol
-    test``; ``nist-sre``: ``modelid segmentid side targettype``); ``-`` reads standard input,
-    gzip files are read as they are.
+    Labels ``target`` / ``nontarget`` (also ``non-target``), ``tar`` / ``non``, ``1`` / ``0``,
+    ``true`` / ``false``, ``impostor`` (any case); with ``pos_label`` (e.g. ``"genuine"``), that
+    label (exactly) marks the target trials and every other trial must carry one other label
+    (focal's label rule for binary labels). ``format`` gives the columns as in
+    :func:`read_scores` (``voxceleb``: trial lists ``label enrol test``; ``nist-sre``:
+    ``modelid segmentid side targettype``); ``-`` reads standard input, gzip files are read as
+    they are.
 
     Parameters
     ----------
@@ -195,46 +189,6 @@ def default_key_format(format=None):
         return key_layout(format)
     layout = score_layout(format)
     return layout if layout.has("label") else key_layout(None)
-
-
-def read_key_and_scores(
-    score_paths, key_path=None, *, format=None, key_format=None, pos_label=None
-):
-    """The key and each system's scores, as ``focal train`` / ``evaluate`` read them.
-
-    Parameters
-    ----------
-    score_paths : sequence of path-like
-        One file per system (``-``: standard input, at most once).
-    key_path : path-like, optional
-        The key; None when the score files carry the labels (``wespeaker``, ``speechbrain``,
-        ``--columns`` with a label): the first file's labels are then the key.
-    format, key_format : str or Layout, optional
-        Columns of the score files and of the key (default: :func:`default_key_format`).
-    pos_label : str, optional
-        The key's target label (:func:`read_key`).
-
-    Returns
-    -------
-    key : TrialKey
-    systems : list of TrialScores
-    """
-    paths = [os.fspath(p) for p in score_paths]
-    inputs = paths + ([os.fspath(key_path)] if key_path is not None else [])
-    if inputs.count("-") > 1:
-        raise ValueError("standard input ('-') can be read once: give it for one file only")
-    if key_path is None:
-        layout = score_layout(format)
-        if not layout.has("label"):
-            raise ValueError(
-                f"no key given, and the {layout.name} score files have no label "
-                f"column: give the key file (--key)"
-            )
-        first, key = read_trials(paths[0], format=layout, pos_label=pos_label)
-        return key, [first] + [read_scores(p, format=layout) for p in paths[1:]]
-    key_format = default_key_format(format) if key_format is None else key_format
-    key = read_key(key_path, pos_label=pos_label, format=key_format)
-    return key, [read_scores(p, format=format) for p in paths]
 
 
 def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> None:

@@ -21,7 +21,9 @@ The generic format has a header line naming the classes, then ``segment score...
     seg001 -1.2 0.3 -4.0
 
 Both read into a (n_segments, n_classes) float64 matrix of log-likelihoods; an aligned key gives
-labels 0..N-1 in the class order. Errors are ``ValueError`` naming the file and the line.
+labels 0..N-1 in the class order. Errors are ``ValueError`` naming the file and the line. The
+writers, here as in :mod:`focal.io.binary`, keep the readers' rules (tasks, conditions, the
+header's class names) and write numbers that read back bit-identically.
 
 References
 ----------
@@ -35,18 +37,24 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._text import fields as _text
+from .._text import blocks as _blocks
 from .._text.blocks import BLOCK_BYTES, iter_blocks
 from .._text.fields import (
+    Ids,
     LineMap,
-    concat_ids,
+    check_id_column,
     concat_pieces,
     first_record,
+    fixed_width,
+    format_lines,
     ids_text,
     split_fields,
 )
+from .._text.numbers import format_numbers
+from .._text.outputs import write_output
 from .._text.pool import in_order, worker_pool
 from ._ids import check_unique
+from .formats import is_number
 
 __all__ = [
     "ALBAYZIN_CLASSES",
@@ -58,6 +66,8 @@ __all__ = [
     "read_multiclass_key",
     "read_multiclass_systems",
     "check_one_task",
+    "write_albayzin_scores",
+    "write_multiclass_scores",
 ]
 
 #: Class order of each Albayzin 2012 task (plan sec. 6.1.3); the last class is out-of-set.
@@ -200,22 +210,26 @@ class _MulticlassReader:
             return None
         self.check_prefix(parsed)
         llh = parsed.numbers(range(self.prefix, self.n_fields), self.path, "log-likelihood")
-        return (parsed.ids(self.prefix - 1),), llh, parsed.lines
+        return (parsed.column(self.prefix - 1).compact(),), llh, parsed.lines
 
-    def read(self, kind):
+    def read(self, kind, threads=None):
+        """The file read whole, as :class:`MulticlassScores` (``threads``: of the pool)."""
         segments, values, lines = [], [], LineMap()
         n = 0
-        with worker_pool() as executor:
+        with worker_pool(threads) as executor:
             for (seg,), llh, where in self.pieces(kind, executor):
                 segments.append(seg)
                 values.append(llh)
                 lines.add(n, where)
-                n += seg.shape[0]
+                n += len(seg)
         if n == 0:
             raise ValueError(f"{self.path}: no segments found")
-        segments = concat_ids(segments, lines, self.path)
+        segments = fixed_width(Ids.concat(segments), None, lines, self.path)
         check_unique((segments,), self.path, lines)
-        return segments, concat_pieces(values), lines
+        llh = concat_pieces(values)
+        return MulticlassScores(
+            segments, llh, self.classes, self.path, self.task, self.condition, lines
+        )
 
     def setup(self, kind, line, fields):
         self.skip_line = None
@@ -245,10 +259,10 @@ class _MulticlassReader:
             )
         else:
             names = fields[1:]
-            long = next((c for c in fields if len(c) > _text.MAX_ID_LENGTH), None)
+            long = next((c for c in fields if len(c) > _blocks.MAX_ID_LENGTH), None)
             if long is not None:
                 raise ValueError(
-                    f"{self.path}:{line}: id longer than {_text.MAX_ID_LENGTH} characters"
+                    f"{self.path}:{line}: id longer than {_blocks.MAX_ID_LENGTH} characters"
                 )
             if not names:
                 raise ValueError(
@@ -279,20 +293,12 @@ class _MulticlassReader:
                 )
 
 
-def _is_number(word):
-    try:
-        float(word)
-    except ValueError:
-        return False
-    return True
-
-
 def _check_header(where, names):
     """The class names of a generic file's header: not numbers (a file without a header would
     lose its first segment to it), distinct even ignoring case (keys are matched to the classes
     ignoring case). ``where`` starts the messages (``path:line``).
     """
-    numbers = [c for c in names if _is_number(c)]
+    numbers = [c for c in names if is_number(c.encode())]
     if numbers:
         raise ValueError(
             f"{where}: the class name(s) {', '.join(numbers[:3])} are numbers: the "
@@ -335,11 +341,7 @@ def read_albayzin_scores(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassS
         from the first line's, a wrong number of fields, a score that is not a number or is NaN,
         a repeated segment, or no segments.
     """
-    reader = _MulticlassReader(path, block_bytes)
-    segments, llh, lines = reader.read("albayzin")
-    return MulticlassScores(
-        segments, llh, reader.classes, reader.path, reader.task, reader.condition, lines
-    )
+    return _MulticlassReader(path, block_bytes).read("albayzin")
 
 
 def read_multiclass_scores(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassScores:
@@ -362,14 +364,12 @@ def read_multiclass_scores(path, *, block_bytes: int = BLOCK_BYTES) -> Multiclas
     MulticlassScores
         The segments in file order and their log-likelihoods.
     """
-    reader = _MulticlassReader(path, block_bytes)
-    segments, llh, lines = reader.read("generic")
-    return MulticlassScores(segments, llh, reader.classes, reader.path, None, None, lines)
+    return _MulticlassReader(path, block_bytes).read("generic")
 
 
 def read_multiclass_key(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassKey:
     """Read a ``segment language`` key (Albayzin or generic). Language names are checked
-    against the classes when the key is aligned (:func:`align_multiclass`).
+    against the classes when the key is aligned (:func:`focal.io.align_multiclass`).
 
     Parameters
     ----------
@@ -390,15 +390,17 @@ def read_multiclass_key(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassKe
         parsed = split_fields(block, 2, "'segment language'")
         if not len(parsed):
             continue
-        segments.append(parsed.ids(0))
-        languages.append(parsed.ids(1))
+        segments.append(parsed.column(0).compact())
+        languages.append(parsed.column(1).compact())
         lines.add(n, parsed.lines)
         n += len(parsed)
     if n == 0:
         raise ValueError(f"{path}: no segments found")
-    segments = concat_ids(segments, lines, path)
+    segments = fixed_width(Ids.concat(segments), None, lines, path)
     check_unique((segments,), path, lines)
-    return MulticlassKey(segments, concat_ids(languages, lines, path), path, lines)
+    return MulticlassKey(
+        segments, fixed_width(Ids.concat(languages), None, lines, path), path, lines
+    )
 
 
 def read_multiclass_systems(paths, *, block_bytes: int = BLOCK_BYTES) -> list:
@@ -418,21 +420,7 @@ def read_multiclass_systems(paths, *, block_bytes: int = BLOCK_BYTES) -> list:
     list of MulticlassScores
         One per file, in the order of ``paths``.
     """
-    systems = []
-    for path in paths:
-        reader = _MulticlassReader(path, block_bytes)
-        segments, llh, lines = reader.read("auto")
-        systems.append(
-            MulticlassScores(
-                segments,
-                llh,
-                tuple(reader.classes),
-                reader.path,
-                reader.task,
-                reader.condition,
-                lines,
-            )
-        )
+    systems = [_MulticlassReader(path, block_bytes).read("auto") for path in paths]
     check_one_task(systems)
     return systems
 
@@ -455,3 +443,107 @@ def check_one_task(systems) -> None:
                 f"{other.path}: {what(other)} differs from {first.path}'s "
                 f"{what(first)}; use files of one task and condition"
             )
+
+
+# ---------------------------------------------------------------------------------------------
+# writing
+
+
+def _check_llh(segments, llh):
+    llh = np.asarray(llh, dtype=np.float64)
+    if llh.ndim != 2 or llh.shape[0] != np.asarray(segments).shape[0]:
+        raise ValueError(
+            f"llh must have shape (n_segments, n_classes) with n_segments = "
+            f"{np.asarray(segments).shape[0]}, got {llh.shape}"
+        )
+    if np.isnan(llh).any():
+        i, j = np.argwhere(np.isnan(llh))[0]
+        raise ValueError(f"llh[{i}, {j}] is NaN")
+    return llh
+
+
+def _write_rows(path, prefix_columns, llh, header, chunk_size):
+    with write_output(path) as out:
+        if header is not None:
+            out.write(header)
+        for i in range(0, llh.shape[0], chunk_size):
+            j = i + chunk_size
+            cols = [c[i:j] for c in prefix_columns]
+            cols += [format_numbers(llh[i:j, k]) for k in range(llh.shape[1])]
+            out.write(format_lines(cols))
+
+
+def _constant_column(word, n):
+    return np.broadcast_to(np.frombuffer(word.encode(), dtype=np.uint8), (n, len(word)))
+
+
+def write_albayzin_scores(
+    path, segments, llh, task, condition, *, chunk_size: int = 1 << 15
+) -> None:
+    """Write an Albayzin 2012 system-output file (plan sec. 6.1.3).
+
+    ``llh`` is (n_segments, n + 1) in the task's class order (:data:`ALBAYZIN_CLASSES`), natural
+    log; numbers are written so that they read back bit-identically.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+    segments : array_like of str, shape (n_segments,)
+        The segment names.
+    llh : array_like, shape (n_segments, n + 1)
+        Natural-log likelihoods in the task's class order.
+    task : {"Plenty", "Empty"}
+        The Albayzin task.
+    condition : {"Closed", "Open"}
+        The Albayzin condition.
+    chunk_size : int, default 32768
+        Lines formatted at a time.
+    """
+    if task not in ALBAYZIN_CLASSES:
+        raise ValueError(f"task must be 'Plenty' or 'Empty', got {task!r}")
+    if condition not in _CONDITIONS:
+        raise ValueError(f"condition must be 'Closed' or 'Open', got {condition!r}")
+    llh = _check_llh(segments, llh)
+    m = len(ALBAYZIN_CLASSES[task])
+    if llh.shape[1] != m:
+        raise ValueError(
+            f"the {task} task has {m} classes ({', '.join(ALBAYZIN_CLASSES[task])}), "
+            f"llh has {llh.shape[1]} columns"
+        )
+    seg = check_id_column(segments, "segments")
+    n = llh.shape[0]
+    _write_rows(
+        path,
+        [_constant_column(task, n), _constant_column(condition, n), seg],
+        llh,
+        None,
+        chunk_size,
+    )
+
+
+def write_multiclass_scores(path, segments, llh, classes, *, chunk_size: int = 1 << 15) -> None:
+    """Write the generic format: a header ``segment class1 ... classN`` then one line per segment.
+
+    Parameters
+    ----------
+    path : str or path-like
+        The file to write.
+    segments : array_like of str, shape (n_segments,)
+        The segment names.
+    llh : array_like, shape (n_segments, n_classes)
+        Natural-log likelihoods.
+    classes : sequence of str
+        The class name of each column.
+    chunk_size : int, default 32768
+        Lines formatted at a time.
+    """
+    llh = _check_llh(segments, llh)
+    classes = [str(c) for c in classes]
+    if len(classes) != llh.shape[1]:
+        raise ValueError(f"{len(classes)} class names for {llh.shape[1]} llh columns")
+    check_id_column(np.array(classes), "classes")
+    _check_header("classes", classes)  # what the reader would refuse
+    seg = check_id_column(segments, "segments")
+    header = ("segment " + " ".join(classes) + "\n").encode()
+    _write_rows(path, [seg], llh, header, chunk_size)

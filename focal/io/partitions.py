@@ -108,9 +108,7 @@ def read_partitions(path, columns=None) -> PartitionTable:
         raise FileFormatError(name, 1, "no header: expected 'model test column...'")
     if not pieces["models"]:
         raise FileFormatError(name, header_line, "no trial under the header")
-    width = max(p.dtype.itemsize for p in pieces["models"] + pieces["tests"])
-    models = as_id_array(concat_pieces([p.astype(f"S{width}") for p in pieces["models"]]))
-    tests = as_id_array(concat_pieces([p.astype(f"S{width}") for p in pieces["tests"]]))
+    models, tests = concat_pieces(pieces["models"]), concat_pieces(pieces["tests"])
     labels = np.concatenate([p.astype(str) for p in pieces["labels"]])
     lines = np.concatenate(pieces["lines"])
     twice = find_duplicate((models, tests))
@@ -163,12 +161,8 @@ def trial_partitions(table: PartitionTable, models, tests, label: str = "scores"
     ValueError
         Naming a trial without a line in the partition file.
     """
-    query = [as_id_array(np.asarray(models), "models"), as_id_array(np.asarray(tests), "tests")]
-    width = max(a.dtype.itemsize for a in query + [table.models, table.tests])
-    index = match_ids(
-        tuple(a.astype(f"S{width}") for a in query),
-        (table.models.astype(f"S{width}"), table.tests.astype(f"S{width}")),
-    )
+    query = as_id_array(np.asarray(models), "models"), as_id_array(np.asarray(tests), "tests")
+    index = match_ids(query, (table.models, table.tests))
     absent = np.flatnonzero(index < 0)
     if absent.size:
         i = int(absent[0])

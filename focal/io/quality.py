@@ -53,11 +53,7 @@ def read_quality(*paths):
             if name in seen:
                 raise ValueError(f"{t.path}:1: measure {name!r} is also in {seen[name]}")
             seen[name] = t.path
-        tables.append(
-            QualityTable(
-                as_id_array(t.segments, "segments"), t.llh, tuple(t.classes), t.path, t.lines
-            )
-        )
+        tables.append(QualityTable(t.segments, t.llh, t.classes, t.path, t.lines))
     return tables
 
 
@@ -192,9 +188,7 @@ def trial_quality(models, tests, tables, measures=None, trials=None):
         side, _, name = column.partition("_")
         if name not in measures:
             continue
-        (qm,), (tm,) = _same_width(models, table.models)
-        (qt,), (tt,) = _same_width(tests, table.tests)
-        index = match_ids((qm, qt), (tm, tt))
+        index = match_ids((models, tests), (table.models, table.tests))
         found = index >= 0
         Q[found, (side == "test") * M + measures.index(name)] = table.scores[index[found]]
     rows = {}
@@ -204,17 +198,10 @@ def trial_quality(models, tests, tables, measures=None, trials=None):
         t, j = where[name]
         segments, values = tables[t].segments, tables[t].values
         if t not in rows:
-            rows[t] = [match_ids(*_same_width(side, segments)) for side in (models, tests)]
+            rows[t] = [match_ids((side,), (segments,)) for side in (models, tests)]
         for s, index in enumerate(rows[t]):
             if trials and f"{('model', 'test')[s]}_{name}" in trials:
                 continue  # the per-trial file rules this side
             found = index >= 0
             Q[found, s * M + i] = values[index[found], j]
     return Q, measures
-
-
-def _same_width(query, table):
-    """``((query,), (table,))`` as bytes of one width (ids compare byte for byte)."""
-    query, table = as_id_array(query), as_id_array(table)
-    width = f"S{max(query.dtype.itemsize, table.dtype.itemsize)}"
-    return (query.astype(width),), (table.astype(width),)

@@ -6,8 +6,7 @@ trials at a time, checks chunk by chunk that every file has the same trial ids o
 record, and yields :class:`ScoreChunk` objects: the trial ids and ``X`` of shape
 ``(chunk, n_systems)`` (binary) or ``(chunk, n_systems * n_classes)`` (multiclass: the systems'
 blocks side by side); memory is bounded by the chunk and block sizes, not by the files.
-:func:`focal.workflows.apply.apply_to_files` (also importable from here) runs a transform on each
-chunk and writes the result.
+:func:`focal.workflows.apply_to_files` runs a transform on each chunk and writes the result.
 
 When the files do not list the same trials in the same order, the default is a ``ValueError``
 naming both files, the lines and the trial ids. ``on_mismatch="align"`` is the documented
@@ -34,7 +33,7 @@ from ._records import Records
 from ._spans import concat_ids, equal_ids, ids_tuple, slice_ids
 from .engine import join, kept_rows, pieces, read_columns
 from .formats import score_layout
-from .multiclass import MulticlassScores, _MulticlassReader
+from .multiclass import _MulticlassReader
 
 __all__ = ["FileLayout", "ScoreChunk", "iter_score_chunks", "open_score_files"]
 
@@ -349,11 +348,12 @@ class _WholeFiles:
     def __init__(self, paths, kind, missing, layout=None, executor=None, records=False):
         self.executor = executor  # formats the output (focal.workflows.apply)
         self.records = self.rows = None
+        threads = 0 if executor is None else None  # threads=0: no worker thread here either
         if kind == "binary":  # the first file read whole, the others joined with it
             layout = score_layout(layout)
-            first = read_columns(paths[0], layout, records=records)
+            first = read_columns(paths[0], layout, records=records, threads=threads)
             first.kind = "first score file"
-            X = join(first, paths[1:], format=layout, missing=missing)
+            X = join(first, paths[1:], format=layout, missing=missing, threads=threads)
             X = np.column_stack([first.values["score"], X])
             keep = kept_rows(X, first, paths)
             self.rows = np.arange(len(first)) if keep is None else np.flatnonzero(keep)
@@ -364,7 +364,9 @@ class _WholeFiles:
             X = X if keep is None else X[keep]
             self.layouts = [FileLayout(p, "binary") for p in paths]
         else:
-            systems = [_read_whole(p, kind) for p in paths]
+            systems = [
+                _MulticlassReader(p, BLOCK_BYTES).read(_READER_KIND[kind], threads) for p in paths
+            ]
             X, segments, classes = align_multiclass_scores(*systems, missing=missing)
             self.ids = (segments,)
             self.layouts = [
@@ -383,12 +385,3 @@ class _WholeFiles:
             records = None if self.records is None else self.records[i:j]
             ids = tuple(c[i:j] if self.rows is None else c.take(self.rows[i:j]) for c in self.ids)
             yield ScoreChunk(ids, self.X[i:j], None, records)
-
-
-def _read_whole(path, kind):
-    reader = _MulticlassReader(path, BLOCK_BYTES)
-    segments, llh, lines = reader.read(_READER_KIND[kind])
-    task = getattr(reader, "task", None)
-    return MulticlassScores(
-        segments, llh, reader.classes, reader.path, task, getattr(reader, "condition", None), lines
-    )

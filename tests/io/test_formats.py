@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from focal.io import read_key, read_scores
-from focal.io.binary import read_key_and_scores, read_trials
+from focal.io.binary import read_trials
+from focal.io.engine import read_aligned
 from focal.io.formats import PRESETS, Layout, key_layout, parse_layout, score_layout
 
 
@@ -134,10 +135,10 @@ def test_scores_and_labels_in_one_file(tmp_path):
     path = _write(tmp_path / "wespeaker", PRESETS["wespeaker"][0])
     scores, key = read_trials(path, format="wespeaker")
     assert scores.scores.tolist() == SCORES and key.labels.tolist() == LABELS
-    key2, systems = read_key_and_scores([path], None, format="wespeaker")
-    assert key2.labels.tolist() == LABELS and systems[0].scores.tolist() == SCORES
+    X, y, _, _, _ = read_aligned([path], None, format="wespeaker")
+    assert y.tolist() == LABELS and X[:, 0].tolist() == SCORES
     with pytest.raises(ValueError, match="no label column: give the key file"):
-        read_key_and_scores([path], None, format="bosaris")
+        read_aligned([path], None, format="bosaris")
 
 
 def test_parse_layout_and_errors():

@@ -285,3 +285,19 @@ def test_a_segment_given_twice_in_memory_is_refused_not_matched_once(missing):
     once = MulticlassScores(np.array([b"s1"]), llh[:1], ("en", "fr"))
     with pytest.raises(ValueError, match=r"^key: duplicate segment 's1': rows 0 and 1"):
         align_multiclass(key_twice, once, missing=missing)
+
+
+def test_one_long_segment_among_short_ones_is_refused_with_its_line(tmp_path):
+    # The segments are returned at the width of the longest: one of 4,000 bytes among 70,000
+    # short ones would take 267 MiB; a long one of 40 bytes is fine.
+    segments = [f"s{i}" for i in range(70_000)]
+    segments[5000] = "x" * 4000
+    scores = write(tmp_path, "m", "segment a b\n" + "".join(f"{s} 1 2\n" for s in segments))
+    key = write(tmp_path, "k", "".join(f"{s} a\n" for s in segments))
+    with pytest.raises(ValueError, match=r"m:5002: an id of 4000 bytes among much shorter"):
+        read_multiclass_scores(scores)
+    with pytest.raises(ValueError, match=r"k:5001: an id of 4000 bytes among much shorter"):
+        read_multiclass_key(key)
+    segments[5000] = "x" * 40
+    scores = write(tmp_path, "m", "segment a b\n" + "".join(f"{s} 1 2\n" for s in segments))
+    assert read_multiclass_scores(scores).segments[5000] == b"x" * 40

@@ -243,3 +243,31 @@ def test_multiclass_streams_must_share_classes(tmp_path):
     with pytest.raises(ValueError, match="g1: classes x, z differ"):
         list(iter_score_chunks([tmp_path / "g0", tmp_path / "g1"], kind="multiclass"))
     assert read_albayzin_scores  # imported for the albayzin cases above
+
+
+@pytest.mark.parametrize("kind", ["binary", "multiclass"])
+def test_aligned_files_are_read_without_a_pool_when_threads_is_zero(tmp_path, monkeypatch, kind):
+    # threads=0 means no worker thread, also when the files are read whole and aligned
+    import focal._text.pool
+
+    if kind == "binary":
+        paths = make_systems(tmp_path, n=50, k=2)[0]
+    else:
+        segments = np.array([f"seg{i}" for i in range(50)])
+        llh = np.zeros((50, 2))
+        paths = [tmp_path / "a", tmp_path / "b"]
+        write_multiclass_scores(paths[0], segments, llh, ["x", "y"])
+        write_multiclass_scores(paths[1], segments[::-1], llh, ["x", "y"])
+
+    def no_pool(*args, **kwargs):
+        raise AssertionError("a thread pool was made with threads=0")
+
+    monkeypatch.setattr(focal._text.pool, "ThreadPoolExecutor", no_pool)
+    apply_to_files(
+        (lambda X: X[:, :1]) if kind == "binary" else (lambda X: X[:, :2]),
+        paths,
+        tmp_path / "out",
+        kind=kind,
+        on_mismatch="align",
+        threads=0,
+    )

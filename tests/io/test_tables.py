@@ -337,6 +337,29 @@ def test_hdf5_ids_are_checked_as_text_ids(tmp_path, capsys, bad):
         _refused_by_apply(capsys, tmp_path, h5, r"/ID/row_ids\[1\]: id .* is not a valid id")
 
 
+@pytest.mark.parametrize(
+    "ids, bad",
+    [
+        ([b"m1", b"\xc3", b"\xa9x"], 1),  # "\xc3\xa9" is UTF-8 only across the two ids
+        ([b"m1", b"\xc3\xa9", b"\xa9x"], 2),
+        ([b"\xe4\xb8\xad", b"m\xff", b"\xe4"], 1),
+        ([b"\xe4\xb8\xad", b"m", b"x\xe4\xb8"], 2),
+    ],
+)
+def test_hdf5_ids_are_utf8_each_on_its_own(tmp_path, ids, bad):
+    """The ids' bytes are checked as one buffer: an id is refused even where its bytes and the
+    next id's make UTF-8 together, and the message names the first id that is not UTF-8.
+    """
+    h5py = pytest.importorskip("h5py")
+
+    def forged(f, name):
+        f.create_dataset(name, data=np.array(ids, dtype="S8"))
+
+    h5 = _scores_file(h5py, tmp_path / "bad.h5", **{"ID/row_ids": forged})
+    with pytest.raises(FileFormatError, match=rf"/ID/row_ids\[{bad}\]: id is not UTF-8 text"):
+        read_scores(h5)
+
+
 def test_parquet_ids_are_checked_as_text_ids(tmp_path, capsys):
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
@@ -375,41 +398,46 @@ def test_parquet_id_column_of_lists_is_a_clear_error(tmp_path, capsys):
     )
 
 
-def _traced(fn, *args):
-    """``fn(*args)``, its peak of traced memory (NumPy's included) kept in ``_traced.peak``."""
+def _traced(fn, *args, **kwargs):
+    """``fn(*args, **kwargs)``, its peak of traced memory (NumPy's included) in ``_traced.peak``."""
     tracemalloc.start()
     try:
-        return fn(*args)
+        return fn(*args, **kwargs)
     finally:
         _traced.peak = tracemalloc.get_traced_memory()[1]
         tracemalloc.stop()
 
 
-def test_one_long_id_among_short_ones_is_refused_before_the_column_is_padded(tmp_path):
-    """Ids are stored at the width of the longest: one id of 4,000 bytes among 70,000 short
-    ones would take 267 MiB. Text files refuse it with its line; parquet string columns and
-    HDF5 variable-length strings with its row, before the padded copy is made.
+def test_one_long_id_among_short_ones_is_read_and_joined(tmp_path):
+    """Ids are held by their own length: a parquet and an HDF5 key with one id of 4,000 bytes
+    among 70,000 short ones (267 MiB at the width of the longest) are read and joined in a few
+    MiB. Only fixed-width arrays (:func:`focal.io.read_scores`) refuse them, naming the row.
     """
     pa = pytest.importorskip("pyarrow")
     pq = pytest.importorskip("pyarrow.parquet")
     h5py = pytest.importorskip("h5py")
+    from focal.io.engine import read_aligned
+
     n = 70_000
     segments = [f"seg{i}" for i in range(n)]
     segments[40_001] = "x" * 4000
-    table = pa.table({"model": ["m"] * n, "test": segments, "score": np.ones(n)})
-    pq.write_table(table, tmp_path / "s.parquet")
-    message = r"row 40002: test column 'test': an id of 4000 bytes among much shorter ones"
-    with pytest.raises(FileFormatError, match=message):
-        _traced(read_scores, tmp_path / "s.parquet")
-    assert _traced.peak < 64 << 20  # the 267 MiB padded copy was never made
-    with h5py.File(tmp_path / "s.h5", "w") as f:
-        f["scores"] = np.ones((1, n))
-        f["score_mask"] = np.ones((1, n), dtype=np.uint8)
+    labels = np.arange(n) % 3 == 0
+    pq.write_table(
+        pa.table({"model": ["m"] * n, "test": segments, "label": labels}), tmp_path / "k.parquet"
+    )
+    with h5py.File(tmp_path / "k.h5", "w") as f:
+        f["trial_mask"] = np.where(labels, 1, -1).astype(np.int8)[None, :]
         f["ID/row_ids"] = np.array([b"m"], dtype=h5py.string_dtype())
         f.create_dataset("ID/column_ids", data=segments, dtype=h5py.string_dtype())
-    with pytest.raises(FileFormatError, match=r"/ID/column_ids\[40001\]: an id of 4000 bytes"):
-        _traced(read_scores, tmp_path / "s.h5")
-    assert _traced.peak < 64 << 20
-    segments[40_001] = "x" * 40  # a long id, but not one that widens the others 16 times
-    pq.write_table(table.set_column(1, "test", pa.array(segments)), tmp_path / "ok.parquet")
-    assert len(read_scores(tmp_path / "ok.parquet")) == n
+    order = np.random.default_rng(3).permutation(n)
+    scores = tmp_path / "scores.txt"
+    scores.write_text("".join(f"m {segments[i]} {i}\n" for i in order))
+    for key in ("k.parquet", "k.h5"):
+        X, y, _, _, _ = _traced(read_aligned, [scores], tmp_path / key, ids=False)
+        assert _traced.peak < 64 << 20, key  # the 267 MiB padded copy was never made
+        assert np.array_equal(X[:, 0], np.arange(n)) and np.array_equal(y, labels)
+    message = r"k\.parquet:40002: an id of 4000 bytes among much shorter ones"
+    with pytest.raises(FileFormatError, match=message):
+        read_key(tmp_path / "k.parquet")
+    with pytest.raises(FileFormatError, match=r"k\.h5:40002: an id of 4000 bytes"):
+        read_key(tmp_path / "k.h5")
