@@ -10,28 +10,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._text.fields import LineMap, fixed_width, ids_text
-from ._tables import WordFields
+from .._text.fields import ids_text
 
-__all__ = ["NONTARGET", "TARGET", "label_column", "namedlabel_column", "words_to_labels"]
+__all__ = ["NONTARGET", "TARGET", "label_column", "namedlabel_column"]
 
 TARGET = (b"target", b"tar", b"1", b"true")
 NONTARGET = (b"nontarget", b"non-target", b"non", b"0", b"false", b"impostor")
 # the target word keys pair with a non-target word (for messages)
 _PAIRS = {b"non": b"tar", b"0": b"1", b"false": b"true", b"impostor": b"genuine"}
-
-
-def words_to_labels(column):
-    """A label column function of :class:`Fields` applied to a table's label column (Ids, rows
-    numbered from 1).
-    """
-
-    def convert(words, path):
-        rows, lines = np.arange(1, len(words) + 1), LineMap()
-        lines.add(0, rows)
-        return column(WordFields(fixed_width(words, None, lines, path), rows), path, 0)
-
-    return convert
 
 
 def _lower(words):
@@ -56,8 +42,10 @@ def _one_of(words, choices):
     return found
 
 
-def label_column(fields, path, column=2):
-    raw = fields.ids(column)
+def label_column(raw, lines, path):
+    """Whether each label word (a bytes array, width a multiple of 8; ``lines`` their lines) is a
+    target word, every word one of focal's (the module notes), any other refused with its line.
+    """
     words = _lower(raw)
     target = _one_of(words, TARGET)
     known = target | _one_of(words, NONTARGET)
@@ -65,7 +53,7 @@ def label_column(fields, path, column=2):
         i = int(np.argmin(known))
         word = ids_text(raw[i])
         raise ValueError(
-            f"{path}:{int(fields.lines[i])}: unknown label {word!r} (focal knows "
+            f"{path}:{int(lines[i])}: unknown label {word!r} (focal knows "
             f"target/nontarget, tar/non, 1/0, true/false and impostor); if {word!r} marks the "
             f"target trials, say so: --pos-label {word} (pos_label={word!r})"
         )
@@ -91,8 +79,7 @@ def namedlabel_column(pos_label):
         )
     other = []
 
-    def column(fields, path, index=2):
-        words = fields.ids(index)
+    def column(words, lines, path):
         target = words == target_word
         rest = words[~target]
         if rest.size:
@@ -103,7 +90,7 @@ def namedlabel_column(pos_label):
             if wrong.any():
                 i = int(np.argmax(wrong))
                 raise ValueError(
-                    f"{path}:{int(fields.lines[i])}: label {ids_text(words[i])!r} is "
+                    f"{path}:{int(lines[i])}: label {ids_text(words[i])!r} is "
                     f"neither the target label {pos_label!r} (pos_label) nor the "
                     f"non-target label {ids_text(other[0])!r} seen before"
                 )

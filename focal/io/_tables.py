@@ -53,10 +53,10 @@ import stat
 import numpy as np
 
 from .._text import blocks as _blocks
-from .._text.fields import Ids, ids_text
+from .._text.fields import Ids, LineMap, fixed_width, ids_text
 from ..exceptions import FileFormatError
 
-__all__ = ["MAX_TABLE_BYTES", "WordFields", "read_table", "table_kind"]
+__all__ = ["MAX_TABLE_BYTES", "read_table", "table_kind"]
 
 HDF5_MAGIC = b"\x89HDF\r\n\x1a\n"
 PARQUET_MAGIC = b"PAR1"
@@ -74,16 +74,6 @@ _NAMES = {
     "score": ("score", "llr", "LLR"),
     "label": ("label", "key", "targettype"),
 }
-
-
-class WordFields:
-    """The part of :class:`focal._text.fields.Fields` a label column reads, over a bytes array."""
-
-    def __init__(self, words, lines):
-        self._words, self.lines = words, lines
-
-    def ids(self, column):
-        return self._words
 
 
 def table_kind(path):
@@ -121,7 +111,8 @@ def read_table(path, kind, layout, want, label_value):
     """``(models, tests, {role: values})`` of an HDF5 or parquet trial file, the ids as
     :class:`~focal._text.fields.Ids` (by their own length, one long id widens no other).
 
-    ``label_value(words, path)`` turns a parquet label column (Ids) into booleans.
+    ``label_value(words, lines, path)`` turns a parquet label column (a bytes array, its rows
+    numbered from 1) into booleans.
     Every check of the module notes is made before the data it guards is read.
     """
     if kind == "hdf5":
@@ -445,7 +436,10 @@ def _read_parquet(path, layout, want, label_value):
         if pa.types.is_boolean(column.type) and not column.null_count:
             values["label"] = column.to_numpy(zero_copy_only=False)
         else:
-            values["label"] = label_value(ids("label"), path)
+            rows = LineMap()
+            rows.add(0, np.arange(1, meta.num_rows + 1))
+            words = fixed_width(ids("label"), None, rows, path)
+            values["label"] = label_value(words, rows.numbers(len(words)), path)
     return ids("model"), ids("test"), values
 
 

@@ -53,11 +53,12 @@ from .._text.pool import in_order, worker_pool
 from .._text.source import display_name
 from . import _ids
 from ._ids import HashTable
-from ._labels import NONTARGET, TARGET, label_column, namedlabel_column, words_to_labels
+from ._labels import NONTARGET, TARGET, label_column, namedlabel_column
 from ._records import Records
 from ._spans import trial_spans
 from ._spill import Matches, SpilledIds
-from ._tables import WordFields, read_table, table_kind
+from ._tables import read_table, table_kind
+from .alignment import check_missing
 from .formats import HEADER_NAMES, is_number, key_layout, resolve_layout, score_layout
 
 __all__ = ["Trials", "iter_aligned", "join", "read_aligned", "read_columns", "stream"]
@@ -142,7 +143,7 @@ class _TrialReader:
             if role == "score":
                 values[role] = fields.numbers([columns[role]], self.shown)[:, 0]
             elif self.named is None:
-                values[role] = label_column(fields, self.shown, columns[role])
+                values[role] = label_column(fields.ids(columns[role]), fields.lines, self.shown)
             else:  # checked in file order by `checked`
                 values[role] = fields.ids(columns[role]), fields.lines
         model, test = columns["model"], columns["test"]
@@ -161,7 +162,7 @@ class _TrialReader:
                 continue
             if self.named is not None and "label" in piece[1]:
                 words, lines = piece[1]["label"]
-                piece[1]["label"] = self.named(WordFields(words, lines), self.shown, 0)
+                piece[1]["label"] = self.named(words, lines, self.shown)
             yield piece
 
 
@@ -219,7 +220,7 @@ def pieces(
     kind = table_kind(path)
     if kind is not None:
         label = label_column if pos_label is None else namedlabel_column(pos_label)
-        models, tests, values = read_table(path, kind, layout, want, words_to_labels(label))
+        models, tests, values = read_table(path, kind, layout, want, label)
         piece = (Ids.of(models), Ids.of(tests)), values, np.arange(1, len(models) + 1)
         piece += (None,) if records else ()
         yield piece if then is None else then(piece)
@@ -587,8 +588,7 @@ def join(
         the reference or reference trials without a score (``missing="error"``), or a source
         without trials; the first source's error first.
     """
-    if missing not in ("error", "drop"):
-        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
+    check_missing(missing)
     layout = score_layout(format)
     X = np.empty((len(reference), len(sources)))
     with worker_pool(threads) as executor:
@@ -757,7 +757,8 @@ def stream(
     paths : sequence of path-like
         One file per system.
     kind : {"binary", "albayzin", "multiclass", "auto"}
-        The files' format (:func:`focal.io.stream.open_score_files`).
+        The files' format (``"auto"``: multiclass files, each in the format its first record
+        shows).
     on_mismatch : {"error", "align"}
         Files that do not list the same trials in the same order: an error, or joined.
     missing : {"error", "drop"}
@@ -777,18 +778,14 @@ def stream(
         With ``layouts`` (one :class:`focal.io.stream.FileLayout` per file), ``executor`` and
         ``chunks(chunk_size)`` (yielding :class:`focal.io.ScoreChunk`).
     """
-    from .stream import _WholeFiles, open_score_files
+    from .stream import _OpenFiles, _WholeFiles
 
     if on_mismatch not in ("error", "align"):
         raise ValueError(f"on_mismatch must be 'error' or 'align', got {on_mismatch!r}")
-    if missing not in ("error", "drop"):
-        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
-    if on_mismatch == "align":
-        with worker_pool(threads) as executor:
-            paths = [os.fspath(p) for p in paths]
+    check_missing(missing)
+    paths = [os.fspath(p) for p in paths]
+    with worker_pool(threads) as executor:
+        if on_mismatch == "align":
             yield _WholeFiles(paths, kind, missing, format, executor, records)
-        return
-    with open_score_files(
-        paths, kind=kind, block_bytes=block_bytes, threads=threads, format=format, records=records
-    ) as files:
-        yield files
+        else:
+            yield _OpenFiles(paths, kind, block_bytes, executor, format, records)

@@ -21,13 +21,12 @@ References
 from __future__ import annotations
 
 import os
-from contextlib import contextmanager
 
 import numpy as np
 
 from .._text.blocks import BLOCK_BYTES
 from .._text.fields import ids_text
-from .._text.pool import worker_pool
+from . import engine
 from ._multiclass_align import align_multiclass_scores
 from ._records import Records
 from ._spans import concat_ids, equal_ids, ids_tuple, slice_ids
@@ -35,7 +34,7 @@ from .engine import join, kept_rows, pieces, read_columns
 from .formats import score_layout
 from .multiclass import _MulticlassReader
 
-__all__ = ["FileLayout", "ScoreChunk", "iter_score_chunks", "open_score_files"]
+__all__ = ["FileLayout", "ScoreChunk", "iter_score_chunks"]
 
 _KINDS = ("binary", "albayzin", "multiclass")
 _READER_KIND = {"albayzin": "albayzin", "multiclass": "generic", "auto": "auto"}
@@ -211,7 +210,7 @@ def iter_score_chunks(
         same order (both files, lines and trial ids), or files of different lengths.
     """
     _check_kind(kind)
-    with open_score_files(paths, kind=kind, block_bytes=block_bytes, threads=threads) as files:
+    with engine.stream(paths, kind=kind, block_bytes=block_bytes, threads=threads) as files:
         _check_same_classes(files.layouts)
         yield from files.chunks(chunk_size)
 
@@ -231,11 +230,16 @@ class FileLayout:
 
 
 class _OpenFiles:
-    """Score files opened side by side: each file's first block is parsed (``layouts``) and
-    the rest is served by :meth:`chunks`, so each file is parsed exactly once.
+    """Score files opened side by side (:func:`focal.io.engine.stream`): each file's first block
+    is parsed (``layouts``, known before any trial is served) and the rest is served by
+    :meth:`chunks`, so each file is parsed exactly once.
     """
 
     def __init__(self, paths, kind, block_bytes, executor, layout=None, records=False):
+        if kind not in _KINDS + ("auto",):
+            raise ValueError(f"kind must be one of {', '.join(_KINDS + ('auto',))}, got {kind!r}")
+        if not paths:
+            raise ValueError("no score files given")
         self.executor = executor
         info = []
         self.streams = [
@@ -253,34 +257,6 @@ class _OpenFiles:
         if int(chunk_size) < 1:
             raise ValueError(f"chunk_size must be a positive integer, got {chunk_size!r}")
         return _chunks(self.streams, int(chunk_size))
-
-
-@contextmanager
-def open_score_files(
-    paths,
-    *,
-    kind: str = "binary",
-    block_bytes: int = BLOCK_BYTES,
-    threads: int | None = None,
-    format=None,
-    records: bool = False,
-):
-    """Open several systems' score files side by side (a context manager).
-
-    Parses the first block of each file, so that ``files.layouts`` (one :class:`FileLayout`
-    per file) is known before any trial is served, then ``files.chunks(chunk_size)`` yields
-    :class:`ScoreChunk` objects as :func:`iter_score_chunks` does; no file is read twice.
-    ``kind`` may also be ``"auto"``: multiclass files, each in the format its first record shows.
-    ``format`` gives the columns of binary files (:func:`focal.io.read_scores`); with
-    ``records``, the chunks of binary files carry the first file's records as read.
-    """
-    if kind not in _KINDS + ("auto",):
-        raise ValueError(f"kind must be one of {', '.join(_KINDS + ('auto',))}, got {kind!r}")
-    paths = [os.fspath(p) for p in paths]
-    if not paths:
-        raise ValueError("no score files given")
-    with worker_pool(threads) as executor:
-        yield _OpenFiles(paths, kind, block_bytes, executor, format, records)
 
 
 def _check_same_classes(layouts):

@@ -548,7 +548,6 @@ _LABEL_WORDS = {"wespeaker": (b"target", b"nontarget"), "speechbrain": (b"1", b"
 def _preset_lines(preset, chunk, Y, path):
     """Lines in the columns of ``preset``'s score files (see :func:`apply_model`)."""
     from ..io._labels import label_column
-    from ..io._tables import WordFields
     from ..io.formats import PRESETS
 
     records = chunk.records
@@ -569,7 +568,7 @@ def _preset_lines(preset, chunk, Y, path):
                     f"is no label to write"
                 )
             lines = chunk.lines if chunk.lines is not None else np.arange(1, n + 1)
-            target = label_column(WordFields(words, lines), path, 0)
+            target = label_column(words, lines, path)
             yes, no = _LABEL_WORDS[preset]
             words = np.where(target, yes, no).astype(f"S{len(no)}")
             columns.append(words.view(np.uint8).reshape(n, len(no)))
