@@ -48,11 +48,15 @@ def worker_threads(threads=None) -> int:
 
 
 @contextlib.contextmanager
-def worker_pool(threads=None):
-    """A pool of :func:`worker_threads` workers for the ``with`` block, or None (``threads=0``).
+def worker_pool(threads=None, pool=None):
+    """A pool of :func:`worker_threads` workers for the ``with`` block, or None (``threads=0``);
+    ``pool``, a pool the caller opened already, is used as it is (and left open).
 
     On exit, tasks not started are cancelled and running ones are waited for.
     """
+    if pool is not None:
+        yield pool
+        return
     n = worker_threads(threads)
     if n == 0:
         yield None

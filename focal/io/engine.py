@@ -304,6 +304,7 @@ def read_columns(
     records=False,
     block_bytes=BLOCK_BYTES,
     threads=None,
+    pool=None,
     spill=False,
 ):
     """Read a trial file whole: its ids, its ``want`` columns and the line of each trial.
@@ -324,6 +325,8 @@ def read_columns(
         Bytes read and parsed at a time.
     threads : int, optional
         Worker threads (:func:`focal._text.pool.worker_pool`; 0: none).
+    pool : Executor, optional
+        A pool already open, used instead of one of ``threads`` workers.
     spill : bool
         The ids written to a temporary file as read, not held (:mod:`focal.io._spill`).
 
@@ -352,7 +355,7 @@ def read_columns(
     values = {r: [] for r in want}
     lines, n = LineMap(), 0
     spilled = SpilledIds() if spill else None
-    with worker_pool(threads) as executor:
+    with worker_pool(threads, pool) as executor:
         for (m, t), v, where, h, *text in pieces(
             path,
             layout,
@@ -558,7 +561,14 @@ def _check_repeats(shown, absent):
 
 
 def join(
-    reference, sources, *, format=None, missing="error", threads=None, block_bytes=BLOCK_BYTES
+    reference,
+    sources,
+    *,
+    format=None,
+    missing="error",
+    threads=None,
+    pool=None,
+    block_bytes=BLOCK_BYTES,
 ):
     """The scores of the reference's trials in each source, joined on the (model, test) trial.
 
@@ -575,6 +585,12 @@ def join(
     missing : {"error", "drop"}
         A scored trial absent from the reference, or a reference trial without a score in a
         source: an error (count and first trials), or skipped (its scores NaN).
+    threads : int, optional
+        Worker threads (:func:`focal._text.pool.worker_pool`; 0: none).
+    pool : Executor, optional
+        A pool already open, used instead of one of ``threads`` workers.
+    block_bytes : int
+        Bytes read and parsed at a time.
 
     Returns
     -------
@@ -591,7 +607,7 @@ def join(
     check_missing(missing)
     layout = score_layout(format)
     X = np.empty((len(reference), len(sources)))
-    with worker_pool(threads) as executor:
+    with worker_pool(threads, pool) as executor:
         for j, source in enumerate(sources):
             _scores_against(
                 reference,

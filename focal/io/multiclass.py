@@ -212,11 +212,13 @@ class _MulticlassReader:
         llh = parsed.numbers(range(self.prefix, self.n_fields), self.path, "log-likelihood")
         return (parsed.column(self.prefix - 1).compact(),), llh, parsed.lines
 
-    def read(self, kind, threads=None):
-        """The file read whole, as :class:`MulticlassScores` (``threads``: of the pool)."""
+    def read(self, kind, threads=None, pool=None):
+        """The file read whole, as :class:`MulticlassScores` (``threads``: of the pool; ``pool``:
+        one already open).
+        """
         segments, values, lines = [], [], LineMap()
         n = 0
-        with worker_pool(threads) as executor:
+        with worker_pool(threads, pool) as executor:
             for (seg,), llh, where in self.pieces(kind, executor):
                 segments.append(seg)
                 values.append(llh)

@@ -327,9 +327,11 @@ class _WholeFiles:
         threads = 0 if executor is None else None  # threads=0: no worker thread here either
         if kind == "binary":  # the first file read whole, the others joined with it
             layout = score_layout(layout)
-            first = read_columns(paths[0], layout, records=records, threads=threads)
+            first = read_columns(paths[0], layout, records=records, threads=threads, pool=executor)
             first.kind = "first score file"
-            X = join(first, paths[1:], format=layout, missing=missing, threads=threads)
+            X = join(
+                first, paths[1:], format=layout, missing=missing, threads=threads, pool=executor
+            )
             X = np.column_stack([first.values["score"], X])
             keep = kept_rows(X, first, paths)
             self.rows = np.arange(len(first)) if keep is None else np.flatnonzero(keep)
@@ -341,7 +343,8 @@ class _WholeFiles:
             self.layouts = [FileLayout(p, "binary") for p in paths]
         else:
             systems = [
-                _MulticlassReader(p, BLOCK_BYTES).read(_READER_KIND[kind], threads) for p in paths
+                _MulticlassReader(p, BLOCK_BYTES).read(_READER_KIND[kind], threads, executor)
+                for p in paths
             ]
             X, segments, classes = align_multiclass_scores(*systems, missing=missing)
             self.ids = (segments,)

@@ -245,9 +245,11 @@ def test_multiclass_streams_must_share_classes(tmp_path):
     assert read_albayzin_scores  # imported for the albayzin cases above
 
 
+@pytest.mark.parametrize("threads", [0, 1])
 @pytest.mark.parametrize("kind", ["binary", "multiclass"])
-def test_aligned_files_are_read_without_a_pool_when_threads_is_zero(tmp_path, monkeypatch, kind):
-    # threads=0 means no worker thread, also when the files are read whole and aligned
+def test_aligned_files_are_read_in_the_one_pool_of_threads(tmp_path, monkeypatch, kind, threads):
+    # threads=0 means no worker thread, and threads=1 one pool of one worker, also when the
+    # files are read whole and aligned (the readers and the join share the stream's pool)
     import focal._text.pool
 
     if kind == "binary":
@@ -258,16 +260,20 @@ def test_aligned_files_are_read_without_a_pool_when_threads_is_zero(tmp_path, mo
         paths = [tmp_path / "a", tmp_path / "b"]
         write_multiclass_scores(paths[0], segments, llh, ["x", "y"])
         write_multiclass_scores(paths[1], segments[::-1], llh, ["x", "y"])
+    pools = []
+    real = focal._text.pool.ThreadPoolExecutor
 
-    def no_pool(*args, **kwargs):
-        raise AssertionError("a thread pool was made with threads=0")
+    def counted(*args, **kwargs):
+        pools.append(kwargs["max_workers"])
+        return real(*args, **kwargs)
 
-    monkeypatch.setattr(focal._text.pool, "ThreadPoolExecutor", no_pool)
+    monkeypatch.setattr(focal._text.pool, "ThreadPoolExecutor", counted)
     apply_to_files(
         (lambda X: X[:, :1]) if kind == "binary" else (lambda X: X[:, :2]),
         paths,
         tmp_path / "out",
         kind=kind,
         on_mismatch="align",
-        threads=0,
+        threads=threads,
     )
+    assert pools == ([] if threads == 0 else [1])
