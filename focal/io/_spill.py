@@ -198,10 +198,10 @@ class Matches:
     temporary files, then checked byte for byte against the key's :class:`SpilledIds`, a range
     at a time, their scores put in place (writes that stay in the cache).
 
-    A match is one record of uint64 words: the key row, the line, the score, the two ids'
-    lengths, then each id as the fixed-width words its width class was gathered at to be hashed
-    (:func:`focal.io._ids.gather_classes`): records of one block and width classes are
-    written together, as one matrix per range.
+    A match is four uint64 numbers (the key row, the line, the score, the two ids' lengths) and
+    each id as the fixed-width words its width class was gathered at to be hashed
+    (:func:`focal.io._ids.gather_classes`); the matches of a block and pair of width classes
+    are written to each range as one chunk (its count and widths, the numbers, the ids).
 
     Parameters
     ----------
@@ -282,7 +282,7 @@ class Matches:
         self._files = [None] * self.n_ranges
 
     def _read(self, p):
-        """The records of range ``p``: ``(records, models, tests)`` per pair of id widths, the
+        """The matches of range ``p``: ``(numbers, models, tests)`` per pair of id widths, the
         ids as fixed-width bytes arrays.
         """
         raw = self._files[p].content(np.uint64)
