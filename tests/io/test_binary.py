@@ -346,18 +346,6 @@ def test_write_refuses_what_cannot_be_read_back(tmp_path, models, scores, messag
         write_scores(tmp_path / "s", np.array(models), tests, scores)
 
 
-@given(
-    st.lists(st.integers(0, 2**64 - 1), max_size=40),
-    st.lists(st.integers(0, 2**64 - 1), max_size=40),
-)
-def test_searching_sorted_queries_answers_like_searchsorted(table, queries):
-    # repeated queries, queries equal to table entries, above and below every entry
-    table = np.sort(np.array(table, dtype=np.uint64))
-    queries = np.array(queries + [int(v) for v in table[:3]] + queries[:3], dtype=np.uint64)
-    expected = np.array([int(np.sum(table < q)) for q in queries], dtype=np.intp)  # side="left"
-    np.testing.assert_array_equal(_ids._search_sorted_queries(table, queries), expected)
-
-
 # ------------------------------------------------------------- messages that name the culprit
 
 
