@@ -437,26 +437,24 @@ def _match_exact(query, table):
 def check_matched(
     where, n_table, label, reference_name, noun, what, sample_reference, sample_table
 ):
-    """Raise ValueError when a reference row has no match, or a table row is matched by none.
+    """Raise ValueError when a table row is matched by no reference row, or a reference row
+    has no match (in that order, as the join of binary files reports them).
 
     ``where`` is :func:`match_ids`'s answer for the reference rows in a table of ``n_table``
     rows; the message gives the count and the first ids (``sample_*`` format a few indices).
     """
-    absent = np.flatnonzero(where < 0)
-    if absent.size:
-        raise ValueError(
-            f"{label}: {absent.size} {noun}(s) of the {reference_name} have no "
-            f"{what}, e.g. {sample_reference(absent)}; use missing='drop' (focal: "
-            f"--missing drop) to skip "
-            f"them"
-        )
     used = np.zeros(n_table, dtype=bool)
-    used[where] = True
+    used[where[where >= 0]] = True
     if not used.all():
         extra = np.flatnonzero(~used)
         raise ValueError(
-            f"{label}: {extra.size} scored {noun}(s) are not in the "
-            f"{reference_name}, e.g. {sample_table(extra)}; use missing='drop' "
-            f"(focal: --missing drop) to "
-            f"skip them"
+            f"{label}: {extra.size} scored {noun}(s) are not in the {reference_name}, e.g. "
+            f"{sample_table(extra)}; use missing='drop' (focal: --missing drop) to skip them"
+        )
+    absent = np.flatnonzero(where < 0)
+    if absent.size:
+        raise ValueError(
+            f"{label}: {absent.size} {noun}(s) of the {reference_name} have no {what}, e.g. "
+            f"{sample_reference(absent)}; use missing='drop' (focal: --missing drop) to skip "
+            "them"
         )

@@ -165,10 +165,15 @@ def test_oos_policy_needs_an_oos_class(tmp_path):
 def test_missing_segments(tmp_path):
     scores = read_albayzin_scores(write(tmp_path, "s", FIGURE_1))
     key = read_multiclass_key(write(tmp_path, "k", "qqtzzii Spanish\nzzz Basque\nyyy Basque\n"))
+    # scored segments not in the key are named first, as the join of binary files names them
+    with pytest.raises(ValueError, match=r"s: 3 scored segment\(s\) are not in the key"):
+        align_multiclass(key, scores)
+    every = "xxyyffaa gghhjbb pplkkaa qqtzzii zzz yyy".split()
+    full = read_multiclass_key(write(tmp_path, "full", "".join(f"{s} Basque\n" for s in every)))
     with pytest.raises(
         ValueError, match=r"s: 2 segment\(s\) of the key .* have no scores, e\.g\. zzz, yyy"
     ):
-        align_multiclass(key, scores)
+        align_multiclass(full, scores)
     X, labels, segments, _ = align_multiclass(key, scores, missing="drop")
     assert names(segments) == ["qqtzzii"]
     key = read_multiclass_key(write(tmp_path, "k2", "qqtzzii Spanish\n"))
