@@ -9,6 +9,9 @@
 - :func:`stream`: several systems' files read side by side, a chunk of trials at a time
   (``focal apply``, :mod:`focal.io.stream`).
 
+One module, for one concept: the three jobs share its block reader of trial files
+(:func:`pieces`) and its :class:`Trials`, and each is a few dozen lines over them.
+
 A file is read in blocks of whole lines (:mod:`focal._text.blocks`): the calling thread reads
 them, the worker threads of one pool (:mod:`focal._text.pool`) split them into fields, parse
 the numbers and hash or look up the ids, and the results are used in file order, so errors

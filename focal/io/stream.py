@@ -324,14 +324,12 @@ class _WholeFiles:
     def __init__(self, paths, kind, missing, layout=None, executor=None, records=False):
         self.executor = executor  # formats the output (focal.workflows.apply)
         self.records = self.rows = None
-        threads = 0 if executor is None else None  # threads=0: no worker thread here either
+        # the stream's pool, or none (threads=0): no pool of their own
         if kind == "binary":  # the first file read whole, the others joined with it
             layout = score_layout(layout)
-            first = read_columns(paths[0], layout, records=records, threads=threads, pool=executor)
+            first = read_columns(paths[0], layout, records=records, threads=0, pool=executor)
             first.kind = "first score file"
-            X = join(
-                first, paths[1:], format=layout, missing=missing, threads=threads, pool=executor
-            )
+            X = join(first, paths[1:], format=layout, missing=missing, threads=0, pool=executor)
             X = np.column_stack([first.values["score"], X])
             keep = kept_rows(X, first, paths)
             self.rows = np.arange(len(first)) if keep is None else np.flatnonzero(keep)
@@ -343,7 +341,7 @@ class _WholeFiles:
             self.layouts = [FileLayout(p, "binary") for p in paths]
         else:
             systems = [
-                _MulticlassReader(p, BLOCK_BYTES).read(_READER_KIND[kind], threads, executor)
+                _MulticlassReader(p, BLOCK_BYTES).read(_READER_KIND[kind], 0, executor)
                 for p in paths
             ]
             X, segments, classes = align_multiclass_scores(*systems, missing=missing)
