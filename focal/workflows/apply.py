@@ -23,13 +23,11 @@ from typing import NamedTuple
 
 import numpy as np
 
-from .._text import arrow as _arrow
 from .._text.blocks import BLOCK_BYTES
 from .._text.fields import format_lines
 from .._text.numbers import format_numbers
 from .._text.outputs import check_output, write_output
 from .._text.pool import in_order
-from ..io._spans import TrialSpans, ids_tuple
 from ..io.engine import stream
 from ..io.multiclass import ALBAYZIN_CLASSES, check_one_task
 from ..io.stream import _check_kind, _check_same_classes, _describe
@@ -520,26 +518,12 @@ def _chunk_texts(chunk, Y, fmt, path=None, compress=False):
 
 def _chunk_lines(chunk, Y, fmt, path):
     if fmt.kind != "binary":
-        return [_lines_of(fmt.prefix, ids_tuple(chunk._ids), Y)]
+        return [_lines_of(fmt.prefix, chunk.ids, Y)]
     if fmt.preset is not None:
         return [_preset_lines(fmt.preset, chunk, Y, path)]
     if chunk.records is not None:  # the first input's records, the score replaced
         return chunk.records.texts(Y)
-    spans = chunk._ids
-    if not isinstance(spans, TrialSpans):
-        return [_lines_of([], ids_tuple(spans), Y)]
-    # "model test " as read, then the value: no id arrays (optional pyarrow); a part it does
-    # not take (no pyarrow, or too small to be worth it) is written from its id arrays
-    texts, at = [], 0
-    for part in spans.parts:
-        data, starts, _, stops = part
-        n = starts.shape[0]
-        text = _arrow.join_lines(data, starts, stops + 1, Y[at : at + n], format_numbers)
-        if text is None:
-            text = _lines_of([], TrialSpans([part]).ids(), Y[at : at + n])
-        texts.append(text)
-        at += n
-    return texts
+    return [_lines_of([], chunk.ids, Y)]
 
 
 _LABEL_WORDS = {"wespeaker": (b"target", b"nontarget"), "speechbrain": (b"1", b"0")}
@@ -551,7 +535,7 @@ def _preset_lines(preset, chunk, Y, path):
     from ..io.formats import PRESETS
 
     records = chunk.records
-    models, tests = ids_tuple(chunk._ids)
+    models, tests = chunk.ids
     n = Y.shape[0]
     columns = []
     for role in PRESETS[preset][0].roles:
