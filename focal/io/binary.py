@@ -136,13 +136,7 @@ def read_trials(path, *, format, pos_label=None, block_bytes: int = BLOCK_BYTES)
     )
     models, tests = trials.arrays()
     key = TrialKey(models, tests, trials.values["label"], trials.path, trials.lines)
-    _check_pos_label(key, pos_label)
     return TrialScores(models, tests, trials.values["score"], trials.path, trials.lines), key
-
-
-def _check_pos_label(key, pos_label):
-    if pos_label is not None and not key.labels.any():
-        raise ValueError(f"{key.path}: no trial has the target label {pos_label!r} (pos_label)")
 
 
 def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES, format=None) -> TrialKey:
@@ -176,9 +170,7 @@ def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES, format=Non
         path, key_layout(format), ("label",), pos_label=pos_label, block_bytes=block_bytes
     )
     models, tests = trials.arrays()
-    key = TrialKey(models, tests, trials.values["label"], trials.path, trials.lines)
-    _check_pos_label(key, pos_label)
-    return key
+    return TrialKey(models, tests, trials.values["label"], trials.path, trials.lines)
 
 
 def default_key_format(format=None):

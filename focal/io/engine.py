@@ -342,7 +342,7 @@ def read_columns(
     ------
     ValueError
         Any reader error (``path:line:``), a repeated trial (``path:line:`` and the line first
-        seen), or no trials.
+        seen), no trials, or no target trial (``pos_label`` given).
     """
     path = os.fspath(path)
     shown = display_name(path)
@@ -398,6 +398,8 @@ def read_columns(
             f"{shown}:{lines.line(second)}: duplicate trial {trials.described([second])}, "
             f"first seen on line {lines.line(first)}"
         )
+    if pos_label is not None and "label" in want and not values["label"].any():
+        raise ValueError(f"{shown}: no trial has the target label {pos_label!r} (pos_label)")
     return trials
 
 
@@ -668,10 +670,6 @@ def _reference(paths, key_path, format, key_format, pos_label):
         key_format = default_key_format(format) if key_format is None else key_format
         reference = read_columns(
             key_path, key_layout(key_format), ("label",), pos_label=pos_label, spill=True
-        )
-    if pos_label is not None and not reference.values["label"].any():
-        raise ValueError(
-            f"{reference.path}: no trial has the target label {pos_label!r} (pos_label)"
         )
     return reference
 
