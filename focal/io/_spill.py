@@ -220,15 +220,16 @@ class Matches:
         self._files = [None] * self.n_ranges
 
     def pack(self, rows, lines, scores, gathered):
-        """The records of a block's matches ``rows`` (key rows, -1: none), by width classes,
-        sorted by range (in a worker thread: no file touched); ``gathered``: the block's
-        :func:`~focal.io._ids.gather_classes` of models and tests.
+        """The records of a block's matches ``rows`` (key rows, -1: none), as the chunks to
+        append to their range files (in a worker thread: no file touched); ``gathered``: the
+        block's :func:`~focal.io._ids.gather_classes` of models and tests.
 
         Returns
         -------
-        list of (counts, numbers, models, tests)
-            Per pair of width classes: the records per range, then the records: their numbers
-            (row, line, score, lengths) and their ids' words.
+        list of (int, ndarray of uint64)
+            A range and its chunk, per range and pair of width classes: the count and the id
+            widths (in words), then the records' numbers (row, line, score, lengths) and their
+            ids' words.
         """
         hit = np.flatnonzero(rows >= 0)
         ranges = (rows[hit] >> self.shift).astype(np.uint16)  # MAX_RANGES < 2^16
@@ -256,23 +257,20 @@ class Matches:
             numbers[:, 2] = np.asarray(scores, dtype=np.float64)[sel].view(np.uint64)
             numbers[:, 3] = lm.astype(np.uint64) | (lt.astype(np.uint64) << np.uint64(32))
             counts = np.bincount(rows[sel] >> self.shift, minlength=self.n_ranges)
-            out.append((counts, numbers, wm, wt))
+            end = 0
+            for p in np.flatnonzero(counts):
+                start, end = end, end + int(counts[p])
+                head = np.array([end - start, wm.shape[1], wt.shape[1]], dtype=np.uint64)
+                parts = (part[start:end].ravel() for part in (numbers, wm, wt))
+                out.append((int(p), np.concatenate([head, *parts])))
         return out
 
     def write(self, packed):
-        """Append a block packed by :meth:`pack` to its range files (a chunk per range: its
-        count and id widths, then its records).
-        """
-        for counts, *parts in packed:
-            end = 0
-            widths = [part.shape[1] for part in parts]
-            for p in np.flatnonzero(counts):
-                start, end = end, end + int(counts[p])
-                if self._files[p] is None:
-                    self._files[p] = _Spool(SPOOL_BYTES // self.n_ranges)
-                head = np.array([end - start, *widths[1:]], dtype=np.uint64)
-                chunk = [head, *(part[start:end].ravel() for part in parts)]
-                self._files[p].write(np.concatenate(chunk))
+        """Append the chunks of a block packed by :meth:`pack` to their range files."""
+        for p, chunk in packed:
+            if self._files[p] is None:
+                self._files[p] = _Spool(SPOOL_BYTES // self.n_ranges)
+            self._files[p].write(chunk)
 
     def close(self):
         """Delete the range files."""
@@ -321,15 +319,16 @@ class Matches:
             A key trial matched twice (``path:line:``, the earliest second occurrence).
         """
 
-        def ranges():  # read here: the files are not shared with the workers
+        def ranges():  # the key's ids read here (one file); a range's matches by its worker
             for p in range(self.n_ranges):
                 if self._files[p] is not None:
                     lo = p << self.shift
                     hi = min(self.key.n, lo + (1 << self.shift))
-                    yield lo, self._read(p), self.key.rows(lo, hi)
+                    yield lo, p, self.key.rows(lo, hi)
 
         def checked(item):
-            lo, groups, key = item
+            lo, p, key = item
+            groups = self._read(p)
             key = [(ids.spans()[1], gather_classes(ids)) for ids in key]  # in order: no misses
             absent, kept = [], []
             for numbers, models, tests in groups:
