@@ -674,6 +674,17 @@ def _reference(paths, key_path, format, key_format, pos_label):
     return reference
 
 
+def _labelled(reference, X, paths, ids):
+    """``(X, y, models, tests)`` of the reference trials scored in every file ``paths``
+    (:func:`kept_rows`), the ids None unless ``ids``.
+    """
+    keep = kept_rows(X, reference, paths)
+    y = reference.values["label"]
+    if keep is not None:
+        X, y = X[keep], y[keep]
+    return X, y, *(reference.arrays(keep) if ids else (None, None))
+
+
 def read_aligned(
     score_paths,
     key_path=None,
@@ -702,14 +713,9 @@ def read_aligned(
         if "score" in reference.values:
             X = np.column_stack([reference.values["score"], X])
         reference.table = None  # the lookups are done: memory back
-        keep = kept_rows(X, reference, paths)
-        y = reference.values["label"]
-        if keep is not None:
-            X, y = X[keep], y[keep]
-        models, tests = reference.arrays(keep) if ids else (None, None)
+        return (*_labelled(reference, X, paths, ids), reference.path)
     finally:
         reference.spilled.close()
-    return X, y, models, tests, reference.path
 
 
 def iter_aligned(
@@ -734,11 +740,7 @@ def iter_aligned(
                 X = reference.values["score"][:, None]
             else:
                 X = join(reference, [path], format=format, missing=missing)
-            keep = kept_rows(X, reference, [path])
-            y = reference.values["label"]
-            if keep is not None:
-                X, y = X[keep], y[keep]
-            models, tests = reference.arrays(keep) if ids else (None, None)
+            X, y, models, tests = _labelled(reference, X, [path], ids)
             if k == len(paths) - 1:  # the joins done: the key's table and files freed
                 reference.table = None
                 reference.spilled.close()
