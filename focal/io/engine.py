@@ -58,7 +58,6 @@ from . import _ids
 from ._ids import HashTable
 from ._labels import NONTARGET, TARGET, label_column, namedlabel_column
 from ._records import Records
-from ._spans import trial_spans
 from ._spill import Matches, SpilledIds
 from ._tables import read_table, table_kind
 from .alignment import check_missing
@@ -90,14 +89,16 @@ class _TrialReader:
     any thread, :meth:`checked` of the parsed blocks in file order (the rule of a named target
     label spans blocks). ``want`` are the value roles read (``"score"``, ``"label"``). A
     block's ids come as a tuple (models, tests) of :class:`~focal._text.fields.Ids` (views of
-    the block's text), or as :class:`~focal.io._spans.TrialSpans` where its records allow
-    (``spans``); with ``records``, each piece has a fourth element, the block's
-    :class:`~focal.io._records.Records`.
+    the block's text), or with ``text_ids`` as the block's :class:`~focal.io._records.Records`
+    (compared as text when streamed); with ``records``, each piece has a fourth element, the
+    block's :class:`~focal.io._records.Records`.
     """
 
-    def __init__(self, path, layout, want, block_bytes, pos_label=None, spans=False, records=False):
+    def __init__(
+        self, path, layout, want, block_bytes, pos_label=None, text_ids=False, records=False
+    ):
         self.path, self.layout, self.want, self.block_bytes = path, layout, want, block_bytes
-        self.shown, self.pos_label, self.spans = display_name(path), pos_label, spans
+        self.shown, self.pos_label, self.text_ids = display_name(path), pos_label, text_ids
         self.records = records
         self.named = None if pos_label is None else namedlabel_column(pos_label)
 
@@ -149,14 +150,12 @@ class _TrialReader:
                 values[role] = label_column(fields.ids(columns[role]), fields.lines, self.shown)
             else:  # checked in file order by `checked`
                 values[role] = fields.ids(columns[role]), fields.lines
-        model, test = columns["model"], columns["test"]
-        ids = trial_spans(fields, model, test) if self.spans else None
-        if ids is None:
-            ids = fields.column(model), fields.column(test)
-        if self.records:
-            parts = [(fields.data, fields.starts, fields.lengths)]
-            return ids, values, fields.lines, Records(parts, self.kept, self.header)
-        return ids, values, fields.lines
+        ids = fields.column(columns["model"]), fields.column(columns["test"])  # too long: refused
+        if not (self.records or self.text_ids):
+            return ids, values, fields.lines
+        kept = Records([(fields.data, fields.starts, fields.lengths)], self.kept, self.header)
+        ids = kept if self.text_ids else ids
+        return (ids, values, fields.lines) + ((kept,) if self.records else ())
 
     def checked(self, pieces):
         """The parsed pieces, in file order, the blocks without records left out."""
@@ -170,11 +169,11 @@ class _TrialReader:
 
 
 def _kept_columns(layout, columns, words, header):
-    """``{role: column}`` of what an output in the file's layout reuses: its score column, and
-    its label and NIST ``side`` columns where it has them (by header name, or by position in a
-    NIST file without header).
+    """``{role: column}`` of the file's :class:`~focal.io._records.Records`: its id and score
+    columns, and its label and NIST ``side`` columns where it has them (by header name, or by
+    position in a NIST file without header), which an output in the file's layout reuses.
     """
-    kept = {r: columns[r] for r in ("score", "label") if r in columns}
+    kept = {r: columns[r] for r in ("model", "test", "score", "label") if r in columns}
     names = [w.lower() for w in words] if header else []
     if "side" in names:
         kept["side"] = names.index("side")
@@ -206,7 +205,7 @@ def pieces(
     want=("score",),
     *,
     pos_label=None,
-    spans=False,
+    text_ids=False,
     records=False,
     executor=None,
     then=None,
@@ -217,7 +216,7 @@ def pieces(
     ``then`` there (its result is yielded).
 
     An HDF5 or parquet file (:mod:`focal.io._tables`) is one piece, its rows numbered from 1,
-    its records None. See :class:`_TrialReader` for ``spans`` and ``records``.
+    its records None. See :class:`_TrialReader` for ``text_ids`` and ``records``.
     """
     path = os.fspath(path)
     kind = table_kind(path)
@@ -228,7 +227,7 @@ def pieces(
         piece += (None,) if records else ()
         yield piece if then is None else then(piece)
         return
-    reader = _TrialReader(path, layout, want, block_bytes, pos_label, spans, records)
+    reader = _TrialReader(path, layout, want, block_bytes, pos_label, text_ids, records)
 
     def parse(block):
         piece = reader.parse(block)

@@ -25,11 +25,10 @@ import os
 import numpy as np
 
 from .._text.blocks import BLOCK_BYTES
-from .._text.fields import ids_text
+from .._text.fields import Ids, concat_pieces, ids_text
 from . import engine
 from ._multiclass_align import align_multiclass_scores
-from ._records import Records
-from ._spans import concat_ids, equal_ids, ids_tuple, slice_ids
+from ._records import Records, same_ids
 from .engine import join, kept_rows, pieces, read_columns
 from .formats import score_layout
 from .multiclass import _MulticlassReader
@@ -64,9 +63,9 @@ class ScoreChunk:
     @property
     def ids(self):
         """The trial ids as a tuple of fixed-width bytes arrays (made on first use when the
-        chunk holds them as the text they were read from, :mod:`focal.io._spans`).
+        chunk holds them as the text they were read from, :class:`focal.io._records.Records`).
         """
-        self._ids = ids_tuple(self._ids)
+        self._ids = _arrays(self._ids)
         return self._ids
 
     def __len__(self):
@@ -117,20 +116,44 @@ class _Stream:
                 self._buffered -= k
             else:
                 head, tail = slice(None, n), slice(n, None)
-                parts.append([slice_ids(ids, head), values[:n], lines[:n], _cut(records, head)])
-                self._buffer[0] = [slice_ids(ids, tail), values[n:], lines[n:], _cut(records, tail)]
+                parts.append([_slice(ids, head), values[:n], lines[:n], _slice(records, head)])
+                self._buffer[0] = [_slice(ids, tail), values[n:], lines[n:], _slice(records, tail)]
                 self._buffered -= n
                 n = 0
         if len(parts) == 1:
             return parts[0]
-        ids = concat_ids([p[0] for p in parts])
+        ids = _concat([p[0] for p in parts])
         records = None if parts[0][3] is None else Records.concat([p[3] for p in parts])
         values = np.concatenate([p[1] for p in parts])
         return ids, values, np.concatenate([p[2] for p in parts]), records
 
 
-def _cut(records, where):
-    return None if records is None else records[where]
+def _arrays(ids):
+    """Ids as a tuple of fixed-width bytes arrays, whether given so, as
+    :class:`~focal.io._records.Records` or as a tuple of :class:`~focal._text.fields.Ids`.
+    """
+    if isinstance(ids, Records):
+        return ids.ids()
+    return tuple(c.array() if isinstance(c, Ids) else c for c in ids)
+
+
+def _slice(ids, where):
+    """The records ``where`` (a slice) of ids given either way (None: None)."""
+    if ids is None or isinstance(ids, Records):
+        return None if ids is None else ids[where]
+    return tuple(c.take(where) if isinstance(c, Ids) else c[where] for c in ids)
+
+
+def _concat(parts):
+    """Ids of consecutive pieces, one after the other: :class:`~focal.io._records.Records`
+    when every part is, else a tuple of :class:`~focal._text.fields.Ids` or of arrays.
+    """
+    if all(isinstance(p, Records) for p in parts):
+        return Records.concat(parts)
+    if all(not isinstance(p, Records) and isinstance(p[0], Ids) for p in parts):
+        return tuple(Ids.concat([p[j].compact() for p in parts]) for j in range(len(parts[0])))
+    tuples = [_arrays(p) for p in parts]
+    return tuple(concat_pieces([t[j] for t in tuples]) for j in range(len(tuples[0])))
 
 
 def _open_stream(path, kind, block_bytes, info, executor=None, layout=None, records=False):
@@ -144,7 +167,7 @@ def _open_stream(path, kind, block_bytes, info, executor=None, layout=None, reco
         parts = pieces(
             path,
             score_layout(layout),
-            spans=True,
+            text_ids=True,
             records=records,
             executor=executor,
             then=scores,
@@ -296,8 +319,11 @@ def _chunks(streams, chunk_size):
                     f"has more; the files must list the same trials"
                 )
             other_ids, other_values, other_lines, _ = other
-            if not equal_ids(ids, other_ids):
-                ids, other_ids = ids_tuple(ids), ids_tuple(other_ids)
+            both = isinstance(ids, Records) and isinstance(other_ids, Records)
+            if not (
+                ids.same_trials(other_ids) if both else same_ids(*map(_arrays, (ids, other_ids)))
+            ):
+                ids, other_ids = _arrays(ids), _arrays(other_ids)
                 same = np.ones(got, dtype=bool)
                 for a, b in zip(ids, other_ids):
                     same &= a == b

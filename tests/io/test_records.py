@@ -1,5 +1,5 @@
-"""Trial ids kept as the text they were read from: sliced, joined, compared and turned into id
-arrays exactly as the fixed-width id arrays are, with and without pyarrow.
+"""A file's records kept as the text they were read from: sliced, joined, compared and turned
+into id arrays exactly as the fixed-width id arrays are, with and without pyarrow.
 """
 
 import numpy as np
@@ -8,10 +8,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from focal._text import arrow as _arrow
-from focal._text.blocks import iter_blocks
-from focal._text.fields import split_fields
-from focal.io import iter_score_chunks, write_scores
-from focal.io._spans import TrialSpans, concat_ids, equal_ids, ids_tuple, trial_spans
+from focal.io import iter_score_chunks, read_scores, write_scores
+from focal.io._records import Records
+from focal.io.engine import pieces
+from focal.io.formats import score_layout
+from focal.io.stream import _concat
 from focal.workflows import apply_to_files
 
 
@@ -26,23 +27,21 @@ def engine(request, monkeypatch):
     return request.param
 
 
-def _spans_of(folder, text, block_bytes=1 << 20):
-    """(TrialSpans, fields) of each block of a 'model test score' text."""
-    path = folder / "spans.scores"
+def _records_of(folder, text, block_bytes=1 << 20, name="a.scores"):
+    """The Records of each block of a score file of this text."""
+    path = folder / name
     path.write_bytes(text.encode())
-    out = []
-    for block in iter_blocks(path, block_bytes):
-        fields = split_fields(block, 3, "'model test score'")
-        out.append((trial_spans(fields, 0, 1), fields))
-    return out
+    return [p[0] for p in pieces(path, score_layout(None), text_ids=True, block_bytes=block_bytes)]
 
 
-def test_spans_give_the_ids_the_fields_give(tmp_path):
+def test_records_give_the_ids_the_reader_gives(tmp_path):
     text = "".join(f"m{i % 7} t{i:04d}{'é' * (i % 3)} {i * 0.5}\n" for i in range(300))
-    for spans, fields in _spans_of(tmp_path, text, block_bytes=500):
-        models, tests = spans.ids()
-        np.testing.assert_array_equal(models, fields.ids(0))
-        np.testing.assert_array_equal(tests, fields.ids(1))
+    blocks = _records_of(tmp_path, text, block_bytes=500)
+    assert len(blocks) > 5 and all(isinstance(r, Records) for r in blocks)
+    scores = read_scores(tmp_path / "a.scores")
+    models, tests = Records.concat(blocks).ids()
+    np.testing.assert_array_equal(models, scores.models)
+    np.testing.assert_array_equal(tests, scores.tests)
 
 
 @pytest.mark.parametrize(
@@ -50,22 +49,27 @@ def test_spans_give_the_ids_the_fields_give(tmp_path):
     [
         "m1\tt1 0.5",  # a tab between the ids
         "m1  t1 0.5",  # two spaces
-        "m1 t1\t0.5",  # a tab after the test id: the writer copies 'model test ' as read
+        "m1 t1\t0.5",  # a tab after the test id
         "m1,t1,0.5",
     ],
 )
-def test_other_separators_keep_the_id_arrays(tmp_path, line):
-    ((spans, fields),) = _spans_of(tmp_path, f"m0 t0 0.25\n{line}\n")
-    assert spans is None
-    assert fields.ids(1).tolist() == [b"t0", b"t1"]
+def test_other_separators_hold_the_same_trials(tmp_path, engine, line):
+    """Text that differs only in its separators: the same trials (compared as id arrays)."""
+    text = "".join(f"m0 t{i} 0.25\n" for i in range(600))
+    (a,) = _records_of(tmp_path, text + "m1 t1 0.5\n")
+    (b,) = _records_of(tmp_path, text + line + "\n", name="b.scores")
+    (c,) = _records_of(tmp_path, text + "m1 t2 0.5\n", name="c.scores")
+    assert a.same_trials(b) and b.same_trials(a)
+    assert not b.same_trials(c)
 
 
-def test_spans_refuse_too_long_ids(tmp_path, monkeypatch):
+def test_too_long_ids_are_refused_with_their_line(tmp_path, monkeypatch):
     import focal._text.blocks as blocks
 
     monkeypatch.setattr(blocks, "MAX_ID_LENGTH", 5)
-    ((spans, _),) = _spans_of(tmp_path, "m0 t0 1\nmodel123 t1 2\n")
-    assert spans is None  # the caller's Fields.ids refuses the long id with its line
+    write_scores(tmp_path / "a", ["m0", "model123"], ["t0", "t1"], [1.0, 2.0])
+    with pytest.raises(ValueError, match=r"a:2: id longer than 5 characters"):
+        list(iter_score_chunks([tmp_path / "a", tmp_path / "a"]))
 
 
 @given(
@@ -88,30 +92,29 @@ def test_slices_joins_and_comparisons_agree_with_id_arrays(
             if differ % 2
             else (f"spk{differ % 9}s eg{differ:03d} 1\n")
         )
-    ((a, _),) = _spans_of(tmp_path_factory.mktemp("a"), "".join(lines))
-    ((b, _),) = _spans_of(tmp_path_factory.mktemp("b"), "".join(other))
+    (a,) = _records_of(tmp_path_factory.mktemp("a"), "".join(lines))
+    (b,) = _records_of(tmp_path_factory.mktemp("b"), "".join(other))
 
-    def parts(spans, cuts):
+    def parts(records, cuts):
         edges = [0, *sorted(set(cuts)), 60]
-        return concat_ids([spans[i:j] for i, j in zip(edges[:-1], edges[1:]) if i < j])
+        return _concat([records[i:j] for i, j in zip(edges[:-1], edges[1:]) if i < j])
 
     pa_, pb = parts(a, cuts_a), parts(b, cuts_b)
-    assert isinstance(pa_, TrialSpans) and len(pa_) == 60
+    assert isinstance(pa_, Records) and len(pa_) == 60
     expected = all(np.array_equal(x, y) for x, y in zip(a.ids(), b.ids()))
     for flag in (False, True):
         with pytest.MonkeyPatch.context() as mp:
             mp.setattr(_arrow, "_DISABLED", flag)
             mp.setattr(_arrow, "_IMPORT_AFTER", 0)
             mp.setattr(_arrow, "_MIN_TOKENS", 1)
-            assert equal_ids(pa_, pb) == expected
-            assert equal_ids(pa_, ids_tuple(pb)) == expected  # mixed: arrays compared
+            assert pa_.same_trials(pb) == expected
     np.testing.assert_array_equal(pa_.ids()[1], a.ids()[1])
     np.testing.assert_array_equal(pa_[7:45].ids()[0], a.ids()[0][7:45])
 
 
 def test_mixed_pieces_join_as_id_arrays(tmp_path):
-    ((a, _),) = _spans_of(tmp_path, "m1 t1 1\nm2 t2 2\n")
-    joined = concat_ids([a, (np.array([b"m3"]), np.array([b"t3long"]))])
+    (a,) = _records_of(tmp_path, "m1 t1 1\nm2 t2 2\n")
+    joined = _concat([a, (np.array([b"m3"]), np.array([b"t3long"]))])
     assert isinstance(joined, tuple)
     assert joined[1].tolist() == [b"t1", b"t2", b"t3long"]
 
