@@ -29,29 +29,11 @@ from .._text import arrow as _arrow
 from .._text.fields import format_lines, gather_ids
 from .._text.numbers import format_numbers
 
-__all__ = ["Records", "same_ids", "slice_parts"]
-
-
-def slice_parts(parts, where, kind):
-    """The parts (tuples of a buffer and per-record arrays, one part per block) of the records
-    of the slice ``where`` of consecutive records, as views of the same buffers; ``kind`` names
-    the holder in the error of a step.
-    """
-    start, stop, step = where.indices(sum(p[1].shape[0] for p in parts))
-    if step != 1:
-        raise ValueError(f"{kind} take slices of consecutive records only")
-    out, at = [], 0
-    for data, *rows in parts:
-        n = rows[0].shape[0]
-        a, b = max(start - at, 0), min(stop - at, n)
-        if a < b:
-            out.append((data, *(r[a:b] for r in rows)))
-        at += n
-    return out
+__all__ = ["Records", "same_ids"]
 
 
 class Records:
-    """Records of consecutive blocks of one file, with the column of their score.
+    """Records of consecutive blocks of one file, with the columns of their roles.
 
     Parameters
     ----------
@@ -75,7 +57,17 @@ class Records:
 
     def __getitem__(self, where):
         """The records of a slice of consecutive records (views of the same buffers)."""
-        return Records(slice_parts(self.parts, where, "Records"), self.columns, self.header)
+        start, stop, step = where.indices(len(self))
+        if step != 1:
+            raise ValueError("Records take slices of consecutive records only")
+        parts, at = [], 0
+        for data, starts, lengths in self.parts:
+            n = starts.shape[0]
+            a, b = max(start - at, 0), min(stop - at, n)
+            if a < b:
+                parts.append((data, starts[a:b], lengths[a:b]))
+            at += n
+        return Records(parts, self.columns, self.header)
 
     def select(self, keep):
         """The records where the boolean mask ``keep`` (one entry per record) is True."""
