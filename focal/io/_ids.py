@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._text.fields import Ids, classes, gather_ids, ids_text
+from .._text.fields import Ids, gather_ids, ids_text
 
 __all__ = [
     "HashTable",
@@ -128,56 +128,44 @@ def _words(column):
     return column.view(np.uint64).reshape(column.shape[0], column.dtype.itemsize // 8)
 
 
-def _same(query, rows, table, index, gathered=None):
+def _same(query, rows, table, index, gathered):
     """Whether id ``rows[k]`` of ``query`` equals id ``index[k]`` of ``table``, byte for byte,
     column by column (``rows`` None: every query row in order); ``gathered``: the query
-    columns' :func:`gather_classes` (its rows are then not gathered again).
+    columns' :func:`gather_classes`.
     """
     same = np.ones(np.size(index), dtype=bool)
-    if gathered is not None:
-        at = None
-        if rows is not None:  # the position of each hit row among the hits
-            at = np.full(len(query[0]), -1, dtype=np.intp)
-            at[rows] = np.arange(rows.size)
-        for classes_q, t in zip(gathered, table):
-            ts, tl = t.spans(index)
-            for where, ql, fields in classes_q:
-                if at is None:
-                    k, sel = where, None
-                else:
-                    k = at if where is None else at[where]
-                    sel = np.flatnonzero(k >= 0)
-                    k = k[sel]
-                a = _words(fields if sel is None else fields[sel])
-                length_q = ql if sel is None else ql[sel]
-                length_t = tl if k is None else tl[k]
-                ok = length_q == length_t
-                check = None if ok.all() else np.flatnonzero(ok)  # None: all (no copies)
-                if check is None or check.size:
-                    starts_t = ts if k is None else ts[k]
-                    if check is not None:
-                        a, starts_t, length_t = a[check], starts_t[check], length_t[check]
-                    b = _words(gather_ids(t.data, starts_t, length_t))
-                    # a is as wide as b or wider: its extra words are zeros
-                    equal = a[:, 0] == b[:, 0]
-                    for j in range(1, b.shape[1]):
-                        equal &= a[:, j] == b[:, j]
-                    ok = equal if check is None else _put(ok, check, equal)
-                if k is None:
-                    same &= ok
-                else:
-                    same[k] &= ok
-        return same
-    for q, t in zip(query, table):
-        qs, ql = q.spans(rows)
+    at = None
+    if rows is not None:  # the position of each hit row among the hits
+        at = np.full(len(query[0]), -1, dtype=np.intp)
+        at[rows] = np.arange(rows.size)
+    for classes_q, t in zip(gathered, table):
         ts, tl = t.spans(index)
-        same &= ql == tl
-        check = np.flatnonzero(same)
-        for where in classes(ql[check]):
-            k = check if where is None else check[where]
-            a = _words(gather_ids(q.data, qs[k], ql[k]))
-            b = _words(gather_ids(t.data, ts[k], tl[k]))
-            same[k] = (a == b).all(axis=1)
+        for where, ql, fields in classes_q:
+            if at is None:
+                k, sel = where, None
+            else:
+                k = at if where is None else at[where]
+                sel = np.flatnonzero(k >= 0)
+                k = k[sel]
+            a = _words(fields if sel is None else fields[sel])
+            length_q = ql if sel is None else ql[sel]
+            length_t = tl if k is None else tl[k]
+            ok = length_q == length_t
+            check = None if ok.all() else np.flatnonzero(ok)  # None: all (no copies)
+            if check is None or check.size:
+                starts_t = ts if k is None else ts[k]
+                if check is not None:
+                    a, starts_t, length_t = a[check], starts_t[check], length_t[check]
+                b = _words(gather_ids(t.data, starts_t, length_t))
+                # a is as wide as b or wider: its extra words are zeros
+                equal = a[:, 0] == b[:, 0]
+                for j in range(1, b.shape[1]):
+                    equal &= a[:, j] == b[:, j]
+                ok = equal if check is None else _put(ok, check, equal)
+            if k is None:
+                same &= ok
+            else:
+                same[k] &= ok
     return same
 
 
@@ -358,14 +346,17 @@ class HashTable:
         checked later, by the caller), except where hashes collide in the table (matched
         exactly here); ``gathered``: the query's :func:`gather_classes`, when made already.
 
-        A query of at most :data:`_GATHER_ROWS` rows (a block's) is gathered once, for its
-        hashes and for checking its hits.
+        A query is gathered once, for its hashes and for checking its hits, at most
+        :data:`_GATHER_ROWS` rows (a block's) at a time.
         """
         query = tuple(Ids.of(c) for c in query)
         nq = len(query[0])
         if nq == 0 or self.n == 0:
             return np.full(nq, -1, dtype=np.intp)
-        if gathered is None and nq <= _GATHER_ROWS:
+        if gathered is None and nq > _GATHER_ROWS:  # in slices: the temporaries stay small
+            rows = [slice(i, i + _GATHER_ROWS) for i in range(0, nq, _GATHER_ROWS)]
+            return np.concatenate([self.lookup([c.take(r) for c in query], verify) for r in rows])
+        if gathered is None:
             gathered = [gather_classes(c) for c in query]
         high = hash_ids(*query, gathered=gathered)
         high &= ~self.mask

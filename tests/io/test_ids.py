@@ -20,10 +20,12 @@ def _columns(rng, n, width):
     return models, tests
 
 
+@pytest.mark.parametrize("gather_rows", [1 << 20, 777])  # 777: the query looked up in slices
 @pytest.mark.parametrize("window", [1, 4])
 @pytest.mark.parametrize("hashing", ["real", "colliding", "constant"])
-def test_match_ids_equals_a_dict_lookup(monkeypatch, hashing, window):
+def test_match_ids_equals_a_dict_lookup(monkeypatch, hashing, window, gather_rows):
     monkeypatch.setattr(_ids, "_WINDOW", window)  # 1: most buckets searched past the window
+    monkeypatch.setattr(_ids, "_GATHER_ROWS", gather_rows)
     rng = np.random.default_rng(5)
     models, tests = _columns(rng, 3000, 8)
     pairs = sorted(set(zip(models.tolist(), tests.tolist())))
