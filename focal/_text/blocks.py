@@ -1,12 +1,11 @@
 """Text files read in blocks of whole lines with NumPy (no Python work per line).
 
 The one block reader of focal's text files: score and key files (:mod:`focal.io`), the term
-detection tables and RTTM (:mod:`focal.std`), split into fields by :mod:`focal._text.fields`.
-A neutral helper: any layer may import it, and it imports none of focal's layers.
-
-A file (``-`` is standard input, a gzip stream is decompressed: :mod:`focal._text.source`) is read
-as :class:`Block` objects of whole lines, which the tokenizer (:mod:`focal._text.fields`) splits
-into fields. Every error is a :class:`~focal.exceptions.FileFormatError` ``path:line: message``.
+detection tables and RTTM (:mod:`focal.std`). A neutral helper: any layer may import it, and it
+imports none of focal's layers. A file (``-`` is standard input, a gzip stream is decompressed:
+:mod:`focal._text.source`) is read as :class:`Block` objects of whole lines, which the tokenizer
+(:mod:`focal._text.fields`) splits into fields. Every error is a
+:class:`~focal.exceptions.FileFormatError` ``path:line: message``.
 
 Hostile input stays linear: each read is cut after its last line break (searched from the end;
 the partial line after it is carried, never searched again), NUL bytes are detected in every
@@ -54,9 +53,9 @@ class Block:
 
     __slots__ = ("_n_lines", "_newlines", "buffer", "data", "first_line", "path", "size")
 
-    def __init__(self, data, size, first_line, n_lines, path, newlines, buffer=None):
+    def __init__(self, data, size, first_line, n_lines, path, buffer):
         self.data, self.size, self.first_line, self.path = data, size, first_line, path
-        self._n_lines, self._newlines, self.buffer = n_lines, newlines, buffer
+        self._n_lines, self._newlines, self.buffer = n_lines, None, buffer
 
     @property
     def body(self):
@@ -74,11 +73,9 @@ class Block:
     def n_lines(self):
         """Number of lines: the line feeds, and the last line when it has none."""
         if self._n_lines is None:
-            ends_open = self.size and self.data[FRONT + self.size - 1] != 10
-            if self._newlines is not None:
-                self._n_lines = self._newlines.size + bool(ends_open)
-            else:
-                self._n_lines = _count_lines(self.body) + bool(ends_open)
+            ends_open = bool(self.size and self.data[FRONT + self.size - 1] != 10)
+            found = self._newlines
+            self._n_lines = (_count_lines(self.body) if found is None else found.size) + ends_open
         return self._n_lines
 
     def found_lines(self, newlines):
@@ -228,17 +225,12 @@ def _count_lines(body):
 
 def _make_block(buffer, data, size, n_lines, first_line, path):
     """Check the text of a block (valid UTF-8) and wrap it."""
-    block = Block(data, size, first_line, n_lines, path, None, buffer)
+    block = Block(data, size, first_line, n_lines, path, buffer)
     body = block.body
     if size and body.max() >= 128:
         try:
             body.tobytes().decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise FileFormatError(
-                path, _line_at(block, exc.start), f"not a UTF-8 text file ({exc.reason})"
-            ) from None
+            line = first_line + _count_lines(body[: exc.start])
+            raise FileFormatError(path, line, f"not a UTF-8 text file ({exc.reason})") from None
     return block
-
-
-def _line_at(block, offset):
-    return block.first_line + int(np.count_nonzero(block.body[:offset] == 10))
