@@ -190,7 +190,8 @@ _SCREEN_MIN = 1 << 16  # shortest stretch searched for a line feed with bytearra
 
 
 def _check_line_lengths(buffer, data, cut, size, max_line, line, path):
-    """Refuse a line longer than ``max_line`` bytes in a read cut after ``cut`` bytes.
+    """Refuse a line longer than ``max_line`` bytes in a read of ``size`` bytes cut after
+    ``cut`` (the unfinished line after the cut included).
 
     A line of more than ``max_line`` bytes holds a whole aligned stretch of ``(max_line + 1)
     // 2`` bytes: when every such stretch holds a line feed (a ``find`` from its start, which
@@ -198,23 +199,16 @@ def _check_line_lengths(buffer, data, cut, size, max_line, line, path):
     (or for short limits) the line lengths are measured.
     """
     step = (max_line + 1) // 2
-    if step >= _SCREEN_MIN:
+    if step >= _SCREEN_MIN and size - cut <= max_line:
         stops = range(FRONT, FRONT + cut - step + 1, step)
         if all(buffer.find(b"\n", at, at + step) >= 0 for at in stops):
-            step = 0
-    if step:
-        newlines = np.flatnonzero(data[FRONT : FRONT + cut] == 10) + FRONT
-        lengths = np.diff(newlines, prepend=FRONT - 1) - 1
-        if int(lengths.max()) > max_line:
-            raise FileFormatError(
-                path,
-                line + int(np.argmax(lengths > max_line)),
-                f"line longer than {max_line} bytes: not a score file?",
-            )
-    if size - cut > max_line:  # the unfinished line after the last line feed
+            return
+    newlines = np.flatnonzero(data[FRONT : FRONT + cut] == 10) + FRONT
+    lengths = np.diff(newlines, prepend=FRONT - 1, append=FRONT + size) - 1
+    if int(lengths.max()) > max_line:
         raise FileFormatError(
             path,
-            line + _count_lines(data[FRONT : FRONT + cut]),
+            line + int(np.argmax(lengths > max_line)),
             f"line longer than {max_line} bytes: not a score file?",
         )
 

@@ -261,7 +261,6 @@ def _split_general(block, n_fields, layout):
     found = Lines.of(block, starts, ends)
     comment = found.first_field_starts_with(b"#")
     record = (found.counts > 0) & ~comment
-    # '#model test 1.5' could be a trial whose id starts with '#': refuse rather than skip it
     glued = comment & (found.counts == n_fields) & ~found.first_field_is(b"#")
     if glued.any():
         found.fail(
@@ -526,11 +525,8 @@ def classes(lengths):
     """Index arrays of ``lengths`` per width class (1-8 bytes, 9-16, 17-32, ...), or a single
     None when they are all of one class (the common case: no selection).
     """
-    if lengths.size == 0:
-        return [None]
     words = (np.maximum(lengths, 1) + 7) >> 3
-    low, high = int(words.min()), int(words.max())
-    if (low - 1).bit_length() == (high - 1).bit_length():
+    if not words.size or (int(words.min()) - 1).bit_length() == (int(words.max()) - 1).bit_length():
         return [None]
     classes = np.frexp((words - 1).astype(np.float64))[1]  # bit_length of words - 1
     return [np.flatnonzero(classes == c) for c in np.unique(classes)]

@@ -291,12 +291,10 @@ def _format_rows(x):
     for v in range(-4, 0):
         rows = np.flatnonzero(ok & (e == v))
         if rows.size:
-            lead = -v - 1
             block = np.zeros((rows.size, _WIDTH - 1), dtype=np.uint8)
-            block[:, 0] = _ZERO
+            block[:, : 1 - v] = _ZERO
             block[:, 1] = 46
-            block[:, 2 : 2 + lead] = _ZERO
-            block[:, 2 + lead : 2 + lead + 17] = digits[rows, :17]
+            block[:, 1 - v : 18 - v] = digits[rows, :17]
             out[rows, 1:] = block
     rest = np.flatnonzero(~ok)
     if rest.size:
