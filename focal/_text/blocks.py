@@ -44,11 +44,11 @@ _BOM0 = bytes(len(_BOM))
 
 
 class Block:
-    """One block of whole lines: ``data`` is FRONT zero bytes, the ``size`` bytes of text, then
-    PAD zero bytes (a NumPy view of ``buffer``, a ``bytearray``); ``first_line`` is the line
-    number of its first line. ``newlines`` (the positions of its line feeds in ``data``) and
-    ``n_lines`` are found when first asked for, unless a reader that found them already
-    (:func:`focal._text.fields.split_fields`) stored them.
+    """One block of whole lines of UTF-8 text (checked here): ``data`` is FRONT zero bytes, the
+    ``size`` bytes of text, then PAD zero bytes (a NumPy view of ``buffer``, a ``bytearray``);
+    ``first_line`` is the line number of its first line. ``newlines`` (the positions of its
+    line feeds in ``data``) and ``n_lines`` are found when first asked for, unless a reader
+    that found them already (:func:`focal._text.fields.split_fields`) stored them.
     """
 
     __slots__ = ("_n_lines", "_newlines", "buffer", "data", "first_line", "path", "size")
@@ -56,6 +56,13 @@ class Block:
     def __init__(self, data, size, first_line, n_lines, path, buffer):
         self.data, self.size, self.first_line, self.path = data, size, first_line, path
         self._n_lines, self._newlines, self.buffer = n_lines, None, buffer
+        body = self.body
+        if size and body.max() >= 128:
+            try:
+                body.tobytes().decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = first_line + _count_lines(body[: exc.start])
+                raise FileFormatError(path, line, f"not a UTF-8 text file ({exc.reason})") from None
 
     @property
     def body(self):
@@ -165,7 +172,7 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
             data = np.frombuffer(buffer, dtype=np.uint8)
             if end_of_file:  # what is left is a last line without newline
                 if size:
-                    yield _make_block(buffer, data, size, 1, line, path)
+                    yield Block(data, size, line, 1, path, buffer)
                 return
             last = buffer.rfind(b"\n", fresh, end)
             if last < 0:  # no newline yet: keep reading (a long line)
@@ -181,7 +188,7 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
             _check_line_lengths(buffer, data, cut, size, max_line, line, path)
             carry = bytes(buffer[FRONT + cut : end])
             buffer[FRONT + cut : FRONT + cut + PAD] = bytes(PAD)
-            block = _make_block(buffer, data, cut, None, line, path)
+            block = Block(data, cut, line, None, path, buffer)
             yield block
             line += block.n_lines
 
@@ -215,16 +222,3 @@ def _check_line_lengths(buffer, data, cut, size, max_line, line, path):
 
 def _count_lines(body):
     return int(np.count_nonzero(body == 10))
-
-
-def _make_block(buffer, data, size, n_lines, first_line, path):
-    """Check the text of a block (valid UTF-8) and wrap it."""
-    block = Block(data, size, first_line, n_lines, path, buffer)
-    body = block.body
-    if size and body.max() >= 128:
-        try:
-            body.tobytes().decode("utf-8")
-        except UnicodeDecodeError as exc:
-            line = first_line + _count_lines(body[: exc.start])
-            raise FileFormatError(path, line, f"not a UTF-8 text file ({exc.reason})") from None
-    return block

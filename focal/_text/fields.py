@@ -28,8 +28,8 @@ assembled from byte matrices (:func:`format_lines`).
 
 from __future__ import annotations
 
+import contextlib
 import ctypes
-import functools
 import re
 
 import numpy as np
@@ -175,11 +175,11 @@ def _edges(block, commas):
 
 def split_lines(block, commas=False):
     """The fields of each line of a block, as :class:`Lines` (see the module's docstring)."""
-    return Lines.of(block, *_edges(block, commas))
+    return Lines(block, *_edges(block, commas))
 
 
 class Lines:
-    """The fields of one block of lines.
+    """The fields of one block of lines, given where they start and end in ``block.data``.
 
     Field ``k`` is ``data[starts[k] : ends[k]]``. Line ``i`` of the block (file line
     ``first_line + i``) holds ``counts[i]`` fields, the first being field ``first[i]``.
@@ -187,18 +187,12 @@ class Lines:
 
     __slots__ = ("counts", "data", "ends", "first", "first_line", "path", "starts")
 
-    def __init__(self, data, starts, ends, counts, first, first_line, path):
-        self.data, self.starts, self.ends = data, starts, ends
-        self.counts, self.first, self.first_line, self.path = counts, first, first_line, path
-
-    @classmethod
-    def of(cls, block, starts, ends):
-        """The lines of ``block`` whose fields are ``data[starts[k] : ends[k]]``."""
-        n_lines = block.n_lines
+    def __init__(self, block, starts, ends):
+        self.data, self.starts, self.ends = block.data, starts, ends
+        self.first_line, self.path, n_lines = block.first_line, block.path, block.n_lines
         line_of = np.searchsorted(block.newlines, starts)  # line feeds before each field
-        counts = np.bincount(line_of, minlength=n_lines)[:n_lines]
-        first = np.cumsum(counts) - counts
-        return cls(block.data, starts, ends, counts, first, block.first_line, block.path)
+        self.counts = np.bincount(line_of, minlength=n_lines)[:n_lines]
+        self.first = np.cumsum(self.counts) - self.counts
 
     def first_field_is(self, text: bytes) -> np.ndarray:
         """Boolean per line: its first field is exactly ``text``."""
@@ -258,7 +252,7 @@ def _split_general(block, n_fields, layout):
         lines = np.arange(block.first_line, block.first_line + block.n_lines)
         starts = starts.reshape(-1, n_fields)
         return Fields(block.data, starts, ends.reshape(-1, n_fields) - starts, lines, block.path)
-    found = Lines.of(block, starts, ends)
+    found = Lines(block, starts, ends)
     comment = found.first_field_starts_with(b"#")
     record = (found.counts > 0) & ~comment
     glued = comment & (found.counts == n_fields) & ~found.first_field_is(b"#")
@@ -343,7 +337,7 @@ class Fields:
 
     __slots__ = ("data", "lengths", "lines", "path", "starts")
 
-    def __init__(self, data, starts, lengths, lines, path=""):
+    def __init__(self, data, starts, lengths, lines, path):
         self.data, self.starts, self.lengths, self.lines = data, starts, lengths, lines
         self.path = path
 
@@ -646,18 +640,9 @@ def release_memory():
     ``focal evaluate`` at 10^7 trials peaks 350 MiB higher (the key's pieces and their
     concatenation both resident). Returns 0.
     """
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
+    with contextlib.suppress(OSError, AttributeError):  # not glibc
+        ctypes.CDLL(None).malloc_trim(0)
     return 0
-
-
-@functools.cache
-def _malloc_trim():
-    try:
-        return ctypes.CDLL(None).malloc_trim
-    except (OSError, AttributeError):  # pragma: no cover - not glibc
-        return None
 
 
 # ---------------------------------------------------------------------------------------------

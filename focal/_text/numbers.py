@@ -175,15 +175,6 @@ def _digits17(d):
     return groups.view(np.uint8)[:, 3:]
 
 
-def _round_candidate(whole, frac, unit):
-    """Round ``whole + frac`` (int64 + [0, 1)) to a multiple of ``unit``, ties to even."""
-    q = whole // unit
-    r = (whole - q * unit) + frac  # in [0, unit)
-    half = unit / 2
-    up = (r > half) | ((r == half) & (q % 2 == 1))
-    return (q + up) * unit
-
-
 def _shortest_digits(a):
     """Shortest round-tripping decimal of positive float64 values 1e-6 <= a < 1e17.
 
@@ -214,8 +205,10 @@ def _shortest_digits(a):
     below = (a - np.nextafter(a, 0)) * half_unit - margin
     chosen = whole + ((frac > 0.5) | ((frac == 0.5) & (whole % 2 == 1)))  # 17 digits
     done = np.zeros(a.size, dtype=bool)
-    for unit in (100, 10):
-        c = _round_candidate(whole, frac, unit)
+    for unit in (100, 10):  # whole + frac to a multiple of unit (15, 16 digits), ties to even
+        q = whole // unit
+        r = (whole - q * unit) + frac  # in [0, unit)
+        c = (q + ((r > unit / 2) | ((r == unit / 2) & (q % 2 == 1)))) * unit
         diff = (c - whole).astype(np.float64) - frac
         take = (diff < above) & (diff > -below) & ~done
         chosen = np.where(take, c, chosen)
