@@ -1,12 +1,11 @@
 """Text files read in blocks of whole lines with NumPy (no Python work per line).
 
 The one block reader of focal's text files: score and key files (:mod:`focal.io`), the term
-detection tables and RTTM (:mod:`focal.std`), split into fields by :mod:`focal._text.fields`.
-A neutral helper: any layer may import it, and it imports none of focal's layers.
-
-A file (``-`` is standard input, a gzip stream is decompressed: :mod:`focal._text.source`) is read
-as :class:`Block` objects of whole lines, which the tokenizer (:mod:`focal._text.fields`) splits
-into fields. Every error is a :class:`~focal.exceptions.FileFormatError` ``path:line: message``.
+detection tables and RTTM (:mod:`focal.std`). A neutral helper: any layer may import it, and it
+imports none of focal's layers. A file (``-`` is standard input, a gzip stream is decompressed:
+:mod:`focal._text.source`) is read as :class:`Block` objects of whole lines, which the tokenizer
+(:mod:`focal._text.fields`) splits into fields. Every error is a
+:class:`~focal.exceptions.FileFormatError` ``path:line: message``.
 
 Hostile input stays linear: each read is cut after its last line break (searched from the end;
 the partial line after it is carried, never searched again), NUL bytes are detected in every
@@ -45,18 +44,25 @@ _BOM0 = bytes(len(_BOM))
 
 
 class Block:
-    """One block of whole lines: ``data`` is FRONT zero bytes, the ``size`` bytes of text, then
-    PAD zero bytes (a NumPy view of ``buffer``, a ``bytearray``); ``first_line`` is the line
-    number of its first line. ``newlines`` (the positions of its line feeds in ``data``) and
-    ``n_lines`` are found when first asked for, unless a reader that found them already
-    (:func:`focal._text.fields.split_fields`) stored them.
+    """One block of whole lines of UTF-8 text (checked here): ``data`` is FRONT zero bytes, the
+    ``size`` bytes of text, then PAD zero bytes (a NumPy view of ``buffer``, a ``bytearray``);
+    ``first_line`` is the line number of its first line. ``newlines`` (the positions of its
+    line feeds in ``data``) and ``n_lines`` are found when first asked for, unless a reader
+    that found them already (:func:`focal._text.fields.split_fields`) stored them.
     """
 
     __slots__ = ("_n_lines", "_newlines", "buffer", "data", "first_line", "path", "size")
 
-    def __init__(self, data, size, first_line, n_lines, path, newlines, buffer=None):
+    def __init__(self, data, size, first_line, n_lines, path, buffer):
         self.data, self.size, self.first_line, self.path = data, size, first_line, path
-        self._n_lines, self._newlines, self.buffer = n_lines, newlines, buffer
+        self._n_lines, self._newlines, self.buffer = n_lines, None, buffer
+        body = self.body
+        if size and body.max() >= 128:
+            try:
+                body.tobytes().decode("utf-8")
+            except UnicodeDecodeError as exc:
+                line = first_line + _count_lines(body[: exc.start])
+                raise FileFormatError(path, line, f"not a UTF-8 text file ({exc.reason})") from None
 
     @property
     def body(self):
@@ -74,11 +80,9 @@ class Block:
     def n_lines(self):
         """Number of lines: the line feeds, and the last line when it has none."""
         if self._n_lines is None:
-            ends_open = self.size and self.data[FRONT + self.size - 1] != 10
-            if self._newlines is not None:
-                self._n_lines = self._newlines.size + bool(ends_open)
-            else:
-                self._n_lines = _count_lines(self.body) + bool(ends_open)
+            ends_open = bool(self.size and self.data[FRONT + self.size - 1] != 10)
+            found = self._newlines
+            self._n_lines = (_count_lines(self.body) if found is None else found.size) + ends_open
         return self._n_lines
 
     def found_lines(self, newlines):
@@ -168,7 +172,7 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
             data = np.frombuffer(buffer, dtype=np.uint8)
             if end_of_file:  # what is left is a last line without newline
                 if size:
-                    yield _make_block(buffer, data, size, 1, line, path)
+                    yield Block(data, size, line, 1, path, buffer)
                 return
             last = buffer.rfind(b"\n", fresh, end)
             if last < 0:  # no newline yet: keep reading (a long line)
@@ -184,7 +188,7 @@ def iter_blocks(path, block_bytes=BLOCK_BYTES):
             _check_line_lengths(buffer, data, cut, size, max_line, line, path)
             carry = bytes(buffer[FRONT + cut : end])
             buffer[FRONT + cut : FRONT + cut + PAD] = bytes(PAD)
-            block = _make_block(buffer, data, cut, None, line, path)
+            block = Block(data, cut, line, None, path, buffer)
             yield block
             line += block.n_lines
 
@@ -193,7 +197,8 @@ _SCREEN_MIN = 1 << 16  # shortest stretch searched for a line feed with bytearra
 
 
 def _check_line_lengths(buffer, data, cut, size, max_line, line, path):
-    """Refuse a line longer than ``max_line`` bytes in a read cut after ``cut`` bytes.
+    """Refuse a line longer than ``max_line`` bytes in a read of ``size`` bytes cut after
+    ``cut`` (the unfinished line after the cut included).
 
     A line of more than ``max_line`` bytes holds a whole aligned stretch of ``(max_line + 1)
     // 2`` bytes: when every such stretch holds a line feed (a ``find`` from its start, which
@@ -201,44 +206,19 @@ def _check_line_lengths(buffer, data, cut, size, max_line, line, path):
     (or for short limits) the line lengths are measured.
     """
     step = (max_line + 1) // 2
-    if step >= _SCREEN_MIN:
+    if step >= _SCREEN_MIN and size - cut <= max_line:
         stops = range(FRONT, FRONT + cut - step + 1, step)
         if all(buffer.find(b"\n", at, at + step) >= 0 for at in stops):
-            step = 0
-    if step:
-        newlines = np.flatnonzero(data[FRONT : FRONT + cut] == 10) + FRONT
-        lengths = np.diff(newlines, prepend=FRONT - 1) - 1
-        if int(lengths.max()) > max_line:
-            raise FileFormatError(
-                path,
-                line + int(np.argmax(lengths > max_line)),
-                f"line longer than {max_line} bytes: not a score file?",
-            )
-    if size - cut > max_line:  # the unfinished line after the last line feed
+            return
+    newlines = np.flatnonzero(data[FRONT : FRONT + cut] == 10) + FRONT
+    lengths = np.diff(newlines, prepend=FRONT - 1, append=FRONT + size) - 1
+    if int(lengths.max()) > max_line:
         raise FileFormatError(
             path,
-            line + _count_lines(data[FRONT : FRONT + cut]),
+            line + int(np.argmax(lengths > max_line)),
             f"line longer than {max_line} bytes: not a score file?",
         )
 
 
 def _count_lines(body):
     return int(np.count_nonzero(body == 10))
-
-
-def _make_block(buffer, data, size, n_lines, first_line, path):
-    """Check the text of a block (valid UTF-8) and wrap it."""
-    block = Block(data, size, first_line, n_lines, path, None, buffer)
-    body = block.body
-    if size and body.max() >= 128:
-        try:
-            body.tobytes().decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise FileFormatError(
-                path, _line_at(block, exc.start), f"not a UTF-8 text file ({exc.reason})"
-            ) from None
-    return block
-
-
-def _line_at(block, offset):
-    return block.first_line + int(np.count_nonzero(block.body[:offset] == 10))

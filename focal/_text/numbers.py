@@ -34,22 +34,8 @@ from . import arrow as _arrow
 
 __all__ = ["byte_masks", "format_numbers", "parse_numbers"]
 
-_U = np.uint64
-_QMAX_DOUBLE = 22
-
-
-def _exact_powers_of_ten(qmax, dtype):
-    five = np.array([5**k for k in range(qmax + 1)], dtype=np.uint64).astype(dtype)
-    return np.ldexp(five, np.arange(qmax + 1))
-
-
-_P10_D = _exact_powers_of_ten(_QMAX_DOUBLE, np.float64)
-_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)
-
-
-def _low_bytes_mask(k):
-    """uint64 words whose low k bytes (0 <= k <= 8) are 0xFF."""
-    return np.take(_LOW_BYTES, k)
+_P10_D = np.array([float(10**k) for k in range(23)])  # exact: 5**k < 2**53 for k <= 22
+_LOW_BYTES = np.array([(1 << (8 * k)) - 1 for k in range(9)], dtype=np.uint64)  # k bytes 0xFF
 
 
 @functools.cache
@@ -57,7 +43,7 @@ def byte_masks(n_words):
     """(8 * n_words + 1, n_words) uint64 table: row k keeps the first k bytes of a token."""
     k = np.arange(8 * n_words + 1)[:, None]
     j = np.arange(n_words)[None, :]
-    return _low_bytes_mask(np.clip(k - 8 * j, 0, 8))
+    return np.take(_LOW_BYTES, np.clip(k - 8 * j, 0, 8))
 
 
 _ROWS = 16384  # rows converted at a time: the kernels' temporaries stay in the CPU cache
@@ -84,16 +70,15 @@ def parse_numbers(buf, starts, lengths, on_error):
     fast = _arrow.parse_numbers(buf, starts, lengths)  # optional pyarrow, same values
     if fast is not None:
         return fast
-    n = starts.size
-    value = np.empty(n, dtype=np.float64)
-    errors = _FirstError(on_error)  # the tokens are read out of order: report the first bad one
+    value = np.empty(starts.size, dtype=np.float64)
+    first = None  # (row, message) of the first bad token: the batches are read out of order
     long = np.flatnonzero(lengths > _SLOW_WIDTH)  # rare: one at a time, memory stays linear
     for i in long:
         token = buf[starts[i] : starts[i] + lengths[i]]
-        if not errors.found(_parse_slow, value, token[None, :], np.array([i])):
+        first = _parse_slow(value, token[None, :], np.array([i]))
+        if first is not None:
             break
-    short = None if long.size == 0 else np.flatnonzero(lengths <= _SLOW_WIDTH)
-    rows_all = np.arange(n) if short is None else short
+    rows_all = np.flatnonzero(lengths <= _SLOW_WIDTH) if long.size else np.arange(starts.size)
     if rows_all.size:
         width = max(8, -(-int(lengths[rows_all].max()) // 8) * 8)
         if int(starts[rows_all].max()) + width > buf.size:
@@ -104,85 +89,51 @@ def parse_numbers(buf, starts, lengths, on_error):
             rows = rows_all[i : i + _ROWS]
             words = np.ascontiguousarray(windows[starts[rows]]).view(np.uint64)
             words &= np.take(masks, lengths[rows], axis=0)  # zero the bytes past each token
-            if not errors.found(_parse_slow, value, words.view(np.uint8), rows):
+            bad = _parse_slow(value, words.view(np.uint8), rows)
+            if bad is not None:  # rows increase in each kind of batch: no earlier error after
+                first = bad if first is None else min(first, bad)
                 break
-    errors.report()
+    if first is not None:
+        on_error(*first)
     return value
 
 
-class _FirstError:
-    """Collects the errors of batches of tokens read out of file order, and reports the one of
-    the earliest token (so the message names the first bad line, whatever the batch order).
-    """
-
-    def __init__(self, on_error):
-        self.on_error = on_error
-        self.first = None
-
-    def found(self, parse, value, tokens, rows):
-        """Parse a batch into ``value[rows]``; False once a batch failed (rows increase within
-        each kind of batch, so a later batch of the same kind cannot hold an earlier error).
-        """
-        try:
-            value[rows] = parse(tokens, rows)
-        except _BadToken as bad:
-            if self.first is None or bad.row < self.first.row:
-                self.first = bad
-            return False
-        return True
-
-    def report(self):
-        if self.first is not None:
-            self.on_error(self.first.row, self.first.message)
-
-
-class _BadToken(Exception):
-    def __init__(self, row, message):
-        super().__init__(message)
-        self.row, self.message = row, message
-
-
-def _parse_slow(tokens, rows):
-    """NumPy's correctly rounded string conversion of a (n, w) matrix of zero-padded tokens;
-    the first bad token (in row order) raises :class:`_BadToken`.
+def _parse_slow(value, tokens, rows):
+    """NumPy's correctly rounded string conversion of a (n, w) matrix of zero-padded tokens
+    into ``value[rows]``; returns None, or ``(row, message)`` of the first bad token (in row
+    order).
     """
     text = np.ascontiguousarray(tokens).view(f"S{tokens.shape[1]}").ravel()
-    bad = None
+    bad = np.zeros(text.size, dtype=bool)
     if (tokens == 95).any():  # float() and NumPy read '1_0' as 10: not score-file syntax
         bad = (tokens == 95).any(axis=1)
         text = np.where(bad, b"0", text)
     with np.errstate(over="ignore"):  # 1e999 reads as inf, refused below
         try:
-            value = text.astype(np.float64)
+            parsed = text.astype(np.float64)
         except ValueError:  # includes UnicodeDecodeError: find which (a slow path, once)
-            value = np.zeros(text.size)
-            bad = np.zeros(text.size, dtype=bool) if bad is None else bad
+            parsed = np.zeros(text.size)
             for i, token in enumerate(text):
                 try:
-                    value[i] = float(token)
+                    parsed[i] = float(token)
                 except ValueError:
                     bad[i] = True
-    special = ~np.isfinite(value)
-    if bad is None and not special.any():
-        return value
-    bad = np.zeros(text.size, dtype=bool) if bad is None else bad
-    nan = np.isnan(value) & ~bad
+    special = ~np.isfinite(parsed)
+    nan = np.isnan(parsed) & ~bad
     overflow = special & ~nan & ~bad  # digits that overflow, not a spelling of infinity
     overflow[overflow] = ((tokens[overflow] >= 48) & (tokens[overflow] <= 57)).any(axis=1)
     wrong = bad | nan | overflow
-    if wrong.any():
-        i = int(np.argmax(wrong))
-        if bad[i]:
-            message = f"{_show(tokens[i])!r} is not a number"
-        elif nan[i]:
-            message = "is NaN"
-        else:
-            message = (
-                f"{_show(tokens[i])!r} is out of the float64 range (write inf for an "
-                f"infinite value)"
-            )
-        raise _BadToken(rows[i], message)
-    return value
+    if not wrong.any():
+        value[rows] = parsed
+        return None
+    i = int(np.argmax(wrong))
+    if bad[i]:
+        return rows[i], f"{_show(tokens[i])!r} is not a number"
+    if nan[i]:
+        return rows[i], "is NaN"
+    return rows[i], (
+        f"{_show(tokens[i])!r} is out of the float64 range (write inf for an infinite value)"
+    )
 
 
 def _show(row):
@@ -192,14 +143,11 @@ def _show(row):
 # ---------------------------------------------------------------------------------------------
 # formatting
 
-_LUT4 = np.frombuffer("".join(f"{i:04d}" for i in range(10_000)).encode(), dtype=np.uint8)
-_LUT4 = _LUT4.reshape(10_000, 4)
 _ZERO = np.uint8(48)
 _WIDTH = 24  # sign, up to 17 digits, the point, up to 4 leading zeros of 0.000x
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's splitting constant
 _P10_HI = (_P10_D * _SPLIT) - ((_P10_D * _SPLIT) - _P10_D)  # Veltkamp split of 10**k
 _P10_LO = _P10_D - _P10_HI
-_I = np.int64
 
 
 def _two_product(a, k):
@@ -213,7 +161,7 @@ def _two_product(a, k):
     return hi, lo
 
 
-_LUT4_U32 = np.ascontiguousarray(_LUT4).view(np.uint32).ravel()
+_LUT4_U32 = np.frombuffer("".join(f"{i:04d}" for i in range(10_000)).encode(), dtype=np.uint32)
 
 
 def _digits17(d):
@@ -227,39 +175,29 @@ def _digits17(d):
     return groups.view(np.uint8)[:, 3:]
 
 
-def _round_candidate(whole, frac, unit):
-    """Round ``whole + frac`` (int64 + [0, 1)) to a multiple of ``unit``, ties to even."""
-    q = whole // unit
-    r = (whole - q * unit) + frac  # in [0, unit)
-    half = unit / 2
-    up = (r > half) | ((r == half) & (q % 2 == 1))
-    return (q + up) * unit
-
-
 def _shortest_digits(a):
     """Shortest round-tripping decimal of positive float64 values 1e-6 <= a < 1e17.
 
     Returns (d, e, ok): ``d`` a 17-digit integer (trailing zeros past the shortest digits),
     the decimal exponent ``e`` of its first digit, and ok (False: format another way).
 
-    The exact product P = a * 10**(16 - e) (a two-product: 10**k is exact for k <= 22) gives
-    the correctly rounded 15-, 16- and 17-digit candidates; a candidate reads back as ``a``
-    when it lies inside a's rounding interval, whose half-widths (half the gaps to the
-    neighbouring doubles, times 10**k) are exact in float64. Candidates too close to the
-    interval's ends to decide are skipped for a longer one.
+    The candidates are those of the module's docstring, from ``a * 10**(16 - e)``; the
+    half-widths of a's rounding interval are half the gaps to the neighbouring doubles, times
+    ``10**k``. Candidates too close to the interval's ends to decide are skipped for a longer
+    one.
     """
-    e = np.floor(np.log10(a)).astype(_I)
+    e = np.floor(np.log10(a)).astype(np.int64)
     k = np.minimum(np.maximum(16 - e, 0), 22)
     hi, lo = _two_product(a, k)
     off = (hi >= 1e17) | (hi < 1e16)
     if off.any():  # log10 may be off by one next to powers of ten
         rows = np.flatnonzero(off)
-        e[rows] += (hi[rows] >= 1e17).astype(_I) - (hi[rows] < 1e16)
+        e[rows] += (hi[rows] >= 1e17).astype(np.int64) - (hi[rows] < 1e16)
         k[rows] = np.minimum(np.maximum(16 - e[rows], 0), 22)
         hi[rows], lo[rows] = _two_product(a[rows], k[rows])
     ok = (hi >= 1e16) & (hi < 1e17) & (16 - e >= 0) & (16 - e <= 22)
     floor_lo = np.floor(lo)
-    whole = hi.astype(_I) + floor_lo.astype(_I)  # hi is an integer (>= 2**53)
+    whole = hi.astype(np.int64) + floor_lo.astype(np.int64)  # hi is an integer (>= 2**53)
     frac = lo - floor_lo  # exact, in [0, 1)
     half_unit = 0.5 * np.take(_P10_D, k)  # exact: a power of two times 10**k, k <= 22
     margin = 1e-9  # far above the rounding error of `diff`, far below the half-gaps (> 0.25)
@@ -267,8 +205,10 @@ def _shortest_digits(a):
     below = (a - np.nextafter(a, 0)) * half_unit - margin
     chosen = whole + ((frac > 0.5) | ((frac == 0.5) & (whole % 2 == 1)))  # 17 digits
     done = np.zeros(a.size, dtype=bool)
-    for unit in (100, 10):
-        c = _round_candidate(whole, frac, unit)
+    for unit in (100, 10):  # whole + frac to a multiple of unit (15, 16 digits), ties to even
+        q = whole // unit
+        r = (whole - q * unit) + frac  # in [0, unit)
+        c = (q + ((r > unit / 2) | ((r == unit / 2) & (q % 2 == 1)))) * unit
         diff = (c - whole).astype(np.float64) - frac
         take = (diff < above) & (diff > -below) & ~done
         chosen = np.where(take, c, chosen)
@@ -344,12 +284,10 @@ def _format_rows(x):
     for v in range(-4, 0):
         rows = np.flatnonzero(ok & (e == v))
         if rows.size:
-            lead = -v - 1
             block = np.zeros((rows.size, _WIDTH - 1), dtype=np.uint8)
-            block[:, 0] = _ZERO
+            block[:, : 1 - v] = _ZERO
             block[:, 1] = 46
-            block[:, 2 : 2 + lead] = _ZERO
-            block[:, 2 + lead : 2 + lead + 17] = digits[rows, :17]
+            block[:, 1 - v : 18 - v] = digits[rows, :17]
             out[rows, 1:] = block
     rest = np.flatnonzero(~ok)
     if rest.size:
@@ -358,30 +296,17 @@ def _format_rows(x):
     return out[:, : used[-1] + 1] if used.size else out[:, :1]
 
 
-_SPECIAL = {0: b"0.0", 1: b"inf", 2: b"nan"}
-
-
 def _format_slow(out, rows, x):
     """repr() of the values off the vectorized path (zeros, non-finite, tiny or huge)."""
     values = x[rows]
-    texts = np.empty(rows.size, dtype=object)
-    zero_or_inf = (values == 0) | np.isinf(values) | np.isnan(values)
-    # the common specials without a Python call each
-    for code, word in _SPECIAL.items():
-        sel = {0: values == 0, 1: np.isinf(values), 2: np.isnan(values)}[code]
-        texts[sel] = word
-    others = np.flatnonzero(~zero_or_inf)
-    for i in others:
+    texts = np.full(rows.size, b"0.0", dtype=object)  # the specials without a Python call each
+    texts[np.isinf(values)] = b"inf"
+    texts[np.isnan(values)] = b"nan"
+    for i in np.flatnonzero(np.isfinite(values) & (values != 0)):
         texts[i] = repr(abs(float(values[i]))).encode()
     width = max(max(len(t) for t in texts) + 1, out.shape[1])
     if width > out.shape[1]:
-        out = np.concatenate(
-            [out, np.zeros((out.shape[0], width - out.shape[1]), np.uint8)], axis=1
-        )
-    block = np.zeros((rows.size, width), dtype=np.uint8)
-    block[:, 1:] = (
-        np.array(list(texts), dtype=f"S{width - 1}").view(np.uint8).reshape(rows.size, width - 1)
-    )
-    block[:, 0] = np.where(np.signbit(values) & ~np.isnan(values), 45, 0)
-    out[rows] = block
+        out = np.pad(out, ((0, 0), (0, width - out.shape[1])))
+    out[rows, 1:] = texts.astype(f"S{width - 1}").view(np.uint8).reshape(rows.size, width - 1)
+    out[rows, 0] = np.where(np.signbit(values) & ~np.isnan(values), 45, 0)
     return out

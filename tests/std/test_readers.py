@@ -370,7 +370,7 @@ def test_report_without_decisions_and_with_infinite_scores():
 
 
 def test_batched_reading_keeps_line_numbers(tmp_path, monkeypatch):
-    import focal._text.fields as _textfiles
+    import focal._text.blocks as _textfiles
     import focal.std._xml as xml_readers
 
     lines = [f"q f{i % 3} {i}.5 0.25 {i / 10} {'YES' if i % 2 else 'NO'}" for i in range(10)]
