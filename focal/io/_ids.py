@@ -22,6 +22,7 @@ __all__ = [
     "check_matched",
     "check_unique",
     "compact_gathered",
+    "duplicate_error",
     "find_duplicate",
     "gather_classes",
     "hash_ids",
@@ -206,12 +207,19 @@ def check_unique(columns, shown, lines=None):
         what = f"segment {ids_text(columns[0][second])!r}"
     else:
         what = f"trial ({', '.join(ids_text(c[second]) for c in columns)})"
+    raise duplicate_error(shown, what, first, second, lines)
+
+
+def duplicate_error(shown, what, first, second, lines=None):
+    """The error of a repeated ``what`` (``"trial (m, t)"``) in ``shown`` at rows ``first`` and
+    ``second``: by their lines (``lines``, a LineMap), else by the rows (counted from 0).
+    """
     if lines is not None:
-        raise ValueError(
+        return ValueError(
             f"{shown}:{lines.line(second)}: duplicate {what}, first seen on line "
             f"{lines.line(first)}"
         )
-    raise ValueError(f"{shown}: duplicate {what}: rows {first} and {second} (counted from 0)")
+    return ValueError(f"{shown}: duplicate {what}: rows {first} and {second} (counted from 0)")
 
 
 def find_duplicate(columns):

@@ -392,11 +392,7 @@ def read_columns(
     trials = Trials(ids, values, lines, shown, table, kept, spilled=spilled)
     dup = table.duplicate()
     if dup is not None:
-        first, second = dup
-        raise ValueError(
-            f"{shown}:{lines.line(second)}: duplicate trial {trials.described([second])}, "
-            f"first seen on line {lines.line(first)}"
-        )
+        raise _ids.duplicate_error(shown, f"trial {trials.described([dup[1]])}", *dup, lines)
     if pos_label is not None and "label" in want and not values["label"].any():
         raise ValueError(f"{shown}: no trial has the target label {pos_label!r} (pos_label)")
     return trials
@@ -415,13 +411,10 @@ def in_memory(obj, values=(), kind="key"):
     lines = obj.lines if getattr(obj, "lines", None) is not None else _row_numbers(len(ids[0]))
     table = HashTable(ids)
     dup = table.duplicate()
-    if dup is not None:  # as focal.io._ids.check_unique says it
-        first, second = dup
-        raise ValueError(
-            f"{obj.path or ('key' if kind == 'key' else 'scores')}: duplicate trial "
-            f"({ids_text(ids[0][second])}, {ids_text(ids[1][second])}): rows {first} and "
-            f"{second} (counted from 0)"
-        )
+    if dup is not None:
+        shown = obj.path or ("key" if kind == "key" else "scores")
+        what = f"trial ({ids_text(ids[0][dup[1]])}, {ids_text(ids[1][dup[1]])})"
+        raise _ids.duplicate_error(shown, what, *dup)
     values = {v: np.asarray(getattr(obj, v)) for v in values}
     return Trials(ids, values, lines, obj.path, table, kind=kind)
 
