@@ -52,6 +52,8 @@ import sys
 import tempfile
 import threading
 
+from ..exceptions import file_access_error
+
 __all__ = [
     "open_input",
     "check_output",
@@ -83,12 +85,6 @@ MAX_SECRET_BYTES = 1 << 16
 REPORT_SUFFIXES = (".html", ".png", ".pdf", ".svg")
 
 
-def _fail(path, action, exc) -> OSError:
-    from ..exceptions import file_access_error
-
-    return file_access_error(exc, path, action)
-
-
 def open_input(path):
     """Open ``path`` for binary reading; an OS error names the path (``path: cannot open:
     reason``) and stays an ``OSError`` (see :func:`focal.exceptions.file_access_error`).
@@ -97,7 +93,7 @@ def open_input(path):
     try:
         return open(path, "rb")
     except OSError as exc:
-        raise _fail(path, "cannot open", exc) from None
+        raise file_access_error(exc, path, "cannot open") from None
 
 
 def read_secret(path) -> bytes:
@@ -124,25 +120,11 @@ def read_secret(path) -> bytes:
 
 
 def _stat(path, follow=True):
+    """``os.stat`` of a path or a descriptor (links followed by default); None if it fails."""
     try:
         return os.stat(path, follow_symlinks=follow)
     except (OSError, ValueError):
         return None
-
-
-def _fstat(fd):
-    try:
-        return os.fstat(fd)
-    except OSError:
-        return None
-
-
-def _identity(st):
-    return st.st_dev, st.st_ino
-
-
-def _is_stream_mode(mode) -> bool:
-    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 #: the folder of a process's descriptors, once links are resolved: /proc/PID[/task/TID]/fd
@@ -171,37 +153,30 @@ def _descriptor(path) -> int | None:
 
 
 def _target(path):
-    """``(kind, stat, descriptor)`` of an output: kind ``"stdout"``, ``"stream"``,
-    ``"descriptor"`` (a regular file behind one of our descriptors) or ``"file"``.
+    """``(kind, stat)`` of an output: kind ``"stdout"``, ``"stream"``, ``"descriptor"`` (a
+    regular file behind one of our descriptors, open for writing) or ``"file"``.
     """
     if path == "-":
-        return "stdout", _fstat(1), 1
+        return "stdout", _stat(1)
     st = _stat(path)
     fd = _descriptor(path)
-    if fd is not None and st is None:
-        raise ValueError(f"{path}: cannot write: no open descriptor {fd}")
     if fd is not None:
-        _check_writable_descriptor(path, fd)
-    if st is not None and _is_stream_mode(st.st_mode):
-        return "stream", st, fd
+        if st is None:
+            raise ValueError(f"{path}: cannot write: no open descriptor {fd}")
+        import fcntl  # POSIX; _descriptor finds descriptors on Linux only
+
+        with contextlib.suppress(OSError):
+            if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY:
+                what = " (standard input)" if fd == 0 else ""
+                raise ValueError(
+                    f"{path}: descriptor {fd}{what} is open for reading only: not an output; "
+                    "nothing was written"
+                )
+    if st is not None and stat.S_IFMT(st.st_mode) in (stat.S_IFCHR, stat.S_IFIFO, stat.S_IFSOCK):
+        return "stream", st
     if fd is not None and stat.S_ISREG(st.st_mode):
-        return "descriptor", st, fd
-    return "file", st, None
-
-
-def _check_writable_descriptor(path, fd) -> None:
-    import fcntl  # POSIX; _descriptor finds descriptors on Linux only
-
-    try:
-        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
-    except OSError:
-        return
-    if flags & os.O_ACCMODE == os.O_RDONLY:
-        what = " (standard input)" if fd == 0 else ""
-        raise ValueError(
-            f"{path}: descriptor {fd}{what} is open for reading only: not an output; "
-            "nothing was written"
-        )
+        return "descriptor", st
+    return "file", st
 
 
 def is_stream(path) -> bool:
@@ -221,9 +196,7 @@ def is_stream(path) -> bool:
 
 def _name(path, what="output") -> str:
     """``path`` as text, refused when empty or not UTF-8 (it could not be printed)."""
-    path = os.fspath(path)
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
+    path = os.fsdecode(path)
     if not path:
         raise ValueError(f"the {what} name is empty")
     if "\0" in path:
@@ -244,10 +217,8 @@ def _input_files(inputs):
     for name in inputs:
         if name is None:
             continue
-        name = os.fspath(name)
-        if isinstance(name, bytes):
-            name = os.fsdecode(name)
-        st = _fstat(0) if name == "-" else _stat(name)
+        name = os.fsdecode(name)
+        st = _stat(0 if name == "-" else name)
         if st is not None:
             out.append(("standard input" if name == "-" else name, st))
     return out
@@ -258,47 +229,29 @@ def _refuse_inputs(output, st, inputs, what="the output") -> None:
     if st is None or stat.S_ISCHR(st.st_mode):
         return
     for name, input_st in inputs:
-        if _identity(input_st) == _identity(st):
+        if os.path.samestat(input_st, st):
             raise ValueError(
                 f"{output}: {what} would overwrite an input file ({name} is the same "
                 "file); nothing was written"
             )
 
 
-def _temporary_file(path, folder) -> tuple[int, str]:
-    """A new ``.focal-*.tmp`` file in ``folder``: ``(descriptor, name)``; an error names
-    ``path``. Call it inside :func:`_sigterm_deferred`, noting the name there.
-    """
-    try:
-        return tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise _fail(path, "cannot write", exc) from None
-
-
 def _probe(path, folder) -> None:
     """Refuse ``path`` unless a file can be created in ``folder`` (permissions, read-only
     file systems, ``/proc``): a temporary file, removed at once (SIGTERM included).
     """
-    tmp = None
-    with _sigterm_cleans_up():
-        try:
-            with _sigterm_deferred():
-                fd, tmp = _temporary_file(path, folder)
-            os.close(fd)
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
+    with _temporary(path, folder) as (fd, _):
+        os.close(fd)
 
 
 def _check(path, inputs):
-    """:func:`check_output`; returns ``(kind, stat)`` of the output (see :func:`_target`)."""
+    """:func:`check_output`; returns the kind of the output (see :func:`_target`)."""
     path = _name(path)
-    kind, st, _ = _target(path)
+    kind, st = _target(path)
     inputs = _input_files(inputs)
     if kind != "file":
         _refuse_inputs("standard output" if path == "-" else path, st, inputs)
-        return kind, st
+        return kind
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise ValueError(f"{path}: the output is a directory")
     if path.endswith(("/", os.sep)) or os.path.basename(path) in (".", ".."):
@@ -310,7 +263,7 @@ def _check(path, inputs):
         problem = "is not a folder" if os.path.exists(folder) else "does not exist"
         raise ValueError(f"{path}: cannot write: the folder {shown} {problem}")
     _probe(path, folder)
-    return kind, st
+    return kind
 
 
 def check_output(output, inputs=()) -> None:
@@ -492,35 +445,41 @@ def _new_file_mode(st) -> int:
     return 0o666 & ~mask
 
 
-def _write_error(path, exc, tmp):
-    """The OSError ``exc`` of writing ``path`` (through ``tmp``) naming ``path``, or None to
-    let it propagate unchanged (an error of the caller's own code).
+@contextlib.contextmanager
+def _temporary(path, folder):
+    """A new ``.focal-*.tmp`` file in ``folder`` for the ``with`` block: ``(descriptor, name)``,
+    removed at the block's end unless renamed away; an error creating it names ``path``.
+
+    SIGTERM turns into an exception (:func:`_sigterm_cleans_up`) from before the file exists,
+    and is held back (:func:`_sigterm_deferred`) until its name is noted for the removal.
     """
-    if exc.errno in _WRITE_ERRORS or (tmp is not None and exc.filename == tmp):
-        return _fail(path, "cannot write", exc)
-    return None
+    tmp = None
+    with _sigterm_cleans_up():
+        try:
+            with _sigterm_deferred():
+                try:
+                    fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=folder)
+                except OSError as exc:
+                    raise file_access_error(exc, path, "cannot write") from None
+            yield fd, tmp
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
 
 @contextlib.contextmanager
-def _direct(path, kind):
-    """Standard output, a stream or a descriptor's file, written to as it is."""
+def _write_errors(path, own=None):
+    """Name ``path`` in an ``OSError`` of writing it (a full disk, a quota, a permission) or of
+    the file ``own`` (our temporary file, or the stream we open); an error of the caller's own
+    code propagates unchanged.
+    """
     try:
-        if kind == "stdout":
-            out = sys.stdout.buffer
-            yield out
-            out.flush()
-            return
-        try:  # appending: the shell may have opened the file with >>
-            handle = open(path, "ab")
-        except OSError as exc:
-            raise _fail(path, "cannot write", exc) from None
-        with handle:
-            yield handle
+        yield
     except OSError as exc:
-        error = _write_error(path, exc, None)
-        if error is None:
+        if exc.errno not in _WRITE_ERRORS and (own is None or exc.filename != own):
             raise
-        raise error from None
+        raise file_access_error(exc, path, "cannot write") from None
 
 
 @contextlib.contextmanager
@@ -544,31 +503,22 @@ def write_output(path, inputs=()):
         propagate unchanged; in every case nothing of the new content is left behind.
     """
     path = _name(path)
-    kind, st = _check(path, inputs)
-    if kind != "file":
-        with _direct(path, kind) as out:
+    kind = _check(path, inputs)
+    if kind == "stdout":
+        with _write_errors(path):
+            out = sys.stdout.buffer
             yield out
-        return
-    target = os.path.realpath(path)
-    # SIGTERM removes the temporary file from the moment it exists (handler installed first)
-    tmp = None
-    with _sigterm_cleans_up():
-        try:
-            with _sigterm_deferred():
-                fd, tmp = _temporary_file(path, os.path.dirname(target))
+            out.flush()
+    elif kind != "file":  # appending: the shell may have opened the file with >>
+        with _write_errors(path, own=path), open(path, "ab") as out:
+            yield out
+    else:
+        target = os.path.realpath(path)
+        with _temporary(path, os.path.dirname(target)) as (fd, tmp), _write_errors(path, tmp):
             with os.fdopen(fd, "wb") as out:
                 yield out
             os.chmod(tmp, _new_file_mode(_stat(target)))  # mkstemp made it private (0600)
             os.replace(tmp, target)
-        except OSError as exc:
-            error = _write_error(path, exc, tmp) if tmp is not None else None
-            if error is None:
-                raise
-            raise error from None
-        finally:
-            with contextlib.suppress(OSError):
-                if tmp is not None and os.path.lexists(tmp):
-                    os.unlink(tmp)
 
 
 class FolderWriter:
@@ -600,20 +550,16 @@ class FolderWriter:
         check_folder(folder, inputs)
         self.path = _name(folder, "output folder")
         self._inputs = _input_files(inputs)
-        self._staged: dict[str, str] = {}  # entry -> temporary file
-        self._created: list[str] = []
+        self._staged: dict[str, str] = {}  # entry -> temporary file, removed on leaving
+        self._created: list[str] = []  # folders made, removed (if empty) unless committed
         self._stack: contextlib.ExitStack | None = None
 
     def __enter__(self) -> FolderWriter:
-        stack = contextlib.ExitStack()
-        stack.enter_context(_sigterm_cleans_up())
-        stack.callback(self._discard)
-        try:
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_sigterm_cleans_up())
+            stack.callback(self._remove_created)
             self._make_folder()
-        except BaseException:
-            stack.close()
-            raise
-        self._stack = stack
+            self._stack = stack.pop_all()
         return self
 
     def __exit__(self, exc_type, exc, tb) -> None:
@@ -632,7 +578,7 @@ class FolderWriter:
             try:
                 os.mkdir(level)
             except OSError as exc:
-                raise _fail(self.path, "cannot create the folder", exc) from None
+                raise file_access_error(exc, self.path, "cannot create the folder") from None
             self._created.append(level)
 
     def _entry(self, name: str) -> str:
@@ -654,20 +600,11 @@ class FolderWriter:
         if self._stack is None:
             raise RuntimeError("use the FolderWriter as a context manager")
         entry = self._entry(name)
-        with _sigterm_deferred():
-            fd, tmp = _temporary_file(entry, self.path)
-            old = self._staged.pop(entry, None)
-            self._staged[entry] = tmp  # removed by _discard if anything fails
-        if old is not None:
-            os.unlink(old)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                yield out
-        except OSError as exc:
-            error = _write_error(entry, exc, tmp)
-            if error is None:
-                raise
-            raise error from None
+        with _sigterm_deferred():  # on the stack (so removed) before a SIGTERM is raised
+            fd, tmp = self._stack.enter_context(_temporary(entry, self.path))
+        self._staged[entry] = tmp
+        with _write_errors(entry, tmp), os.fdopen(fd, "wb") as out:
+            yield out
 
     def write(self, name: str, data: bytes) -> None:
         """Write ``data`` as the file ``name`` of the folder (see :meth:`open`)."""
@@ -675,22 +612,13 @@ class FolderWriter:
             out.write(data)
 
     def _commit(self) -> None:
-        while self._staged:
-            entry, tmp = next(iter(self._staged.items()))
-            try:
+        for entry, tmp in self._staged.items():
+            with _write_errors(entry, tmp):
                 os.chmod(tmp, _new_file_mode(_stat(entry, follow=False)))
                 os.replace(tmp, entry)
-            except OSError as exc:
-                raise _fail(entry, "cannot write", exc) from None
-            del self._staged[entry]
         self._created = []  # the folder is complete: keep it
 
-    def _discard(self) -> None:
-        for tmp in self._staged.values():
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        self._staged = {}
+    def _remove_created(self) -> None:
         for level in reversed(self._created):
             with contextlib.suppress(OSError):  # only if empty: nothing of anyone else is lost
                 os.rmdir(level)
-        self._created = []
