@@ -1,9 +1,8 @@
 """Safe outputs: decided by what the file is, never over an input, whole or not at all.
 
-One concept, the one door to the file system for writing, and so one module although it is
-long: the decision of what an output is, its check against the inputs, the atomic write and the
-report folder share one notion of "the same file" and one clean-up on failure; split, they would
-drift apart and a second door would appear.
+One door to the file system for writing, so one module: what an output is, its check against
+the inputs, the atomic write and the report folder share one notion of "the same file" and one
+clean-up on failure.
 
 Every file focal writes (models, score files, calibrated outputs, the figures and page of a
 report) goes through :func:`write_output` or :class:`FolderWriter`. What is done depends on
@@ -24,12 +23,10 @@ what the output *is* (``stat``, links followed), never on how its path is spelle
   or no file, behind: never an empty or partial one. After SIGKILL only a stray temporary
   file may remain.
 
-Before anything is written, and before any work when the caller checks first
-(:func:`check_output`, :func:`check_folder`, :func:`check_command`), an output is refused when
-its name is empty, not UTF-8 (it could not be printed in a message) or ends with ``/`` (a
-folder); when it is a folder, or its folder does not exist or cannot be written; and when it is
-the same file, by device and inode, as one of the inputs: through any spelling of the path,
-symbolic and hard links, ``/proc/self/...``, standard input (``fstat(0)``) when an input is
+Before anything is written (before any work when the caller checks first: :func:`check_output`,
+:func:`check_folder`, :func:`check_command`), an output is refused for the reasons
+:func:`check_output` lists. "The same file" as an input is the same device and inode: through
+any spelling of the path, ``/proc/self/...``, standard input (``fstat(0)``) when an input is
 ``-``, and the file standard output is redirected to when the output is ``-``. Character
 devices are not compared (a terminal can be read and written at once).
 
@@ -153,8 +150,8 @@ def _descriptor(path) -> int | None:
 
 
 def _target(path):
-    """``(kind, stat)`` of an output: kind ``"stdout"``, ``"stream"``, ``"descriptor"`` (a
-    regular file behind one of our descriptors, open for writing) or ``"file"``.
+    """``(kind, stat)`` of an output: kind ``"stdout"``, ``"stream"`` (written to directly,
+    a regular file behind one of our descriptors included) or ``"file"``.
     """
     if path == "-":
         return "stdout", _stat(1)
@@ -172,10 +169,11 @@ def _target(path):
                     f"{path}: descriptor {fd}{what} is open for reading only: not an output; "
                     "nothing was written"
                 )
-    if st is not None and stat.S_IFMT(st.st_mode) in (stat.S_IFCHR, stat.S_IFIFO, stat.S_IFSOCK):
+    if st is not None and (
+        stat.S_IFMT(st.st_mode) in (stat.S_IFCHR, stat.S_IFIFO, stat.S_IFSOCK)
+        or (fd is not None and stat.S_ISREG(st.st_mode))
+    ):
         return "stream", st
-    if fd is not None and stat.S_ISREG(st.st_mode):
-        return "descriptor", st
     return "file", st
 
 
@@ -321,8 +319,6 @@ def check_folder(folder, inputs=()) -> None:
         raise ValueError(f"{folder}: not a folder (a report is a folder of files)")
     _probe(folder, folder)
     inputs = _input_files(inputs)
-    if not inputs:
-        return
     with os.scandir(folder) as entries:
         for entry in entries:
             if entry.name.endswith(REPORT_SUFFIXES):
@@ -379,13 +375,9 @@ def check_command(options) -> None:
 # writing
 
 
-class _Terminated(SystemExit):
-    """Raised in the main thread on SIGTERM while an output is being written."""
-
-
 class _SigtermState:
-    """While :func:`_sigterm_deferred` runs (creating a temporary file and noting its name),
-    our SIGTERM handler only records the signal; it is raised when that code is done.
+    """What our SIGTERM handler needs: while :func:`_sigterm_deferred` runs, it only records
+    the signal.
     """
 
     deferring = 0
@@ -396,7 +388,7 @@ def _on_sigterm(signum, frame):
     if _SigtermState.deferring:
         _SigtermState.pending = signum
         return
-    raise _Terminated(128 + signum)
+    raise SystemExit(128 + signum)
 
 
 @contextlib.contextmanager
@@ -413,7 +405,7 @@ def _sigterm_deferred():
         _SigtermState.deferring -= 1
     if not _SigtermState.deferring and _SigtermState.pending is not None:
         signum, _SigtermState.pending = _SigtermState.pending, None
-        raise _Terminated(128 + signum)
+        raise SystemExit(128 + signum)
 
 
 @contextlib.contextmanager
@@ -509,7 +501,7 @@ def write_output(path, inputs=()):
             out = sys.stdout.buffer
             yield out
             out.flush()
-    elif kind != "file":  # appending: the shell may have opened the file with >>
+    elif kind == "stream":  # appending: the shell may have opened the file with >>
         with _write_errors(path, own=path), open(path, "ab") as out:
             yield out
     else:
@@ -555,34 +547,41 @@ class FolderWriter:
         self._stack: contextlib.ExitStack | None = None
 
     def __enter__(self) -> FolderWriter:
-        with contextlib.ExitStack() as stack:
-            stack.enter_context(_sigterm_cleans_up())
-            stack.callback(self._remove_created)
-            self._make_folder()
-            self._stack = stack.pop_all()
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        assert self._stack is not None
-        with self._stack:
-            if exc_type is None:
-                self._commit()
-
-    def _make_folder(self) -> None:
         missing = []
         folder = os.path.abspath(self.path)
         while not os.path.lexists(folder):
             missing.append(folder)
             folder = os.path.dirname(folder)
-        for level in reversed(missing):
-            try:
-                os.mkdir(level)
-            except OSError as exc:
-                raise file_access_error(exc, self.path, "cannot create the folder") from None
-            self._created.append(level)
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_sigterm_cleans_up())
+            stack.callback(self._remove_created)
+            for level in reversed(missing):
+                try:
+                    os.mkdir(level)
+                except OSError as exc:
+                    raise file_access_error(exc, self.path, "cannot create the folder") from None
+                self._created.append(level)
+            self._stack = stack.pop_all()
+        return self
 
-    def _entry(self, name: str) -> str:
-        """The folder's entry ``name``, refused when it is a folder or an input."""
+    def __exit__(self, exc_type, exc, tb) -> None:
+        assert self._stack is not None
+        with self._stack:  # on leaving: the temporary files left, the new folders if empty
+            if exc_type is None:
+                for entry, tmp in self._staged.items():
+                    with _write_errors(entry, tmp):
+                        os.chmod(tmp, _new_file_mode(_stat(entry, follow=False)))
+                        os.replace(tmp, entry)
+                self._created = []  # the folder is complete: keep it
+
+    @contextlib.contextmanager
+    def open(self, name: str):
+        """Write the file ``name`` of the folder: yields a binary file object (its content is
+        renamed into place when the writer's context ends without an error); refused when
+        ``name`` is not a file name, or the folder's entry of that name is a folder or an input.
+        """
+        if self._stack is None:
+            raise RuntimeError("use the FolderWriter as a context manager")
         if os.path.basename(name) != name or name in ("", ".", ".."):
             raise ValueError(f"{name!r} is not a file name")
         entry = os.path.join(self.path, name)
@@ -590,16 +589,6 @@ class FolderWriter:
         if here is not None and stat.S_ISDIR(here.st_mode):
             raise ValueError(f"{entry}: the output is a directory")
         _refuse_inputs(entry, _stat(entry), self._inputs)
-        return entry
-
-    @contextlib.contextmanager
-    def open(self, name: str):
-        """Write the file ``name`` of the folder: yields a binary file object (its content is
-        renamed into place when the writer's context ends without an error).
-        """
-        if self._stack is None:
-            raise RuntimeError("use the FolderWriter as a context manager")
-        entry = self._entry(name)
         with _sigterm_deferred():  # on the stack (so removed) before a SIGTERM is raised
             fd, tmp = self._stack.enter_context(_temporary(entry, self.path))
         self._staged[entry] = tmp
@@ -610,13 +599,6 @@ class FolderWriter:
         """Write ``data`` as the file ``name`` of the folder (see :meth:`open`)."""
         with self.open(name) as out:
             out.write(data)
-
-    def _commit(self) -> None:
-        for entry, tmp in self._staged.items():
-            with _write_errors(entry, tmp):
-                os.chmod(tmp, _new_file_mode(_stat(entry, follow=False)))
-                os.replace(tmp, entry)
-        self._created = []  # the folder is complete: keep it
 
     def _remove_created(self) -> None:
         for level in reversed(self._created):
