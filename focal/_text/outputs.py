@@ -242,28 +242,6 @@ def _probe(path, folder) -> None:
         os.close(fd)
 
 
-def _check(path, inputs):
-    """:func:`check_output`; returns the kind of the output (see :func:`_target`)."""
-    path = _name(path)
-    kind, st = _target(path)
-    inputs = _input_files(inputs)
-    if kind != "file":
-        _refuse_inputs("standard output" if path == "-" else path, st, inputs)
-        return kind
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise ValueError(f"{path}: the output is a directory")
-    if path.endswith(("/", os.sep)) or os.path.basename(path) in (".", ".."):
-        raise ValueError(f"{path}: the output names a folder (it ends with '/'): give a file name")
-    _refuse_inputs(path, st, inputs)
-    folder = os.path.dirname(os.path.realpath(path))
-    if not os.path.isdir(folder):
-        shown = folder if os.path.islink(path) else (os.path.dirname(path) or ".")
-        problem = "is not a folder" if os.path.exists(folder) else "does not exist"
-        raise ValueError(f"{path}: cannot write: the folder {shown} {problem}")
-    _probe(path, folder)
-    return kind
-
-
 def check_output(output, inputs=()) -> None:
     """Refuse an output that cannot be written safely, before any work is done.
 
@@ -283,7 +261,23 @@ def check_output(output, inputs=()) -> None:
         the same file as one of ``inputs`` (by device and inode: through symbolic links, hard
         links and any spelling of the path).
     """
-    _check(output, inputs)
+    path = _name(output)
+    kind, st = _target(path)
+    inputs = _input_files(inputs)
+    if kind != "file":
+        _refuse_inputs("standard output" if path == "-" else path, st, inputs)
+        return
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise ValueError(f"{path}: the output is a directory")
+    if path.endswith(("/", os.sep)) or os.path.basename(path) in (".", ".."):
+        raise ValueError(f"{path}: the output names a folder (it ends with '/'): give a file name")
+    _refuse_inputs(path, st, inputs)
+    folder = os.path.dirname(os.path.realpath(path))
+    if not os.path.isdir(folder):
+        shown = folder if os.path.islink(path) else (os.path.dirname(path) or ".")
+        problem = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise ValueError(f"{path}: cannot write: the folder {shown} {problem}")
+    _probe(path, folder)
 
 
 def check_folder(folder, inputs=()) -> None:
@@ -495,7 +489,8 @@ def write_output(path, inputs=()):
         propagate unchanged; in every case nothing of the new content is left behind.
     """
     path = _name(path)
-    kind = _check(path, inputs)
+    check_output(path, inputs)
+    kind = _target(path)[0]  # as check_output found it
     if kind == "stdout":
         with _write_errors(path):
             out = sys.stdout.buffer
