@@ -1,9 +1,8 @@
 """Safe outputs: decided by what the file is, never over an input, whole or not at all.
 
-One concept, the one door to the file system for writing, and so one module although it is
-long: the decision of what an output is, its check against the inputs, the atomic write and the
-report folder share one notion of "the same file" and one clean-up on failure; split, they would
-drift apart and a second door would appear.
+One door to the file system for writing, so one module: what an output is, its check against
+the inputs, the atomic write and the report folder share one notion of "the same file" and one
+clean-up on failure.
 
 Every file focal writes (models, score files, calibrated outputs, the figures and page of a
 report) goes through :func:`write_output` or :class:`FolderWriter`. What is done depends on
@@ -24,12 +23,10 @@ what the output *is* (``stat``, links followed), never on how its path is spelle
   or no file, behind: never an empty or partial one. After SIGKILL only a stray temporary
   file may remain.
 
-Before anything is written, and before any work when the caller checks first
-(:func:`check_output`, :func:`check_folder`, :func:`check_command`), an output is refused when
-its name is empty, not UTF-8 (it could not be printed in a message) or ends with ``/`` (a
-folder); when it is a folder, or its folder does not exist or cannot be written; and when it is
-the same file, by device and inode, as one of the inputs: through any spelling of the path,
-symbolic and hard links, ``/proc/self/...``, standard input (``fstat(0)``) when an input is
+Before anything is written (before any work when the caller checks first: :func:`check_output`,
+:func:`check_folder`, :func:`check_command`), an output is refused for the reasons
+:func:`check_output` lists. "The same file" as an input is the same device and inode: through
+any spelling of the path, ``/proc/self/...``, standard input (``fstat(0)``) when an input is
 ``-``, and the file standard output is redirected to when the output is ``-``. Character
 devices are not compared (a terminal can be read and written at once).
 
@@ -51,6 +48,8 @@ import stat
 import sys
 import tempfile
 import threading
+
+from ..exceptions import file_access_error
 
 __all__ = [
     "open_input",
@@ -83,12 +82,6 @@ MAX_SECRET_BYTES = 1 << 16
 REPORT_SUFFIXES = (".html", ".png", ".pdf", ".svg")
 
 
-def _fail(path, action, exc) -> OSError:
-    from ..exceptions import file_access_error
-
-    return file_access_error(exc, path, action)
-
-
 def open_input(path):
     """Open ``path`` for binary reading; an OS error names the path (``path: cannot open:
     reason``) and stays an ``OSError`` (see :func:`focal.exceptions.file_access_error`).
@@ -97,7 +90,7 @@ def open_input(path):
     try:
         return open(path, "rb")
     except OSError as exc:
-        raise _fail(path, "cannot open", exc) from None
+        raise file_access_error(exc, path, "cannot open") from None
 
 
 def read_secret(path) -> bytes:
@@ -124,25 +117,11 @@ def read_secret(path) -> bytes:
 
 
 def _stat(path, follow=True):
+    """``os.stat`` of a path or a descriptor (links followed by default); None if it fails."""
     try:
         return os.stat(path, follow_symlinks=follow)
     except (OSError, ValueError):
         return None
-
-
-def _fstat(fd):
-    try:
-        return os.fstat(fd)
-    except OSError:
-        return None
-
-
-def _identity(st):
-    return st.st_dev, st.st_ino
-
-
-def _is_stream_mode(mode) -> bool:
-    return stat.S_ISCHR(mode) or stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode)
 
 
 #: the folder of a process's descriptors, once links are resolved: /proc/PID[/task/TID]/fd
@@ -171,37 +150,31 @@ def _descriptor(path) -> int | None:
 
 
 def _target(path):
-    """``(kind, stat, descriptor)`` of an output: kind ``"stdout"``, ``"stream"``,
-    ``"descriptor"`` (a regular file behind one of our descriptors) or ``"file"``.
+    """``(kind, stat)`` of an output: kind ``"stdout"``, ``"stream"`` (written to directly,
+    a regular file behind one of our descriptors included) or ``"file"``.
     """
     if path == "-":
-        return "stdout", _fstat(1), 1
+        return "stdout", _stat(1)
     st = _stat(path)
     fd = _descriptor(path)
-    if fd is not None and st is None:
-        raise ValueError(f"{path}: cannot write: no open descriptor {fd}")
     if fd is not None:
-        _check_writable_descriptor(path, fd)
-    if st is not None and _is_stream_mode(st.st_mode):
-        return "stream", st, fd
-    if fd is not None and stat.S_ISREG(st.st_mode):
-        return "descriptor", st, fd
-    return "file", st, None
+        if st is None:
+            raise ValueError(f"{path}: cannot write: no open descriptor {fd}")
+        import fcntl  # POSIX; _descriptor finds descriptors on Linux only
 
-
-def _check_writable_descriptor(path, fd) -> None:
-    import fcntl  # POSIX; _descriptor finds descriptors on Linux only
-
-    try:
-        flags = fcntl.fcntl(fd, fcntl.F_GETFL)
-    except OSError:
-        return
-    if flags & os.O_ACCMODE == os.O_RDONLY:
-        what = " (standard input)" if fd == 0 else ""
-        raise ValueError(
-            f"{path}: descriptor {fd}{what} is open for reading only: not an output; "
-            "nothing was written"
-        )
+        with contextlib.suppress(OSError):
+            if fcntl.fcntl(fd, fcntl.F_GETFL) & os.O_ACCMODE == os.O_RDONLY:
+                what = " (standard input)" if fd == 0 else ""
+                raise ValueError(
+                    f"{path}: descriptor {fd}{what} is open for reading only: not an output; "
+                    "nothing was written"
+                )
+    if st is not None and (
+        stat.S_IFMT(st.st_mode) in (stat.S_IFCHR, stat.S_IFIFO, stat.S_IFSOCK)
+        or (fd is not None and stat.S_ISREG(st.st_mode))
+    ):
+        return "stream", st
+    return "file", st
 
 
 def is_stream(path) -> bool:
@@ -221,9 +194,7 @@ def is_stream(path) -> bool:
 
 def _name(path, what="output") -> str:
     """``path`` as text, refused when empty or not UTF-8 (it could not be printed)."""
-    path = os.fspath(path)
-    if isinstance(path, bytes):
-        path = os.fsdecode(path)
+    path = os.fsdecode(path)
     if not path:
         raise ValueError(f"the {what} name is empty")
     if "\0" in path:
@@ -244,10 +215,8 @@ def _input_files(inputs):
     for name in inputs:
         if name is None:
             continue
-        name = os.fspath(name)
-        if isinstance(name, bytes):
-            name = os.fsdecode(name)
-        st = _fstat(0) if name == "-" else _stat(name)
+        name = os.fsdecode(name)
+        st = _stat(0 if name == "-" else name)
         if st is not None:
             out.append(("standard input" if name == "-" else name, st))
     return out
@@ -258,59 +227,19 @@ def _refuse_inputs(output, st, inputs, what="the output") -> None:
     if st is None or stat.S_ISCHR(st.st_mode):
         return
     for name, input_st in inputs:
-        if _identity(input_st) == _identity(st):
+        if os.path.samestat(input_st, st):
             raise ValueError(
                 f"{output}: {what} would overwrite an input file ({name} is the same "
                 "file); nothing was written"
             )
 
 
-def _temporary_file(path, folder) -> tuple[int, str]:
-    """A new ``.focal-*.tmp`` file in ``folder``: ``(descriptor, name)``; an error names
-    ``path``. Call it inside :func:`_sigterm_deferred`, noting the name there.
-    """
-    try:
-        return tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=folder)
-    except OSError as exc:
-        raise _fail(path, "cannot write", exc) from None
-
-
 def _probe(path, folder) -> None:
     """Refuse ``path`` unless a file can be created in ``folder`` (permissions, read-only
     file systems, ``/proc``): a temporary file, removed at once (SIGTERM included).
     """
-    tmp = None
-    with _sigterm_cleans_up():
-        try:
-            with _sigterm_deferred():
-                fd, tmp = _temporary_file(path, folder)
-            os.close(fd)
-        finally:
-            if tmp is not None:
-                with contextlib.suppress(OSError):
-                    os.unlink(tmp)
-
-
-def _check(path, inputs):
-    """:func:`check_output`; returns ``(kind, stat)`` of the output (see :func:`_target`)."""
-    path = _name(path)
-    kind, st, _ = _target(path)
-    inputs = _input_files(inputs)
-    if kind != "file":
-        _refuse_inputs("standard output" if path == "-" else path, st, inputs)
-        return kind, st
-    if st is not None and stat.S_ISDIR(st.st_mode):
-        raise ValueError(f"{path}: the output is a directory")
-    if path.endswith(("/", os.sep)) or os.path.basename(path) in (".", ".."):
-        raise ValueError(f"{path}: the output names a folder (it ends with '/'): give a file name")
-    _refuse_inputs(path, st, inputs)
-    folder = os.path.dirname(os.path.realpath(path))
-    if not os.path.isdir(folder):
-        shown = folder if os.path.islink(path) else (os.path.dirname(path) or ".")
-        problem = "is not a folder" if os.path.exists(folder) else "does not exist"
-        raise ValueError(f"{path}: cannot write: the folder {shown} {problem}")
-    _probe(path, folder)
-    return kind, st
+    with _temporary(path, folder) as (fd, _):
+        os.close(fd)
 
 
 def check_output(output, inputs=()) -> None:
@@ -332,7 +261,23 @@ def check_output(output, inputs=()) -> None:
         the same file as one of ``inputs`` (by device and inode: through symbolic links, hard
         links and any spelling of the path).
     """
-    _check(output, inputs)
+    path = _name(output)
+    kind, st = _target(path)
+    inputs = _input_files(inputs)
+    if kind != "file":
+        _refuse_inputs("standard output" if path == "-" else path, st, inputs)
+        return
+    if st is not None and stat.S_ISDIR(st.st_mode):
+        raise ValueError(f"{path}: the output is a directory")
+    if path.endswith(("/", os.sep)) or os.path.basename(path) in (".", ".."):
+        raise ValueError(f"{path}: the output names a folder (it ends with '/'): give a file name")
+    _refuse_inputs(path, st, inputs)
+    folder = os.path.dirname(os.path.realpath(path))
+    if not os.path.isdir(folder):
+        shown = folder if os.path.islink(path) else (os.path.dirname(path) or ".")
+        problem = "is not a folder" if os.path.exists(folder) else "does not exist"
+        raise ValueError(f"{path}: cannot write: the folder {shown} {problem}")
+    _probe(path, folder)
 
 
 def check_folder(folder, inputs=()) -> None:
@@ -368,8 +313,6 @@ def check_folder(folder, inputs=()) -> None:
         raise ValueError(f"{folder}: not a folder (a report is a folder of files)")
     _probe(folder, folder)
     inputs = _input_files(inputs)
-    if not inputs:
-        return
     with os.scandir(folder) as entries:
         for entry in entries:
             if entry.name.endswith(REPORT_SUFFIXES):
@@ -426,13 +369,9 @@ def check_command(options) -> None:
 # writing
 
 
-class _Terminated(SystemExit):
-    """Raised in the main thread on SIGTERM while an output is being written."""
-
-
 class _SigtermState:
-    """While :func:`_sigterm_deferred` runs (creating a temporary file and noting its name),
-    our SIGTERM handler only records the signal; it is raised when that code is done.
+    """What our SIGTERM handler needs: while :func:`_sigterm_deferred` runs, it only records
+    the signal.
     """
 
     deferring = 0
@@ -443,7 +382,7 @@ def _on_sigterm(signum, frame):
     if _SigtermState.deferring:
         _SigtermState.pending = signum
         return
-    raise _Terminated(128 + signum)
+    raise SystemExit(128 + signum)
 
 
 @contextlib.contextmanager
@@ -460,7 +399,7 @@ def _sigterm_deferred():
         _SigtermState.deferring -= 1
     if not _SigtermState.deferring and _SigtermState.pending is not None:
         signum, _SigtermState.pending = _SigtermState.pending, None
-        raise _Terminated(128 + signum)
+        raise SystemExit(128 + signum)
 
 
 @contextlib.contextmanager
@@ -492,35 +431,41 @@ def _new_file_mode(st) -> int:
     return 0o666 & ~mask
 
 
-def _write_error(path, exc, tmp):
-    """The OSError ``exc`` of writing ``path`` (through ``tmp``) naming ``path``, or None to
-    let it propagate unchanged (an error of the caller's own code).
+@contextlib.contextmanager
+def _temporary(path, folder):
+    """A new ``.focal-*.tmp`` file in ``folder`` for the ``with`` block: ``(descriptor, name)``,
+    removed at the block's end unless renamed away; an error creating it names ``path``.
+
+    SIGTERM turns into an exception (:func:`_sigterm_cleans_up`) from before the file exists,
+    and is held back (:func:`_sigterm_deferred`) until its name is noted for the removal.
     """
-    if exc.errno in _WRITE_ERRORS or (tmp is not None and exc.filename == tmp):
-        return _fail(path, "cannot write", exc)
-    return None
+    tmp = None
+    with _sigterm_cleans_up():
+        try:
+            with _sigterm_deferred():
+                try:
+                    fd, tmp = tempfile.mkstemp(prefix=".focal-", suffix=".tmp", dir=folder)
+                except OSError as exc:
+                    raise file_access_error(exc, path, "cannot write") from None
+            yield fd, tmp
+        finally:
+            if tmp is not None:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp)
 
 
 @contextlib.contextmanager
-def _direct(path, kind):
-    """Standard output, a stream or a descriptor's file, written to as it is."""
+def _write_errors(path, own=None):
+    """Name ``path`` in an ``OSError`` of writing it (a full disk, a quota, a permission) or of
+    the file ``own`` (our temporary file, or the stream we open); an error of the caller's own
+    code propagates unchanged.
+    """
     try:
-        if kind == "stdout":
-            out = sys.stdout.buffer
-            yield out
-            out.flush()
-            return
-        try:  # appending: the shell may have opened the file with >>
-            handle = open(path, "ab")
-        except OSError as exc:
-            raise _fail(path, "cannot write", exc) from None
-        with handle:
-            yield handle
+        yield
     except OSError as exc:
-        error = _write_error(path, exc, None)
-        if error is None:
+        if exc.errno not in _WRITE_ERRORS and (own is None or exc.filename != own):
             raise
-        raise error from None
+        raise file_access_error(exc, path, "cannot write") from None
 
 
 @contextlib.contextmanager
@@ -544,31 +489,23 @@ def write_output(path, inputs=()):
         propagate unchanged; in every case nothing of the new content is left behind.
     """
     path = _name(path)
-    kind, st = _check(path, inputs)
-    if kind != "file":
-        with _direct(path, kind) as out:
+    check_output(path, inputs)
+    kind = _target(path)[0]  # as check_output found it
+    if kind == "stdout":
+        with _write_errors(path):
+            out = sys.stdout.buffer
             yield out
-        return
-    target = os.path.realpath(path)
-    # SIGTERM removes the temporary file from the moment it exists (handler installed first)
-    tmp = None
-    with _sigterm_cleans_up():
-        try:
-            with _sigterm_deferred():
-                fd, tmp = _temporary_file(path, os.path.dirname(target))
+            out.flush()
+    elif kind == "stream":  # appending: the shell may have opened the file with >>
+        with _write_errors(path, own=path), open(path, "ab") as out:
+            yield out
+    else:
+        target = os.path.realpath(path)
+        with _temporary(path, os.path.dirname(target)) as (fd, tmp), _write_errors(path, tmp):
             with os.fdopen(fd, "wb") as out:
                 yield out
             os.chmod(tmp, _new_file_mode(_stat(target)))  # mkstemp made it private (0600)
             os.replace(tmp, target)
-        except OSError as exc:
-            error = _write_error(path, exc, tmp) if tmp is not None else None
-            if error is None:
-                raise
-            raise error from None
-        finally:
-            with contextlib.suppress(OSError):
-                if tmp is not None and os.path.lexists(tmp):
-                    os.unlink(tmp)
 
 
 class FolderWriter:
@@ -600,43 +537,46 @@ class FolderWriter:
         check_folder(folder, inputs)
         self.path = _name(folder, "output folder")
         self._inputs = _input_files(inputs)
-        self._staged: dict[str, str] = {}  # entry -> temporary file
-        self._created: list[str] = []
+        self._staged: dict[str, str] = {}  # entry -> temporary file, removed on leaving
+        self._created: list[str] = []  # folders made, removed (if empty) unless committed
         self._stack: contextlib.ExitStack | None = None
 
     def __enter__(self) -> FolderWriter:
-        stack = contextlib.ExitStack()
-        stack.enter_context(_sigterm_cleans_up())
-        stack.callback(self._discard)
-        try:
-            self._make_folder()
-        except BaseException:
-            stack.close()
-            raise
-        self._stack = stack
-        return self
-
-    def __exit__(self, exc_type, exc, tb) -> None:
-        assert self._stack is not None
-        with self._stack:
-            if exc_type is None:
-                self._commit()
-
-    def _make_folder(self) -> None:
         missing = []
         folder = os.path.abspath(self.path)
         while not os.path.lexists(folder):
             missing.append(folder)
             folder = os.path.dirname(folder)
-        for level in reversed(missing):
-            try:
-                os.mkdir(level)
-            except OSError as exc:
-                raise _fail(self.path, "cannot create the folder", exc) from None
-            self._created.append(level)
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(_sigterm_cleans_up())
+            stack.callback(self._remove_created)
+            for level in reversed(missing):
+                try:
+                    os.mkdir(level)
+                except OSError as exc:
+                    raise file_access_error(exc, self.path, "cannot create the folder") from None
+                self._created.append(level)
+            self._stack = stack.pop_all()
+        return self
 
-    def _entry(self, name: str) -> str:
-        """The folder's entry ``name``, refused when it is a folder or an input."""
+    def __exit__(self, exc_type, exc, tb) -> None:
+        assert self._stack is not None
+        with self._stack:  # on leaving: the temporary files left, the new folders if empty
+            if exc_type is None:
+                for entry, tmp in self._staged.items():
+                    with _write_errors(entry, tmp):
+                        os.chmod(tmp, _new_file_mode(_stat(entry, follow=False)))
+                        os.replace(tmp, entry)
+                self._created = []  # the folder is complete: keep it
+
+    @contextlib.contextmanager
+    def open(self, name: str):
+        """Write the file ``name`` of the folder: yields a binary file object (its content is
+        renamed into place when the writer's context ends without an error); refused when
+        ``name`` is not a file name, or the folder's entry of that name is a folder or an input.
+        """
+        if self._stack is None:
+            raise RuntimeError("use the FolderWriter as a context manager")
         if os.path.basename(name) != name or name in ("", ".", ".."):
             raise ValueError(f"{name!r} is not a file name")
         entry = os.path.join(self.path, name)
@@ -644,53 +584,18 @@ class FolderWriter:
         if here is not None and stat.S_ISDIR(here.st_mode):
             raise ValueError(f"{entry}: the output is a directory")
         _refuse_inputs(entry, _stat(entry), self._inputs)
-        return entry
-
-    @contextlib.contextmanager
-    def open(self, name: str):
-        """Write the file ``name`` of the folder: yields a binary file object (its content is
-        renamed into place when the writer's context ends without an error).
-        """
-        if self._stack is None:
-            raise RuntimeError("use the FolderWriter as a context manager")
-        entry = self._entry(name)
-        with _sigterm_deferred():
-            fd, tmp = _temporary_file(entry, self.path)
-            old = self._staged.pop(entry, None)
-            self._staged[entry] = tmp  # removed by _discard if anything fails
-        if old is not None:
-            os.unlink(old)
-        try:
-            with os.fdopen(fd, "wb") as out:
-                yield out
-        except OSError as exc:
-            error = _write_error(entry, exc, tmp)
-            if error is None:
-                raise
-            raise error from None
+        with _sigterm_deferred():  # on the stack (so removed) before a SIGTERM is raised
+            fd, tmp = self._stack.enter_context(_temporary(entry, self.path))
+        self._staged[entry] = tmp
+        with _write_errors(entry, tmp), os.fdopen(fd, "wb") as out:
+            yield out
 
     def write(self, name: str, data: bytes) -> None:
         """Write ``data`` as the file ``name`` of the folder (see :meth:`open`)."""
         with self.open(name) as out:
             out.write(data)
 
-    def _commit(self) -> None:
-        while self._staged:
-            entry, tmp = next(iter(self._staged.items()))
-            try:
-                os.chmod(tmp, _new_file_mode(_stat(entry, follow=False)))
-                os.replace(tmp, entry)
-            except OSError as exc:
-                raise _fail(entry, "cannot write", exc) from None
-            del self._staged[entry]
-        self._created = []  # the folder is complete: keep it
-
-    def _discard(self) -> None:
-        for tmp in self._staged.values():
-            with contextlib.suppress(OSError):
-                os.unlink(tmp)
-        self._staged = {}
+    def _remove_created(self) -> None:
         for level in reversed(self._created):
             with contextlib.suppress(OSError):  # only if empty: nothing of anyone else is lost
                 os.rmdir(level)
-        self._created = []

@@ -2,12 +2,9 @@
 threads while the calling thread reads the next blocks and uses the results in order.
 
 NumPy and pyarrow release the GIL in their kernels, so a block parsed in a worker runs on
-another core. :func:`worker_pool` makes the pool, sized from the cores this process may run on
-(``threads=None``), or of ``threads`` workers; ``threads=0`` means none: everything runs in the
-calling thread. :func:`in_order` is its one use: ``fn`` of each item, up to ``depth`` of them
-computed ahead, yielded in the items' order, so that errors come out as reading the items one
-after the other would raise them. A task never waits for another task, so any number of
-readers can share a pool of any size.
+another core. :func:`worker_pool` makes the pool (``threads=0``: none, everything runs in the
+calling thread); :func:`in_order` is its one use. A task never waits for another task, so any
+number of readers can share a pool of any size.
 
 What keeps it (``benchmarks/bench_apply.py``, 10^7 trials x 3 files, 2 cores): ``focal apply``
 runs in 4.6 s wall for 7.5 s of CPU with the pool; ``bench_train`` reads three score files
@@ -24,24 +21,21 @@ from concurrent.futures import ThreadPoolExecutor
 from ..exceptions import InvalidParameterError
 from . import arrow
 
-__all__ = ["available_cores", "in_order", "worker_pool"]
+__all__ = ["in_order", "worker_pool"]
 
 #: Items computed ahead of their use (their memory is the bound: a few blocks per reader)
 DEPTH = 4
 
 
-def available_cores() -> int:
-    """The number of CPUs this process may run on (its affinity mask where the OS has one)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # pragma: no cover - macOS, Windows
-        return os.cpu_count() or 1
-
-
 def worker_threads(threads=None) -> int:
-    """Worker threads for ``threads``: None is one per available core; 0 is none."""
+    """Worker threads for ``threads``: None is one per CPU this process may run on (its
+    affinity mask where the OS has one); 0 is none.
+    """
     if threads is None:
-        return available_cores()
+        try:
+            return len(os.sched_getaffinity(0))
+        except AttributeError:  # pragma: no cover - macOS, Windows
+            return os.cpu_count() or 1
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 0:
         raise InvalidParameterError(f"threads must be a non-negative integer, got {threads!r}")
     return threads
@@ -76,8 +70,7 @@ def in_order(fn, items, executor, depth=DEPTH):
     after the results of the items before it, as a loop over the items would raise it.
     """
     if executor is None:
-        for item in items:
-            yield fn(item)
+        yield from map(fn, items)
         return
     pending: collections.deque = collections.deque()
     items = iter(items)

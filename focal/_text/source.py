@@ -12,17 +12,15 @@ import sys
 
 from .outputs import open_input
 
-__all__ = ["STDIN", "display_name", "open_source"]
+__all__ = ["display_name", "open_source"]
 
-
-STDIN = "-"
 _GZIP_MAGIC = b"\x1f\x8b"
 
 
 def display_name(path) -> str:
     """How messages name an input: ``<stdin>`` for ``-``."""
     path = os.fspath(path)
-    return "<stdin>" if path == STDIN else path
+    return "<stdin>" if path == "-" else path
 
 
 @contextlib.contextmanager
@@ -32,10 +30,7 @@ def open_source(path):
     decompressed on the fly.
     """
     path = os.fspath(path)
-    if path == STDIN:
-        raw = contextlib.nullcontext(sys.stdin.buffer)
-    else:
-        raw = open_input(path)
+    raw = contextlib.nullcontext(sys.stdin.buffer) if path == "-" else open_input(path)
     with raw as handle:
         if hasattr(handle, "peek") and handle.peek(2)[:2] == _GZIP_MAGIC:
             with gzip.GzipFile(fileobj=handle, mode="rb") as unzipped:

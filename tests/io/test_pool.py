@@ -2,11 +2,12 @@
 number of items ahead, no pool with threads=0.
 """
 
+import os
 import threading
 
 import pytest
 
-from focal._text.pool import available_cores, in_order, worker_pool, worker_threads
+from focal._text.pool import in_order, worker_pool, worker_threads
 from focal.exceptions import InvalidParameterError
 
 
@@ -21,7 +22,8 @@ def test_results_in_order(threads, depth):
 def test_threads_zero_means_no_pool_and_none_one_per_core():
     with worker_pool(0) as executor:
         assert executor is None
-    assert worker_threads(None) == available_cores() >= 1
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    assert worker_threads(None) == cores >= 1
     for bad in (-1, 1.5, True, "2"):
         with pytest.raises(InvalidParameterError, match="threads must be a non-negative"):
             worker_threads(bad)
