@@ -56,9 +56,7 @@ def label_column(raw, lines, path):
 
 
 def unknown_label(word):
-    """The message refusing label ``word`` (a str): the words focal knows, and the way to name
-    ``word`` as the target label.
-    """
+    """The message refusing label ``word``: the words focal knows, and how to name a target."""
     return (
         f"unknown label {word!r} (focal knows target/nontarget, tar/non, 1/0, true/false and "
         f"impostor); if {word!r} marks the target trials, say so: --pos-label {word} "

@@ -46,9 +46,8 @@ def _class_index(key, classes, other):
             where = f"{key.path}:{key.lines.line(i)}" if key.lines is not None else f"key[{i}]"
             raise ValueError(
                 f"{where}: unknown language {ids_text(key.languages[i])!r} (classes: "
-                f"{', '.join(classes)}); use other='oos' (focal: --other oos) to "
-                f"count languages outside "
-                f"the classes as out-of-set"
+                f"{', '.join(classes)}); use other='oos' (focal: --other oos) to count "
+                f"languages outside the classes as out-of-set"
             )
     return labels
 

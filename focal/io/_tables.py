@@ -224,8 +224,7 @@ class _Hdf5:
                     f"layout themselves, not links to them"
                 )
             node = node[part]
-            last = depth == len(parts) - 1
-            if not last and not isinstance(node, h5py.Group):
+            if depth < len(parts) - 1 and not isinstance(node, h5py.Group):
                 return None
         if not isinstance(node, h5py.Dataset):
             self.fail(f"/{name} is not a dataset")

@@ -119,10 +119,8 @@ class MulticlassKey:
     ----------
     segments, languages : ndarray of bytes
         The segment names and their true classes, file order.
-    path : str
-        The file read ("" when not read from a file).
-    lines : LineMap or None
-        Maps a row to its line in ``path`` (for error messages).
+    path, lines
+        As in :class:`MulticlassScores`.
     """
 
     segments: np.ndarray
@@ -132,16 +130,6 @@ class MulticlassKey:
 
     def __len__(self):
         return self.segments.shape[0]
-
-
-def _first_record(block):
-    """Line number and fields (decoded) of the first non-blank, non-comment line of a block,
-    split as the records are (:func:`focal._text.fields.first_record`).
-    """
-    found = first_record(block)
-    if found is None:
-        return None, None
-    return found[0], [f.decode("utf-8") for f in found[1]]
 
 
 def multiclass_format(path, block_bytes=BLOCK_BYTES) -> str:
@@ -162,10 +150,11 @@ def multiclass_format(path, block_bytes=BLOCK_BYTES) -> str:
     str
         ``"albayzin"`` or ``"multiclass"``.
     """
-    for block in iter_blocks(path, block_bytes):
-        _, fields = _first_record(block)
-        if fields is not None:
-            return "albayzin" if _canonical(fields[0], ALBAYZIN_CLASSES) else "multiclass"
+    for block in iter_blocks(path, block_bytes):  # blocks are UTF-8: so is each field
+        found = first_record(block)
+        if found is not None:
+            task = _canonical(found[1][0].decode("utf-8"), ALBAYZIN_CLASSES)
+            return "albayzin" if task else "multiclass"
     return "multiclass"
 
 
@@ -215,10 +204,10 @@ class _MulticlassReader:
         configured = False
         for block in iter_blocks(self.path, self.block_bytes):
             if not configured:
-                line, fields = _first_record(block)
-                if line is None:
+                found = first_record(block)
+                if found is None:
                     continue
-                self.setup(kind, line, fields)
+                self.setup(kind, found[0], [f.decode("utf-8") for f in found[1]])
                 configured = True
             yield block
 
