@@ -172,11 +172,8 @@ def parse_layout(text: str) -> Layout:
             f"name (role=header_name), not a mix"
         )
     if all(named):
-        names = {}
-        for w in words:
-            role, _, header = w.partition("=")
-            names[_role(role, text)] = header
-        return Layout(None, names, name=text)
+        pairs = [w.partition("=") for w in words]
+        return Layout(None, {_role(role, text): header for role, _, header in pairs}, name=text)
     return Layout(tuple(_role(w, text) for w in words), name=text)
 
 

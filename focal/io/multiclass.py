@@ -42,6 +42,7 @@ from .._text.blocks import BLOCK_BYTES, iter_blocks
 from .._text.fields import (
     Ids,
     LineMap,
+    blank_line,
     check_id_column,
     concat_pieces,
     first_record,
@@ -208,15 +209,13 @@ class _MulticlassReader:
                 if found is None:
                     continue
                 self.setup(kind, found[0], [f.decode("utf-8") for f in found[1]])
+                if self.prefix == 1:  # the generic format's header: not a record
+                    blank_line(block, found[2], found[3])
                 configured = True
             yield block
 
     def _parse(self, block):
         parsed = split_fields(block, self.n_fields, self.layout)
-        if self.skip_line is not None and len(parsed) and parsed.lines[0] == self.skip_line:
-            parsed.starts = parsed.starts[1:]
-            parsed.lengths = parsed.lengths[1:]
-            parsed.lines = parsed.lines[1:]
         if not len(parsed):
             return None
         self.check_prefix(parsed)
@@ -235,7 +234,6 @@ class _MulticlassReader:
         )
 
     def setup(self, kind, line, fields):
-        self.skip_line = None
         task = _canonical(fields[0], ALBAYZIN_CLASSES)
         if kind == "auto":  # the format of the first record, as multiclass_format tells it
             kind = "albayzin" if task else "generic"
@@ -275,7 +273,6 @@ class _MulticlassReader:
             self.task = self.condition = None
             self.classes = tuple(names)
             self.prefix = 1
-            self.skip_line = line
             self.layout = f"'segment' and {len(names)} scores ({', '.join(names)})"
         self.n_fields = self.prefix + len(self.classes)
 
