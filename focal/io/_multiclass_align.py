@@ -167,11 +167,9 @@ def _blocks(reference, reference_name, systems, classes, missing):
 
 def _column_order(system, classes):
     names = list(system.classes)
-    if names == list(classes):
-        return np.arange(len(classes))
     if sorted(names) != sorted(classes):
         raise ValueError(
             f"{system.path or 'scores'}: classes {', '.join(names)} differ from the "
             f"first system's {', '.join(classes)}"
         )
-    return np.array([names.index(c) for c in classes])
+    return np.array([names.index(c) for c in classes], dtype=np.int64)
