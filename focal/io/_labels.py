@@ -51,13 +51,17 @@ def label_column(raw, lines, path):
     known = target | _one_of(words, NONTARGET)
     if not known.all():
         i = int(np.argmin(known))
-        word = ids_text(raw[i])
-        raise ValueError(
-            f"{path}:{int(lines[i])}: unknown label {word!r} (focal knows "
-            f"target/nontarget, tar/non, 1/0, true/false and impostor); if {word!r} marks the "
-            f"target trials, say so: --pos-label {word} (pos_label={word!r})"
-        )
+        raise ValueError(f"{path}:{int(lines[i])}: {unknown_label(ids_text(raw[i]))}")
     return target
+
+
+def unknown_label(word):
+    """The message refusing label ``word``: the words focal knows, and how to name a target."""
+    return (
+        f"unknown label {word!r} (focal knows target/nontarget, tar/non, 1/0, true/false and "
+        f"impostor); if {word!r} marks the target trials, say so: --pos-label {word} "
+        f"(pos_label={word!r})"
+    )
 
 
 def namedlabel_column(pos_label):

@@ -46,9 +46,8 @@ def _class_index(key, classes, other):
             where = f"{key.path}:{key.lines.line(i)}" if key.lines is not None else f"key[{i}]"
             raise ValueError(
                 f"{where}: unknown language {ids_text(key.languages[i])!r} (classes: "
-                f"{', '.join(classes)}); use other='oos' (focal: --other oos) to "
-                f"count languages outside "
-                f"the classes as out-of-set"
+                f"{', '.join(classes)}); use other='oos' (focal: --other oos) to count "
+                f"languages outside the classes as out-of-set"
             )
     return labels
 
@@ -168,11 +167,9 @@ def _blocks(reference, reference_name, systems, classes, missing):
 
 def _column_order(system, classes):
     names = list(system.classes)
-    if names == list(classes):
-        return np.arange(len(classes))
     if sorted(names) != sorted(classes):
         raise ValueError(
             f"{system.path or 'scores'}: classes {', '.join(names)} differ from the "
             f"first system's {', '.join(classes)}"
         )
-    return np.array([names.index(c) for c in classes])
+    return np.array([names.index(c) for c in classes], dtype=np.int64)

@@ -224,8 +224,7 @@ class _Hdf5:
                     f"layout themselves, not links to them"
                 )
             node = node[part]
-            last = depth == len(parts) - 1
-            if not last and not isinstance(node, h5py.Group):
+            if depth < len(parts) - 1 and not isinstance(node, h5py.Group):
                 return None
         if not isinstance(node, h5py.Dataset):
             self.fail(f"/{name} is not a dataset")
@@ -309,21 +308,16 @@ class _Hdf5:
         np.cumsum(lengths, out=offsets[1:])
         return _checked_ids(data, offsets, self.path, lambda i: f"/{name}[{i}]")
 
-    def layout(self):
-        """The file's layout: its name and its ``(models, segments)`` id datasets."""
-        for name, ids in _HDF5_IDS.items():
-            if all(self.find(n) is not None for n in ids):
-                return name, ids
-        self.fail(
-            "not a BOSARIS or sidekit HDF5 trial file (no /ID/row_ids and /ID/column_ids, "
-            "nor /modelset and /segset)"
-        )
-        raise AssertionError  # pragma: no cover - fail raises
-
     def trials(self, want):
         """The trials of the file (see :func:`read_table`)."""
-        kind, (model_ids, segment_ids) = self.layout()
-        models, segments = self.ids(model_ids), self.ids(segment_ids)
+        found = (k for k, ids in _HDF5_IDS.items() if all(self.find(n) is not None for n in ids))
+        kind = next(found, None)  # the layout: the first whose id datasets the file has
+        if kind is None:
+            self.fail(
+                "not a BOSARIS or sidekit HDF5 trial file (no /ID/row_ids and /ID/column_ids, "
+                "nor /modelset and /segset)"
+            )
+        models, segments = (self.ids(name) for name in _HDF5_IDS[kind])
         shape = (len(models), len(segments))
 
         def matrix(name, kinds="biuf"):
@@ -454,13 +448,8 @@ def _arrow_ids(column, path, what):
     kind = column.type
     if pa.types.is_dictionary(kind):
         kind = kind.value_type
-    if not (
-        pa.types.is_string(kind)
-        or pa.types.is_large_string(kind)
-        or pa.types.is_binary(kind)
-        or pa.types.is_large_binary(kind)
-        or pa.types.is_integer(kind)
-    ):
+    strings = (pa.string(), pa.large_string(), pa.binary(), pa.large_binary())
+    if not (kind in strings or pa.types.is_integer(kind)):
         raise FileFormatError(
             path, None, f"the {what} holds {column.type}: ids are strings (or integers)"
         )

@@ -33,6 +33,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ._labels import unknown_label
+
 __all__ = [
     "PRESETS",
     "ROLES",
@@ -44,19 +46,15 @@ __all__ = [
 ]
 
 ROLES = ("model", "test", "score", "label")
-_SYNONYMS = {
-    "model": "model",
-    "enrol": "model",
-    "enroll": "model",
-    "enrolment": "model",
-    "enrollment": "model",
-    "test": "test",
-    "segment": "test",
-    "score": "score",
-    "llr": "score",
-    "label": "label",
-    "key": "label",
-    "-": None,
+_SYNONYMS = {"-": None} | {
+    word: role
+    for role, words in {
+        "model": ("model", "enrol", "enroll", "enrolment", "enrollment"),
+        "test": ("test", "segment"),
+        "score": ("score", "llr"),
+        "label": ("label", "key"),
+    }.items()
+    for word in words
 }
 #: column names that make a first line a header (lower case), per value role
 HEADER_NAMES = {
@@ -174,11 +172,8 @@ def parse_layout(text: str) -> Layout:
             f"name (role=header_name), not a mix"
         )
     if all(named):
-        names = {}
-        for w in words:
-            role, _, header = w.partition("=")
-            names[_role(role, text)] = header
-        return Layout(None, names, name=text)
+        pairs = [w.partition("=") for w in words]
+        return Layout(None, {_role(role, text): header for role, _, header in pairs}, name=text)
     return Layout(tuple(_role(w, text) for w in words), name=text)
 
 
@@ -193,47 +188,44 @@ def _role(word, text):
 
 
 def _as_layout(spec, which):
-    if spec is None:
-        spec = "bosaris"
+    """The layout ``spec`` names (None: bosaris) of a score file (``which`` 0) or a key (1),
+    refused unless it has the model, test and score (label) columns.
+    """
+    spec = "bosaris" if spec is None else spec
     if isinstance(spec, Layout):
-        return spec
-    if not isinstance(spec, str):
+        layout = spec
+    elif not isinstance(spec, str):
         raise ValueError(
             f"format must be a preset name, a --columns text or a Layout, got {type(spec).__name__}"
         )
-    if spec in PRESETS:
-        return PRESETS[spec][which]
-    if re.fullmatch(r"[A-Za-z-]+", spec) and spec.lower() not in _SYNONYMS:
+    elif spec in PRESETS:
+        layout = PRESETS[spec][which]
+    elif re.fullmatch(r"[A-Za-z-]+", spec) and spec.lower() not in _SYNONYMS:
         raise ValueError(
             f"unknown format {spec!r} (one of {', '.join(PRESETS)}, or the "
             f"columns, e.g. 'model test score')"
         )
-    return parse_layout(spec)
+    else:
+        layout = parse_layout(spec)
+    missing = [r for r in ("model", "test", ("score", "label")[which]) if not layout.has(r)]
+    if missing:
+        raise ValueError(
+            f"format {layout.name!r} has no {', '.join(missing)} column for a "
+            f"{('score file', 'key')[which]} (it has {layout.describe()})"
+        )
+    return layout
 
 
 def score_layout(spec=None) -> Layout:
     """The layout of a score file: a preset name, a ``--columns`` text or a :class:`Layout`
     (default ``bosaris``); it must have model, test and score columns.
     """
-    layout = _as_layout(spec, 0)
-    _require(layout, ("model", "test", "score"), "score file")
-    return layout
+    return _as_layout(spec, 0)
 
 
 def key_layout(spec=None) -> Layout:
     """The layout of a key file (default ``bosaris``); model, test and label columns."""
-    layout = _as_layout(spec, 1)
-    _require(layout, ("model", "test", "label"), "key")
-    return layout
-
-
-def _require(layout, roles, what):
-    missing = [r for r in roles if not layout.has(r)]
-    if missing:
-        raise ValueError(
-            f"format {layout.name!r} has no {', '.join(missing)} column for a "
-            f"{what} (it has {layout.describe()})"
-        )
+    return _as_layout(spec, 1)
 
 
 def is_number(word: bytes) -> bool:
@@ -298,11 +290,7 @@ def resolve_layout(layout: Layout, first: list, path: str, line: int, value_ok, 
     if bad == "label" and any(
         len(fields) == n and fields[columns[bad]] == first[columns[bad]] for fields in later()
     ):  # the word labels other trials too: a label, not a column name
-        raise ValueError(
-            f"{path}:{line}: unknown label {word!r} (focal knows target/nontarget, tar/non, "
-            f"1/0, true/false and impostor); if {word!r} marks the target trials, say so: "
-            f"--pos-label {word} (pos_label={word!r})"
-        )
+        raise ValueError(f"{path}:{line}: {unknown_label(word)}")
     raise ValueError(
         f"{path}:{line}: {word!r} in the {bad} column is neither a "
         f"{bad} nor a header name focal knows ({', '.join(sorted(HEADER_NAMES[bad]))}); "

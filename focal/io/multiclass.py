@@ -42,6 +42,7 @@ from .._text.blocks import BLOCK_BYTES, iter_blocks
 from .._text.fields import (
     Ids,
     LineMap,
+    blank_line,
     check_id_column,
     concat_pieces,
     first_record,
@@ -119,10 +120,8 @@ class MulticlassKey:
     ----------
     segments, languages : ndarray of bytes
         The segment names and their true classes, file order.
-    path : str
-        The file read ("" when not read from a file).
-    lines : LineMap or None
-        Maps a row to its line in ``path`` (for error messages).
+    path, lines
+        As in :class:`MulticlassScores`.
     """
 
     segments: np.ndarray
@@ -132,16 +131,6 @@ class MulticlassKey:
 
     def __len__(self):
         return self.segments.shape[0]
-
-
-def _first_record(block):
-    """Line number and fields (decoded) of the first non-blank, non-comment line of a block,
-    split as the records are (:func:`focal._text.fields.first_record`).
-    """
-    found = first_record(block)
-    if found is None:
-        return None, None
-    return found[0], [f.decode("utf-8") for f in found[1]]
 
 
 def multiclass_format(path, block_bytes=BLOCK_BYTES) -> str:
@@ -162,16 +151,39 @@ def multiclass_format(path, block_bytes=BLOCK_BYTES) -> str:
     str
         ``"albayzin"`` or ``"multiclass"``.
     """
-    for block in iter_blocks(path, block_bytes):
-        _, fields = _first_record(block)
-        if fields is not None:
-            return "albayzin" if _canonical(fields[0], ALBAYZIN_CLASSES) else "multiclass"
+    for block in iter_blocks(path, block_bytes):  # blocks are UTF-8: so is each field
+        found = first_record(block)
+        if found is not None:
+            task = _canonical(found[1][0].decode("utf-8"), ALBAYZIN_CLASSES)
+            return "albayzin" if task else "multiclass"
     return "multiclass"
 
 
 def _canonical(word, choices):
     """The choice equal to ``word`` ignoring case, or None."""
     return next((c for c in choices if c.lower() == word.lower()), None)
+
+
+def _gather(path, pieces):
+    """The pieces ``(ids, values, lines)`` of a file joined: each id column at a fixed width
+    (:func:`~focal._text.fields.fixed_width`), the segments (the first) checked unique; the
+    ``values`` as a list, and the :class:`~focal._text.fields.LineMap` of the rows.
+    """
+    columns, values, lines = None, [], LineMap()
+    n = 0
+    for piece_ids, piece_values, where in pieces:
+        columns = columns or [[] for _ in piece_ids]  # lists of pieces: freed as concatenated
+        for column, piece in zip(columns, piece_ids):
+            column.append(piece)
+        values.append(piece_values)
+        lines.add(n, where)
+        n += len(where)
+    if n == 0:
+        raise ValueError(f"{path}: no segments found")
+    segments = fixed_width(Ids.concat(columns[0]), None, lines, path)
+    check_unique((segments,), path, lines)
+    others = [fixed_width(Ids.concat(c), None, lines, path) for c in columns[1:]]
+    return (segments, *others), values, lines
 
 
 class _MulticlassReader:
@@ -193,19 +205,17 @@ class _MulticlassReader:
         configured = False
         for block in iter_blocks(self.path, self.block_bytes):
             if not configured:
-                line, fields = _first_record(block)
-                if line is None:
+                found = first_record(block)
+                if found is None:
                     continue
-                self.setup(kind, line, fields)
+                self.setup(kind, found[0], [f.decode("utf-8") for f in found[1]])
+                if self.prefix == 1:  # the generic format's header: not a record
+                    blank_line(block, found[2], found[3])
                 configured = True
             yield block
 
     def _parse(self, block):
         parsed = split_fields(block, self.n_fields, self.layout)
-        if self.skip_line is not None and len(parsed) and parsed.lines[0] == self.skip_line:
-            parsed.starts = parsed.starts[1:]
-            parsed.lengths = parsed.lengths[1:]
-            parsed.lines = parsed.lines[1:]
         if not len(parsed):
             return None
         self.check_prefix(parsed)
@@ -216,38 +226,27 @@ class _MulticlassReader:
         """The file read whole, as :class:`MulticlassScores` (``threads``: of the pool; ``pool``:
         one already open).
         """
-        segments, values, lines = [], [], LineMap()
-        n = 0
         with worker_pool(threads, pool) as executor:
-            for (seg,), llh, where in self.pieces(kind, executor):
-                segments.append(seg)
-                values.append(llh)
-                lines.add(n, where)
-                n += len(seg)
-        if n == 0:
-            raise ValueError(f"{self.path}: no segments found")
-        segments = fixed_width(Ids.concat(segments), None, lines, self.path)
-        check_unique((segments,), self.path, lines)
+            (segments,), values, lines = _gather(self.path, self.pieces(kind, executor))
         llh = concat_pieces(values)
         return MulticlassScores(
             segments, llh, self.classes, self.path, self.task, self.condition, lines
         )
 
     def setup(self, kind, line, fields):
-        self.skip_line = None
+        task = _canonical(fields[0], ALBAYZIN_CLASSES)
         if kind == "auto":  # the format of the first record, as multiclass_format tells it
-            kind = "albayzin" if _canonical(fields[0], ALBAYZIN_CLASSES) else "generic"
+            kind = "albayzin" if task else "generic"
         self.kind = "albayzin" if kind == "albayzin" else "multiclass"
         if kind == "albayzin":
-            task = _canonical(fields[0], ALBAYZIN_CLASSES)
             if task is None:
                 raise ValueError(
                     f"{self.path}:{line}: unknown task {fields[0]!r} (expected "
                     f"'Plenty' or 'Empty', Albayzin 2012 plan sec. 6.1.3)"
                 )
-            condition = _canonical(fields[1], _CONDITIONS) if len(fields) > 1 else None
+            got = fields[1] if len(fields) > 1 else ""
+            condition = _canonical(got, _CONDITIONS)
             if condition is None:
-                got = fields[1] if len(fields) > 1 else ""
                 raise ValueError(
                     f"{self.path}:{line}: unknown condition {got!r} (expected 'Closed' or 'Open')"
                 )
@@ -261,8 +260,7 @@ class _MulticlassReader:
             )
         else:
             names = fields[1:]
-            long = next((c for c in fields if len(c) > _blocks.MAX_ID_LENGTH), None)
-            if long is not None:
+            if any(len(c) > _blocks.MAX_ID_LENGTH for c in fields):
                 raise ValueError(
                     f"{self.path}:{line}: id longer than {_blocks.MAX_ID_LENGTH} characters"
                 )
@@ -275,7 +273,6 @@ class _MulticlassReader:
             self.task = self.condition = None
             self.classes = tuple(names)
             self.prefix = 1
-            self.skip_line = line
             self.layout = f"'segment' and {len(names)} scores ({', '.join(names)})"
         self.n_fields = self.prefix + len(self.classes)
 
@@ -386,23 +383,14 @@ def read_multiclass_key(path, *, block_bytes: int = BLOCK_BYTES) -> MulticlassKe
         The segments in file order and their languages.
     """
     path = os.fspath(path)
-    segments, languages, lines = [], [], LineMap()
-    n = 0
-    for block in iter_blocks(path, block_bytes):
-        parsed = split_fields(block, 2, "'segment language'")
-        if not len(parsed):
-            continue
-        segments.append(parsed.column(0).compact())
-        languages.append(parsed.column(1).compact())
-        lines.add(n, parsed.lines)
-        n += len(parsed)
-    if n == 0:
-        raise ValueError(f"{path}: no segments found")
-    segments = fixed_width(Ids.concat(segments), None, lines, path)
-    check_unique((segments,), path, lines)
-    return MulticlassKey(
-        segments, fixed_width(Ids.concat(languages), None, lines, path), path, lines
+    parsed = (
+        split_fields(block, 2, "'segment language'") for block in iter_blocks(path, block_bytes)
     )
+    pieces = (
+        ((p.column(0).compact(), p.column(1).compact()), None, p.lines) for p in parsed if len(p)
+    )
+    (segments, languages), _, lines = _gather(path, pieces)
+    return MulticlassKey(segments, languages, path, lines)
 
 
 def read_multiclass_systems(paths, *, block_bytes: int = BLOCK_BYTES) -> list:
@@ -464,19 +452,23 @@ def _check_llh(segments, llh):
     return llh
 
 
-def _write_rows(path, prefix_columns, llh, header, chunk_size):
+def _write_rows(path, words, segments, llh, header, chunk_size):
+    """Write ``header`` (or nothing: None), then lines ``words... segment llh...``: the same
+    ``words`` (the Albayzin task and condition) on every line.
+    """
+    seg = check_id_column(segments, "segments")
+    n = llh.shape[0]
+    prefix = [
+        np.broadcast_to(np.frombuffer(w.encode(), dtype=np.uint8), (n, len(w))) for w in words
+    ]
     with write_output(path) as out:
         if header is not None:
             out.write(header)
-        for i in range(0, llh.shape[0], chunk_size):
+        for i in range(0, n, chunk_size):
             j = i + chunk_size
-            cols = [c[i:j] for c in prefix_columns]
+            cols = [c[i:j] for c in prefix + [seg]]
             cols += [format_numbers(llh[i:j, k]) for k in range(llh.shape[1])]
             out.write(format_lines(cols))
-
-
-def _constant_column(word, n):
-    return np.broadcast_to(np.frombuffer(word.encode(), dtype=np.uint8), (n, len(word)))
 
 
 def write_albayzin_scores(
@@ -513,15 +505,7 @@ def write_albayzin_scores(
             f"the {task} task has {m} classes ({', '.join(ALBAYZIN_CLASSES[task])}), "
             f"llh has {llh.shape[1]} columns"
         )
-    seg = check_id_column(segments, "segments")
-    n = llh.shape[0]
-    _write_rows(
-        path,
-        [_constant_column(task, n), _constant_column(condition, n), seg],
-        llh,
-        None,
-        chunk_size,
-    )
+    _write_rows(path, (task, condition), segments, llh, None, chunk_size)
 
 
 def write_multiclass_scores(path, segments, llh, classes, *, chunk_size: int = 1 << 15) -> None:
@@ -546,6 +530,5 @@ def write_multiclass_scores(path, segments, llh, classes, *, chunk_size: int = 1
         raise ValueError(f"{len(classes)} class names for {llh.shape[1]} llh columns")
     check_id_column(np.array(classes), "classes")
     _check_header("classes", classes)  # what the reader would refuse
-    seg = check_id_column(segments, "segments")
     header = ("segment " + " ".join(classes) + "\n").encode()
-    _write_rows(path, [seg], llh, header, chunk_size)
+    _write_rows(path, (), segments, llh, header, chunk_size)
