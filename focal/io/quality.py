@@ -15,6 +15,8 @@ and its trials then fall back to the affine fusion in :class:`focal.QualityFusio
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 
 from .._text.fields import as_id_array
@@ -22,6 +24,7 @@ from ._ids import match_ids
 from .multiclass import read_multiclass_scores
 
 __all__ = [
+    "QualityTable",
     "read_quality",
     "read_trial_quality",
     "trial_quality",
@@ -30,7 +33,7 @@ __all__ = [
 
 
 def read_quality(*paths):
-    """Read quality files, each a generic multiclass table whose classes are its measures.
+    """Read quality files into one table.
 
     Parameters
     ----------
@@ -39,10 +42,9 @@ def read_quality(*paths):
 
     Returns
     -------
-    list of MulticlassScores
-        One per file: the segment ids (bytes), the measure names as ``classes``, their values
-        as the columns of ``llh`` (n_segments, n_measures), the path and the line of each
-        segment (for error messages).
+    list of QualityTable
+        One per file: segment ids (bytes), values of shape (n_segments, n_measures), measure
+        names, the path and the line of each segment (for error messages).
     """
     tables, seen = [], {}
     for path in paths:
@@ -51,8 +53,18 @@ def read_quality(*paths):
             if name in seen:
                 raise ValueError(f"{t.path}:1: measure {name!r} is also in {seen[name]}")
             seen[name] = t.path
-        tables.append(t)
+        tables.append(QualityTable(t.segments, t.llh, t.classes, t.path, t.lines))
     return tables
+
+
+class QualityTable(NamedTuple):
+    """Per-segment quality values of one file (:func:`read_quality`)."""
+
+    segments: np.ndarray
+    values: np.ndarray
+    names: tuple
+    path: str
+    lines: object
 
 
 def check_transformable(tables, trials, measures, transforms):
@@ -68,7 +80,7 @@ def check_transformable(tables, trials, measures, transforms):
             continue
         ok, what = allowed[how]
         sources = [
-            (t.llh[:, t.classes.index(name)], t.path, t.lines) for t in tables if name in t.classes
+            (t.values[:, t.names.index(name)], t.path, t.lines) for t in tables if name in t.names
         ]
         sources += [
             (trials[c].scores, trials[c].path, trials[c].lines)
@@ -120,7 +132,7 @@ def _locate(tables, measures, trials=None):
     """
     where = {}
     for t, table in enumerate(tables):
-        for j, name in enumerate(table.classes):
+        for j, name in enumerate(table.names):
             where[name] = (t, j)
     trials = trials or {}
     if measures is None:
@@ -184,7 +196,7 @@ def trial_quality(models, tests, tables, measures=None, trials=None):
         if name not in where:
             continue
         t, j = where[name]
-        segments, values = tables[t].segments, tables[t].llh
+        segments, values = tables[t].segments, tables[t].values
         if t not in rows:
             rows[t] = [match_ids((side,), (segments,)) for side in (models, tests)]
         for s, index in enumerate(rows[t]):
