@@ -25,7 +25,7 @@ import os
 import numpy as np
 
 from .._text.blocks import BLOCK_BYTES
-from .._text.fields import Ids, concat_pieces, ids_text
+from .._text.fields import Ids, ids_text
 from . import engine
 from ._multiclass_align import align_multiclass_scores
 from ._records import Records, same_ids
@@ -138,22 +138,20 @@ def _arrays(ids):
 
 
 def _slice(ids, where):
-    """The records ``where`` (a slice) of ids given either way (None: None)."""
+    """The records ``where`` (a slice) of a piece's ids (or records; None: None): a file's
+    pieces hold :class:`~focal.io._records.Records` (text) or :class:`~focal._text.fields.Ids`
+    (a table, a multiclass file), views of their buffers either way.
+    """
     if ids is None or isinstance(ids, Records):
         return None if ids is None else ids[where]
-    return tuple(c.take(where) if isinstance(c, Ids) else c[where] for c in ids)
+    return tuple(c.take(where) for c in ids)
 
 
 def _concat(parts):
-    """Ids of consecutive pieces, one after the other: :class:`~focal.io._records.Records`
-    when every part is, else a tuple of :class:`~focal._text.fields.Ids` or of arrays.
-    """
-    if all(isinstance(p, Records) for p in parts):
+    """The ids of a file's consecutive pieces (all Records, or all tuples of Ids) as one."""
+    if isinstance(parts[0], Records):
         return Records.concat(parts)
-    if all(not isinstance(p, Records) and isinstance(p[0], Ids) for p in parts):
-        return tuple(Ids.concat([p[j].compact() for p in parts]) for j in range(len(parts[0])))
-    tuples = [_arrays(p) for p in parts]
-    return tuple(concat_pieces([t[j] for t in tuples]) for j in range(len(tuples[0])))
+    return tuple(Ids.concat([p[j].compact() for p in parts]) for j in range(len(parts[0])))
 
 
 def _open_stream(path, kind, block_bytes, info, executor=None, layout=None, records=False):

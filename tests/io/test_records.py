@@ -112,13 +112,6 @@ def test_slices_joins_and_comparisons_agree_with_id_arrays(
     np.testing.assert_array_equal(pa_[7:45].ids()[0], a.ids()[0][7:45])
 
 
-def test_mixed_pieces_join_as_id_arrays(tmp_path):
-    (a,) = _records_of(tmp_path, "m1 t1 1\nm2 t2 2\n")
-    joined = _concat([a, (np.array([b"m3"]), np.array([b"t3long"]))])
-    assert isinstance(joined, tuple)
-    assert joined[1].tolist() == [b"t1", b"t2", b"t3long"]
-
-
 def test_streams_of_differently_separated_files_agree(tmp_path, engine):
     """The first file with single spaces (ids as text), the second with tabs in some blocks
     (id arrays): the same trials, so no error, and the output is what the ids say.
