@@ -6,9 +6,10 @@ another core. :func:`worker_pool` makes the pool (``threads=0``: none, everythin
 calling thread); :func:`in_order` is its one use. A task never waits for another task, so any
 number of readers can share a pool of any size.
 
-What keeps it (``benchmarks/bench_apply.py``, 10^7 trials x 3 files, 2 cores): ``focal apply``
-runs in 4.6 s wall for 7.5 s of CPU with the pool; ``bench_train`` reads three score files
-against a key with both cores busy.
+What keeps it (:func:`focal.workflows.apply_to_files` on the ``bench_apply`` files, 10^7
+VoxCeleb-style trials x 3 systems, 2 cores, 2 runs each): 7.5-9.0 s wall for 11.8-13.3 s of CPU
+with the pool, 9.4-11.6 s wall for 8.9-10.9 s of CPU with ``threads=0``; the pool buys about
+15 % of the wall time for about 30 % more CPU.
 """
 
 from __future__ import annotations

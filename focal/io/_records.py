@@ -17,8 +17,7 @@ tokenizer's :class:`focal._text.fields.Fields`), so nothing is copied until some
 
 What keeps the ids as text (the ``bench_apply`` files, 2 x 10^6 trials x 3 systems with
 VoxCeleb-style ids read by :func:`focal.io.engine.stream` in one thread, CPU time): 2.9 s
-against 4.7 s with id arrays (38 % less); earlier, at 10^6 trials with the writing: 62 % less
-with VoxCeleb-style ids, 38 % with short ids.
+against 4.7 s with id arrays (38 % less).
 """
 
 from __future__ import annotations

@@ -1,4 +1,6 @@
-"""The file engine's three jobs on trial files, the one door every reader and workflow uses.
+"""The file engine's three jobs on trial files, the one door every reader and workflow uses:
+one module, for one concept, since the three share its block reader of trial files
+(:func:`pieces`) and its :class:`Trials`, and each is a few dozen lines over them.
 
 - :func:`read_columns`: a score or key file read whole into columns (ids, scores, labels, the
   line of each trial), repeated trials refused;
@@ -8,9 +10,6 @@
   and ``focal apply --align`` use the same join (:func:`join`) with trials already in memory;
 - :func:`stream`: several systems' files read side by side, a chunk of trials at a time
   (``focal apply``, :mod:`focal.io.stream`).
-
-One module, for one concept: the three jobs share its block reader of trial files
-(:func:`pieces`) and its :class:`Trials`, and each is a few dozen lines over them.
 
 A file is read in blocks of whole lines (:mod:`focal._text.blocks`): the calling thread reads
 them, the worker threads of one pool (:mod:`focal._text.pool`) split them into fields, parse
