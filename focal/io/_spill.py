@@ -4,8 +4,9 @@ Joining files (``focal evaluate``, ``focal train``, :func:`focal.io.engine.read_
 the key's labels, line numbers and hash table in memory and writes its ids, block by block, to
 a temporary file (:class:`SpilledIds`). While a score file is streamed, each trial its hash
 matches to a key row is recorded (the row, its line, its score and its ids) in one of several
-temporary files by key row range (:class:`Matches`); once the file is read, each range is
-checked at once, byte for byte, against the key's ids of the range, read back in order. A
+temporary files by key row range (:class:`Matches`); once the files are read, each range is
+checked at once, byte for byte, against the key's ids of the range, read back in order (once
+for all the files of the join). A
 trial whose bytes differ from those of the row its hash found is not in the key (rows whose
 hashes collide with each other are matched exactly as the table is built:
 :class:`focal.io._ids.HashTable`); a row matched by two equal trials is a repeated trial, found
@@ -15,7 +16,8 @@ never touches the disk; ``TMPDIR`` says where the files go.
 
 Memory is the key's hashes (8 bytes per trial), labels and line map, a score column per file
 and a few ranges of ids (16 MiB each) at a time, whatever the ids' lengths; the disk holds the
-key's ids and, for the file being read, its matched trials.
+key's ids and the matched trials of the files being joined (about 100 bytes per trial and file
+with 29-byte ids).
 
 What keeps it (a key of 10^7 VoxCeleb-style trials, 29-byte ids, read and joined with one score
 file in another order, 2 cores, whole processes, median of 3): peak 390 MiB with the ids
@@ -34,7 +36,7 @@ import tempfile
 
 import numpy as np
 
-from .._text.fields import Ids, ids_text
+from .._text.fields import Ids
 from .._text.pool import in_order
 from ._ids import _words, gather_classes
 
@@ -194,14 +196,18 @@ class SpilledIds:
 
 
 class Matches:
-    """The score trials a file's hashes matched to key rows, written by key row range to
-    temporary files, then checked byte for byte against the key's :class:`SpilledIds`, a range
-    at a time, their scores put in place (writes that stay in the cache).
+    """The score trials the hashes of one or more score files matched to key rows, written by
+    key row range to temporary files, then checked byte for byte against the key's
+    :class:`SpilledIds`, a range at a time, their scores put in place (writes that stay in the
+    cache). The files of a join are checked together: each key range is read back and gathered
+    once for all of them (``focal train`` at 3x10^6 VoxCeleb-style trials x 3 files: a third of
+    the checking CPU).
 
     A match is four uint64 numbers (the key row, the line, the score, the two ids' lengths) and
     each id as the fixed-width words its width class was gathered at to be hashed
     (:func:`focal.io._ids.gather_classes`); the matches of a block and pair of width classes
-    are written to each range as one chunk (its count and widths, the numbers, the ids).
+    are written to each range as one chunk (its count, widths and score file, the numbers, the
+    ids).
 
     Parameters
     ----------
@@ -219,17 +225,18 @@ class Matches:
         self.n_ranges = max(1, -(-key.n // (1 << shift)))
         self._files = [None] * self.n_ranges
 
-    def pack(self, rows, lines, scores, gathered):
+    def pack(self, rows, lines, scores, gathered, source):
         """The records of a block's matches ``rows`` (key rows, -1: none), as the chunks to
         append to their range files (in a worker thread: no file touched); ``gathered``: the
-        block's :func:`~focal.io._ids.gather_classes` of models and tests.
+        block's :func:`~focal.io._ids.gather_classes` of models and tests; ``source``: the
+        index of its score file (its column of the join).
 
         Returns
         -------
         list of (int, ndarray of uint64)
-            A range and its chunk, per range and pair of width classes: the count and the id
-            widths (in words), then the records' numbers (row, line, score, lengths) and their
-            ids' words.
+            A range and its chunk, per range and pair of width classes: the count, the id
+            widths (in words) and ``source``, then the records' numbers (row, line, score,
+            lengths) and their ids' words.
         """
         hit = np.flatnonzero(rows >= 0)
         ranges = (rows[hit] >> self.shift).astype(np.uint16)  # MAX_RANGES < 2^16
@@ -260,7 +267,7 @@ class Matches:
             end = 0
             for p in np.flatnonzero(counts):
                 start, end = end, end + int(counts[p])
-                head = np.array([end - start, wm.shape[1], wt.shape[1]], dtype=np.uint64)
+                head = np.array([end - start, wm.shape[1], wt.shape[1], source], dtype=np.uint64)
                 parts = (part[start:end].ravel() for part in (numbers, wm, wt))
                 out.append((int(p), np.concatenate([head, *parts])))
         return out
@@ -280,43 +287,47 @@ class Matches:
         self._files = [None] * self.n_ranges
 
     def _read(self, p):
-        """The matches of range ``p``: ``(numbers, models, tests)`` per pair of id widths, the
-        ids as fixed-width bytes arrays.
+        """The matches of range ``p``: ``(source, numbers, models, tests)`` per score file and
+        pair of id widths, the ids as fixed-width bytes arrays.
         """
         raw = self._files[p].content(np.uint64)
         self._files[p].close()
         self._files[p] = None
-        by_width, at = {}, 3
+        groups, at = {}, 4
         while at <= raw.size:
-            k, wm, wt = (int(v) for v in raw[at - 3 : at])
-            parts = by_width.setdefault((wm, wt), ([], [], []))
+            k, wm, wt, source = (int(v) for v in raw[at - 4 : at])
+            parts = groups.setdefault((source, wm, wt), ([], [], []))
             for part, width in zip(parts, (4, wm, wt)):
                 part.append(raw[at : at + k * width])
                 at += k * width
-            at += 3
+            at += 4
         out = []
-        for (wm, wt), parts in by_width.items():
+        for (source, wm, wt), parts in groups.items():
             numbers, models, tests = (np.concatenate(p) for p in parts)
             out.append(
-                (numbers.reshape(-1, 4), models.view(f"S{8 * wm}"), tests.view(f"S{8 * wt}"))
+                (
+                    source,
+                    numbers.reshape(-1, 4),
+                    models.view(f"S{8 * wm}"),
+                    tests.view(f"S{8 * wt}"),
+                )
             )
         return out
 
-    def check(self, values, shown, executor=None):
+    def check(self, values, executor=None):
         """Check every range (its file deleted once read), putting the scores of the matches
-        that hold in ``values`` (indexed by key row); each range checked in ``executor`` while
-        the calling thread reads the next (:func:`focal._text.pool.in_order`).
+        that hold in ``values`` (indexed by key row and score file); each range checked in
+        ``executor`` while the calling thread reads the next
+        (:func:`focal._text.pool.in_order`).
 
         Returns
         -------
-        (models, tests, lines) or None
-            The trials whose bytes differ from the key row their hash matched (not in the
-            key), as fixed-width bytes arrays and line numbers.
-
-        Raises
-        ------
-        ValueError
-            A key trial matched twice (``path:line:``, the earliest second occurrence).
+        dict
+            For each score file with matches (by its index): ``(absent, repeat)``. ``absent``:
+            the trials whose bytes differ from the key row their hash matched (not in the
+            key), as ``(models, tests, lines)`` (fixed-width bytes arrays and line numbers),
+            or None. ``repeat``: ``(line, model, test)`` of the earliest second match of a key
+            row, or None.
         """
 
         def ranges():  # the key's ids read here (one file); a range's matches by its worker
@@ -328,10 +339,9 @@ class Matches:
 
         def checked(item):
             lo, p, key = item
-            groups = self._read(p)
             key = [(ids.spans()[1], gather_classes(ids)) for ids in key]  # in order: no misses
-            absent, kept = [], []
-            for numbers, models, tests in groups:
+            absent, kept = {}, {}
+            for source, numbers, models, tests in self._read(p):
                 index = numbers[:, 0].view(np.int64) - lo
                 lengths = numbers[:, 3] & np.uint64(0xFFFFFFFF), numbers[:, 3] >> np.uint64(32)
                 same = np.ones(index.size, dtype=bool)
@@ -339,36 +349,43 @@ class Matches:
                     same &= _equal(index, length, _words(column), key_lengths, classes)
                 if not same.all():
                     wrong = ~same
-                    absent.append((models[wrong], tests[wrong], numbers[wrong, 1]))
+                    absent.setdefault(source, []).append(
+                        (models[wrong], tests[wrong], numbers[wrong, 1])
+                    )
                     numbers, index = numbers[same], index[same]
                     models, tests = models[same], tests[same]
-                values[lo + index] = numbers[:, 2].view(np.float64)  # rows of this range only
-                kept.append((index, numbers[:, 1].view(np.int64), models, tests))
-            return absent, _repeat(kept)
+                values[lo + index, source] = numbers[:, 2].view(np.float64)  # this range only
+                kept.setdefault(source, []).append(
+                    (index, numbers[:, 1].view(np.int64), models, tests)
+                )
+            return absent, {source: _repeat(k) for source, k in kept.items()}
 
-        absent, repeat = [], None
+        absent, repeat = {}, {}
         try:
             for wrong, twice in in_order(checked, ranges(), executor, depth=2):
-                absent += wrong
-                if twice is not None and (repeat is None or twice[0] < repeat[0]):
-                    repeat = twice
+                for source, found in wrong.items():
+                    absent.setdefault(source, []).extend(found)
+                for source, found in twice.items():
+                    if found is not None and (
+                        repeat.get(source) is None or found[0] < repeat[source][0]
+                    ):
+                        repeat[source] = found
         finally:
             self.close()
-        if repeat is not None:
-            line, model, test = repeat
-            raise ValueError(
-                f"{shown}:{line}: duplicate trial ({ids_text(model)}, {ids_text(test)}), "
-                "scored before in the file"
-            )
-        if not absent:
-            return None
-        models, tests, lines = zip(*absent)
-        width = max(m.dtype.itemsize for m in models), max(t.dtype.itemsize for t in tests)
-        return (
-            np.concatenate([m.astype(f"S{width[0]}") for m in models]),
-            np.concatenate([t.astype(f"S{width[1]}") for t in tests]),
-            np.concatenate(lines).view(np.int64),
-        )
+        return {s: (_stacked(absent.get(s)), repeat.get(s)) for s in {*absent, *repeat}}
+
+
+def _stacked(absent):
+    """``(models, tests, lines)`` of lists of them, the ids at one width; None for none."""
+    if not absent:
+        return None
+    models, tests, lines = zip(*absent)
+    width = max(m.dtype.itemsize for m in models), max(t.dtype.itemsize for t in tests)
+    return (
+        np.concatenate([m.astype(f"S{width[0]}") for m in models]),
+        np.concatenate([t.astype(f"S{width[1]}") for t in tests]),
+        np.concatenate(lines).view(np.int64),
+    )
 
 
 def _equal(index, lengths, words, key_lengths, classes):

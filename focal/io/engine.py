@@ -26,7 +26,8 @@ when asked for (:meth:`Trials.arrays`).
 The join holds the key's hashes, labels and lines (or, without a key, the first file's) and
 streams every other file against them, block by block, one file after the other (each with
 every core); a hash match is checked byte for byte against the key's ids, at once when they are
-in memory, range by range once the file is read when they were spilled.
+in memory, range by range once the files are read when they were spilled (the files of one
+join together: the key's ids are read back once).
 """
 
 from __future__ import annotations
@@ -428,18 +429,23 @@ def _row_numbers(n):
 # the join
 
 
-def _scores_against(reference, source, *, layout, missing, executor, out, block_bytes):
-    """The score of each reference trial in ``source`` (a score file, or in-memory
-    :class:`focal.io.TrialScores`), in ``out`` (NaN where it has none).
+def _scores_against(reference, source, j, *, layout, missing, executor, out, matches, block_bytes):
+    """Stream ``source`` (a score file, or in-memory :class:`focal.io.TrialScores`) against
+    the reference: the score of each reference trial whose ids are in memory goes in
+    ``out[:, j]`` (NaN where it has none), each hash match checked at once; with ids spilled
+    (:attr:`Trials.spilled`), the matches go to ``matches`` (:class:`focal.io._spill.Matches`),
+    checked later (:func:`_finish`).
 
-    A reference whose ids are in memory checks each hash match as it is found; one whose ids
-    were spilled (:attr:`Trials.spilled`) records the matches and checks them once the source
-    is read (:class:`focal.io._spill.Matches`).
+    Returns
+    -------
+    dict
+        What :func:`_finish` needs: ``shown`` (the source's name), ``absent`` and ``n_absent``
+        (scored trials not in the reference, :func:`_absent`), and ``fails``: whether the
+        lookups already prove an error with ``missing="error"``.
     """
-    values = out  # filled in place
+    values = out[:, j]  # filled in place
     values[:] = np.nan  # NaN: not scored yet (the readers refuse NaN scores)
     table = reference.table
-    matches = None if reference.spilled is None else Matches(reference.spilled)
 
     def look_up(piece):
         ids, columns, lines, *_ = piece
@@ -448,7 +454,7 @@ def _scores_against(reference, source, *, layout, missing, executor, out, block_
             return ids, scores, lines, table.lookup(ids), None
         gathered = [_ids.gather_classes(c) for c in ids]
         where = table.lookup(ids, verify=False, gathered=gathered)
-        return ids, scores, lines, where, matches.pack(where, lines, scores, gathered)
+        return ids, scores, lines, where, matches.pack(where, lines, scores, gathered, j)
 
     if isinstance(source, (str, os.PathLike)):
         shown = display_name(source)
@@ -467,11 +473,12 @@ def _scores_against(reference, source, *, layout, missing, executor, out, block_
             raise ValueError(f"{shown}: models, tests and scores must have one length")
         lines = np.arange(1, n + 1) if source.lines is None else source.lines.numbers(n)
         parts = [look_up((ids, {"score": scores}, lines))]
-    absent, n_absent, n = [], 0, 0
+    absent, n_absent, n, hits = [], 0, 0, 0
     for (models, tests), scores, lines, where, packed in parts:
         n += len(lines)
         hit = where >= 0
         rows = where[hit]
+        hits += rows.size
         if matches is None:
             before = ~np.isnan(values[rows])  # scored in an earlier block
             order = np.arange(rows.size, dtype=np.float64)
@@ -487,12 +494,21 @@ def _scores_against(reference, source, *, layout, missing, executor, out, block_
             absent = _absent(absent, missing, models.take(miss), tests.take(miss), lines[miss])
     if n == 0:
         raise ValueError(f"{shown}: no trials found")
-    if matches is not None:
-        wrong = matches.check(values, shown, executor)  # hash matches of other trials
-        if wrong is not None:
-            n_absent += wrong[2].size
-            wrong = Ids.of(wrong[0]), Ids.of(wrong[1]), wrong[2]
-            absent = _absent(absent, missing, *wrong)
+    fails = missing == "error" and (n_absent > 0 or hits != len(reference))
+    return {"shown": shown, "absent": absent, "n_absent": n_absent, "fails": fails}
+
+
+def _finish(reference, values, missing, shown, absent, n_absent, checked=(None, None), **_):
+    """The errors of a source streamed by :func:`_scores_against` once its matches are
+    checked (``checked``: what :meth:`focal.io._spill.Matches.check` found for it), in the
+    order a plain loop would find them.
+    """
+    wrong, repeat = checked
+    if repeat is not None:
+        raise _twice(shown, *repeat)
+    if wrong is not None:  # hash matches of other trials
+        n_absent += wrong[2].size
+        absent = _absent(absent, missing, Ids.of(wrong[0]), Ids.of(wrong[1]), wrong[2])
     if n_absent and missing == "error":
         raise ValueError(
             f"{shown}: {n_absent} scored trial(s) are not in the {reference.name}, "
@@ -508,7 +524,6 @@ def _scores_against(reference, source, *, layout, missing, executor, out, block_
             f"{reference.described(rows)}; use missing='drop' (focal: --missing drop) to "
             f"skip them"
         )
-    return values
 
 
 def _absent(absent, missing, models, tests, lines):
@@ -534,9 +549,14 @@ def _repeated(shown, models, tests, lines, where, before):
     first[at] = True
     bad = before | ~first
     i = order[int(np.argmax(bad))]
-    raise ValueError(
-        f"{shown}:{int(lines[i])}: duplicate trial ({ids_text(models[i])}, "
-        f"{ids_text(tests[i])}), scored before in the file"
+    raise _twice(shown, int(lines[i]), models[i], tests[i])
+
+
+def _twice(shown, line, model, test):
+    """The error of a reference trial scored a second time, on ``line``."""
+    return ValueError(
+        f"{shown}:{line}: duplicate trial ({ids_text(model)}, {ids_text(test)}), scored "
+        "before in the file"
     )
 
 
@@ -603,17 +623,31 @@ def join(
     check_missing(missing)
     layout = score_layout(format)
     X = np.empty((len(reference), len(sources)))
-    with worker_pool(threads, pool) as executor:
+    matches = None if reference.spilled is None else Matches(reference.spilled)
+    streamed = []  # the sources streamed, their matches not checked yet
+    with worker_pool(threads, pool) as executor, contextlib.ExitStack() as stack:
+        if matches is not None:
+            stack.callback(matches.close)
         for j, source in enumerate(sources):
-            _scores_against(
-                reference,
-                source,
-                layout=layout,
-                missing=missing,
-                executor=executor,
-                out=X[:, j],
-                block_bytes=block_bytes,
+            streamed.append(
+                _scores_against(
+                    reference,
+                    source,
+                    j,
+                    layout=layout,
+                    missing=missing,
+                    executor=executor,
+                    out=X,
+                    matches=matches,
+                    block_bytes=block_bytes,
+                )
             )
+            # checked together (the key read back once), unless an error is already certain
+            if matches is None or j == len(sources) - 1 or streamed[-1]["fails"]:
+                found = {} if matches is None else matches.check(X, executor)
+                for k, s in enumerate(streamed, start=j + 1 - len(streamed)):
+                    _finish(reference, X[:, k], missing, checked=found.get(k, (None, None)), **s)
+                streamed = []
     return X
 
 

@@ -138,6 +138,15 @@ def test_a_hash_collision_never_mismatches_trials(tmp_path, monkeypatch):
     assert np.array_equal(X[:, 0], np.delete(np.arange(n) / 7, 57))
     got = list(iter_aligned([scores, scores], key, missing="drop"))
     assert len(got) == 2 and all(np.array_equal(g[1], X[:, 0]) for g in got)
+    # files joined together are checked together: the collision is found in its own file
+    good = tmp_path / "good"
+    good.write_text("".join(lines[:57] + ["m57 t57 5.5\n"] + lines[58:]))
+    for files in ([good, scores], [scores, good]):
+        with pytest.raises(ValueError, match=r"scores: 1 scored trial\(s\) are not in the key"):
+            read_aligned(files, key)
+        X, _, _, tests, _ = read_aligned(files, key, missing="drop")
+        assert X.shape == (n - 1, 2) and b"t57" not in tests.tolist()
+        assert np.array_equal(X, np.delete(np.arange(n)[:, None] / np.ones(2) / 7, 57, axis=0))
     lines[57] = "m57 t57 5.5\n"
     scores.write_text("".join(lines))
     assert read_aligned([scores], key)[0][57, 0] == 5.5
@@ -287,9 +296,12 @@ def test_a_spilled_key_is_checked_range_by_range(tmp_path, monkeypatch):
     scores = RNG.normal(size=N).tolist()
     key = _write_key(tmp_path / "key", RNG.permutation(N))
     a = _write_scores(tmp_path / "a", RNG.permutation(N)[: N - 40], scores)
-    expected = _exact(key, [a], "drop")
-    for e, g in zip(expected, read_aligned([a], key, missing="drop")):
-        assert np.array_equal(e, g)
+    b = _write_scores(tmp_path / "b", RNG.permutation(N)[: N - 7], scores[::-1])
+    c = _write_scores(tmp_path / "c", RNG.permutation(N), RNG.normal(size=N).tolist())
+    for files in ([a], [a, b, c], [c, b]):  # the files of a join checked together
+        expected = _exact(key, files, "drop")
+        for e, g in zip(expected, read_aligned(files, key, missing="drop")):
+            assert np.array_equal(e, g)
     # two trials scored twice, the later range's repeat first in the file: its line is named
     twice = _write_scores(tmp_path / "twice", list(range(N)) + [2500, 10], scores)
     with pytest.raises(ValueError, match=rf"twice:{N + 1}: duplicate trial \(spk21, seg02500\)"):
