@@ -84,6 +84,25 @@ def _records(fields):
     ]
 
 
+@pytest.mark.parametrize("asked", ["in order", "last first", "shuffled"])
+def test_blocks_are_numbered_whatever_order_they_are_asked_in(tmp_path, asked):
+    # a block's first line comes from the block before it, counted when first asked for (by
+    # the worker that splits it, usually); the reading thread numbers the blocks a few behind
+    path = tmp_path / "lines.txt"
+    lines = ["x" * (i % 13) + " 1\n" for i in range(3000)]
+    path.write_text("".join(lines))
+    blocks = list(iter_blocks(path, 100))
+    order = list(range(len(blocks)))
+    if asked == "last first":
+        order.reverse()
+    elif asked == "shuffled":
+        np.random.default_rng(0).shuffle(order)
+    first = {i: blocks[i].first_line for i in order}
+    counts = [b.body.tobytes().count(b"\n") for b in blocks]
+    assert [first[i] for i in range(len(blocks))] == list(np.cumsum([1] + counts[:-1]))
+    assert sum(counts) == len(lines) and len(blocks) > 100
+
+
 def _same_fields(a, b):
     assert np.array_equal(a.starts, b.starts)
     assert np.array_equal(a.lengths, b.lengths)
