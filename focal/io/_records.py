@@ -105,9 +105,10 @@ class Records:
         see the module's docstring), else, and where the text differs, as id arrays.
         """
         edges = [np.cumsum([0] + [p[1].shape[0] for p in r.parts]) for r in (self, other)]
-        cuts = np.unique(np.concatenate(edges))
+        # the edges merged without np.unique, which imports a module (a worker runs this)
+        cuts = sorted({int(e) for e in np.concatenate(edges)})
         for lo, hi in zip(cuts[:-1], cuts[1:]):  # parts over the same records
-            a, b = self[int(lo) : int(hi)], other[int(lo) : int(hi)]
+            a, b = self[lo:hi], other[lo:hi]
             if not _arrow.equal_segments(*a._run(), *b._run()) and not same_ids(a.ids(), b.ids()):
                 return False
         return True
