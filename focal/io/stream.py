@@ -297,7 +297,7 @@ def _chunks(streams, chunk_size, executor):
     VoxCeleb-style trials x 3 files, the comparison was 40 % of ``focal apply``'s reading
     thread's CPU).
     """
-    return in_order(_side_by_side, _taken(streams, chunk_size), executor)
+    return in_order(_side_by_side, _taken(streams, chunk_size), executor, depth=2)
 
 
 def _taken(streams, chunk_size):
