@@ -1,18 +1,17 @@
 """A key's ids kept on disk while score files are joined with it: the join of files.
 
-Joining files (``focal evaluate``, ``focal train``, :func:`focal.io.engine.read_aligned`) holds
-the key's labels, line numbers and hash table in memory and writes its ids, block by block, to
-a temporary file (:class:`SpilledIds`). While a score file is streamed, each trial its hash
-matches to a key row is recorded (the row, its line, its score and its ids) in one of several
-temporary files by key row range (:class:`Matches`); once the files are read, each range is
-checked at once, byte for byte, against the key's ids of the range, read back in order (once
-for all the files of the join). A
-trial whose bytes differ from those of the row its hash found is not in the key (rows whose
-hashes collide with each other are matched exactly as the table is built:
+Joining files (``focal evaluate``, ``focal train``, :func:`focal.io.engine.read_aligned`) holds the
+key's labels, line numbers and hash table in memory and writes its ids, block by block, to a
+temporary file (:class:`SpilledIds`). While a score file is streamed, each trial its hash matches
+to a key row is recorded (the row, its line, its score and its ids) in one of several temporary
+files by key row range (:class:`Matches`); once the files are read, each range is checked at once,
+byte for byte, against the key's ids of the range, read back in order (once for all the files of
+the join). A trial whose bytes differ from those of the row its hash found is not in the key (rows
+whose hashes collide with each other are matched exactly as the table is built:
 :class:`focal.io._ids.HashTable`); a row matched by two equal trials is a repeated trial, found
-once the file is read. So the answer never depends on the hash, and there is no other join to
-fall back on. The first :data:`SPOOL_BYTES` of each temporary file stay in memory: a small join
-never touches the disk; ``TMPDIR`` says where the files go.
+once the files are read. So the answer never depends on the hash, and there is no other join to
+fall back on. Each temporary file is written :data:`SPOOL_BYTES` at a time (a file's share of them
+for the range files): a small join never touches the disk; ``TMPDIR`` says where the files go.
 
 Memory is the key's hashes (8 bytes per trial), labels and line map, a score column per file
 and a few ranges of ids (16 MiB each) at a time, whatever the ids' lengths; the disk holds the

@@ -438,10 +438,11 @@ def _scores_against(reference, source, j, *, layout, missing, executor, out, mat
 
     Returns
     -------
-    dict
-        What :func:`_finish` needs: ``shown`` (the source's name), ``absent`` and ``n_absent``
-        (scored trials not in the reference, :func:`_absent`), and ``fails``: whether the
-        lookups already prove an error with ``missing="error"``.
+    fails : bool
+        Whether the lookups already prove an error (``missing="error"``).
+    streamed : tuple
+        What :func:`_finish` needs: the source's name, and the scored trials not in the
+        reference (:func:`_absent`) and their count.
     """
     values = out[:, j]  # filled in place
     values[:] = np.nan  # NaN: not scored yet (the readers refuse NaN scores)
@@ -495,15 +496,14 @@ def _scores_against(reference, source, j, *, layout, missing, executor, out, mat
     if n == 0:
         raise ValueError(f"{shown}: no trials found")
     fails = missing == "error" and (n_absent > 0 or hits != len(reference))
-    return {"shown": shown, "absent": absent, "n_absent": n_absent, "fails": fails}
+    return fails, (shown, absent, n_absent)
 
 
-def _finish(reference, values, missing, shown, absent, n_absent, checked=(None, None), **_):
+def _finish(reference, values, missing, shown, absent, n_absent, wrong=None, repeat=None):
     """The errors of a source streamed by :func:`_scores_against` once its matches are
-    checked (``checked``: what :meth:`focal.io._spill.Matches.check` found for it), in the
-    order a plain loop would find them.
+    checked (``wrong``, ``repeat``: what :meth:`focal.io._spill.Matches.check` found for it),
+    in the order a plain loop would find them.
     """
-    wrong, repeat = checked
     if repeat is not None:
         raise _twice(shown, *repeat)
     if wrong is not None:  # hash matches of other trials
@@ -629,24 +629,23 @@ def join(
         if matches is not None:
             stack.callback(matches.close)
         for j, source in enumerate(sources):
-            streamed.append(
-                _scores_against(
-                    reference,
-                    source,
-                    j,
-                    layout=layout,
-                    missing=missing,
-                    executor=executor,
-                    out=X,
-                    matches=matches,
-                    block_bytes=block_bytes,
-                )
+            fails, state = _scores_against(
+                reference,
+                source,
+                j,
+                layout=layout,
+                missing=missing,
+                executor=executor,
+                out=X,
+                matches=matches,
+                block_bytes=block_bytes,
             )
+            streamed.append(state)
             # checked together (the key read back once), unless an error is already certain
-            if matches is None or j == len(sources) - 1 or streamed[-1]["fails"]:
+            if matches is None or j == len(sources) - 1 or fails:
                 found = {} if matches is None else matches.check(X, executor)
-                for k, s in enumerate(streamed, start=j + 1 - len(streamed)):
-                    _finish(reference, X[:, k], missing, checked=found.get(k, (None, None)), **s)
+                for k, state in enumerate(streamed, start=j + 1 - len(streamed)):
+                    _finish(reference, X[:, k], missing, *state, *found.get(k, ()))
                 streamed = []
     return X
 
