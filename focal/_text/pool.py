@@ -7,9 +7,9 @@ calling thread); :func:`in_order` is its one use. A task never waits for another
 number of readers can share a pool of any size.
 
 What keeps it (:func:`focal.workflows.apply_to_files` on the ``bench_apply`` files, 10^7
-VoxCeleb-style trials x 3 systems, 2 cores, 2 runs each): 7.5-9.0 s wall for 11.8-13.3 s of CPU
-with the pool, 9.4-11.6 s wall for 8.9-10.9 s of CPU with ``threads=0``; the pool buys about
-15 % of the wall time for about 30 % more CPU.
+VoxCeleb-style trials x 3 systems, 2 cores, 3 runs each): 7.2-8.5 s wall for 12.4-13.3 s of CPU
+with the pool, 10.0-12.4 s wall for 9.5-11.8 s of CPU with ``threads=0``; the pool buys about
+30 % of the wall time for about 20 % more CPU.
 """
 
 from __future__ import annotations
