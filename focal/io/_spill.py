@@ -23,8 +23,9 @@ file in another order, 2 cores, whole processes, median of 3): peak 390 MiB with
 spilled, 941 MiB with them held in memory (59 % less), for 1.29x the CPU (19.9 s against
 14.1 s) and 1.31x the wall time (12.6 s against 8.8 s); the one join is the spilled one when it
 saves at least 25 % of peak memory. ``focal evaluate`` on ``benchmarks/bench_evaluate.py`` at
-10^7 trials: 0.68x (VoxCeleb-style ids) and 0.75x (short ids) the wall time of a polars script
-that only reads and joins the two files, at 558 and 538 MiB against its 4,846 and 2,868 MiB.
+10^7 trials: 0.99x (VoxCeleb-style ids) and 0.92x (short ids) the median wall time of a polars
+script that only reads and joins the two files, at 558 and 559 MiB against its 5,068 and
+3,019 MiB; ``focal train`` (three score files): 0.98x and 0.80x, at 636 and 652 MiB.
 """
 
 from __future__ import annotations
