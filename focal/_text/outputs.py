@@ -261,12 +261,16 @@ def check_output(output, inputs=()) -> None:
         the same file as one of ``inputs`` (by device and inode: through symbolic links, hard
         links and any spelling of the path).
     """
-    path = _name(output)
+    _checked(_name(output), inputs)
+
+
+def _checked(path, inputs):
+    """:func:`check_output` of a checked name; the output's kind (:func:`_target`)."""
     kind, st = _target(path)
     inputs = _input_files(inputs)
     if kind != "file":
         _refuse_inputs("standard output" if path == "-" else path, st, inputs)
-        return
+        return kind
     if st is not None and stat.S_ISDIR(st.st_mode):
         raise ValueError(f"{path}: the output is a directory")
     if path.endswith(("/", os.sep)) or os.path.basename(path) in (".", ".."):
@@ -278,6 +282,7 @@ def check_output(output, inputs=()) -> None:
         problem = "is not a folder" if os.path.exists(folder) else "does not exist"
         raise ValueError(f"{path}: cannot write: the folder {shown} {problem}")
     _probe(path, folder)
+    return kind
 
 
 def check_folder(folder, inputs=()) -> None:
@@ -489,8 +494,7 @@ def write_output(path, inputs=()):
         propagate unchanged; in every case nothing of the new content is left behind.
     """
     path = _name(path)
-    check_output(path, inputs)
-    kind = _target(path)[0]  # as check_output found it
+    kind = _checked(path, inputs)  # what is opened below is what was checked
     if kind == "stdout":
         with _write_errors(path):
             out = sys.stdout.buffer

@@ -132,6 +132,28 @@ def test_a_fifo_output_is_streamed_to(workspace):
     assert got[0].count(b"\n") == 2000
 
 
+@pytest.mark.parametrize("name", ["out.txt", "pipe"])
+def test_the_output_written_is_the_one_checked(tmp_path, monkeypatch, name):
+    # the output is looked at once: what write_output opens is what check_output found
+    from focal._text import outputs
+
+    output = tmp_path / name
+    if name == "pipe":
+        os.mkfifo(output)
+        reader = threading.Thread(target=lambda: open(output, "rb").read())
+        reader.start()
+    looked = []
+    target = outputs._target
+    monkeypatch.setattr(outputs, "_target", lambda path: looked.append(path) or target(path))
+    with write_output(output) as out:
+        out.write(b"x\n")
+    if name == "pipe":
+        reader.join(10)
+    else:
+        assert output.read_bytes() == b"x\n"
+    assert looked == [str(output)]
+
+
 def test_dev_stdout_and_dash_stream_to_standard_output(workspace):
     for output in ("-", "/dev/stdout"):
         run = subprocess.run(
