@@ -44,10 +44,10 @@ __all__ = ["Matches", "SpilledIds"]
 
 #: Bytes of key ids checked at a time (one key row range)
 RANGE_BYTES = 16 << 20
-#: Range files of one score file at most (open at once while it is read)
+#: Range files of a join at most (open at once while its score files are read)
 MAX_RANGES = 512
-#: Bytes held in memory before a temporary file is made: for the key's ids, and for all the
-#: range files of a score file (a small join never touches the disk)
+#: Bytes held in memory before each write to a temporary file (the first makes it): for the
+#: key's ids, and for all the range files of a join (a small join never touches the disk)
 SPOOL_BYTES = 16 << 20
 
 
@@ -137,7 +137,7 @@ class SpilledIds:
     """Two id columns (models, tests) written block by block to a temporary file (each block:
     the lengths of its ids, then their bytes), read back by row range or by rows.
 
-    In memory: a few numbers per block (and the file's first :data:`SPOOL_BYTES`).
+    In memory: a few numbers per block, and up to :data:`SPOOL_BYTES` not written yet.
     """
 
     def __init__(self):
