@@ -85,7 +85,7 @@ def _steps(model_path, paths, output):
     after the other in this thread (no reader or writer thread): CPU time, since wall time on a
     shared machine also counts the other programs' turns.
     """
-    from focal.io.engine import stream
+    from focal.io.stream import stream
     from focal.runtime import load
     from focal.workflows.apply import _write_chunk
 

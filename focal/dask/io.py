@@ -27,8 +27,8 @@ from .._text import arrow
 from .._text.fields import as_id_array, ids_text
 from .._text.source import display_name
 from ..io._ids import find_duplicate, hash_ids, match_ids
-from ..io.binary import default_key_format, read_key, read_scores
-from ..io.formats import score_layout
+from ..io.binary import read_key, read_scores
+from ..io.formats import default_key_format, score_layout
 
 __all__ = ["read_trials", "expand_paths", "aligned_parts", "check_alignment"]
 

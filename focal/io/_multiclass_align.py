@@ -15,7 +15,7 @@ import numpy as np
 
 from .._text.fields import as_id_array, ids_text
 from ._ids import check_matched, check_unique, match_ids
-from .alignment import check_missing
+from .engine import check_missing
 from .multiclass import _OOS_NAMES, MulticlassKey, MulticlassScores
 
 __all__ = ["align_multiclass", "align_multiclass_scores"]

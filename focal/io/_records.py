@@ -16,7 +16,7 @@ tokenizer's :class:`focal._text.fields.Fields`), so nothing is copied until some
   value; a header line is written back as it was read.
 
 What keeps the ids as text (the ``bench_apply`` files, 2 x 10^6 trials x 3 systems with
-VoxCeleb-style ids read by :func:`focal.io.engine.stream` in one thread, CPU time): 2.9 s
+VoxCeleb-style ids read by :func:`focal.io.stream.stream` in one thread, CPU time): 2.9 s
 against 4.7 s with id arrays (38 % less).
 """
 

@@ -12,21 +12,16 @@ import numpy as np
 
 from .._text.fields import as_id_array
 from ._ids import check_unique, hash_ids
+from .binary import TrialKey, TrialScores
+from .engine import check_missing, in_memory, join, kept_rows
 
 __all__ = [
     "align_scores",
     "align_trials",
     "check_both_classes",
-    "check_missing",
     "trial_set",
     "warn_different_trial_sets",
 ]
-
-
-def check_missing(missing):
-    """Refuse a ``missing`` policy other than ``"error"`` or ``"drop"``."""
-    if missing not in ("error", "drop"):
-        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
 
 
 def align_trials(key, *systems, missing: str = "error"):
@@ -59,9 +54,6 @@ def align_trials(key, *systems, missing: str = "error"):
         (``missing="error"``), a trial repeated in the key or in a system, a NaN score, or no
         trial left.
     """
-    from .binary import TrialKey
-    from .engine import in_memory
-
     check_missing(missing)
     if not systems:
         raise ValueError("align_trials needs at least one system's scores")
@@ -75,9 +67,6 @@ def align_trials(key, *systems, missing: str = "error"):
 
 
 def _join(reference, systems, missing):
-    from .binary import TrialScores
-    from .engine import join, kept_rows
-
     for system in systems:
         if not isinstance(system, TrialScores):
             raise ValueError(f"expected TrialScores, got {type(system).__name__}")
@@ -109,8 +98,6 @@ def align_scores(*systems, missing: str = "error"):
     models, tests : ndarray of bytes
         The trial ids of the rows.
     """
-    from .engine import in_memory
-
     check_missing(missing)
     if not systems:
         raise ValueError("align_scores needs at least one system's scores")

@@ -21,7 +21,7 @@ from .._text.fields import LineMap, check_id_column, format_lines
 from .._text.numbers import format_numbers
 from .._text.outputs import write_output
 from .engine import read_columns
-from .formats import PRESETS, key_layout, score_layout
+from .formats import key_layout, score_layout
 
 __all__ = [
     "TrialKey",
@@ -171,16 +171,6 @@ def read_key(path, *, pos_label=None, block_bytes: int = BLOCK_BYTES, format=Non
     )
     models, tests = trials.arrays()
     return TrialKey(models, tests, trials.values["label"], trials.path, trials.lines)
-
-
-def default_key_format(format=None):
-    """The key layout that goes with a score ``format``: the preset's own key layout, the same
-    columns when they include a label, else ``bosaris``.
-    """
-    if format is None or (isinstance(format, str) and format in PRESETS):
-        return key_layout(format)
-    layout = score_layout(format)
-    return layout if layout.has("label") else key_layout(None)
 
 
 def write_scores(path, models, tests, scores, *, chunk_size: int = 1 << 16) -> None:

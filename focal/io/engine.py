@@ -1,15 +1,14 @@
-"""The file engine's three jobs on trial files, the one door every reader and workflow uses:
-one module, for one concept, since the three share its block reader of trial files
-(:func:`pieces`) and its :class:`Trials`, and each is a few dozen lines over them.
+"""The file engine: trial files read in blocks (:func:`pieces`), read whole and joined, the one
+door every reader and workflow uses for them (:mod:`focal.io.stream` streams several files side
+by side over the same :func:`pieces`). One module, for one concept: its two jobs share
+:func:`pieces` and :class:`Trials`, and each is a few dozen lines over them.
 
 - :func:`read_columns`: a score or key file read whole into columns (ids, scores, labels, the
   line of each trial), repeated trials refused;
 - :func:`read_aligned` and :func:`iter_aligned` (the join): score files joined with a key on
   the (model, test) trial, the score files streamed against the key's hash table, the key's
   ids kept in a temporary file meanwhile (:mod:`focal.io._spill`); :func:`focal.io.align_trials`
-  and ``focal apply --align`` use the same join (:func:`join`) with trials already in memory;
-- :func:`stream`: several systems' files read side by side, a chunk of trials at a time
-  (``focal apply``, :mod:`focal.io.stream`).
+  and ``focal apply --align`` use the same join (:func:`join`) with trials already in memory.
 
 A file is read in blocks of whole lines (:mod:`focal._text.blocks`): the calling thread reads
 them, the worker threads of one pool (:mod:`focal._text.pool`) split them into fields, parse
@@ -60,10 +59,23 @@ from ._labels import NONTARGET, TARGET, label_column, namedlabel_column
 from ._records import Records
 from ._spill import Matches, SpilledIds
 from ._tables import read_table, table_kind
-from .alignment import check_missing
-from .formats import HEADER_NAMES, is_number, key_layout, resolve_layout, score_layout
+from .formats import (
+    HEADER_NAMES,
+    default_key_format,
+    is_number,
+    key_layout,
+    resolve_layout,
+    score_layout,
+)
 
-__all__ = ["Trials", "iter_aligned", "join", "read_aligned", "read_columns", "stream"]
+__all__ = [
+    "Trials",
+    "check_missing",
+    "iter_aligned",
+    "join",
+    "read_aligned",
+    "read_columns",
+]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -425,6 +437,12 @@ def _row_numbers(n):
     return lines
 
 
+def check_missing(missing):
+    """Refuse a ``missing`` policy other than ``"error"`` or ``"drop"``."""
+    if missing not in ("error", "drop"):
+        raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
+
+
 # ---------------------------------------------------------------------------------------------
 # the join
 
@@ -675,8 +693,6 @@ def _reference(paths, key_path, format, key_format, pos_label):
     """The trials joined against: the key, else the first file (with its labels), their ids
     spilled to a temporary file (:mod:`focal.io._spill`).
     """
-    from .binary import default_key_format
-
     if (paths + ([os.fspath(key_path)] if key_path is not None else [])).count("-") > 1:
         raise ValueError("standard input ('-') can be read once: give it for one file only")
     if key_path is None:
@@ -772,63 +788,3 @@ def iter_aligned(
             yield path, X[:, 0], y, models, tests
     finally:
         reference.spilled.close()
-
-
-# ---------------------------------------------------------------------------------------------
-# streaming
-
-
-@contextlib.contextmanager
-def stream(
-    paths,
-    *,
-    kind="binary",
-    on_mismatch="error",
-    missing="error",
-    block_bytes=BLOCK_BYTES,
-    threads=None,
-    format=None,
-    records=False,
-):
-    """The systems' score files, streamed side by side or, with ``on_mismatch="align"``,
-    joined on the trial ids with the first file (:func:`join`: the first file read whole, the
-    others streamed against it); either way each file is parsed once and ``layouts`` is known
-    before the first chunk.
-
-    Parameters
-    ----------
-    paths : sequence of path-like
-        One file per system.
-    kind : {"binary", "albayzin", "multiclass", "auto"}
-        The files' format (``"auto"``: multiclass files, each in the format its first record
-        shows).
-    on_mismatch : {"error", "align"}
-        Files that do not list the same trials in the same order: an error, or joined.
-    missing : {"error", "drop"}
-        With ``on_mismatch="align"``: a trial absent from some file.
-    block_bytes : int
-        Bytes read at a time.
-    threads : int, optional
-        Worker threads (:func:`focal._text.pool.worker_pool`).
-    format : str or Layout, optional
-        Columns of binary files.
-    records : bool
-        Chunks of binary files carry the first file's records as read.
-
-    Yields
-    ------
-    object
-        With ``layouts`` (one :class:`focal.io.stream.FileLayout` per file), ``executor`` and
-        ``chunks(chunk_size)`` (yielding :class:`focal.io.ScoreChunk`).
-    """
-    from .stream import _OpenFiles, _WholeFiles
-
-    if on_mismatch not in ("error", "align"):
-        raise ValueError(f"on_mismatch must be 'error' or 'align', got {on_mismatch!r}")
-    check_missing(missing)
-    paths = [os.fspath(p) for p in paths]
-    with worker_pool(threads) as executor:
-        if on_mismatch == "align":
-            yield _WholeFiles(paths, kind, missing, format, executor, records)
-        else:
-            yield _OpenFiles(paths, kind, block_bytes, executor, format, records)

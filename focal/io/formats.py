@@ -39,6 +39,7 @@ __all__ = [
     "PRESETS",
     "ROLES",
     "Layout",
+    "default_key_format",
     "key_layout",
     "parse_layout",
     "resolve_layout",
@@ -226,6 +227,16 @@ def score_layout(spec=None) -> Layout:
 def key_layout(spec=None) -> Layout:
     """The layout of a key file (default ``bosaris``); model, test and label columns."""
     return _as_layout(spec, 1)
+
+
+def default_key_format(format=None):
+    """The key layout that goes with a score ``format``: the preset's own key layout, the same
+    columns when they include a label, else ``bosaris``.
+    """
+    if format is None or (isinstance(format, str) and format in PRESETS):
+        return key_layout(format)
+    layout = score_layout(format)
+    return layout if layout.has("label") else key_layout(None)
 
 
 def is_number(word: bytes) -> bool:

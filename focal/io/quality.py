@@ -21,6 +21,7 @@ import numpy as np
 
 from .._text.fields import as_id_array
 from ._ids import match_ids
+from .binary import read_scores
 from .multiclass import read_multiclass_scores
 
 __all__ = [
@@ -112,8 +113,6 @@ def read_trial_quality(columns):
     -------
     dict of str to TrialScores
     """
-    from ..io.binary import read_scores
-
     out = {}
     for column, path in columns.items():
         side, _, measure = str(column).partition("_")

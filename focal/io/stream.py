@@ -2,8 +2,9 @@
 
 A production back-end scores one trial list with every system, so the systems' files list the
 same trials in the same order. :func:`iter_score_chunks` reads them side by side, a chunk of
-trials at a time, checks chunk by chunk that every file has the same trial ids on the same
-record, and yields :class:`ScoreChunk` objects: the trial ids and ``X`` of shape
+trials at a time (:func:`stream`, over the file engine's block reader
+:func:`focal.io.engine.pieces`), checks chunk by chunk that every file has the same trial ids on
+the same record, and yields :class:`ScoreChunk` objects: the trial ids and ``X`` of shape
 ``(chunk, n_systems)`` (binary) or ``(chunk, n_systems * n_classes)`` (multiclass: the systems'
 blocks side by side); memory is bounded by the chunk and block sizes, not by the files.
 :func:`focal.workflows.apply_to_files` runs a transform on each chunk and writes the result.
@@ -20,21 +21,21 @@ References
 
 from __future__ import annotations
 
+import contextlib
 import os
 
 import numpy as np
 
 from .._text.blocks import BLOCK_BYTES
 from .._text.fields import Ids, ids_text
-from .._text.pool import in_order
-from . import engine
+from .._text.pool import in_order, worker_pool
 from ._multiclass_align import align_multiclass_scores
 from ._records import Records, same_ids
-from .engine import join, kept_rows, pieces, read_columns
+from .engine import check_missing, join, kept_rows, pieces, read_columns
 from .formats import score_layout
 from .multiclass import _MulticlassReader
 
-__all__ = ["FileLayout", "ScoreChunk", "iter_score_chunks"]
+__all__ = ["FileLayout", "ScoreChunk", "iter_score_chunks", "stream"]
 
 _KINDS = ("binary", "albayzin", "multiclass")
 _READER_KIND = {"albayzin": "albayzin", "multiclass": "generic", "auto": "auto"}
@@ -195,6 +196,60 @@ def _describe(ids, i):
     )
 
 
+@contextlib.contextmanager
+def stream(
+    paths,
+    *,
+    kind="binary",
+    on_mismatch="error",
+    missing="error",
+    block_bytes=BLOCK_BYTES,
+    threads=None,
+    format=None,
+    records=False,
+):
+    """The systems' score files, streamed side by side or, with ``on_mismatch="align"``,
+    joined on the trial ids with the first file (:func:`focal.io.engine.join`: the first file
+    read whole, the others streamed against it); either way each file is parsed once and
+    ``layouts`` is known before the first chunk.
+
+    Parameters
+    ----------
+    paths : sequence of path-like
+        One file per system.
+    kind : {"binary", "albayzin", "multiclass", "auto"}
+        The files' format (``"auto"``: multiclass files, each in the format its first record
+        shows).
+    on_mismatch : {"error", "align"}
+        Files that do not list the same trials in the same order: an error, or joined.
+    missing : {"error", "drop"}
+        With ``on_mismatch="align"``: a trial absent from some file.
+    block_bytes : int
+        Bytes read at a time.
+    threads : int, optional
+        Worker threads (:func:`focal._text.pool.worker_pool`).
+    format : str or Layout, optional
+        Columns of binary files.
+    records : bool
+        Chunks of binary files carry the first file's records as read.
+
+    Yields
+    ------
+    object
+        With ``layouts`` (one :class:`FileLayout` per file), ``executor`` and
+        ``chunks(chunk_size)`` (yielding :class:`focal.io.ScoreChunk`).
+    """
+    if on_mismatch not in ("error", "align"):
+        raise ValueError(f"on_mismatch must be 'error' or 'align', got {on_mismatch!r}")
+    check_missing(missing)
+    paths = [os.fspath(p) for p in paths]
+    with worker_pool(threads) as executor:
+        if on_mismatch == "align":
+            yield _WholeFiles(paths, kind, missing, format, executor, records)
+        else:
+            yield _OpenFiles(paths, kind, block_bytes, executor, format, records)
+
+
 def iter_score_chunks(
     paths,
     *,
@@ -232,7 +287,7 @@ def iter_score_chunks(
         same order (both files, lines and trial ids), or files of different lengths.
     """
     _check_kind(kind)
-    with engine.stream(paths, kind=kind, block_bytes=block_bytes, threads=threads) as files:
+    with stream(paths, kind=kind, block_bytes=block_bytes, threads=threads) as files:
         _check_same_classes(files.layouts)
         yield from files.chunks(chunk_size)
 
@@ -252,7 +307,7 @@ class FileLayout:
 
 
 class _OpenFiles:
-    """Score files opened side by side (:func:`focal.io.engine.stream`): each file's first block
+    """Score files opened side by side (:func:`stream`): each file's first block
     is parsed (``layouts``, known before any trial is served) and the rest is served by
     :meth:`chunks`, so each file is parsed exactly once.
     """

@@ -28,9 +28,8 @@ from .._text.fields import format_lines
 from .._text.numbers import format_numbers
 from .._text.outputs import check_output, write_output
 from .._text.pool import in_order
-from ..io.engine import stream
 from ..io.multiclass import ALBAYZIN_CLASSES, check_one_task
-from ..io.stream import _check_kind, _check_same_classes, _describe
+from ..io.stream import _check_kind, _check_same_classes, _describe, stream
 from ..models.integrity import allows_infinite
 
 __all__ = ["apply_model", "apply_to_files", "apply_quality_model", "quality_step"]
