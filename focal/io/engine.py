@@ -437,14 +437,14 @@ def _row_numbers(n):
     return lines
 
 
+# ---------------------------------------------------------------------------------------------
+# the join
+
+
 def check_missing(missing):
     """Refuse a ``missing`` policy other than ``"error"`` or ``"drop"``."""
     if missing not in ("error", "drop"):
         raise ValueError(f"missing must be 'error' or 'drop', got {missing!r}")
-
-
-# ---------------------------------------------------------------------------------------------
-# the join
 
 
 def _scores_against(reference, source, j, *, layout, missing, executor, out, matches, block_bytes):
