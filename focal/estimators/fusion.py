@@ -373,10 +373,9 @@ class LogisticFusion(
 
     def _validate_state(self, state, version):
         """``classes_`` is ``[non-target, target]`` (a version-1 file: sorted, which may set
-        ``pos_label``); ``bounds_`` a clip (:func:`check_fitted_bounds`), when saved.
+        ``pos_label``); ``bounds_`` a clip (:func:`check_fitted_bounds`).
         """
-        if "bounds_" in state:  # not a field of the QualityFusion built on this class
-            check_fitted_bounds(state)
+        check_fitted_bounds(state)
         pos_label = check_binary_classes(state["classes_"], self.pos_label, version)
         return state if pos_label is self.pos_label else {**state, "pos_label": pos_label}
 

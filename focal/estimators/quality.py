@@ -18,7 +18,13 @@ from sklearn.utils.validation import check_is_fitted, validate_data
 
 from ..core.logistic import DEFAULT_REG
 from ..core.logistic_objective import class_relative_weights
-from ..core.maps import check_finite_llr, complete_quality, llr_with_quality, quality_features
+from ..core.maps import (
+    check_finite_llr,
+    clip_llr,
+    complete_quality,
+    llr_with_quality,
+    quality_features,
+)
 from ..core.quality import bilinear_matrix, fit_quality
 from ..core.scoring import normalized_cross_entropy
 from ..core.validation import as_sample_weight
@@ -30,8 +36,9 @@ from ..models.fitted_state import (
 )
 from ._fit_report import training_cllr, warn_not_converged
 from ._input import validate_input
+from ._llr_output import fitted_bounds, refuse_elub_weights
 from ._quality_input import SIDES, Trials, split_quality
-from .fusion import LogisticFusion
+from .fusion import LogisticFusion, _by_class
 
 __all__ = ["QualityFusion"]
 
@@ -89,6 +96,12 @@ class QualityFusion(LogisticFusion):
         Relative convergence threshold, as in :class:`~focal.estimators.fusion.LogisticFusion`.
     max_iter : int, default 100
         Maximum number of Newton iterations.
+    bounds : "elub", (float, float) or None, default None
+        Clip the output LLRs, as :class:`~focal.estimators.fusion.LogisticFusion` does: to the
+        ELUB limits (:func:`focal.metrics.elub_bounds`, :cite:t:`vergeer2016elub`) of the
+        fitted LLRs of the training trials (the back-off trials' included), to given
+        ``(lower, upper)`` LLRs (nats), or not at all. ``"elub"`` counts trials: not with
+        ``sample_weight``.
     pos_label : int, float, bool or str, optional
         The label of the target class in ``y`` (required for labels other than 0/1 and
         False/True).
@@ -116,7 +129,9 @@ class QualityFusion(LogisticFusion):
         Its Cllr on the training trials (bits, at ``p_target``).
     objective_ : float
         Cllr at ``p_target`` of the fitted LLRs on all training trials (bits; the back-off
-        trials with the affine fusion's LLRs), without the penalty.
+        trials with the affine fusion's LLRs), without the penalty and the clip.
+    bounds_ : ndarray of shape (2,)
+        The clip ``(lower, upper)`` of the LLRs, nats (``(-inf, inf)`` without ``bounds``).
     n_quality_trials_ : int
         Training trials with complete quality (those that trained the quality terms).
     n_iter_, n_passes_, classes_, n_features_in_, feature_names_in_
@@ -148,6 +163,7 @@ class QualityFusion(LogisticFusion):
         reg=DEFAULT_REG,
         tol=1e-10,
         max_iter=100,
+        bounds=None,
         pos_label=None,
     ):
         self.form = form
@@ -158,6 +174,7 @@ class QualityFusion(LogisticFusion):
         self.reg = reg
         self.tol = tol
         self.max_iter = max_iter
+        self.bounds = bounds
         self.pos_label = pos_label
 
     # -- parameters and input -------------------------------------------------------------------
@@ -211,6 +228,7 @@ class QualityFusion(LogisticFusion):
             The fitted estimator.
         """
         p, reg, tol, max_iter = self._check_params()
+        refuse_elub_weights(self.bounds, sample_weight)
         X, qm, qt, measures = self._split(X, quality, fitting=True)
         X, y = validate_data(self, X, y, dtype=np.float64)
         self._check_rows(X, qm)
@@ -259,12 +277,17 @@ class QualityFusion(LogisticFusion):
         self.n_quality_trials_ = int(np.count_nonzero(has_q))
         self.n_iter_ = int(model.n_iter)
         self.n_passes_ = int(model.n_passes)
+        llr = None  # the training trials' LLRs, made once if needed
         if has_q.all():  # the training cost is that of every trial
             self.objective_ = float(normalized_cross_entropy(model.loss, p))
         else:
             llr = self._llr_with_quality(X, qm, qt)
             self.objective_ = training_cllr(llr, is_target, weights, p)
         self.rule_objective_ = self.objective_
+        self.bounds_ = fitted_bounds(  # "elub": the limits of the training trials' LLRs
+            self.bounds,
+            lambda: _by_class(self._llr_with_quality(X, qm, qt) if llr is None else llr, is_target),
+        )
         if not model.converged:
             warn_not_converged(self, max_iter, model.grad_norm, tol)
         return self
@@ -302,7 +325,7 @@ class QualityFusion(LogisticFusion):
         Returns
         -------
         ndarray of shape (n_trials,)
-            The LLRs in nats.
+            The LLRs in nats, clipped to ``bounds_``.
         """
         check_is_fitted(self)
         X, qm, qt, _ = self._split(X, quality, fitting=False)
@@ -313,7 +336,7 @@ class QualityFusion(LogisticFusion):
             finite = np.isfinite(llr.sum())
         if not finite:
             check_finite_llr(X, llr)
-        return llr
+        return clip_llr(llr, self.bounds_)
 
     def transform(self, X, quality=None):
         """Calibrated natural-log LLRs as a column, shape (n_trials, 1), for pipelines.
@@ -328,7 +351,7 @@ class QualityFusion(LogisticFusion):
         Returns
         -------
         ndarray of shape (n_trials, 1)
-            The LLRs in nats.
+            The LLRs in nats, clipped to ``bounds_``.
         """
         return self.decision_function(X, quality)[:, None]
 

@@ -160,6 +160,7 @@ QUALITY_FIELDS = (
     Field("n_iter_", "int"),
     Field("n_passes_", "int"),
     Field("objective_", "float", minimum=0.0),
+    _BOUNDS._replace(default=(-np.inf, np.inf)),  # as LOGISTIC_FIELDS (added with bounds)
 )
 
 

@@ -42,6 +42,7 @@ _QUALITY_PARAMS = (
     "reg",
     "tol",
     "max_iter",
+    "bounds",
     "pos_label",
 )
 
@@ -106,6 +107,7 @@ REGISTRY = (
         _QUALITY_PARAMS,
         "QUALITY_FIELDS",
         "QualityMap",
+        ("bounds",),
     ),
     Entry(
         "sklearn.pipeline",

@@ -134,6 +134,7 @@ class _Quality(_Saved, _models.QualityMap):
         fs.check_quality_measures(
             state, p["measures"], p["form"], p["features"], p["quality_transform"]
         )
+        fs.check_fitted_bounds(state)
         _binary_classes(self, state, version)
         return {
             **state,

@@ -162,7 +162,9 @@ class KDEMap(_BinaryOutput):
 
 
 class QualityMap(_BinaryOutput):
-    """QualityFusion: the affine back-off, and the quality fusion where quality is complete."""
+    """QualityFusion: the affine back-off, and the quality fusion where quality is complete,
+    clipped to ``bounds_``.
+    """
 
     def _transforms(self, M):
         """The transform of each of M measures (as the estimator's ``_transforms``)."""
@@ -182,6 +184,7 @@ class QualityMap(_BinaryOutput):
         Returns
         -------
         ndarray of float, shape (n_trials,)
+            Clipped to ``bounds_``.
         """
         X = _as_float_matrix(self, X)
         M = len(self.measures_)
@@ -204,7 +207,7 @@ class QualityMap(_BinaryOutput):
             finite = np.isfinite(llr.sum())
         if not finite:
             maps.check_finite_llr(X, llr)
-        return llr
+        return maps.clip_llr(llr, self.bounds_)
 
     def transform(self, X, quality=None):
         """Natural-log LLRs as a column, shape (n_trials, 1) (see :meth:`decision_function`).

@@ -378,6 +378,52 @@ def test_save_and_load_keep_the_measures(tmp_path):
         _load_text(json.dumps(doc))
 
 
+@pytest.mark.parametrize("missing", [False, True])
+def test_bounds_clip_as_logistic_fusion_does(missing):
+    """``bounds``: the unbounded twin's LLRs clipped (np.clip here), to given limits or to the
+    ELUB limits of its training LLRs (focal.metrics.elub_bounds, by class); the back-off
+    trials' LLRs (``missing``) count, and the objective stays the unclipped fit's.
+    """
+    from focal.metrics import elub_bounds
+
+    X, y, Q = _trials(seed=21)
+    if missing:
+        Q[::7, 1] = np.nan
+    free = QualityFusion(form="scale", quality_transform="log").fit(X, y, quality=Q)
+    llr = free.decision_function(X, quality=Q)
+    np.testing.assert_array_equal(free.bounds_, [-np.inf, np.inf])
+    fixed = QualityFusion(form="scale", quality_transform="log", bounds=(-1.0, 2.0))
+    fixed.fit(X, y, quality=Q)
+    got = fixed.decision_function(X, quality=Q)
+    assert (got == -1.0).any() and (got == 2.0).any()  # the clip is at work
+    np.testing.assert_array_equal(got, np.clip(llr, -1.0, 2.0))
+    np.testing.assert_array_equal(fixed.transform(X, quality=Q)[:, 0], got)
+    assert fixed.objective_ == free.objective_
+    elub = QualityFusion(form="scale", quality_transform="log", bounds="elub")
+    elub.fit(X, y, quality=Q)
+    limits = elub_bounds(llr[y == 1], llr[y == 0])
+    np.testing.assert_array_equal(elub.bounds_, [limits.lower, limits.upper])
+    np.testing.assert_array_equal(
+        elub.decision_function(X, quality=Q), np.clip(llr, limits.lower, limits.upper)
+    )
+
+
+def test_bounds_are_checked_and_saved(tmp_path):
+    X, y, Q = _trials(seed=22)
+    with pytest.raises(ValueError, match="cannot take sample_weight"):
+        QualityFusion(bounds="elub").fit(X, y, quality=Q, sample_weight=np.ones(len(y)))
+    with pytest.raises(ValueError, match="bounds must be"):
+        QualityFusion(bounds=(2.0, 1.0)).fit(X, y, quality=Q)
+    qf = QualityFusion(quality_transform="log", bounds="elub").fit(X, y, quality=Q)
+    focal.save(qf, tmp_path / "m.json")
+    for read in (focal.load, focal.runtime.load):
+        loaded = read(tmp_path / "m.json")
+        np.testing.assert_array_equal(loaded.bounds_, qf.bounds_)
+        np.testing.assert_array_equal(
+            loaded.decision_function(X, quality=Q), qf.decision_function(X, quality=Q)
+        )
+
+
 def _load_text(text):
     """Load a doctored document with a correct checksum (the documented one, computed here), so
     that only the schema checks can refuse it.

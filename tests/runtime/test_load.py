@@ -156,6 +156,27 @@ def test_quality_fusion_with_missing_measures(tmp_path):
     assert np.array_equal(model[0].decision_function(X_NEW, Q_NEW)[rows], back_off[rows])
 
 
+def test_quality_fusion_bounds_and_a_file_written_before_them(tmp_path):
+    """A bounded QualityFusion clips in both readers; a file saved before QualityFusion had
+    ``bounds`` (no parameter, no ``bounds_``) loads unclipped, with the same outputs.
+    """
+    bounded = QualityFusion(quality_transform="log", bounds=(-0.5, 0.5)).fit(X, Y, quality=Q)
+    free = QualityFusion(quality_transform="log").fit(X, Y, quality=Q)
+    raw = free.decision_function(X_NEW, quality=Q_NEW)
+    focal.save(bounded, tmp_path / "bounded.json")
+    focal.save(free, tmp_path / "free.json")
+    doc = json.loads((tmp_path / "free.json").read_text())
+    doc.pop("integrity")
+    del doc["model"]["params"]["bounds"], doc["model"]["fitted"]["bounds_"]
+    old = _write(tmp_path / "old.json", doc)
+    for read in (focal.load, focal.runtime.load):
+        got = read(tmp_path / "bounded.json").decision_function(X_NEW, quality=Q_NEW)
+        np.testing.assert_array_equal(got, np.clip(raw, -0.5, 0.5))
+        model = read(old)
+        np.testing.assert_array_equal(model.bounds_, [-np.inf, np.inf])
+        np.testing.assert_array_equal(model.decision_function(X_NEW, quality=Q_NEW), raw)
+
+
 def test_a_pav_map_by_hand(tmp_path):
     # blocks [-2, -1] (2 non-targets), [0, 0.5] (1 target, 1 non-target), [1, 3] (2 targets):
     # PAV-LLRs log((n_t/3) / (n_n/3)) = -inf, 0, +inf
