@@ -171,6 +171,7 @@ def test_quality_fusion_bounds_and_a_file_written_before_them(tmp_path):
     old = _write(tmp_path / "old.json", doc)
     for read in (focal.load, focal.runtime.load):
         got = read(tmp_path / "bounded.json").decision_function(X_NEW, quality=Q_NEW)
+        assert (got == -0.5).any() and (got == 0.5).any()  # the clip is at work
         np.testing.assert_array_equal(got, np.clip(raw, -0.5, 0.5))
         model = read(old)
         np.testing.assert_array_equal(model.bounds_, [-np.inf, np.inf])
